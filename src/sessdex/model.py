@@ -190,6 +190,9 @@ class Event:
     - tool_call: `tool` (the app's tool name), `call_id`, `extra["input"]` (the arguments as
       parsed JSON, or a string); `text` only when the input is not JSON (a raw patch).
       Arguments keep the app's own names: views/diffs.py knows the names edits go by.
+      `extra["virtual"]` True for a call a script ran rather than the model (Claude
+      Code's REPL), `extra["ran_by"]` the script's own call where the app names it; its
+      result carries `extra["virtual"]` too.
     - tool_result: `call_id`, `text` (the output flattened to text), `is_error`;
       `extra["launched"]` when it only says a sub-agent started in the background (the
       spawning call returned at once; the sub-agent ends later).

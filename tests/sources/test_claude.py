@@ -2060,3 +2060,61 @@ def test_web_searches_are_billed_a_cent_each_once_per_response(tmp_path: Path) -
     assert [r.replaces.fee_usd for r in then.records if r.replaces] == [
         pytest.approx(0.03)
     ]  # the response counted before is taken back whole, its searches with it
+
+
+def test_a_repl_scripts_calls_are_marked_virtual_and_bill_nothing(
+    tmp_path: Path,
+) -> None:
+    """2.1.33x's REPL tool runs a script whose own tool calls are written as `isVirtual`
+    lines (model `<synthetic>`, no tokens, `ranByToolUseId` naming the script's call):
+    they are the script's, not the model's. Their events say so (`virtual`, `ran_by`),
+    `show` marks them apart, dimmed, and nothing of theirs is billed."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    def model(n: int, block: dict[str, object], **more: object) -> dict[str, object]:
+        return record("assistant", n, requestId=f"req_{n}", version="2.1.332", message={
+            "id": f"msg_{n}", "role": "assistant", "model": "claude-opus-4-6",
+            "content": [block], "stop_reason": "tool_use",
+            "usage": {"input_tokens": 100, "output_tokens": 20}}, **more)  # fmt: skip
+
+    def result(n: int, call: str, text: str, **more: object) -> dict[str, object]:
+        return prompt(n, [{"type": "tool_result", "tool_use_id": call, "content": text}],
+                      version="2.1.332", **more)  # fmt: skip
+
+    script = {"type": "tool_use", "id": "toolu_repl", "name": "REPL",
+              "input": {"code": "await Read({file_path: '/app/a.py'})"}}  # fmt: skip
+    inner = {"type": "tool_use", "id": "toolu_v1", "name": "Read",
+             "input": {"file_path": "/app/a.py"}}  # fmt: skip
+    virtual = record("assistant", 3, isVirtual=True, ranByToolUseId="toolu_repl",
+                     version="2.1.332", message={
+        "id": "msg_v1", "role": "assistant", "model": "<synthetic>", "content": [inner],
+        "stop_reason": "stop_sequence", "usage": {"input_tokens": 0, "output_tokens": 0,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0}}})  # fmt: skip
+    lines = [
+        prompt(1, "Look at a.py", version="2.1.332"),
+        model(2, script),
+        virtual,
+        result(4, "toolu_v1", "print('a')", isVirtual=True),
+        result(5, "toolu_repl", "done"),
+        reply(6, "a.py prints a.", version="2.1.332"),
+    ]
+    home = tmp_path / "home"
+    session = "0b5e7e00-1111-4222-8333-444455556666"
+    path = write(home / ".claude/projects/-app" / f"{session}.jsonl", lines)
+    found = events(path)
+    calls = [(e.tool, e.extra.get("virtual"), e.extra.get("ran_by")) for e in found if e.kind == "tool_call"]  # fmt: skip
+    assert calls == [("REPL", None, None), ("Read", True, "toolu_repl")]
+    results = [(e.call_id, e.extra.get("virtual")) for e in found if e.kind == "tool_result"]  # fmt: skip
+    assert results == [("toolu_v1", True), ("toolu_repl", None)]
+    assert total(found) == (101, 22, 0, 0)  # the model's two responses only
+    assert [r.key for r in claude.usage_records(path, Diagnostics()).records] == [
+        "msg_2:req_2", "msg_6:req_6"
+    ]  # fmt: skip
+    shown = CliRunner().invoke(main, ["show", session, "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    script_line, read_line = (x for x in shown.output.splitlines() if "Using" in x)
+    assert "↳" not in script_line and "REPL" in script_line
+    assert "↳ script: Using Read" in read_line, shown.output

@@ -564,8 +564,9 @@ class Stream:
             return
         outcome = record.get("toolUseResult")
         single = outcome is not None and len(results) == 1
+        ran = _virtual(record)
         for block in results:
-            kept: dict[str, JSONValue] = {}
+            kept: dict[str, JSONValue] = dict(ran) if ran is not None else {}
             if single:
                 kept["result"] = rec.bounded(outcome, [RESULT_BUDGET])
                 if rec.launched(outcome):
@@ -663,6 +664,14 @@ class Stream:
                         {"synthetic": True} if synthetic else {}
                     )
                     yield self._event("assistant", agent, text=said, extra=extra)
+            elif (ran := _virtual(record)) is not None and block.get(
+                "type"
+            ) == "tool_use":
+                # a call a REPL script ran, not the model: marked so, with the script's
+                for event in self._assistant_block(block, agent, compacted, synthetic):
+                    if event.kind == "tool_call":
+                        event = replace(event, extra={**event.extra, **ran})
+                    yield event
             else:
                 yield from self._assistant_block(block, agent, compacted, synthetic)
         stop = message.get("stop_reason")
@@ -1126,3 +1135,16 @@ _HANDLERS: dict[str, _Handler] = {
     "tool_use": Stream._legacy_tool_use,
     "tool_result": Stream._legacy_tool_result,
 }
+
+
+def _virtual(record: dict[str, object]) -> dict[str, JSONValue] | None:
+    """What marks an event of an `isVirtual` line (2.1.33x): a tool call a REPL script
+    ran, or its result, written as if the model had made it (model `<synthetic>`, no
+    tokens): `extra["virtual"]`, and `extra["ran_by"]`, the script's own call, where the
+    line names it (`ranByToolUseId`). None for any other line."""
+    if record.get("isVirtual") is not True:
+        return None
+    marks: dict[str, JSONValue] = {"virtual": True}
+    if ran_by := rec.string(record.get("ranByToolUseId")):
+        marks["ran_by"] = ran_by
+    return marks

@@ -58,6 +58,9 @@ Reading (`_claude_read`, `_claude_stream`):
   `isObserver` in its meta; a background agent started beside one whose definition names
   it, fed that agent's activity, left out of Claude Code's agents view) is announced so with
   `extra["observer"]`; its requests are billed as any agent's.
+- A REPL script's own tool calls (2.1.33x) are `isVirtual` lines, model `<synthetic>`, no
+  tokens: their `tool_call` and `tool_result` events carry `extra["virtual"]` (and
+  `extra["ran_by"]`, the script's call, from `ranByToolUseId`); nothing of theirs is billed.
 - Harness text on `isMeta` user lines (a slash command's expansion), and a background task's
   `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
   `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with

@@ -233,9 +233,14 @@ def _render(
     elif kind == "tool_call":
         value = event.extra.get("input", event.text)
         value = value if value is not None else event.text
-        out.append("Using ", style="cyan")
         summary = tool_summary(event.tool, value)
-        out.append(summary)
+        if event.extra.get("virtual") is True:
+            # a call a script ran (Claude Code's REPL), not the model: dimmed, marked
+            out.append("↳ script: Using ", style="dim cyan")
+            out.append(summary, style="dim")
+        else:
+            out.append("Using ", style="cyan")
+            out.append(summary)
         if detail == "full":
             for text, style in tool_input(value):
                 out.append(text, style=style)

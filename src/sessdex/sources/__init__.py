@@ -44,6 +44,7 @@ BUILTIN: tuple[str, ...] = (
     "gptme",
     "openclaw",
     "hermes",
+    "codebuff",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -77,6 +78,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "KIMI_CODE_HOME",
         "KIMI_SHARE_DIR",
         "KIRO_TEST_SESSIONS_DIR",
+        "NEXT_PUBLIC_CB_ENVIRONMENT",
         "OPENCLAW_HOME",
         "OPENCLAW_STATE_DIR",
         "OPENCODE_DB",
@@ -132,6 +134,7 @@ TITLES: dict[str, str] = {
     "gptme": "gptme",
     "openclaw": "OpenClaw",
     "hermes": "Hermes Agent",
+    "codebuff": "Codebuff CLI",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,547 @@
+"""Codebuff (npm `codebuff`, formerly Manicode): its terminal CLI's chats.
+
+Codebuff keeps each chat in a folder of its own,
+`~/.config/manicode/projects/<project>/chats/<chat id>/` (`os.homedir()/.config` on every
+OS, macOS and Windows too; a development build's `NEXT_PUBLIC_CB_ENVIRONMENT=<env>` other
+than `prod` makes it `~/.config/manicode-<env>`). `<project>` is the base name of the folder
+the CLI ran in (two projects of one name share it); the chat id is the time it began,
+`new Date().toISOString()` with its colons made dashes (`2026-12-01T10-00-00.000Z`).
+Each save rewrites two files whole with JSON.stringify(value, null, 2):
+`chat-messages.json`, the list of messages the CLI shows (`cli/src/types/chat.ts`), read
+here; and `run-state.json`, the SDK's `{sessionState: {mainAgentState, fileContext}, output}`
+(the model's own message history and the project's file tree), of which only the
+`projectRoot` of its `fileContext` is read, from its first and last 256 KB, as the session's
+folder. `turn-checkpoint.json` (a turn in flight) is not read.
+
+A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
+userError?, attachments?}`. An answer's blocks keep what the run did, in order: text
+(`textType: "reasoning"` for thinking), a tool call with its output on the same block
+(`toolCallId`, `toolName`, `input`, `output`), a sub-agent (`agent`: `agentId`, `agentType`,
+`agentName`, `initialPrompt`, `status`, and its own blocks nested: the file-picker,
+reviewer, thinker... that `spawn_agents` started), a plan, a question to the user
+(`ask-user`, with the answers), a gate or a mode change. Sub-agents stay inside their
+lead's chat: their events carry the agent's id, no session of their own. Codebuff
+keeps no tokens and no model on the client: an answer's `credits` (Codebuff's own unit,
+charged by its server) is kept on its `turn_end`.
+
+Resume: `codebuff --continue <chat id>` in a folder of the project's name (`--continue`
+alone reopens the project's newest chat); never a mode flag. `credentials.json` beside the
+projects is never opened.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from io import BytesIO
+from pathlib import Path
+from typing import Unpack
+
+import orjson
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_list,
+    as_str,
+    iso_time,
+    one_line,
+    shown_arguments,
+    shown_text,
+    stat_size,
+    stripped,
+    type_tag,
+)
+from .base import Home, Location, Opened
+
+NAME = "codebuff"
+TITLE = "Codebuff CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "CodebuffAI/codebuff's CLI source (cli/src/project-files.ts, utils/config-dir.ts, "
+    "utils/run-state-storage.ts, utils/chat-history.ts, types/chat.ts, cli-args.ts @ce10b6eeda97, "
+    "and npm-app/ @da0d57111a35 for the older layout), npm codebuff up to 1.0.685; "
+    "synthetic fixtures, no real capture (Medium)"
+)
+NEWEST_CHECKED = "1.0.685"
+ENV_VARS = ("HOME", "NEXT_PUBLIC_CB_ENVIRONMENT")
+CLI = ("codebuff",)
+
+MESSAGES = "chat-messages.json"
+RUN_STATE = "run-state.json"
+WHOLE_CAP = (
+    files.WHOLE_JSON_CAP
+)  # a bigger chat is listed from its head, read in pieces
+_ENDS = 256 * 1024  # bytes of run-state.json read at either end for the folder
+_VARIANTS = frozenset({"user", "ai", "agent", "error"})
+# the project's folder, in run-state.json's fileContext (a string's own quotes are escaped,
+# so a pasted `"projectRoot":` inside a message does not match)
+_ROOT = re.compile(rb'(?<!\\)"projectRoot": ("(?:[^"\\\n]|\\.)*")')
+_CHAT_ID = re.compile(r"(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d(?:\.\d+)?Z)")
+
+
+def locate(home: Home) -> Location:
+    """`$HOME/.config/manicode` (Node's `os.homedir()`, not `$XDG_CONFIG_HOME`: Codebuff
+    joins `.config` itself), `manicode-<env>` for a development build's environment."""
+    base, overrides = home.path, []
+    value = home.env_dir("HOME")
+    if value is not None and value != home.path:
+        base = value
+        overrides.append(f"HOME={home.environ['HOME']}")
+    folder = "manicode"
+    environment = home.environ.get("NEXT_PUBLIC_CB_ENVIRONMENT", "")
+    if environment and environment != "prod" and "/" not in environment:
+        folder = f"manicode-{environment}"
+        overrides.append(f"NEXT_PUBLIC_CB_ENVIRONMENT={environment}")
+    return Location(base / ".config" / folder, override=" ".join(overrides) or None)
+
+
+def scan(location: Location) -> Iterator[str]:
+    """Each chat folder's `chat-messages.json` under `projects/<project>/chats/`."""
+    if not location.exists:
+        return
+    for project in folders.entries(location.root / "projects", location.root):
+        if not project.is_dir():
+            continue
+        chats = Path(project.path) / "chats"
+        for chat in folders.entries(chats, location.root):
+            if not chat.is_dir():
+                continue
+            path = Path(chat.path) / MESSAGES
+            if folders.is_file(path):
+                yield str(path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    size = stat_size(path)
+    if size is None:
+        refused = files.refused_problem(NAME, path)
+        if refused:
+            diagnostics.problem(refused)
+        return []
+    facts: _Facts | None
+    if size > WHOLE_CAP:
+        facts = _Facts(prompt=_head_prompt(path))
+    else:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if isinstance(value, list):
+            facts = _facts(value)
+        elif value is not None:
+            diagnostics.skip(str(path), 1, "not an object")
+            return []
+        else:  # cut short (a write stopped half way): the messages before the cut
+            facts = _in_pieces(path, diagnostics)
+        if facts is None:
+            return []
+    chat_id = path.parent.name
+    project = path.parent.parent.parent.name
+    extra: dict[str, JSONValue] = {"project": project}
+    if facts.count is not None:
+        extra["messages"] = facts.count
+    return [
+        Session(
+            app=NAME,
+            id=chat_id,
+            path=str(path),
+            cwd=_project_root(path.parent / RUN_STATE),
+            title=one_line(facts.prompt),
+            created=_chat_time(chat_id) or facts.first,
+            updated=facts.last or _written(path),
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+@dataclass(slots=True)
+class _Facts:
+    """What a listing takes from a chat's messages."""
+
+    prompt: str | None = None  # the first typed prompt
+    first: datetime | None = None  # the first message's time
+    last: datetime | None = None  # the last message's
+    count: int | None = None  # how many messages (None: not counted, a chat too big)
+
+    def add(self, raw: object) -> None:
+        message = as_dict(raw)
+        self.count = (self.count or 0) + 1
+        if self.prompt is None and message.get("variant") == "user":
+            self.prompt = stripped(message.get("content"))
+        moment = iso_time(message.get("timestamp"))
+        if moment is not None:
+            self.first = self.first or moment
+            self.last = moment
+
+
+def _facts(messages: Iterable[object]) -> _Facts:
+    facts = _Facts(count=0)
+    for raw in messages:
+        facts.add(raw)
+    return facts
+
+
+def _in_pieces(path: Path, diagnostics: Diagnostics) -> _Facts | None:
+    """A chat that does not parse whole: what the messages before its break say; None
+    (counted) where none is read."""
+    from ..jsonstream import file_items
+
+    facts = _facts(file_items(path, None, diagnostics, NAME))
+    if not facts.count:
+        diagnostics.skip(str(path), 1, "not JSON")
+        return None
+    return facts
+
+
+def _head_prompt(path: Path) -> str | None:
+    """The first typed prompt among the messages the first 256 KB hold whole."""
+    from ..jsonstream import NotThisShape, array_items
+
+    try:
+        with files.open_regular(path) as stream:
+            head = stream.read(_ENDS)
+    except OSError:
+        return None
+    facts = _Facts()
+    try:
+        for item in array_items(BytesIO(head)):
+            facts.add(item)
+            if facts.prompt is not None:
+                break
+    except NotThisShape:  # the head ends inside a message
+        pass
+    return facts.prompt
+
+
+def _project_root(path: Path) -> str | None:
+    """The folder the chat ran in, from run-state.json's ends; None where they hold none."""
+    try:
+        with files.open_regular(path) as stream:
+            head = stream.read(_ENDS)
+            stream.seek(max(len(head), stream.seek(0, 2) - _ENDS))
+            blocks = (head, stream.read(_ENDS))
+    except OSError:
+        return None
+    for block in blocks:
+        match = _ROOT.search(block)
+        if match:
+            try:
+                root = orjson.loads(match.group(1))
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(root, str) and root.strip():
+                return root
+    return None
+
+
+def _chat_time(chat_id: str) -> datetime | None:
+    """When the chat began, from its id (an ISO time with its colons made dashes)."""
+    match = _CHAT_ID.fullmatch(chat_id)
+    if match is None:
+        return None
+    return iso_time(f"{match.group(1)}:{match.group(2)}:{match.group(3)}")
+
+
+def _written(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    path = Path(session.path)
+    size = stat_size(path)
+    if size is None:
+        diagnostics.problem(
+            files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
+        )
+        return
+    reader = _Reader(session, diagnostics)
+    if size <= WHOLE_CAP:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if isinstance(value, list):
+            yield from reader.messages(value)
+            return
+        if value is not None:
+            diagnostics.skip(str(path), 1, "not an object")
+            return
+    # too big to parse whole, or broken: one message at a time
+    from ..jsonstream import file_items
+
+    yield from reader.messages(file_items(path, None, diagnostics, NAME))
+
+
+class _Reader:
+    """Translates the CLI's chat messages into events."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.event = Emitter(session.id)
+        self.diagnostics = diagnostics
+        self.path = session.path or ""
+        self.agent: str | None = None  # the sub-agent whose blocks are read
+
+    def emit(
+        self, kind: EventKind, time: datetime | None, **fields: Unpack[EventFields]
+    ) -> Event:
+        """The next event, the sub-agent's while one is read."""
+        if self.agent is not None:
+            fields["agent_id"] = self.agent
+        return self.event(kind, time, **fields)
+
+    def messages(self, messages: Iterator[object] | list[object]) -> Iterator[Event]:
+        for raw in messages:
+            if not isinstance(raw, dict):
+                self.diagnostics.skip(self.path, 0, "not an object")
+                continue
+            variant = type_tag(raw.get("variant"))
+            if variant not in _VARIANTS:
+                self.diagnostics.unknown_type(f"message:{variant}")
+                continue
+            yield from self.message(raw, str(variant))
+
+    def message(self, message: dict[str, object], variant: str) -> Iterator[Event]:
+        time = iso_time(message.get("timestamp"))
+        content = shown_text(message.get("content"), keep_empty=False)
+        if variant == "user":
+            if content is None and "content" in message and message["content"] != "":
+                self.diagnostics.skip(self.path, 0, "bad value")
+                return
+            extra: dict[str, JSONValue] = {}
+            attached = [
+                name
+                for raw in as_list(message.get("attachments"))
+                + as_list(message.get("fileAttachments"))
+                if (name := stripped(as_dict(raw).get("path")))
+            ]
+            if attached:
+                extra["attachments"] = list(attached)
+            yield self.emit("user", time, text=content or "", extra=extra)
+        elif variant == "error":
+            yield self.emit("error", time, text=content or "error", is_error=True)
+        else:
+            blocks = as_list(message.get("blocks"))
+            if variant == "agent":
+                agent = as_dict(message.get("agent"))
+                name = stripped(agent.get("agentName")) or stripped(
+                    agent.get("agentType")
+                )
+                if name:
+                    yield self.emit(
+                        "meta", time, text=f"agent {name}", extra={"agent_name": name}
+                    )
+            if blocks:
+                yield from self.blocks(blocks, time)
+            elif content:
+                yield self.emit("assistant", time, text=content)
+            if variant == "ai" and message.get("isComplete") is not False:
+                extra = {}
+                credits = message.get("credits")
+                if isinstance(credits, (int, float)) and not isinstance(credits, bool):
+                    extra["credits"] = credits
+                yield self.emit("turn_end", time, extra=extra)
+        problem = shown_text(message.get("userError"), keep_empty=False)
+        if problem:
+            yield self.emit("error", time, text=problem, is_error=True)
+
+    def blocks(self, blocks: list[object], time: datetime | None) -> Iterator[Event]:
+        for raw in blocks:
+            if not isinstance(raw, dict):
+                self.diagnostics.skip(self.path, 0, "not an object")
+                continue
+            block = raw
+            kind = type_tag(block.get("type"))
+            if kind == "text":
+                text = shown_text(block.get("content"), keep_empty=False)
+                if text:
+                    thinking = block.get("textType") == "reasoning"
+                    yield self.emit(
+                        "thinking" if thinking else "assistant", time, text=text
+                    )
+            elif kind == "tool":
+                yield from self.tool(block, time)
+            elif kind == "agent":
+                yield from self.subagent(block, time)
+            elif kind == "plan":
+                text = shown_text(block.get("content"), keep_empty=False)
+                if text:
+                    yield self.emit("assistant", time, text=text, extra={"plan": True})
+            elif kind == "ask-user":
+                yield from self.question(block, time)
+            elif kind == "image":
+                name = stripped(block.get("filename")) or "image"
+                yield self.emit("assistant", time, text=f"[image: {name}]")
+            elif kind == "mode-divider":
+                mode = stripped(block.get("mode")) or "?"
+                yield self.emit("meta", time, text=f"mode {mode}", extra={"mode": mode})
+            elif kind == "gate-state":
+                gate = stripped(block.get("gate")) or "gate"
+                status = stripped(block.get("gateStatus")) or "?"
+                yield self.emit("meta", time, text=f"{gate}: {status}")
+            elif kind in ("agent-list", "html"):
+                continue  # the CLI's own display: no part of the chat
+            else:
+                self.diagnostics.unknown_type(f"block:{kind}")
+
+    def tool(self, block: dict[str, object], time: datetime | None) -> Iterator[Event]:
+        call_id = as_str(block.get("toolCallId"))
+        tool = as_str(block.get("toolName"))
+        if call_id is None and tool is None:
+            self.diagnostics.skip(self.path, 0, "bad value")
+            return
+        yield self.emit(
+            "tool_call",
+            time,
+            tool=tool,
+            call_id=call_id,
+            extra={"input": shown_arguments(block.get("input") or {})},
+        )
+        output = block.get("output")
+        if output is None and "outputRaw" in block:
+            output = orjson.dumps(block["outputRaw"], default=str).decode()
+        if output is not None:
+            text = output if isinstance(output, str) else str(output)
+            yield self.emit(
+                "tool_result",
+                time,
+                text=shown_text(text) or "",
+                tool=tool,
+                call_id=call_id,
+                is_error=_failed(text),
+            )
+
+    def subagent(
+        self, block: dict[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        agent_id = as_str(block.get("agentId"))
+        agent_type = stripped(block.get("agentType"))
+        name = stripped(block.get("agentName")) or agent_type or "sub-agent"
+        status = stripped(block.get("status"))
+        extra: dict[str, JSONValue] = {"agent_name": name}
+        if agent_id:
+            extra["child_id"] = agent_id
+        if agent_type:
+            extra["agent_type"] = agent_type
+        if status:
+            extra["status"] = status
+        yield self.emit(
+            "subagent",
+            time,
+            text=shown_text(block.get("initialPrompt"), keep_empty=False) or name,
+            call_id=as_str(block.get("spawnToolCallId")),
+            extra=extra,
+        )
+        outer = self.agent
+        self.agent = agent_id or name
+        try:
+            nested = as_list(block.get("blocks"))
+            if nested:
+                yield from self.blocks(nested, time)
+            else:
+                text = shown_text(block.get("content"), keep_empty=False)
+                if text:
+                    yield self.emit("assistant", time, text=text)
+            if status in ("failed", "cancelled"):
+                yield self.emit("error", time, text=f"{name} {status}", is_error=True)
+        finally:
+            self.agent = outer
+        if status in ("complete", "failed") and agent_id:
+            # the block's own status: how the tree ends it
+            yield self.emit(
+                "meta",
+                time,
+                call_id=as_str(block.get("spawnToolCallId")),
+                extra={
+                    "subagent_status": "done" if status == "complete" else "failed",
+                    "child_id": agent_id,
+                },
+            )
+
+    def question(
+        self, block: dict[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        call_id = as_str(block.get("toolCallId"))
+        questions = [
+            text
+            for raw in as_list(block.get("questions"))
+            if (text := stripped(as_dict(raw).get("question")))
+        ]
+        yield self.emit(
+            "tool_call",
+            time,
+            tool="ask_user",
+            call_id=call_id,
+            extra={"input": {"questions": list(questions)}},
+        )
+        answers: list[str] = []
+        for raw in as_list(block.get("answers")):
+            answer = as_dict(raw)
+            chosen = [
+                text
+                for text in [
+                    answer.get("selectedOption"),
+                    answer.get("otherText"),
+                    *as_list(answer.get("selectedOptions")),
+                ]
+                if isinstance(text, str) and text
+            ]
+            answers.extend(chosen)
+        if answers or block.get("skipped") is True:
+            yield self.emit(
+                "tool_result",
+                time,
+                text="\n".join(answers) if answers else "(skipped)",
+                tool="ask_user",
+                call_id=call_id,
+            )
+
+
+def _failed(output: str) -> bool:
+    """Whether a tool's output says it failed (the SDK's `{"errorMessage": ...}`)."""
+    return output.lstrip().startswith("{") and '"errorMessage"' in output[:200]
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`codebuff --continue <chat id>` in the chat's folder: Codebuff finds the chat
+    under the folder's base name. No mode flag is added."""
+    if not session.cwd:
+        return None
+    return ResumePlan(
+        argv=("codebuff", "--continue", session.id),
+        cwd=session.cwd,
+        program="codebuff",
+        install_hint="npm install -g codebuff",
+    )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `codebuff` has open: `--continue <id>` that chat, `--continue`
+    alone the project's newest."""
+    words = list(args[1:])
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        if word.startswith("--continue="):
+            chosen = word.partition("=")[2]
+            return Opened(session_id=chosen) if chosen else Opened(latest=True)
+        if word == "--continue":
+            following = words[index + 1] if index + 1 < len(words) else ""
+            if following and not following.startswith("-"):
+                return Opened(session_id=following)
+            return Opened(latest=True)
+    return None

@@ -1,0 +1,207 @@
+"""Writes the synthetic Codebuff fixtures: no real capture was found in public repositories.
+
+The shapes follow CodebuffAI/codebuff's CLI source (cli/src/types/chat.ts: ChatMessage and
+its content blocks; cli/src/utils/run-state-storage.ts: chat-messages.json and
+run-state.json beside it, JSON.stringify(value, null, 2); cli/src/project-files.ts: the
+folder layout). Run from anywhere: `python tests/data/codebuff/make_fixtures.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+HERE = Path(__file__).parent
+ROOT = ".config/manicode"
+
+
+def write(path: Path, value: object, *, raw: str | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(raw if raw is not None else json.dumps(value, indent=2))
+
+
+def run_state(root: str, history: list[object]) -> dict[str, object]:
+    """The SDK's RunState: the main agent's state first, then the file context."""
+    return {
+        "sessionState": {
+            "mainAgentState": {
+                "agentId": "main-agent",
+                "agentType": "base2",
+                "agentContext": {},
+                "subagents": [],
+                "messageHistory": history,
+                "stepsRemaining": 20,
+                "creditsUsed": 42,
+            },
+            "fileContext": {
+                "projectRoot": root,
+                "cwd": root,
+                "fileTree": [{"name": "src", "type": "directory", "children": []}],
+                "knowledgeFiles": {},
+            },
+        },
+        "output": {"type": "lastMessage", "value": "Done."},
+    }
+
+
+def shop_api(home: Path) -> None:
+    chat = home / ROOT / "projects/shop-api/chats/2026-12-01T10-00-00.000Z"
+    messages = [
+        {
+            "id": "user-1",
+            "variant": "user",
+            "content": "Add retry to checkout",
+            "timestamp": "2026-12-01T10:00:01.000Z",
+            "fileAttachments": [
+                {"path": "src/checkout.ts", "filename": "checkout.ts", "isDirectory": False}
+            ],
+        },
+        {
+            "id": "ai-1",
+            "variant": "ai",
+            "content": "",
+            "timestamp": "2026-12-01T10:00:05.000Z",
+            "isComplete": True,
+            "credits": 42,
+            "blocks": [
+                {"type": "text", "content": "Look at checkout first.", "textType": "reasoning"},
+                {
+                    "type": "tool",
+                    "toolCallId": "call-spawn",
+                    "toolName": "spawn_agents",
+                    "input": {"agents": [{"agent_type": "file-picker", "prompt": "checkout code"}]},
+                    "output": "[{\"agentType\": \"file-picker\", \"value\": \"src/checkout.ts\"}]",
+                },
+                {
+                    "type": "agent",
+                    "agentId": "agent-fp-1",
+                    "agentName": "File Picker",
+                    "agentType": "file-picker",
+                    "content": "",
+                    "status": "complete",
+                    "initialPrompt": "Find the checkout code",
+                    "spawnToolCallId": "call-spawn",
+                    "spawnIndex": 0,
+                    "blocks": [
+                        {
+                            "type": "tool",
+                            "toolCallId": "call-find",
+                            "toolName": "find_files",
+                            "input": {"prompt": "checkout"},
+                            "output": "src/checkout.ts",
+                        },
+                        {"type": "text", "content": "src/checkout.ts holds checkout()."},
+                    ],
+                },
+                {
+                    "type": "tool",
+                    "toolCallId": "call-edit",
+                    "toolName": "str_replace",
+                    "input": {
+                        "path": "src/checkout.ts",
+                        "replacements": [{"old": "pay()", "new": "retry(pay)"}],
+                    },
+                    "output": "Updated src/checkout.ts",
+                },
+                {"type": "text", "content": "Checkout now retries the payment."},
+                {"type": "agent-list", "id": "x", "agents": [], "agentsDir": ".agents"},
+            ],
+        },
+        {
+            "id": "user-2",
+            "variant": "user",
+            "content": "Run the tests",
+            "timestamp": "2026-12-01T10:02:00.000Z",
+        },
+        {
+            "id": "ai-2",
+            "variant": "ai",
+            "content": "",
+            "timestamp": "2026-12-01T10:02:09.000Z",
+            "isComplete": True,
+            "credits": 7.5,
+            "blocks": [
+                {"type": "mode-divider", "mode": "MAX"},
+                {
+                    "type": "tool",
+                    "toolCallId": "call-test",
+                    "toolName": "run_terminal_command",
+                    "input": {"command": "npm test"},
+                    "output": "{\"errorMessage\": \"npm: command not found\"}",
+                },
+                {
+                    "type": "ask-user",
+                    "toolCallId": "call-ask",
+                    "questions": [
+                        {"question": "Install npm?", "options": [{"label": "Yes"}, {"label": "No"}]}
+                    ],
+                    "answers": [{"questionIndex": 0, "selectedOption": "No"}],
+                },
+                {"type": "text", "content": "The tests could not run: npm is missing."},
+            ],
+        },
+    ]
+    write(chat / "chat-messages.json", messages)
+    write(chat / "run-state.json", run_state("/home/alex/code/shop-api", []))
+
+
+def notes(home: Path) -> None:
+    chat = home / ROOT / "projects/notes/chats/2026-12-03T08-30-15.250Z"
+    messages = [
+        {"id": "u", "variant": "user", "content": "What does this repo do?",
+         "timestamp": "2026-12-03T08:30:16.000Z"},
+        {"id": "e", "variant": "error", "content": "Out of credits",
+         "timestamp": "2026-12-03T08:30:17.000Z"},
+        {"id": "a", "variant": "ai", "content": "It keeps notes.",
+         "timestamp": "2026-12-03T08:31:00.000Z", "isComplete": True,
+         "userError": "Network hiccup, retried"},
+    ]
+    write(chat / "chat-messages.json", messages)  # no run-state.json: no folder known
+
+
+def malformed(home: Path) -> None:
+    chats = home / ROOT / "projects/broken/chats"
+    # cut short mid-write: the first message is kept
+    whole = json.dumps(
+        [
+            {"id": "u", "variant": "user", "content": "Cut short", "timestamp": "x"},
+            {"id": "a", "variant": "ai", "content": "never finished"},
+        ],
+        indent=2,
+    )
+    write(chats / "2026-12-04T09-00-00.000Z/chat-messages.json", None, raw=whole[:-60])
+    write(chats / "2026-12-04T09-00-00.000Z/run-state.json", None, raw='{"sessionState": ')
+    # not a list
+    write(chats / "2026-12-04T09-10-00.000Z/chat-messages.json", {"messages": []})
+    # wrong types everywhere, an unknown variant and block
+    write(
+        chats / "not-a-time/chat-messages.json",
+        [
+            7,
+            {"variant": 3},
+            {"variant": "robot", "content": "?"},
+            {"variant": "user", "content": ["not", "text"], "timestamp": 12},
+            {"variant": "ai", "blocks": "nope", "credits": "many"},
+            {"variant": "ai", "blocks": [5, {"type": "hologram"}, {"type": "tool"},
+                                         {"type": "agent", "blocks": {"x": 1}},
+                                         {"type": "tool", "toolName": "x", "output": 9}]},
+            {"variant": "agent", "agent": "nope", "content": "agent says"},
+        ],
+    )
+    write(chats / "2026-12-04T09-20-00.000Z/run-state.json", {})  # no messages file
+    (chats.parent.parent / "stray.txt").write_text("not a project\n")
+
+
+def main() -> None:
+    for name in ("home", "malformed"):
+        shutil.rmtree(HERE / name, ignore_errors=True)
+    home = HERE / "home"
+    shop_api(home)
+    notes(home)
+    write(home / ROOT / "credentials.json", {"default": {"authToken": "never-read"}})
+    malformed(HERE / "malformed/home")
+
+
+if __name__ == "__main__":
+    main()

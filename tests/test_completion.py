@@ -56,7 +56,12 @@ def test_bash_completes_a_session_id_from_its_first_characters() -> None:
 
 
 def test_bash_completes_app_names() -> None:
-    assert bash_completes("list", "--app", "co") == ["codex", "copilot", "continue"]
+    assert bash_completes("list", "--app", "co") == [
+        "codex",
+        "copilot",
+        "continue",
+        "codebuff",
+    ]
 
 
 def test_an_id_the_shell_would_misread_is_never_offered(tmp_path: Path) -> None:

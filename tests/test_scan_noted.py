@@ -183,6 +183,16 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", f".openclaw-dev/agents/main/sessions/{ID}.jsonl"),
     ],
     "hermes": [("top", ".hermes/profiles/personal/state.db")],
+    "codebuff": [
+        (
+            "top",
+            ".config/manicode/projects/shop-api/chats/2026-12-05T10-00-00.000Z/chat-messages.json",
+        ),
+        (
+            "top",
+            ".config/manicode/projects/new-project/chats/2026-12-05T11-00-00.000Z/chat-messages.json",
+        ),
+    ],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),

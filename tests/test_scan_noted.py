@@ -192,6 +192,10 @@ ADDED: dict[str, list[tuple[str, str]]] = {
             "top",
             ".config/manicode/projects/new-project/chats/2026-12-05T11-00-00.000Z/chat-messages.json",
         ),
+        (
+            "top",
+            ".config/manicode/projects/old/chats/2025-08-20T14-05-00.000Z/messages.json",
+        ),
     ],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),

@@ -17,6 +17,7 @@ DATA = Path(__file__).parent.parent / "data" / "codebuff"
 CHATS = Path(".config/manicode/projects")
 SHOP = "2026-12-01T10-00-00.000Z"
 NOTES = "2026-12-03T08-30-15.250Z"
+LEGACY = "2025-08-20T14-05-00.000Z"  # the older CLI's messages.json
 
 
 def sessions(home: Path, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
@@ -114,7 +115,7 @@ def test_a_development_build_keeps_its_chats_apart(tmp_path: Path) -> None:
     location = codebuff.locate(Home(home, {"NEXT_PUBLIC_CB_ENVIRONMENT": "dev"}))
     assert location.root == home / ".config/manicode-dev"
     assert location.override == "NEXT_PUBLIC_CB_ENVIRONMENT=dev"
-    assert len(list(codebuff.scan(location))) == 2
+    assert len(list(codebuff.scan(location))) == 3
     prod = codebuff.locate(Home(home, {"NEXT_PUBLIC_CB_ENVIRONMENT": "prod"}))
     assert prod.root == home / ".config/manicode"
 
@@ -164,3 +165,30 @@ def test_credentials_beside_the_chats_are_never_listed() -> None:
     location = codebuff.locate(Home.at(DATA / "home"))
     assert (location.root / "credentials.json").exists()
     assert all("credentials" not in path for path in codebuff.scan(location))
+
+
+def test_the_older_clis_chats_are_read_without_resume() -> None:
+    legacy = sessions(DATA / "home")[LEGACY]
+    assert legacy.title == "Why is checkout slow?"  # out of its <user_message>
+    assert legacy.extra["format"] == "legacy"
+    got = events(legacy)
+    assert [(e.kind, e.extra.get("injected")) for e in got][:2] == [
+        ("user", True),  # Codebuff's own instructions
+        ("user", None),
+    ]
+    call = next(e for e in got if e.kind == "tool_call")
+    result = next(e for e in got if e.kind == "tool_result")
+    assert (call.tool, call.call_id) == ("read_files", "t1")
+    assert (result.call_id, result.text) == ("t1", '[{"path":"src/checkout.ts"}]')
+    assert all(e.time_estimated for e in got)  # dated by updatedAt alone
+    assert codebuff.resume(legacy) is None
+    assert "no way to reopen" in (codebuff.resume_refusal(legacy) or "")
+
+
+def test_a_damaged_older_chat_is_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed/home", diagnostics)
+    assert "2025-08-01T00-00-00.000Z" not in found  # a list, not the document
+    got = events(found["2025-08-02T00-00-00.000Z"], diagnostics)
+    assert {"legacy:robot", "legacy-part:x"} <= set(diagnostics.unknown)
+    assert [e.kind for e in got] == ["tool_result"]

@@ -26,7 +26,8 @@ charged by its server) is kept on its `turn_end`.
 
 Resume: `codebuff --continue <chat id>` in a folder of the project's name (`--continue`
 alone reopens the project's newest chat); never a mode flag. `credentials.json` beside the
-projects is never opened.
+projects is never opened. The older CLI's `messages.json` (no resume) is read by
+`_codebuff_legacy`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from . import _codebuff_legacy as _legacy
 from ._values import (
     Emitter,
     EventFields,
@@ -116,6 +118,8 @@ def scan(location: Location) -> Iterator[str]:
             path = Path(chat.path) / MESSAGES
             if folders.is_file(path):
                 yield str(path)
+            elif folders.is_file(older := Path(chat.path) / _legacy.MESSAGES):
+                yield str(older)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -125,6 +129,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if refused:
             diagnostics.problem(refused)
         return []
+    if path.name == _legacy.MESSAGES:
+        return _parse_legacy(path, size, diagnostics)
     facts: _Facts | None
     if size > WHOLE_CAP:
         facts = _Facts(prompt=_head_prompt(path))
@@ -153,6 +159,33 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             title=one_line(facts.prompt),
             created=_chat_time(chat_id) or facts.first,
             updated=facts.last or _written(path),
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+def _parse_legacy(path: Path, size: int, diagnostics: Diagnostics) -> list[Session]:
+    """A chat of the older CLI (`messages.json`): no folder, no resume."""
+    found = _legacy.listing(path, WHOLE_CAP, diagnostics)
+    if found is None:
+        return []
+    prompt, updated, count = found
+    chat_id = path.parent.name
+    extra: dict[str, JSONValue] = {
+        "project": path.parent.parent.parent.name,
+        "format": "legacy",
+    }
+    if count is not None:
+        extra["messages"] = count
+    return [
+        Session(
+            app=NAME,
+            id=chat_id,
+            path=str(path),
+            title=one_line(prompt),
+            created=_chat_time(chat_id),
+            updated=updated or _written(path),
             bytes=size,
             extra=extra,
         )
@@ -268,6 +301,9 @@ def read(
         diagnostics.problem(
             files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
         )
+        return
+    if path.name == _legacy.MESSAGES:
+        yield from _legacy.read(session, WHOLE_CAP, diagnostics)
         return
     reader = _Reader(session, diagnostics)
     if size <= WHOLE_CAP:
@@ -519,13 +555,23 @@ def _failed(output: str) -> bool:
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`codebuff --continue <chat id>` in the chat's folder: Codebuff finds the chat
     under the folder's base name. No mode flag is added."""
-    if not session.cwd:
+    if resume_refusal(session) is not None or not session.cwd:
         return None
     return ResumePlan(
         argv=("codebuff", "--continue", session.id),
         cwd=session.cwd,
         program="codebuff",
         install_hint="npm install -g codebuff",
+    )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a chat of the older CLI has no resume."""
+    if session.extra.get("format") != "legacy":
+        return None
+    return (
+        "this chat was written by the older Codebuff CLI (messages.json), which had no "
+        "way to reopen a chat; `codebuff --continue` reopens only chats of the current CLI."
     )
 
 

@@ -54,7 +54,11 @@ def shop_api(home: Path) -> None:
             "content": "Add retry to checkout",
             "timestamp": "2026-12-01T10:00:01.000Z",
             "fileAttachments": [
-                {"path": "src/checkout.ts", "filename": "checkout.ts", "isDirectory": False}
+                {
+                    "path": "src/checkout.ts",
+                    "filename": "checkout.ts",
+                    "isDirectory": False,
+                }
             ],
         },
         {
@@ -65,13 +69,21 @@ def shop_api(home: Path) -> None:
             "isComplete": True,
             "credits": 42,
             "blocks": [
-                {"type": "text", "content": "Look at checkout first.", "textType": "reasoning"},
+                {
+                    "type": "text",
+                    "content": "Look at checkout first.",
+                    "textType": "reasoning",
+                },
                 {
                     "type": "tool",
                     "toolCallId": "call-spawn",
                     "toolName": "spawn_agents",
-                    "input": {"agents": [{"agent_type": "file-picker", "prompt": "checkout code"}]},
-                    "output": "[{\"agentType\": \"file-picker\", \"value\": \"src/checkout.ts\"}]",
+                    "input": {
+                        "agents": [
+                            {"agent_type": "file-picker", "prompt": "checkout code"}
+                        ]
+                    },
+                    "output": '[{"agentType": "file-picker", "value": "src/checkout.ts"}]',
                 },
                 {
                     "type": "agent",
@@ -91,7 +103,10 @@ def shop_api(home: Path) -> None:
                             "input": {"prompt": "checkout"},
                             "output": "src/checkout.ts",
                         },
-                        {"type": "text", "content": "src/checkout.ts holds checkout()."},
+                        {
+                            "type": "text",
+                            "content": "src/checkout.ts holds checkout().",
+                        },
                     ],
                 },
                 {
@@ -128,13 +143,16 @@ def shop_api(home: Path) -> None:
                     "toolCallId": "call-test",
                     "toolName": "run_terminal_command",
                     "input": {"command": "npm test"},
-                    "output": "{\"errorMessage\": \"npm: command not found\"}",
+                    "output": '{"errorMessage": "npm: command not found"}',
                 },
                 {
                     "type": "ask-user",
                     "toolCallId": "call-ask",
                     "questions": [
-                        {"question": "Install npm?", "options": [{"label": "Yes"}, {"label": "No"}]}
+                        {
+                            "question": "Install npm?",
+                            "options": [{"label": "Yes"}, {"label": "No"}],
+                        }
                     ],
                     "answers": [{"questionIndex": 0, "selectedOption": "No"}],
                 },
@@ -149,15 +167,74 @@ def shop_api(home: Path) -> None:
 def notes(home: Path) -> None:
     chat = home / ROOT / "projects/notes/chats/2026-12-03T08-30-15.250Z"
     messages = [
-        {"id": "u", "variant": "user", "content": "What does this repo do?",
-         "timestamp": "2026-12-03T08:30:16.000Z"},
-        {"id": "e", "variant": "error", "content": "Out of credits",
-         "timestamp": "2026-12-03T08:30:17.000Z"},
-        {"id": "a", "variant": "ai", "content": "It keeps notes.",
-         "timestamp": "2026-12-03T08:31:00.000Z", "isComplete": True,
-         "userError": "Network hiccup, retried"},
+        {
+            "id": "u",
+            "variant": "user",
+            "content": "What does this repo do?",
+            "timestamp": "2026-12-03T08:30:16.000Z",
+        },
+        {
+            "id": "e",
+            "variant": "error",
+            "content": "Out of credits",
+            "timestamp": "2026-12-03T08:30:17.000Z",
+        },
+        {
+            "id": "a",
+            "variant": "ai",
+            "content": "It keeps notes.",
+            "timestamp": "2026-12-03T08:31:00.000Z",
+            "isComplete": True,
+            "userError": "Network hiccup, retried",
+        },
     ]
     write(chat / "chat-messages.json", messages)  # no run-state.json: no folder known
+
+
+def legacy(home: Path) -> None:
+    """The older CLI's messages.json (npm-app/src/chat-storage.ts): the model's history."""
+    chat = home / ROOT / "projects/shop-api/chats/2025-08-20T14-05-00.000Z"
+    document = {
+        "id": "2025-08-20T14-05-00.000Z",
+        "messages": [
+            {
+                "role": "user",
+                "content": "<system_instructions>Be brief.</system_instructions>",
+            },
+            {
+                "role": "user",
+                "content": "<user_message>Why is checkout slow?</user_message>",
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "Read the handler."},
+                    {"type": "text", "text": "Reading it."},
+                    {
+                        "type": "tool-call",
+                        "toolCallId": "t1",
+                        "toolName": "read_files",
+                        "input": {"paths": ["src/checkout.ts"]},
+                    },
+                ],
+            },
+            {
+                "role": "tool",
+                "content": {
+                    "type": "tool-result",
+                    "toolCallId": "t1",
+                    "toolName": "read_files",
+                    "output": [
+                        {"type": "json", "value": [{"path": "src/checkout.ts"}]}
+                    ],
+                },
+            },
+            {"role": "assistant", "content": "It awaits each item in turn."},
+        ],
+        "updatedAt": "2025-08-20T14:07:30.000Z",
+    }
+    write(chat / "messages.json", document)
+    (chat / "log.jsonl").write_text('{"level":30,"msg":"not a chat"}\n')
 
 
 def malformed(home: Path) -> None:
@@ -171,7 +248,9 @@ def malformed(home: Path) -> None:
         indent=2,
     )
     write(chats / "2026-12-04T09-00-00.000Z/chat-messages.json", None, raw=whole[:-60])
-    write(chats / "2026-12-04T09-00-00.000Z/run-state.json", None, raw='{"sessionState": ')
+    write(
+        chats / "2026-12-04T09-00-00.000Z/run-state.json", None, raw='{"sessionState": '
+    )
     # not a list
     write(chats / "2026-12-04T09-10-00.000Z/chat-messages.json", {"messages": []})
     # wrong types everywhere, an unknown variant and block
@@ -183,13 +262,34 @@ def malformed(home: Path) -> None:
             {"variant": "robot", "content": "?"},
             {"variant": "user", "content": ["not", "text"], "timestamp": 12},
             {"variant": "ai", "blocks": "nope", "credits": "many"},
-            {"variant": "ai", "blocks": [5, {"type": "hologram"}, {"type": "tool"},
-                                         {"type": "agent", "blocks": {"x": 1}},
-                                         {"type": "tool", "toolName": "x", "output": 9}]},
+            {
+                "variant": "ai",
+                "blocks": [
+                    5,
+                    {"type": "hologram"},
+                    {"type": "tool"},
+                    {"type": "agent", "blocks": {"x": 1}},
+                    {"type": "tool", "toolName": "x", "output": 9},
+                ],
+            },
             {"variant": "agent", "agent": "nope", "content": "agent says"},
         ],
     )
     write(chats / "2026-12-04T09-20-00.000Z/run-state.json", {})  # no messages file
+    # the older CLI's document, damaged: a list, an unknown role, a part of no known type
+    write(chats / "2025-08-01T00-00-00.000Z/messages.json", [1, 2])
+    write(
+        chats / "2025-08-02T00-00-00.000Z/messages.json",
+        {
+            "messages": [
+                3,
+                {"role": "robot"},
+                {"role": "assistant", "content": [{"type": "x"}]},
+                {"role": "tool", "content": "nope"},
+            ],
+            "updatedAt": 5,
+        },
+    )
     (chats.parent.parent / "stray.txt").write_text("not a project\n")
 
 
@@ -199,6 +299,7 @@ def main() -> None:
     home = HERE / "home"
     shop_api(home)
     notes(home)
+    legacy(home)
     write(home / ROOT / "credentials.json", {"default": {"authToken": "never-read"}})
     malformed(HERE / "malformed/home")
 

@@ -192,3 +192,31 @@ def test_a_damaged_older_chat_is_counted_never_raised() -> None:
     got = events(found["2025-08-02T00-00-00.000Z"], diagnostics)
     assert {"legacy:robot", "legacy-part:x"} <= set(diagnostics.unknown)
     assert [e.kind for e in got] == ["tool_result"]
+
+
+def test_the_folder_is_found_mid_file_after_a_long_history(tmp_path: Path) -> None:
+    """The main agent's history comes before the file context in run-state.json: a long
+    chat puts the projectRoot past its first 256 KB, and a big file tree before its end."""
+    home = tmp_path / "home"
+    chat = home / CHATS / "shop-api/chats" / SHOP
+    chat.mkdir(parents=True)
+    (chat / codebuff.MESSAGES).write_text(
+        json.dumps(
+            [{"variant": "user", "content": "hi", "timestamp": "2026-12-01T10:00:01Z"}]
+        )
+    )
+    history = [{"role": "user", "content": "x" * 1000} for _ in range(600)]
+    tree = [{"name": f"file{n}.ts", "type": "file"} for n in range(20000)]
+    state = {
+        "sessionState": {
+            "mainAgentState": {"messageHistory": history},
+            "fileContext": {
+                "projectRoot": "/home/alex/code/shop-api",
+                "fileTree": tree,
+            },
+        }
+    }
+    (chat / codebuff.RUN_STATE).write_text(json.dumps(state, indent=2))
+    assert (chat / codebuff.RUN_STATE).stat().st_size > 1024 * 1024
+    (session,) = sessions(home).values()
+    assert session.cwd == "/home/alex/code/shop-api"

@@ -10,8 +10,9 @@ Each save rewrites two files whole with JSON.stringify(value, null, 2):
 `chat-messages.json`, the list of messages the CLI shows (`cli/src/types/chat.ts`), read
 here; and `run-state.json`, the SDK's `{sessionState: {mainAgentState, fileContext}, output}`
 (the model's own message history and the project's file tree), of which only the
-`projectRoot` of its `fileContext` is read, from its first and last 256 KB, as the session's
-folder. `turn-checkpoint.json` (a turn in flight) is not read.
+`projectRoot` of its `fileContext` is read, as the session's folder: from its first and last
+256 KB, else searched for in its middle (`files.lines_with`: the history comes first, a
+long chat puts it there). `turn-checkpoint.json` (a turn in flight) is not read.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
 userError?, attachments?}`. An answer's blocks keep what the run did, in order: text
@@ -85,6 +86,7 @@ _VARIANTS = frozenset({"user", "ai", "agent", "error"})
 # the project's folder, in run-state.json's fileContext (a string's own quotes are escaped,
 # so a pasted `"projectRoot":` inside a message does not match)
 _ROOT = re.compile(rb'(?<!\\)"projectRoot": ("(?:[^"\\\n]|\\.)*")')
+_ROOT_MARKER = b'"projectRoot": '
 _CHAT_ID = re.compile(r"(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d(?:\.\d+)?Z)")
 
 
@@ -155,7 +157,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             app=NAME,
             id=chat_id,
             path=str(path),
-            cwd=_project_root(path.parent / RUN_STATE),
+            cwd=_project_root(path.parent / RUN_STATE, diagnostics),
             title=one_line(facts.prompt),
             created=_chat_time(chat_id) or facts.first,
             updated=facts.last or _written(path),
@@ -251,25 +253,44 @@ def _head_prompt(path: Path) -> str | None:
     return facts.prompt
 
 
-def _project_root(path: Path) -> str | None:
-    """The folder the chat ran in, from run-state.json's ends; None where they hold none."""
+def _project_root(path: Path, diagnostics: Diagnostics) -> str | None:
+    """The folder the chat ran in: run-state.json's `projectRoot`, from its ends, else
+    searched for in its middle (the main agent's history comes before the file context, so
+    a long chat puts it there); None where the file holds none."""
     try:
         with files.open_regular(path) as stream:
             head = stream.read(_ENDS)
-            stream.seek(max(len(head), stream.seek(0, 2) - _ENDS))
-            blocks = (head, stream.read(_ENDS))
+            size = stream.seek(0, 2)
+            middle_end = max(len(head), size - _ENDS)
+            stream.seek(middle_end)
+            tail = stream.read(_ENDS)
     except OSError:
         return None
-    for block in blocks:
-        match = _ROOT.search(block)
-        if match:
-            try:
-                root = orjson.loads(match.group(1))
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(root, str) and root.strip():
+    for block in (head, tail):
+        root = _root_in(block)
+        if root:
+            return root
+    try:
+        for line in files.lines_with(
+            path, _ROOT_MARKER, len(head), middle_end, diagnostics=diagnostics
+        ):
+            root = _root_in(line.data)
+            if root:
                 return root
+    except OSError:
+        return None
     return None
+
+
+def _root_in(data: bytes) -> str | None:
+    match = _ROOT.search(data)
+    if match is None:
+        return None
+    try:
+        root = orjson.loads(match.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return root if isinstance(root, str) and root.strip() else None
 
 
 def _chat_time(chat_id: str) -> datetime | None:

@@ -21,6 +21,7 @@ OTHER = "0b9e8d7c-6a5f-4e3d-8c2b-1a0f9e8d7c6b"  # a session that is not on the b
 CODEX_OLD = "01a22b81-666a-7993-963b-4b7cc4e806e9"
 OPENCODE_OLD = "ses_4f1c9a2b7e3dXq8ZkLmN0pR5sT"
 HERMES_OLD = "20261201_100000_a1b2c3"
+CODEBUFF_OLD = "2026-12-01T10-00-00.000Z"  # a Codebuff chat id: the time it began
 OPENCODE_OTHER = "ses_4f1c9a2b7e3eAb1CdEfGhIjKlM"
 BOOT = 1000.0
 HOUR = 3600.0
@@ -112,6 +113,8 @@ REOPENED = [
     ("opencode", OPENCODE_OLD, ["opencode", "-s", OPENCODE_OLD]),
     ("hermes", HERMES_OLD, ["python3", "/home/dev/.local/bin/hermes", "-c"]),
     ("hermes", HERMES_OLD, ["hermes", "--resume", HERMES_OLD, "--tui"]),
+    ("codebuff", CODEBUFF_OLD, ["codebuff", "--continue", CODEBUFF_OLD]),
+    ("codebuff", CODEBUFF_OLD, ["node", "/usr/local/bin/codebuff", "--continue"]),
 ]
 
 

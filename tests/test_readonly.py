@@ -121,6 +121,7 @@ CREDENTIAL_FILES = (
     ".hermes/auth.json",  # its logins
     ".hermes/profiles/work/.env",  # a profile's own
     ".hermes/profiles/work/auth.json",
+    ".config/manicode/credentials.json",  # Codebuff's login
 )
 
 

@@ -12,7 +12,9 @@ here; and `run-state.json`, the SDK's `{sessionState: {mainAgentState, fileConte
 (the model's own message history and the project's file tree), of which only the
 `projectRoot` of its `fileContext` is read, as the session's folder: from its first and last
 256 KB, else searched for in its middle (`files.lines_with`: the history comes first, a
-long chat puts it there). `turn-checkpoint.json` (a turn in flight) is not read.
+long chat puts it there). `turn-checkpoint.json` (a turn in flight) is not read. A chat
+is one JSON list rewritten whole, so `show --tail` reads it through (a message at a time
+past the size parsed at once) and keeps its end: there is no end to start from.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
 userError?, attachments?}`. An answer's blocks keep what the run did, in order: text
@@ -26,7 +28,8 @@ keeps no tokens and no model on the client: an answer's `credits` (Codebuff's ow
 charged by its server) is kept on its `turn_end`.
 
 Resume: `codebuff --continue <chat id>` in a folder of the project's name (`--continue`
-alone reopens the project's newest chat); never a mode flag. `credentials.json` beside the
+alone reopens the project's newest chat, and so does an id it does not find under the
+folder's base name: run in another folder, it would open another chat); never a mode flag. `credentials.json` beside the
 projects is never opened. The older CLI's `messages.json` (no resume) is read by
 `_codebuff_legacy`.
 """

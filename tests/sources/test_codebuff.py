@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
@@ -44,6 +45,22 @@ def test_listing_titles_folders_and_counts() -> None:
     assert shop.extra["messages"] == 4
     assert notes.cwd is None  # no run-state.json: only the project's name is known
     assert notes.extra["project"] == "notes"
+
+
+def test_messages_are_dated_by_the_milliseconds_in_their_ids() -> None:
+    """The CLI's `timestamp` is only the clock time it shows ("10:02 AM"): the date is in
+    the id (`user-<ms>`, `ai-<ms>-<hex>`)."""
+    shop = sessions(DATA / "home")[SHOP]
+    assert shop.updated == datetime(2026, 12, 1, 10, 2, 9, tzinfo=UTC)
+    got = events(shop)
+    users = [e.time for e in got if e.kind == "user"]
+    assert users == [
+        datetime(2026, 12, 1, 10, 0, 1, tzinfo=UTC),
+        datetime(2026, 12, 1, 10, 2, tzinfo=UTC),
+    ]
+    assert all(e.time is not None for e in got)
+    clock_only = {"id": "bash-result-1f0c", "variant": "ai", "timestamp": "10:02"}
+    assert codebuff._message_time(clock_only) is None
 
 
 def test_tool_calls_pair_with_their_results_and_errors_show() -> None:

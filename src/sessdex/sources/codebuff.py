@@ -17,7 +17,10 @@ is one JSON list rewritten whole, so `show --tail` reads it through (a message a
 past the size parsed at once) and keeps its end: there is no end to start from.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
-userError?, attachments?}`. An answer's blocks keep what the run did, in order: text
+userError?, attachments?}`. Its `timestamp` is only the clock time the CLI shows
+(`toLocaleTimeString`, "10:32 AM": no date, no zone), so a message is dated by its id, made
+from `Date.now()`: `user-<ms>`, `ai-<ms>-<hex>`, `divider-<ms>`, `error-<ms>` (a shell
+command's `bash-result-<uuid>` has none). An answer's blocks keep what the run did, in order: text
 (`textType: "reasoning"` for thinking), a tool call with its output on the same block
 (`toolCallId`, `toolName`, `input`, `output`), a sub-agent (`agent`: `agentId`, `agentType`,
 `agentName`, `initialPrompt`, `status`, and its own blocks nested: the file-picker,
@@ -57,6 +60,7 @@ from ._values import (
     as_list,
     as_str,
     iso_time,
+    ms_time,
     one_line,
     shown_arguments,
     shown_text,
@@ -92,6 +96,9 @@ _VARIANTS = frozenset({"user", "ai", "agent", "error"})
 _ROOT = re.compile(rb'(?<!\\)"projectRoot": ("(?:[^"\\\n]|\\.)*")')
 _ROOT_MARKER = b'"projectRoot": '
 _CHAT_ID = re.compile(r"(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d(?:\.\d+)?Z)")
+# a message's id carries the epoch milliseconds it was made (`user-<ms>`, `ai-<ms>-<hex>`,
+# `divider-<ms>`, `error-<ms>`); its `timestamp` is only the clock time the CLI shows
+_MESSAGE_MS = re.compile(r"[a-z][a-z-]*?-(\d{12,14})(?:-|$)")
 
 
 def locate(home: Home) -> Location:
@@ -212,7 +219,7 @@ class _Facts:
         self.count = (self.count or 0) + 1
         if self.prompt is None and message.get("variant") == "user":
             self.prompt = stripped(message.get("content"))
-        moment = iso_time(message.get("timestamp"))
+        moment = _message_time(message)
         if moment is not None:
             self.first = self.first or moment
             self.last = moment
@@ -305,6 +312,19 @@ def _chat_time(chat_id: str) -> datetime | None:
     return iso_time(f"{match.group(1)}:{match.group(2)}:{match.group(3)}")
 
 
+def _message_time(message: dict[str, object]) -> datetime | None:
+    """When a message was made: the epoch milliseconds in its id; else its `timestamp` where
+    that is a full ISO time (the CLI writes only the clock time, "10:32 AM", in the user's
+    locale: no date, no zone, not read)."""
+    ident = message.get("id")
+    match = _MESSAGE_MS.match(ident) if isinstance(ident, str) else None
+    if match is not None:
+        moment = ms_time(int(match.group(1)))
+        if moment is not None:
+            return moment
+    return iso_time(message.get("timestamp"))
+
+
 def _written(path: Path) -> datetime | None:
     try:
         return datetime.fromtimestamp(path.stat().st_mtime, UTC)
@@ -374,7 +394,7 @@ class _Reader:
             yield from self.message(raw, str(variant))
 
     def message(self, message: dict[str, object], variant: str) -> Iterator[Event]:
-        time = iso_time(message.get("timestamp"))
+        time = _message_time(message)
         content = shown_text(message.get("content"), keep_empty=False)
         if variant == "user":
             if content is None and "content" in message and message["content"] != "":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -19,6 +20,17 @@ ROOT = ".config/manicode"
 def write(path: Path, value: object, *, raw: str | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(raw if raw is not None else json.dumps(value, indent=2))
+
+
+def made(iso: str, kind: str, tail: str = "") -> dict[str, str]:
+    """A message's `id` and `timestamp` as the CLI writes them: the id carries the epoch
+    milliseconds (`user-<ms>`, `ai-<ms>-<hex>`), the timestamp only the clock time shown."""
+    moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    ms = int(moment.timestamp() * 1000)
+    return {
+        "id": f"{kind}-{ms}{tail}",
+        "timestamp": moment.strftime("%I:%M %p"),
+    }
 
 
 def run_state(root: str, history: list[object]) -> dict[str, object]:
@@ -49,10 +61,9 @@ def shop_api(home: Path) -> None:
     chat = home / ROOT / "projects/shop-api/chats/2026-12-01T10-00-00.000Z"
     messages = [
         {
-            "id": "user-1",
+            **made("2026-12-01T10:00:01.000Z", "user"),
             "variant": "user",
             "content": "Add retry to checkout",
-            "timestamp": "2026-12-01T10:00:01.000Z",
             "fileAttachments": [
                 {
                     "path": "src/checkout.ts",
@@ -62,10 +73,9 @@ def shop_api(home: Path) -> None:
             ],
         },
         {
-            "id": "ai-1",
+            **made("2026-12-01T10:00:05.000Z", "ai", "-9f3c2a"),
             "variant": "ai",
             "content": "",
-            "timestamp": "2026-12-01T10:00:05.000Z",
             "isComplete": True,
             "credits": 42,
             "blocks": [
@@ -124,16 +134,14 @@ def shop_api(home: Path) -> None:
             ],
         },
         {
-            "id": "user-2",
+            **made("2026-12-01T10:02:00.000Z", "user"),
             "variant": "user",
             "content": "Run the tests",
-            "timestamp": "2026-12-01T10:02:00.000Z",
         },
         {
-            "id": "ai-2",
+            **made("2026-12-01T10:02:09.000Z", "ai", "-41d07e"),
             "variant": "ai",
             "content": "",
-            "timestamp": "2026-12-01T10:02:09.000Z",
             "isComplete": True,
             "credits": 7.5,
             "blocks": [
@@ -168,22 +176,19 @@ def notes(home: Path) -> None:
     chat = home / ROOT / "projects/notes/chats/2026-12-03T08-30-15.250Z"
     messages = [
         {
-            "id": "u",
+            **made("2026-12-03T08:30:16.000Z", "user"),
             "variant": "user",
             "content": "What does this repo do?",
-            "timestamp": "2026-12-03T08:30:16.000Z",
         },
         {
-            "id": "e",
+            **made("2026-12-03T08:30:17.000Z", "error"),
             "variant": "error",
             "content": "Out of credits",
-            "timestamp": "2026-12-03T08:30:17.000Z",
         },
         {
-            "id": "a",
+            **made("2026-12-03T08:31:00.000Z", "ai", "-c55a10"),
             "variant": "ai",
             "content": "It keeps notes.",
-            "timestamp": "2026-12-03T08:31:00.000Z",
             "isComplete": True,
             "userError": "Network hiccup, retried",
         },

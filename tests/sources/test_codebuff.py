@@ -42,7 +42,7 @@ def test_listing_titles_folders_and_counts() -> None:
     assert shop.title == "Add retry to checkout"
     assert shop.cwd == "/home/alex/code/shop-api"  # run-state.json's projectRoot
     assert shop.extra["project"] == "shop-api"
-    assert shop.extra["messages"] == 4
+    assert shop.extra["messages"] == 6  # two of them mode dividers
     assert notes.cwd is None  # no run-state.json: only the project's name is known
     assert notes.extra["project"] == "notes"
 

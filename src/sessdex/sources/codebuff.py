@@ -17,7 +17,8 @@ is one JSON list rewritten whole, so `show --tail` reads it through (a message a
 past the size parsed at once) and keeps its end: there is no end to start from.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
-userError?, attachments?}`. Its `timestamp` is only the clock time the CLI shows
+userError?, attachments?}`; an `ai` message is an answer only when its id says so (the
+CLI adds mode dividers, shell output and notices as `ai` messages too). Its `timestamp` is only the clock time the CLI shows
 (`toLocaleTimeString`, "10:32 AM": no date, no zone), so a message is dated by its id, made
 from `Date.now()`: `user-<ms>`, `ai-<ms>-<hex>`, `divider-<ms>`, `error-<ms>` (a shell
 command's `bash-result-<uuid>` has none). An answer's blocks keep what the run did, in order: text
@@ -325,6 +326,14 @@ def _message_time(message: dict[str, object]) -> datetime | None:
     return iso_time(message.get("timestamp"))
 
 
+def _is_answer(message: dict[str, object]) -> bool:
+    """Whether an `ai` message is the model's answer (`ai-<ms>-<hex>`), not one the CLI adds
+    itself: a mode divider (`divider-<ms>`), a shell command's output (`bash-result-<id>`),
+    a notice (`sys-<ms>`). A message with no id is taken for an answer."""
+    ident = message.get("id")
+    return not isinstance(ident, str) or ident.startswith("ai-")
+
+
 def _written(path: Path) -> datetime | None:
     try:
         return datetime.fromtimestamp(path.stat().st_mtime, UTC)
@@ -427,7 +436,11 @@ class _Reader:
                 yield from self.blocks(blocks, time)
             elif content:
                 yield self.emit("assistant", time, text=content)
-            if variant == "ai" and message.get("isComplete") is not False:
+            if (
+                variant == "ai"
+                and message.get("isComplete") is not False
+                and _is_answer(message)
+            ):
                 extra = {}
                 credits = message.get("credits")
                 if isinstance(credits, (int, float)) and not isinstance(credits, bool):

@@ -33,6 +33,16 @@ def made(iso: str, kind: str, tail: str = "") -> dict[str, str]:
     }
 
 
+def divider(iso: str, mode: str) -> dict[str, object]:
+    """The message the CLI adds before a prompt whose mode differs from the last one's."""
+    return {
+        **made(iso, "divider"),
+        "variant": "ai",
+        "content": "",
+        "blocks": [{"type": "mode-divider", "mode": mode}],
+    }
+
+
 def run_state(root: str, history: list[object]) -> dict[str, object]:
     """The SDK's RunState: the main agent's state first, then the file context."""
     return {
@@ -60,6 +70,7 @@ def run_state(root: str, history: list[object]) -> dict[str, object]:
 def shop_api(home: Path) -> None:
     chat = home / ROOT / "projects/shop-api/chats/2026-12-01T10-00-00.000Z"
     messages = [
+        divider("2026-12-01T10:00:00.990Z", "DEFAULT"),  # before a chat's first prompt
         {
             **made("2026-12-01T10:00:01.000Z", "user"),
             "variant": "user",
@@ -133,6 +144,7 @@ def shop_api(home: Path) -> None:
                 {"type": "agent-list", "id": "x", "agents": [], "agentsDir": ".agents"},
             ],
         },
+        divider("2026-12-01T10:01:59.990Z", "MAX"),  # the mode changed
         {
             **made("2026-12-01T10:02:00.000Z", "user"),
             "variant": "user",
@@ -145,7 +157,6 @@ def shop_api(home: Path) -> None:
             "isComplete": True,
             "credits": 7.5,
             "blocks": [
-                {"type": "mode-divider", "mode": "MAX"},
                 {
                     "type": "tool",
                     "toolCallId": "call-test",

@@ -70,7 +70,7 @@ def test_tool_calls_pair_with_their_results_and_errors_show() -> None:
     assert (
         set(calls)
         == set(results)
-        == {"call-spawn", "call-find", "call-edit", "call-test", "call-ask"}
+        == {"call-find", "call-edit", "call-test", "call-ask"}
     )
     assert calls["call-edit"].extra["input"] == {
         "path": "src/checkout.ts",

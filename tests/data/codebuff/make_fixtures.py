@@ -95,21 +95,12 @@ def shop_api(home: Path) -> None:
                     "content": "Look at checkout first.",
                     "textType": "reasoning",
                 },
-                {
-                    "type": "tool",
-                    "toolCallId": "call-spawn",
-                    "toolName": "spawn_agents",
-                    "input": {
-                        "agents": [
-                            {"agent_type": "file-picker", "prompt": "checkout code"}
-                        ]
-                    },
-                    "output": '[{"agentType": "file-picker", "value": "src/checkout.ts"}]',
-                },
+                # spawn_agents itself is no block (the CLI hides it): each agent it
+                # started is one, named by its type
                 {
                     "type": "agent",
                     "agentId": "agent-fp-1",
-                    "agentName": "File Picker",
+                    "agentName": "file-picker",
                     "agentType": "file-picker",
                     "content": "",
                     "status": "complete",

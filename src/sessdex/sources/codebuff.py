@@ -12,30 +12,35 @@ here; and `run-state.json`, the SDK's `{sessionState: {mainAgentState, fileConte
 (the model's own message history and the project's file tree), of which only the
 `projectRoot` of its `fileContext` is read, as the session's folder: from its first and last
 256 KB, else searched for in its middle (`files.lines_with`: the history comes first, a
-long chat puts it there). `turn-checkpoint.json` (a turn in flight) is not read. A chat
+long chat puts it there). `turn-checkpoint.json` (a turn in flight) and `log.jsonl` (the
+CLI's own log, in every chat folder, one with no chat too) are not read. The CLI keeps only
+a chat's last 100 messages (its first prompt, and so its title, can go), and a finished
+answer carries the whole run state again in its `metadata.runState` (not read). A chat
 is one JSON list rewritten whole, so `show --tail` reads it through (a message at a time
 past the size parsed at once) and keeps its end: there is no end to start from.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
-userError?, attachments?}`; an `ai` message is an answer only when its id says so (the
-CLI adds mode dividers, shell output and notices as `ai` messages too). Its `timestamp` is only the clock time the CLI shows
-(`toLocaleTimeString`, "10:32 AM": no date, no zone), so a message is dated by its id, made
-from `Date.now()`: `user-<ms>`, `ai-<ms>-<hex>`, `divider-<ms>`, `error-<ms>` (a shell
-command's `bash-result-<uuid>` has none). An answer's blocks keep what the run did, in order: text
-(`textType: "reasoning"` for thinking), a tool call with its output on the same block
-(`toolCallId`, `toolName`, `input`, `output`), a sub-agent (`agent`: `agentId`, `agentType`,
-`agentName`, `initialPrompt`, `status`, and its own blocks nested: the file-picker,
-reviewer, thinker... that `spawn_agents` started), a plan, a question to the user
-(`ask-user`, with the answers), a gate or a mode change. Sub-agents stay inside their
-lead's chat: their events carry the agent's id, no session of their own. Codebuff
-keeps no tokens and no model on the client: an answer's `credits` (Codebuff's own unit,
-charged by its server) is kept on its `turn_end`.
+userError?, attachments?}`; an `ai` message is an answer only when its id says so (the CLI
+adds mode dividers, shell output and notices as `ai` messages too). Its `timestamp` is only
+the clock time the CLI shows (`toLocaleTimeString`, "10:32 AM": no date, no zone), so a
+message is dated by its id, made from `Date.now()`: `user-<ms>`, `ai-<ms>-<hex>`,
+`divider-<ms>`, `error-<ms>` (a shell command's `bash-result-<uuid>` has none). An answer's
+blocks keep what the run did, in order: text (`textType: "reasoning"` for thinking), a tool
+call with its output on the same block (`toolCallId`, `toolName`, `input`, `output`), a
+sub-agent (`agent`: `agentId`, `agentType`, `agentName`, `initialPrompt`, `status`, and its
+own blocks nested: the file-picker, reviewer, thinker... that `spawn_agents` started; that
+call itself is no block), a plan, a question to the user (`ask-user`, with the answers), a
+gate or a mode change. Sub-agents stay inside their lead's chat: their events carry the
+agent's id, no session of their own. Codebuff keeps no per-call tokens and no model in the
+chat (run-state.json's main agent has only cache totals, not read): an answer's `credits`
+(Codebuff's own unit, charged by its server) is kept on its `turn_end`.
 
 Resume: `codebuff --continue <chat id>` in a folder of the project's name (`--continue`
 alone reopens the project's newest chat, and so does an id it does not find under the
-folder's base name: run in another folder, it would open another chat); never a mode flag. `credentials.json` beside the
-projects is never opened. The older CLI's `messages.json` (no resume) is read by
-`_codebuff_legacy`.
+folder's base name: run in another folder, it would open another chat; a chat without its
+`run-state.json` is not reopened, and has no known folder here); never a mode flag.
+`credentials.json` beside the projects is never opened. The older CLI's `messages.json` (no
+resume) is read by `_codebuff_legacy`.
 """
 
 from __future__ import annotations

@@ -82,9 +82,11 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "CodebuffAI/codebuff's CLI source only (cli/src/project-files.ts, utils/config-dir.ts, "
     "utils/run-state-storage.ts, utils/chat-history.ts, types/chat.ts, cli-args.ts "
-    "@ce10b6eeda97; npm-app/ and common/ @da0d57111a35 for the older CLI's messages.json), "
-    "as npm codebuff ships it up to 1.0.685 (not run here); synthetic fixtures, no real "
-    "capture (Medium)"
+    "@ce10b6eeda97; message ids and clock-only timestamps from utils/message-history.ts, "
+    "utils/send-message-helpers.ts, hooks/helpers/send-message.ts; npm-app/ and common/ "
+    "@da0d57111a35 for the older CLI's messages.json), as npm codebuff ships it up to "
+    "1.0.685 (a launcher that downloads the CLI's binary into ~/.config/manicode; not run "
+    "here); synthetic fixtures, no real capture (Medium)"
 )
 NEWEST_CHECKED = "1.0.685"
 ENV_VARS = ("HOME", "NEXT_PUBLIC_CB_ENVIRONMENT")

@@ -13,7 +13,8 @@ since 0.117, Sep 2025): `conversation_id` (a UUID), `title`, `workspace_id` (a h
 folder forge ran in: Rust's `DefaultHasher` over the `PathBuf`, not reversible: it only
 groups rows by folder), `context` (the conversation as serde JSON, `ContextRecord` in
 `crates/forge_repo/src/conversation/conversation_record.rs`; NULL until a message is
-written: such rows are not listed, as forge lists none, and doctor counts them),
+written: such rows are not listed, as forge lists none, and doctor counts them; no
+listing warns of them: such a row is forge's own doing, not damage),
 `created_at`/`updated_at` (diesel `Timestamp`, UTC text) and `metrics` (files changed, not
 read). The folder is the `<current_working_directory>` of the system message forge writes
 at a conversation's start (`templates/forge-partial-system-info.md`); the model the one the
@@ -130,7 +131,7 @@ _WRAPPED = re.compile(
 )
 # forge.md's user_prompt: `<{{event.name}}>` is "task" for the first prompt, "feedback" after
 _TASK = re.compile(r"^\s*<(task|feedback)>(.*?)</\1>", re.DOTALL)
-UNWRITTEN = "no messages (never written; forge lists none)"
+UNWRITTEN = "with no message (never written: forge lists none, nor does sessdex)"
 # the opening of forge-partial-summary-frame.md: "summary frames" since 1.4 (Nov 2025)
 SUMMARY_FRAME = re.compile(
     r"Use the following summary (?:frames )?as the authoritative reference"
@@ -175,13 +176,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 "WHERE context IS NOT NULL ORDER BY rowid"
             )
         ]
-        # a conversation forge started but never wrote a message to: forge lists none,
-        # nor does sessdex, but doctor counts them (a row whose context was lost is one)
-        for (unwritten,) in connection.execute(
-            "SELECT conversation_id FROM conversations WHERE context IS NULL"
-        ):
-            where = f"{path}#conversations/{one_line(unwritten, limit=60)}"
-            diagnostics.skip(where, 0, UNWRITTEN)
         sessions: list[tuple[dict[str, object], Session]] = []
         agents: set[str] = set()  # forge 2.5.2 on marks a sub-agent's context
         children: set[str] = set()  # conversations that may be a sub-agent's
@@ -211,6 +205,31 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []
     finally:
         connection.close()
+
+
+def doctor_notes(location: Location) -> list[str]:
+    """How many conversations forge started but never wrote a message to: forge lists
+    none, nor does sessdex; said by `doctor` only (such a row is forge's own doing, not
+    damage, so no listing warns of it), and a row whose context was lost is not unsaid."""
+    notes = []
+    for path in scan(location):
+        try:
+            connection = databases.open_sqlite(path)
+        except (OSError, sqlite3.Error):
+            continue  # the listing says why
+        try:
+            (count,) = connection.execute(
+                "SELECT count(*) FROM conversations WHERE context IS NULL"
+            ).fetchone()
+        except sqlite3.Error:
+            continue  # no such table or column: the listing says so
+        finally:
+            connection.close()
+        if count:
+            notes.append(
+                f"{path}: {count} conversation{'s' if count != 1 else ''} {UNWRITTEN}"
+            )
+    return notes
 
 
 def _with_parent(session: Session, parents: dict[str, str], agent: bool) -> Session:

@@ -19,14 +19,18 @@ from sessdex.sources import Home, openclaw
 
 DATA = Path(__file__).parent.parent / "data" / "openclaw"
 SESSIONS = Path(".openclaw") / "agents" / "main" / "sessions"
-MAIN = "4d1c2b3a-0000-4aaa-8bbb-000000000001"
-GROUP = "4d1c2b3a-0000-4aaa-8bbb-000000000002"
-CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
-OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
-LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
-CODER = "4d1c2b3a-0000-4aaa-8bbb-000000000006"
+MAIN = "a717db17-7bed-408a-8491-a2bb0b190f46"
+GROUP = "ea7fa7f3-91cf-4ad9-ad8d-f541ef110bec"
+CHILD = "2f033825-d2ce-4a88-ad72-cec5c71bc233"
+OLD = "435569e5-e171-42bd-87ae-3d41891fb596"
+LEGACY = "9346c375-84eb-42b1-a7c9-249a3024af42"
+CODER = "a07e2dd2-a3a4-4616-b863-2f9e2b97b6e0"
 # the `ops` agent's database (OpenClaw 2026.8+): make_database.py
-OPS = [f"5e2d3c4b-0000-4aaa-8bbb-00000000000{n}" for n in (1, 2, 3)]
+OPS = [
+    "aeda62c6-9dfa-4b62-97d2-30e9d69d6cc6",
+    "eebaaf5c-5c1b-4206-a6c1-461e638792b3",
+    "593d8b45-1fd7-4908-b65a-e81c4f443367",
+]
 
 
 def sessions(
@@ -288,10 +292,10 @@ def test_a_profiles_sessions_resume_in_that_profile(tmp_path: Path) -> None:
 # --- OpenClaw 2026.8 and later: the agent database ----------------------------------
 
 SQLITE = DATA / "sqlite" / "home"
-DB_LEAD = "5e2d3c4b-0000-4aaa-8bbb-000000000001"
-DB_BEFORE = "5e2d3c4b-0000-4aaa-8bbb-000000000002"
-DB_CHILD = "5e2d3c4b-0000-4aaa-8bbb-000000000003"
-DB_ARCHIVED = "5e2d3c4b-0000-4aaa-8bbb-000000000004"
+DB_LEAD = "aeda62c6-9dfa-4b62-97d2-30e9d69d6cc6"
+DB_BEFORE = "eebaaf5c-5c1b-4206-a6c1-461e638792b3"
+DB_CHILD = "593d8b45-1fd7-4908-b65a-e81c4f443367"
+DB_ARCHIVED = "f53eb692-c236-4ade-bdf9-d9e2a88b5d20"
 DATABASE = Path(".openclaw") / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
 
 
@@ -525,8 +529,9 @@ def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
 ) -> None:
     home = tmp_path / "home"
     shutil.copytree(SQLITE, home)
-    leaf = {"type": "leaf", "id": "l9", "parentId": "00010008", "targetId": "00010003",
-            "timestamp": "2026-12-01T09:30:09.000Z"}  # fmt: skip
+    entry = DB_LEAD[-4:]  # make_database.py names a session's entries <its id's end><n>
+    leaf = {"type": "leaf", "id": "l9", "parentId": f"{entry}0008",
+            "targetId": f"{entry}0003", "timestamp": "2026-12-01T09:30:09.000Z"}  # fmt: skip
     connection = sqlite3.connect(home / DATABASE)
     connection.execute(
         "INSERT INTO transcript_events (session_id, seq, event_json, created_at, "
@@ -535,8 +540,8 @@ def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
     )
     connection.execute(
         "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, "
-        "parent_id, created_at) VALUES (?, 'l9', 99, 'leaf', '00010008', 0)",
-        (DB_LEAD,),
+        "parent_id, created_at) VALUES (?, 'l9', 99, 'leaf', ?, 0)",
+        (DB_LEAD, f"{entry}0008"),
     )
     connection.commit()
     connection.close()

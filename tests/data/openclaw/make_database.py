@@ -26,10 +26,10 @@ HOME = HERE / "sqlite" / "home"
 AGENT = HOME / ".openclaw" / "agents" / "main"
 WORKSPACE = "/home/alex/.openclaw/workspace"
 
-LEAD = "5e2d3c4b-0000-4aaa-8bbb-000000000001"  # agent:main:main now
-BEFORE = "5e2d3c4b-0000-4aaa-8bbb-000000000002"  # agent:main:main before a /reset
-CHILD = "5e2d3c4b-0000-4aaa-8bbb-000000000003"  # a sub-agent, its run failed
-ARCHIVED = "5e2d3c4b-0000-4aaa-8bbb-000000000004"  # a reset's zstd archive file
+LEAD = "aeda62c6-9dfa-4b62-97d2-30e9d69d6cc6"  # agent:main:main now
+BEFORE = "eebaaf5c-5c1b-4206-a6c1-461e638792b3"  # agent:main:main before a /reset
+CHILD = "593d8b45-1fd7-4908-b65a-e81c4f443367"  # a sub-agent, its run failed
+ARCHIVED = "f53eb692-c236-4ade-bdf9-d9e2a88b5d20"  # a reset's zstd archive file
 CHILD_KEY = "agent:main:subagent:1f0e9d8c-7b6a-4958-8776-655443322110"
 MS = 1_796_115_600_000  # 2026-12-01T09:00:00Z
 

@@ -20,14 +20,14 @@ HOME = HERE / "home"
 MALFORMED = HERE / "malformed" / "home"
 WORKSPACE = "/home/alex/.openclaw/workspace"
 
-MAIN = "4d1c2b3a-0000-4aaa-8bbb-000000000001"
-GROUP = "4d1c2b3a-0000-4aaa-8bbb-000000000002"
-CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
-OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
-LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
+MAIN = "a717db17-7bed-408a-8491-a2bb0b190f46"
+GROUP = "ea7fa7f3-91cf-4ad9-ad8d-f541ef110bec"
+CHILD = "2f033825-d2ce-4a88-ad72-cec5c71bc233"
+OLD = "435569e5-e171-42bd-87ae-3d41891fb596"
+LEGACY = "9346c375-84eb-42b1-a7c9-249a3024af42"
 CHILD_KEY = "agent:main:subagent:7c9e6679-7425-40de-944b-e07fc1f90ae7"
-CODER = "4d1c2b3a-0000-4aaa-8bbb-000000000006"  # spawned under another agent
-GONE = "4d1c2b3a-0000-4aaa-8bbb-000000000009"  # in the store, its transcript deleted
+CODER = "a07e2dd2-a3a4-4616-b863-2f9e2b97b6e0"  # spawned under another agent
+GONE = "5af45e29-24e3-4ce2-826b-9a7bc8373891"  # in the store, its transcript deleted
 CHECKPOINT = "9e8d7c6b-5a49-4838-a726-150493827160"
 ZERO = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
 

@@ -45,6 +45,7 @@ BUILTIN: tuple[str, ...] = (
     "openclaw",
     "hermes",
     "codebuff",
+    "kiroide",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -135,6 +136,7 @@ TITLES: dict[str, str] = {
     "openclaw": "OpenClaw",
     "hermes": "Hermes Agent",
     "codebuff": "Codebuff CLI",
+    "kiroide": "Kiro IDE (agent chats)",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,269 @@
+"""Kiro IDE (AWS's VS Code-based agentic IDE, command `kiro`): its agent panel's chats.
+
+Not the Kiro CLI (`kiro-cli`, `kiro.py`): the IDE's agent is the `kiro.kiroagent` built-in
+extension, a fork of Continue, and keeps its chats as Continue does, one JSON document per
+chat, in the extension's global storage under the editor's user folder
+(`~/.config/Kiro` on Linux, `$XDG_CONFIG_HOME/Kiro` when set; `~/Library/Application
+Support/Kiro` on macOS; `%APPDATA%\\Kiro` on Windows; `$VSCODE_APPDATA/Kiro` first, as a VS
+Code fork resolves it): `User/globalStorage/kiro.kiroagent/workspace-sessions/<folder>/`,
+`<folder>` the workspace's path in base64, holding `sessions.json` (`[{sessionId, title,
+dateCreated (epoch ms, as text), workspaceDirectory}]`) and one `<sessionId>.json` per chat:
+`{sessionId, title, workspaceDirectory, history[], sessionType?, selectedModel?,
+defaultModelTitle?}`, a history item `{message: {role, content (text or parts), id},
+executionId?, promptLogs?[{completion}], contextItems?}` as Continue writes it.
+
+The app's source is closed: the layout and names are those the public readers agree on
+(kaaveland/… agentsview `internal/parser/kiro_ide.go`, the `kiro-desktop` provider of a
+Tauri session viewer, the kapm monitor's `ide_types.go`, the cli-continues `parser-kiro`
+test, the Entire CLI's Kiro notes; see CHECKED_WITH). The events are read by Continue's
+reader (`continue_.py`: prompts, answers, thinking, tool calls paired with results,
+compaction, usage where a message carries it); two of Kiro's ways are handled first: an
+assistant message that is only the placeholder "On it." (or empty) is answered by its
+item's prompt logs' completions, and a user turn that is Kiro's system prompt
+(`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no time of its own but
+`dateCreated` in the index: the file's last write is its last activity.
+
+Not read: the per-execution logs (`<32-hex workspace hash>/<hash>/…`, the agent's actions
+and its credit usage) and the older `.chat` files (`<32-hex hash>/*.chat`, one execution's
+prompt each), nor `dev_data/devdata.sqlite`. `profile.json` in the same folder and Kiro's
+login (`~/.aws/sso/cache/kiro-auth-token.json`, outside it) are never opened: only
+`workspace-sessions/*/*.json` is.
+
+Resume: the IDE has no command to reopen a chat; `kiro <folder>` opens the workspace, and
+the chat is picked from the agent panel's session history (`resume_refusal` says so).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+from .. import files, folders, shells
+from ..diagnostics import Diagnostics
+from ..errors import NotQuotable
+from ..model import Event, JSONValue, ResumePlan, Session
+from . import continue_
+from ._values import as_dict, as_list, as_str, local_path, one_line, stat_size, stripped
+from ._vscode_tasks import config_bases
+from .base import Home, Location
+
+NAME = "kiroide"
+TITLE = "Kiro IDE (agent chats)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "public readers of the closed-source IDE, no real capture (Low): "
+    "wesm/agentsview internal/parser/kiro_ide.go, a Tauri viewer's kiro_desktop provider, "
+    "kapm's monitor/ide_types.go and cli-continues' parser-kiro; Continue's session "
+    "format (continuedev/continue @d0a3c0b626b5) for the history items; synthetic fixtures"
+)
+ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA")
+
+PRODUCT = "Kiro"
+STORAGE = ("User", "globalStorage", "kiro.kiroagent")
+SESSIONS = "workspace-sessions"
+INDEX = continue_.INDEX  # `sessions.json`
+PLACEHOLDER = "On it."  # what Kiro writes as an answer whose text is in its prompt logs
+SYSTEM_PROMPT = "<identity>"  # Kiro's system prompt, sent as the first user turn
+
+
+def locate(home: Home) -> Location:
+    """The extension's storage in Kiro's user folder, on every OS's path; the first that
+    `$VSCODE_APPDATA` or `$XDG_CONFIG_HOME` names when set."""
+    roots = [base / PRODUCT / Path(*STORAGE) for base in config_bases(home)]
+    roots = list(dict.fromkeys(roots))
+    said = [
+        f"{name}={home.environ[name]}"
+        for name in ENV_VARS
+        if home.env_dir(name) is not None
+    ]
+    return Location(
+        roots[0],
+        override=", ".join(said) or None,
+        also=tuple(roots[1:]),
+        owned=tuple(root.parent.parent.parent for root in roots),
+    )
+
+
+def scan(location: Location) -> Iterator[str]:
+    """Each workspace folder's `sessions.json` and chat files; nothing else is listed."""
+    if not location.exists:
+        return
+    for root in dict.fromkeys((location.root, *location.also)):
+        sessions = root / SESSIONS
+        for workspace in folders.entries(sessions, root):
+            if not workspace.is_dir(follow_symlinks=False):
+                continue
+            for entry in folders.entries(workspace.path, root):
+                if entry.name.endswith(".json") and entry.is_file():
+                    yield entry.path
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == INDEX:
+        return [
+            dataclasses.replace(found, app=NAME, extra={})
+            for found in continue_._parse_index(path, diagnostics)
+        ]
+    size = stat_size(path)
+    if size is None:
+        refused = files.refused_problem(NAME, path)
+        if refused:
+            diagnostics.problem(refused)
+        return []
+    if size > continue_.WHOLE_CAP:
+        facts = continue_._ends(path) or continue_._in_pieces(path, diagnostics)
+    else:
+        value = files.read_json_file(
+            path, limit=continue_.WHOLE_CAP, diagnostics=diagnostics
+        )
+        if value is not None and not isinstance(value, dict):
+            diagnostics.skip(str(path), 1, "not an object")
+            return []
+        facts = (
+            _whole(value)
+            if value is not None
+            else continue_._in_pieces(path, diagnostics)
+        )
+    if facts is None:
+        return []
+    top = facts.top
+    title = stripped(top.get("title"))
+    if title in continue_._UNTITLED:
+        title = None
+    model = (
+        facts.model
+        or stripped(top.get("selectedModel"))
+        or stripped(top.get("defaultModelTitle"))
+        or stripped(top.get("chatModelTitle"))
+    )
+    extra: dict[str, JSONValue] = {}
+    kind = stripped(top.get("sessionType"))
+    if kind:
+        extra["session_type"] = kind
+    folder = as_str(top.get("workspaceDirectory")) or _decoded(path.parent.name)
+    cwd = local_path(folder)
+    if folder and cwd is None:  # a remote workspace (`vscode-remote://…`)
+        extra["workspace"] = folder
+    return [
+        Session(
+            app=NAME,
+            id=path.stem,  # the name Kiro opens it by, whatever the document says
+            path=str(path),
+            cwd=cwd,
+            title=one_line(title) or one_line(facts.prompt),
+            updated=continue_._written(path),
+            model=model,
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+def _whole(value: dict[str, object]) -> continue_._Facts:
+    """Continue's facts of a whole document, its first prompt the first one typed (not
+    Kiro's system prompt)."""
+    facts = continue_._whole(value)
+    prompt = None
+    for item in as_list(value.get("history")):
+        message = as_dict(as_dict(item).get("message"))
+        text = (
+            continue_._text(message.get("content"))
+            if message.get("role") == "user"
+            else None
+        )
+        if text and not text.lstrip().startswith(SYSTEM_PROMPT):
+            prompt = text
+            break
+    return dataclasses.replace(facts, prompt=prompt)
+
+
+def _decoded(name: str) -> str | None:
+    """The workspace path a `workspace-sessions` folder's name encodes (base64, either
+    alphabet, padded or not); None where it does not decode to text."""
+    padded = name + "=" * (-len(name) % 4)
+    for decode in (base64.urlsafe_b64decode, base64.b64decode):
+        with contextlib.suppress(binascii.Error, ValueError):
+            text = decode(padded).decode("utf-8")
+            if text and text.isprintable():
+                return text
+    return None
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """Continue's reader over Kiro's history items (see the module's docstring)."""
+    if session.path is None:
+        return
+    from . import _json_chat
+
+    path = Path(session.path)
+    readable, top = _json_chat.small_document(
+        path, NAME, continue_.WHOLE_CAP, diagnostics
+    )
+    if not readable:
+        return
+    if top is not None:
+        items: list[dict[str, object]] = []
+        for item in as_list(top.get("history")):
+            if isinstance(item, dict):
+                items.append(item)
+            else:
+                diagnostics.skip(str(path), 0, "not an object")
+        totals = as_dict(top.get("usage"))
+        reader = continue_._Reader(session, diagnostics, 0, totals)
+        yield from reader.items(_kiro_items(iter(items)))
+        return
+    # too big to parse whole, or broken: one history item at a time
+    reader = continue_._Reader(session, diagnostics, 0, {})
+    yield from reader.items(_kiro_items(continue_._history(path, diagnostics)))
+
+
+def _kiro_items(items: Iterator[dict[str, object]]) -> Iterator[dict[str, object]]:
+    """The history as Continue's reader takes it: Kiro's system prompt left out, and a
+    placeholder answer given its prompt logs' completions."""
+    for item in items:
+        message = as_dict(item.get("message"))
+        role = message.get("role")
+        text = continue_._text(message.get("content"))
+        if role == "user" and text and text.lstrip().startswith(SYSTEM_PROMPT):
+            continue
+        if role == "assistant" and (not text or text.strip() == PLACEHOLDER):
+            completions = [
+                done
+                for log in as_list(item.get("promptLogs"))
+                if (done := stripped(as_dict(log).get("completion")))
+            ]
+            if completions:
+                message = {**message, "content": "\n\n".join(completions)}
+                item = {**item, "message": message}
+        yield item
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """None: Kiro opens a chat only from its agent panel (see `resume_refusal`)."""
+    return None
+
+
+def resume_refusal(session: Session) -> str | None:
+    """How to reopen a chat in the Kiro IDE, which has no command for it."""
+    title = one_line(session.title) if session.title else None
+    which = f'"{title}"' if title else "it"
+    where = "open its folder in Kiro, then"
+    if session.cwd:
+        with contextlib.suppress(NotQuotable):  # no line that shell could take
+            where = f"run `{shells.run(('kiro', session.cwd))}`, then"
+    return (
+        "the Kiro IDE has no command to reopen a chat from the command line; "
+        f"{where} pick {which} in the agent panel's session history."
+    )

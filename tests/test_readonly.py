@@ -122,6 +122,7 @@ CREDENTIAL_FILES = (
     ".hermes/profiles/work/.env",  # a profile's own
     ".hermes/profiles/work/auth.json",
     ".config/manicode/credentials.json",  # Codebuff's login
+    ".aws/sso/cache/kiro-auth-token.json",  # the Kiro IDE's login
 )
 
 

@@ -195,6 +195,16 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         (
             "top",
             ".config/manicode/projects/old/chats/2025-08-20T14-05-00.000Z/messages.json",
+    "kiroide": [
+        (
+            "top",
+            "Library/Application Support/Kiro/User/globalStorage/kiro.kiroagent"
+            f"/workspace-sessions/L2hvbWUvYWxleC9uZXc/{ID}.json",
+        ),
+        (
+            "top",
+            ".config/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions"
+            f"/L2hvbWUvYWxleC9jb2RlL3Nob3AtYXBp/{ID}.json",
         ),
     ],
     "kiro": [

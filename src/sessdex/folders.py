@@ -153,6 +153,7 @@ CREDENTIALS = frozenset(
         "secrets.json",
         "secrets.yaml",
         "auth-profiles.json",  # OpenClaw's per-agent API keys and OAuth tokens
+        "kiro-auth-token.json",  # the Kiro IDE's login, in ~/.aws/sso/cache/
     }
 )
 

@@ -1,0 +1,180 @@
+"""Kiro IDE quirks: Continue's documents under `workspace-sessions/<base64 folder>/`, a
+placeholder answer whose text is in its prompt logs, Kiro's system prompt sent as a user
+turn, and no command to reopen a chat."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, continue_, kiroide
+
+DATA = Path(__file__).parent.parent / "data" / "kiroide"
+STORAGE = Path("User/globalStorage/kiro.kiroagent/workspace-sessions")
+LINUX = Path(".config/Kiro") / STORAGE
+SHOP = "L2hvbWUvYWxleC9jb2RlL3Nob3AtYXBp"  # /home/alex/code/shop-api
+RETRY = "2b7e4c1a-9d3f-4e6a-8b5c-1f0e2d3c4b5a"
+DOCS = "7c1d3e5f-2a4b-4c6d-9e8f-0a1b2c3d4e5f"
+GONE = "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"
+
+
+def sessions(
+    home: Path,
+    diagnostics: Diagnostics | None = None,
+    env: dict[str, str] | None = None,
+) -> dict[str, Session]:
+    """Every chat, merged from its file and sessions.json, as the index merges them."""
+    location = kiroide.locate(Home(home, env or {}))
+    found: dict[str, list[Session]] = {}
+    for path in kiroide.scan(location):
+        for session in kiroide.parse(
+            Path(path), location, diagnostics or Diagnostics()
+        ):
+            found.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in found.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(kiroide.read(session, diagnostics or Diagnostics()))
+
+
+def chat(folder: Path, session_id: str, history: list[object], **top: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.json"
+    document = {
+        "sessionId": session_id,
+        "title": "New Session",
+        **top,
+        "history": history,
+    }
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_chats_list_with_title_folder_model_and_creation() -> None:
+    found = sessions(DATA / "home")
+    assert set(found) == {RETRY, DOCS}  # GONE: in sessions.json only, its file deleted
+    retry, docs = found[RETRY], found[DOCS]
+    assert (retry.app, retry.title, retry.cwd) == (
+        "kiroide",
+        "Fix the checkout retry",
+        "/home/alex/code/shop-api",
+    )
+    assert retry.model == "claude-sonnet-4"  # selectedModel
+    assert retry.created is not None
+    assert retry.created.isoformat() == "2026-12-05T10:00:00+00:00"  # dateCreated
+    path = DATA / "home" / LINUX / SHOP / f"{RETRY}.json"
+    assert retry.updated is not None
+    assert retry.updated.timestamp() == pytest.approx(path.stat().st_mtime)
+    # untitled ("New Session"): the first prompt; no folder member: the folder's name
+    assert docs.title == "Add a page on the release steps"
+    assert docs.cwd == "/home/alex/code/docs-site"
+    assert docs.model == "auto"  # defaultModelTitle
+    assert dict(docs.extra) == {"session_type": "spec"}
+
+
+def test_the_system_prompt_is_no_title_nor_turn(tmp_path: Path) -> None:
+    folder = tmp_path / LINUX / SHOP
+    identity = "<identity>\nYou are Kiro.\n</identity>"
+    chat(
+        folder,
+        RETRY,
+        [
+            {"message": {"role": "user", "content": identity}},
+            {"message": {"role": "user", "content": "Rename the module"}},
+        ],
+    )
+    found = sessions(tmp_path)[RETRY]
+    assert found.title == "Rename the module"
+    assert [(e.kind, e.text) for e in events(found)] == [("user", "Rename the module")]
+
+
+def test_a_placeholder_answer_shows_its_prompt_logs_completion() -> None:
+    got = events(sessions(DATA / "home")[RETRY])
+    assert [e.kind for e in got] == [
+        "user", "assistant", "turn_end", "tool_call", "tool_result",
+        "user", "assistant", "turn_end",
+    ]  # fmt: skip
+    assert got[1].text == "The loop never reads the retry budget."  # not "On it."
+    call, result = got[3], got[4]
+    assert (call.tool, call.call_id, dict(call.extra)) == (
+        "readFile",
+        "call-1",
+        {"input": {"path": "src/checkout.py"}},
+    )
+    assert (result.call_id, result.tool) == ("call-1", "readFile")
+    assert "while True" in (result.text or "")
+
+
+def test_a_chat_too_big_to_parse_whole_is_read_item_by_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    monkeypatch.setattr(continue_, "WHOLE_CAP", 200)  # every fixture chat is "big"
+    found = sessions(home)
+    assert found[RETRY].title == "Fix the checkout retry"
+    got = events(found[RETRY])
+    texts = [e.text for e in got if e.kind == "assistant"]
+    assert texts == [
+        "The loop never reads the retry budget.",
+        "Done: the loop now stops after three tries.",
+    ]
+    assert [e.text for e in got if e.kind == "user"] == [
+        "Why does the checkout retry loop forever?",
+        "Fix it, please.",
+    ]
+
+
+def test_macos_windows_and_vscode_appdata_folders_are_found(tmp_path: Path) -> None:
+    folder = base64.urlsafe_b64encode(b"/Users/alex/site").decode().rstrip("=")
+    prompt = [{"message": {"role": "user", "content": "hi"}}]
+    chat(tmp_path / "Library/Application Support/Kiro" / STORAGE / folder, "a1", prompt)
+    chat(tmp_path / "AppData/Roaming/Kiro" / STORAGE / folder, "b2", prompt)
+    moved = tmp_path / "elsewhere"
+    chat(moved / "Kiro" / STORAGE / folder, "c3", prompt)
+    assert set(sessions(tmp_path)) == {"a1", "b2"}
+    found = sessions(tmp_path, env={"VSCODE_APPDATA": str(moved)})
+    assert set(found) == {"a1", "b2", "c3"}
+    assert found["c3"].cwd == "/Users/alex/site"
+    location = kiroide.locate(Home(tmp_path, {"VSCODE_APPDATA": str(moved)}))
+    assert location.override == f"VSCODE_APPDATA={moved}"
+
+
+def test_unknown_roles_and_broken_chats_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    for session in found.values():
+        list(kiroide.read(session, diagnostics))
+    assert diagnostics.unknown.get("message:oracle") == 1
+    assert diagnostics.skipped_total > 0
+
+
+def test_resume_says_how_to_reopen_the_chat_in_the_ide(tmp_path: Path) -> None:
+    folder = base64.urlsafe_b64encode(b"/home/alex/my shop").decode().rstrip("=")
+    chat(
+        tmp_path / LINUX / folder,
+        RETRY,
+        [{"message": {"role": "user", "content": "hi"}}],
+        title="Tidy up",
+    )
+    found = sessions(tmp_path)[RETRY]
+    assert kiroide.resume(found) is None
+    said = kiroide.resume_refusal(found)
+    assert said is not None
+    assert "kiro '/home/alex/my shop'" in said and '"Tidy up"' in said
+    result = CliRunner().invoke(
+        main,
+        ["resume", f"kiroide:{RETRY}"],
+        env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": ""},
+    )
+    assert "kiro '/home/alex/my shop'" in result.output

@@ -12,10 +12,10 @@ dateCreated (epoch ms, as text), workspaceDirectory}]`) and one `<sessionId>.jso
 defaultModelTitle?}`, a history item `{message: {role, content (text or parts), id},
 executionId?, promptLogs?[{completion}], contextItems?}` as Continue writes it.
 
-The app's source is closed: the layout and names are those the public readers agree on
-(kaaveland/… agentsview `internal/parser/kiro_ide.go`, the `kiro-desktop` provider of a
-Tauri session viewer, the kapm monitor's `ide_types.go`, the cli-continues `parser-kiro`
-test, the Entire CLI's Kiro notes; see CHECKED_WITH). The events are read by Continue's
+The app's source is closed: the layout and names are those two public readers agree on,
+kenn-io/agentsview @73358bc1 (`internal/parser/kiro_ide.go`) and yigitkonur/cli-continues
+@8c23346d (`src/parsers/kiro.ts`, MIT: the same three folders, the folder's name in
+URL-safe base64, `sessions.json` then the loose files). The events are read by Continue's
 reader (`continue_.py`: prompts, answers, thinking, tool calls paired with results,
 compaction, usage where a message carries it); two of Kiro's ways are handled first: an
 assistant message that is only the placeholder "On it." (or empty) is answered by its
@@ -56,8 +56,8 @@ TITLE = "Kiro IDE (agent chats)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "public readers of the closed-source IDE, no real capture (Low): "
-    "wesm/agentsview internal/parser/kiro_ide.go, a Tauri viewer's kiro_desktop provider, "
-    "kapm's monitor/ide_types.go and cli-continues' parser-kiro; Continue's session "
+    "kenn-io/agentsview @73358bc1 (internal/parser/kiro_ide.go) and "
+    "yigitkonur/cli-continues @8c23346d (src/parsers/kiro.ts); Continue's session "
     "format (continuedev/continue @d0a3c0b626b5) for the history items; synthetic fixtures"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA")

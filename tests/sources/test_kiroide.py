@@ -100,9 +100,8 @@ def test_the_system_prompt_is_no_title_nor_turn(tmp_path: Path) -> None:
 
 def test_a_placeholder_answer_shows_its_prompt_logs_completion() -> None:
     got = events(sessions(DATA / "home")[RETRY])
-    assert [e.kind for e in got] == [
+    assert [e.kind for e in got][:5] == [
         "user", "assistant", "turn_end", "tool_call", "tool_result",
-        "user", "assistant", "turn_end",
     ]  # fmt: skip
     assert got[1].text == "The loop never reads the retry budget."  # not "On it."
     call, result = got[3], got[4]
@@ -113,6 +112,44 @@ def test_a_placeholder_answer_shows_its_prompt_logs_completion() -> None:
     )
     assert (result.call_id, result.tool) == ("call-1", "readFile")
     assert "while True" in (result.text or "")
+
+
+def test_an_answer_is_read_from_its_execution_log() -> None:
+    """The last answer is only "On it." in the chat: what the agent said and did is in
+    the execution log its `executionId` names, in the workspace's hashed folder."""
+    got = events(sessions(DATA / "home")[RETRY])[5:]
+    assert [(e.kind, e.text if e.kind != "tool_call" else e.tool) for e in got] == [
+        ("user", "Fix it, please."),
+        ("assistant", "I'll bound the loop."),
+        ("tool_call", "replace"),
+        ("tool_call", "runCommand"),
+        ("tool_call", "delete"),
+        ("tool_result", "Accepted"),
+        ("tool_result", "3 passed"),
+        ("tool_result", "The user rejected the deletion"),
+        ("assistant", "Done: the loop now stops after three tries."),
+        ("turn_end", None),
+    ]
+    replace = got[2]
+    assert dict(replace.extra)["input"] == {
+        "file": "src/checkout.py",
+        "originalContent": "while True: ...\n",
+        "modifiedContent": "for _ in range(3): ...\n",
+    }
+    assert [e.call_id for e in got[5:8]] == ["a2", "a3", "a4"]
+    assert [e.is_error for e in got[5:8]] == [False, False, True]
+
+
+def test_a_replace_action_shows_as_a_diff(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    result = CliRunner().invoke(
+        main,
+        ["show", f"kiroide:{RETRY}"],
+        env={"HOME": str(home), "XDG_CONFIG_HOME": ""},
+    )
+    assert result.exit_code == 0, result.output
+    assert "(+1 -1)" in result.output
 
 
 def test_a_chat_too_big_to_parse_whole_is_read_item_by_item(
@@ -127,6 +164,7 @@ def test_a_chat_too_big_to_parse_whole_is_read_item_by_item(
     texts = [e.text for e in got if e.kind == "assistant"]
     assert texts == [
         "The loop never reads the retry budget.",
+        "I'll bound the loop.",
         "Done: the loop now stops after three tries.",
     ]
     assert [e.text for e in got if e.kind == "user"] == [

@@ -231,19 +231,19 @@ def _head_prompt(head: bytes) -> str | None:
     return None
 
 
-def _in_pieces(path: Path, diagnostics: Diagnostics) -> _Facts | None:
+def _in_pieces(path: Path, diagnostics: Diagnostics, app: str = NAME) -> _Facts | None:
     """A session that does not parse whole (cut short by a write stopped half way, or
     a copy taken during one): the members read before its cut; None (counted) where
     none names it."""
     from ..jsonstream import file_members
 
-    top = file_members(path, _HISTORY, diagnostics, NAME, cut=True)
+    top = file_members(path, _HISTORY, diagnostics, app, cut=True)
     if top is None:
         if not files.refuses_reading(str(path)):
             diagnostics.skip(str(path), 1, "not JSON")
         return None
     prompt = None
-    for item in _history(path, diagnostics, counted=False):
+    for item in _history(path, diagnostics, counted=False, app=app):
         message = as_dict(item.get("message"))
         if message.get("role") == "user":
             prompt = _text(message.get("content"))
@@ -251,7 +251,9 @@ def _in_pieces(path: Path, diagnostics: Diagnostics) -> _Facts | None:
     return _Facts(top, prompt)
 
 
-def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
+def _parse_index(
+    path: Path, diagnostics: Diagnostics, app: str = NAME
+) -> list[Session]:
     """`sessions.json`: each session's creation time (and title), filling in what its
     own file does not say; a session it lists without a file is not listed."""
     entries: Iterable[object]
@@ -260,7 +262,7 @@ def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
     ) > WHOLE_CAP:  # tens of thousands of chats: a piece at a time
         from ..jsonstream import file_items
 
-        entries = file_items(path, None, diagnostics, NAME)
+        entries = file_items(path, None, diagnostics, app)
     else:
         value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
         if value is None and stat_size(path):
@@ -286,7 +288,7 @@ def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
             created = int(created)
         found.append(
             Session(
-                app=NAME,
+                app=app,
                 id=session_id,
                 title=None if title in _UNTITLED else one_line(title),
                 created=ms_time(created),
@@ -353,12 +355,13 @@ def read(
 
 
 def _history(
-    path: Path, diagnostics: Diagnostics, *, counted: bool = True
+    path: Path, diagnostics: Diagnostics, *, counted: bool = True, app: str = NAME
 ) -> Iterator[dict[str, object]]:
-    """The session's history items read one at a time (a cut counted and said)."""
+    """The session's history items read one at a time (a cut counted and said, in
+    `app`'s name: the Kiro IDE's chats are read here too)."""
     from ..jsonstream import file_items
 
-    for item in file_items(path, "history", diagnostics, NAME):
+    for item in file_items(path, "history", diagnostics, app):
         if isinstance(item, dict):
             yield item
         elif counted:

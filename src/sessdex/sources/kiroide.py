@@ -39,15 +39,27 @@ import base64
 import binascii
 import contextlib
 import dataclasses
+import hashlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
+
+import orjson
 
 from .. import files, folders, shells
 from ..diagnostics import Diagnostics
 from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import continue_
-from ._values import as_dict, as_list, as_str, local_path, one_line, stat_size, stripped
+from ._values import (
+    as_dict,
+    as_list,
+    as_str,
+    local_path,
+    one_line,
+    stat_size,
+    stripped,
+)
 from ._vscode_tasks import config_bases
 from .base import Home, Location
 
@@ -68,6 +80,12 @@ SESSIONS = "workspace-sessions"
 INDEX = continue_.INDEX  # `sessions.json`
 PLACEHOLDER = "On it."  # what Kiro writes as an answer whose text is in its prompt logs
 SYSTEM_PROMPT = "<identity>"  # Kiro's system prompt, sent as the first user turn
+# A workspace's execution logs: `<storage>/<sha256(workspace path)[:32]>/` this folder
+EXECUTIONS = "414d1636299d2b9e4ce7e17fb11f63e9"
+_EXECUTION_HEAD = (
+    1024  # bytes read at the start of each log to learn its execution's id
+)
+_EXECUTION_ID = re.compile(rb'"executionId"\s*:\s*"([^"\\]{1,200})"')
 
 
 def locate(home: Home) -> Location:
@@ -104,10 +122,7 @@ def scan(location: Location) -> Iterator[str]:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name == INDEX:
-        return [
-            dataclasses.replace(found, app=NAME, extra={})
-            for found in continue_._parse_index(path, diagnostics)
-        ]
+        return continue_._parse_index(path, diagnostics, NAME)
     size = stat_size(path)
     if size is None:
         refused = files.refused_problem(NAME, path)
@@ -115,7 +130,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             diagnostics.problem(refused)
         return []
     if size > continue_.WHOLE_CAP:
-        facts = continue_._ends(path) or continue_._in_pieces(path, diagnostics)
+        facts = continue_._ends(path) or continue_._in_pieces(path, diagnostics, NAME)
     else:
         value = files.read_json_file(
             path, limit=continue_.WHOLE_CAP, diagnostics=diagnostics
@@ -126,7 +141,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         facts = (
             _whole(value)
             if value is not None
-            else continue_._in_pieces(path, diagnostics)
+            else continue_._in_pieces(path, diagnostics, NAME)
         )
     if facts is None:
         return []
@@ -218,24 +233,99 @@ def read(
             else:
                 diagnostics.skip(str(path), 0, "not an object")
         totals = as_dict(top.get("usage"))
+        logs = _Executions(path, _workspace(top, path), diagnostics)
         reader = continue_._Reader(session, diagnostics, 0, totals)
-        yield from reader.items(_kiro_items(iter(items)))
+        yield from reader.items(_kiro_items(iter(items), logs))
         return
     # too big to parse whole, or broken: one history item at a time
+    from ..jsonstream import file_members
+
+    members = file_members(path, frozenset({"history"}), Diagnostics(), NAME, cut=True)
+    logs = _Executions(path, _workspace(members or {}, path), diagnostics)
     reader = continue_._Reader(session, diagnostics, 0, {})
-    yield from reader.items(_kiro_items(continue_._history(path, diagnostics)))
+    yield from reader.items(
+        _kiro_items(continue_._history(path, diagnostics, app=NAME), logs)
+    )
 
 
-def _kiro_items(items: Iterator[dict[str, object]]) -> Iterator[dict[str, object]]:
+def _workspace(top: dict[str, object], path: Path) -> str | None:
+    """The workspace's path as Kiro wrote it (the execution logs' folder is named by its
+    hash): the chat's own member, else its folder's name decoded."""
+    return as_str(top.get("workspaceDirectory")) or _decoded(path.parent.name)
+
+
+class _Executions:
+    """A workspace's execution logs, each `{executionId, actions[], usageSummary[], …}`,
+    found by the id an answer names: the folder is listed, and the first KiB of each log
+    read, only once an answer names one."""
+
+    def __init__(
+        self, chat: Path, workspace: str | None, diagnostics: Diagnostics
+    ) -> None:
+        self.folder: Path | None = None
+        if workspace and len(chat.parents) > 2:
+            digest = hashlib.sha256(
+                workspace.encode("utf-8", "surrogateescape")
+            ).hexdigest()
+            self.folder = chat.parents[2] / digest[:32] / EXECUTIONS
+        self.diagnostics = diagnostics
+        self.index: dict[str, str] | None = None
+
+    def actions(self, execution_id: str) -> list[dict[str, object]] | None:
+        """The actions of one execution, in order; None where no log of it is kept."""
+        if self.folder is None:
+            return None
+        if self.index is None:
+            self.index = self._listed(self.folder)
+        path = self.index.get(execution_id)
+        if path is None:
+            return None
+        # a log too big to parse whole leaves the answer to its prompt logs
+        value = files.read_json_file(
+            path, limit=files.WHOLE_JSON_CAP, diagnostics=self.diagnostics
+        )
+        actions = as_dict(value).get("actions")
+        if not isinstance(actions, list):
+            return None
+        return [action for action in actions if isinstance(action, dict)]
+
+    @staticmethod
+    def _listed(folder: Path) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for entry in folders.listing(folder):
+            if not entry.is_file():
+                continue
+            try:
+                with files.open_binary(entry.path) as stream:
+                    head = stream.read(_EXECUTION_HEAD)
+            except OSError:
+                continue
+            match = _EXECUTION_ID.search(head)
+            if match:
+                found.setdefault(match.group(1).decode("utf-8", "replace"), entry.path)
+        return found
+
+
+def _kiro_items(
+    items: Iterator[dict[str, object]], logs: _Executions
+) -> Iterator[dict[str, object]]:
     """The history as Continue's reader takes it: Kiro's system prompt left out, and a
-    placeholder answer given its prompt logs' completions."""
+    placeholder answer replaced by what its execution did (its log's actions), else by
+    its prompt logs' completions."""
     for item in items:
         message = as_dict(item.get("message"))
         role = message.get("role")
         text = continue_._text(message.get("content"))
         if role == "user" and text and text.lstrip().startswith(SYSTEM_PROMPT):
             continue
-        if role == "assistant" and (not text or text.strip() == PLACEHOLDER):
+        placeholder = not text or text.strip() == PLACEHOLDER
+        execution = as_str(item.get("executionId"))
+        if role == "assistant" and placeholder and execution:
+            actions = logs.actions(execution)
+            if actions:
+                yield from _acted(execution, actions, logs.diagnostics)
+                continue
+        if role == "assistant" and placeholder:
             completions = [
                 done
                 for log in as_list(item.get("promptLogs"))
@@ -245,6 +335,72 @@ def _kiro_items(items: Iterator[dict[str, object]]) -> Iterator[dict[str, object
                 message = {**message, "content": "\n\n".join(completions)}
                 item = {**item, "message": message}
         yield item
+
+
+def _acted(
+    execution: str, actions: list[dict[str, object]], diagnostics: Diagnostics
+) -> Iterator[dict[str, object]]:
+    """An execution's actions as Continue's history items: what the agent said, then the
+    actions it took after it as one answer's tool calls, each followed by its result."""
+    said: list[str] = []
+    calls: list[dict[str, object]] = []
+    states: list[dict[str, object]] = []
+    results: list[dict[str, object]] = []
+
+    def answer() -> Iterator[dict[str, object]]:
+        if said or calls:
+            message: dict[str, object] = {
+                "role": "assistant",
+                "content": "\n\n".join(said),
+            }
+            if calls:
+                message["toolCalls"] = list(calls)
+            yield {"message": message, "toolCallStates": list(states)}
+            yield from results
+        for pending in (said, calls, states, results):
+            pending.clear()
+
+    for number, action in enumerate(actions):
+        kind = as_str(action.get("actionType"))
+        output = action.get("output")
+        if kind == "say":
+            if calls:
+                yield from answer()
+            text = stripped(as_dict(output).get("message"))
+            if text:
+                said.append(text)
+            continue
+        if not kind:
+            diagnostics.unknown_type("action:?")
+            continue
+        call_id = as_str(action.get("actionId")) or f"{execution}:{number}"
+        calls.append(
+            {
+                "id": call_id,
+                "function": {"name": kind, "arguments": as_dict(action.get("input"))},
+            }
+        )
+        state = as_str(action.get("actionState")) or ""
+        failed = state in ("Error", "Rejected") or bool(
+            stripped(action.get("errorMessage"))
+        )
+        states.append(
+            {"toolCallId": call_id, "status": "errored" if failed else "done"}
+        )
+        shown = (
+            stripped(as_dict(output).get("message"))
+            or stripped(action.get("errorMessage"))
+            or (
+                orjson.dumps(output).decode()
+                if isinstance(output, dict) and output
+                else None
+            )
+            or state
+        )
+        results.append(
+            {"message": {"role": "tool", "toolCallId": call_id, "content": shown}}
+        )
+    yield from answer()
 
 
 # --- resume ------------------------------------------------------------------------------

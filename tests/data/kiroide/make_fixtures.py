@@ -10,6 +10,7 @@ null, 2)`), with the members the public readers name (`selectedModel`, `sessionT
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -22,6 +23,7 @@ DOCS = "/home/alex/code/docs-site"
 RETRY = "2b7e4c1a-9d3f-4e6a-8b5c-1f0e2d3c4b5a"  # titled, tools, a placeholder answer
 DOCS_CHAT = "7c1d3e5f-2a4b-4c6d-9e8f-0a1b2c3d4e5f"  # no title, no folder member
 GONE = "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"  # in sessions.json only: its file is gone
+EXECUTIONS = "414d1636299d2b9e4ce7e17fb11f63e9"  # where a workspace's execution logs go
 IDENTITY = "<identity>\nYou are Kiro, an AI assistant and IDE built to assist developers.\n</identity>"
 
 
@@ -110,10 +112,64 @@ def home(root: Path) -> None:
                     message={"toolCallId": "call-1"},
                 ),
                 item("user", "Fix it, please."),
-                item("assistant", "Done: the loop now stops after three tries."),
+                item("assistant", "On it.", executionId="e-2"),
             ],
             "sessionType": "vibe",
             "selectedModel": "claude-sonnet-4",
+        },
+    )
+    # the execution log of the last answer, in the workspace's hashed folder
+    hashed = hashlib.sha256(SHOP.encode()).hexdigest()[:32]
+    write(
+        root
+        / STORAGE.parent
+        / hashed
+        / EXECUTIONS
+        / "5e0c3b1f8a9d4e2c7b6a5f4e3d2c1b0a",
+        {
+            "executionId": "e-2",
+            "workflowType": "chat-agent",
+            "status": "succeed",
+            "chatSessionId": RETRY,
+            "actions": [
+                {
+                    "actionType": "say",
+                    "actionId": "a1",
+                    "output": {"message": "I'll bound the loop."},
+                },
+                {
+                    "actionType": "replace",
+                    "actionId": "a2",
+                    "actionState": "Accepted",
+                    "input": {
+                        "file": "src/checkout.py",
+                        "originalContent": "while True: ...\n",
+                        "modifiedContent": "for _ in range(3): ...\n",
+                    },
+                },
+                {
+                    "actionType": "runCommand",
+                    "actionId": "a3",
+                    "actionState": "Success",
+                    "input": {"command": "pytest -q"},
+                    "output": {"message": "3 passed"},
+                },
+                {
+                    "actionType": "delete",
+                    "actionId": "a4",
+                    "actionState": "Rejected",
+                    "input": {"file": "src/old_retry.py"},
+                    "errorMessage": "The user rejected the deletion",
+                },
+                {
+                    "actionType": "say",
+                    "actionId": "a5",
+                    "output": {
+                        "message": "Done: the loop now stops after three tries."
+                    },
+                },
+            ],
+            "usageSummary": [{"unit": "credit", "usage": 0.42}],
         },
     )
     docs = root / STORAGE / folder(DOCS)
@@ -159,6 +215,40 @@ def malformed(root: Path) -> None:
     (bad / "0a0a0a0a-0000-4000-8000-000000000005.json").write_bytes(
         b"\xff\xfe not text"
     )
+    write(
+        bad / "0a0a0a0a-0000-4000-8000-000000000007.json",
+        {
+            "history": [item("user", "go")]
+            + [item("assistant", "On it.", executionId=f"x-{n}") for n in range(1, 5)]
+        },
+    )
+    logs = (
+        base.parent
+        / hashlib.sha256(b"/home/alex/code/broken").hexdigest()[:32]
+        / EXECUTIONS
+    )
+    logs.mkdir(parents=True)
+    (logs / "1").write_text(
+        '{"executionId": "x-1", "actions": [{"actionType": "say", "output": {"mess'
+    )
+    write(logs / "2", {"executionId": "x-2", "actions": "nope"})
+    write(
+        logs / "3",
+        {
+            "executionId": "x-3",
+            "actions": [
+                1,
+                {"actionType": None},
+                {"actionType": "say", "output": "text"},
+                {"actionType": "runCommand", "output": [1, 2], "input": "ls"},
+            ],
+        },
+    )
+    (logs / "4").write_bytes(
+        b'{"executionId": "x-4", "actions": [{"actionType": "say", "output": {"message": "\\xff"}}]}'
+        + b"\xff"
+    )
+    (logs / "5").mkdir()
     write(
         base / "not-base64!" / "0a0a0a0a-0000-4000-8000-000000000006.json",
         {"history": [{"message": {"role": "user", "content": "x" * 300_000}}]},

@@ -17,17 +17,24 @@ kenn-io/agentsview @73358bc1 (`internal/parser/kiro_ide.go`) and yigitkonur/cli-
 @8c23346d (`src/parsers/kiro.ts`, MIT: the same three folders, the folder's name in
 URL-safe base64, `sessions.json` then the loose files). The events are read by Continue's
 reader (`continue_.py`: prompts, answers, thinking, tool calls paired with results,
-compaction, usage where a message carries it); two of Kiro's ways are handled first: an
-assistant message that is only the placeholder "On it." (or empty) is answered by its
-item's prompt logs' completions, and a user turn that is Kiro's system prompt
-(`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no time of its own but
-`dateCreated` in the index: the file's last write is its last activity.
+compaction, usage where a message carries it); two of Kiro's ways are handled first. An
+assistant message that is only the placeholder "On it." (or empty) and names an
+`executionId` is replaced by that execution's log, `<storage>/<sha256(workspace path)[:32]>/
+414d1636299d2b9e4ce7e17fb11f63e9/<file>` (`{executionId, actions[{actionType, actionId,
+actionState, input, output: {message}, errorMessage}], usageSummary[{unit: credit}]}`,
+agentsview's reading): a `say` action is what the agent said, any other action a tool call
+under its own type, its output (or error, or state) the result, `Rejected`/`Error` failed;
+the logs' folder is listed, and a KiB of each log's head read, only once an answer names
+one. Without a log, the item's prompt logs' completions answer it. And a user turn that is
+Kiro's system prompt (`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no
+time of its own but `dateCreated` in the index: the file's last write is its last activity,
+and every event is undated. `show --tail` reads the document whole (a JSON document has no
+line to start from) and keeps its end.
 
-Not read: the per-execution logs (`<32-hex workspace hash>/<hash>/…`, the agent's actions
-and its credit usage) and the older `.chat` files (`<32-hex hash>/*.chat`, one execution's
-prompt each), nor `dev_data/devdata.sqlite`. `profile.json` in the same folder and Kiro's
-login (`~/.aws/sso/cache/kiro-auth-token.json`, outside it) are never opened: only
-`workspace-sessions/*/*.json` is.
+Not read: the credits an execution used (`usageSummary`: credits, not tokens), the older
+`.chat` files (`<32-hex hash>/*.chat`, one execution's prompt each), `dev_data/
+devdata.sqlite`. `profile.json` in the same folder and Kiro's login
+(`~/.aws/sso/cache/kiro-auth-token.json`, outside it, refused by name) are never opened.
 
 Resume: the IDE has no command to reopen a chat; `kiro <folder>` opens the workspace, and
 the chat is picked from the agent panel's session history (`resume_refusal` says so).

@@ -120,7 +120,7 @@ def scan(location: Location) -> Iterator[str]:
     for root in dict.fromkeys((location.root, *location.also)):
         sessions = root / SESSIONS
         for workspace in folders.entries(sessions, root):
-            if not workspace.is_dir(follow_symlinks=False):
+            if not workspace.is_dir():  # a link to a folder elsewhere is followed
                 continue
             for entry in folders.entries(workspace.path, root):
                 if entry.name.endswith(".json") and entry.is_file():

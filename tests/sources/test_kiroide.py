@@ -188,6 +188,22 @@ def test_macos_windows_and_vscode_appdata_folders_are_found(tmp_path: Path) -> N
     assert location.override == f"VSCODE_APPDATA={moved}"
 
 
+def test_a_remote_hosts_kiro_server_folder_is_found(tmp_path: Path) -> None:
+    prompt = [{"message": {"role": "user", "content": "hi"}}]
+    chat(tmp_path / ".kiro-server/data" / STORAGE / SHOP, "r1", prompt)
+    assert sessions(tmp_path)["r1"].cwd == "/home/alex/code/shop-api"
+
+
+@pytest.mark.parametrize(
+    "path", ["/work/demo-app", "/home/alex/code/docs-site", "/srv/a?", "/ŝ/ñ"]
+)
+def test_a_folder_name_with_kiros_padding_is_decoded(tmp_path: Path, path: str) -> None:
+    # URL-safe base64 with its `=` padding written as `_`, as Kiro names the folder
+    name = base64.urlsafe_b64encode(path.encode()).decode().replace("=", "_")
+    chat(tmp_path / LINUX / name, "p1", [{"message": {"role": "user", "content": "x"}}])
+    assert sessions(tmp_path)["p1"].cwd == path
+
+
 def test_unknown_roles_and_broken_chats_are_counted_never_raised() -> None:
     diagnostics = Diagnostics()
     found = sessions(DATA / "malformed" / "home", diagnostics)

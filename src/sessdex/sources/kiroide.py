@@ -5,10 +5,12 @@ extension, a fork of Continue, and keeps its chats as Continue does, one JSON do
 chat, in the extension's global storage under the editor's user folder
 (`~/.config/Kiro` on Linux, `$XDG_CONFIG_HOME/Kiro` when set; `~/Library/Application
 Support/Kiro` on macOS; `%APPDATA%\\Kiro` on Windows; `$VSCODE_APPDATA/Kiro` first, as a VS
-Code fork resolves it): `User/globalStorage/kiro.kiroagent/workspace-sessions/<folder>/`,
-`<folder>` the workspace's path in base64, holding `sessions.json` (`[{sessionId, title,
-dateCreated (epoch ms, as text), workspaceDirectory}]`) and one `<sessionId>.json` per chat:
-`{sessionId, title, workspaceDirectory, history[], sessionType?, selectedModel?,
+Code fork resolves it; `~/.kiro-server/data` on a remote host Kiro works on):
+`User/globalStorage/kiro.kiroagent/workspace-sessions/<folder>/`, `<folder>` the
+workspace's path in URL-safe base64 with its `=` padding written `_` (its name only says
+where a chat without `workspaceDirectory` was), holding `sessions.json` (`[{sessionId,
+title, dateCreated (epoch ms, as text), workspaceDirectory}]`) and one `<sessionId>.json`
+per chat: `{sessionId, title, workspaceDirectory, history[], sessionType?, selectedModel?,
 defaultModelTitle?}`, a history item `{message: {role, content (text or parts), id},
 executionId?, promptLogs?[{completion}], contextItems?}` as Continue writes it.
 
@@ -82,6 +84,7 @@ CHECKED_WITH = (
 ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA")
 
 PRODUCT = "Kiro"
+SERVER = (".kiro-server", "data")  # a remote host's Kiro server keeps the same tree there
 STORAGE = ("User", "globalStorage", "kiro.kiroagent")
 SESSIONS = "workspace-sessions"
 INDEX = continue_.INDEX  # `sessions.json`
@@ -99,6 +102,7 @@ def locate(home: Home) -> Location:
     """The extension's storage in Kiro's user folder, on every OS's path; the first that
     `$VSCODE_APPDATA` or `$XDG_CONFIG_HOME` names when set."""
     roots = [base / PRODUCT / Path(*STORAGE) for base in config_bases(home)]
+    roots.append(home.path / Path(*SERVER) / Path(*STORAGE))
     roots = list(dict.fromkeys(roots))
     said = [
         f"{name}={home.environ[name]}"
@@ -123,6 +127,9 @@ def scan(location: Location) -> Iterator[str]:
             if not workspace.is_dir():  # a link to a folder elsewhere is followed
                 continue
             for entry in folders.entries(workspace.path, root):
+                # `.migrated-<id>.json`: Kiro 1.0's note that it copied the chat over
+                if entry.name.startswith("."):
+                    continue
                 if entry.name.endswith(".json") and entry.is_file():
                     yield entry.path
 
@@ -204,14 +211,27 @@ def _whole(value: dict[str, object]) -> continue_._Facts:
 
 
 def _decoded(name: str) -> str | None:
-    """The workspace path a `workspace-sessions` folder's name encodes (base64, either
-    alphabet, padded or not); None where it does not decode to text."""
-    padded = name + "=" * (-len(name) % 4)
-    for decode in (base64.urlsafe_b64decode, base64.b64decode):
-        with contextlib.suppress(binascii.Error, ValueError):
-            text = decode(padded).decode("utf-8")
-            if text and text.isprintable():
-                return text
+    """The workspace path a `workspace-sessions` folder's name encodes: URL-safe base64
+    whose `=` padding Kiro writes as `_` (a data character too), so the most padding
+    that decodes back to the same name wins; a name without padding, or in the standard
+    alphabet, is taken too. None where it does not decode to text."""
+    for cut in (2, 1, 0):
+        body = name[: len(name) - cut]
+        if cut and not name.endswith("_" * cut):
+            continue
+        padded = body + "=" * (-len(body) % 4)
+        for decode, encode in (
+            (base64.urlsafe_b64decode, base64.urlsafe_b64encode),
+            (base64.b64decode, base64.b64encode),
+        ):
+            with contextlib.suppress(binascii.Error, ValueError):
+                raw = decode(padded)
+                again = encode(raw).decode("ascii")
+                if again.rstrip("=") != body.rstrip("=") and cut:
+                    continue  # not the padding after all
+                text = raw.decode("utf-8")
+                if text and text.isprintable():
+                    return text
     return None
 
 

@@ -28,7 +28,8 @@ IDENTITY = "<identity>\nYou are Kiro, an AI assistant and IDE built to assist de
 
 
 def folder(path: str) -> str:
-    return base64.urlsafe_b64encode(path.encode()).decode().rstrip("=")
+    """The folder's name as Kiro writes it: URL-safe base64, its `=` padding as `_`."""
+    return base64.urlsafe_b64encode(path.encode()).decode().replace("=", "_")
 
 
 def write(path: Path, value: object) -> None:
@@ -185,6 +186,11 @@ def home(root: Path) -> None:
             "sessionType": "spec",
             "defaultModelTitle": "auto",
         },
+    )
+    # Kiro 1.0's note, beside a chat it copied to its own store: no chat of its own
+    write(
+        docs / f".migrated-{DOCS_CHAT}.json",
+        {"migratedAt": "2026-11-02T09:00:00.000Z", "v2SessionId": f"sess_{DOCS_CHAT}"},
     )
 
 

@@ -5,6 +5,7 @@ turn, and no command to reopen a chat."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -118,6 +119,9 @@ def test_an_answer_is_read_from_its_execution_log() -> None:
     """The last answer is only "On it." in the chat: what the agent said and did is in
     the execution log its `executionId` names, in the workspace's hashed folder."""
     got = events(sessions(DATA / "home")[RETRY])[5:]
+    # Kiro's intent classification and model call are no tools; its reasoning is thinking
+    thought = got.pop(1)
+    assert (thought.kind, thought.text) == ("thinking", "The budget is never read.")
     assert [(e.kind, e.text if e.kind != "tool_call" else e.tool) for e in got] == [
         ("user", "Fix it, please."),
         ("assistant", "I'll bound the loop."),
@@ -232,3 +236,45 @@ def test_resume_says_how_to_reopen_the_chat_in_the_ide(tmp_path: Path) -> None:
         env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": ""},
     )
     assert "kiro '/home/alex/my shop'" in result.output
+
+
+def test_a_failed_command_a_canceled_action_and_an_mcp_tools_answer(
+    tmp_path: Path,
+) -> None:
+    workspace = "/home/alex/code/shop-api"
+    chat(
+        tmp_path / LINUX / SHOP,
+        RETRY,
+        [
+            {"message": {"role": "user", "content": "Run it"}},
+            {"message": {"role": "assistant", "content": "On it."}, "executionId": "x"},
+        ],
+        workspaceDirectory=workspace,
+    )
+    hashed = hashlib.sha256(workspace.encode()).hexdigest()[:32]
+    log = tmp_path / LINUX.parent / hashed / kiroide.EXECUTIONS / "0f0f"
+    log.parent.mkdir(parents=True)
+    actions = [
+        {
+            "actionType": "runCommand",
+            "actionId": "c1",
+            "actionState": "Success",
+            "input": {"command": "make"},
+            "output": {"output": "make: *** [all] Error 2", "exitCode": 2},
+        },
+        {"actionType": "create", "actionId": "c2", "actionState": "Canceled"},
+        {
+            "actionType": "mcp",
+            "actionId": "c3",
+            "actionState": "Success",
+            "input": {"toolName": "search_docs", "toolArgs": {"q": "retry"}},
+            "output": {"response": "3 pages"},
+        },
+    ]
+    log.write_text(json.dumps({"executionId": "x", "actions": actions}))
+    results = [e for e in events(sessions(tmp_path)[RETRY]) if e.kind == "tool_result"]
+    assert [(e.text, e.is_error) for e in results] == [
+        ("make: *** [all] Error 2", True),
+        ("Canceled", True),
+        ("3 pages", False),
+    ]

@@ -22,15 +22,20 @@ reader (`continue_.py`: prompts, answers, thinking, tool calls paired with resul
 compaction, usage where a message carries it); two of Kiro's ways are handled first. An
 assistant message that is only the placeholder "On it." (or empty) and names an
 `executionId` is replaced by that execution's log, `<storage>/<sha256(workspace path)[:32]>/
-414d1636299d2b9e4ce7e17fb11f63e9/<file>` (`{executionId, actions[{actionType, actionId,
-actionState, input, output: {message}, errorMessage}], usageSummary[{unit: credit}]}`,
-agentsview's reading): a `say` action is what the agent said, any other action a tool call
-under its own type, its output (or error, or state) the result, `Rejected`/`Error` failed;
-the logs' folder is listed, and a KiB of each log's head read, only once an answer names
-one. Without a log, the item's prompt logs' completions answer it. And a user turn that is
-Kiro's system prompt (`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no
-time of its own but `dateCreated` in the index: the file's last write is its last activity,
-and every event is undated. `show --tail` reads the document whole (a JSON document has no
+414d1636299d2b9e4ce7e17fb11f63e9/<file>` (that folder `sha256("KIRO::EXECUTION::SAVES")
+[:32]`; `{executionId, chatSessionId, status, startTime, endTime, actions[{actionType,
+actionId, actionState, emittedAt, input, output, errorMessage}], usageSummary[{unit:
+credit, usage}]}`, agentsview's reading and the layout notes of peasant-labs/peasant
+`internal/harnesslayout/kiro.go` and others): a `say` action is what the agent said, a
+`reasoning` one its thinking, `intentClassification` and `model` Kiro's own steps (left
+out), any other action a tool call under its own type, its output (`message`, a command's
+`output`, an MCP tool's `response`; or its error, or state) the result, `Rejected`/
+`Error`/`Canceled` or a command's non-zero `exitCode` failed; the logs' folder is listed,
+and a KiB of each log's head read, only once an answer names one. Without a log, the
+item's prompt logs' completions answer it. And a user turn that is Kiro's system prompt
+(`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no time of its own but
+`dateCreated` in the index: the file's last write is its last activity, and every event is
+undated. `show --tail` reads the document whole (a JSON document has no
 line to start from) and keeps its end.
 
 Not read: the credits an execution used (`usageSummary`: credits, not tokens), the older
@@ -84,7 +89,10 @@ CHECKED_WITH = (
 ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA")
 
 PRODUCT = "Kiro"
-SERVER = (".kiro-server", "data")  # a remote host's Kiro server keeps the same tree there
+SERVER = (
+    ".kiro-server",
+    "data",
+)  # a remote host's Kiro server keeps the same tree there
 STORAGE = ("User", "globalStorage", "kiro.kiroagent")
 SESSIONS = "workspace-sessions"
 INDEX = continue_.INDEX  # `sessions.json`
@@ -95,6 +103,10 @@ EXECUTIONS = "414d1636299d2b9e4ce7e17fb11f63e9"
 _EXECUTION_HEAD = (
     1024  # bytes read at the start of each log to learn its execution's id
 )
+# an execution log's steps that are Kiro's own, no tool the agent used
+_STEPS = frozenset({"intentClassification", "model"})
+_REASONING = "reasoning"  # the model's thinking, `output.message`
+_FAILED = frozenset({"Error", "Rejected", "Canceled"})
 _EXECUTION_ID = re.compile(rb'"executionId"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -370,32 +382,41 @@ def _acted(
     """An execution's actions as Continue's history items: what the agent said, then the
     actions it took after it as one answer's tool calls, each followed by its result."""
     said: list[str] = []
+    thought: list[str] = []
     calls: list[dict[str, object]] = []
     states: list[dict[str, object]] = []
     results: list[dict[str, object]] = []
 
     def answer() -> Iterator[dict[str, object]]:
-        if said or calls:
+        if said or calls or thought:
             message: dict[str, object] = {
                 "role": "assistant",
                 "content": "\n\n".join(said),
             }
             if calls:
                 message["toolCalls"] = list(calls)
-            yield {"message": message, "toolCallStates": list(states)}
+            item: dict[str, object] = {
+                "message": message,
+                "toolCallStates": list(states),
+            }
+            if thought:
+                item["reasoning"] = {"text": "\n\n".join(thought)}
+            yield item
             yield from results
-        for pending in (said, calls, states, results):
+        for pending in (said, thought, calls, states, results):
             pending.clear()
 
     for number, action in enumerate(actions):
         kind = as_str(action.get("actionType"))
-        output = action.get("output")
-        if kind == "say":
+        output = as_dict(action.get("output"))
+        if kind in _STEPS:
+            continue
+        if kind in ("say", _REASONING):
             if calls:
                 yield from answer()
-            text = stripped(as_dict(output).get("message"))
+            text = stripped(output.get("message"))
             if text:
-                said.append(text)
+                (said if kind == "say" else thought).append(text)
             continue
         if not kind:
             diagnostics.unknown_type("action:?")
@@ -408,20 +429,28 @@ def _acted(
             }
         )
         state = as_str(action.get("actionState")) or ""
-        failed = state in ("Error", "Rejected") or bool(
-            stripped(action.get("errorMessage"))
+        code = output.get("exitCode")
+        failed = (
+            state in _FAILED
+            or bool(stripped(action.get("errorMessage")))
+            or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
         )
         states.append(
-            {"toolCallId": call_id, "status": "errored" if failed else "done"}
+            {
+                "toolCallId": call_id,
+                "status": "canceled"
+                if state == "Canceled"
+                else "errored"
+                if failed
+                else "done",
+            }
         )
         shown = (
-            stripped(as_dict(output).get("message"))
+            stripped(output.get("message"))
+            or stripped(output.get("output"))  # a command's
+            or stripped(output.get("response"))  # an MCP tool's
             or stripped(action.get("errorMessage"))
-            or (
-                orjson.dumps(output).decode()
-                if isinstance(output, dict) and output
-                else None
-            )
+            or (orjson.dumps(output).decode() if output else None)
             or state
         )
         results.append(

@@ -132,7 +132,21 @@ def home(root: Path) -> None:
             "workflowType": "chat-agent",
             "status": "succeed",
             "chatSessionId": RETRY,
+            "startTime": 1796464800000,
+            "endTime": 1796464860000,
             "actions": [
+                # Kiro's own steps, no tool the agent used
+                {
+                    "actionType": "intentClassification",
+                    "actionId": "a0",
+                    "intentResult": {"classification": "do"},
+                },
+                {"actionType": "model", "actionId": "a0m", "endTime": 1796464805000},
+                {
+                    "actionType": "reasoning",
+                    "actionId": "a0r",
+                    "output": {"message": "The budget is never read."},
+                },
                 {
                     "actionType": "say",
                     "actionId": "a1",
@@ -152,8 +166,8 @@ def home(root: Path) -> None:
                     "actionType": "runCommand",
                     "actionId": "a3",
                     "actionState": "Success",
-                    "input": {"command": "pytest -q"},
-                    "output": {"message": "3 passed"},
+                    "input": {"command": "pytest -q", "cwd": SHOP},
+                    "output": {"output": "3 passed", "exitCode": 0},
                 },
                 {
                     "actionType": "delete",

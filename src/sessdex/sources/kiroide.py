@@ -38,10 +38,16 @@ item's prompt logs' completions answer it. And a user turn that is Kiro's system
 undated. `show --tail` reads the document whole (a JSON document has no
 line to start from) and keeps its end.
 
-Not read: the credits an execution used (`usageSummary`: credits, not tokens), the older
-`.chat` files (`<32-hex hash>/*.chat`, one execution's prompt each), `dev_data/
-devdata.sqlite`. `profile.json` in the same folder and Kiro's login
-(`~/.aws/sso/cache/kiro-auth-token.json`, outside it, refused by name) are never opened.
+Not read: Kiro 1.0's own store (`~/.kiro/sessions/<sha256(lower-cased path)[:16]>/
+<session id>/`, `session.json` and an event log `messages.jsonl`, known from third-party
+notes only), into which 1.0 copies these chats, leaving a dot-named note beside each
+(`.migrated-<id>.json` or `._migration-*.json`, never listed as a chat); the credits an
+execution used (`usageSummary`: credits, not tokens; no token count is kept anywhere but
+Continue's `dev_data/devdata.sqlite`, per model, not per chat); the older `.chat` files
+(`<32-hex hash>/*.chat`, the prompt one execution sent: `chat[{role human|bot|tool}]`,
+the history before it included, and `metadata{modelId, startTime, endTime}`).
+`profile.json` in the same folder and Kiro's login (`~/.aws/sso/cache/
+kiro-auth-token.json`, outside it, refused by name) are never opened.
 
 Resume: the IDE has no command to reopen a chat; `kiro <folder>` opens the workspace, and
 the chat is picked from the agent panel's session history (`resume_refusal` says so).
@@ -139,7 +145,7 @@ def scan(location: Location) -> Iterator[str]:
             if not workspace.is_dir():  # a link to a folder elsewhere is followed
                 continue
             for entry in folders.entries(workspace.path, root):
-                # `.migrated-<id>.json`: Kiro 1.0's note that it copied the chat over
+                # `.migrated-<id>.json`, `._migration-*.json`: Kiro 1.0's note of a copy
                 if entry.name.startswith("."):
                     continue
                 if entry.name.endswith(".json") and entry.is_file():

@@ -89,7 +89,10 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "public readers of the closed-source IDE, no real capture (Low): "
     "kenn-io/agentsview @73358bc1 (internal/parser/kiro_ide.go) and "
-    "yigitkonur/cli-continues @8c23346d (src/parsers/kiro.ts); Continue's session "
+    "yigitkonur/cli-continues @8c23346d (src/parsers/kiro.ts); the layout notes of "
+    "peasant-labs/peasant @aab00ec4 (internal/harnesslayout/kiro.go) and "
+    "getagentseal/codeburn @ed8fa3af (docs/providers/kiro.md, src/providers/kiro.ts) for "
+    "the execution logs, the folder names and the remote folder; Continue's session "
     "format (continuedev/continue @d0a3c0b626b5) for the history items; synthetic fixtures"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA")

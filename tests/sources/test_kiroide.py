@@ -278,3 +278,38 @@ def test_a_failed_command_a_canceled_action_and_an_mcp_tools_answer(
         ("Canceled", True),
         ("3 pages", False),
     ]
+
+
+def test_a_log_is_found_by_its_ids_hash_whatever_comes_first_in_it(
+    tmp_path: Path,
+) -> None:
+    """Kiro names an execution's log `sha256(executionId)[:32]`: found so even where
+    its id is not in the log's first KiB."""
+    workspace = "/home/alex/code/shop-api"
+    chat(
+        tmp_path / LINUX / SHOP,
+        RETRY,
+        [
+            {
+                "message": {"role": "assistant", "content": "On it."},
+                "executionId": "e-9",
+            },
+            {
+                "message": {"role": "assistant", "content": "On it."},
+                "executionId": "e-7",
+            },
+        ],
+        workspaceDirectory=workspace,
+    )
+    hashed = hashlib.sha256(workspace.encode()).hexdigest()[:32]
+    logs = tmp_path / LINUX.parent / hashed / kiroide.EXECUTIONS
+    logs.mkdir(parents=True)
+    said = {"actionType": "say", "output": {"message": "Found it."}}
+    document = {"input": {"data": "x" * 4096}, "executionId": "e-9", "actions": [said]}
+    (logs / hashlib.sha256(b"e-9").hexdigest()[:32]).write_text(json.dumps(document))
+    # another execution's log under that name is not taken for it
+    other = {"executionId": "e-8", "actions": [said]}
+    (logs / hashlib.sha256(b"e-7").hexdigest()[:32]).write_text(json.dumps(other))
+    got = [(e.kind, e.text) for e in events(sessions(tmp_path)[RETRY])]
+    assert got.count(("assistant", "Found it.")) == 1  # e-7's answer is kept as it was
+    assert ("assistant", "On it.") in got

@@ -30,8 +30,9 @@ credit, usage}]}`, agentsview's reading and the layout notes of peasant-labs/pea
 `reasoning` one its thinking, `intentClassification` and `model` Kiro's own steps (left
 out), any other action a tool call under its own type, its output (`message`, a command's
 `output`, an MCP tool's `response`; or its error, or state) the result, `Rejected`/
-`Error`/`Canceled` or a command's non-zero `exitCode` failed; the logs' folder is listed,
-and a KiB of each log's head read, only once an answer names one. Without a log, the
+`Error`/`Canceled` or a command's non-zero `exitCode` failed; a log is the file named
+`sha256(executionId)[:32]` (as Kiro names them), else found by listing the folder and
+reading a KiB of each log's head, only once an answer names one. Without a log, the
 item's prompt logs' completions answer it. And a user turn that is Kiro's system prompt
 (`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no time of its own but
 `dateCreated` in the index: the file's last write is its last activity, and every event is
@@ -304,8 +305,8 @@ def _workspace(top: dict[str, object], path: Path) -> str | None:
 
 class _Executions:
     """A workspace's execution logs, each `{executionId, actions[], usageSummary[], …}`,
-    found by the id an answer names: the folder is listed, and the first KiB of each log
-    read, only once an answer names one."""
+    found by the id an answer names: the file named by its hash, else the folder is
+    listed, and the first KiB of each log read, only once an answer names one."""
 
     def __init__(
         self, chat: Path, workspace: str | None, diagnostics: Diagnostics
@@ -323,19 +324,31 @@ class _Executions:
         """The actions of one execution, in order; None where no log of it is kept."""
         if self.folder is None:
             return None
-        if self.index is None:
-            self.index = self._listed(self.folder)
-        path = self.index.get(execution_id)
-        if path is None:
+        # Kiro names a log `sha256(executionId)[:32]`: found without listing the folder
+        digest = hashlib.sha256(execution_id.encode("utf-8", "surrogateescape"))
+        value = self._log(self.folder / digest.hexdigest()[:32], execution_id)
+        if value is None:
+            if self.index is None:
+                self.index = self._listed(self.folder)
+            path = self.index.get(execution_id)
+            value = self._log(Path(path), execution_id) if path else None
+        actions = as_dict(value).get("actions")
+        if not isinstance(actions, list):
+            return None
+        return [action for action in actions if isinstance(action, dict)]
+
+    def _log(self, path: Path, execution_id: str) -> dict[str, object] | None:
+        """The log at `path` where there is one and it is that execution's."""
+        if not folders.is_file(path):
             return None
         # a log too big to parse whole leaves the answer to its prompt logs
         value = files.read_json_file(
             path, limit=files.WHOLE_JSON_CAP, diagnostics=self.diagnostics
         )
-        actions = as_dict(value).get("actions")
-        if not isinstance(actions, list):
+        if not isinstance(value, dict):
             return None
-        return [action for action in actions if isinstance(action, dict)]
+        named = value.get("executionId")
+        return value if named is None or named == execution_id else None
 
     @staticmethod
     def _listed(folder: Path) -> dict[str, str]:

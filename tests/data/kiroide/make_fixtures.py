@@ -126,7 +126,7 @@ def home(root: Path) -> None:
         / STORAGE.parent
         / hashed
         / EXECUTIONS
-        / "5e0c3b1f8a9d4e2c7b6a5f4e3d2c1b0a",
+        / hashlib.sha256(b"e-2").hexdigest()[:32],  # named by its id's hash
         {
             "executionId": "e-2",
             "workflowType": "chat-agent",

@@ -313,3 +313,28 @@ def test_a_log_is_found_by_its_ids_hash_whatever_comes_first_in_it(
     got = [(e.kind, e.text) for e in events(sessions(tmp_path)[RETRY])]
     assert got.count(("assistant", "Found it.")) == 1  # e-7's answer is kept as it was
     assert ("assistant", "On it.") in got
+
+
+def test_a_log_of_kiros_own_steps_only_leaves_the_prompt_logs_answer(
+    tmp_path: Path,
+) -> None:
+    workspace = "/home/alex/code/shop-api"
+    chat(
+        tmp_path / LINUX / SHOP,
+        RETRY,
+        [
+            {
+                "message": {"role": "assistant", "content": "On it."},
+                "executionId": "e-5",
+                "promptLogs": [{"completion": "Stopped before acting."}],
+            }
+        ],
+        workspaceDirectory=workspace,
+    )
+    hashed = hashlib.sha256(workspace.encode()).hexdigest()[:32]
+    logs = tmp_path / LINUX.parent / hashed / kiroide.EXECUTIONS
+    logs.mkdir(parents=True)
+    steps = [{"actionType": "intentClassification"}, {"actionType": "model"}]
+    (logs / "x").write_text(json.dumps({"executionId": "e-5", "actions": steps}))
+    got = [(e.kind, e.text) for e in events(sessions(tmp_path)[RETRY])]
+    assert ("assistant", "Stopped before acting.") in got

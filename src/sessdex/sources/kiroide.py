@@ -382,9 +382,11 @@ def _kiro_items(
         placeholder = not text or text.strip() == PLACEHOLDER
         execution = as_str(item.get("executionId"))
         if role == "assistant" and placeholder and execution:
-            actions = logs.actions(execution)
-            if actions:
-                yield from _acted(execution, actions, logs.diagnostics)
+            actions = logs.actions(execution) or []
+            # a log of Kiro's own steps only says nothing: the prompt logs may
+            acted = list(_acted(execution, actions, logs.diagnostics))
+            if acted:
+                yield from acted
                 continue
         if role == "assistant" and placeholder:
             completions = [

@@ -25,6 +25,9 @@ SHOP = "L2hvbWUvYWxleC9jb2RlL3Nob3AtYXBp"  # /home/alex/code/shop-api
 RETRY = "2b7e4c1a-9d3f-4e6a-8b5c-1f0e2d3c4b5a"
 DOCS = "7c1d3e5f-2a4b-4c6d-9e8f-0a1b2c3d4e5f"
 GONE = "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"
+NATIVE = "sess_4f3e2d1c-0b9a-4876-a5b4-c3d2e1f0a9b8"  # a chat begun in Kiro 1.0
+COPY = f"sess_{DOCS}"  # Kiro 1.0's copy of the DOCS chat
+STORE = Path(".kiro/sessions")
 
 
 def sessions(
@@ -61,9 +64,13 @@ def chat(folder: Path, session_id: str, history: list[object], **top: object) ->
     return path
 
 
-def test_chats_list_with_title_folder_model_and_creation() -> None:
-    found = sessions(DATA / "home")
-    assert set(found) == {RETRY, DOCS}  # GONE: in sessions.json only, its file deleted
+def test_chats_list_with_title_folder_model_and_creation(tmp_path: Path) -> None:
+    # GONE: in sessions.json only, its file deleted; DOCS: copied to Kiro 1.0's store
+    assert set(sessions(DATA / "home")) == {RETRY, NATIVE, COPY}
+    # without Kiro 1.0's store, the DOCS chat is listed from its own file
+    shutil.copytree(DATA / "home" / ".config", tmp_path / ".config")
+    found = sessions(tmp_path)
+    assert set(found) == {RETRY, DOCS}
     retry, docs = found[RETRY], found[DOCS]
     assert (retry.app, retry.title, retry.cwd) == (
         "kiroide",
@@ -73,7 +80,7 @@ def test_chats_list_with_title_folder_model_and_creation() -> None:
     assert retry.model == "claude-sonnet-4"  # selectedModel
     assert retry.created is not None
     assert retry.created.isoformat() == "2026-12-05T10:00:00+00:00"  # dateCreated
-    path = DATA / "home" / LINUX / SHOP / f"{RETRY}.json"
+    path = tmp_path / LINUX / SHOP / f"{RETRY}.json"
     assert retry.updated is not None
     assert retry.updated.timestamp() == pytest.approx(path.stat().st_mtime)
     # untitled ("New Session"): the first prompt; no folder member: the folder's name
@@ -338,3 +345,150 @@ def test_a_log_of_kiros_own_steps_only_leaves_the_prompt_logs_answer(
     (logs / "x").write_text(json.dumps({"executionId": "e-5", "actions": steps}))
     got = [(e.kind, e.text) for e in events(sessions(tmp_path)[RETRY])]
     assert ("assistant", "Stopped before acting.") in got
+
+
+# --- Kiro 1.0's own store: ~/.kiro/sessions/<bucket>/<id>/ -------------------------------
+
+
+def test_kiro_1_chats_list_from_their_session_json() -> None:
+    found = sessions(DATA / "home")
+    native = found[NATIVE]
+    assert (native.title, native.cwd, native.model) == (
+        "Bound the payment retries",
+        "/home/alex/code/shop-api",
+        "claude-sonnet-4.5",
+    )
+    assert native.created is not None and native.updated is not None
+    assert native.created.isoformat() == "2026-12-05T11:00:00+00:00"
+    assert native.updated.isoformat() == "2026-12-05T11:02:00+00:00"
+    assert native.path is not None and native.path.endswith("messages.jsonl")
+    assert native.bytes == Path(native.path).stat().st_size
+
+
+def test_a_migrated_chat_is_listed_once_as_its_kiro_1_copy() -> None:
+    """`.migrated-<id>.json` beside the old chat names its copy (`v2SessionId`): the
+    copy is listed, the old chat not beside it."""
+    found = sessions(DATA / "home")
+    assert DOCS not in found
+    copy = found[COPY]
+    assert (copy.title, copy.cwd, copy.model) == (
+        "Add a page on the release steps",
+        "/home/alex/code/docs-site",
+        "auto",
+    )
+    assert [(e.kind, e.text) for e in events(copy)] == [
+        ("user", "Add a page on the release steps"),
+        ("assistant", "Added docs/release.md."),
+    ]
+
+
+def test_a_migration_note_of_the_other_spelling_supersedes_by_its_member(
+    tmp_path: Path,
+) -> None:
+    old = "11111111-2222-4333-8444-555555555555"
+    chat(tmp_path / LINUX / SHOP, old, [{"message": {"role": "user", "content": "x"}}])
+    note = (
+        tmp_path
+        / LINUX
+        / SHOP
+        / "._migration-99999999-0000-4000-8000-000000000000.json"
+    )
+    note.write_text(json.dumps({"sessionId": old, "v2SessionId": "sess_new"}))
+    assert old in sessions(tmp_path)  # its copy is not in the store: still listed
+    copy = tmp_path / STORE / "0123456789abcdef" / "sess_new"
+    copy.mkdir(parents=True)
+    (copy / "session.json").write_text(json.dumps({"id": "sess_new", "title": "t"}))
+    assert set(sessions(tmp_path)) == {"sess_new"}
+
+
+def test_a_kiro_1_chat_reads_line_by_line() -> None:
+    got = events(sessions(DATA / "home")[NATIVE])
+    shown = [
+        (e.kind, e.tool if e.kind == "tool_call" else e.text, e.call_id, e.is_error)
+        for e in got
+    ]
+    assert shown == [
+        ("user", "Bound the payment retries too.", None, False),
+        # the elided reasoning ("...") is left out, the other is thinking
+        ("thinking", "The payment client retries without a limit.", None, False),
+        ("assistant", "I'll cap it at three tries.", None, False),
+        ("tool_call", "strReplace", "tc-1", False),
+        ("tool_call", "executeBash", "tc-2", False),
+        ("tool_result", "Replaced 1 occurrence", "tc-1", False),
+        ("tool_result", '{"exitCode":1,"output":"1 failed"}', "tc-2", True),
+        ("assistant", "Capped; one test fails as before.", None, False),
+        ("meta", "turn used 0.37 credits", None, False),
+        ("turn_end", None, None, False),
+    ]  # the system prompt (session_start, written last) is no turn
+    assert dict(got[3].extra)["input"] == {
+        "path": "src/pay.py",
+        "oldStr": "while True:",
+        "newStr": "for _ in range(3):",
+    }
+    assert dict(got[8].extra) == {"credits": 0.37}  # credits, not tokens: no usage
+    assert not any(e.usage for e in got)
+    assert got[0].time is not None
+    assert got[0].time.isoformat() == "2026-12-05T11:00:00.100000+00:00"
+    assert [e.seq for e in got] == list(range(len(got)))
+    # a tool's result names its call: paired by `toolCallId`
+    assert {e.call_id for e in got if e.kind == "tool_result"} == {"tc-1", "tc-2"}
+
+
+def test_a_first_prompt_in_session_start_is_a_turn_once(tmp_path: Path) -> None:
+    folder = tmp_path / STORE / "0123456789abcdef" / "sess_a"
+    folder.mkdir(parents=True)
+    log = [
+        {"payload": {"type": "session_start", "content": "Add a health check."}},
+        {"payload": {"type": "user", "content": "Use a plain route."}},
+        {"payload": {"type": "usage_summary", "inputTokens": 10, "outputTokens": 4}},
+    ]
+    (folder / "messages.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log))
+    found = sessions(tmp_path)["sess_a"]  # no session.json: listed from its log
+    assert found.title == "Add a health check."
+    got = events(found)
+    assert [(e.kind, e.text) for e in got[:2]] == [
+        ("user", "Add a health check."),
+        ("user", "Use a plain route."),
+    ]
+    usage = got[2].usage
+    assert usage is not None and (usage.input_tokens, usage.output_tokens) == (10, 4)
+
+
+def test_the_kiro_clis_folder_is_never_listed_here() -> None:
+    """`~/.kiro/sessions/cli/` is the `kiro` source's: neither lists the other's files."""
+    from sessdex.sources import kiro
+
+    home = DATA / "home"
+    ours = set(kiroide.scan(kiroide.locate(Home(home, {}))))
+    theirs = {str(p) for p in kiro.scan(kiro.locate(Home(home, {})))}
+    assert not any("/.kiro/sessions/cli/" in path for path in ours)
+    assert any("/.kiro/sessions/" in path for path in ours)
+    assert not ours & theirs
+    assert all(
+        "/.kiro/sessions/cli/" in path for path in theirs if ".kiro/sessions" in path
+    )
+
+
+def test_a_broken_kiro_1_chat_is_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    broken = found["sess_broken"]
+    assert broken.title is None
+    got = events(broken, diagnostics)
+    assert diagnostics.unknown.get("payload tombstone") == 1
+    assert diagnostics.unknown.get("payload ?") == 1  # a payload that is no object
+    assert [e.kind for e in got] == ["tool_call"]
+    assert found["sess_headless"].title == "no header here"
+    # a note whose copy is not in the store leaves its chat listed
+    assert "0a0a0a0a-0000-4000-8000-000000000003" in found
+
+
+def test_show_tail_reads_a_kiro_1_chats_end() -> None:
+    result = CliRunner().invoke(
+        main,
+        ["show", f"kiroide:{NATIVE}", "--tail", "2"],
+        env={"HOME": str(DATA / "home"), "XDG_CONFIG_HOME": ""},
+    )
+    assert result.exit_code == 0, result.output
+    assert "turn used 0.37 credits" in result.output
+    assert "Bound the payment retries too." not in result.output

@@ -78,6 +78,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "KILO_DB",
         "KIMI_CODE_HOME",
         "KIMI_SHARE_DIR",
+        "KIRO_HOME",
         "KIRO_TEST_SESSIONS_DIR",
         "NEXT_PUBLIC_CB_ENVIRONMENT",
         "OPENCLAW_HOME",

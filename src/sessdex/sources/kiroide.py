@@ -39,19 +39,25 @@ item's prompt logs' completions answer it. And a user turn that is Kiro's system
 undated. `show --tail` reads the document whole (a JSON document has no
 line to start from) and keeps its end.
 
-Not read: Kiro 1.0's own store (`~/.kiro/sessions/<sha256(lower-cased path)[:16]>/
-<session id>/`, `session.json` and an event log `messages.jsonl`, known from third-party
-notes only), into which 1.0 copies these chats, leaving a dot-named note beside each
-(`.migrated-<id>.json` or `._migration-*.json`, never listed as a chat); the credits an
-execution used (`usageSummary`: credits, not tokens; no token count is kept anywhere but
-Continue's `dev_data/devdata.sqlite`, per model, not per chat); the older `.chat` files
+Kiro 1.0 keeps its chats in a store of its own, `~/.kiro/sessions/<bucket>/<session id>/`
+(`$KIRO_HOME/sessions` where that is set), `session.json` and an event log `messages.jsonl`,
+read by `_kiroide_store.py` (known from third-party notes only, Low; its `cli/` folder is
+the Kiro CLI's, the `kiro` source's, and never listed here). It copies the older chats
+there, leaving a dot-named note beside each (`.migrated-<id>.json` or `._migration-*.json`,
+`{v2SessionId}`): such a chat is listed once, as its copy (`superseded_by`), while the copy
+is in the store.
+
+Not read: the credits an execution used in the older store (`usageSummary`: credits, not
+tokens; no token count is kept anywhere but Continue's `dev_data/devdata.sqlite`, per
+model, not per chat); the older `.chat` files
 (`<32-hex hash>/*.chat`, the prompt one execution sent: `chat[{role human|bot|tool}]`,
 the history before it included, and `metadata{modelId, startTime, endTime}`).
 `profile.json` in the same folder and Kiro's login (`~/.aws/sso/cache/
 kiro-auth-token.json`, outside it, refused by name) are never opened.
 
 Resume: the IDE has no command to reopen a chat; `kiro <folder>` opens the workspace, and
-the chat is picked from the agent panel's session history (`resume_refusal` says so).
+the chat is picked from the agent panel's session history (`resume_refusal` says so), for
+a chat of either store.
 """
 
 from __future__ import annotations
@@ -71,7 +77,7 @@ from .. import files, folders, shells
 from ..diagnostics import Diagnostics
 from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session
-from . import continue_
+from . import _kiroide_store, continue_
 from ._values import (
     as_dict,
     as_list,
@@ -94,9 +100,12 @@ CHECKED_WITH = (
     "peasant-labs/peasant @aab00ec4 (internal/harnesslayout/kiro.go) and "
     "getagentseal/codeburn @ed8fa3af (docs/providers/kiro.md, src/providers/kiro.ts) for "
     "the execution logs, the folder names and the remote folder; Continue's session "
-    "format (continuedev/continue @d0a3c0b626b5) for the history items; synthetic fixtures"
+    "format (continuedev/continue @d0a3c0b626b5) for the history items; Kiro 1.0's store "
+    "(~/.kiro/sessions/<bucket>/<id>/) from third-party notes only: peasant @aab00ec4 "
+    "(the layout, the migration notes) and jk-zhang-meta/ags @4d4beb2f "
+    "(tests/fixtures/kiro/ide_messages.jsonl: the event payloads); synthetic fixtures"
 )
-ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA")
+ENV_VARS = ("XDG_CONFIG_HOME", "VSCODE_APPDATA", "KIRO_HOME")
 
 PRODUCT = "Kiro"
 SERVER = (
@@ -122,9 +131,12 @@ _EXECUTION_ID = re.compile(rb'"executionId"\s*:\s*"([^"\\]{1,200})"')
 
 def locate(home: Home) -> Location:
     """The extension's storage in Kiro's user folder, on every OS's path; the first that
-    `$VSCODE_APPDATA` or `$XDG_CONFIG_HOME` names when set."""
+    `$VSCODE_APPDATA` or `$XDG_CONFIG_HOME` names when set; and Kiro 1.0's store."""
     roots = [base / PRODUCT / Path(*STORAGE) for base in config_bases(home)]
     roots.append(home.path / Path(*SERVER) / Path(*STORAGE))
+    # Kiro 1.0's own store, in `$KIRO_HOME` where that is set (as the Kiro CLI 3 reads it)
+    kiro_home = home.env_dir("KIRO_HOME") or home.path / _kiroide_store.STORE[0]
+    roots.append(kiro_home / _kiroide_store.STORE[1])
     roots = list(dict.fromkeys(roots))
     said = [
         f"{name}={home.environ[name]}"
@@ -135,28 +147,52 @@ def locate(home: Home) -> Location:
         roots[0],
         override=", ".join(said) or None,
         also=tuple(roots[1:]),
-        owned=tuple(root.parent.parent.parent for root in roots),
+        owned=tuple(
+            root if root.name == _kiroide_store.STORE[-1] else root.parent.parent.parent
+            for root in roots
+        ),
     )
 
 
 def scan(location: Location) -> Iterator[str]:
-    """Each workspace folder's `sessions.json` and chat files; nothing else is listed."""
+    """Each workspace folder's `sessions.json`, chat files and Kiro 1.0's migration notes;
+    each session folder of Kiro 1.0's store (its `cli/` folder is the CLI's)."""
     if not location.exists:
         return
     for root in dict.fromkeys((location.root, *location.also)):
+        if _is_store(root):
+            yield from _kiroide_store.scan(root)
+            continue
         sessions = root / SESSIONS
         for workspace in folders.entries(sessions, root):
             if not workspace.is_dir():  # a link to a folder elsewhere is followed
                 continue
             for entry in folders.entries(workspace.path, root):
-                # `.migrated-<id>.json`, `._migration-*.json`: Kiro 1.0's note of a copy
-                if entry.name.startswith("."):
+                # `.migrated-<id>.json`, `._migration-*.json`: Kiro 1.0's note of a copy,
+                # read for the chat it supersedes; other dot files are not chats
+                if entry.name.startswith(".") and not _kiroide_store.is_note(
+                    Path(entry.name)
+                ):
                     continue
                 if entry.name.endswith(".json") and entry.is_file():
                     yield entry.path
 
 
+def _is_store(root: Path) -> bool:
+    return root.name == _kiroide_store.STORE[-1]
+
+
+def _store(location: Location) -> Path | None:
+    return next(
+        (root for root in (location.root, *location.also) if _is_store(root)), None
+    )
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name in (_kiroide_store.META, _kiroide_store.LOG):
+        return _kiroide_store.parse(path, NAME, diagnostics)
+    if _kiroide_store.is_note(path):
+        return _kiroide_store.parse_note(path, NAME, _store(location), diagnostics)
     if path.name == INDEX:
         return continue_._parse_index(path, diagnostics, NAME)
     size = stat_size(path)
@@ -269,6 +305,11 @@ def read(
     from . import _json_chat
 
     path = Path(session.path)
+    if path.name in (_kiroide_store.LOG, _kiroide_store.META):
+        yield from _kiroide_store.read(
+            session, NAME, diagnostics, full=full, offset=offset
+        )
+        return
     readable, top = _json_chat.small_document(
         path, NAME, continue_.WHOLE_CAP, diagnostics
     )

@@ -360,9 +360,17 @@ def test_kiro_1_chats_list_from_their_session_json() -> None:
     )
     assert native.created is not None and native.updated is not None
     assert native.created.isoformat() == "2026-12-05T11:00:00+00:00"
-    assert native.updated.isoformat() == "2026-12-05T11:02:00+00:00"
     assert native.path is not None and native.path.endswith("messages.jsonl")
-    assert native.bytes == Path(native.path).stat().st_size
+    log = Path(native.path)
+    assert native.bytes == log.stat().st_size
+    # the later of `lastModifiedAt` and the log's last write (a turn appended since)
+    assert native.updated.timestamp() == pytest.approx(
+        max(log.stat().st_mtime, 1796468520.0)  # 2026-12-05T11:02:00Z
+    )
+    # the header is the log's companion: a change to it parses the log again
+    assert kiroide.companion_of(str(log.parent / "session.json")) == str(log)
+    assert kiroide.parse(log.parent / "session.json", kiroide.locate(
+        Home(DATA / "home", {})), Diagnostics()) == []  # fmt: skip
 
 
 def test_a_migrated_chat_is_listed_once_as_its_kiro_1_copy() -> None:
@@ -398,6 +406,8 @@ def test_a_migration_note_of_the_other_spelling_supersedes_by_its_member(
     copy = tmp_path / STORE / "0123456789abcdef" / "sess_new"
     copy.mkdir(parents=True)
     (copy / "session.json").write_text(json.dumps({"id": "sess_new", "title": "t"}))
+    assert old in sessions(tmp_path)  # a copy with no log yet is no chat listed
+    (copy / "messages.jsonl").write_text("")
     assert set(sessions(tmp_path)) == {"sess_new"}
 
 
@@ -492,3 +502,16 @@ def test_show_tail_reads_a_kiro_1_chats_end() -> None:
     assert result.exit_code == 0, result.output
     assert "turn used 0.37 credits" in result.output
     assert "Bound the payment retries too." not in result.output
+
+
+def test_a_retitled_kiro_1_chat_is_listed_anew(tmp_path: Path) -> None:
+    """The index parses a chat's log again when its `session.json` alone changes."""
+    shutil.copytree(DATA / "home", tmp_path / "home")
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": ""}
+    listed = CliRunner().invoke(main, ["list", "--app", "kiroide"], env=env)
+    assert "Bound the payment retries" in listed.output, listed.output
+    header = next((tmp_path / "home" / STORE).glob(f"*/{NATIVE}/session.json"))
+    value = json.loads(header.read_text())
+    header.write_text(json.dumps({**value, "title": "Cap the payment retries"}))
+    listed = CliRunner().invoke(main, ["list", "--app", "kiroide"], env=env)
+    assert "Cap the payment retries" in listed.output, listed.output

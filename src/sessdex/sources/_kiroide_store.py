@@ -34,6 +34,7 @@ advice is the IDE's (a known gap). The id is the folder's name, the one a migrat
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from datetime import datetime
@@ -50,6 +51,7 @@ from ._values import (
     as_list,
     as_str,
     epoch_or_iso_time,
+    epoch_time,
     iso_time,
     json_value,
     local_path,
@@ -82,8 +84,9 @@ _TOKENS = (
 
 
 def scan(root: Path) -> Iterator[str]:
-    """Each session folder's `session.json` (its `messages.jsonl` where it has none);
-    the CLI's `cli/` folder is passed over."""
+    """Each session folder's `messages.jsonl` (the session's file, which grows) and its
+    `session.json` (a companion: a change to it parses the log's session again); a
+    folder without a log holds no chat yet. The CLI's `cli/` folder is passed over."""
     for bucket in folders.entries(root, root):
         if bucket.name == CLI or not bucket.is_dir():
             continue
@@ -91,11 +94,20 @@ def scan(root: Path) -> Iterator[str]:
             if not folder.is_dir():
                 continue
             names = {entry.name: entry for entry in folders.entries(folder.path, root)}
-            for name in (META, LOG):
-                entry = names.get(name)
-                if entry is not None and entry.is_file():
-                    yield entry.path
-                    break
+            log = names.get(LOG)
+            if log is None or not log.is_file():
+                continue
+            yield log.path
+            meta = names.get(META)
+            if meta is not None and meta.is_file():
+                yield meta.path
+
+
+def companion_of(path: str) -> str | None:
+    """The `messages.jsonl` a `session.json` speaks of."""
+    if os.path.basename(path) == META:
+        return os.path.join(os.path.dirname(path), LOG)
+    return None
 
 
 def is_note(path: Path) -> bool:
@@ -103,17 +115,20 @@ def is_note(path: Path) -> bool:
 
 
 def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
-    """A session from its `session.json` (a bounded read), its log's size and time."""
+    """A session from its log's size and time and its `session.json` (a bounded read);
+    nothing from `session.json` itself, its log's companion."""
+    if path.name != LOG:
+        return []
     folder = path.parent
-    log = folder / LOG
+    log = path
+    meta = folder / META
     value: dict[str, object] = {}
-    if path.name == META:
-        read = files.read_json_file(path, limit=META_CAP, diagnostics=diagnostics)
+    if folders.is_file(meta):
+        read = files.read_json_file(meta, limit=META_CAP, diagnostics=diagnostics)
         if read is not None and not isinstance(read, dict):
-            diagnostics.skip(str(path), 1, "not an object")
+            diagnostics.skip(str(meta), 1, "not an object")
         value = as_dict(read)
     size = stat_size(log)
-    shown = log if size is not None else path
     workspaces = [w for w in as_list(value.get("workspacePaths")) if isinstance(w, str)]
     extra: dict[str, JSONValue] = {}
     cwd = local_path(workspaces[0]) if workspaces else None
@@ -121,12 +136,11 @@ def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
         extra["workspace"] = workspaces[0]
     if len(workspaces) > 1:
         extra["workspaces"] = list(workspaces)
-    updated = epoch_or_iso_time(value.get("lastModifiedAt"))
-    if updated is None:
-        try:
-            updated = epoch_or_iso_time(os.stat(shown).st_mtime)
-        except OSError:
-            updated = None
+    # the later of the header's time and the log's last write (a turn appended since)
+    times = [epoch_or_iso_time(value.get("lastModifiedAt"))]
+    with contextlib.suppress(OSError):
+        times.append(epoch_time(os.stat(log).st_mtime))
+    updated = max((t for t in times if t is not None), default=None)
     title = one_line(stripped(value.get("title"))) or (
         _first_prompt(log, diagnostics) if size is not None else None
     )
@@ -134,7 +148,7 @@ def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
         Session(
             app=app,
             id=folder.name,  # the id Kiro names the folder by (`v2SessionId`)
-            path=str(shown),
+            path=str(log),
             cwd=cwd,
             title=title,
             created=epoch_or_iso_time(value.get("createdAt")),
@@ -177,7 +191,8 @@ def parse_note(
     path: Path, app: str, store: Path | None, diagnostics: Diagnostics
 ) -> list[Session]:
     """A migration note: the pre-1.0 chat it names is superseded by its 1.0 copy, where
-    that copy is in the store (a store deleted since leaves the old chat listed)."""
+    that copy is listed from the store (its log is there; a store deleted since leaves
+    the old chat listed)."""
     value = as_dict(files.read_json_file(path, limit=NOTE_CAP, diagnostics=diagnostics))
     copy = stripped(value.get("v2SessionId"))
     old = stripped(value.get("sessionId")) or stripped(value.get("v1SessionId"))
@@ -189,7 +204,7 @@ def parse_note(
     if not copy or not old or store is None or copy == old:
         return []
     if not any(
-        bucket.is_dir() and folders.is_dir(Path(bucket.path) / copy)
+        bucket.is_dir() and folders.is_file(Path(bucket.path) / copy / LOG)
         for bucket in folders.entries(store, store)
         if bucket.name != CLI
     ):

@@ -188,6 +188,11 @@ def _store(location: Location) -> Path | None:
     )
 
 
+def companion_of(path: str) -> str | None:
+    """A Kiro 1.0 chat's `session.json`: its `messages.jsonl`'s companion."""
+    return _kiroide_store.companion_of(path)
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name in (_kiroide_store.META, _kiroide_store.LOG):
         return _kiroide_store.parse(path, NAME, diagnostics)

@@ -515,3 +515,33 @@ def test_a_retitled_kiro_1_chat_is_listed_anew(tmp_path: Path) -> None:
     header.write_text(json.dumps({**value, "title": "Cap the payment retries"}))
     listed = CliRunner().invoke(main, ["list", "--app", "kiroide"], env=env)
     assert "Cap the payment retries" in listed.output, listed.output
+
+
+def test_a_session_start_after_the_prompts_is_kiros_system_prompt(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / STORE / "0123456789abcdef" / "sess_b"
+    folder.mkdir(parents=True)
+    log = [
+        {"payload": {"type": "user", "content": "Rename the module."}},
+        {"payload": {"type": "session_start", "content": "You are Kiro. " * 100}},
+    ]
+    (folder / "messages.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log))
+    got = events(sessions(tmp_path)["sess_b"])
+    assert [(e.kind, e.text) for e in got] == [("user", "Rename the module.")]
+
+
+def test_a_kiro_cli_session_in_the_store_says_the_clis_command(tmp_path: Path) -> None:
+    folder = tmp_path / STORE / "0123456789abcdef" / "cli_0a5376f2_uHOR"
+    folder.mkdir(parents=True)
+    (folder / "session.json").write_text(
+        json.dumps({"id": folder.name, "workspacePaths": ["/home/alex/my shop"]})
+    )
+    (folder / "messages.jsonl").write_text("")
+    said = kiroide.resume_refusal(sessions(tmp_path)[folder.name])
+    assert said is not None
+    assert (
+        "cd '/home/alex/my shop' && kiro-cli --v3 --resume-id cli_0a5376f2_uHOR" in said
+    )
+    native = sessions(DATA / "home")[NATIVE]
+    assert "agent panel" in (kiroide.resume_refusal(native) or "")

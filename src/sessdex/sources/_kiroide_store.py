@@ -10,9 +10,9 @@ with no workspace), `<session id>` `sess_<uuid>`. `session.json` holds `{id, tit
 modelId, workspacePaths[], createdAt, lastModifiedAt}`; `messages.jsonl` one event a line,
 `{id, timestamp, payload: {type, …}}`:
 
-- `session_start` (`content`): Kiro's system prompt (`<identity>…`, left out) in the
-  capture, the first prompt in another reader's fixture (a user event then, unless a
-  `user` event already said it);
+- `session_start` (`content`): Kiro's system prompt, written after the turns, in the
+  capture, the first prompt, written first, in another reader's fixture: a user event
+  only when no prompt came before it and it is no system prompt (`<identity>…`);
 - `user` (`content`, text or parts); `assistant` (`content`, `operationType` `Say`, or
   `Reasoning`: thinking, whose text Kiro may elide to "...", then left out);
 - `tool_call` (`toolCallId`, `toolName`, `args`) and `tool_result` (`toolCallId`,
@@ -26,9 +26,11 @@ modelId, workspacePaths[], createdAt, lastModifiedAt}`; `messages.jsonl` one eve
 
 The Kiro CLI's own folder there, `cli/`, is the `kiro` source's and never listed here. The
 notes say the Kiro CLI 3's new engine (`kiro-cli --v3`) writes this same layout (ids
-`cli_<uuid>_<suffix>`): such a session is listed here, as a chat of the IDE, and its resume
-advice is the IDE's (a known gap). The id is the folder's name, the one a migration note's
-`v2SessionId` gives. A migration note is read whole (64 KiB at most); `session.json` whole
+`cli_<uuid>_<suffix>`): such a session is listed here, as a chat of the IDE, its resume
+advice the CLI's (`cd <folder> && kiro-cli --v3 --resume-id <id>`, as
+jk-zhang-meta/ags `tests/kiro_resume.rs` found it). The id is the folder's name, the one a migration note's
+`v2SessionId` gives. The log is the session's file, `session.json` its companion (a
+change to it alone parses the session again). A migration note is read whole (64 KiB at most); `session.json` whole
 (1 MiB at most); a chat without a title is named by the first prompt in its log's head.
 """
 
@@ -269,7 +271,8 @@ def _events(
 ) -> Iterator[Event]:
     if kind in ("user", "session_start"):
         text = _prompt(payload)
-        if text and (kind == "user" or text.strip() not in prompts):
+        # `session_start` after a prompt is Kiro's system prompt (written last)
+        if text and (kind == "user" or not prompts):
             prompts.add(text.strip())
             yield Event(sid, 0, "user", time, text=text)
     elif kind == "assistant":

@@ -126,6 +126,7 @@ _EXECUTION_HEAD = (
 _STEPS = frozenset({"intentClassification", "model"})
 _REASONING = "reasoning"  # the model's thinking, `output.message`
 _FAILED = frozenset({"Error", "Rejected", "Canceled"})
+CLI_PREFIX = "cli_"  # the id of a session the Kiro CLI 3 wrote to Kiro 1.0's store
 _EXECUTION_ID = re.compile(rb'"executionId"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -538,7 +539,17 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 
 def resume_refusal(session: Session) -> str | None:
-    """How to reopen a chat in the Kiro IDE, which has no command for it."""
+    """How to reopen a chat in the Kiro IDE, which has no command for it; a session the
+    Kiro CLI's new engine wrote to the same store (`cli_<uuid>_…`) is reopened by the
+    CLI from its folder (`kiro-cli --v3 --resume-id <id>`, third-party notes only)."""
+    if session.id.startswith(CLI_PREFIX) and session.cwd:
+        with contextlib.suppress(NotQuotable):
+            command = shells.run(("kiro-cli", "--v3", "--resume-id", session.id))
+            folder = shells.run(("cd", session.cwd))
+            return (
+                "a session of the Kiro CLI's new engine in Kiro 1.0's store: "
+                f"run `{folder} && {command}` (the CLI looks it up by its folder)."
+            )
     title = one_line(session.title) if session.title else None
     which = f'"{title}"' if title else "it"
     where = "open its folder in Kiro, then"

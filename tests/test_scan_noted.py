@@ -195,6 +195,8 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         (
             "top",
             ".config/manicode/projects/old/chats/2025-08-20T14-05-00.000Z/messages.json",
+        ),
+    ],
     "kiroide": [
         (
             "top",

@@ -46,6 +46,7 @@ BUILTIN: tuple[str, ...] = (
     "hermes",
     "codebuff",
     "kiroide",
+    "qoder",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -88,6 +89,9 @@ OVERRIDES: frozenset[str] = frozenset(
         "OPENHANDS_PERSISTENCE_DIR",
         "PI_CODING_AGENT_DIR",
         "PI_CODING_AGENT_SESSION_DIR",
+        "QODER_CLI_HOME",
+        "QODER_CONFIG_DIR",
+        "QODER_CONFIG_DIR_NAME",
         "QWEN_HOME",
         "QWEN_RUNTIME_DIR",
         "VIBE_HOME",
@@ -138,6 +142,7 @@ TITLES: dict[str, str] = {
     "hermes": "Hermes Agent",
     "codebuff": "Codebuff CLI",
     "kiroide": "Kiro IDE (agent chats)",
+    "qoder": "Qoder CLI",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -61,6 +61,13 @@ IGNORED_TYPES = frozenset(
         "speculation-accept",
         "isolation-latch",
         "content-replacement",
+        # Qoder CLI's own bookkeeping in the same format (its 1.1.52 record table): the
+        # session's extra folders, its runtime settings, a prompt's token count, the
+        # leaf a resume continues from; none is conversation
+        "workspace-directories",
+        "runtime-config",
+        "token-stats",
+        "active-leaf",
         "marble-origami-commit",
         "marble-origami-snapshot",
         "marble-origami-reset",

@@ -1,0 +1,153 @@
+"""Qoder CLI: Claude-Code-shaped JSONL transcripts under `~/.qoder/projects/<cwd slug>/<id>.jsonl`.
+
+Qoder CLI (Alibaba's agentic coding CLI, npm `@qoder-ai/qodercli`, closed source) keeps its
+user folder at `$QODER_CONFIG_DIR`, else `<home>/.qoder`, where `<home>` is
+`$QODER_CLI_HOME`, else `$GEMINI_CLI_HOME` (it began as a Gemini CLI fork), else the user's
+home; `$QODER_CONFIG_DIR_NAME` renames the `.qoder` part (checked in 1.1.52's bundle:
+`getGlobalConfigDir`, the `Rr("CONFIG_DIR")`/`Rr("CLI_HOME")` lookups). The China edition's
+build uses `.qoder-cn` and `QODERCN_` variables; the npm package is the global build.
+
+Its transcripts are Claude Code's format, written again: `projects/<slug>/<session id>.jsonl`
+(the slug is the working folder with every character outside `[A-Za-z0-9]` made `-`, cut at
+200 with a hash), one JSON record a line: `user`, `assistant` (Anthropic messages with
+`message.model`, `message.usage`, `requestId`), `system` (`compact_boundary` …),
+`attachment`, chained by `uuid`/`parentUuid`, and bookkeeping (`summary`, `custom-title`,
+`ai-title`, `last-prompt`, `tag`, `file-history-snapshot`, `relocated`, `worktree-state`
+and Qoder's own `workspace-directories`, `runtime-config`, `mode`, `token-stats`,
+`active-leaf`: its record-type table `Rel`). Sub-agents live in
+`<session>/subagents/agent-<id>.jsonl` with a `.meta.json` (`agentType`, `description`),
+as Claude Code 2.1 keeps them. So this module is sessdex's Claude Code reader (`claude`)
+under Qoder's folder, name and command: listing, reading, sub-agents, usage, live
+following and the unknown-type count are the same code. Qoder's own bookkeeping records are
+noted once, not counted as unknown. Usage is Anthropic-shaped; Qoder's model names
+(`auto`, `performance`, …) are not in the price catalogue, so tokens are counted and the
+cost is left unknown.
+
+Not read: `logs/sessions/<project>/<id>/segments/<run>.jsonl` (debug logs),
+`sessions/<pid>.json` (running processes), `tasks/`, `plans/`, `memory/`. Never opened:
+`.auth/` (login state, machine id), `mcp-oauth-tokens.json`, `settings.json`.
+
+Resume: `qodercli --resume <id>` in the session's folder (1.1.52's `--help`: `-r, --resume
+[id]`, `-c, --continue`, `--fork-session`, `--session-id`), with `--permission-mode` only
+for a recorded mode at least as strict as the default (`default`, `dont_ask`); a looser one
+(`accept_edits`, `bypass_permissions`/yolo, `auto`) is withheld, never
+`--dangerously-skip-permissions`. The recorded model is not passed: `--model` takes Qoder's
+tier names and a transcript records the backend's. Checked against the 1.1.52 bundle only;
+synthetic fixtures, no real capture (Low).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from ..diagnostics import Diagnostics
+from ..model import Event, ResumePlan, Session
+from . import claude
+from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
+from .base import Home, Location, Opened, SessionFollow, opened_by_flags
+
+NAME = "qoder"
+TITLE = "Qoder CLI"
+CHECKED_WITH = (
+    "Qoder CLI 1.1.52 (npm @qoder-ai/qodercli, its bundle's config folder, transcript "
+    "writer and record-type table, and its --help); no real capture"
+)
+NEWEST_CHECKED = "1.1.52"
+ENV_VARS = ("QODER_CONFIG_DIR", "QODER_CLI_HOME", "GEMINI_CLI_HOME", "QODER_CONFIG_DIR_NAME")
+CLI = ("qodercli",)
+SCAN_NOTED = True  # locate reads the environment, scan only lists (claude's scan)
+
+PROGRAM = "qodercli"
+INSTALL_HINT = "npm install -g @qoder-ai/qodercli"
+RESUME_FLAGS = claude.RESUME_FLAGS  # the same four words (1.1.52's --help)
+DIR_NAME = ".qoder"
+# a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and digits)
+STRICT_MODES = {"default": "default", "dontask": "dont_ask"}
+LOOSE_MODES = {
+    "acceptedits": "accept_edits",
+    "bypasspermissions": "bypass_permissions",
+    "yolo": "bypass_permissions",
+    "auto": "auto",
+}
+
+
+def locate(home: Home) -> Location:
+    """`$QODER_CONFIG_DIR`, else `<$QODER_CLI_HOME or $GEMINI_CLI_HOME or home>/.qoder`."""
+    override = home.env_dir("QODER_CONFIG_DIR")
+    if override is not None:
+        return Location(override, f"QODER_CONFIG_DIR={override}")
+    name = home.environ.get("QODER_CONFIG_DIR_NAME") or DIR_NAME
+    if "/" in name or "\\" in name or name in (".", ".."):
+        name = DIR_NAME  # Qoder refuses such a name and stops
+    for variable in ("QODER_CLI_HOME", "GEMINI_CLI_HOME"):
+        base = home.env_dir(variable)
+        if base is not None:
+            return Location(base / name, f"{variable}={base}")
+    return Location(home.path / name)
+
+
+scan = claude.scan
+companion_of = claude.companion_of
+usage_files = claude.usage_files
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    """Claude Code's listing of the transcript, as a Qoder session."""
+    return [
+        dataclasses.replace(session, app=NAME)
+        for session in claude.parse(path, location, diagnostics)
+    ]
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """The session's events, sub-agents merged in by time (Claude Code's reader)."""
+    return claude.read(session, diagnostics, full=full, offset=offset)
+
+
+def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
+    """Live reading: only appended lines of the transcript and its sub-agent files."""
+    return claude.follow(session, diagnostics)
+
+
+def _folded(mode: str) -> str:
+    return "".join(character for character in mode.lower() if character.isalnum())
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`qodercli --resume <id>` in the session's folder, with a mode no looser than the
+    default. A sub-agent has no resume of its own (its lead is the one to reopen)."""
+    if session.parent_id is not None:
+        return None
+    argv = [PROGRAM, "--resume", session.id]
+    notes: list[str] = []
+    withheld: list[str] = []
+    mode = session.permission_mode
+    folded = _folded(mode) if mode else ""
+    if folded in STRICT_MODES:
+        argv += ["--permission-mode", STRICT_MODES[folded]]
+    elif folded in LOOSE_MODES:
+        flag = f"--permission-mode {LOOSE_MODES[folded]}"
+        if keep_permissions:
+            argv += flag.split()
+        else:
+            withheld.append(flag)
+    elif mode:
+        notes.append(f"permission mode {mode!r} left out (Qoder takes no such flag)")
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd or ".",
+        program=PROGRAM,
+        install_hint=INSTALL_HINT,
+        notes=tuple(notes),
+        withheld=tuple(withheld),
+    )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `qodercli` has open: `--resume <id>`, `--continue`'s latest, a fork's
+    new id, as Claude Code's flags read (the same words)."""
+    return opened_by_flags(args, RESUME_FLAGS)

@@ -1,0 +1,163 @@
+"""Qoder CLI: Claude-Code-shaped transcripts under ~/.qoder/projects, read by the claude reader."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session
+from sessdex.sources import Home, qoder
+
+DATA = Path(__file__).parent.parent / "data" / "qoder"
+PROJECT = Path(".qoder") / "projects" / "-home-alex-code-shop-api"
+LEAD = "3b1f6c2e-8a4d-4f0e-9c7b-2d5e8f1a6b90"
+OTHER = "7c2a9e41-5d3b-4a6f-8e1c-0b9d7f3a2e58"
+AGENT = "a4f2c9e1b7d3"
+
+
+def sessions(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = qoder.locate(home)
+    found: dict[str, Session] = {}
+    for path in qoder.scan(location):
+        for session in qoder.parse(Path(path), location, diagnostics or Diagnostics()):
+            found[session.id] = session
+    return found
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(qoder.read(session, diagnostics or Diagnostics()))
+
+
+def test_sessions_are_listed_as_qoder_with_title_folder_branch_model_and_sub_agent() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert sorted(found) == sorted([LEAD, OTHER, AGENT])
+    assert {session.app for session in found.values()} == {"qoder"}
+    lead = found[LEAD]
+    assert lead.title == "Health endpoint for the API"  # its ai-title
+    assert (lead.cwd, lead.branch, lead.model) == (
+        "/home/alex/code/shop-api",
+        "feature/health",
+        "performance",
+    )
+    assert found[OTHER].title == "Build failure"  # a custom title beats all
+    agent = found[AGENT]
+    assert (agent.parent_id, agent.agent_type, agent.title) == (
+        LEAD,
+        "explorer",
+        "Find the tests",
+    )
+
+
+def test_the_config_folder_follows_qoders_variables(tmp_path: Path) -> None:
+    home = tmp_path / "user"
+    assert qoder.locate(Home(home, {})).root == home / ".qoder"
+    moved = qoder.locate(Home(home, {"QODER_CONFIG_DIR": str(tmp_path / "cfg")}))
+    assert moved.root == tmp_path / "cfg"
+    assert moved.override == f"QODER_CONFIG_DIR={tmp_path / 'cfg'}"
+    cli_home = {"QODER_CLI_HOME": str(tmp_path / "q"), "GEMINI_CLI_HOME": "/elsewhere"}
+    assert qoder.locate(Home(home, cli_home)).root == tmp_path / "q" / ".qoder"
+    gemini = {"GEMINI_CLI_HOME": str(tmp_path / "g")}
+    assert qoder.locate(Home(home, gemini)).root == tmp_path / "g" / ".qoder"
+    renamed = {"QODER_CONFIG_DIR_NAME": ".qoder-work"}
+    assert qoder.locate(Home(home, renamed)).root == home / ".qoder-work"
+    # a name with a separator Qoder refuses (and stops): its default is where sessions are
+    assert qoder.locate(Home(home, {"QODER_CONFIG_DIR_NAME": "../x"})).root == (
+        home / ".qoder"
+    )
+
+
+def test_a_turn_reads_with_thinking_paired_calls_usage_and_the_sub_agent_inline() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    diagnostics = Diagnostics()
+    read = events(found[LEAD], diagnostics)
+    kinds = [event.kind for event in read]
+    assert kinds[0] == "user" and read[0].text == "Add a /health endpoint to the API"
+    assert "thinking" in kinds and "subagent" in kinds and "turn_end" in kinds
+    calls = {e.call_id: e for e in read if e.kind == "tool_call"}
+    results = {e.call_id: e for e in read if e.kind == "tool_result"}
+    assert set(calls) == set(results) == {"call_read", "call_task"}
+    assert calls["call_read"].extra["input"] == {
+        "file_path": "/home/alex/code/shop-api/app.py"
+    }
+    spawn = next(e for e in read if e.kind == "subagent")
+    assert spawn.extra["child_id"] == AGENT
+    assert any(e.agent_id == AGENT and e.kind == "assistant" for e in read)
+    usage = [e for e in read if e.kind == "usage"]
+    assert len(usage) == 4  # three lead responses and the sub-agent's, each once
+    assert all(e.usage is not None and e.usage.model == "performance" for e in usage)
+    # Qoder's own bookkeeping (mode, workspace-directories, runtime-config, token-stats,
+    # active-leaf) is no unknown record type
+    assert not diagnostics.unknown
+
+
+def test_a_compaction_is_one_event() -> None:
+    read = events(sessions(Home.at(DATA / "home"))[OTHER])
+    assert [e.kind for e in read].count("compaction") == 1
+
+
+def test_an_unknown_record_type_is_counted_not_raised(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    transcript = home / PROJECT / f"{OTHER}.jsonl"
+    with transcript.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "qoder-future-thing", "sessionId": OTHER}) + "\n")
+    diagnostics = Diagnostics()
+    assert events(sessions(Home.at(home))[OTHER], diagnostics)
+    assert sum(diagnostics.unknown.values()) == 1
+    assert next(iter(diagnostics.unknown)).startswith("qoder-future-thing")
+
+
+def test_resume_is_qodercli_resume_in_its_folder_never_loosened() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = qoder.resume(found[LEAD])
+    assert plan is not None
+    assert plan.argv == ("qodercli", "--resume", LEAD, "--permission-mode", "default")
+    assert plan.cwd == "/home/alex/code/shop-api"
+    loose = qoder.resume(found[OTHER])  # recorded bypass_permissions
+    assert loose is not None
+    assert loose.argv == ("qodercli", "--resume", OTHER)
+    assert loose.withheld == ("--permission-mode bypass_permissions",)
+    kept = qoder.resume(found[OTHER], keep_permissions=True)
+    assert kept is not None and kept.argv[-2:] == ("--permission-mode", "bypass_permissions")
+    assert "--dangerously-skip-permissions" not in kept.argv
+    strict = qoder.resume(dataclasses.replace(found[LEAD], permission_mode="dontAsk"))
+    assert strict is not None and strict.argv[-1] == "dont_ask"  # Qoder's spelling
+    odd = qoder.resume(dataclasses.replace(found[LEAD], permission_mode="plan"))
+    assert odd is not None and "--permission-mode" not in odd.argv and odd.notes
+    assert qoder.resume(found[AGENT]) is None  # its lead is the one to reopen
+
+
+def test_resume_prints_a_quoted_command() -> None:
+    result = CliRunner().invoke(
+        main, ["resume", "--home", str(DATA / "home"), "--print", LEAD[:8]]
+    )
+    assert f"cd /home/alex/code/shop-api && qodercli --resume {LEAD}" in result.output
+
+
+def test_a_running_qodercli_names_the_session_it_has_open() -> None:
+    opened = qoder.process_session(["qodercli", "--resume", LEAD])
+    assert opened is not None and opened.session_id == LEAD
+    latest = qoder.process_session(["qodercli", "-c"])
+    assert latest is not None and latest.latest
+    assert qoder.process_session(["qodercli"]) is None
+
+
+def test_files_beside_the_transcripts_are_never_listed() -> None:
+    listed = list(qoder.scan(qoder.locate(Home.at(DATA / "home"))))
+    assert all("/projects/" in path for path in listed)
+    assert not any(path.endswith(("settings.json", "4242.json")) for path in listed)
+
+
+def test_malformed_transcripts_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(Home.at(DATA / "malformed" / "home"), diagnostics)
+    for session in found.values():
+        list(qoder.read(session, diagnostics))
+    assert "9d0e1f2a-0000-4000-8000-000000000001" in found
+    assert found["9d0e1f2a-0000-4000-8000-000000000001"].title == "Fix the login page"

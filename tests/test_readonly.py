@@ -123,6 +123,9 @@ CREDENTIAL_FILES = (
     ".hermes/profiles/work/auth.json",
     ".config/manicode/credentials.json",  # Codebuff's login
     ".aws/sso/cache/kiro-auth-token.json",  # the Kiro IDE's login
+    ".qoder/.auth/user",  # Qoder CLI's login (its 1.1.52 bundle)
+    ".qoder/.auth/.credential-transaction",
+    ".qoder/mcp-oauth-tokens.json",  # its MCP servers' OAuth tokens
 )
 
 
@@ -147,6 +150,10 @@ def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
     ).symlink_to(
         home / ".continue" / "auth.json"
     )  # named as a Continue chat, beside them
+    qoder = next((home / ".qoder" / "projects").iterdir())
+    (qoder / "0000aaaa-0000-4000-8000-000000000001.jsonl").symlink_to(
+        home / ".qoder" / ".auth" / "user"
+    )  # named as a Qoder transcript: its login has a name too plain to refuse anywhere
     day = home / ".codex" / "sessions" / "2026" / "01" / "01"
     day.mkdir(parents=True, exist_ok=True)
     rollout = "rollout-2026-01-01T00-00-00-0000aaaa-0000-7000-8000-000000000000.jsonl"

@@ -167,6 +167,15 @@ ADDED: dict[str, list[tuple[str, str]]] = {
     "continue": [("top", f".continue/sessions/{ID}.json")],
     "auggie": [("top", f".augment/sessions/{ID}.json")],
     "openhands": [("top", f".openhands/conversations/{'0b' * 16}/base_state.json")],
+    "qoder": [
+        ("top", f".qoder/projects/-home-alex-code-shop-api/{ID}.jsonl"),
+        ("top", f".qoder/projects/-home-dev-new/{ID}.jsonl"),
+        (
+            "sub",
+            ".qoder/projects/-home-alex-code-shop-api/3b1f6c2e-8a4d-4f0e-9c7b-2d5e8f1a6b90"
+            "/subagents/agent-0b0b0b0b0b0b.jsonl",
+        ),
+    ],
     # forge's legacy folder, beside the fixture's .forge
     "forge": [("top", "forge/.forge.db")],
     "gptme": [

@@ -167,7 +167,8 @@ CREDENTIALS = frozenset(
 # gateway token and API keys in `~/.openclaw/openclaw.json`, Clawdbot's in `clawdbot.json`,
 # its OAuth logins in `credentials/oauth.json`).
 # environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; Hermes
-# Agent's API keys in `~/.hermes/.env`).
+# Agent's API keys in `~/.hermes/.env`; Qoder CLI's login in `~/.qoder/.auth/user` and
+# `.credential-transaction`).
 CREDENTIALS_IN = frozenset(
     {
         (".augment", "session.json"),
@@ -181,6 +182,8 @@ CREDENTIALS_IN = frozenset(
         (".clawdbot", "clawdbot.json"),
         ("credentials", "oauth.json"),
         (".hermes", ".env"),
+        (".auth", "user"),
+        (".auth", ".credential-transaction"),
     }
 )
 _PLACED = frozenset(name for _, name in CREDENTIALS_IN)

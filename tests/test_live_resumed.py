@@ -115,6 +115,8 @@ REOPENED = [
     ("hermes", HERMES_OLD, ["hermes", "--resume", HERMES_OLD, "--tui"]),
     ("codebuff", CODEBUFF_OLD, ["codebuff", "--continue", CODEBUFF_OLD]),
     ("codebuff", CODEBUFF_OLD, ["node", "/usr/local/bin/codebuff", "--continue"]),
+    ("qoder", OLD, ["node", "/usr/local/bin/qodercli", "-c"]),
+    ("qoder", OLD, ["qodercli", "--resume", OLD, "--permission-mode", "default"]),
 ]
 
 

@@ -34,7 +34,9 @@ def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Eve
     return list(qoder.read(session, diagnostics or Diagnostics()))
 
 
-def test_sessions_are_listed_as_qoder_with_title_folder_branch_model_and_sub_agent() -> None:
+def test_sessions_are_listed_as_qoder_with_title_folder_branch_model_and_sub_agent() -> (
+    None
+):
     found = sessions(Home.at(DATA / "home"))
     assert sorted(found) == sorted([LEAD, OTHER, AGENT])
     assert {session.app for session in found.values()} == {"qoder"}
@@ -72,7 +74,9 @@ def test_the_config_folder_follows_qoders_variables(tmp_path: Path) -> None:
     )
 
 
-def test_a_turn_reads_with_thinking_paired_calls_usage_and_the_sub_agent_inline() -> None:
+def test_a_turn_reads_with_thinking_paired_calls_usage_and_the_sub_agent_inline() -> (
+    None
+):
     found = sessions(Home.at(DATA / "home"))
     diagnostics = Diagnostics()
     read = events(found[LEAD], diagnostics)
@@ -124,7 +128,10 @@ def test_resume_is_qodercli_resume_in_its_folder_never_loosened() -> None:
     assert loose.argv == ("qodercli", "--resume", OTHER)
     assert loose.withheld == ("--permission-mode bypass_permissions",)
     kept = qoder.resume(found[OTHER], keep_permissions=True)
-    assert kept is not None and kept.argv[-2:] == ("--permission-mode", "bypass_permissions")
+    assert kept is not None and kept.argv[-2:] == (
+        "--permission-mode",
+        "bypass_permissions",
+    )
     assert "--dangerously-skip-permissions" not in kept.argv
     strict = qoder.resume(dataclasses.replace(found[LEAD], permission_mode="dontAsk"))
     assert strict is not None and strict.argv[-1] == "dont_ask"  # Qoder's spelling

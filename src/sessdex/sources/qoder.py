@@ -55,7 +55,12 @@ CHECKED_WITH = (
     "writer and record-type table, and its --help); no real capture"
 )
 NEWEST_CHECKED = "1.1.52"
-ENV_VARS = ("QODER_CONFIG_DIR", "QODER_CLI_HOME", "GEMINI_CLI_HOME", "QODER_CONFIG_DIR_NAME")
+ENV_VARS = (
+    "QODER_CONFIG_DIR",
+    "QODER_CLI_HOME",
+    "GEMINI_CLI_HOME",
+    "QODER_CONFIG_DIR_NAME",
+)
 CLI = ("qodercli",)
 SCAN_NOTED = True  # locate reads the environment, scan only lists (claude's scan)
 

@@ -36,14 +36,26 @@ def base(session: str, uuid: str, parent: str | None, when: str) -> dict[str, ob
     }
 
 
-def user(session: str, uuid: str, parent: str | None, when: str, content: object) -> dict[str, object]:
+def user(
+    session: str, uuid: str, parent: str | None, when: str, content: object
+) -> dict[str, object]:
     line = base(session, uuid, parent, when)
-    line.update(type="user", message={"role": "user", "content": content}, permissionMode="default")
+    line.update(
+        type="user",
+        message={"role": "user", "content": content},
+        permissionMode="default",
+    )
     return line
 
 
 def assistant(
-    session: str, uuid: str, parent: str, when: str, msg: str, content: list[object], stop: str | None
+    session: str,
+    uuid: str,
+    parent: str,
+    when: str,
+    msg: str,
+    content: list[object],
+    stop: str | None,
 ) -> dict[str, object]:
     line = base(session, uuid, parent, when)
     line.update(
@@ -74,47 +86,124 @@ def lead() -> list[dict[str, object]]:
         {"type": "mode", "mode": "normal", "sessionId": s},
         {"type": "workspace-directories", "sessionId": s, "directories": [CWD]},
         {"type": "runtime-config", "sessionId": s, "timestamp": 1764921600000},
-        user(s, "u1", None, "2026-12-01T09:00:00.000Z", "Add a /health endpoint to the API"),
-        {"type": "token-stats", "sessionId": s, "promptTokenCount": 4200, "timestamp": 1764921601000},
+        user(
+            s,
+            "u1",
+            None,
+            "2026-12-01T09:00:00.000Z",
+            "Add a /health endpoint to the API",
+        ),
+        {
+            "type": "token-stats",
+            "sessionId": s,
+            "promptTokenCount": 4200,
+            "timestamp": 1764921601000,
+        },
         assistant(
-            s, "a1", "u1", "2026-12-01T09:00:04.000Z", "msg_01",
+            s,
+            "a1",
+            "u1",
+            "2026-12-01T09:00:04.000Z",
+            "msg_01",
             [
-                {"type": "thinking", "thinking": "Look at the router first.", "signature": "x"},
-                {"type": "tool_use", "id": "call_read", "name": "Read", "input": {"file_path": f"{CWD}/app.py"}},
+                {
+                    "type": "thinking",
+                    "thinking": "Look at the router first.",
+                    "signature": "x",
+                },
+                {
+                    "type": "tool_use",
+                    "id": "call_read",
+                    "name": "Read",
+                    "input": {"file_path": f"{CWD}/app.py"},
+                },
             ],
             "tool_use",
         ),
         user(
-            s, "u2", "a1", "2026-12-01T09:00:05.000Z",
-            [{"type": "tool_result", "tool_use_id": "call_read", "content": "app = Flask(__name__)\n"}],
+            s,
+            "u2",
+            "a1",
+            "2026-12-01T09:00:05.000Z",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "call_read",
+                    "content": "app = Flask(__name__)\n",
+                }
+            ],
         ),
         assistant(
-            s, "a2", "u2", "2026-12-01T09:00:09.000Z", "msg_02",
-            [{"type": "tool_use", "id": "call_task", "name": "Task", "input": {
-                "description": "Find the tests", "prompt": "List the test files of the API",
-                "subagent_type": "explorer"}}],
+            s,
+            "a2",
+            "u2",
+            "2026-12-01T09:00:09.000Z",
+            "msg_02",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "call_task",
+                    "name": "Task",
+                    "input": {
+                        "description": "Find the tests",
+                        "prompt": "List the test files of the API",
+                        "subagent_type": "explorer",
+                    },
+                }
+            ],
             "tool_use",
         ),
         user(
-            s, "u3", "a2", "2026-12-01T09:00:20.000Z",
-            [{"type": "tool_result", "tool_use_id": "call_task", "content": "tests/test_app.py"}],
+            s,
+            "u3",
+            "a2",
+            "2026-12-01T09:00:20.000Z",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "call_task",
+                    "content": "tests/test_app.py",
+                }
+            ],
         ),
         assistant(
-            s, "a3", "u3", "2026-12-01T09:00:25.000Z", "msg_03",
-            [{"type": "text", "text": "Added `/health`, returning 200 with `{\"ok\": true}`."}],
+            s,
+            "a3",
+            "u3",
+            "2026-12-01T09:00:25.000Z",
+            "msg_03",
+            [
+                {
+                    "type": "text",
+                    "text": 'Added `/health`, returning 200 with `{"ok": true}`.',
+                }
+            ],
             "end_turn",
         ),
-        {"type": "active-leaf", "sessionId": s, "leafUuid": "a3", "explicit": False, "timestamp": 1764921625000},
+        {
+            "type": "active-leaf",
+            "sessionId": s,
+            "leafUuid": "a3",
+            "explicit": False,
+            "timestamp": 1764921625000,
+        },
         {"type": "ai-title", "sessionId": s, "aiTitle": "Health endpoint for the API"},
     ]
 
 
 def agent() -> list[dict[str, object]]:
     s = LEAD
-    first = user(s, "s1", None, "2026-12-01T09:00:10.000Z", "List the test files of the API")
+    first = user(
+        s, "s1", None, "2026-12-01T09:00:10.000Z", "List the test files of the API"
+    )
     answer = assistant(
-        s, "s2", "s1", "2026-12-01T09:00:18.000Z", "msg_sub",
-        [{"type": "text", "text": "tests/test_app.py"}], "end_turn",
+        s,
+        "s2",
+        "s1",
+        "2026-12-01T09:00:18.000Z",
+        "msg_sub",
+        [{"type": "text", "text": "tests/test_app.py"}],
+        "end_turn",
     )
     for line in (first, answer):
         line["isSidechain"] = True
@@ -128,21 +217,38 @@ def other() -> list[dict[str, object]]:
     first["permissionMode"] = "bypass_permissions"
     first["gitBranch"] = "main"
     answer = assistant(
-        s, "o2", "o1", "2026-12-02T14:30:06.000Z", "msg_10",
-        [{"type": "text", "text": "A missing import in `shop/cart.py`."}], "end_turn",
+        s,
+        "o2",
+        "o1",
+        "2026-12-02T14:30:06.000Z",
+        "msg_10",
+        [{"type": "text", "text": "A missing import in `shop/cart.py`."}],
+        "end_turn",
     )
     answer["gitBranch"] = "main"
     answer["permissionMode"] = "bypass_permissions"
     compact = base(s, "o3", "o2", "2026-12-02T14:40:00.000Z")
-    compact.update(type="system", subtype="compact_boundary", content="Conversation compacted",
-                   level="info", compactMetadata={"trigger": "manual", "preTokens": 51000})
+    compact.update(
+        type="system",
+        subtype="compact_boundary",
+        content="Conversation compacted",
+        level="info",
+        compactMetadata={"trigger": "manual", "preTokens": 51000},
+    )
     compact["gitBranch"] = "main"
-    return [first, answer, compact, {"type": "custom-title", "sessionId": s, "customTitle": "Build failure"}]
+    return [
+        first,
+        answer,
+        compact,
+        {"type": "custom-title", "sessionId": s, "customTitle": "Build failure"},
+    ]
 
 
 def write(path: Path, lines: list[dict[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
 
 
 def main() -> None:
@@ -154,7 +260,8 @@ def main() -> None:
     sub = project / LEAD / "subagents" / f"agent-{AGENT}.jsonl"
     write(sub, agent())
     sub.with_name(f"agent-{AGENT}.meta.json").write_text(
-        json.dumps({"agentType": "explorer", "description": "Find the tests"}), encoding="utf-8"
+        json.dumps({"agentType": "explorer", "description": "Find the tests"}),
+        encoding="utf-8",
     )
     # beside them, files sessdex never opens or never lists
     (home / ".qoder" / "settings.json").write_text("{}", encoding="utf-8")
@@ -165,16 +272,27 @@ def main() -> None:
     shutil.rmtree(bad.parent, ignore_errors=True)
     broken = bad / ".qoder" / "projects" / SLUG
     broken.mkdir(parents=True)
-    good = json.dumps(user("9d0e", "m1", None, "2026-12-03T08:00:00.000Z", "Fix the login page"))
+    good = json.dumps(
+        user("9d0e", "m1", None, "2026-12-03T08:00:00.000Z", "Fix the login page")
+    )
     (broken / "9d0e1f2a-0000-4000-8000-000000000001.jsonl").write_text(
-        good + "\n" + '{"type":"assistant","message":{"content":[{"type":"te\n'
-        + '["a", "list"]\n' + '{"type":"user","message":"not an object"}\n'
+        good
+        + "\n"
+        + '{"type":"assistant","message":{"content":[{"type":"te\n'
+        + '["a", "list"]\n'
+        + '{"type":"user","message":"not an object"}\n'
         + '{"type":"assistant","uuid":7,"message":{"usage":"lots","content":5}}\n'
-        + '{"type": 42}\n' + "\xff\xfe not json\n" + '{"type":"user","message":{"content":"' + "x" * 300_000,
-        encoding="utf-8", errors="surrogateescape",
+        + '{"type": 42}\n'
+        + "\xff\xfe not json\n"
+        + '{"type":"user","message":{"content":"'
+        + "x" * 300_000,
+        encoding="utf-8",
+        errors="surrogateescape",
     )
     (broken / "empty.jsonl").write_text("", encoding="utf-8")
-    (broken / "9d0e1f2a-0000-4000-8000-000000000002.jsonl").write_bytes(b"\x00\x01\x02garbage")
+    (broken / "9d0e1f2a-0000-4000-8000-000000000002.jsonl").write_bytes(
+        b"\x00\x01\x02garbage"
+    )
     agents = broken / "9d0e1f2a-0000-4000-8000-000000000001" / "subagents"
     agents.mkdir(parents=True)
     (agents / "agent-x.jsonl").write_text('{"type":"user"', encoding="utf-8")

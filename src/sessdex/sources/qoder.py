@@ -20,8 +20,12 @@ as Claude Code 2.1 keeps them. So this module is sessdex's Claude Code reader (`
 under Qoder's folder, name and command: listing, reading, sub-agents, usage, live
 following and the unknown-type count are the same code. Qoder's own bookkeeping records are
 noted once, not counted as unknown. Usage is Anthropic-shaped; Qoder's model names
-(`auto`, `performance`, …) are not in the price catalogue, so tokens are counted and the
-cost is left unknown.
+(`auto`, `performance`, `lite`, …) are not in the price catalogue, so tokens are counted
+and the cost is left unknown. Qoder bills platform credits: third-party readers of real
+files (2026) see `usage.credits` / `original_credits` beside token counts its service may
+report as 0; credits are no currency sessdex prices, and are not counted. The Qoder IDE
+writes its agent chats to the same folder (with `<id>-session.json` beside, not read):
+they are listed too, and `qodercli --resume` may not know them.
 
 Not read: `logs/sessions/<project>/<id>/segments/<run>.jsonl` (debug logs),
 `sessions/<pid>.json` (running processes), `tasks/`, `plans/`, `memory/`. Never opened:

@@ -72,10 +72,12 @@ PROGRAM = "qodercli"
 INSTALL_HINT = "npm install -g @qoder-ai/qodercli"
 RESUME_FLAGS = claude.RESUME_FLAGS  # the same four words (1.1.52's --help)
 DIR_NAME = ".qoder"
-# a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and digits)
+# a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and
+# digits); "Don't Ask" refuses instead of prompting (its mode table), so it is strict
 STRICT_MODES = {"default": "default", "dontask": "dont_ask"}
 LOOSE_MODES = {
     "acceptedits": "accept_edits",
+    "acceptingedits": "accept_edits",
     "bypasspermissions": "bypass_permissions",
     "yolo": "bypass_permissions",
     "auto": "auto",

@@ -100,6 +100,22 @@ def test_a_turn_reads_with_thinking_paired_calls_usage_and_the_sub_agent_inline(
     assert not diagnostics.unknown
 
 
+def test_a_transcript_whose_lines_name_no_folder_takes_its_workspace(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    transcript = home / PROJECT / f"{LEAD}.jsonl"
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    for line in lines:
+        line.pop("cwd", None)
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = sessions(Home.at(home))[LEAD]
+    assert found.cwd == "/home/alex/code/shop-api"  # its workspace-directories record
+    plan = qoder.resume(found)
+    assert plan is not None and plan.cwd == "/home/alex/code/shop-api"
+
+
 def test_a_compaction_is_one_event() -> None:
     read = events(sessions(Home.at(DATA / "home"))[OTHER])
     assert [e.kind for e in read].count("compaction") == 1

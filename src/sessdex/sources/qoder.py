@@ -46,10 +46,14 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import orjson
+
+from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
 from . import claude
 from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
+from ._values import as_str
 from .base import Home, Location, Opened, SessionFollow, opened_by_flags
 
 NAME = "qoder"
@@ -72,6 +76,8 @@ PROGRAM = "qodercli"
 INSTALL_HINT = "npm install -g @qoder-ai/qodercli"
 RESUME_FLAGS = claude.RESUME_FLAGS  # the same four words (1.1.52's --help)
 DIR_NAME = ".qoder"
+WORKSPACE = b'"workspace-directories"'
+HEAD_RECORDS = 8  # Qoder opens a transcript with its bookkeeping, then the first prompt
 # a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and
 # digits); "Don't Ask" refuses instead of prompting (its mode table), so it is strict
 STRICT_MODES = {"default": "default", "dontask": "dont_ask"}
@@ -105,11 +111,38 @@ usage_files = claude.usage_files
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    """Claude Code's listing of the transcript, as a Qoder session."""
+    """Claude Code's listing of the transcript, as a Qoder session; where no line of its
+    ends names a `cwd`, the first folder its `workspace-directories` record names."""
+    found = claude.parse(path, location, diagnostics)
     return [
-        dataclasses.replace(session, app=NAME)
-        for session in claude.parse(path, location, diagnostics)
+        dataclasses.replace(
+            session, app=NAME, cwd=session.cwd or _workspace(session.path)
+        )
+        for session in found
     ]
+
+
+def _workspace(path: str | None) -> str | None:
+    """The first folder of the head's `workspace-directories` record (Qoder writes it
+    first), else None."""
+    if path is None:
+        return None
+    try:
+        lines = files.head_lines(path, HEAD_RECORDS)
+    except OSError:
+        return None
+    for line in lines:
+        if WORKSPACE not in line.data:
+            continue
+        try:
+            record = files.loads(line.data)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get("type") == "workspace-directories":
+            named = record.get("directories")
+            if isinstance(named, list) and named:
+                return as_str(named[0])
+    return None
 
 
 def read(

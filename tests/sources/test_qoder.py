@@ -184,3 +184,61 @@ def test_malformed_transcripts_are_counted_never_raised() -> None:
         list(qoder.read(session, diagnostics))
     assert "9d0e1f2a-0000-4000-8000-000000000001" in found
     assert found["9d0e1f2a-0000-4000-8000-000000000001"].title == "Fix the login page"
+
+
+def _credits_only(home: Path) -> Path:
+    """A Qoder session as Qoder writes it by default: every token count 0, credits set
+    (its transcript writer zeroes the counts unless QODER_EXPOSE_TOKEN_USAGE is on)."""
+    zero = {
+        "input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 0,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",
+        "cache_creation": {
+            "ephemeral_1h_input_tokens": 0,
+            "ephemeral_5m_input_tokens": 0,
+        },
+        "inference_geo": "",
+        "iterations": [],
+        "speed": "standard",
+        "credits": 1.25,
+        "original_credits": 1.5,
+        "billable": True,
+    }
+    common = {
+        "isSidechain": False,
+        "cwd": "/home/alex/code/shop-api",
+        "sessionId": LEAD,
+    }
+    common |= {"userType": "external", "entrypoint": "cli", "version": "1.1.52"}
+    prompt = {"parentUuid": None, "type": "user", "uuid": "u1", **common}
+    prompt |= {"timestamp": "2026-12-03T10:00:00.000Z", "permissionMode": "default"}
+    prompt["message"] = {"role": "user", "content": "Rename the health route"}
+    message = {"id": "msg_c1", "type": "message", "role": "assistant"}
+    message |= {"model": "efficient", "stop_reason": "end_turn", "stop_sequence": None}
+    message |= {"usage": zero, "content": [{"type": "text", "text": "Renamed."}]}
+    answer = {"parentUuid": "u1", "type": "assistant", "uuid": "a1", **common}
+    answer |= {"timestamp": "2026-12-03T10:00:04.000Z", "message": message}
+    transcript = home / PROJECT / f"{LEAD}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(
+        "".join(
+            json.dumps(line, separators=(",", ":")) + "\n" for line in (prompt, answer)
+        )
+    )
+    return transcript
+
+
+def test_a_response_qoder_wrote_no_token_count_for_is_not_billed_at_zero(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    transcript = _credits_only(home)
+    scan = qoder.usage_records(transcript, Diagnostics(), explain=True)
+    assert scan.records == []  # no measure, where it was one response of 0 tokens
+    assert [dropped.rule for dropped in scan.dropped] == ["no-tokens"]
+    result = CliRunner().invoke(main, ["usage", "--home", str(home)])
+    assert "$0.00" not in result.output and "efficient" not in result.output
+    assert not [e for e in events(sessions(Home.at(home))[LEAD]) if e.kind == "usage"]

@@ -21,9 +21,14 @@ under Qoder's folder, name and command: listing, reading, sub-agents, usage, liv
 following and the unknown-type count are the same code. Qoder's own bookkeeping records are
 noted once, not counted as unknown. Usage is Anthropic-shaped; Qoder's model names
 (`auto`, `performance`, `lite`, …) are not in the price catalogue, so tokens are counted
-and the cost is left unknown. Qoder bills platform credits: third-party readers of real
-files (2026) see `usage.credits` / `original_credits` beside token counts its service may
-report as 0; credits are no currency sessdex prices, and are not counted. The Qoder IDE
+and the cost is left unknown. Qoder bills platform credits, and its transcript writer
+(1.1.52) writes `message.usage` only where it carries `credits` / `original_credits` /
+`billable` (or the model is the user's own), with every token count set to 0 unless
+`QODER_EXPOSE_TOKEN_USAGE` is on (the same in its `-o json` result; third-party readers
+of real files see the same): such a 0 is no measure, so a response of no token is not
+billed (`usage_records` drops it, `--explain` says so; `read` never billed it). Qoder
+strips `requestId` from the lines it writes: copies merge by `message.id`. Credits are no
+currency sessdex prices, and are not counted. The Qoder IDE
 writes its agent chats to the same folder (with `<id>-session.json` beside, not read):
 they are listed too, and `qodercli --resume` may not know them.
 
@@ -43,18 +48,26 @@ synthetic fixtures, no real capture (Low).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, ResumePlan, Session
-from . import claude
-from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
+from ..model import Event, JSONValue, ResumePlan, Session
+from . import _claude_usage, claude
 from ._values import as_str
-from .base import Home, Location, Opened, SessionFollow, opened_by_flags
+from .base import (
+    DroppedLine,
+    Home,
+    Location,
+    Opened,
+    SessionFollow,
+    UsageRecord,
+    UsageScan,
+    opened_by_flags,
+)
 
 NAME = "qoder"
 TITLE = "Qoder CLI"
@@ -77,6 +90,7 @@ INSTALL_HINT = "npm install -g @qoder-ai/qodercli"
 RESUME_FLAGS = claude.RESUME_FLAGS  # the same four words (1.1.52's --help)
 DIR_NAME = ".qoder"
 WORKSPACE = b'"workspace-directories"'
+NO_TOKENS = "Qoder wrote its token counts as 0 (it bills credits)"
 HEAD_RECORDS = 8  # Qoder opens a transcript with its bookkeeping, then the first prompt
 # a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and
 # digits); "Don't Ask" refuses instead of prompting (its mode table), so it is strict
@@ -143,6 +157,48 @@ def _workspace(path: str | None) -> str | None:
             if isinstance(named, list) and named:
                 return as_str(named[0])
     return None
+
+
+def usage_records(
+    path: Path,
+    diagnostics: Diagnostics,
+    *,
+    offset: int = 0,
+    state: dict[str, JSONValue] | None = None,
+    explain: bool = False,
+    fold: Callable[[UsageRecord], None] | None = None,
+    drop: Callable[[DroppedLine], None] | None = None,
+) -> UsageScan:
+    """Claude Code's billed responses, less those with no token counted: Qoder writes
+    every count as 0 (credits only) unless told to expose them, and a 0 there is no
+    measure (`sessdex usage` showed such a day at $0.00). `read` bills them no more."""
+
+    def counted(record: UsageRecord) -> bool:
+        if record.usage.total:
+            return True
+        if explain:
+            dropped = DroppedLine(record.line, "no-tokens", NO_TOKENS, record.time)
+            if drop is not None:
+                drop(dropped)
+            else:
+                result.dropped.append(dropped)
+        return False
+
+    def folded(record: UsageRecord) -> None:
+        if fold is not None and counted(record):
+            fold(record)
+
+    result = _claude_usage.usage_records(
+        path,
+        diagnostics,
+        offset=offset,
+        state=state,
+        explain=explain,
+        fold=folded if fold is not None else None,
+        drop=drop,
+    )
+    result.records = [record for record in result.records if counted(record)]
+    return result
 
 
 def read(

@@ -242,3 +242,15 @@ def test_a_response_qoder_wrote_no_token_count_for_is_not_billed_at_zero(
     result = CliRunner().invoke(main, ["usage", "--home", str(home)])
     assert "$0.00" not in result.output and "efficient" not in result.output
     assert not [e for e in events(sessions(Home.at(home))[LEAD]) if e.kind == "usage"]
+
+
+def test_a_summary_another_transcript_opens_with_is_no_title(tmp_path: Path) -> None:
+    """Claude Code 1.0 wrote a conversation's summary at the head of the next transcript,
+    and the claude reader looks for one for a 1.x file; Qoder's 1.1.x versions are no
+    Claude 1.0, and write a summary in the session's own file."""
+    home = tmp_path / "home"
+    _credits_only(home)
+    other = home / PROJECT / "5e1f0c2a-1111-4222-8333-944455556666.jsonl"
+    summary = {"type": "summary", "leafUuid": "a1", "summary": "Some other chat"}
+    other.write_text(json.dumps(summary, separators=(",", ":")) + "\n")
+    assert sessions(Home.at(home))[LEAD].title == "Rename the health route"

@@ -422,8 +422,16 @@ def _long_title(opening: bytes) -> dict[str, object] | None:
     return None
 
 
-def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    """One session per transcript (a sub-agent's under its parent), from its two ends only."""
+def parse(
+    path: Path,
+    location: Location,
+    diagnostics: Diagnostics,
+    *,
+    summaries_beside: bool = True,
+) -> list[Session]:
+    """One session per transcript (a sub-agent's under its parent), from its two ends only.
+    Without `summaries_beside` (an app in this format whose 1.x is no Claude Code 1.0),
+    no other transcript's opening summary titles it."""
     name = str(path)
     if companion_of(name) is not None:
         return []  # a sidecar speaks through its transcript's listing
@@ -481,7 +489,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         or late.ai_title
         or found.ai_title
         or _leaf_title(found.summaries, head, tail)
-        or (None if agent else _title_beside(name, late.version, head, tail))
+        or (
+            None
+            if agent or not summaries_beside
+            else _title_beside(name, late.version, head, tail)
+        )
         or found.prompt
         or found.command
     )

@@ -18,7 +18,11 @@ and Qoder's own `workspace-directories`, `runtime-config`, `mode`, `token-stats`
 `<session>/subagents/agent-<id>.jsonl` with a `.meta.json` (`agentType`, `description`),
 as Claude Code 2.1 keeps them. So this module is sessdex's Claude Code reader (`claude`)
 under Qoder's folder, name and command: listing, reading, sub-agents, usage, live
-following and the unknown-type count are the same code. Qoder's own bookkeeping records are
+following and the unknown-type count are the same code. The claude reader's two version
+tests read Qoder's 1.1.x as Claude's 1.x: the summaries Claude Code 1.0 wrote into the
+next transcript are not looked for (Qoder writes `summary` into the session's own file);
+`effort` is not waited for on assistant lines, rightly: Qoder keeps its reasoning effort
+(and chosen model) in `runtime-config`, which a resume restores. Qoder's own bookkeeping records are
 noted once, not counted as unknown. Usage is Anthropic-shaped; Qoder's model names
 (`auto`, `performance`, `lite`, …) are not in the price catalogue, so tokens are counted
 and the cost is left unknown. Qoder bills platform credits, and its transcript writer
@@ -126,8 +130,10 @@ usage_files = claude.usage_files
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     """Claude Code's listing of the transcript, as a Qoder session; where no line of its
-    ends names a `cwd`, the first folder its `workspace-directories` record names."""
-    found = claude.parse(path, location, diagnostics)
+    ends names a `cwd`, the first folder its `workspace-directories` record names. Claude
+    Code 1.0's summaries at the head of the next transcript are not looked for: Qoder's
+    version numbers (1.1.x) are no Claude 1.x, and it writes a summary in its own file."""
+    found = claude.parse(path, location, diagnostics, summaries_beside=False)
     return [
         dataclasses.replace(
             session, app=NAME, cwd=session.cwd or _workspace(session.path)

@@ -32,13 +32,22 @@ and the cost is left unknown. Qoder bills platform credits, and its transcript w
 of real files see the same): such a 0 is no measure, so a response of no token is not
 billed (`usage_records` drops it, `--explain` says so; `read` never billed it). Qoder
 strips `requestId` from the lines it writes: copies merge by `message.id`. Credits are no
-currency sessdex prices, and are not counted. The Qoder IDE
-writes its agent chats to the same folder (with `<id>-session.json` beside, not read):
-they are listed too, and `qodercli --resume` may not know them.
+currency sessdex prices, and are not counted. `token-stats` (`promptTokenCount`: one
+prompt's size, no bill) has a writer that 1.1.52 never calls: usage cannot come from it.
+That the Qoder IDE writes chats here with an `<id>-session.json` beside is unconfirmed
+(neither the CLI's bundle nor a public reader names such a file); only `.jsonl` is listed.
+
+Branches: Qoder names the leaf it continues from in `active-leaf` (one after each batch
+of lines; a rewind writes one with `explicit: true, rewound: true` naming the kept leaf,
+and the next prompt is written under that leaf). The claude reader follows the chain
+ending at the last line, which is the same once a prompt follows a rewind; a rewind with
+nothing after it (rewound, then quit) still shows the rewound turns (not followed yet).
 
 Not read: `logs/sessions/<project>/<id>/segments/<run>.jsonl` (debug logs),
-`sessions/<pid>.json` (running processes), `tasks/`, `plans/`, `memory/`. Never opened:
-`.auth/` (login state, machine id), `mcp-oauth-tokens.json`, `settings.json`.
+`sessions/<pid>.json` (running processes), `tasks/`, `plans/`, `memory/`,
+`<session>/subagents/task-<id>.json` (a sub-agent task's state). Never opened: `.auth/`
+(login state, `machine_id`, `.credential-transaction`), `mcp-oauth-tokens.json`,
+`oauth_creds.json`, `google_accounts.json`, `installation_id`, `settings.json`.
 
 Resume: `qodercli --resume <id>` in the session's folder (1.1.52's `--help`: `-r, --resume
 [id]`, `-c, --continue`, `--fork-session`, `--session-id`), with `--permission-mode` only

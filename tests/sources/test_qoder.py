@@ -254,3 +254,25 @@ def test_a_summary_another_transcript_opens_with_is_no_title(tmp_path: Path) -> 
     summary = {"type": "summary", "leafUuid": "a1", "summary": "Some other chat"}
     other.write_text(json.dumps(summary, separators=(",", ":")) + "\n")
     assert sessions(Home.at(home))[LEAD].title == "Rename the health route"
+
+
+def test_the_china_editions_folder_is_read_and_resumes_with_its_own_program(
+    tmp_path: Path,
+) -> None:
+    """Qoder's China build keeps `~/.qoder-cn` (its `QODERCN_` variables) and runs as
+    `qoderclicn`; the global build's folder beside it is read as before."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home" / ".qoder", home / ".qoder-cn")
+    shutil.copytree(DATA / "home" / ".qoder" / "projects", home / ".qoder" / "projects")
+    moved = home / ".qoder" / "projects" / PROJECT.name / f"{OTHER}.jsonl"
+    moved.unlink()
+    found = sessions(Home(home, {}))
+    assert sorted(found) == sorted([LEAD, OTHER, AGENT])
+    plan = qoder.resume(found[OTHER])  # only in the China edition's folder
+    assert plan is not None and plan.argv[:2] == ("qoderclicn", "--resume")
+    assert "qodercn-ai" in plan.install_hint
+    lead = qoder.resume(found[LEAD])
+    assert lead is not None and lead.program in ("qodercli", "qoderclicn")
+    china = {"QODERCN_CONFIG_DIR": str(tmp_path / "cn")}
+    assert qoder.locate(Home(home, china)).also == (tmp_path / "cn",)
+    assert qoder.locate(Home(home, {})).also == (home / ".qoder-cn",)

@@ -5,7 +5,9 @@ user folder at `$QODER_CONFIG_DIR`, else `<home>/.qoder`, where `<home>` is
 `$QODER_CLI_HOME`, else `$GEMINI_CLI_HOME` (it began as a Gemini CLI fork), else the user's
 home; `$QODER_CONFIG_DIR_NAME` renames the `.qoder` part (checked in 1.1.52's bundle:
 `getGlobalConfigDir`, the `Rr("CONFIG_DIR")`/`Rr("CLI_HOME")` lookups). The China edition's
-build uses `.qoder-cn` and `QODERCN_` variables; the npm package is the global build.
+build (npm `@qodercn-ai/qoderclicn`, program `qoderclicn`) uses `.qoder-cn` and
+`QODERCN_` variables the same way: read too (`Location.also`), its sessions marked
+`extra["edition"] = "cn"` and resumed with `qoderclicn`.
 
 Its transcripts are Claude Code's format, written again: `projects/<slug>/<session id>.jsonl`
 (the slug is the working folder with every character outside `[A-Za-z0-9]` made `-`, cut at
@@ -49,7 +51,7 @@ Not read: `logs/sessions/<project>/<id>/segments/<run>.jsonl` (debug logs),
 (login state, `machine_id`, `.credential-transaction`), `mcp-oauth-tokens.json`,
 `oauth_creds.json`, `google_accounts.json`, `installation_id`, `settings.json`.
 
-Resume: `qodercli --resume <id>` in the session's folder (1.1.52's `--help`: `-r, --resume
+Resume: `qodercli --resume <id>` (`qoderclicn` for the China edition's) in the session's folder (1.1.52's `--help`: `-r, --resume
 [id]`, `-c, --continue`, `--fork-session`, `--session-id`), with `--permission-mode` only
 for a recorded mode at least as strict as the default (`default`, `dont_ask`); a looser one
 (`accept_edits`, `bypass_permissions`/yolo, `auto`) is withheld, never
@@ -94,14 +96,22 @@ ENV_VARS = (
     "QODER_CLI_HOME",
     "GEMINI_CLI_HOME",
     "QODER_CONFIG_DIR_NAME",
+    "QODERCN_CONFIG_DIR",
+    "QODERCN_CLI_HOME",
+    "QODERCN_CONFIG_DIR_NAME",
 )
-CLI = ("qodercli",)
+CLI = ("qodercli", "qoderclicn")
 SCAN_NOTED = True  # locate reads the environment, scan only lists (claude's scan)
 
 PROGRAM = "qodercli"
 INSTALL_HINT = "npm install -g @qoder-ai/qodercli"
 RESUME_FLAGS = claude.RESUME_FLAGS  # the same four words (1.1.52's --help)
 DIR_NAME = ".qoder"
+# the China edition's build (the same bundle built with "cn"): its own folder, variables,
+# program and package (1.1.52's constants `PH`, `q9`, `lr`, `rbt`)
+CN_DIR_NAME = ".qoder-cn"
+CN_PROGRAM = "qoderclicn"
+CN_INSTALL_HINT = "npm install -g @qodercn-ai/qoderclicn"
 WORKSPACE = b'"workspace-directories"'
 NO_TOKENS = "Qoder wrote its token counts as 0 (it bills credits)"
 HEAD_RECORDS = 8  # Qoder opens a transcript with its bookkeeping, then the first prompt
@@ -118,18 +128,27 @@ LOOSE_MODES = {
 
 
 def locate(home: Home) -> Location:
-    """`$QODER_CONFIG_DIR`, else `<$QODER_CLI_HOME or $GEMINI_CLI_HOME or home>/.qoder`."""
-    override = home.env_dir("QODER_CONFIG_DIR")
+    """`$QODER_CONFIG_DIR`, else `<$QODER_CLI_HOME or $GEMINI_CLI_HOME or home>/.qoder`;
+    and the China edition's folder, found the same way by its `QODERCN_` variables
+    (`.qoder-cn`)."""
+    root, override = _config_dir(home, "QODER_", DIR_NAME)
+    china, _ = _config_dir(home, "QODERCN_", CN_DIR_NAME)
+    return Location(root, override, also=(china,) if china != root else ())
+
+
+def _config_dir(home: Home, prefix: str, default: str) -> tuple[Path, str | None]:
+    """One build's user folder, and the variable that moved it."""
+    override = home.env_dir(f"{prefix}CONFIG_DIR")
     if override is not None:
-        return Location(override, f"QODER_CONFIG_DIR={override}")
-    name = home.environ.get("QODER_CONFIG_DIR_NAME") or DIR_NAME
+        return override, f"{prefix}CONFIG_DIR={override}"
+    name = home.environ.get(f"{prefix}CONFIG_DIR_NAME") or default
     if "/" in name or "\\" in name or name in (".", ".."):
-        name = DIR_NAME  # Qoder refuses such a name and stops
-    for variable in ("QODER_CLI_HOME", "GEMINI_CLI_HOME"):
+        name = default  # Qoder refuses such a name and stops
+    for variable in (f"{prefix}CLI_HOME", "GEMINI_CLI_HOME"):
         base = home.env_dir(variable)
         if base is not None:
-            return Location(base / name, f"{variable}={base}")
-    return Location(home.path / name)
+            return base / name, f"{variable}={base}"
+    return home.path / name, None
 
 
 scan = claude.scan
@@ -143,9 +162,13 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     Code 1.0's summaries at the head of the next transcript are not looked for: Qoder's
     version numbers (1.1.x) are no Claude 1.x, and it writes a summary in its own file."""
     found = claude.parse(path, location, diagnostics, summaries_beside=False)
+    china = bool(location.also) and path.is_relative_to(location.also[0])
     return [
         dataclasses.replace(
-            session, app=NAME, cwd=session.cwd or _workspace(session.path)
+            session,
+            app=NAME,
+            cwd=session.cwd or _workspace(session.path),
+            extra={**session.extra, "edition": "cn"} if china else session.extra,
         )
         for session in found
     ]
@@ -237,7 +260,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     default. A sub-agent has no resume of its own (its lead is the one to reopen)."""
     if session.parent_id is not None:
         return None
-    argv = [PROGRAM, "--resume", session.id]
+    china = session.extra.get("edition") == "cn"
+    program = CN_PROGRAM if china else PROGRAM
+    argv = [program, "--resume", session.id]
     notes: list[str] = []
     withheld: list[str] = []
     mode = session.permission_mode
@@ -255,8 +280,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or ".",
-        program=PROGRAM,
-        install_hint=INSTALL_HINT,
+        program=program,
+        install_hint=CN_INSTALL_HINT if china else INSTALL_HINT,
         notes=tuple(notes),
         withheld=tuple(withheld),
     )

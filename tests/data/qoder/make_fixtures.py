@@ -59,8 +59,7 @@ def assistant(
 ) -> dict[str, object]:
     line = base(session, uuid, parent, when)
     line.update(
-        type="assistant",
-        requestId=f"req_{msg}",
+        type="assistant",  # no `requestId`: Qoder's writer (`wml`) strips it
         message={
             "id": msg,
             "type": "message",
@@ -68,11 +67,16 @@ def assistant(
             "model": "performance",
             "stop_reason": stop,
             "stop_sequence": None,
+            # token counts as written with QODER_EXPOSE_TOKEN_USAGE=1 (else all 0),
+            # beside the credits Qoder bills
             "usage": {
                 "input_tokens": 1200,
-                "output_tokens": 85,
-                "cache_read_input_tokens": 3000,
                 "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 3000,
+                "output_tokens": 85,
+                "credits": 0.5,
+                "original_credits": 0.5,
+                "billable": True,
             },
             "content": content,
         },
@@ -85,7 +89,14 @@ def lead() -> list[dict[str, object]]:
     return [
         {"type": "mode", "mode": "normal", "sessionId": s},
         {"type": "workspace-directories", "sessionId": s, "directories": [CWD]},
-        {"type": "runtime-config", "sessionId": s, "timestamp": 1764921600000},
+        {
+            "type": "runtime-config",
+            "sessionId": s,
+            "model": "performance",
+            "reasoningEffort": None,
+            "contextWindow": None,
+            "timestamp": 1764921600000,
+        },
         user(
             s,
             "u1",
@@ -247,7 +258,9 @@ def other() -> list[dict[str, object]]:
 def write(path: Path, lines: list[dict[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+        # compact, as JSON.stringify writes it
+        "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines),
+        encoding="utf-8",
     )
 
 

@@ -276,3 +276,14 @@ def test_the_china_editions_folder_is_read_and_resumes_with_its_own_program(
     china = {"QODERCN_CONFIG_DIR": str(tmp_path / "cn")}
     assert qoder.locate(Home(home, china)).also == (tmp_path / "cn",)
     assert qoder.locate(Home(home, {})).also == (home / ".qoder-cn",)
+
+
+def test_a_qodercli_the_qoder_dispatcher_started_is_known_as_running() -> None:
+    """`qoder` (the npm package's dispatcher) runs `node <package>/bundle/qodercli.js`."""
+    from sessdex.live_session import _runs
+
+    args = b"node\0/usr/lib/node_modules/@qoder-ai/qodercli/bundle/qodercli.js\0-c"
+    assert _runs(args, qoder.CLI)
+    assert _runs(b"node\0/usr/bin/qodercli\0--resume\0x", qoder.CLI)
+    plan = qoder.resume(sessions(Home.at(DATA / "home"))[LEAD])
+    assert plan is not None and "qodercli.js" in plan.process_names

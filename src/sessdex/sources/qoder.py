@@ -100,7 +100,9 @@ ENV_VARS = (
     "QODERCN_CLI_HOME",
     "QODERCN_CONFIG_DIR_NAME",
 )
-CLI = ("qodercli", "qoderclicn")
+# its programs; the npm package's `qoder` dispatcher runs `node <package>/bundle/qodercli.js`
+SCRIPT = "qodercli.js"
+CLI = ("qodercli", "qoderclicn", SCRIPT)
 SCAN_NOTED = True  # locate reads the environment, scan only lists (claude's scan)
 
 PROGRAM = "qodercli"
@@ -282,6 +284,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd or ".",
         program=program,
         install_hint=CN_INSTALL_HINT if china else INSTALL_HINT,
+        process_names=(SCRIPT,),
         notes=tuple(notes),
         withheld=tuple(withheld),
     )

@@ -287,3 +287,39 @@ def test_a_qodercli_the_qoder_dispatcher_started_is_known_as_running() -> None:
     assert _runs(b"node\0/usr/bin/qodercli\0--resume\0x", qoder.CLI)
     plan = qoder.resume(sessions(Home.at(DATA / "home"))[LEAD])
     assert plan is not None and "qodercli.js" in plan.process_names
+
+
+def test_a_rewind_with_nothing_after_it_leaves_the_rewound_turns_out(
+    tmp_path: Path,
+) -> None:
+    """A rewind writes `active-leaf` (`explicit`, `rewound`) naming the kept leaf, and
+    Qoder resumes there; quit before a new prompt, the file ends on the rewound turns."""
+    home = tmp_path / "home"
+    transcript = _credits_only(home)
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    prompt, answer = lines
+    again = prompt | {"uuid": "u2", "parentUuid": "a1"}
+    again |= {"message": {"role": "user", "content": "Now delete the old route"}}
+    again["timestamp"] = "2026-12-03T10:01:00.000Z"
+    done = answer | {"uuid": "a2", "parentUuid": "u2"}
+    done["timestamp"] = "2026-12-03T10:01:05.000Z"
+    done["message"] = answer["message"] | {"id": "msg_c2"}
+    leaf = {"type": "active-leaf", "sessionId": LEAD, "leafUuid": "a1"}
+    leaf |= {"explicit": True, "rewound": True, "timestamp": 1764756070000}
+    lines += [again, done, leaf]
+    transcript.write_text(
+        "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+    )
+    read = events(sessions(Home.at(home))[LEAD])
+    prompts = [e.text for e in read if e.kind == "user"]
+    assert prompts == ["Rename the health route"]
+    assert any("abandoned_branch" in e.extra for e in read if e.kind == "meta")
+    # a prompt after the rewind: the chain that ends at the last line, as before
+    after = again | {"uuid": "u3", "parentUuid": "a1"}
+    after["message"] = {"role": "user", "content": "Add a test instead"}
+    after["timestamp"] = "2026-12-03T10:02:00.000Z"
+    with transcript.open("a") as out:
+        out.write(json.dumps(after, separators=(",", ":")) + "\n")
+    read = events(sessions(Home.at(home))[LEAD])
+    prompts = [e.text for e in read if e.kind == "user"]
+    assert prompts == ["Rename the health route", "Add a test instead"]

@@ -222,8 +222,36 @@ def _survey(
         waiting = side_prompts.get(key)
         if waiting:
             survey.inline_children[call] = survey.root_agent[waiting.pop(0)]
-    _find_abandoned(survey, graph)
+    _find_abandoned(survey, graph, _rewound_leaf(path))
     return survey
+
+
+ACTIVE_LEAF = b'"active-leaf"'
+LEAF_TAIL = 64 * 1024  # bytes searched back from the end for a rewind left unanswered
+
+
+def _rewound_leaf(path: Path) -> str | None:
+    """The leaf a rewind kept, where nothing was written under it since (Qoder CLI's
+    `active-leaf` line with `explicit` and `rewound`, newer than every conversation line):
+    the chain ends there, not at the last line. Else None (Claude Code writes no such line;
+    a prompt after the rewind makes the last line's chain the kept one anyway)."""
+    try:
+        _, data = files.tail_bytes(path, LEAF_TAIL)
+    except OSError:
+        return None
+    if ACTIVE_LEAF not in data:
+        return None
+    for line in reversed(data.split(b"\n")):
+        if ACTIVE_LEAF in line:
+            record = rec.load(line, True, 0, None, "")
+            if record is None or record.get("type") != "active-leaf":
+                continue
+            if record.get("explicit") is True and record.get("rewound") is True:
+                return rec.string(record.get("leafUuid"))
+            return None  # the newest leaf is an ordinary one: the last line's
+        if b'"uuid":' in line:
+            return None  # a line written after every leaf record
+    return None
 
 
 class _Saved(msgspec.Struct, array_like=True):
@@ -441,10 +469,11 @@ def _telling(data: bytes) -> bool:
     )
 
 
-def _find_abandoned(survey: Survey, graph: _Graph) -> None:
+def _find_abandoned(survey: Survey, graph: _Graph, leaf: str | None = None) -> None:
     """Mark the subtrees a rewind left behind.
 
-    The active chain runs from the last line back through its parents. A node off that
+    The active chain runs from the last line back through its parents, or from `leaf`, a
+    rewind's kept leaf with nothing under it yet: then all below it is abandoned. A node off that
     chain is the start of an abandoned branch only if it is a typed prompt whose parent is
     on the chain, and the chain's own child of that parent is a later typed prompt (the
     rewind's replacement). Other multi-child shapes (parallel tool results, hooks,
@@ -454,6 +483,11 @@ def _find_abandoned(survey: Survey, graph: _Graph) -> None:
     spine = bytearray(len(graph.parent))
     spine_child = array("i", [-1]) * (len(graph.parent) + 1)  # parent + 1 -> its child
     node, parents = graph.last, graph.parent
+    cut = graph.nodes.get(leaf) if leaf is not None else -1
+    if cut >= 0 and placed[cut]:
+        node = cut
+    else:
+        cut = -1
     while node >= 0 and placed[node] and not spine[node]:
         spine[node] = 1
         parent = parents[node]  # `graph.up(node)` inline
@@ -462,6 +496,11 @@ def _find_abandoned(survey: Survey, graph: _Graph) -> None:
     abandoned: dict[int, int] = {}  # node -> its branch's first node
     branches: dict[int, tuple[int, int]] = {}  # first node -> (lines, spawns)
     children: tuple[array[int], array[int]] | None = None
+    starts: list[int] = []
+    if cut >= 0:  # every branch under the kept leaf was rewound
+        children = graph.children()
+        first, kids = children
+        starts = [kid for kid in kids[first[cut] : first[cut + 1]] if not spine[kid]]
     for start, (index, stamp) in typed.items():
         key = graph.up(start)
         if spine[start] or (key >= 0 and not spine[key]):
@@ -473,6 +512,10 @@ def _find_abandoned(survey: Survey, graph: _Graph) -> None:
             or later[0] <= index
             or (stamp is not None and stamp == later[1])
         ):
+            continue
+        starts.append(start)
+    for start in starts:
+        if start in abandoned:
             continue
         if children is None:  # built only where a rewind shows
             children = graph.children()

@@ -47,7 +47,9 @@ Reading (`_claude_read`, `_claude_stream`):
   (other multi-child shapes are how Claude Code records one conversation). Each abandoned
   branch is one `meta` event (`extra["abandoned_branch"]`: first uuid, lines, sub-agent
   spawns); its responses are still billed (`usage` with `extra["branch"] = "abandoned"`);
-  the sub-agents it spawned are counted there, not read. Knowing the chain takes a first
+  the sub-agents it spawned are counted there, not read. A rewind with nothing written
+  after it, where the file says so (Qoder CLI's `active-leaf` line with `explicit` and
+  `rewound`, the newest in the last 64 KiB), ends the chain at its kept leaf instead. Knowing the chain takes a first
   pass over the whole file (the survey); a big file's survey is kept (`passcache`) and
   the next read surveys only the lines added since.
 - Sub-agents: a `subagent` event at the Task/Agent call, then the child's events (any

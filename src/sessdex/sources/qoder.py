@@ -42,8 +42,11 @@ That the Qoder IDE writes chats here with an `<id>-session.json` beside is uncon
 Branches: Qoder names the leaf it continues from in `active-leaf` (one after each batch
 of lines; a rewind writes one with `explicit: true, rewound: true` naming the kept leaf,
 and the next prompt is written under that leaf). The claude reader follows the chain
-ending at the last line, which is the same once a prompt follows a rewind; a rewind with
-nothing after it (rewound, then quit) still shows the rewound turns (not followed yet).
+ending at the last line, which is the same once a prompt follows a rewind; where the
+newest line of the file's last 64 KiB is such a rewind (rewound, then quit), the chain
+ends at its leaf and the rewound turns are an abandoned branch (`_claude_read`). A
+compaction Qoder never committed (`requiresActiveLeafCommit` with no `active-leaf`
+naming it) is still shown as one.
 
 Not read: `logs/sessions/<project>/<id>/segments/<run>.jsonl` (debug logs),
 `sessions/<pid>.json` (running processes), `tasks/`, `plans/`, `memory/`,

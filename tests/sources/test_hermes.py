@@ -4,6 +4,7 @@ compression chains, rewound rows, per-model usage with Hermes' own cost."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from datetime import UTC, datetime
@@ -696,3 +697,18 @@ def test_a_session_only_a_file_of_its_own_holds_is_listed_and_read() -> None:
     assert plan is not None and any("no row of it" in note for note in plan.notes)
     # the routing index and a request dump are no sessions
     assert not any(s.startswith(("request_dump", "sessions")) for s in found)
+
+
+def test_a_pipe_in_place_of_a_session_file_is_counted(tmp_path: Path) -> None:
+    """A session only its own file in sessions/ holds goes unlisted when a pipe stands in
+    that file's place: the parse that lists those files counts what it passed over."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    only_file = home / ".hermes" / "sessions" / "20260310_083000_7a7a7a.jsonl"
+    only_file.unlink()
+    os.mkfifo(only_file)
+    db = home / ".hermes" / "state.db"
+    diagnostics = Diagnostics()
+    found = hermes.parse(db, hermes.locate(Home(home)), diagnostics)
+    assert "20260310_083000_7a7a7a" not in {s.id for s in found}
+    assert diagnostics.passed_over["pipe"] == 1

@@ -295,16 +295,22 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             if said:
                 prompts[session_id] = said
     found = _chained(own, lineage, prompts)
-    return found + _file_sessions(path, set(own))
+    return found + _file_sessions(path, set(own), diagnostics)
 
 
-def _file_sessions(db: Path, known: set[str]) -> list[Session]:
+def _file_sessions(
+    db: Path, known: set[str], diagnostics: Diagnostics
+) -> list[Session]:
     """Sessions only a file of their own in `<home>/sessions/` holds: an older release's
     JSONL transcript or JSON log whose session the database has no row of (a database
-    Hermes set aside as damaged and began again holds none of what came before)."""
+    Hermes set aside as damaged and began again holds none of what came before). What
+    the listing passed over (a pipe or a looping link in a file's place) is counted, as
+    a scan's is: the session it held would go missing unsaid."""
     folder = db.parent / _TRANSCRIPTS
     ids: dict[str, Path] = {}
-    for entry in folders.entries(folder):
+    listed = folders.entries(folder)
+    diagnostics.names_passed_over(NAME, folders.take_passed_over())
+    for entry in listed:
         name = entry.name
         if name.endswith(".jsonl"):
             session_id = name[: -len(".jsonl")]

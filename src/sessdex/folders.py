@@ -162,13 +162,10 @@ CREDENTIALS = frozenset(
 # that holds them (Auggie's, `~/.augment/session.json` and `oauth-state.json`; the
 # OpenHands CLI's LLM key in `~/.openhands/agent_settings.json`, its MCP servers'
 # environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; gptme's
-# API keys in `~/.config/gptme/config.toml` and `config.local.toml`).
-# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; OpenClaw's
-# gateway token and API keys in `~/.openclaw/openclaw.json`, Clawdbot's in `clawdbot.json`,
-# its OAuth logins in `credentials/oauth.json`).
-# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; Hermes
-# Agent's API keys in `~/.hermes/.env`; Qoder CLI's login in `~/.qoder/.auth/user` and
-# `.credential-transaction`).
+# API keys in `~/.config/gptme/config.toml` and `config.local.toml`; OpenClaw's gateway
+# token and API keys in `~/.openclaw/openclaw.json`, Clawdbot's in `clawdbot.json`, its
+# OAuth logins in `credentials/oauth.json`; Hermes Agent's API keys in `~/.hermes/.env`;
+# Qoder CLI's login in `~/.qoder/.auth/user` and `.credential-transaction`).
 CREDENTIALS_IN = frozenset(
     {
         (".augment", "session.json"),

@@ -131,6 +131,8 @@ def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
             diagnostics.skip(str(meta), 1, "not an object")
         value = as_dict(read)
     size = stat_size(log)
+    with contextlib.suppress(OSError):  # a last line Kiro is still writing is said
+        files.note_unfinished_last(files.tail_lines(log), diagnostics, str(log))
     workspaces = [w for w in as_list(value.get("workspacePaths")) if isinstance(w, str)]
     extra: dict[str, JSONValue] = {}
     cwd = local_path(workspaces[0]) if workspaces else None

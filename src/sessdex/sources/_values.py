@@ -323,6 +323,15 @@ def stat_size(path: Path) -> int | None:
         return None
 
 
+def written_time(path: Path) -> datetime | None:
+    """When the file was last written (its mtime); None when it cannot be read. The time
+    of a session an app rewrites whole on every change and keeps no time of its own."""
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
 def file_size(path: Path | None) -> int:
     """The file's size in bytes; 0 for no path or a file that cannot be read."""
     return (stat_size(path) if path is not None else None) or 0

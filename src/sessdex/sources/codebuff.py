@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from io import BytesIO
 from pathlib import Path
 from typing import Unpack
@@ -73,6 +73,7 @@ from ._values import (
     stat_size,
     stripped,
     type_tag,
+    written_time,
 )
 from .base import Home, Location, Opened
 
@@ -179,7 +180,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             cwd=_project_root(path.parent / RUN_STATE, diagnostics),
             title=one_line(facts.prompt),
             created=_chat_time(chat_id) or facts.first,
-            updated=facts.last or _written(path),
+            updated=facts.last or written_time(path),
             bytes=size,
             extra=extra,
         )
@@ -206,7 +207,7 @@ def _parse_legacy(path: Path, size: int, diagnostics: Diagnostics) -> list[Sessi
             path=str(path),
             title=one_line(prompt),
             created=_chat_time(chat_id),
-            updated=updated or _written(path),
+            updated=updated or written_time(path),
             bytes=size,
             extra=extra,
         )
@@ -339,13 +340,6 @@ def _is_answer(message: dict[str, object]) -> bool:
     a notice (`sys-<ms>`). A message with no id is taken for an answer."""
     ident = message.get("id")
     return not isinstance(ident, str) or ident.startswith("ai-")
-
-
-def _written(path: Path) -> datetime | None:
-    try:
-        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
-    except (OSError, OverflowError, ValueError):
-        return None
 
 
 # --- reading ------------------------------------------------------------------------------

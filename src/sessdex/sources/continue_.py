@@ -39,7 +39,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from io import BytesIO
 from pathlib import Path
 
@@ -64,6 +64,7 @@ from ._values import (
     stat_size,
     stripped,
     type_tag,
+    written_time,
 )
 from .base import Home, Location, Opened
 
@@ -168,7 +169,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             path=str(path),
             cwd=cwd,
             title=one_line(title) or one_line(facts.prompt),
-            updated=_written(path),
+            updated=written_time(path),
             model=model,
             permission_mode=mode if mode == "plan" else None,
             bytes=size,
@@ -306,15 +307,6 @@ def _origin(top: dict[str, object]) -> str:
     if "chatModelTitle" in top or "mode" in top or "://" in folder:
         return "ide"
     return "cli"
-
-
-def _written(path: Path) -> datetime | None:
-    """When the session was last written: Continue rewrites the file whole on every
-    change and keeps no time of its own."""
-    try:
-        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
-    except (OSError, OverflowError, ValueError):
-        return None
 
 
 # --- reading ------------------------------------------------------------------------------

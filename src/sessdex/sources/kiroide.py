@@ -86,6 +86,7 @@ from ._values import (
     one_line,
     stat_size,
     stripped,
+    written_time,
 )
 from ._vscode_tasks import config_bases
 from .base import Home, Location
@@ -248,7 +249,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             path=str(path),
             cwd=cwd,
             title=one_line(title) or one_line(facts.prompt),
-            updated=continue_._written(path),
+            updated=written_time(path),
             model=model,
             bytes=size,
             extra=extra,

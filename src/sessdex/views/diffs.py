@@ -22,10 +22,8 @@ _EDIT_PAIRS = (
     ("old_text", "new_text"),
     ("oldText", "newText"),
     ("search", "replace"),  # Warp's apply_file_diffs, a list of them under `diffs`
-    (
-        "originalContent",
-        "modifiedContent",
-    ),  # the Kiro IDE's replace action: whole files
+    # the Kiro IDE's replace action: whole files
+    ("originalContent", "modifiedContent"),
 )
 # where a list of such pairs is (Copilot Chat's multi_replace_string_in_file: `replacements`)
 _EDIT_LISTS = ("edits", "replacements", "diffs")

@@ -345,3 +345,27 @@ def nested_claude_run(home: Path, meta: str = "kept") -> Path:
             text if meta == "kept" else text[:40]
         )
     return project / f"{SUBAGENT_RUN}.jsonl"
+
+
+OBSERVER = "a0b5e7e0b5e7e0b5e"  # the observer `claude_observer_home` adds
+
+
+def claude_observer_home(tmp_path: Path) -> Path:
+    """A copy of the Claude fixture home whose real 2.1.197 sub-agent run has an observer
+    beside its sub-agent (2.1.33x: `isObserver` in its `.meta.json`): `OBSERVER`, the
+    sub-agent's own lines renamed, of type `reviewer`, described "Review as it goes"."""
+    home = tmp_path / "home"
+    shutil.copytree(CLAUDE_DATA.parent.parent, home)
+    folder = home / ".claude/projects/-home-alex-code-shop-api" / SUBAGENT_RUN
+    folder = folder / "subagents"
+    child = (folder / f"agent-{SPAWNER}.jsonl").read_text()
+    watcher = child.replace(SPAWNER, OBSERVER)
+    watcher = watcher.replace("msg_mock", "msg_obsv").replace(
+        "toolu_mock", "toolu_obsv"
+    )
+    (folder / f"agent-{OBSERVER}.jsonl").write_text(watcher)
+    (folder / f"agent-{OBSERVER}.meta.json").write_text(
+        json.dumps({"agentType": "reviewer", "description": "Review as it goes",
+                    "isObserver": True, "observerTaskId": OBSERVER})
+    )  # fmt: skip
+    return home

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.model import Event
+from tests.helpers import claude_observer_home
 
 DATA = Path(__file__).parent / "data"
 
@@ -770,23 +771,11 @@ def test_a_claude_observer_is_marked_apart_from_the_sub_agents(tmp_path: Path) -
     a background agent fed that agent's activity, its meta saying `isObserver: true`, that
     its own agents view leaves out. `tree` and `show` still list it, and its tokens (real
     requests), but as an observer, not as work the lead gave out."""
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "claude" / "home", home)
+    home = claude_observer_home(tmp_path)
     lead = (
         home
         / ".claude/projects/-home-alex-code-shop-api/82d9f90c-3f87-46b4-b09c-58027a5e630c"
     )
-    folder = lead / "subagents"
-    child = (folder / "agent-a199d630441234c05.jsonl").read_text()
-    watcher = child.replace("a199d630441234c05", "a0b5e7e0b5e7e0b5e")
-    watcher = watcher.replace("msg_mock", "msg_obsv").replace(
-        "toolu_mock", "toolu_obsv"
-    )
-    (folder / "agent-a0b5e7e0b5e7e0b5e.jsonl").write_text(watcher)
-    (folder / "agent-a0b5e7e0b5e7e0b5e.meta.json").write_text(
-        json.dumps({"agentType": "reviewer", "description": "Review as it goes",
-                    "isObserver": True, "observerTaskId": "a0b5e7e0b5e7e0b5e"})
-    )  # fmt: skip
     root = tree("claude", "82d9f90c", home)
     kids = {c["id"]: c for c in root["children"]}  # type: ignore[attr-defined]
     assert {k: (c["agent_type"], c["observer"]) for k, c in kids.items()} == {

@@ -715,6 +715,7 @@ _TABLE_COLUMNS = (
     "app, id, json_extract(record, '$.updated'), json_extract(record, '$.created'), "
     "json_extract(record, '$.branch'), json_extract(record, '$.cwd'), "
     "json_extract(record, '$.title'), parent_id IS NOT NULL, "
+    "json_extract(record, '$.observer') IS 1, "
     "CASE WHEN instr(record, '\\u0000') > 0 THEN record END"
 )
 
@@ -739,7 +740,7 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
     )
 
     rows = [
-        (*row[:4], *_with_nul(row[8]), row[7]) if row[8] else row[:8] for row in rows
+        (*row[:4], *_with_nul(row[9]), *row[7:9]) if row[9] else row[:9] for row in rows
     ]
     width, styled = terminal_width(), coloured(sys.stdout)
     id_width = short_id_width((row[1] for row in rows), ids)
@@ -757,12 +758,13 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
             home=home,
             styled=styled,
             sub_agent=bool(nested),
+            observer=bool(observer),
             id_width=id_width,
             app_column=app_column,
             branch_column=branch_column,
             folder_column=folder_column,
         )
-        for app, session_id, updated, created, branch, cwd, title, nested in rows
+        for app, session_id, updated, created, branch, cwd, title, nested, observer in rows
     ]
     charset.register()
     encoding = sys.stdout.encoding or "utf-8"

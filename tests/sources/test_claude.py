@@ -2118,3 +2118,42 @@ def test_a_repl_scripts_calls_are_marked_virtual_and_bill_nothing(
     script_line, read_line = (x for x in shown.output.splitlines() if "Using" in x)
     assert "↳" not in script_line and "REPL" in script_line
     assert "↳ script: Using Read" in read_line, shown.output
+
+
+def test_list_all_marks_an_observer_apart_from_the_sub_agents(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """`list --all` shows sub-agents among the sessions (`↳`); an observer (2.1.33x,
+    `isObserver` in its meta: a background agent watching another, not work the lead gave
+    out) is said to be one there and in `--json` (`observer`), as `tree` says, by the full
+    command and by a warm listing alike."""
+    from click.testing import CliRunner
+
+    from sessdex import quick
+    from sessdex.cli import main
+    from tests.helpers import OBSERVER, claude_observer_home
+
+    home = claude_observer_home(tmp_path)
+    for folder, _, _ in os.walk(home):  # a folder changed just now is never trusted
+        os.utime(folder, (1_767_225_600, 1_767_225_600))
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ["--all", "--app", "claude", "--home", str(home)]
+    listed = CliRunner().invoke(main, ["list", "--json", *args])
+    assert listed.exit_code == 0, listed.output
+    records = {r["id"]: r for r in json.loads(listed.stdout)}
+    assert records[OBSERVER]["observer"] is True
+    assert records[OBSERVER]["parent_id"] == SUBAGENT_RUN
+    assert records[SPAWNER]["observer"] is False
+    assert records[SUBAGENT_RUN]["observer"] is False
+    shown = CliRunner().invoke(main, ["list", *args])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    [watching] = [x for x in lines if f" {OBSERVER[:8]}" in x]
+    assert "↳ (observer) Review as it goes" in watching, shown.stdout
+    [working] = [x for x in lines if f" {SPAWNER[:8]}" in x]
+    assert "↳ " in working and "observer" not in working
+    capsysbinary.readouterr()
+    assert quick.answer("list", args)  # the warm listing reads the index alone
+    assert capsysbinary.readouterr().out.decode() == shown.stdout

@@ -664,6 +664,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
                 home=home_text,
                 styled=styled,
                 sub_agent=record.get("parent_id") is not None,
+                observer=record.get("observer") is True,
                 id_width=id_width,
                 app_column=app_column,
                 branch_column=branch_column,

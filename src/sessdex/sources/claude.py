@@ -15,7 +15,7 @@ read, else (a 1.x file) a summary another transcript of the project opens with n
 of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
 once that file exists: an older transcript is re-read when it changes), else the first
 typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
-comes first. A sub-agent whose `.meta.json` is lost is listed under the sibling whose call
+comes first, and an observer's meta (`isObserver`) marks it `extra["observer"]`. A sub-agent whose `.meta.json` is lost is listed under the sibling whose call
 its first line's prompt is, or whose result names it (`_claude_spawns`: the siblings'
 heads and tails, as `tree` links it), else under its session. A sub-agent no meta file
 types (2.0's, beside the lead, or one the lead spawned whose meta is lost) takes the type
@@ -516,6 +516,10 @@ def parse(
             agent_type = rec.string(meta.get("agentType"))
             parent_id = rec.string(meta.get("parentAgentId")) or parent_id
             title = rec.string(meta.get("description")) or title
+            if (
+                meta.get("isObserver") is True
+            ):  # 2.1.33x: watches another, given no work
+                extra["observer"] = True
         metaless = in_folder and not isinstance(meta, dict)
         task = _task_prompt(head, load) if title is None or metaless else None
         if metaless:

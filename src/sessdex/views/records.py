@@ -100,6 +100,7 @@ def session_record(session: Session) -> dict[str, JSONValue]:
         if isinstance(value, str) and len(value) > TITLE_LIMIT:
             record[name] = value[: TITLE_LIMIT - 1] + "\u2026"
     record["forked_from"] = forked_from(session.extra)
+    record["observer"] = observer(session.extra)
     return record
 
 
@@ -107,6 +108,12 @@ def forked_from(extra: object) -> str | None:
     """The session a fork was copied from, where its app records it (`forked_from_id`)."""
     value = extra.get("forked_from_id") if isinstance(extra, dict) else None
     return value if isinstance(value, str) and value else None
+
+
+def observer(extra: object) -> bool:
+    """Whether a sub-agent runs beside another to watch it (`extra["observer"]`: Claude
+    Code's observers), not work its lead gave out."""
+    return isinstance(extra, dict) and extra.get("observer") is True
 
 
 def _encode(record: object) -> bytes:
@@ -161,6 +168,7 @@ def state_encodings(value: dict[str, JSONValue]) -> tuple[bytes, bytes]:
     """What `session_encodings` gives for the session `value` (a `merge_states` result)."""
     record = {name: value.get(name) for name in SESSION_FIELDS}
     record["forked_from"] = forked_from(value.get("extra"))
+    record["observer"] = observer(value.get("extra"))
     public = _encode(record)
     record["precedence"] = value.get("precedence", 0)
     record["listed"] = value.get("listed", True)

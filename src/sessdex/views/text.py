@@ -564,13 +564,15 @@ def listing_line(
     styled: bool,
     now: datetime | None = None,
     sub_agent: bool = False,
+    observer: bool = False,
     id_width: int = SHORT_ID,
     app_column: int = APP_WIDTH,
     branch_column: int = BRANCH_WIDTH,
     folder_column: int = FOLDER_WIDTH,
 ) -> str:
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
-    (a sub-agent's marked `↳`, as `list --all` shows them among the sessions).
+    (a sub-agent's marked `↳`, as `list --all` shows them among the sessions, an observer
+    also `(observer)`, as `tree` marks it).
 
     `fields` are the record's updated, created, branch, cwd and title; everything printed
     is cleaned of control sequences and cut to fit `width` (the columns' widths come
@@ -589,7 +591,7 @@ def listing_line(
     if folder_column:
         folder = left_cut(one_line(short_path(cwd, home)), folder_column)
         head += pad(folder, folder_column) + " "
-    mark = "↳ " if sub_agent else ""
+    mark = ("↳ " if sub_agent else "") + ("(observer) " if observer else "")
     line = head + mark + title_line(title, max(10, width - cells(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"

@@ -369,3 +369,46 @@ def claude_observer_home(tmp_path: Path) -> Path:
                     "isObserver": True, "observerTaskId": OBSERVER})
     )  # fmt: skip
     return home
+
+
+def claude_repl_session(home: Path, session_id: str, cwd: str, path: str) -> Path:
+    """A 2.1.332 Claude Code transcript whose model runs a REPL script (`REPL`, call
+    `toolu_repl`) that itself reads `path`: that `Read` is written as the model's own call
+    on an `isVirtual` line (model `<synthetic>`, `ranByToolUseId` the script's call), its
+    result `isVirtual` too; then the script's result and the model's reply."""
+
+    def line(n: int, kind: str, message: dict[str, object], **more: object) -> str:
+        value = claude_line(
+            session_id, cwd, type=kind, uuid=f"u{n}", parentUuid=f"u{n - 1}" if n > 1 else None,
+            timestamp=f"2026-11-24T12:00:{n:02d}.000Z", version="2.1.332", message=message,
+            **more,
+        )  # fmt: skip
+        return json.dumps(value) + "\n"
+
+    def model(n: int, block: dict[str, object], name: str, **more: object) -> str:
+        used = 100 if name != "<synthetic>" else 0
+        return line(n, "assistant", {
+            "id": f"msg_{n}", "role": "assistant", "model": name, "content": [block],
+            "stop_reason": "tool_use" if block["type"] == "tool_use" else "end_turn",
+            "usage": {"input_tokens": used, "output_tokens": used // 5}},
+            requestId=f"req_{n}", **more)  # fmt: skip
+
+    def result(n: int, call: str, text: str, **more: object) -> str:
+        said = [{"type": "tool_result", "tool_use_id": call, "content": text}]
+        return line(n, "user", {"role": "user", "content": said}, **more)
+
+    script = {"type": "tool_use", "id": "toolu_repl", "name": "REPL",
+              "input": {"code": f"await Read({{file_path: {json.dumps(path)}}})"}}  # fmt: skip
+    inner = {"type": "tool_use", "id": "toolu_v1", "name": "Read",
+             "input": {"file_path": path}}  # fmt: skip
+    file = home / ".claude" / "projects" / cwd.replace("/", "-") / f"{session_id}.jsonl"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(
+        line(1, "user", {"role": "user", "content": "Look at the file"})
+        + model(2, script, "claude-opus-4-6")
+        + model(3, inner, "<synthetic>", isVirtual=True, ranByToolUseId="toolu_repl")
+        + result(4, "toolu_v1", "print('a')", isVirtual=True)
+        + result(5, "toolu_repl", "done")
+        + model(6, {"type": "text", "text": "It prints a."}, "claude-opus-4-6")
+    )
+    return file

@@ -239,3 +239,22 @@ def test_headings_in_nested_containers_with_tabs_go_down(tmp_path: Path) -> None
         ("3", f"Leak {n}") for n in "abcdefg"
     ]
     assert "<b>" not in shown and "&lt;b&gt;live&lt;/b&gt;" in shown
+
+
+def test_a_call_a_repl_script_ran_is_marked_as_the_scripts(tmp_path: Path) -> None:
+    """Claude Code's REPL (2.1.33x) writes the tool calls a script ran as if the model
+    made them (`isVirtual` lines): the export marks such a call `↳ script:`, as `show`
+    does, and leaves the model's own calls as they were."""
+    from tests.helpers import claude_repl_session
+
+    home = tmp_path / "home"
+    claude_repl_session(home, SESSION, str(tmp_path), "/work/a.py")
+    result = CliRunner().invoke(
+        main, ["export", "4d4d", "--format", "md", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.stderr
+    calls = [x for x in result.stdout.splitlines() if x.startswith("- 🔧")]
+    assert calls[1] == "- 🔧 *↳ script:* Read — /work/a.py", result.stdout
+    assert calls[0].startswith("- 🔧 REPL — ")
+    rendered = _rendered(result.stdout)
+    assert "🔧 <em>↳ script:</em> Read — /work/a.py</" in rendered, rendered

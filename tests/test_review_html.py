@@ -243,3 +243,24 @@ def test_each_sub_agent_block_says_what_its_agent_was_spawned_for() -> None:
         'sub-agent general-purpose — Create data models <span class="id">bbbb2222</span>',
         'sub-agent general-purpose — Setup the project <span class="id">aaaa1111</span>',
     ]
+
+
+def test_a_call_a_repl_script_ran_is_marked_as_the_scripts(tmp_path: Path) -> None:
+    """Claude Code's REPL (2.1.33x) writes the tool calls a script ran as if the model
+    made them (`isVirtual` lines): the page marks such a call `↳ script:`, dimmed, as
+    `show` does, and leaves the model's own calls as they were; the call's own text is
+    escaped as all text is."""
+    from tests.helpers import claude_repl_session
+
+    home = tmp_path / "home"
+    claude_repl_session(home, SESSION, str(tmp_path), "/work/<i>a</i>.py")
+    page = _export(home, "-f", "html")
+    calls = re.findall(
+        r'<details class="(ev tool[^"]*)"><summary>(.*?)</summary>', page
+    )
+    assert calls[1] == (
+        "ev tool virtual",
+        '<span class="by">↳ script:</span> Read — /work/&lt;i&gt;a&lt;/i&gt;.py',
+    ), page
+    assert calls[0][0] == "ev tool" and calls[0][1].startswith("REPL — ")
+    assert "<i>a</i>" not in page

@@ -47,6 +47,7 @@ pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflo
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .thinking summary { color:var(--dim); font-style:italic; } .error { color:var(--err); }
 .result > summary { color:var(--dim); } .result.error > summary { color:var(--err); }
+.virtual > summary { color:var(--dim); } .virtual .by { font-style:italic; }
 .sub { border-left:2px dashed var(--line); margin-left:1em; padding-left:.8em; }
 .sub .id { color:var(--dim); font-size:.85em; }
 .meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
@@ -279,6 +280,10 @@ def _event(
         summary = _e(
             tool_summary(event.tool, value if value is not None else event.text, 120)
         )
+        if event.extra.get("virtual") is True:
+            # a call a script ran (Claude Code's REPL), not the model: marked and dimmed,
+            # as `show` does
+            return f'<details class="ev tool virtual"><summary><span class="by">↳ script:</span> {summary}</summary>{_tool_input(value)}</details>\n'
         return f'<details class="ev tool"><summary>{summary}</summary>{_tool_input(value)}</details>\n'
     if kind == "tool_result":
         css = "ev result error" if event.is_error else "ev result"

@@ -912,7 +912,9 @@ def render(
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
-            out = f"- 🔧 {_inline(tool_summary(event.tool, value, 200), literal=True)}{who}\n"
+            # a call a script ran (Claude Code's REPL), not the model: marked, as `show`
+            by = "*↳ script:* " if event.extra.get("virtual") is True else ""
+            out = f"- 🔧 {by}{_inline(tool_summary(event.tool, value, 200), literal=True)}{who}\n"
             diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(visible(line) for line in diff))

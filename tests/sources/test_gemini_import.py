@@ -50,6 +50,25 @@ def _billed(run: CliRunner, home: Path) -> dict[str, int]:
     return {row["key"]: row["input_tokens"] for row in json.loads(result.stdout)}
 
 
+def _forked_from(run: CliRunner, home: Path) -> dict[str, str | None]:
+    argv = ["list", "--json", "--app", "gemini", "--home", str(home)]
+    result = run.invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    return {row["id"]: row["forked_from"] for row in json.loads(result.stdout)}
+
+
+def test_the_import_is_listed_as_a_copy_of_its_source(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """`list --json` names the session an import copied (`forked_from`), as it names a
+    fork's source, and `show` says so under the title; the source names none."""
+    home = _home(tmp_path)
+    listed = _forked_from(run, home)
+    assert listed[COPY] == SOURCE and listed[SOURCE] is None
+    result = run.invoke(main, ["show", COPY, "--home", str(home), "--no-pager"])
+    assert f"forked from {SOURCE}" in result.stdout.split("\n\n", 1)[0]
+
+
 def test_the_import_shows_its_turns_after_a_note_naming_the_source(
     tmp_path: Path, run: CliRunner
 ) -> None:
@@ -75,6 +94,7 @@ def test_a_source_named_in_another_project_is_found_there(
     home = _home(tmp_path, project="webapp", named=named)
     assert _show(run, home, COPY).startswith(f"· started from a copy of {SOURCE}'s")
     assert COPY not in _billed(run, home)
+    assert _forked_from(run, home)[COPY] == SOURCE
 
 
 def test_an_import_whose_source_is_gone_bills_its_copies(
@@ -87,6 +107,7 @@ def test_an_import_whose_source_is_gone_bills_its_copies(
     assert copy.startswith(f"· Imported session from {NAMED}\n")
     billed = _billed(run, home)
     assert SOURCE not in billed and 0 < billed[COPY] <= kept
+    assert _forked_from(run, home)[COPY] is None  # no session here to name
 
 
 def test_a_note_naming_no_file_is_no_source(tmp_path: Path, run: CliRunner) -> None:
@@ -116,3 +137,4 @@ def test_an_exported_file_leads_to_its_session_in_another_project(
     (home / ".gemini" / "tmp" / "webapp" / ".project_root").write_text(str(project))
     assert _show(run, home, COPY).startswith(f"· started from a copy of {SOURCE}'s")
     assert COPY not in _billed(run, home)
+    assert _forked_from(run, home)[COPY] == SOURCE

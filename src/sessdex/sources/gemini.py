@@ -22,7 +22,9 @@ messages with their ids, times and tokens; nothing else names the source. When t
 still holds it (the chat `<file>` names, the chat of the session an exported `<file>` starts
 with, or a chat beside the import, holding the first copied model message's id:
 `_import_source`), the note becomes a copy note naming it (`extra["forked_from"]`,
-`extra["imported_from"]`) and the copies are billed there, not here.
+`extra["imported_from"]`) and the copies are billed there, not here. The listing names it
+too (`forked_from_id`) where the note names its chat (or an exported file of it), from
+that chat's first bytes: it searches no chat for the copied messages (`_listed_source`).
 
 The project folder is a short name mapped to its path in `projects.json` (and by a
 `.project_root` marker inside it); older folders (before 0.29, and never renamed for a project
@@ -223,6 +225,9 @@ class _Listing:
     model: str | None = None
     updated: datetime | None = None
     tool_paths: list[str] = field(default_factory=list)
+    # the file `gemini --session-file` imported, named by the chat's first note
+    imported_from: str | None = None
+    opened: bool = False  # a message was seen in the head
 
     def saw(self, record: dict[str, object], *, in_head: bool) -> None:
         patch = obj(record, "$set")
@@ -231,6 +236,9 @@ class _Listing:
             self._time(patch.get("lastUpdated"))
         elif text_of(record, "id"):
             self._time(record.get("timestamp"))
+            if in_head and not self.opened:  # an import's note comes first
+                self.opened = True
+                self.imported_from = messages.imported_from(record)
             if record.get("type") == "gemini":
                 self.model = text_of(record, "model") or self.model
                 if len(self.tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
@@ -284,6 +292,17 @@ def _parse_jsonl(
         project, header.get("projectHash"), location.root, listing.tool_paths
     )
     session_id = str(header["sessionId"])
+    extra: dict[str, JSONValue] = {
+        "project": project.name,
+        "kind": text_of(header, "kind") or "main",
+    }
+    imported = listing.imported_from
+    if (
+        imported is not None
+        and not subagent
+        and (source := _listed_source(path, imported))
+    ):
+        extra["forked_from_id"] = source
     return [
         Session(
             app=NAME,
@@ -300,7 +319,7 @@ def _parse_jsonl(
             bytes=size,
             parent_id=parent_id if subagent else None,
             precedence=1,
-            extra={"project": project.name, "kind": text_of(header, "kind") or "main"},
+            extra=extra,
         ),
         *_typed_children(path, session_id, size),
     ]
@@ -756,20 +775,55 @@ def _import_source(path: Path, named: str, probe: str | None) -> str | None:
     return None
 
 
+def _listed_source(path: Path, named: str) -> str | None:
+    """The session an imported chat copied, for the listing: the first id of the chat
+    its note names (`named`), or of a chat named after the session an exported file
+    starts with and starting with that session's id; None where this home holds none
+    (an import of an import, whose copies `read` traces beside it, included).
+
+    A listing reads no chat whole: the named chats are known by their first bytes
+    (`json_chat.first_id`), never searched for the copied messages as `_import_source`
+    searches the chats beside the import (a source whose file the note does not name is
+    left to `show`). Only an import pays for it, SOURCE_FILES heads at most; a source
+    deleted later is still named until the import changes, as a fork names its source."""
+    chats, exported = _named_chats(path, named)
+    for chat in chats[:SOURCE_FILES]:
+        if chat == path or _IMPORTED_NAME.match(chat.name):
+            continue  # an import holds copies, not the session copied
+        source = json_chat.first_id(chat)
+        if source is not None and exported in (None, source):
+            return source
+    return None
+
+
 def _import_candidates(path: Path, named: str) -> list[Path]:
-    """Where an import's source may be, likeliest first: the chat `<file>` names when it is
-    one of this home's; when it is a file `/export-session` wrote (a relative name is the
-    project's), the chats of every project named after the session id it starts with
-    (`session-<minute>-<id8>`); then the chats beside the import, newest first (an
-    exported file is mostly imported in its project)."""
+    """Where an import's source may be, likeliest first: the chats its note names
+    (`_named_chats`); then the chats beside the import, newest first (an exported file is
+    mostly imported in its project)."""
+    return _named_chats(path, named)[0] + [
+        Path(e.path)
+        for e in reversed(folders.entries(_chats_dir(path)))
+        if e.name.startswith("session-") and e.name.endswith((".json", ".jsonl"))
+    ]
+
+
+def _named_chats(path: Path, named: str) -> tuple[list[Path], str | None]:
+    """The chats the note of an import (`path`) names: the chat `<file>` (`named`) when it
+    is one of this home's, or this home's chat of its name when it is a chat of a home
+    at another path (`_chat_here`); when it is a file `/export-session` wrote (a relative name is
+    the project's), the chats of every project named after the session id it starts with
+    (`session-<minute>-<id8>`), and that id."""
     chats = _chats_dir(path)
     tmp, found = chats.parent.parent, []
+    exported: str | None = None
     # the name comes from the file: one with a NUL or a lone surrogate names no file
     if named.isprintable():
         cwd = _project_cwd(chats.parent, None, tmp.parent)
         file = Path(cwd or "/", named) if cwd or Path(named).is_absolute() else None
         if file is not None and _in_chats(file, tmp):
             found.append(file)
+        elif file is not None and (here := _chat_here(file, tmp)) is not None:
+            found.append(here)
         elif file is not None and (exported := json_chat.first_id(file)) is not None:
             ending = (f"-{exported[:8]}.jsonl", f"-{exported[:8]}.json")
             for project in folders.entries(tmp, tmp.parent):
@@ -778,11 +832,23 @@ def _import_candidates(path: Path, named: str) -> list[Path]:
                         ending
                     ):
                         found.append(Path(entry.path))
-    return found + [
-        Path(e.path)
-        for e in reversed(folders.entries(chats))
-        if e.name.startswith("session-") and e.name.endswith((".json", ".jsonl"))
-    ]
+    return found, exported
+
+
+def _chat_here(path: Path, tmp: Path) -> Path | None:
+    """The chat of this home at the place `path` names in a home at another path (this
+    one copied or moved there, or the note written on another machine): the same
+    `tmp/<project>/chats/session-*` name, where it is a file here."""
+    project = path.parent.parent.name
+    if (
+        path.parent.name != "chats"
+        or path.parent.parent.parent.name != "tmp"
+        or project in ("", "..")
+        or not path.name.startswith("session-")
+    ):
+        return None
+    here = tmp / project / "chats" / path.name
+    return here if stat_size(here) is not None else None
 
 
 def _in_chats(path: Path, tmp: Path) -> bool:

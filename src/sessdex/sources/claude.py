@@ -15,9 +15,10 @@ read, else (a 1.x file) a summary another transcript of the project opens with n
 of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
 once that file exists: an older transcript is re-read when it changes), else the first
 typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
-comes first, and an observer's meta (`isObserver`) marks it `extra["observer"]`. A sub-agent whose `.meta.json` is lost is listed under the sibling whose call
-its first line's prompt is, or whose result names it (`_claude_spawns`: the siblings'
-heads and tails, as `tree` links it), else under its session. A sub-agent no meta file
+comes first, and an observer's meta (`isObserver`) marks it `extra["observer"]`. A
+sub-agent whose `.meta.json` is lost is listed under the sibling whose call its first
+line's prompt is, or whose result names it (`_claude_spawns`: the siblings' heads and
+tails, as `tree` links it), else under its session. A sub-agent no meta file
 types (2.0's, beside the lead, or one the lead spawned whose meta is lost) takes the type
 of the lead's call whose prompt is its first line, where the lead's head or tail holds it. A custom or AI title line
 over the line cap (a pasted text as a name) gives the start of its title from its first
@@ -516,10 +517,8 @@ def parse(
             agent_type = rec.string(meta.get("agentType"))
             parent_id = rec.string(meta.get("parentAgentId")) or parent_id
             title = rec.string(meta.get("description")) or title
-            if (
-                meta.get("isObserver") is True
-            ):  # 2.1.33x: watches another, given no work
-                extra["observer"] = True
+            if meta.get("isObserver") is True:
+                extra["observer"] = True  # 2.1.33x: it watches another, given no work
         metaless = in_folder and not isinstance(meta, dict)
         task = _task_prompt(head, load) if title is None or metaless else None
         if metaless:

@@ -9,9 +9,11 @@ docs/conformance.md for the CLIs added since (Kilo, Cline, droid).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +99,9 @@ class Recipe:
     # log's name, and the ids of the sessions begun in it from a byte offset on.
     repo_log: str | None = None
     log_session_ids: Callable[[Path, int], list[str]] | None = None
+    # A CLI that keeps every session in one database and names none in some steps (Hermes'
+    # TUI and `-z`): the ids of the sessions it began in HOME since a time.
+    new_session_ids: Callable[[Path, float], list[str]] | None = None
     # Live phases (`tool`, `subagent`, `answered`) that `watch` cannot tell from what the
     # CLI writes, and why (docs/live.md): the live check skips them, saying so.
     live_unknown: dict[str, str] = field(default_factory=dict)
@@ -884,6 +889,62 @@ def continue_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- Hermes Agent -------------------------------------------------------------------------
+
+
+def hermes_env(ctx: Context) -> dict[str, str]:
+    return {"HERMES_HOME": str(ctx.home / ".hermes")}
+
+
+def hermes_setup(ctx: Context) -> None:
+    # A custom OpenAI-compatible endpoint (hermes_cli/runtime_provider.py reads the base URL
+    # and key from config.yaml only; OPENAI_BASE_URL is no longer consulted). Tirith, the
+    # command scanner, would download its binary from GitHub on first use. Hermes has no
+    # switch for its update check (PyPI, in a background thread): the namespace stops it.
+    _write(
+        ctx.home / ".hermes" / "config.yaml",
+        f"""model:
+  provider: custom
+  base_url: {ctx.base_url}/v1
+  default: mock-model
+  api_key: {API_KEY}
+security:
+  tirith_enabled: false
+""",
+    )
+
+
+def hermes_steps(ctx: Context) -> list[Step]:
+    tail = ["-Q", "--yolo"]  # quiet: the answer, then `session_id: <id>` on stderr
+    return [
+        Step("basic", ["hermes", "chat", "-q", PROMPTS["basic"], *tail]),
+        Step(
+            "resume",
+            ["hermes", "chat", "-q", PROMPTS["resume"], "--resume", "{basic}", *tail],
+        ),
+        # `chat -q` runs a delegate_task in the background and exits before it ends; the
+        # one-shot mode (-z, which prints only the answer) runs it within the turn
+        Step("subagent", ["hermes", "-z", PROMPTS["subagent"]]),
+        # only the interactive REPL asks for a title (after the first exchange)
+        Step("tui", ["hermes", "--yolo"], title=mockllm.TITLE, interactive=True),
+    ]
+
+
+def hermes_session_ids(home: Path, since: float) -> list[str]:
+    """The lead sessions Hermes started since a time, from its one database (its TUI and
+    `-z` print no id)."""
+    db = home / ".hermes" / "state.db"
+    if not db.is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+        rows = con.execute(
+            "SELECT id FROM sessions WHERE started_at >= ? AND parent_session_id IS NULL"
+            " ORDER BY started_at",
+            (since,),
+        ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -1094,6 +1155,18 @@ RECIPES: dict[str, Recipe] = {
             live_unknown={
                 "tool": "cn -p writes its session file only once the turn's tools have run",
             },
+        ),
+        Recipe(
+            "hermes",
+            hermes_env,
+            hermes_setup,
+            hermes_steps,
+            r"^$",  # one SQLite database: ids from stderr, else from hermes_session_ids
+            new_session_ids=hermes_session_ids,
+            stderr_id=r"(?m)^session_id: (\S+)$",
+            records_branch=False,  # only the Ink TUI's gateway writes git_branch
+            records_cli_version=False,
+            records_session_totals=True,  # token counters per session, none per message
         ),
         Recipe(
             "aider",

@@ -419,6 +419,12 @@ class TargetRun:
             file_ids += [
                 i for i in self.recipe.log_session_ids(log, log_start) if i not in known
             ]
+        if self.recipe.new_session_ids is not None:
+            file_ids += [
+                i
+                for i in self.recipe.new_session_ids(self.home, started)
+                if i not in known and i not in file_ids
+            ]
         session_id = stdout_id or (file_ids[0] if file_ids else None)
         if session_id is None and step.name == "resume":
             # A TUI, or a CLI whose resume takes no id (`cn -p --resume`), prints no id:

@@ -69,6 +69,7 @@ SHELL_TOOLS = (
     "Shell",  # Kimi CLI
     "run_commands",
     "Execute",
+    "terminal",  # Hermes Agent
 )
 SPAWN_TOOLS = (
     "Agent",
@@ -78,6 +79,7 @@ SPAWN_TOOLS = (
     "invoke_agent",
     "spawn_agent",
     "run_typescript",
+    "delegate_task",  # Hermes Agent: its `goal` is the sub-agent's prompt
 )
 WAIT_TOOLS = ("wait_agent", "wait")
 AGENT_KINDS = ("general-purpose", "general", "generalist", "explore")
@@ -260,7 +262,7 @@ def spawn_call(
             # lead then answers at once, where the script (and the live check) has it wait
             "run_in_background": False,
         }
-        for key in ("prompt", "message", "task", "instructions"):
+        for key in ("prompt", "message", "task", "instructions", "goal"):
             if (
                 key in properties
                 and (properties[key] or {}).get("type", "string") == "string"

@@ -555,3 +555,66 @@ def test_slow_makes_the_shell_call_sleep_after_its_echo_and_the_child_too(
     assert json.loads(delta["delta"]["partial_json"])["command"] == (
         "echo hello-from-subagent"
     )
+
+
+def test_hermes_terminal_and_delegate_task_tools(mock: MockLLM) -> None:
+    """Hermes Agent's shell tool is `terminal`; its `delegate_task` takes the sub-agent's
+    prompt as its `goal` (with a `tasks` list beside it, left empty)."""
+    delegate = {
+        "type": "object",
+        "properties": {
+            "goal": {"type": "string"},
+            "context": {"type": "string"},
+            "tasks": {"type": "array", "items": {"type": "object"}},
+            "background": {"type": "boolean"},
+        },
+        "required": [],
+    }
+    tools = [
+        {"type": "function", "function": {"name": "terminal", "parameters": SHELL}},
+        {
+            "type": "function",
+            "function": {"name": "delegate_task", "parameters": delegate},
+        },
+    ]
+    answers = []
+    for prompt in ("SCENARIO=basic go", "SCENARIO=subagent go"):
+        body = {
+            "model": "mock-model",
+            "messages": [{"role": "user", "content": prompt}],
+            "tools": tools,
+        }
+        status, raw = post(mock, "/v1/chat/completions", body)
+        assert status == 200
+        answers.append(json.loads(raw)["choices"][0]["message"]["tool_calls"][0])
+    shell, spawn = (a["function"] for a in answers)
+    assert shell["name"] == "terminal"
+    assert json.loads(shell["arguments"])["command"] == "echo hello-from-tool"
+    assert spawn["name"] == "delegate_task"
+    assert json.loads(spawn["arguments"]) == {"goal": CHILD_PROMPT}
+
+
+def test_hermes_names_its_session_on_stderr() -> None:
+    pattern = apps.RECIPES["hermes"].stderr_id
+    said = "Finished.\n\nsession_id: 20261205_191117_067db2\n"
+    found = re.search(pattern or "^$", said)
+    assert found and found.group(1) == "20261205_191117_067db2"
+
+
+def test_hermes_sessions_begun_since_a_time_leave_sub_agents_out(
+    tmp_path: Path,
+) -> None:
+    """Hermes' TUI and `-z` print no session id: the lead sessions its database gained are
+    the step's (the real 0.19.0 database of tests/data/hermes/real)."""
+    import shutil
+
+    real = Path(__file__).parents[1] / "data" / "hermes" / "real" / "home"
+    shutil.copytree(real, tmp_path, dirs_exist_ok=True)
+    begun = apps.hermes_session_ids(tmp_path, 0)
+    assert begun == [
+        "20261205_191335_32b291",
+        "20261205_191422_2ef38f",
+        "20261205_191435_b0fe5e",
+    ]  # not the sub-agent 20261205_191424_d96816
+    assert apps.hermes_session_ids(tmp_path, 1796498091.0) == ["20261205_191435_b0fe5e"]
+    assert apps.hermes_session_ids(tmp_path / "nowhere", 0) == []

@@ -712,3 +712,82 @@ def test_a_pipe_in_place_of_a_session_file_is_counted(tmp_path: Path) -> None:
     found = hermes.parse(db, hermes.locate(Home(home)), diagnostics)
     assert "20260310_083000_7a7a7a" not in {s.id for s in found}
     assert diagnostics.passed_over["pipe"] == 1
+
+
+# --- real hermes-agent 0.19.0 runs (schema v22) against the conformance suite's mock model
+
+REAL = Path(__file__).parent.parent / "data" / "hermes" / "real"
+REAL_BASIC = "20261205_191335_32b291"  # `chat -q`, then `chat -q --resume` of it
+REAL_LEAD = "20261205_191422_2ef38f"  # `hermes -z`: a delegate_task run within the turn
+REAL_CHILD = "20261205_191424_d96816"
+REAL_TUI = "20261205_191435_b0fe5e"  # the interactive REPL, which titles its session
+BACKGROUND_LEAD = (
+    "20261205_191538_e01147"  # the REPL: the delegate_task ran in the background
+)
+BACKGROUND_CHILD = "20261205_191556_630f08"
+REPO = "/home/alex/code/shop-api"
+
+
+def test_real_sessions_are_listed_with_their_folder_model_and_title() -> None:
+    found = sessions(REAL / "home")
+    assert set(found) == {REAL_BASIC, REAL_LEAD, REAL_CHILD, REAL_TUI}
+    for session in found.values():
+        assert session.model == "mock-model"
+        assert session.branch is None  # 0.19's classic CLI records none
+        assert session.created is not None and session.updated is not None
+    assert found[REAL_TUI].title == "Checkout retry smoke test"
+    assert found[REAL_BASIC].title is not None
+    assert found[REAL_BASIC].title.startswith("SCENARIO=basic")
+    # the resume's turn is in the same session
+    said = [e.text for e in events(REAL_BASIC, REAL / "home") if e.kind == "assistant"]
+    assert said == [
+        "Finished: the greeting command printed hello-from-tool.",
+        "Resumed: the greeting command printed hello-after-resume.",
+    ]
+    # the mock's 1000 + 25 tokens a response: two responses a turn, and the TUI's title
+    tokens = {
+        session_id: sum(
+            e.usage.input_tokens + e.usage.output_tokens
+            for e in events(session_id, REAL / "home")
+            if e.kind == "usage" and e.usage is not None and e.agent_id is None
+        )
+        for session_id in found
+    }
+    assert tokens == {
+        REAL_BASIC: 4100,
+        REAL_LEAD: 2050,
+        REAL_CHILD: 2050,
+        REAL_TUI: 3075,
+    }
+
+
+def test_a_real_sub_agent_is_listed_in_its_leads_folder() -> None:
+    """Hermes records a folder only for a `cli` session; a delegate_task child runs in its
+    lead's process and folder, and is listed there, under its lead."""
+    for home, lead, child in (
+        (REAL / "home", REAL_LEAD, REAL_CHILD),
+        (REAL / "background", BACKGROUND_LEAD, BACKGROUND_CHILD),
+    ):
+        found = sessions(home)
+        assert found[child].parent_id == lead
+        assert found[child].cwd == REPO == found[lead].cwd
+
+
+def test_a_real_background_delegations_result_is_no_prompt_of_the_user() -> None:
+    """0.19's REPL runs a delegate_task in the background and hands its result back as a
+    user row of its own writing (`[ASYNC DELEGATION BATCH COMPLETE — …]`; no display_kind
+    column in schema v22): Hermes' input, not the user's."""
+    shown = events(BACKGROUND_LEAD, REAL / "background")
+    prompts = [e.text for e in shown if e.kind == "user" and e.agent_id is None]
+    assert prompts == [
+        "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back."
+    ]
+    injected = [e for e in shown if e.kind == "meta" and e.extra.get("injected")]
+    assert len(injected) == 1
+    assert injected[0].extra["display_kind"] == "async_delegation_complete"
+    assert (injected[0].text or "").startswith("[ASYNC DELEGATION BATCH COMPLETE")
+    # the sub-agent is read at the call that started it
+    kinds = [(e.kind, e.agent_id) for e in shown]
+    spawn = kinds.index(("subagent", None))
+    assert shown[spawn].extra["child_id"] == BACKGROUND_CHILD
+    assert kinds[spawn + 1] == ("user", BACKGROUND_CHILD)

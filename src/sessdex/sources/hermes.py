@@ -36,7 +36,8 @@ ended 'branched', or sharing the gateway chat key of a parent that ended at a re
 listed as a session of its own that names where it came from. Any other child is a
 `delegate_task` sub-agent (`_delegate_from`, source `subagent`, `tool` or the gateway's):
 listed under its lead's session (`parent_id`, agent type `subagent`; a compressed one as
-its chain) and read with the link that started it, after its call (no row names its
+its chain), in its lead's folder where its row names none (Hermes records one for a `cli`
+session only), and read with the link that started it, after its call (no row names its
 call: the calls take the children in the order they started, one for each task of a
 batch). Rows a rewind dropped (`active` 0 and not `compacted`) are not shown. A
 compaction inside a session keeps the rows it folded (`compacted`) and writes the summary
@@ -46,10 +47,12 @@ once, where it came first. A summary is told by its flag, else (a database witho
 by how Hermes opens one (`[CONTEXT COMPACTION`, `[CONTEXT SUMMARY]:`), as its own preview
 tells it; a user's turn after a summary's end line (`--- END OF CONTEXT SUMMARY`) is a
 prompt of its own. A user row Hermes wrote itself (`display_kind` hidden scaffolding, a
-gateway's `internal_notification`, a background delegate's `async_delegation_complete`)
-is injected input (`meta`), not a prompt; a `steer` row is the user's. A tool result
-Hermes would paint as failed (a JSON object with an `error`, or a failed `status`) is a
-failed result.
+gateway's `internal_notification`, a background delegate's `async_delegation_complete`, a
+background process's `process_complete`; in a database without the column, schema v22,
+told by how Hermes opens them: `[ASYNC DELEGATION (BATCH) COMPLETE`, `[IMPORTANT:
+Background process`) is injected input (`meta`), not a prompt; a `steer` row is the
+user's. A tool result Hermes would paint as failed (a JSON object with an `error`, or a
+failed `status`) is a failed result.
 
 Sessions are listed from the database (what `hermes sessions` and `--resume` read), but
 a session's messages come from a file of its own in `<home>/sessions/` where that holds
@@ -130,12 +133,13 @@ NAME = "hermes"
 TITLE = "Hermes Agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "hermes-agent state.db schema v30 (hermes_state_common.py SCHEMA_SQL at "
-    "NousResearch/hermes-agent@00704d08, 2026-11; synthetic DB from a generator that "
-    "follows it); a real home's schema-v6 state.db and sessions/ files of 2026-04 to "
-    "07 (a public backup, read, not copied); home from hermes_constants.py; resume "
-    "flags from the CLI docs (hermes_cli/_parser.py: `--resume`/`-r`, `-c`, `--profile`; "
-    "not run)"
+    "hermes-agent 0.19.0 (PyPI; state.db schema v22), run for real against a mock model "
+    "(`chat -q`, `chat -q --resume`, `-z` with a delegate_task, the REPL, which titles its "
+    "session and runs a delegate_task in the background); schema v30 "
+    "(hermes_state_common.py SCHEMA_SQL at NousResearch/hermes-agent@00704d08, 2026-11; "
+    "synthetic DB from a generator that follows it); a real home's schema-v6 state.db and "
+    "sessions/ files of 2026-04 to 07 (a public backup, read, not copied); resume flags "
+    "checked against 0.19.0's --help"
 )
 ENV_VARS = ("HERMES_HOME",)
 
@@ -174,7 +178,15 @@ _LARGE = frozenset({"tool_calls", "reasoning", "reasoning_content"})
 # sees but no view paints, a self-injected gateway notification, and a background
 # delegate's result delivered between turns (a `steer` row is the user's own)
 _INJECTED_KINDS = frozenset(
-    {"hidden", "internal_notification", "async_delegation_complete"}
+    {"hidden", "internal_notification", "async_delegation_complete", "process_complete"}
+)
+# How Hermes opens the notices it writes as user rows (tools/process_registry.py), for a
+# database without `display_kind` (schema v22, hermes-agent 0.19): a background
+# delegation's result, and a background process's exit or watched output
+_NOTICES = (
+    ("[ASYNC DELEGATION COMPLETE", "async_delegation_complete"),
+    ("[ASYNC DELEGATION BATCH COMPLETE", "async_delegation_complete"),
+    ("[IMPORTANT: Background process ", "process_complete"),
 )
 # how a session ended where the child that shares its gateway chat key is a new
 # conversation (a reset), in databases older than the `_reset_from` marker
@@ -289,6 +301,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             agent_type="subagent" if kind == "subagent" else None,
             extra=extra,
         )
+    _in_leads_folder(own, lineage)
     for session_id, session in own.items():  # a chat only a file of its own holds
         if session.title is None and session_id not in prompts:
             said = _file_prompt(path.parent / _TRANSCRIPTS, session_id)
@@ -296,6 +309,24 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 prompts[session_id] = said
     found = _chained(own, lineage, prompts)
     return found + _file_sessions(path, set(own), diagnostics)
+
+
+def _in_leads_folder(
+    own: dict[str, Session], lineage: dict[str, tuple[str | None, str | None]]
+) -> None:
+    """A `delegate_task` sub-agent's folder and branch, where its row has none, from its
+    lead's: Hermes records a folder for a `cli` session only, and the sub-agent runs in its
+    lead's process and folder (a sub-agent of a sub-agent, in its lead's lead's)."""
+    for session_id, session in own.items():
+        lead, seen = session, {session_id}
+        while lead.cwd is None:
+            kind, parent = lineage[lead.id]
+            if kind != "subagent" or parent not in own or parent in seen:
+                break
+            lead = own[parent]
+            seen.add(parent)
+        if lead is not session and lead.cwd is not None:
+            own[session_id] = replace(session, cwd=lead.cwd, branch=lead.branch)
 
 
 def _file_sessions(
@@ -1063,7 +1094,7 @@ class _Reader:
                 text = said
             if text is None:
                 return
-            kind = message.get("display_kind")
+            kind = message.get("display_kind") or _notice_kind(text)
             if kind in _INJECTED_KINDS:  # Hermes' own input, not the user's typing
                 extra: dict[str, JSONValue] = {"injected": True}
                 if kind != "hidden":
@@ -1267,6 +1298,14 @@ class _Reader:
 # older ones), and the line it may end with before the user's turn it carries
 _SUMMARY_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 _SUMMARY_END = "--- END OF CONTEXT SUMMARY"
+
+
+def _notice_kind(text: str | None) -> str | None:
+    """The `display_kind` of a notice Hermes wrote as a user row, told by its opening."""
+    for opening, kind in _NOTICES:
+        if text is not None and text.startswith(opening):
+            return kind
+    return None
 
 
 def _is_summary(text: str | None) -> bool:

@@ -126,6 +126,10 @@ CREDENTIAL_FILES = (
     ".qoder/.auth/user",  # Qoder CLI's login (its 1.1.52 bundle)
     ".qoder/.auth/.credential-transaction",
     ".qoder/mcp-oauth-tokens.json",  # its MCP servers' OAuth tokens
+    ".config/nanocoder/agents.config.json",  # Nanocoder's providers and API keys
+    ".config/nanocoder/codex-credentials.json",  # its Codex and Copilot logins
+    ".config/nanocoder/copilot-credentials.json",
+    ".local/share/nanocoder/sessions/agents.config.json",  # a copy among its chats
 )
 
 

@@ -192,6 +192,10 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", f".openclaw-dev/agents/main/sessions/{ID}.jsonl"),
     ],
     "hermes": [("top", ".hermes/profiles/personal/state.db")],
+    "nanocoder": [
+        ("top", f".local/share/nanocoder/sessions/{ID}.json"),
+        ("top", f"Library/Application Support/nanocoder/sessions/{ID}.json"),
+    ],
     "codebuff": [
         (
             "top",

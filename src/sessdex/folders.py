@@ -154,6 +154,11 @@ CREDENTIALS = frozenset(
         "secrets.yaml",
         "auth-profiles.json",  # OpenClaw's per-agent API keys and OAuth tokens
         "kiro-auth-token.json",  # the Kiro IDE's login, in ~/.aws/sso/cache/
+        # Nanocoder's providers with their API keys (in its config folder, or a project's),
+        # and its Codex and Copilot logins beside them
+        "agents.config.json",
+        "codex-credentials.json",
+        "copilot-credentials.json",
     }
 )
 

@@ -47,6 +47,7 @@ BUILTIN: tuple[str, ...] = (
     "codebuff",
     "kiroide",
     "qoder",
+    "nanocoder",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -81,6 +82,8 @@ OVERRIDES: frozenset[str] = frozenset(
         "KIMI_SHARE_DIR",
         "KIRO_HOME",
         "KIRO_TEST_SESSIONS_DIR",
+        "NANOCODER_CONFIG_DIR",
+        "NANOCODER_DATA_DIR",
         "NEXT_PUBLIC_CB_ENVIRONMENT",
         "OPENCLAW_HOME",
         "OPENCLAW_STATE_DIR",
@@ -146,6 +149,7 @@ TITLES: dict[str, str] = {
     "codebuff": "Codebuff CLI",
     "kiroide": "Kiro IDE (agent chats)",
     "qoder": "Qoder CLI",
+    "nanocoder": "Nanocoder",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

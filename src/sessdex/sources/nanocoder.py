@@ -1,0 +1,393 @@
+"""Nanocoder (the Nano Collective's `nanocoder`): its chats, one JSON document each.
+
+Nanocoder keeps a chat in `<app data>/sessions/<uuid>.json` (`$NANOCODER_DATA_DIR`, else
+`$XDG_DATA_HOME/nanocoder`, else `~/.local/share/nanocoder`; macOS's `~/Library/Application
+Support/nanocoder` and Windows' `%APPDATA%\\nanocoder`), rewritten whole (a temporary file
+renamed over it, mode 0600) with JSON.stringify(session, null, 2) at each autosave of the TUI:
+`{id, title, createdAt, lastAccessedAt, messageCount, provider, model, workingDirectory,
+messages[], titleManuallySet?}` in that order. Beside them `sessions.json` is an index of
+the same members less the messages. A message is `{role: user|assistant|tool|system,
+content (text), tool_calls?: [{id, function: {name, arguments (an object)}}],
+tool_call_id?, name?, reasoning?, images?: [{data (base64), mediaType}]}`: no time per
+message, no usage (1.30.0's `usage.json` writer has no caller), no model per response.
+The title is Nanocoder's own: the last prompt's first 50 characters.
+
+A listing reads a session file's first bytes only, where its members stand before its
+messages (a pasted image can make the rest of one huge): the index fills in what a head
+does not say, and a file not laid out so is parsed whole up to a cap. A sub-agent (the
+`agent` tool) runs in memory: only its report, the tool's output, reaches the file.
+
+`nanocoder run` and the TUI write sessions; `--plain` and ACP runs write none. Resume:
+`nanocoder --resume <id>` in the chat's folder (interactive only; no `--mode` is added).
+`agents.config.json` (API keys) and the `*-credentials.json` logins beside it are never
+opened; a `nanocoder.sessions.directory` in `nanocoder-preferences.json` moves the sessions
+folder, which sessdex does not follow (a project's own preferences file can set it too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import orjson
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, ResumePlan, Session
+from ._values import (
+    Emitter,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    iso_time,
+    one_line,
+    shown_arguments,
+    shown_text,
+    stat_size,
+    stripped,
+    type_tag,
+    written_time,
+)
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+
+NAME = "nanocoder"
+TITLE = "Nanocoder"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "the real nanocoder 1.30.0 (npm @nanocollective/nanocoder) against a mock model, by "
+    "hand and in the conformance suite: `run` in its Ink runtime with a shell call, "
+    "`--resume <id>` in the TUI, an `agent` sub-agent call (and one naming an agent it "
+    "lacks); its 1.30.0 bundle (session/session-manager.js, hooks/useSessionAutosave.js, "
+    "config/paths.js) for the rest"
+)
+NEWEST_CHECKED = "1.30.0"
+ENV_VARS = ("NANOCODER_DATA_DIR", "NANOCODER_CONFIG_DIR")
+CLI = ("nanocoder",)
+INSTALL_HINT = "npm install -g @nanocollective/nanocoder"
+
+INDEX = "sessions.json"
+WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger chat is read a message at a time
+_HEAD = 16 * 1024  # bytes of a chat's head its members are read from
+_MESSAGES = frozenset({"messages"})
+_ROLES = frozenset({"user", "assistant", "tool", "system"})
+# the platform folders Nanocoder keeps its data in, where XDG_DATA_HOME is not set
+_PLATFORM = (
+    ("Library", "Application Support", "nanocoder"),
+    ("AppData", "Roaming", "nanocoder"),
+)
+# A top-level member as JSON.stringify(session, null, 2) writes it: at the start of a line,
+# two spaces in (a string's own newlines are escaped, so only structure starts a line).
+_TOP_MEMBER = re.compile(
+    rb'^  "(id|title|createdAt|lastAccessedAt|messageCount|provider|model|workingDirectory)"'
+    rb': ("(?:[^"\\\n]|\\.)*"|-?\d+)',
+    re.MULTILINE,
+)
+# what Nanocoder itself writes as a user message (nudges, notices), not the user
+_INJECTED = (
+    "Your previous response contained a malformed tool call.",
+    "Context has been compacted. Please continue with the task.",
+    "Please continue with the task.",
+    "Please provide a summary or response based on the tool results above.",
+    "You produced reasoning but no final response.",
+    "Automatic diagnostics after the recent edits found issues.",
+)
+_SUMMARY = re.compile(r"\A<conversation-summary>\n(.*)\n</conversation-summary>", re.S)
+# a tool's output that says it failed (tool-executor.js, tool-validation.js)
+_FAILED = ("Error: ", "Tool execution was cancelled by the user.")
+
+RESUME_FLAGS = ResumeFlags(
+    resume=("--resume", "-r"),
+    latest=("--continue", "-c"),
+    latest_values=("last",),
+    bare_latest=False,
+)
+
+
+def locate(home: Home) -> Location:
+    """`$NANOCODER_DATA_DIR`, else `$XDG_DATA_HOME/nanocoder`, else `~/.local/share/nanocoder`
+    (and the macOS and Windows folders, config/paths.js)."""
+    config = home.env_dir("NANOCODER_CONFIG_DIR") or home.xdg("config") / "nanocoder"
+    keeps = (config, home.path / "Library" / "Preferences" / "nanocoder")
+    given = home.env_dir("NANOCODER_DATA_DIR")
+    if given is not None:
+        return Location(
+            given,
+            override=f"NANOCODER_DATA_DIR={home.environ['NANOCODER_DATA_DIR']}",
+            keeps=keeps,
+        )
+    data = home.environ.get("XDG_DATA_HOME")
+    also = () if data else tuple(home.path.joinpath(*p) for p in _PLATFORM)
+    return Location(
+        home.xdg("data") / "nanocoder",
+        override=f"XDG_DATA_HOME={data}" if data else None,
+        also=also,
+        keeps=keeps,
+    )
+
+
+def scan(location: Location) -> Iterator[str]:
+    """The chats and `sessions.json` in each data folder's `sessions/`."""
+    for root in (location.root, *location.also):
+        if not folders.is_dir(root):
+            continue
+        for entry in folders.entries(root / "sessions", root):
+            # `<id>.json.<uuid>.tmp` is a write under way
+            if entry.name.endswith(".json") and entry.is_file():
+                yield entry.path
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == INDEX:
+        return _parse_index(path, diagnostics)
+    size = stat_size(path)
+    if size is None:
+        refused = files.refused_problem(NAME, path)
+        if refused:
+            diagnostics.problem(refused)
+        return []
+    top = _head(path)
+    if top is None:  # not laid out as Nanocoder writes it: parsed, up to a cap
+        top = _members(path, size, diagnostics)
+        if top is None:
+            return []
+    # the file's name is the id Nanocoder opens it by (`<id>.json`)
+    return [_session(path.stem, top, path=str(path), size=size)]
+
+
+def _head(path: Path) -> dict[str, object] | None:
+    """The chat's members from its first bytes, where it starts as Nanocoder writes it."""
+    try:
+        with files.open_regular(path) as stream:
+            head = stream.read(_HEAD)
+    except OSError:
+        return None
+    if not head.startswith(b"{\n"):
+        return None
+    # the members before `messages`: a string member of the messages is deeper in
+    cut = head.find(b'\n  "messages": ')
+    found: dict[str, object] = {}
+    for match in _TOP_MEMBER.finditer(head if cut < 0 else head[:cut]):
+        try:
+            found[match.group(1).decode()] = orjson.loads(match.group(2))
+        except orjson.JSONDecodeError:
+            continue
+    return found if isinstance(found.get("id"), str) else None
+
+
+def _members(
+    path: Path, size: int, diagnostics: Diagnostics
+) -> dict[str, object] | None:
+    """The chat's members other than its messages, from the whole document (a piece at
+    a time past the cap); None, counted, where it holds none."""
+    if size <= WHOLE_CAP:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if isinstance(value, dict) and isinstance(value.get("id"), str):
+            return {k: v for k, v in value.items() if k != "messages"}
+        if isinstance(value, dict):
+            diagnostics.skip(str(path), 1, "bad value")
+            return None
+        if value is not None:
+            diagnostics.skip(str(path), 1, "not an object")
+            return None
+    from ..jsonstream import file_members
+
+    top = file_members(path, _MESSAGES, diagnostics, NAME, cut=True)
+    if top is None:
+        if not files.refuses_reading(str(path)):
+            diagnostics.skip(str(path), 1, "not JSON")
+        return None
+    if not isinstance(
+        top.get("id"), str
+    ):  # cut before its id: nothing says it is a chat
+        diagnostics.skip(str(path), 1, "bad value")
+        return None
+    return top
+
+
+def _session(
+    session_id: str,
+    top: dict[str, object],
+    *,
+    path: str | None = None,
+    size: int | None = None,
+    precedence: int = 0,
+    listed: bool = True,
+) -> Session:
+    extra: dict[str, JSONValue] = {}
+    provider = stripped(top.get("provider"))
+    if provider:
+        extra["provider"] = provider
+    if isinstance(top.get("messageCount"), int):
+        extra["message_count"] = as_int(top.get("messageCount"))
+    return Session(
+        app=NAME,
+        id=session_id,
+        path=path,
+        cwd=stripped(top.get("workingDirectory")),
+        title=one_line(top.get("title")),
+        created=iso_time(top.get("createdAt")),
+        updated=iso_time(top.get("lastAccessedAt"))
+        or (written_time(Path(path)) if path else None),
+        model=stripped(top.get("model")),
+        bytes=size,
+        precedence=precedence,
+        listed=listed,
+        extra=extra,
+    )
+
+
+def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """`sessions.json`: what it says of each chat fills in what the chat's head does not;
+    a chat it lists without a file is not listed."""
+    value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+    if not isinstance(value, list):
+        if value is not None or stat_size(path):
+            diagnostics.skip(str(path), 1, "not JSON" if value is None else "bad value")
+        return []
+    found: list[Session] = []
+    for entry in value:
+        session_id = as_str(as_dict(entry).get("id"))
+        if not session_id:
+            diagnostics.skip(str(path), 0, "bad value")
+            continue
+        found.append(_session(session_id, as_dict(entry), precedence=-1, listed=False))
+    return found
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    from . import _json_chat
+
+    path = Path(session.path)
+    readable, top = _json_chat.small_document(path, NAME, WHOLE_CAP, diagnostics)
+    if not readable:
+        return
+    messages: Iterator[object]
+    if top is not None:
+        messages = iter(as_list(top.get("messages")))
+    else:  # too big to parse whole, or broken: a message at a time
+        from ..jsonstream import file_items
+
+        messages = file_items(path, "messages", diagnostics, NAME)
+    yield from _Reader(session, diagnostics).messages(messages)
+
+
+class _Reader:
+    """Translates a chat's messages into events; a tool's output follows its call."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.event = Emitter(session.id)
+        self.diagnostics = diagnostics
+        self.path = session.path or ""
+        self.tools: dict[str, str | None] = {}  # call id -> tool name
+
+    def messages(self, messages: Iterator[object]) -> Iterator[Event]:
+        for raw in messages:
+            if not isinstance(raw, dict):
+                self.diagnostics.skip(self.path, 0, "not an object")
+                continue
+            role = type_tag(raw.get("role"))
+            if role not in _ROLES:
+                self.diagnostics.unknown_type(f"message:{role}")
+                continue
+            yield from self.message(raw, str(role))
+
+    def message(self, message: dict[str, object], role: str) -> Iterator[Event]:
+        event = self.event
+        text = self._text(message)
+        if role == "user":
+            summary = _SUMMARY.match(text or "")
+            if summary:  # what /compact (its LLM summary) left of the chat before
+                yield event("compaction", text=summary.group(1).strip())
+            elif text and text.startswith(_INJECTED):
+                yield event("user", text=text, extra={"injected": True})
+            else:
+                yield event("user", text=text or "")
+        elif role == "assistant":
+            reasoning = shown_text(message.get("reasoning"), keep_empty=False)
+            if reasoning:
+                yield event("thinking", text=reasoning)
+            if text:
+                yield event("assistant", text=text)
+            calls = as_list(message.get("tool_calls"))
+            for raw in calls:
+                call = as_dict(raw)
+                function = as_dict(call.get("function"))
+                call_id = as_str(call.get("id"))
+                tool = as_str(function.get("name"))
+                if call_id is None and tool is None:
+                    self.diagnostics.skip(self.path, 0, "bad value")
+                    continue
+                arguments = function.get("arguments")
+                yield event(
+                    "tool_call",
+                    tool=tool,
+                    call_id=call_id,
+                    extra={"input": shown_arguments(arguments or {})},
+                )
+                if call_id:
+                    self.tools[call_id] = tool
+            if not calls and text:  # an answer that asks for no tool ends the turn
+                yield event("turn_end")
+        elif role == "tool":
+            call_id = as_str(message.get("tool_call_id"))
+            output = text or ""
+            yield event(
+                "tool_result",
+                text=output,
+                tool=self.tools.get(call_id or "") or as_str(message.get("name")),
+                call_id=call_id,
+                is_error=output.startswith(_FAILED),
+            )
+        # a system message (its prompt) is added for each request, not kept: passed over
+
+    def _text(self, message: dict[str, object]) -> str | None:
+        """A message's text, a pasted image named after it; content that is not text
+        is counted."""
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            self.diagnostics.skip(self.path, 0, "bad value")
+        return _text(message)
+
+
+def _text(message: dict[str, object]) -> str | None:
+    """A message's text, a pasted image named after it."""
+    text = shown_text(message.get("content"), keep_empty=False)
+    images = [
+        f"[image: {as_str(as_dict(image).get('mediaType')) or 'image'}]"
+        for image in as_list(message.get("images"))
+    ]
+    if images:
+        return "\n".join([text, *images] if text else images)
+    return text
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`nanocoder --resume <id>` in the chat's folder (Nanocoder looks the id up in its
+    index, whichever folder it starts in); no `--mode` is added, so it asks as it does."""
+    if not session.cwd or not session.path:
+        return None
+    return ResumePlan(
+        argv=("nanocoder", "--resume", session.id),
+        cwd=session.cwd,
+        program="nanocoder",
+        install_hint=INSTALL_HINT,
+    )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `nanocoder` has open: `--resume <id>` that chat, `--resume` alone
+    a picker (or a number in its list), `--continue` (or `--resume last`) its folder's
+    latest."""
+    return opened_by_flags(args, RESUME_FLAGS)

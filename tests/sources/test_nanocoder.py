@@ -1,0 +1,227 @@
+"""Nanocoder quirks: one JSON chat per file listed from its head (sessions.json filling in),
+no time or usage per message, a sub-agent only as its report, `nanocoder --resume <id>`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import files, jsonstream
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, nanocoder
+
+DATA = Path(__file__).parent.parent / "data" / "nanocoder"
+SESSIONS = Path(".local/share/nanocoder/sessions")
+BASIC = "a43d5f02-7a2d-49e7-9ca1-1d67589f26c7"  # real: `run`, then `--resume <id>` in the TUI
+MISSING = "6b705404-86a4-487e-8602-47a1a769f4a3"  # real: `agent` naming no agent it has
+SUBAGENT = "a14225bf-0102-4e56-8717-cf54f30e4814"  # real: an `agent` call that ran
+LEDGER = (
+    "c0ffee00-1b2c-4d3e-8f40-5a6b7c8d9e0f"  # synthetic: thinking, image, compaction
+)
+COMPACT = (
+    "1d2e3f40-5a6b-4c7d-8e9f-0a1b2c3d4e5f"  # synthetic: one line, not in the index
+)
+GONE = "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"  # in sessions.json only
+
+
+def sessions(home: Path, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    """Every chat, merged from its file and sessions.json, as the index merges them."""
+    location = nanocoder.locate(Home.at(home))
+    found: dict[str, list[Session]] = {}
+    for path in nanocoder.scan(location):
+        for session in nanocoder.parse(
+            Path(path), location, diagnostics or Diagnostics()
+        ):
+            found.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in found.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(nanocoder.read(session, diagnostics or Diagnostics()))
+
+
+def test_the_real_captures_list_as_nanocoder_shows_them() -> None:
+    found = sessions(DATA / "real" / "home")
+    assert sorted(found) == sorted((BASIC, MISSING, SUBAGENT))
+    basic = found[BASIC]
+    # Nanocoder's own title: the last prompt's first 50 characters
+    assert basic.title == "SCENARIO=resume Please run the greeting command on..."
+    assert (basic.cwd, basic.model) == ("/home/alex/code/shop-api", "mock-model")
+    assert basic.extra == {"provider": "mock", "message_count": 8}
+    assert basic.created and basic.updated and basic.created < basic.updated
+
+
+def test_a_resumed_chat_reads_both_turns_with_calls_paired() -> None:
+    got = events(sessions(DATA / "real" / "home")[BASIC])
+    assert [e.kind for e in got] == [
+        "user", "tool_call", "tool_result", "assistant", "turn_end",
+        "user", "tool_call", "tool_result", "assistant", "turn_end",
+    ]  # fmt: skip
+    call, result = got[1], got[2]
+    assert (call.tool, call.extra["input"]) == (
+        "execute_bash",
+        {"command": "echo hello-from-tool"},
+    )
+    assert result.call_id == call.call_id and result.tool == "execute_bash"
+    assert result.text == "EXIT_CODE: 0\nhello-from-tool\n" and not result.is_error
+    assert got[8].text == "Resumed: the greeting command printed hello-after-resume."
+    assert all(e.time is None for e in got)  # Nanocoder keeps no time per message
+
+
+def test_a_sub_agent_is_its_report_and_a_failed_one_an_error() -> None:
+    found = sessions(DATA / "real" / "home")
+    ran = events(found[SUBAGENT])
+    assert ran[1].tool == "agent" and ran[1].extra["input"] == {
+        "description": "Greeting sub-agent",
+        "prompt": "SCENARIO=child You are a sub-agent. Run the shell command "
+        "`echo hello-from-subagent` and report what it printed.",
+        "subagent_type": "general",
+    }
+    assert (
+        ran[2].text
+        == "Sub-agent report: the greeting command printed hello-from-subagent."
+    )
+    assert not ran[2].is_error
+    failed = events(found[MISSING])
+    assert (
+        failed[2].is_error and failed[2].text == "Error: Subagent 'explore' not found"
+    )
+
+
+def test_thinking_images_nudges_compaction_and_refusals() -> None:
+    got = events(sessions(DATA / "home")[LEDGER])
+    assert got[0].kind == "user" and got[0].text.endswith("\n[image: image/png]")
+    assert "iVBOR" not in (got[0].text or "")
+    assert (got[1].kind, got[1].text) == (
+        "thinking",
+        "The loop condition reads attempts before it is incremented.",
+    )
+    nudge = next(e for e in got if e.extra.get("injected"))
+    assert nudge.text and nudge.text.startswith("Please provide a summary")
+    (compaction,) = [e for e in got if e.kind == "compaction"]
+    assert compaction.text and compaction.text.startswith("The user asked why")
+    failed = [e for e in got if e.kind == "tool_result" and e.is_error]
+    assert [e.tool for e in failed] == ["string_replace", "execute_bash"]
+    assert not any(e.kind == "usage" for e in got)  # Nanocoder keeps none
+
+
+def test_the_index_fills_in_and_a_chat_without_a_file_is_not_listed() -> None:
+    found = sessions(DATA / "home")
+    assert GONE not in found
+    assert found[COMPACT].title == "List the TODOs"  # parsed whole: not laid out so
+    assert found[LEDGER].title == "Explain the retry loop"
+
+
+def test_a_listing_reads_only_a_chats_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted image makes a chat huge: the listing reads its first bytes, never the
+    messages; a read goes through them one at a time, the image's data left out."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / SESSIONS / f"{LEDGER}.json"
+    chat = json.loads(path.read_text())
+    chat["messages"][0]["images"][0]["data"] = "A" * (nanocoder.WHOLE_CAP + 1024)
+    path.write_text(json.dumps(chat, indent=2))
+
+    def whole(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the chat was read past its head")
+
+    monkeypatch.setattr(files, "read_json_file", whole)
+    monkeypatch.setattr(jsonstream, "file_members", whole)
+    monkeypatch.setattr(jsonstream, "file_items", whole)
+    location = nanocoder.locate(Home.at(home))
+    (listed,) = nanocoder.parse(path, location, Diagnostics())
+    assert (listed.title, listed.model) == ("Explain the retry loop", "qwen3-coder:30b")
+    monkeypatch.undo()
+    diagnostics = Diagnostics()
+    got = events(listed, diagnostics)
+    assert got[0].text and got[0].text.endswith("[image: image/png]")
+    assert len(got) == len(events(sessions(DATA / "home")[LEDGER]))
+    assert diagnostics.skipped_total == 0
+
+
+def test_damaged_files_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    got = {key: events(session, diagnostics) for key, session in found.items()}
+    cut = "2b3c4d5e-6f70-4182-9a3b-4c5d6e7f8091"
+    assert found[cut].title == "Cut short"
+    assert [e.text for e in got[cut]] == ["First prompt", "First answer", None]
+    assert "5d6e7f80-9102-4334-a5d6-e7f8091a2b3c" not in found  # cut before its id
+    reasons = {(Path(path).name, reason) for path, _, reason in diagnostics.details}
+    assert (f"{cut}.json", "truncated") in reasons
+    assert ("sessions.json", "not JSON") in reasons
+    odd = "3c4d5e6f-7081-4293-8b4c-5d6e7f8091a2"
+    assert (f"{odd}.json", "not an object") in reasons
+    assert (f"{odd}.json", "bad value") in reasons
+    assert diagnostics.unknown == {"message:developer": 1}
+    call = next(e for e in got[odd] if e.kind == "tool_call")
+    assert call.extra["input"] == "ls -la"
+
+
+def test_resume_is_the_id_in_the_chats_folder_with_no_mode(tmp_path: Path) -> None:
+    found = sessions(DATA / "home")
+    for keep in (False, True):
+        plan = nanocoder.resume(found[BASIC], keep_permissions=keep)
+        assert plan is not None
+        assert plan.argv == ("nanocoder", "--resume", BASIC)
+        assert plan.cwd == "/home/alex/code/shop-api" and plan.program == "nanocoder"
+    home = tmp_path / "home"
+    work = tmp_path / "my repo"
+    work.mkdir()
+    folder = home / SESSIONS
+    folder.mkdir(parents=True)
+    chat = json.loads((DATA / "home" / SESSIONS / f"{BASIC}.json").read_text())
+    chat["workingDirectory"] = str(work)
+    (folder / f"{BASIC}.json").write_text(json.dumps(chat, indent=2))
+    result = CliRunner().invoke(
+        main, ["resume", "--print", BASIC[:8], "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == f"cd '{work}' && nanocoder --resume {BASIC}"
+
+
+def test_process_session_reads_back_what_resume_writes() -> None:
+    opened = nanocoder.process_session(["nanocoder", "--resume", BASIC])
+    assert opened == nanocoder.Opened(BASIC)
+    assert nanocoder.process_session(["nanocoder", "-c"]) == nanocoder.Opened(
+        latest=True
+    )
+    assert nanocoder.process_session(["nanocoder", "--resume", "last"]) == (
+        nanocoder.Opened(latest=True)
+    )
+    assert nanocoder.process_session(["nanocoder", "--resume", "2"]) == (
+        nanocoder.Opened(chosen=True)
+    )
+    assert nanocoder.process_session(["nanocoder", "run", "hello"]) is None
+
+
+def test_the_override_the_xdg_folder_and_the_macos_folder(tmp_path: Path) -> None:
+    home = Home(tmp_path, {"NANOCODER_DATA_DIR": str(tmp_path / "data")})
+    assert nanocoder.locate(home).root == tmp_path / "data"
+    xdg = Home(tmp_path, {"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    assert nanocoder.locate(xdg).root == tmp_path / "xdg" / "nanocoder"
+    mac = tmp_path / "Library" / "Application Support" / "nanocoder" / "sessions"
+    mac.mkdir(parents=True)
+    shutil.copy(DATA / "home" / SESSIONS / f"{BASIC}.json", mac)
+    assert list(sessions(tmp_path)) == [BASIC]
+
+
+def test_the_provider_config_is_never_listed(tmp_path: Path) -> None:
+    """agents.config.json holds API keys: a link to it among the chats is passed over."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    config = home / ".config" / "nanocoder" / "agents.config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text('{"nanocoder": {"providers": [{"apiKey": "sk-secret"}]}}')
+    (home / SESSIONS / "agents.config.json").symlink_to(config)
+    location = nanocoder.locate(Home.at(home))
+    assert not any("agents.config" in str(p) for p in nanocoder.scan(location))

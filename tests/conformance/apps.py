@@ -945,6 +945,91 @@ def hermes_session_ids(home: Path, since: float) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
+# --- Nanocoder -----------------------------------------------------------------------------
+
+
+def nanocoder_env(ctx: Context) -> dict[str, str]:
+    # its log files stay out of the home; the npm update check fails closed, offline
+    return {"NANOCODER_LOG_DISABLE_FILE": "1"}
+
+
+def nanocoder_setup(ctx: Context) -> None:
+    config = ctx.home / ".config" / "nanocoder"
+    # one OpenAI-compatible provider: no login
+    _json(
+        config / "agents.config.json",
+        {
+            "nanocoder": {
+                "providers": [
+                    {
+                        "name": "mock",
+                        "baseUrl": f"{ctx.base_url}/v1",
+                        "apiKey": API_KEY,
+                        "models": ["mock-model"],
+                    }
+                ]
+            }
+        },
+    )
+    # the repo trusted (the TUI asks first otherwise); autosave at most every second, not
+    # every 30 s, so that the file holds the answer when the live check looks
+    _json(
+        config / "nanocoder-preferences.json",
+        {
+            "lastProvider": "mock",
+            "lastModel": "mock-model",
+            "trustedDirectories": [str(ctx.repo)],
+            "nanocoder": {"sessions": {"saveInterval": 1000}},
+        },
+    )
+    # 1.30.0's npm package lacks its built-in agents' files: a user agent to delegate to
+    _write(
+        config / "agents" / "general.md",
+        "---\nname: general\ndescription: Runs shell commands for the lead agent\n"
+        "tools:\n  - execute_bash\n---\n"
+        "You run the shell commands you are asked to and report what they printed.\n",
+    )
+
+
+def _nanocoder_title(prompt: str) -> str:
+    """Nanocoder's title: the last prompt's first 50 characters (useSessionAutosave.js)."""
+    return prompt[:50] + ("..." if len(prompt) > 50 else "")
+
+
+def nanocoder_steps(ctx: Context) -> list[Step]:
+    # every step in the TUI: `nanocoder run` needs a terminal for its Ink runtime too (and
+    # `--plain` writes no session); yolo mode runs the shell calls without asking
+    head = [
+        "nanocoder",
+        "--mode",
+        "yolo",
+        "--provider",
+        "mock",
+        "--model",
+        "mock-model",
+    ]
+
+    def step(name: str, argv: list[str]) -> Step:
+        # Enter on `/exit` takes what its command menu offers (`/exit` again); a second
+        # Enter (an empty exit command) runs it
+        return Step(
+            name,
+            argv,
+            title=_nanocoder_title(PROMPTS[name]),
+            interactive=True,
+            tui_after=["/exit"],
+            tui_exit="",
+        )
+
+    return [
+        step("basic", head),
+        # `--resume <id>` is for the TUI only; the title becomes the resume prompt's
+        step("resume", [*head, "--resume", "{basic}"]),
+        step("subagent", head),
+        step("tui", head),
+    ]
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -1167,6 +1252,19 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,  # only the Ink TUI's gateway writes git_branch
             records_cli_version=False,
             records_session_totals=True,  # token counters per session, none per message
+            "nanocoder",
+            nanocoder_env,
+            nanocoder_setup,
+            nanocoder_steps,
+            rf"^\.local/share/nanocoder/sessions/({UUID})\.json$",
+            records_branch=False,
+            records_cli_version=False,
+            subagents="none",
+            # the `agent` tool runs the sub-agent's chat in memory (subagents/
+            # subagent-executor.js): only its report, the tool's output, is written
+            subagent_note="Nanocoder keeps a sub-agent's chat in memory; only its report reaches the lead's file",
+            # Not records_every_response: Nanocoder keeps no usage in a chat
+            weight=2,
         ),
         Recipe(
             "aider",

@@ -516,6 +516,29 @@ def test_a_run_commands_tool_gets_the_command_as_one_line_of_its_list(
     }
 
 
+def test_nanocoders_execute_bash_is_a_shell_tool(mock: MockLLM) -> None:
+    """Nanocoder offers its shell as `execute_bash` among twenty tools (`agent` too)."""
+    command = {
+        "type": "object",
+        "properties": {"command": {"type": "string"}},
+        "required": ["command"],
+    }
+    body = {
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": "SCENARIO=basic go"}],
+        "tools": [
+            {"type": "function", "function": {"name": name, "parameters": command}}
+            for name in ("read_file", "execute_bash")
+        ],
+    }
+    status, raw = post(mock, "/v1/chat/completions", body)
+    call = json.loads(raw)["choices"][0]["message"]["tool_calls"][0]
+    assert status == 200 and call["function"]["name"] == "execute_bash"
+    assert json.loads(call["function"]["arguments"]) == {
+        "command": "echo hello-from-tool"
+    }
+
+
 def test_slow_makes_the_shell_call_sleep_after_its_echo_and_the_child_too(
     mock: MockLLM,
 ) -> None:

@@ -117,6 +117,9 @@ REOPENED = [
     ("codebuff", CODEBUFF_OLD, ["node", "/usr/local/bin/codebuff", "--continue"]),
     ("qoder", OLD, ["node", "/usr/local/bin/qodercli", "-c"]),
     ("qoder", OLD, ["qodercli", "--resume", OLD, "--permission-mode", "default"]),
+    ("nanocoder", OLD, ["nanocoder", "--resume", OLD]),
+    ("nanocoder", OLD, ["node", "/usr/local/bin/nanocoder", "-c"]),
+    ("nanocoder", OLD, ["nanocoder", "--resume", "last", "--mode", "plan"]),
 ]
 
 
@@ -168,6 +171,7 @@ def test_a_new_cli_in_the_folder_still_leaves_an_old_session_exited(
         ("vibe", OLD, ["vibe", f"--resume={OTHER}"]),
         ("opencode", OPENCODE_OLD, ["opencode", "--session", OPENCODE_OTHER]),
         ("opencode", OPENCODE_OLD, ["opencode", "-s", OPENCODE_OLD, "--fork"]),
+        ("nanocoder", OLD, ["nanocoder", "--resume", OTHER]),
     ],
 )
 def test_a_cli_open_on_another_session_does_not_keep_a_crashed_one_working(

@@ -174,6 +174,8 @@ def test_resume_is_the_id_in_the_chats_folder_with_no_mode(tmp_path: Path) -> No
         assert plan is not None
         assert plan.argv == ("nanocoder", "--resume", BASIC)
         assert plan.cwd == "/home/alex/code/shop-api" and plan.program == "nanocoder"
+    odd = Session("nanocoder", "notes-copy", path=found[BASIC].path, cwd="/w")
+    assert nanocoder.resume(odd) is None  # Nanocoder opens only a UUID's file
     home = tmp_path / "home"
     work = tmp_path / "my repo"
     work.mkdir()

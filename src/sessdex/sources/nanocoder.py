@@ -97,6 +97,11 @@ _SUMMARY = re.compile(r"\A<conversation-summary>\n(.*)\n</conversation-summary>"
 # a tool's output that says it failed (tool-executor.js, tool-validation.js)
 _FAILED = ("Error: ", "Tool execution was cancelled by the user.")
 
+# the ids Nanocoder opens (session-manager.js: anything else is refused as a path)
+_SESSION_ID = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+
 RESUME_FLAGS = ResumeFlags(
     resume=("--resume", "-r"),
     latest=("--continue", "-c"),
@@ -375,8 +380,9 @@ def _text(message: dict[str, object]) -> str | None:
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`nanocoder --resume <id>` in the chat's folder (Nanocoder looks the id up in its
-    index, whichever folder it starts in); no `--mode` is added, so it asks as it does."""
-    if not session.cwd or not session.path:
+    index, whichever folder it starts in); no `--mode` is added, so it asks as it does.
+    None for a file whose name is no lowercase UUID, which Nanocoder refuses to open."""
+    if not session.cwd or not _SESSION_ID.fullmatch(session.id):
         return None
     return ResumePlan(
         argv=("nanocoder", "--resume", session.id),

@@ -227,3 +227,24 @@ def test_the_provider_config_is_never_listed(tmp_path: Path) -> None:
     (home / SESSIONS / "agents.config.json").symlink_to(config)
     location = nanocoder.locate(Home.at(home))
     assert not any("agents.config" in str(p) for p in nanocoder.scan(location))
+
+
+def test_a_big_sessions_json_is_read_an_entry_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    index = home / SESSIONS / "sessions.json"
+    entries = json.loads(index.read_text())
+    entries[0]["title"] = "x" * (nanocoder.WHOLE_CAP + 1024)  # past the cap
+    index.write_text(json.dumps(entries, indent=2))
+
+    def whole(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a big index was parsed whole")
+
+    monkeypatch.setattr(files, "read_json_file", whole)
+    location = nanocoder.locate(Home.at(home))
+    got = nanocoder.parse(index, location, Diagnostics())
+    assert [s.id for s in got] == [e["id"] for e in entries]
+    assert got[-1].title == "A chat whose file was deleted"
+    assert not any(s.listed for s in got)  # the chats' own files list them

@@ -27,7 +27,7 @@ folder, which sessdex does not follow (a project's own preferences file can set 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import orjson
@@ -246,13 +246,21 @@ def _session(
 def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """`sessions.json`: what it says of each chat fills in what the chat's head does not;
     a chat it lists without a file is not listed."""
-    value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
-    if not isinstance(value, list):
-        if value is not None or stat_size(path):
-            diagnostics.skip(str(path), 1, "not JSON" if value is None else "bad value")
-        return []
+    entries: Iterable[object]
+    if (stat_size(path) or 0) > WHOLE_CAP:  # thousands of chats: an entry at a time
+        from ..jsonstream import file_items
+
+        entries = file_items(path, None, diagnostics, NAME)
+    else:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if not isinstance(value, list):
+            if value is not None or stat_size(path):
+                reason = "not JSON" if value is None else "bad value"
+                diagnostics.skip(str(path), 1, reason)
+            return []
+        entries = value
     found: list[Session] = []
-    for entry in value:
+    for entry in entries:
         session_id = as_str(as_dict(entry).get("id"))
         if not session_id:
             diagnostics.skip(str(path), 0, "bad value")

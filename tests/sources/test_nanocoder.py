@@ -248,3 +248,16 @@ def test_a_big_sessions_json_is_read_an_entry_at_a_time(
     assert [s.id for s in got] == [e["id"] for e in entries]
     assert got[-1].title == "A chat whose file was deleted"
     assert not any(s.listed for s in got)  # the chats' own files list them
+
+
+def test_a_call_an_editor_denied_is_a_failed_result(tmp_path: Path) -> None:
+    """An editor's ACP session writes a refused call's output as its own words."""
+    home = tmp_path / "home"
+    folder = home / SESSIONS
+    folder.mkdir(parents=True)
+    chat = json.loads((DATA / "home" / SESSIONS / f"{BASIC}.json").read_text())
+    chat["messages"][2]["content"] = "Tool call denied by user"
+    (folder / f"{BASIC}.json").write_text(json.dumps(chat, indent=2))
+    got = events(sessions(home)[BASIC])
+    assert got[2].kind == "tool_result" and got[2].is_error
+    assert not got[7].is_error  # the resumed turn's call ran

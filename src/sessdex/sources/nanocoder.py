@@ -94,8 +94,13 @@ _INJECTED = (
     "Automatic diagnostics after the recent edits found issues.",
 )
 _SUMMARY = re.compile(r"\A<conversation-summary>\n(.*)\n</conversation-summary>", re.S)
-# a tool's output that says it failed (tool-executor.js, tool-validation.js)
-_FAILED = ("Error: ", "Tool execution was cancelled by the user.")
+# a tool's output that says it failed or was refused (tool-executor.js, tool-validation.js;
+# an editor's ACP session, acp-conversation.js)
+_FAILED = (
+    "Error: ",
+    "Tool execution was cancelled by the user.",
+    "Tool call denied by user",
+)
 
 # the ids Nanocoder opens (session-manager.js: anything else is refused as a path)
 _SESSION_ID = re.compile(

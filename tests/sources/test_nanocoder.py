@@ -261,3 +261,27 @@ def test_a_call_an_editor_denied_is_a_failed_result(tmp_path: Path) -> None:
     got = events(sessions(home)[BASIC])
     assert got[2].kind == "tool_result" and got[2].is_error
     assert not got[7].is_error  # the resumed turn's call ran
+
+
+def test_the_last_rows_end_the_whole_read() -> None:
+    """`show --tail` reads a chat's last messages from its end: the events are those the
+    whole read ends with, but for their numbers."""
+    found = sessions(DATA / "home")
+    exercised = 0
+    for session_id in (BASIC, LEDGER):
+        whole = [(e.kind, e.text, e.tool, e.call_id) for e in events(found[session_id])]
+        for rows in range(1, 14):
+            try:
+                last = list(nanocoder.read_last(found[session_id], Diagnostics(), rows))
+            except nanocoder.WholeRead:  # no message before them: the whole read serves
+                path = Path(found[session_id].path or "")
+                assert rows + 1 >= len(json.loads(path.read_text())["messages"])
+                continue
+            exercised += 1
+            assert [e.seq for e in last] == list(range(len(last)))
+            got = [(e.kind, e.text, e.tool, e.call_id) for e in last]
+            assert got == whole[-len(got) :], (session_id, rows)
+    assert exercised >= 10
+    one_line = found[COMPACT]  # not laid out so: read whole
+    with pytest.raises(nanocoder.WholeRead):
+        list(nanocoder.read_last(one_line, Diagnostics(), 1))

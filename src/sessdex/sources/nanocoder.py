@@ -50,7 +50,7 @@ from ._values import (
     type_tag,
     written_time,
 )
-from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+from .base import Home, Location, Opened, ResumeFlags, WholeRead, opened_by_flags
 
 NAME = "nanocoder"
 TITLE = "Nanocoder"
@@ -296,6 +296,25 @@ def read(
 
         messages = file_items(path, "messages", diagnostics, NAME)
     yield from _Reader(session, diagnostics).messages(messages)
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the chat's last `rows` messages, found from its end (see base.py);
+    the message before them is translated too, unshown, for the calls it made (a result
+    names its call's tool)."""
+    from . import _json_chat
+
+    found = _json_chat.last_messages(Path(session.path or ""), rows + 1)
+    if found is None:
+        raise WholeRead("not laid out to be read from its end, or no longer than that")
+    before = _Reader(session, diagnostics)
+    for _ in before.messages(iter(found[:1])):
+        pass
+    reader = _Reader(session, diagnostics)
+    reader.tools = before.tools
+    yield from reader.messages(iter(found[1:]))
 
 
 class _Reader:

@@ -17,7 +17,8 @@ messages (a pasted image can make the rest of one huge): the index fills in what
 does not say, and a file not laid out so is parsed whole up to a cap. A sub-agent (the
 `agent` tool) runs in memory: only its report, the tool's output, reaches the file.
 
-`nanocoder run` and the TUI write sessions; `--plain` and ACP runs write none. Resume:
+`nanocoder run`, the TUI and an editor's ACP session (`--acp`, acp-agent.js: the same
+document, `titleManuallySet` then before `createdAt`) write chats; `--plain` writes none. Resume:
 `nanocoder --resume <id>` in the chat's folder (interactive only; no `--mode` is added).
 `agents.config.json` (API keys) and the `*-credentials.json` logins beside it are never
 opened; a `nanocoder.sessions.directory` in `nanocoder-preferences.json` moves the sessions

@@ -1252,6 +1252,8 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,  # only the Ink TUI's gateway writes git_branch
             records_cli_version=False,
             records_session_totals=True,  # token counters per session, none per message
+        ),
+        Recipe(
             "nanocoder",
             nanocoder_env,
             nanocoder_setup,

@@ -52,7 +52,8 @@ FINAL = {
     # against the conformance repo's checkout.py.
     "edit": (
         "Making checkout return 'done'.\n\n"
-        "checkout.py\n```python\n        "    return 'done'\n>>>>>>> REPLACE\n```\n"
+        "checkout.py\n```python\n<<<<<<< SEARCH\n    return 'ok'\n=======\n"
+        "    return 'done'\n>>>>>>> REPLACE\n```\n"
     ),
 }
 USAGE = (1000, 25)  # input, output tokens on every answer
@@ -68,7 +69,6 @@ SHELL_TOOLS = (
     "Shell",  # Kimi CLI
     "run_commands",
     "Execute",
-<<<<<<< HEAD
     "terminal",  # Hermes Agent
     "execute_bash",  # Nanocoder
 )

@@ -211,7 +211,10 @@ class Event:
       `extra["child_id"]` the child session id, `extra["agent_type"]`, and
       `extra["agent_name"]` where the app names its sub-agents (a task name);
       `extra["observer"]` True for an agent the app starts beside another to watch it
-      (Claude Code's observers), not one given work. A live
+      (Claude Code's observers), not one given work. `extra["wait_unwritten"]` True where
+      the spawn returns at once and the lead's app writes its later calls (a wait on the
+      sub-agent among them) only once they have run (gptme): the live status then takes
+      the lead, mid-turn, as waiting on it. A live
       follow that read the spawn before the child's file appeared gives it again, the
       same `call_id`, once the file names the child: the views print it once.
     - error: `text` says what failed (API error, crash, aborted turn).

@@ -9,7 +9,9 @@ what the rules need, and `decide` applies them. The rules, in order:
    one of its sub-agents is still being written; a spawn that returned ends its sub-agent.
    Mid-turn with no open call, a sub-agent announced with no spawning call (its app writes
    the call only once it has run) that is still being written counts the same, while the
-   lead was written recently or its CLI runs. An observer (`extra["observer"]` on its
+   lead was written recently or its CLI runs; so does one launched in the background by an
+   app whose lead writes its later calls, a wait on it among them, only once they have run
+   (`extra["wait_unwritten"]` on its spawn). An observer (`extra["observer"]` on its
    spawn, `FollowFile.observer`: an agent the app runs beside another to watch it) is never
    waited on, here or under rule 4, as its app does not wait on it.
 3. waiting_for_user — the app recorded that it asks the user to approve a call
@@ -125,7 +127,9 @@ class Tracker:
     partial: bool = False  # history before the first event read is unknown
     recorded: float = 0.0  # epoch seconds of the newest dated event of any agent
     exited: bool = False  # the lead's last event says its app exited
-    # sub-agents announced with no spawning call: the app writes a call only once it has run
+    # sub-agents whose lead may wait on them with a call not written yet: announced with
+    # no spawning call, or launched by a lead whose calls are written only once they have
+    # run (`wait_unwritten`)
     uncalled: set[str] = field(default_factory=set)
     # the lead's last prompt came from a headless run (no one types; its CLI waits for
     # its background sub-agents and exits when done)
@@ -240,7 +244,9 @@ class Tracker:
             child_id = str(named) if named is not None else None
             if event.call_id:
                 self.spawns[event.call_id] = child_id or self.spawns.get(event.call_id)
-            if child_id is not None and not event.call_id:
+            if child_id is not None and (
+                not event.call_id or event.extra.get("wait_unwritten") is True
+            ):
                 self.uncalled.add(child_id)
             elif child_id is not None:
                 self.uncalled.discard(child_id)

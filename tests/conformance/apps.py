@@ -889,6 +889,58 @@ def continue_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- gptme -------------------------------------------------------------------------------
+
+
+def gptme_env(ctx: Context) -> dict[str, str]:
+    return {
+        # the `local` provider: any OpenAI-compatible server (llm/llm_openai.py)
+        "OPENAI_BASE_URL": f"{ctx.base_url}/v1",
+        "OPENAI_API_KEY": API_KEY,
+        "GPTME_TELEMETRY_ENABLED": "false",  # opt-in, and its OpenTelemetry extra is not installed
+        "GPTME_NO_LOCAL_DISCOVERY": "1",  # no probing of local model servers' ports
+        "GPTME_TIKTOKEN_TIMEOUT": "0",  # no download of tiktoken's encodings: counts approximated
+    }
+
+
+GPTME_MODEL = "local/mock-model"
+
+
+def gptme_steps(ctx: Context) -> list[Step]:
+    # `--non-interactive` implies `--no-confirm`; both are given, as a user scripting it
+    # would. The mock answers with native tool calls, so the `tool` format; a conversation
+    # keeps its model and format in its config.toml, so the resume names neither (as
+    # sessdex's `gptme --name <name>` does not).
+    head = ["gptme", "--non-interactive", "--no-confirm"]
+    chosen = ["-m", GPTME_MODEL, "--tool-format", "tool"]
+    return [
+        # every conversation is named by the model after its first answer (config.toml [chat] name)
+        Step("basic", [*head, *chosen, PROMPTS["basic"]], title=mockllm.TITLE),
+        Step("resume", [*head, "--name", "{basic}", PROMPTS["resume"]]),
+        # the sub-agent tool is off by default; its functions are called in `ipython`
+        Step(
+            "subagent",
+            [
+                *head,
+                *chosen,
+                "-t",
+                "+subagent",
+                "--name",
+                "checkout-subagent",
+                PROMPTS["subagent"],
+            ],
+            title=mockllm.TITLE,
+        ),
+        # named: without a name and a prompt the TUI first asks which conversation to open
+        Step(
+            "tui",
+            ["gptme", *chosen, "--name", "checkout-tui"],
+            title=mockllm.TITLE,
+            interactive=True,
+        ),
+    ]
+
+
 # --- Hermes Agent -------------------------------------------------------------------------
 
 
@@ -1240,6 +1292,17 @@ RECIPES: dict[str, Recipe] = {
             live_unknown={
                 "tool": "cn -p writes its session file only once the turn's tools have run",
             },
+        ),
+        Recipe(
+            "gptme",
+            gptme_env,
+            _nothing,
+            gptme_steps,
+            r"^\.local/share/gptme/logs/([^/]+)/conversation\.jsonl$",
+            records_branch=False,
+            records_every_response=True,  # metadata.usage on each assistant message
+            unrecorded_kinds=("title",),  # the naming request is in no conversation
+            weight=2,
         ),
         Recipe(
             "hermes",

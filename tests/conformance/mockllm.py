@@ -83,6 +83,14 @@ SPAWN_TOOLS = (
     "delegate_task",  # Hermes Agent: its `goal` is the sub-agent's prompt
 )
 WAIT_TOOLS = ("wait_agent", "wait")
+# gptme offers its sub-agents as Python functions of its `ipython` tool (the `subagent` tool
+# has none of its own to call), which its system prompt describes: `subagent("id", "task")`
+PYTHON_TOOL = "ipython"
+PYTHON_SPAWN = re.compile(r"\bsubagent\(")
+GREETER = "greeter"  # the id or name the mock gives the sub-agent it spawns
+# gptme's `complete` (no arguments): a run without `--non-interactive`'s last call; without
+# it gptme asks twice more ("No tool call detected") before it stops by itself
+COMPLETE_TOOL = "complete"
 AGENT_KINDS = ("general-purpose", "general", "generalist", "explore")
 
 
@@ -162,6 +170,10 @@ def decide(request: Request) -> Reply:
         )
     tools = {t.name: t for t in request.tools}
     reply = Reply("agent", "final", FINAL[scenario], scenario=scenario, results=results)
+    complete = tools.get(COMPLETE_TOOL)
+    if complete is not None and not (complete.schema.get("properties") or {}):
+        # the final answer's text, and the call that ends the run (as a model does)
+        reply.call = Call(COMPLETE_TOOL, {}, complete.namespace)
     if scenario == "edit":
         return reply
     if scenario in COMMANDS:
@@ -182,10 +194,16 @@ def decide(request: Request) -> Reply:
             reply.action, reply.text, reply.call = call.name, "", call
         return reply
     # scenario == "subagent": spawn, wait if the CLI spawns in the background, then answer.
+    python_spawn = python_spawns(tools, request.instructions)
     if results == 0:
         call = spawn_call(tools, request.instructions, slow)
         if call:
             reply.action, reply.text, reply.call = call.name, "", call
+    elif results == 1 and python_spawn:
+        # gptme's subagent() returns at once: wait for it, as its own examples do
+        code = f"subagent_wait({json.dumps(GREETER)}, timeout=120)"
+        call = Call(PYTHON_TOOL, {"code": code}, tools[PYTHON_TOOL].namespace)
+        reply.action, reply.text, reply.call = "subagent_wait", "", call
     elif results == 1:
         for name in WAIT_TOOLS:
             if name in tools:
@@ -238,10 +256,24 @@ def read_call(tools: dict[str, Tool]) -> Call | None:
     return None
 
 
+def python_spawns(tools: dict[str, Tool], instructions: str = "") -> bool:
+    """Whether sub-agents are spawned in Python, through the `ipython` tool (gptme)."""
+    python = tools.get(PYTHON_TOOL)
+    return (
+        python is not None
+        and "code" in (python.schema.get("properties") or {})
+        and not any(name in tools for name in SPAWN_TOOLS)
+        and PYTHON_SPAWN.search(instructions + "\n" + python.description) is not None
+    )
+
+
 def spawn_call(
     tools: dict[str, Tool], instructions: str = "", slow: int = 0
 ) -> Call | None:
     child = f"{CHILD_PROMPT} SLOW={slow}" if slow else CHILD_PROMPT
+    if python_spawns(tools, instructions):
+        code = f"subagent({json.dumps(GREETER)}, {json.dumps(child)})"
+        return Call(PYTHON_TOOL, {"code": code}, tools[PYTHON_TOOL].namespace)
     for name in SPAWN_TOOLS:
         tool = tools.get(name)
         if tool is None:
@@ -249,15 +281,15 @@ def spawn_call(
         if name == "run_typescript":
             code = (
                 "async function main() {\n"
-                f"  return await tools.agents.spawn({{ name: 'greeter', message: {json.dumps(child)} }});\n"
+                f"  return await tools.agents.spawn({{ name: '{GREETER}', message: {json.dumps(child)} }});\n"
                 "}"
             )
             return Call(name, fill_arguments(tool, {"code": code}), tool.namespace)
         properties = tool.schema.get("properties") or {}
         known: dict[str, Any] = {
             "description": "Greeting sub-agent",
-            "name": "greeter",
-            "task_name": "greeter",
+            "name": GREETER,
+            "task_name": GREETER,
             "await": True,  # droid's Task otherwise runs it in the background, via its daemon
             # Claude Code 2.1.3xx runs an Agent in the background unless told otherwise: the
             # lead then answers at once, where the script (and the live check) has it wait
@@ -807,6 +839,22 @@ def chat_answer(
             ),
         ),
     ]
+    if reply.call and reply.text:  # the text first, then the call (gptme's `complete`)
+        events.append(
+            (
+                "",
+                dict(
+                    chunk,
+                    choices=[
+                        {
+                            "index": 0,
+                            "delta": {"content": reply.text},
+                            "finish_reason": None,
+                        }
+                    ],
+                ),
+            )
+        )
     if reply.call:
         call = dict(message["tool_calls"][0], index=0)
         events.append(

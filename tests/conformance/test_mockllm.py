@@ -641,3 +641,76 @@ def test_hermes_sessions_begun_since_a_time_leave_sub_agents_out(
     ]  # not the sub-agent 20261205_191424_d96816
     assert apps.hermes_session_ids(tmp_path, 1796498091.0) == ["20261205_191435_b0fe5e"]
     assert apps.hermes_session_ids(tmp_path / "nowhere", 0) == []
+
+
+def test_gptme_spawns_and_waits_in_ipython_and_completes_with_its_answer(
+    mock: MockLLM,
+) -> None:
+    """gptme: its sub-agents are functions of the `ipython` tool, which its system prompt
+    describes; `--non-interactive` offers `complete` (no arguments), called with the final
+    answer, text and call in one response."""
+    python = {
+        "type": "object",
+        "properties": {"code": {"type": "string"}},
+        "required": ["code"],
+    }
+    tools = [
+        {"type": "function", "function": {"name": name, "parameters": schema}}
+        for name, schema in (
+            ("shell", SHELL),
+            ("ipython", python),
+            ("complete", {"type": "object", "properties": {}}),
+        )
+    ]
+    system = 'Use `subagent("id", "task")` in ipython to start a subagent.'
+
+    def ask(*after: dict[str, Any]) -> dict[str, Any]:
+        body = {
+            "model": "mock-model",
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": "SCENARIO=subagent SLOW=2 go"},
+                *after,
+            ],
+            "tools": tools,
+        }
+        status, raw = post(mock, "/v1/chat/completions", body)
+        assert status == 200
+        message: dict[str, Any] = json.loads(raw)["choices"][0]["message"]
+        return message
+
+    def code(message: dict[str, Any]) -> str:
+        call = message["tool_calls"][0]["function"]
+        assert call["name"] == "ipython"
+        return str(json.loads(call["arguments"])["code"])
+
+    spawn = ask()
+    assert (
+        code(spawn)
+        == f"subagent({json.dumps('greeter')}, {json.dumps(CHILD_PROMPT + ' SLOW=2')})"
+    )
+    result = {"role": "tool", "tool_call_id": "a", "content": "Executed code block."}
+    wait = ask({"role": "assistant", "content": None}, result)
+    assert code(wait) == 'subagent_wait("greeter", timeout=120)'
+    final = ask({"role": "assistant", "content": None}, result, result)
+    assert final["content"] == FINAL["subagent"]
+    assert final["tool_calls"][0]["function"]["name"] == "complete"
+    # streamed: the text, then the call
+    body = {
+        "model": "mock-model",
+        "stream": True,
+        "messages": [{"role": "user", "content": "SCENARIO=basic go"}, result],
+        "tools": tools,
+    }
+    status, raw = post(mock, "/v1/chat/completions", body)
+    assert status == 200
+    deltas = [
+        c["choices"][0]["delta"]
+        for _, c in sse_events(raw)
+        if isinstance(c, dict) and c.get("choices")
+    ]
+    said = [d["content"] for d in deltas if d.get("content")]
+    called = [
+        d["tool_calls"][0]["function"]["name"] for d in deltas if "tool_calls" in d
+    ]
+    assert (said, called) == ([FINAL["basic"]], ["complete"])

@@ -656,3 +656,85 @@ def test_no_export_goes_into_gptmes_settings_or_data(
     (home / target).parent.mkdir(parents=True)
     with pytest.raises(SessdexError):
         refuse_agent_folder(Home.at(home), str(home / target))
+
+
+def test_a_sub_agent_whose_entry_names_another_lead_is_not_this_ones(
+    tmp_path: Path,
+) -> None:
+    # two leads start a sub-agent of the same id at once: each child's
+    # subagent-meta.json (gptme 0.35) says whose it is, whatever their start times
+    home = tmp_path / "home"
+    logs = home / LOGS
+    for lead, child, start in (
+        ("lead-a", "subagent-fix-aaaa", "2026-12-01T10:00:05"),
+        ("lead-b", "subagent-fix-bbbb", "2026-12-01T10:00:03"),
+    ):
+        conversation(
+            home,
+            lead,
+            [
+                {
+                    "role": "assistant",
+                    "content": '@ipython(c1): {"code": "subagent(\\"fix\\", \\"Fix it\\")"}',
+                    "timestamp": "2026-12-01T10:00:01",
+                },
+                {
+                    "role": "system",
+                    "content": "Executed code block.",
+                    "call_id": "c1",
+                    "timestamp": "2026-12-01T10:00:02",
+                },
+            ],
+        )
+        conversation(
+            home, child, [{"role": "user", "content": "Fix it", "timestamp": start}]
+        )
+        (logs / child / "subagent-meta.json").write_text(
+            json.dumps(
+                {
+                    "agent_id": "fix",
+                    "parent_logdir": f"/home/alex/{LOGS}/{lead}",
+                    "workdir": "/home/alex/code/app",
+                }
+            )
+        )
+    found = sessions(Home.at(home))
+    assert found["subagent-fix-aaaa"].parent_id == "lead-a"
+    assert found["subagent-fix-bbbb"].parent_id == "lead-b"
+    assert found["subagent-fix-aaaa"].cwd == "/home/alex/code/app"
+    for lead, child in (
+        ("lead-a", "subagent-fix-aaaa"),
+        ("lead-b", "subagent-fix-bbbb"),
+    ):
+        got = events(found[lead])
+        spawn = next(e for e in got if e.kind == "subagent")
+        assert (spawn.extra["child_id"], spawn.text) == (child, "Fix it")
+        assert {e.agent_id for e in got} == {None, child}
+        # read in once, after the message that started it
+        assert [e.kind for e in got if e.agent_id == child] == ["user"]
+
+
+def test_a_sub_agent_registered_before_its_conversation_began_is_not_read_in(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "lead",
+        [
+            {
+                "role": "assistant",
+                "content": '@ipython(c1): {"code": "subagent(\\"fix\\", \\"Fix it\\")"}',
+                "timestamp": "2026-12-01T10:00:01",
+            }
+        ],
+    )
+    folder = home / LOGS / "subagent-fix-aaaa"
+    folder.mkdir(parents=True)
+    (folder / "subagent-meta.json").write_text(
+        json.dumps({"parent_logdir": f"/x/{LOGS}/lead"})
+    )
+    diagnostics = Diagnostics()
+    got = list(gptme.read(sessions(Home.at(home))["lead"], diagnostics))
+    assert {e.agent_id for e in got} == {None}
+    assert not diagnostics.problems

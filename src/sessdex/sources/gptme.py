@@ -2,7 +2,9 @@
 
 gptme (github.com/gptme/gptme, read at v0.33.0, commit d27f98d3 of 2026-08-22:
 `dirs.py`, `message.py`, `logmanager/manager.py`, `logmanager/conversations.py`,
-`config/chat.py`, `tools/base.py`, `llm/openai_responses.py`, `cli/main.py`) keeps each
+`config/chat.py`, `tools/base.py`, `llm/openai_responses.py`, `cli/main.py`; 0.35.1's
+`tools/subagent/persistence.py`, `tools/complete.py` and `prompts/templates.py`, and its
+conversations written in the conformance suite) keeps each
 conversation in a folder named after it (`2026-12-01-happy-blue-fish`, or the
 `--name` the user gave) in its logs folder: `$GPTME_LOGS_HOME`, else
 `$XDG_DATA_HOME/gptme/logs`, else `~/.local/share/gptme/logs` where that folder
@@ -18,10 +20,17 @@ macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In
   `input_tokens` (without the cache), `output_tokens`, `cache_read_tokens`,
   `cache_creation_tokens`; before 0.31.1, March 2026, the counts sat beside `model`). gptme
   writes the whole file again at every message (`Log.write_jsonl`): it grows, but an
-  undo or edit shortens it.
+  undo or edit shortens it. An answer is written with its calls only once they have run.
+  The first line is the system prompt, which names the gptme version that began the
+  conversation (`You are gptme v0.35.1, …`, or an agent's name then `…, an agent running
+  in gptme v…`): the listing's `cli_version` (a later resume by a newer gptme keeps it).
 - `config.toml`: `[chat]` holds `name` (the title gptme generates or the user set),
   `model`, `workspace` (written with `~`) and more; `[env]` may hold the conversation's
   environment variables (keys among them): only the `[chat]` table is parsed.
+- `subagent-meta.json` (0.35 on, a sub-agent's): its registry entry, with
+  `parent_logdir` (its lead's folder: its `parent_id`) and `workdir` (where it worked:
+  its folder, over config.toml's `workspace`, which for a thread sub-agent names an
+  empty `workspace` folder in its own log folder).
 - `branches/<name>.jsonl` (copies of the main branch and `/fork`-less branches),
   `views/compacted-NNN.jsonl` (what the model reads after an auto-compaction), `events.jsonl`, `.lock`, `workspace` (a link): not read.
 
@@ -41,18 +50,25 @@ signature gptme keeps in it is dropped). Auto-compaction's note ("🔄 Auto-comp
 conversation to view branch", "✅ LLM-powered resume completed") is a `compaction`
 (the main log keeps every message; the view is not read). "Interrupted by user" ends a turn as an
 interruption, "Execution declined by user" is the result of the call it refused.
-An answer with no tool call ends the turn.
+An answer with no tool call ends the turn, and so does the result of the `complete` tool
+(a run with `--non-interactive`, and a sub-agent, end with it; gptme asks the model
+nothing more).
 
-Sub-agents (the `subagent` tool, `tools/subagent/`) write conversations beside the
-others: an executor `subagent-<agent id>-<4 random characters>`, a planner
-`subagent-<agent id>` (reused when the id comes again); listed as sessions of their own
-(nothing in a child names its lead). A lead's `subagent` call (native, or in an ipython
-block) gives a `subagent` event naming the conversation of that agent id that began
-first at or after the call (the logs folder listed once a read), whose events are not
-read into the lead's (they would count twice). `subagent()` returns at once: the call's
-result says `launched`, and the completion hook's note to the lead ("✅ Subagent 'x'
-completed: …", "❌ … failed", "⏱️ … timed out") is a `meta` event with
-`subagent_status`.
+Sub-agents (the `subagent` tool's functions, `tools/subagent/`, called in `ipython`) write
+conversations beside the others: an executor `subagent-<agent id>-<4 random characters>`,
+a planner `subagent-<agent id>` (reused when the id comes again). A lead's `subagent`
+call (native, or in an ipython block: its literal id, task and profile read from the
+code, never run) gives a `subagent` event naming the conversation of that agent id that
+began first at or after the call (the logs folder listed once a read; one whose
+`subagent-meta.json` names another lead passed over). One whose `subagent-meta.json`
+names its lead (0.35 on) is listed under it and read into the lead's events, after the
+message that started it (tagged with its id; its usage counted there once); an older
+one names no lead: a session of its own, not read in (it would count twice).
+`subagent()` returns at once: the call's result says `launched`, and the completion
+hook's note to the lead ("✅ Subagent 'x' completed: …", "❌ … failed", "⏱️ … timed
+out") is a `meta` event with `subagent_status`. As the lead's `subagent_wait` is written
+only once it has returned, the spawn carries `wait_unwritten` (status.py: mid-turn, the
+lead waits on the running sub-agent).
 Forks copy messages with their usage and cost: `/fork <name>` copies the folder (the
 command's own user message last) and goes on in the copy; `gptme-util chats fork` writes
 a copy named `<source>-fork-<UTC time>` unless told a name. Where the source is still
@@ -76,9 +92,10 @@ import json
 import os
 import re
 import tomllib
+import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -103,8 +120,11 @@ TITLE = "gptme"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "gptme 0.33.0's source (gptme/gptme@d27f98d3, 2026-08-22): message.py, "
-    "logmanager/, config/chat.py, tools/base.py; synthetic fixtures, no real capture"
+    "logmanager/, config/chat.py, tools/base.py; gptme 0.35.1 (PyPI) run in the "
+    "conformance suite: headless runs (`--non-interactive`, native tool calls, `complete`), "
+    "a resume by `--name`, a thread sub-agent started in `ipython`, a TUI turn"
 )
+NEWEST_CHECKED = "0.35.1"  # doctor names versions past it
 ENV_VARS = ("GPTME_LOGS_HOME", "XDG_DATA_HOME")
 CLI = ("gptme",)
 INSTALL_HINT = "pipx install gptme"
@@ -112,10 +132,20 @@ RESUME_FLAGS = ResumeFlags(resume=("--name",), latest=("-r", "--resume"))
 
 CONVERSATION = "conversation.jsonl"
 CONFIG = "config.toml"
+META = "subagent-meta.json"  # a sub-agent's registry entry (0.35: `subagent/persistence.py`)
 _CONFIG_CAP = 256 * 1024
+_META_CAP = 1024 * 1024  # it holds the sub-agent's task: a long one is read up to this
+_DEPTH = 8  # sub-agents of sub-agents read in, at most this deep (a loop ends)
 _REPR_CAP = 256 * 1024  # a Python repr of arguments read back, at most
 _SHOWN = 200  # characters of a long system message a `meta` event quotes
 _INTERRUPTED = "Interrupted by user"
+# what the `complete` tool answers (`tools/complete.py`): the session ends there
+_COMPLETE = "complete"
+# the system prompt's opening (`prompts/templates.py`): gptme's version, or an agent's
+# name and then it
+_VERSION = re.compile(
+    r"You are (?:gptme v|[^\n]{1,200}?, an agent running in gptme v)(\d+\.\d+[\w.+-]*)"
+)
 _DECLINED = "Execution declined by user"
 _INTERRUPT_SUFFIX = "^C Interrupted"
 # what gptme answers a native call it never ran (`tools/__init__.py`: `execute_msg`)
@@ -227,8 +257,9 @@ def locate(home: Home) -> Location:
 
 
 def scan(location: Location) -> Iterator[str]:
-    """Each conversation folder's `conversation.jsonl`, and its `config.toml` (a
-    companion: the title, workspace and model its listing takes)."""
+    """Each conversation folder's `conversation.jsonl`, and its `config.toml` and a
+    sub-agent's `subagent-meta.json` (companions: the title, workspace and model, and the
+    lead and folder, its listing takes)."""
     for root in (location.root, *location.also):
         for entry in folders.entries(root, location.root):
             if not entry.is_dir():
@@ -237,15 +268,17 @@ def scan(location: Location) -> Iterator[str]:
             conversation = os.path.join(folder, CONVERSATION)
             if folders.is_file(conversation):
                 yield conversation
-                config = os.path.join(folder, CONFIG)
-                if folders.is_file(config):
-                    yield config
+                for name in (CONFIG, META):
+                    companion = os.path.join(folder, name)
+                    if folders.is_file(companion):
+                        yield companion
 
 
 def companion_of(path: str) -> str | None:
-    """The conversation whose listing a folder's `config.toml` changes."""
+    """The conversation whose listing a folder's `config.toml` or
+    `subagent-meta.json` changes."""
     folder, name = os.path.split(path)
-    return os.path.join(folder, CONVERSATION) if name == CONFIG else None
+    return os.path.join(folder, CONVERSATION) if name in (CONFIG, META) else None
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -261,15 +294,24 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         diagnostics.problem(f"gptme: {name} vanished while it was read")
         return []
     chat = _chat_config(path.parent / CONFIG, diagnostics)
+    meta = _subagent_meta(path.parent / META)
     created: datetime | None = None
     prompt: str | None = None
     model: str | None = None
+    version: str | None = None
+    system_seen = False
     for line in head:
         record = files.parse_json(line, diagnostics, name)
         if record is None:
             continue
         created = created or _time(record)
-        if prompt is None and record.get("role") == "user" and not record.get("hide"):
+        role = record.get("role")
+        if role == "system" and not system_seen:
+            system_seen = True  # the system prompt comes first
+            content = record.get("content")
+            found = _VERSION.match(content) if isinstance(content, str) else None
+            version = found.group(1) if found else None
+        if prompt is None and role == "user" and not record.get("hide"):
             prompt = stripped(record.get("content"))
     updated: datetime | None = None
     for line in reversed(tail):
@@ -285,20 +327,54 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         # messages of an early gptme carry no time: the file's, as gptme itself takes
         created = updated = datetime.fromtimestamp(stat.st_mtime, UTC)
     folder = path.parent.name
+    kind = stripped(meta.get("profile")) or stripped(meta.get("role"))
     return [
         Session(
             app=NAME,
             id=folder,
             path=name,
-            cwd=_workspace(chat.get("workspace"), location),
+            # a thread sub-agent's config.toml names a `workspace` folder in its log
+            # folder; it works where its registry entry says (its lead's, by default)
+            cwd=stripped(meta.get("workdir"))
+            or _workspace(chat.get("workspace"), location),
             title=first_line(stripped(chat.get("name")) or prompt),
             created=created,
             updated=updated or created,
             model=stripped(chat.get("model")) or model,
+            cli_version=version,
             bytes=size,
-            agent_type="subagent" if folder.startswith("subagent-") else None,
+            parent_id=_folder_name(meta.get("parent_logdir")),
+            agent_type=(kind or "subagent")
+            if meta or folder.startswith("subagent-")
+            else None,
         )
     ]
+
+
+def _subagent_meta(path: Path) -> dict[str, object]:
+    """A sub-agent's registry entry (`subagent-meta.json`, gptme 0.35 on): its lead's
+    log folder (`parent_logdir`), the folder it works in (`workdir`), its profile."""
+    data = files.read_small(path, _META_CAP)
+    if data is None:
+        return {}
+    try:
+        value = files.loads(data)
+    except orjson.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _lead_of(folder: Path) -> str | None:
+    """The conversation a sub-agent's registry entry names as its lead, if any."""
+    return _folder_name(_subagent_meta(folder / META).get("parent_logdir"))
+
+
+def _folder_name(value: object) -> str | None:
+    """The last part of a folder's path, written on any system: a conversation's id."""
+    text = stripped(value)
+    if text is None:
+        return None
+    return stripped(re.split(r"[\\/]", text.rstrip("\\/"))[-1])
 
 
 def _chat_config(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
@@ -364,23 +440,60 @@ def read(
     if session.path is None:
         return
     event = Emitter(session.id)
+    path = Path(session.path)
+    # a follow's read from an offset reads no sub-agent in: the first read did
+    spawns = _Spawns(path.parent.parent, session.id, read_in=not offset)
+    # (a read from an offset, a live follow's, comes after the copied lines: the file is
+    # not searched again at each)
+    copy = _copy_of(path, search=not offset)
+    if copy is not None and not offset:
+        yield event(
+            "meta",
+            None,
+            text=f"forked from {copy.source}: the responses copied from it are "
+            "billed there",
+            extra={"forked_from": copy.source},
+        )
+    yield from _conversation(path, event, diagnostics, full, offset, spawns, copy)
+
+
+def _conversation(
+    path: Path,
+    event: Emitter,
+    diagnostics: Diagnostics,
+    full: bool,
+    offset: int,
+    spawns: _Spawns,
+    copy: _Copy | None = None,
+    agent: str | None = None,
+) -> Iterator[Event]:
+    """One conversation's events (`agent` tags a sub-agent's), each sub-agent that names
+    it as its lead read in after the call that started it."""
     # the markdown and xml calls of the last answer still awaiting their results
     pending: deque[tuple[str, str | None]] = deque()
-    spawns = _Spawns(Path(session.path).parent.parent)
-    try:
-        # (a read from an offset, a live follow's, comes after the copied lines: the
-        # file is not searched again at each)
-        copy = _copy_of(Path(session.path), search=not offset)
-        if copy is not None and not offset:
-            yield event(
-                "meta",
-                None,
-                text=f"forked from {copy.source}: the responses copied from it are "
-                "billed there",
-                extra={"forked_from": copy.source},
+
+    def tagged(made: Iterator[Event]) -> Iterator[Event]:
+        """A message's events, then those of the sub-agents it started (after its usage)."""
+        started: list[str] = []
+        for one in made:
+            yield one if agent is None else replace(one, agent_id=agent)
+            child = one.extra.get("child_id") if one.kind == "subagent" else None
+            if isinstance(child, str) and spawns.reads_in(child):
+                started.append(child)
+        for child in started:
+            yield from _conversation(
+                spawns.logs / child / CONVERSATION,
+                event,
+                diagnostics,
+                full,
+                0,
+                spawns.below(child),
+                agent=child,
             )
+
+    try:
         for line, record in files.iter_records(
-            session.path, diagnostics, offset=offset, full=full
+            path, diagnostics, offset=offset, full=full
         ):
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
@@ -390,33 +503,38 @@ def read(
             content = record.get("content")
             text = content if isinstance(content, str) else None
             if content is not None and text is None:
-                diagnostics.skip(session.path, line.number, "bad value")
+                diagnostics.skip(str(path), line.number, "bad value")
                 continue
             if role == "user":
                 pending.clear()
-                yield from _user(record, text, time, event, full)
+                yield from tagged(_user(record, text, time, event, full))
             elif role == "assistant":
                 pending.clear()
-                yield from _assistant(
-                    record,
-                    text or "",
-                    time,
-                    line.offset,
-                    event,
-                    pending,
-                    spawns,
-                    billed,
+                yield from tagged(
+                    _assistant(
+                        record,
+                        text or "",
+                        time,
+                        line.offset,
+                        event,
+                        pending,
+                        spawns,
+                        billed,
+                    )
                 )
             elif role == "system":
-                yield from _system(
-                    record, text or "", time, event, pending, full, spawns
+                yield from tagged(
+                    _system(record, text or "", time, event, pending, full, spawns)
                 )
             else:
                 diagnostics.unknown_type(
                     f"role {role}" if isinstance(role, str) else "role"
                 )
     except FileNotFoundError:
-        diagnostics.problem(f"gptme: {session.path} vanished")
+        if agent is None:
+            diagnostics.problem(f"gptme: {path} vanished")
+        else:
+            diagnostics.problem(f"gptme: sub-agent {agent}'s {path} vanished")
 
 
 def _user(
@@ -477,7 +595,14 @@ def _assistant(
                 time,
                 call_id=call_id,
                 text=task,
-                extra={**named, "agent_type": kind, "agent_name": agent},
+                # subagent() returns at once, and gptme writes an answer's calls only
+                # once they have run: a `subagent_wait` is not on disk while it waits
+                extra={
+                    **named,
+                    "agent_type": kind,
+                    "agent_name": agent,
+                    "wait_unwritten": True,
+                },
             )
     usage = _usage(_metadata(record)) if billed else None
     if usage is not None:
@@ -499,7 +624,7 @@ def _spawned(tool: str, arguments: JSONValue) -> list[tuple[str, str | None, str
         kind = stripped(arguments.get("profile")) or stripped(arguments.get("role"))
         found = [(agent, task, kind or "subagent")] if agent else []
     elif tool in ("ipython", "py") and isinstance(code := arguments.get("code"), str):
-        found = [(m.group(1), None, "subagent") for m in _SUBAGENT_CALL.finditer(code)]
+        found = _python_spawns(code)
     else:
         return []
     return [
@@ -507,6 +632,42 @@ def _spawned(tool: str, arguments: JSONValue) -> list[tuple[str, str | None, str
         for spawn in found
         if not ("/" in spawn[0] or "\\" in spawn[0] or spawn[0].startswith("."))
     ]
+
+
+def _python_spawns(code: str) -> list[tuple[str, str | None, str]]:
+    """Each `subagent(...)` an ipython block calls, with its task and its profile where
+    they are written as plain strings (`subagent("impl", "Write the tests")`, gptme's own
+    examples); the agent ids alone, found by their text, where the code does not parse."""
+    tree = None
+    if len(code) <= _REPR_CAP:
+        try:
+            with warnings.catch_warnings():  # an invalid escape in the code: no noise
+                warnings.simplefilter("ignore")
+                tree = ast.parse(code)  # parsed, never run
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            tree = None
+    if tree is None:
+        return [(m.group(1), None, "subagent") for m in _SUBAGENT_CALL.finditer(code)]
+    found: list[tuple[int, int, tuple[str, str | None, str]]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if name != "subagent":
+            continue
+        given = dict(zip(("agent_id", "prompt"), node.args, strict=False))
+        given.update((k.arg, k.value) for k in node.keywords if k.arg)
+        words = {
+            key: value.value
+            for key, value in given.items()
+            if isinstance(value, ast.Constant) and isinstance(value.value, str)
+        }
+        agent = stripped(words.get("agent_id"))
+        if agent:
+            kind = stripped(words.get("profile")) or stripped(words.get("role"))
+            spawn = (agent, stripped(words.get("prompt")), kind or "subagent")
+            found.append((node.lineno, node.col_offset, spawn))
+    return [spawn for _, _, spawn in sorted(found)]  # as written (ast.walk is by depth)
 
 
 @dataclass(frozen=True, slots=True)
@@ -591,13 +752,40 @@ def _find(path: Path, needle: bytes) -> int | None:
 
 class _Spawns:
     """The sub-agents a lead started: the calls that started them, and the conversation
-    each one writes (found beside the lead's, once)."""
+    each one writes (found beside the lead's, once); those whose registry entry names the
+    lead (gptme 0.35 on) are read into its events and listed under it."""
 
-    def __init__(self, logs: Path) -> None:
+    def __init__(
+        self, logs: Path, lead: str, *, read_in: bool = True, depth: int = 0
+    ) -> None:
         self.logs = logs
+        self.lead = lead
+        self.read_in = read_in and depth < _DEPTH
+        self.depth = depth
         self.calls: set[str] = set()
         self.agents: dict[str, tuple[str, str | None]] = {}
         self._names: list[str] | None = None
+        # the conversations read in already, shared with the sub-agents' own: none twice
+        self.done: set[str] = {lead}
+
+    def below(self, child: str) -> _Spawns:
+        """What a sub-agent read in starts itself."""
+        spawns = _Spawns(self.logs, child, depth=self.depth + 1)
+        spawns._names = self._names
+        spawns.done = self.done
+        return spawns
+
+    def reads_in(self, child: str) -> bool:
+        """Whether the conversation `child` is read into this one's (once): its registry
+        entry names this one as its lead."""
+        if not self.read_in or child in self.done:
+            return False
+        if _lead_of(self.logs / child) != self.lead:
+            return False
+        if not folders.is_file(os.path.join(self.logs, child, CONVERSATION)):
+            return False  # registered, its conversation not begun yet
+        self.done.add(child)
+        return True
 
     def spawned(self, call_id: str, agent: str, time: datetime | None) -> str | None:
         """Note a spawn; the conversation it writes, if there is one yet."""
@@ -627,6 +815,9 @@ class _Spawns:
                 name.startswith(stem + "-") and _SUFFIX.fullmatch(name[len(stem) + 1 :])
             ):
                 continue
+            lead = _lead_of(self.logs / name)
+            if lead is not None and lead != self.lead:
+                continue  # another conversation's sub-agent, of the same id
             started = self._started(self.logs / name / CONVERSATION, time)
             if started is None and time is None:
                 return name
@@ -909,6 +1100,10 @@ def _system(
         is_error=failed,
         extra=extra,
     )
+    if tool == _COMPLETE and not failed:
+        # the model said it is done: gptme asks it nothing more (an autonomous run, or a
+        # sub-agent, ends there)
+        yield event("turn_end", time, extra={"reason": _COMPLETE})
 
 
 def _meta(

@@ -1,0 +1,160 @@
+"""gptme 0.35.1, as the conformance suite ran it (tests/data/gptme/PROVENANCE.md): a headless
+run resumed by name, a headless run whose sub-agent (a thread, started in `ipython`) names its
+lead in `subagent-meta.json`, and a TUI turn. Every call is native (`--tool-format tool`);
+the headless runs end with the `complete` tool."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+from sessdex import api
+from sessdex.diagnostics import Diagnostics
+from sessdex.live import LiveSession
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, gptme
+from sessdex.tree import build_tree
+
+REAL = Path(__file__).parent.parent / "data" / "gptme" / "real" / "home"
+LOGS = Path(".local/share/gptme/logs")
+BASIC = "2026-12-05-jumping-yellow-pelican"
+LEAD = "checkout-subagent"
+CHILD = "subagent-greeter-be5v"
+TUI = "checkout-tui"
+REPO = "/home/alex/code/shop-api"
+
+
+def sessions(home: Path = REAL) -> dict[str, Session]:
+    location = gptme.locate(Home.at(home))
+    parts: dict[str, list[Session]] = {}
+    for path in gptme.scan(location):
+        for session in gptme.parse(Path(path), location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session) -> list[Event]:
+    return list(gptme.read(session, Diagnostics()))
+
+
+def test_each_conversation_is_listed_with_its_facts() -> None:
+    found = sessions()
+    assert set(found) == {BASIC, LEAD, CHILD, TUI}
+    for name in (BASIC, LEAD, TUI):  # config.toml's `~/code/shop-api`, in this home
+        assert found[name].cwd == str(REAL / "code" / "shop-api")
+    for session in found.values():
+        assert session.model == "local/mock-model"
+        assert session.title == "Checkout retry smoke test"  # the model named each
+        # the system prompt names the version that began the conversation
+        assert session.cli_version == "0.35.1"
+    assert found[LEAD].parent_id is None and found[BASIC].parent_id is None
+
+
+def test_a_sub_agent_is_listed_under_its_lead_in_the_folder_it_worked_in() -> None:
+    child = sessions()[CHILD]
+    # subagent-meta.json names the lead's log folder; its config.toml names a
+    # `workspace` folder in its own log folder, where it did not work
+    assert child.parent_id == LEAD
+    assert child.agent_type == "subagent"
+    assert child.cwd == REPO  # as subagent-meta.json writes it, whole
+    config = (REAL / LOGS / CHILD / "config.toml").read_text()
+    assert f"{CHILD}/workspace" in config
+
+
+def test_the_sub_agent_is_read_into_its_lead_after_its_spawn() -> None:
+    got = events(sessions()[LEAD])
+    spawn = next(e for e in got if e.kind == "subagent")
+    assert spawn.extra["child_id"] == CHILD
+    assert spawn.extra["agent_name"] == "greeter"
+    assert spawn.extra["wait_unwritten"] is True
+    assert spawn.text is not None and spawn.text.startswith("SCENARIO=child")
+    mine = [e for e in got if e.agent_id == CHILD]
+    assert got.index(spawn) < got.index(mine[0])
+    said = " ".join(e.text or "" for e in mine)
+    assert "hello-from-subagent" in said
+    # once each: the lead's three responses, the sub-agent's two
+    usage = [e for e in got if e.kind == "usage"]
+    assert [e.agent_id for e in usage] == [None, CHILD, CHILD, None, None]
+    # the spawning response's usage comes before the sub-agent's events
+    assert got.index(usage[0]) < got.index(mine[0])
+    tree = build_tree(LEAD, got)
+    assert [(c.id, c.status) for c in tree.children] == [(CHILD, "done")]
+
+
+def test_usage_counts_the_sub_agent_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    report = api.usage_report(Home.at(home), "session", apps=["gptme"])
+    by_id = {row.key: row for row in report.rows}
+    # basic 2 and resume 2, the lead 3 and its sub-agent 2, the TUI 2: what the mock served
+    # but the naming requests, whose usage no conversation holds
+    assert sum(row.responses for row in report.rows) == 11
+    assert CHILD not in by_id  # counted with its lead, not beside it
+    lead = by_id[LEAD]
+    assert lead.responses == 5
+    assert {key: row.responses for key, row in lead.agents.items()} == {
+        "lead": 3,
+        CHILD: 2,
+    }
+
+
+def test_the_complete_tool_ends_the_turn() -> None:
+    got = events(sessions()[BASIC])
+    last = [e for e in got if e.kind in ("tool_call", "tool_result", "turn_end")][-3:]
+    assert [(e.kind, e.tool) for e in last] == [
+        ("tool_call", "complete"),
+        ("tool_result", "complete"),
+        ("turn_end", None),
+    ]
+    assert last[-1].extra == {"reason": "complete"}
+    # the resume's prompt, between the two runs' turns
+    prompts = [e.text for e in got if e.kind == "user"]
+    assert [p.split()[0] for p in prompts if p] == ["SCENARIO=basic", "SCENARIO=resume"]
+
+
+def _cut_before(path: Path, test: str) -> float:
+    """Keep the lines before the first that holds `test` (gptme writes an answer with
+    its calls only once they have run); the time of the last one kept."""
+    kept, last = [], 0.0
+    for line in path.read_text().splitlines(keepends=True):
+        if test in line:
+            break
+        kept.append(line)
+        stamp = json.loads(line).get("timestamp")
+        if isinstance(stamp, str):
+            last = max(last, datetime.fromisoformat(stamp).timestamp())
+    path.write_text("".join(kept))
+    return last
+
+
+def test_the_lead_waits_on_its_running_sub_agent(tmp_path: Path) -> None:
+    # as they stood while the sub-agent's shell call ran: the lead's `subagent_wait` and
+    # the sub-agent's `shell` call not written yet
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    written = max(
+        _cut_before(home / LOGS / LEAD / "conversation.jsonl", "subagent_wait"),
+        _cut_before(home / LOGS / CHILD / "conversation.jsonl", "@shell("),
+    )
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    follower.poll()
+    follower.alive = True
+    status = follower.status(now=written + 3)
+    assert status.status == "waiting_on_subagent", status
+    assert status.reason.startswith("sub-agent greeter working")
+
+
+def test_once_its_sub_agent_is_done_the_lead_is_not_waiting_on_it(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    # the lead had the sub-agent's answer and went on (its final answer not written)
+    written = _cut_before(home / LOGS / LEAD / "conversation.jsonl", "@complete(")
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    follower.poll()
+    follower.alive = True
+    status = follower.status(now=written + 3)
+    assert status.status == "working", status

@@ -87,6 +87,10 @@ class Recipe:
     help_subcommands: tuple[str, ...] = ()
     # False where the CLI reopens no single session, so a resume command cannot name one
     resume_names_session: bool = True
+    # The CLI resumes a session by a key of its own, not by its id (OpenClaw's
+    # `agent:main:main`), which a headless step's JSON names (`sessionKey`): the resume
+    # command must name that key
+    resumes_by_key: bool = False
     # The model the CLI writes into its sessions where that is not the one it sends.
     recorded_model: str | None = None
     # A title that lands on an earlier session when a later step runs:
@@ -1082,6 +1086,71 @@ def nanocoder_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- OpenClaw (the embedded agent, `openclaw agent --local`: no gateway) -------------------
+
+
+def openclaw_env(ctx: Context) -> dict[str, str]:
+    # update checks off (telemetry is opt-in: `telemetry.enabled`, left unset); DO_NOT_TRACK too
+    return {
+        "MOCK_API_KEY": API_KEY,
+        "OPENCLAW_NO_AUTO_UPDATE": "1",
+        "DO_NOT_TRACK": "1",
+    }
+
+
+def openclaw_setup(ctx: Context) -> None:
+    # A custom provider on the mock (`models.providers`, chat completions) as the default
+    # model, and the repo as the agent's workspace: the folder its sessions run in (OpenClaw
+    # writes its bootstrap files, AGENTS.md, SOUL.md, ..., there on the first run).
+    _json(
+        ctx.home / ".openclaw" / "openclaw.json",
+        {
+            "models": {
+                "mode": "merge",
+                "providers": {
+                    "mock": {
+                        "baseUrl": f"{ctx.base_url}/v1",
+                        "apiKey": "${MOCK_API_KEY}",
+                        "api": "openai-completions",
+                        "models": [
+                            {
+                                "id": "mock-model",
+                                "name": "Mock Model",
+                                "contextWindow": 131072,
+                                "maxTokens": 4096,
+                            }
+                        ],
+                    }
+                },
+            },
+            "agents": {
+                "defaults": {
+                    "model": {"primary": "mock/mock-model"},
+                    "workspace": str(ctx.repo),
+                }
+            },
+            "update": {"checkOnStart": False},
+        },
+    )
+
+
+def openclaw_steps(ctx: Context) -> list[Step]:
+    # `--local` runs the embedded agent in this process: no gateway, no channel. `--json`
+    # prints one JSON document naming the session (meta.agentMeta.sessionId).
+    head = ["openclaw", "agent", "--local", "--json"]
+    return [
+        # the agent's main session (`agent:main:main`), titled by its first prompt
+        Step(
+            "basic",
+            [*head, "--agent", "main", "--message", PROMPTS["basic"]],
+            title=PROMPTS["basic"],
+        ),
+        Step(
+            "resume", [*head, "--session-id", "{basic}", "--message", PROMPTS["resume"]]
+        ),
+    ]
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -1332,6 +1401,21 @@ RECIPES: dict[str, Recipe] = {
             weight=2,
         ),
         Recipe(
+            "openclaw",
+            openclaw_env,
+            openclaw_setup,
+            openclaw_steps,
+            r"^$",  # one SQLite database per agent; ids come from stdout
+            records_branch=False,
+            subagents="none",
+            # `sessions_spawn` under `agent --local` fails at once ("published reply runtime
+            # missing for main"): a sub-agent runs through the gateway's reply runtime
+            subagent_note="OpenClaw runs sub-agents (sessions_spawn) only through its gateway daemon",
+            help_subcommands=("tui",),
+            resumes_by_key=True,  # `openclaw tui --local --session agent:main:main`
+            records_every_response=True,  # usage on each assistant message
+        ),
+        Recipe(
             "aider",
             aider_env,
             aider_setup,
@@ -1369,18 +1453,32 @@ def session_id_from_stdout(stdout: str) -> str | None:
         found = _find_key(event, 0)
         if found:
             return found
-    return None
+    # one JSON document over many lines (`openclaw agent --json`)
+    try:
+        whole = json.loads(stdout)
+    except ValueError:
+        return None
+    return _find_key(whole, 0)
 
 
-def _find_key(value: object, depth: int) -> str | None:
+def session_key_from_stdout(stdout: str) -> str | None:
+    """The session key a CLI's JSON output names (OpenClaw's `sessionKey`), one document."""
+    try:
+        whole = json.loads(stdout)
+    except ValueError:
+        return None
+    return _find_key(whole, 0, ("sessionKey",))
+
+
+def _find_key(value: object, depth: int, keys: tuple[str, ...] = ID_KEYS) -> str | None:
     if depth > 3:
         return None
     if isinstance(value, dict):
-        for key in ID_KEYS:
+        for key in keys:
             if isinstance(value.get(key), str) and value[key]:
                 return str(value[key])
         for inner in value.values():
-            found = _find_key(inner, depth + 1)
+            found = _find_key(inner, depth + 1, keys)
             if found:
                 return found
     return None

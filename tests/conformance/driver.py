@@ -477,6 +477,11 @@ class TargetRun:
             "seconds": round(ended - started, 1),
             "session_id": session_id,
             "stdout_session_id": stdout_id,
+            "session_key": (
+                apps.session_key_from_stdout(stdout)
+                if self.recipe.resumes_by_key
+                else None
+            ),
             "file_session_ids": file_ids,
             "title": title,
             "late_title": None,  # set by _finish once the step that writes it ran

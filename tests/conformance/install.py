@@ -43,6 +43,8 @@ class Target:
     bin: str
     latest: str | None = None  # a version constraint that --latest stays within
     python: str | None = None
+    # the Node this npm CLI runs on where its `engines.node` wants more than [node]'s
+    node: str | None = None
     # {version: requirements}: pins of that release's own dependencies that replace the ones
     # it ships with, for a release that pins something the index no longer has
     overrides: dict[str, list[str]] = field(default_factory=dict)
@@ -159,8 +161,15 @@ def npm_latest(package: str, constraint: str | None) -> str:
     return max(fitting, key=_version_key)
 
 
-def npm_install(prefix: Path, spec: str) -> None:
+def npm_install(prefix: Path, spec: str, node_dir: Path | None = None) -> None:
+    """`npm install --prefix`; with `node_dir`, that folder's Node first on PATH (a package
+    whose install scripts refuse an older Node, as openclaw's preinstall does)."""
     prefix.mkdir(parents=True, exist_ok=True)
+    env = None
+    if node_dir is not None:
+        env = dict(
+            os.environ, PATH=f"{node_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+        )
     result = _run(
         [
             "npm",
@@ -172,7 +181,8 @@ def npm_install(prefix: Path, spec: str) -> None:
             "--loglevel=error",
             "--fetch-retries=2",
             spec,
-        ]
+        ],
+        env=env,
     )
     if result.returncode != 0:
         raise RuntimeError(
@@ -218,7 +228,9 @@ def install_npm(target: Target, version: str, node_version: str) -> Installed:
     if not (prefix / MARKER).is_file() or not (bin_dir / target.bin).exists():
         if prefix.exists():
             shutil.rmtree(prefix)
-        npm_install(prefix, f"{target.package}@{version}")
+        # a target pinned to its own Node installs with it too
+        node_dir = pinned_node(target.node) if target.node else None
+        npm_install(prefix, f"{target.package}@{version}", node_dir)
         (prefix / MARKER).write_text(
             json.dumps({"package": target.package, "version": version})
         )
@@ -228,7 +240,7 @@ def install_npm(target: Target, version: str, node_version: str) -> Installed:
     )
     system = node_major(shutil.which("node") or "node") or 0
     if needed > system:
-        installed.extra_path.append(str(pinned_node(node_version)))
+        installed.extra_path.append(str(pinned_node(target.node or node_version)))
     return installed
 
 

@@ -24,9 +24,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-# At the start of a line (perhaps quoted: `opencode run` quotes its argument): a prompt is,
-# an echo of one inside a JSON notification is not.
-MARKER = re.compile(r"""(?m)^[ \t>"'`]*SCENARIO=(basic|resume|subagent|child|edit)\b""")
+# At the start of a line (perhaps quoted: `opencode run` quotes its argument; perhaps after
+# the `[Sat 2026-12-05 19:13 UTC] ` envelope OpenClaw puts before a prompt): a prompt is, an
+# echo of one inside a JSON notification is not.
+MARKER = re.compile(
+    r"""(?m)^[ \t>"'`]*(?:\[[^\]\n]{1,64}\][ \t]*)?SCENARIO=(basic|resume|subagent|child|edit)\b"""
+)
 # `SLOW=<seconds>` in the text that holds the marker: the scenario's shell command then sleeps
 # that long, and a sub-agent spawned from it is told the same; so that a live-state check
 # can look at a session while its tool (or its sub-agent's) is running.
@@ -71,6 +74,7 @@ SHELL_TOOLS = (
     "Execute",
     "terminal",  # Hermes Agent
     "execute_bash",  # Nanocoder
+    "exec",  # OpenClaw; last, as another CLI's `exec` may be no shell
 )
 SPAWN_TOOLS = (
     "Agent",
@@ -81,6 +85,7 @@ SPAWN_TOOLS = (
     "spawn_agent",
     "run_typescript",
     "delegate_task",  # Hermes Agent: its `goal` is the sub-agent's prompt
+    "sessions_spawn",  # OpenClaw
 )
 WAIT_TOOLS = ("wait_agent", "wait")
 # gptme offers its sub-agents as Python functions of its `ipython` tool (the `subagent` tool

@@ -498,9 +498,14 @@ def test_resume_print_gives_a_command_the_cli_accepts(
                 f"{made['name']} {session_id}: runs {argv[:1]}, not {recipe_bin(run)}"
             )
             continue
-        if recipe(run).resume_names_session and not any(session_id in a for a in argv):
+        # a CLI that resumes by its own key: the key its output named for this session
+        named = made.get("session_key") if recipe(run).resumes_by_key else session_id
+        if recipe(run).resume_names_session and not (
+            named and any(named in a for a in argv)
+        ):
             problems.append(
-                f"{made['name']} {session_id}: the command does not name the session: {argv}"
+                f"{made['name']} {session_id}: the command does not name the session"
+                f"{f' (its key {named})' if named != session_id else ''}: {argv}"
             )
         help_text = run["help"].get("", "")
         if len(argv) > 1 and not argv[1].startswith("-") and session_id not in argv[1]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from . import install
 
@@ -49,3 +53,32 @@ def test_a_skipped_install_says_what_failed_and_what_the_registry_lacks() -> Non
     assert "Failed to setup kilo binary" in reason
     assert set(reason.splitlines()) <= set(_KILO_781.splitlines())  # whole lines only
     assert len(reason) <= 600
+
+
+def test_a_target_pinned_to_its_own_node_installs_and_runs_on_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """openclaw 2026.9.6's preinstall refuses a Node older than 24.16, so its own pinned
+    Node is first on PATH while npm installs it, and in the runs after."""
+    seen: list[dict[str, str] | None] = []
+
+    def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        env = kwargs.get("env")
+        seen.append(env if isinstance(env, dict) else None)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(install, "_run", run)
+    monkeypatch.setattr(install, "cache_dir", lambda: tmp_path)
+    node = tmp_path / "node-24.21.0" / "node_modules" / ".bin"
+    node.mkdir(parents=True)
+    (node / "node").write_text("")
+    (tmp_path / "node-24.21.0" / install.MARKER).write_text("{}")
+    targets, pinned = install.load_targets()
+    target = next(t for t in targets if t.name == "openclaw")
+    assert target.node == "24.21.0" and pinned != target.node
+    (tmp_path / f"openclaw-{target.version}" / "node_modules" / ".bin").mkdir(
+        parents=True
+    )
+    install.install_npm(target, target.version, pinned)
+    assert seen and seen[0] is not None
+    assert seen[0]["PATH"].split(os.pathsep)[0] == str(node)

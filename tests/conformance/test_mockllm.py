@@ -714,3 +714,49 @@ def test_gptme_spawns_and_waits_in_ipython_and_completes_with_its_answer(
         d["tool_calls"][0]["function"]["name"] for d in deltas if "tool_calls" in d
     ]
     assert (said, called) == ([FINAL["basic"]], ["complete"])
+
+
+def test_openclaw_prompt_envelope_exec_tool_and_its_one_json_document(
+    mock: MockLLM,
+) -> None:
+    """OpenClaw 2026.9 puts `[Sat 2026-12-05 19:13 UTC] ` before the user's prompt, names
+    its shell tool `exec` (beside `process`, `read`, ...), and prints `agent --json`'s
+    result as one JSON document over many lines, naming the session's id and key."""
+    tools = [
+        {"type": "function", "function": {"name": name, "parameters": SHELL}}
+        for name in ("process", "exec")
+    ]
+    body: dict[str, Any] = {
+        "model": "mock-model",
+        "messages": [
+            {
+                "role": "user",
+                "content": "[Sat 2026-12-05 19:13 UTC] SCENARIO=basic SLOW=8 go\n\n"
+                "Runtime: agent=main | session=agent:main:main",
+            }
+        ],
+        "tools": tools,
+    }
+    status, raw = post(mock, "/v1/chat/completions", body)
+    call = json.loads(raw)["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert status == 200 and call["name"] == "exec"
+    assert json.loads(call["arguments"])["command"] == "echo hello-from-tool && sleep 8"
+    # an envelope is a bracket at the start of the line, not any text before the marker
+    body["messages"][0]["content"] = "see [note] SCENARIO=basic go"
+    post(mock, "/v1/chat/completions", body)
+    assert mock.requests()[-1]["scenario"] is None
+    printed = json.dumps(
+        {
+            "payloads": [{"text": FINAL["basic"]}],
+            "meta": {
+                "agentMeta": {
+                    "sessionId": "e1004494",
+                    "sessionFile": "agent:main:main",
+                },
+                "systemPromptReport": {"sessionKey": "agent:main:main"},
+            },
+        },
+        indent=2,
+    )
+    assert apps.session_id_from_stdout(printed) == "e1004494"
+    assert apps.session_key_from_stdout(printed) == "agent:main:main"

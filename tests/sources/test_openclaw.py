@@ -280,6 +280,7 @@ def test_a_profiles_sessions_resume_in_that_profile(tmp_path: Path) -> None:
     assert MAIN in found
     plan = openclaw.resume(found[MAIN])
     assert plan is not None
+    # a JSONL session (before 2026.8): the gateway's TUI
     assert plan.argv == ("openclaw", "--dev", "tui", "--session", "agent:main:main")
     shutil.move(home / ".openclaw-dev", home / ".openclaw-work")
     assert MAIN not in sessions(home)
@@ -345,7 +346,8 @@ def test_a_database_session_resumes_by_its_key_and_an_older_window_not_at_all() 
     found = sessions(SQLITE)
     plan = openclaw.resume(found[DB_LEAD])
     assert plan is not None
-    assert plan.argv == ("openclaw", "tui", "--session", "agent:main:main")
+    # the database's sessions (2026.8 on) open in the local TUI: no gateway needed
+    assert plan.argv == ("openclaw", "tui", "--local", "--session", "agent:main:main")
     assert openclaw.resume(found[DB_BEFORE]) is None
     assert "reset" in (openclaw.resume_refusal(found[DB_BEFORE]) or "")
 
@@ -465,7 +467,14 @@ def test_a_dev_profiles_database_session_resumes_through_that_profile(
     shutil.copytree(SQLITE / ".openclaw", home / ".openclaw-dev")
     plan = openclaw.resume(sessions(home)[DB_LEAD])
     assert plan is not None
-    assert plan.argv == ("openclaw", "--dev", "tui", "--session", "agent:main:main")
+    assert plan.argv == (
+        "openclaw",
+        "--dev",
+        "tui",
+        "--local",
+        "--session",
+        "agent:main:main",
+    )
 
 
 def _leaf_home(tmp_path: Path) -> Path:
@@ -553,3 +562,51 @@ def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
     assert not any(e.kind == "assistant" for e in found)  # the answer: off the branch
     assert [u.output_tokens for u in (e.usage for e in found) if u] == [40, 900]
     assert not diagnostics.unknown
+
+
+# Written by the real OpenClaw 2026.9.6 (`openclaw agent --local`) against the conformance
+# suite's mock model: a turn with one `exec` call, then a second turn on the same session
+# (`--session-id`); trim_real.py made the fixture from the run (PROVENANCE.md).
+REAL = DATA / "real" / "home"
+REAL_ID = "07012fd8-9ff7-4175-882b-95b7b4cf2f84"
+
+
+def test_a_real_2026_9_6_session_lists_with_the_version_that_ran_it() -> None:
+    found = sessions(REAL)
+    assert set(found) == {REAL_ID}
+    session = found[REAL_ID]
+    assert session.cwd == "/home/alex/code/shop-api"  # the agent's workspace
+    assert session.title and session.title.startswith("SCENARIO=basic SLOW=8 Please")
+    assert session.model == "mock-model"
+    assert session.extra["session_key"] == "agent:main:main"
+    assert session.extra["format_version"] == 4  # the header's, pi's 3 before
+    # OpenClaw writes its version into each run's trajectory (`trace.metadata`)
+    assert session.cli_version == "2026.9.6"
+    assert session.created is not None and session.updated is not None
+    assert session.updated > session.created  # the resumed turn's entries
+
+
+def test_a_real_2026_9_6_transcript_reads_both_turns_paired_and_counted() -> None:
+    diagnostics = Diagnostics()
+    found = events(sessions(REAL)[REAL_ID], diagnostics)
+    assert not diagnostics.unknown and not diagnostics.skipped
+    calls = [e for e in found if e.kind == "tool_call"]
+    results = [e for e in found if e.kind == "tool_result"]
+    assert [c.tool for c in calls] == ["exec", "exec"]
+    assert calls[0].extra["input"] == {"command": "echo hello-from-tool && sleep 8"}
+    assert [r.text for r in results] == ["hello-from-tool", "hello-after-resume"]
+    assert [r.call_id for r in results] == [c.call_id for c in calls]
+    assert [e.text for e in found if e.kind == "user"][1].startswith("SCENARIO=resume")
+    usage = [e.usage for e in found if e.kind == "usage" and e.usage]
+    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 4
+    assert [e.seq for e in found] == list(range(len(found)))
+
+
+def test_a_real_2026_9_6_session_resumes_in_the_local_tui_without_a_gateway() -> None:
+    plan = openclaw.resume(sessions(REAL)[REAL_ID])
+    assert plan is not None
+    # `tui --local` runs the embedded agent on the key's session (checked in tmux
+    # against 2026.9.6: it shows the history and the next turn grows the same session)
+    assert plan.argv == ("openclaw", "tui", "--local", "--session", "agent:main:main")
+    assert plan.cwd == "/home/alex/code/shop-api"
+    assert not any("gateway" in note for note in plan.notes)

@@ -20,7 +20,10 @@ What it holds (src/state/openclaw-agent-schema.sql):
   the first is the `session` header), as `event_json` text, or, from 1 KiB up where Node
   has zstd, as `event_zstd` (a zstd frame of `event_utf8_bytes` bytes, at most 4 MiB);
 - `transcript_event_identities`: each entry's `event_id`/`parent_id` (the tree, indexed),
-  and its `event_type`.
+  and its `event_type`;
+- `trajectory_runtime_events`: each run's runtime trace (`run_id`, indexed with the
+  session), whose `trace.metadata` event, near the run's start, names the OpenClaw that ran
+  it (`data.harness.version`): the newest run's is the session's version.
 A window's cold archive (opt-in `coldStorage.enabled`: `session_transcript_cold_archives`,
 its rows moved to `sessions/cold/<sha256>.jsonl.zst`, wrapped records, or a blob) is not
 read: such a session lists with what its window row says, and `doctor` says so.
@@ -113,6 +116,9 @@ def _sessions(
         f"{_select(connection, 'session_windows', _WINDOW_COLUMNS)} FROM session_windows"
     ).fetchall()
     identities = _has_identities(connection)
+    trajectory = {"session_id", "seq", "run_id", "event_json"} <= (
+        databases.table_columns(connection, "trajectory_runtime_events")
+    )
     others = Others(path)
     # a window's successor (`previous_session_id` names it) says why it was left:
     # its `reason` (`reset`, `rollover`, `compaction`, ...)
@@ -178,6 +184,7 @@ def _sessions(
                 app=app,
                 id=session_id,
                 path=f"{path}{WHERE}{session_id}",
+                cli_version=_version(connection, session_id, trajectory),
                 cwd=as_str(header.get("cwd")),
                 title=title or state.name or state.first_prompt,
                 created=created,
@@ -296,6 +303,38 @@ def _cold(connection: sqlite3.Connection) -> set[str]:
         )
         if isinstance(row[0], str)
     }
+
+
+# a run's `trace.metadata` comes among its first trajectory events (2026.9.6: the second)
+_TRACE_HEAD = 8
+
+
+def _version(
+    connection: sqlite3.Connection, session_id: str, trajectory: bool
+) -> str | None:
+    """The OpenClaw version of the session's newest run: its `trace.metadata` trajectory
+    event's `data.harness.version`, looked for among that run's first events (indexed:
+    `idx_agent_trajectory_runtime_run`); none where OpenClaw kept no trajectory."""
+    if not trajectory:
+        return None
+    last = connection.execute(
+        "SELECT run_id FROM trajectory_runtime_events WHERE session_id = ? "
+        "AND run_id IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if last is None:
+        return None
+    for (value,) in connection.execute(
+        f"SELECT CASE WHEN length(event_json) <= {_MAX_EVENT} AND json_valid(event_json) AND "
+        "json_extract(event_json, '$.type') = 'trace.metadata' "
+        "THEN json_extract(event_json, '$.data.harness.version') END "
+        "FROM trajectory_runtime_events WHERE session_id = ? AND run_id = ? "
+        f"ORDER BY seq LIMIT {_TRACE_HEAD}",
+        (session_id, last[0]),
+    ):
+        if version := one_line(value, limit=64):
+            return version
+    return None
 
 
 def _has_identities(connection: sqlite3.Connection) -> bool:

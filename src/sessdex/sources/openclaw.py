@@ -35,17 +35,23 @@ also keeps the auth profiles (`auth_profile_store`), a table never queried.
 From 2026.8 the sessions and transcripts live in each agent's database,
 `agents/<agentId>/agent/openclaw-agent.sqlite` (`_openclaw_db`: a session per window of
 `session_windows`, its entries pi's in `transcript_events`, some zstd-compressed; the key's
-row in `session_nodes` gives what `sessions.json` gave); `openclaw doctor --fix` imports the
-`.jsonl` files and moves them to `session-sqlite-import-archive/` (not read again). Both
-layouts are read: an install upgraded without the import keeps its files.
+row in `session_nodes` gives what `sessions.json` gave; each run's trajectory names the
+OpenClaw version that ran it); `openclaw doctor --fix` imports the `.jsonl` files and moves
+them to `session-sqlite-import-archive/` (not read again). Both layouts are read: an
+install upgraded without the import keeps its files. 2026.9.6 itself, run, writes only the
+database (its header `version` 4, pi's entries otherwise), no `.jsonl` and no branch.
 
 A sub-agent's end: its store entry's (or node's) `status` (`done`, `failed`, `killed`,
 `timeout`) is a `meta` event after its lead's last (`subagent_status`), which `tree` shows.
 
 Resume: `openclaw tui --session <key>` (src/cli/tui-cli.ts) opens the key's session in the
-terminal UI, through the gateway (which must be running); the key, not the session id, is
-what OpenClaw resumes by, so a reset archive has none. `--deliver` (send the replies out to
-the channel) is never added.
+terminal UI, through the gateway (which must be running); a session in the agent database
+(2026.8 on) gets `tui --local`, the TUI on the embedded agent, no gateway (run against
+2026.9.6: it shows the key's history and its next turn grows the same session; `--local`
+is older than the database, 2026.4 at the latest, but not as old as the JSONL layout, so a
+JSONL session keeps the gateway form). The key, not the session id, is what OpenClaw
+resumes by, so a reset archive has none. `--deliver` (send the replies out to the channel)
+is never added.
 
 OpenClaw writes assistant messages of its own into transcripts (provider `openclaw`:
 `delivery-mirror`, a copy of what was sent to a channel; `gateway-injected`): shown, but
@@ -80,12 +86,14 @@ NAME = "openclaw"
 TITLE = "OpenClaw"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists
 CHECKED_WITH = (
-    "openclaw/openclaw's source (src/config/paths.ts @009f1606, "
-    "src/config/sessions/paths.ts @00358f66, artifacts.ts @08495516, types.ts @005a4316; "
-    "src/cli/tui-cli.ts @1dce5197); the 2026.9.6 npm package's agent database "
-    "(src/state/openclaw-agent-schema.sql, openclaw-agent-db.paths.ts); transcripts in "
-    "pi's session format 3; synthetic fixtures, no real capture"
+    "OpenClaw 2026.9.6 (npm `openclaw`), run against a mock model (`openclaw agent "
+    "--local`, a turn and its resume by --session-id; `tui --local --session` by hand): "
+    "its agent database, header version 4; openclaw/openclaw's source for the JSONL "
+    "layout before 2026.8 (src/config/paths.ts @009f1606, src/config/sessions/paths.ts "
+    "@00358f66, artifacts.ts @08495516, types.ts @005a4316; src/cli/tui-cli.ts @1dce5197), "
+    "synthetic fixtures there; sub-agents from the source only (they need the gateway)"
 )
+NEWEST_CHECKED = "2026.9.6"
 ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
 
 _LEGACY = (".clawdbot", ".moldbot", ".moltbot")
@@ -513,7 +521,8 @@ def resume_refusal(session: Session) -> str | None:
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`openclaw tui --session <key>`: the key the session store maps to this session
-    (a reset archive's key maps to a newer one: none)."""
+    (a reset archive's key maps to a newer one: none); `tui --local` for a session in the
+    agent database (2026.8 on), which needs no gateway."""
     key = session.extra.get("session_key")
     if not isinstance(key, str) or not key or session.extra.get("archived"):
         return None
@@ -525,6 +534,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     chosen = (
         ("--dev",) if profile == "dev" else ("--profile", profile) if profile else ()
     )
+    if _openclaw_db.WHERE in (session.path or ""):
+        # 2026.8 on (its database): the TUI runs the embedded agent itself, no gateway
+        return ResumePlan(
+            argv=("openclaw", *chosen, "tui", "--local", "--session", key),
+            cwd=session.cwd,
+            program="openclaw",
+            install_hint="npm install -g openclaw",
+        )
     return ResumePlan(
         argv=("openclaw", *chosen, "tui", "--session", key),
         cwd=session.cwd,

@@ -1130,6 +1130,8 @@ def openclaw_setup(ctx: Context) -> None:
                 }
             },
             "update": {"checkOnStart": False},
+            # its log in the throwaway home, not /tmp/openclaw/ (the default)
+            "logging": {"file": str(ctx.home / ".openclaw" / "logs" / "openclaw.log")},
         },
     )
 
@@ -1409,7 +1411,9 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,
             subagents="none",
             # `sessions_spawn` under `agent --local` fails at once ("published reply runtime
-            # missing for main"): a sub-agent runs through the gateway's reply runtime
+            # missing for main"): a sub-agent runs through the gateway's reply runtime, and
+            # `openclaw gateway run` inside `unshare --net` says "ready" but listens on no
+            # port (`openclaw agent` then gets ECONNREFUSED)
             subagent_note="OpenClaw runs sub-agents (sessions_spawn) only through its gateway daemon",
             help_subcommands=("tui",),
             resumes_by_key=True,  # `openclaw tui --local --session agent:main:main`

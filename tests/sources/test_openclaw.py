@@ -564,16 +564,18 @@ def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
     assert not diagnostics.unknown
 
 
-# Written by the real OpenClaw 2026.9.6 (`openclaw agent --local`) against the conformance
-# suite's mock model: a turn with one `exec` call, then a second turn on the same session
-# (`--session-id`); trim_real.py made the fixture from the run (PROVENANCE.md).
+# Written by the real OpenClaw 2026.9.6 against the conformance suite's mock model:
+# `openclaw agent --local`, a turn with one `exec` call, then a second turn on the same
+# session (`--session-id`); then, by hand in tmux, `openclaw tui --local --session
+# agent:main:main`, `/new` and one prompt. trim_real.py made the fixture (PROVENANCE.md).
 REAL = DATA / "real" / "home"
-REAL_ID = "07012fd8-9ff7-4175-882b-95b7b4cf2f84"
+REAL_ID = "0a304e93-3566-45d5-92ed-b1656d72d405"
+REAL_NEW = "8a3e19c3-7024-4c04-92fd-f66888066fb4"  # the TUI's /new
 
 
 def test_a_real_2026_9_6_session_lists_with_the_version_that_ran_it() -> None:
     found = sessions(REAL)
-    assert set(found) == {REAL_ID}
+    assert set(found) == {REAL_ID, REAL_NEW}
     session = found[REAL_ID]
     assert session.cwd == "/home/alex/code/shop-api"  # the agent's workspace
     assert session.title and session.title.startswith("SCENARIO=basic SLOW=8 Please")
@@ -610,3 +612,38 @@ def test_a_real_2026_9_6_session_resumes_in_the_local_tui_without_a_gateway() ->
     assert plan.argv == ("openclaw", "tui", "--local", "--session", "agent:main:main")
     assert plan.cwd == "/home/alex/code/shop-api"
     assert not any("gateway" in note for note in plan.notes)
+
+
+def test_a_session_the_tuis_new_started_is_the_users_own_not_a_sub_agent() -> None:
+    """2026.9.6's TUI `/new` opens a new key (`agent:main:tui-<uuid>`) whose node names the
+    session it was started from (`parent_session_key`, `createdVia: operator`, `spawnDepth`
+    0): no spawn. A sub-agent's node has `spawned_by` (and a `spawnDepth` over 0) too."""
+    found = sessions(REAL)
+    new = found[REAL_NEW]
+    assert new.parent_id is None and new.agent_type is None
+    assert new.extra["session_key"].startswith("agent:main:tui-")
+    assert new.title and new.title.startswith("SCENARIO=resume")
+    assert new.cli_version == "2026.9.6"
+    plan = openclaw.resume(new)
+    assert plan is not None and plan.argv[-1] == new.extra["session_key"]
+    child = sessions(SQLITE)[DB_CHILD]  # spawned_by: still the lead's sub-agent
+    assert child.parent_id == DB_LEAD and child.agent_type == "subagent"
+
+
+def test_a_store_entry_naming_the_session_it_came_from_is_no_sub_agent(
+    tmp_path: Path,
+) -> None:
+    """In `sessions.json` too: `parentSessionKey` with `spawnDepth` 0 is where a session
+    was started from; with a depth over 0 (and no `spawnedBy`) it is a spawn's lead."""
+    home = copy_home(tmp_path)
+    store = home / SESSIONS / "sessions.json"
+    entries = json.loads(store.read_text())
+    group = entries["agent:main:telegram:group:-1001234"]
+    group.update(parentSessionKey="agent:main:main", spawnDepth=0)
+    child = entries["agent:main:subagent:7c9e6679-7425-40de-944b-e07fc1f90ae7"]
+    del child["spawnedBy"]
+    child["parentSessionKey"] = "agent:main:main"
+    store.write_text(json.dumps(entries))
+    found = sessions(home)
+    assert found[GROUP].parent_id is None and found[GROUP].agent_type is None
+    assert found[CHILD].parent_id == MAIN and found[CHILD].agent_type == "subagent"

@@ -211,14 +211,15 @@ def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
     columns = databases.table_columns(connection, "session_nodes")
     if not {"session_key", "current_session_id"} <= columns:
         return {}
-    subject = (
-        "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.subject') END"
+    entry = (
+        "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.subject') END, "
+        "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.spawnDepth') END"
         if "entry_json" in columns
-        else "NULL"
+        else "NULL, NULL"
     )
     found: dict[str, dict[str, str | None]] = {}
-    for key, current, subject_text, *rest in connection.execute(
-        f"SELECT session_key, current_session_id, {subject}, "
+    for key, current, subject_text, depth, *rest in connection.execute(
+        f"SELECT session_key, current_session_id, {entry}, "
         f"{_select(connection, 'session_nodes', _NODE_COLUMNS)} FROM session_nodes"
     ):
         label, display, spawned_by, parent_key, status, archived = rest
@@ -235,11 +236,27 @@ def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
         found[key] = {
             "current": current,
             "title": title,
-            "spawner": as_str(spawned_by) or as_str(parent_key),
+            "spawner": spawner_of(key, spawned_by, parent_key, depth),
             "status": as_str(status),
             "archived": (t.isoformat() if (t := ms_time(archived)) else None),
         }
     return found
+
+
+def spawner_of(
+    key: str, spawned_by: object, parent_key: object, depth: object
+) -> str | None:
+    """The key that spawned a sub-agent's session; None for a session that is none, told
+    as OpenClaw tells them (subagent-depth-policy.ts, isSubagentSessionFromEntry): a
+    `spawnDepth` over 0, or, where the entry has none, a `spawnedBy` or a `:subagent:`
+    key. A session the TUI's `/new` (2026.9.6) started from another names that one as its
+    `parentSessionKey`, with `spawnDepth` 0 and no `spawnedBy`: the user's own, no spawn."""
+    spawner = as_str(spawned_by) or as_str(parent_key)
+    if isinstance(depth, int) and not isinstance(depth, bool):
+        return spawner if depth > 0 else None
+    if as_str(spawned_by) or ":subagent:" in key:
+        return spawner
+    return None
 
 
 class Others:

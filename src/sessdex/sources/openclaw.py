@@ -16,7 +16,9 @@ reader (header with `cwd`, the workspace; entries in a tree; `model_change`,
 maps each session key (`agent:main:main`, a channel's `agent:main:telegram:group:…`, a
 sub-agent's `agent:main:subagent:<uuid>`) to its entry: `sessionId`, `sessionFile`,
 `updatedAt`, `label`/`displayName`/`subject`, `channel`, `spawnedBy` or `parentSessionKey`
-(the key that spawned it), token counts. `/new` and `/reset` give the key a new session id and
+(the key that spawned it, where `spawnDepth` says it is a sub-agent: a session the TUI's
+`/new` started from another names that one as `parentSessionKey` too, depth 0), token
+counts. `/new` and `/reset` give the key a new session id and
 archive the old transcript as `<sessionId>.jsonl.reset.<time>` (2026.9: maybe
 `.<generation>` after it, and `.zst`, zstd-compressed, read as such): listed, as the user's own past
 conversation (no key reaches it any more: no resume).
@@ -206,8 +208,11 @@ def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     for key, own in ids.items():
         entry = members[key]
         assert isinstance(entry, dict)
-        spawner = as_str(entry.get("spawnedBy")) or as_str(
-            entry.get("parentSessionKey")
+        spawner = _openclaw_db.spawner_of(
+            key,
+            entry.get("spawnedBy"),
+            entry.get("parentSessionKey"),
+            entry.get("spawnDepth"),
         )
         parent = stores.id_of(spawner) if spawner else None
         extra: dict[str, JSONValue] = {"session_key": key}

@@ -57,6 +57,10 @@ class Step:
     tui_after: list[str] = field(
         default_factory=list
     )  # slash commands typed before exiting; "<C-/>" presses that key (a tmux key name)
+    # slash commands typed once the TUI is ready, before the prompt (OpenClaw's `/new`)
+    tui_before: list[str] = field(default_factory=list)
+    # text the TUI shows once it takes commands, waited for before tui_before is typed
+    tui_ready: str | None = None
     # tui_after opens a side chat (Codex's /side) and asks it PROMPTS["side"]: a session of
     # its own, made from this step's, which the step's new files hold beside it
     side_chat: bool = False
@@ -106,6 +110,10 @@ class Recipe:
     # A CLI that keeps every session in one database and names none in some steps (Hermes'
     # TUI and `-z`): the ids of the sessions it began in HOME since a time.
     new_session_ids: Callable[[Path, float], list[str]] | None = None
+    # A CLI whose sessions are rows of a database in HOME, which an interactive step names
+    # nowhere else: every session id there, with its session key where it has one (the
+    # sessions a step added are those that were not there before it)
+    database_sessions: Callable[[Path], dict[str, str | None]] | None = None
     # Live phases (`tool`, `subagent`, `answered`) that `watch` cannot tell from what the
     # CLI writes, and why (docs/live.md): the live check skips them, saying so.
     live_unknown: dict[str, str] = field(default_factory=dict)
@@ -1136,6 +1144,26 @@ def openclaw_setup(ctx: Context) -> None:
     )
 
 
+def openclaw_sessions(home: Path) -> dict[str, str | None]:
+    """Every session window in the agents' databases, with its key (read only)."""
+    import sqlite3
+
+    found: dict[str, str | None] = {}
+    for database in sorted(home.glob(".openclaw/agents/*/agent/openclaw-agent.sqlite")):
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        try:
+            found.update(
+                connection.execute(
+                    "SELECT session_id, session_key FROM session_windows"
+                ).fetchall()
+            )
+        except sqlite3.Error:
+            pass
+        finally:
+            connection.close()
+    return found
+
+
 def openclaw_steps(ctx: Context) -> list[Step]:
     # `--local` runs the embedded agent in this process: no gateway, no channel. `--json`
     # prints one JSON document naming the session (meta.agentMeta.sessionId).
@@ -1149,6 +1177,18 @@ def openclaw_steps(ctx: Context) -> list[Step]:
         ),
         Step(
             "resume", [*head, "--session-id", "{basic}", "--message", PROMPTS["resume"]]
+        ),
+        # the TUI on the embedded agent, as sessdex resumes; its `/new` opens a new key
+        # (`agent:main:tui-<uuid>`) whose node names the session it came from
+        Step(
+            "tui",
+            ["openclaw", "tui", "--local", "--session", "agent:main:main"],
+            title=PROMPTS["tui"],
+            interactive=True,
+            tui_before=["/new"],
+            # the embedded runtime loads after the history shows: a `/new` typed before
+            # it is ready goes in as a message
+            tui_ready="local ready",
         ),
     ]
 
@@ -1417,6 +1457,7 @@ RECIPES: dict[str, Recipe] = {
             subagent_note="OpenClaw runs sub-agents (sessions_spawn) only through its gateway daemon",
             help_subcommands=("tui",),
             resumes_by_key=True,  # `openclaw tui --local --session agent:main:main`
+            database_sessions=openclaw_sessions,
             records_every_response=True,  # usage on each assistant message
         ),
         Recipe(

@@ -391,6 +391,8 @@ class TargetRun:
         ):
             time.sleep(60.5 - time.time() % 60)
         before = snapshot(self.home, self.repo)
+        listed = self.recipe.database_sessions
+        rows_before = listed(self.home) if listed else {}
         log = self.repo / self.recipe.repo_log if self.recipe.repo_log else None
         log_start = log.stat().st_size if log is not None and log.exists() else 0
         first_request = len(self.mock.requests())
@@ -425,6 +427,10 @@ class TargetRun:
                 for i in self.recipe.new_session_ids(self.home, started)
                 if i not in known and i not in file_ids
             ]
+        rows = listed(self.home) if listed else {}
+        file_ids += [
+            i for i in rows if i not in rows_before and i not in known + file_ids
+        ]
         session_id = stdout_id or (file_ids[0] if file_ids else None)
         if session_id is None and step.name == "resume":
             # A TUI, or a CLI whose resume takes no id (`cn -p --resume`), prints no id:
@@ -478,7 +484,7 @@ class TargetRun:
             "session_id": session_id,
             "stdout_session_id": stdout_id,
             "session_key": (
-                apps.session_key_from_stdout(stdout)
+                apps.session_key_from_stdout(stdout) or rows.get(session_id or "")
                 if self.recipe.resumes_by_key
                 else None
             ),
@@ -708,6 +714,11 @@ class TargetRun:
                 and time.monotonic() - start >= 4
             ):
                 break
+        if step.tui_ready and not self._shows(step.tui_ready, 90):
+            return f"the TUI never showed {step.tui_ready!r}; screen:\n{self._screen()[-1500:]}"
+        for command in step.tui_before:  # e.g. a new session first (OpenClaw's /new)
+            self._type(command)
+            time.sleep(3)
         before = len(self.mock.requests())
         # An interactive resume types the resume prompt; the TUI step, its own.
         prompt = apps.PROMPTS.get(step.name, apps.PROMPTS["tui"])

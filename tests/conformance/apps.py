@@ -1186,6 +1186,8 @@ def openclaw_steps(ctx: Context) -> list[Step]:
             title=PROMPTS["tui"],
             interactive=True,
             tui_before=["/new"],
+            # after the turn: a reset in place, a `reset` entry in the same session
+            tui_after=["/reset"],
             # the embedded runtime loads after the history shows: a `/new` typed before
             # it is ready goes in as a message
             tui_ready="local ready",

@@ -566,11 +566,12 @@ def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
 
 # Written by the real OpenClaw 2026.9.6 against the conformance suite's mock model:
 # `openclaw agent --local`, a turn with one `exec` call, then a second turn on the same
-# session (`--session-id`); then, by hand in tmux, `openclaw tui --local --session
-# agent:main:main`, `/new` and one prompt. trim_real.py made the fixture (PROVENANCE.md).
+# session (`--session-id`); the suite's TUI step (`openclaw tui --local --session
+# agent:main:main`, `/new`, one prompt); then, by hand in tmux, the TUI on the main key
+# again, `/reset` and one prompt. trim_real.py made the fixture (PROVENANCE.md).
 REAL = DATA / "real" / "home"
-REAL_ID = "0a304e93-3566-45d5-92ed-b1656d72d405"
-REAL_NEW = "8a3e19c3-7024-4c04-92fd-f66888066fb4"  # the TUI's /new
+REAL_ID = "88ee782b-26ed-4e3e-b9da-155424ea1af4"
+REAL_NEW = "8b9a678f-9f50-4bc3-b713-55bc0a10f024"  # the TUI's /new
 
 
 def test_a_real_2026_9_6_session_lists_with_the_version_that_ran_it() -> None:
@@ -594,13 +595,17 @@ def test_a_real_2026_9_6_transcript_reads_both_turns_paired_and_counted() -> Non
     assert not diagnostics.unknown and not diagnostics.skipped
     calls = [e for e in found if e.kind == "tool_call"]
     results = [e for e in found if e.kind == "tool_result"]
-    assert [c.tool for c in calls] == ["exec", "exec"]
+    assert [c.tool for c in calls] == ["exec"] * 3
     assert calls[0].extra["input"] == {"command": "echo hello-from-tool && sleep 8"}
-    assert [r.text for r in results] == ["hello-from-tool", "hello-after-resume"]
+    assert [r.text for r in results] == ["hello-from-tool"] + ["hello-after-resume"] * 2
     assert [r.call_id for r in results] == [c.call_id for c in calls]
     assert [e.text for e in found if e.kind == "user"][1].startswith("SCENARIO=resume")
+    # the TUI's /reset (in place: the same session id) is a boundary inside it
+    reset = next(e for e in found if e.extra.get("reset"))
+    assert reset.kind == "meta" and reset.text == "reset (reset)"
+    assert found.index(reset) > found.index(results[1])
     usage = [e.usage for e in found if e.kind == "usage" and e.usage]
-    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 4
+    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 6
     assert [e.seq for e in found] == list(range(len(found)))
 
 
@@ -622,7 +627,7 @@ def test_a_session_the_tuis_new_started_is_the_users_own_not_a_sub_agent() -> No
     new = found[REAL_NEW]
     assert new.parent_id is None and new.agent_type is None
     assert new.extra["session_key"].startswith("agent:main:tui-")
-    assert new.title and new.title.startswith("SCENARIO=resume")
+    assert new.title and new.title.startswith("SCENARIO=basic (interactive)")
     assert new.cli_version == "2026.9.6"
     plan = openclaw.resume(new)
     assert plan is not None and plan.argv[-1] == new.extra["session_key"]

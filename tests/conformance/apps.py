@@ -1097,12 +1097,17 @@ def nanocoder_steps(ctx: Context) -> list[Step]:
 # --- OpenClaw (the embedded agent, `openclaw agent --local`: no gateway) -------------------
 
 
+OPENCLAW_GATEWAY_PORT = 18789  # OpenClaw's default, on the namespace's own loopback
+
+
 def openclaw_env(ctx: Context) -> dict[str, str]:
-    # update checks off (telemetry is opt-in: `telemetry.enabled`, left unset); DO_NOT_TRACK too
+    # update checks off (telemetry is opt-in: `telemetry.enabled`, left unset); DO_NOT_TRACK
+    # too; the gateway's token (a throwaway) for the sub-agent step
     return {
         "MOCK_API_KEY": API_KEY,
         "OPENCLAW_NO_AUTO_UPDATE": "1",
         "DO_NOT_TRACK": "1",
+        "OPENCLAW_GATEWAY_TOKEN": "conformance-gateway-token-0123456789",
     }
 
 
@@ -1138,10 +1143,19 @@ def openclaw_setup(ctx: Context) -> None:
                 }
             },
             "update": {"checkOnStart": False},
+            # sessions_spawn among the tools sent (else behind Tool Search's catalog)
+            "tools": {"toolSearch": False},
+            "gateway": {
+                "mode": "local",
+                "port": OPENCLAW_GATEWAY_PORT,
+                "bind": "loopback",
+                "auth": {"mode": "token"},
+            },
             # its log in the throwaway home, not /tmp/openclaw/ (the default)
             "logging": {"file": str(ctx.home / ".openclaw" / "logs" / "openclaw.log")},
         },
     )
+    (ctx.home / ".openclaw" / "logs").mkdir(exist_ok=True)  # the gateway's output too
 
 
 def openclaw_sessions(home: Path) -> dict[str, str | None]:
@@ -1164,6 +1178,24 @@ def openclaw_sessions(home: Path) -> dict[str, str | None]:
     return found
 
 
+# A sub-agent runs through the gateway's reply runtime (under `agent --local`,
+# `sessions_spawn` fails: "published reply runtime missing for main"): the step starts the
+# gateway, waits for its port, runs the turn through it, and stops it.
+OPENCLAW_SUBAGENT = f"""
+openclaw gateway run > "$HOME/.openclaw/logs/gateway.out" 2>&1 &
+gateway=$!
+for _ in $(seq 1 120); do
+  node -e "require('net').connect({OPENCLAW_GATEWAY_PORT}, '127.0.0.1')
+    .on('connect', () => process.exit(0)).on('error', () => process.exit(1))" && break
+  sleep 1
+done
+openclaw agent --json --agent main --session-key agent:main:delegate --message "$1"
+status=$?
+kill "$gateway"; wait "$gateway"
+exit $status
+"""
+
+
 def openclaw_steps(ctx: Context) -> list[Step]:
     # `--local` runs the embedded agent in this process: no gateway, no channel. `--json`
     # prints one JSON document naming the session (meta.agentMeta.sessionId).
@@ -1177,6 +1209,10 @@ def openclaw_steps(ctx: Context) -> list[Step]:
         ),
         Step(
             "resume", [*head, "--session-id", "{basic}", "--message", PROMPTS["resume"]]
+        ),
+        Step(
+            "subagent",
+            ["sh", "-c", OPENCLAW_SUBAGENT, "openclaw-subagent", PROMPTS["subagent"]],
         ),
         # the TUI on the embedded agent, as sessdex resumes; its `/new` opens a new key
         # (`agent:main:tui-<uuid>`) whose node names the session it came from
@@ -1451,16 +1487,15 @@ RECIPES: dict[str, Recipe] = {
             openclaw_steps,
             r"^$",  # one SQLite database per agent; ids come from stdout
             records_branch=False,
-            subagents="none",
-            # `sessions_spawn` under `agent --local` fails at once ("published reply runtime
-            # missing for main"): a sub-agent runs through the gateway's reply runtime, and
-            # `openclaw gateway run` inside `unshare --net` says "ready" but listens on no
-            # port (`openclaw agent` then gets ECONNREFUSED)
-            subagent_note="OpenClaw runs sub-agents (sessions_spawn) only through its gateway daemon",
             help_subcommands=("tui",),
             resumes_by_key=True,  # `openclaw tui --local --session agent:main:main`
             database_sessions=openclaw_sessions,
             records_every_response=True,  # usage on each assistant message
+            live_unknown={
+                "subagent": "sessions_spawn runs the child in the background and the lead's "
+                "turn ends at once (its result comes back as a later turn): watch says the "
+                "lead waits for the user, with one sub-agent working",
+            },
         ),
         Recipe(
             "aider",

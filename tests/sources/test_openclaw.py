@@ -124,7 +124,11 @@ def test_resume_opens_the_tui_on_the_session_key() -> None:
 
 
 def test_a_turn_reads_as_pi_with_thinking_calls_paired_compaction_and_cost() -> None:
-    found = events(sessions(DATA / "home")[MAIN])
+    every = events(sessions(DATA / "home")[MAIN])
+    # the child's own events follow its spawn's result, as its lead's read holds them
+    spawned = [e.kind for e in every if e.agent_id == CHILD]
+    assert spawned[:2] == ["user", "assistant"]  # its task, its answer
+    found = [e for e in every if e.agent_id is None]
     assert [e.kind for e in found] == [
         "meta",  # model
         "meta",  # thinking level
@@ -158,8 +162,11 @@ def test_a_turn_reads_as_pi_with_thinking_calls_paired_compaction_and_cost() -> 
     assert usage[0].extra["cost_usd"] == 0.0042
     compaction = next(e for e in found if e.kind == "compaction")
     assert compaction.extra["tokens_before"] == 48000
-    assert all(e.session_id == MAIN for e in found)
-    assert [e.seq for e in found] == list(range(len(found)))
+    assert all(e.session_id == MAIN for e in every)
+    assert [e.seq for e in every] == list(range(len(every)))
+    first = every.index(next(e for e in every if e.agent_id == CHILD))
+    assert every[first - 1].kind == "tool_result"  # the spawn's, launched
+    assert every[first - 1].extra.get("launched") is True
 
 
 def test_a_spawn_names_its_child_through_the_store() -> None:
@@ -331,10 +338,12 @@ def test_a_transcript_in_the_database_reads_as_pi_compressed_entries_too() -> No
     assert not diagnostics.unknown
     texts = [e.text or "" for e in found if e.kind == "assistant"]
     assert texts and texts[-1].startswith("The biggest folders are: photos, ")
-    usage = [e.usage for e in found if e.kind == "usage" and e.usage]
+    usage = [e.usage for e in found if e.kind == "usage" and e.usage and not e.agent_id]
     assert [u.output_tokens for u in usage] == [40, 900]  # the zstd entry's too
     spawn = next(e for e in found if e.kind == "subagent")
     assert spawn.extra["child_id"] == DB_CHILD
+    # the child's window follows the spawn's result, read from the same database
+    assert {e.agent_id for e in found} == {None, DB_CHILD}
     reset = next(e for e in found if e.extra.get("reset"))  # not an unknown type
     assert reset.kind == "meta" and reset.text == "reset (new)"
     end = found[-1]  # its node says how the child's run ended
@@ -364,7 +373,8 @@ def test_a_damaged_compressed_entry_is_counted_never_raised(tmp_path: Path) -> N
     connection.close()
     diagnostics = Diagnostics()
     found = events(sessions(home)[DB_LEAD], diagnostics)
-    assert [e.output_tokens for e in (x.usage for x in found) if e] == [40]
+    lead = [x.usage for x in found if x.agent_id is None]
+    assert [e.output_tokens for e in lead if e] == [40]
     assert diagnostics.skipped["unreadable"] == 1
 
 
@@ -411,7 +421,8 @@ def test_a_compressed_entry_over_openclaws_bound_is_never_loaded(
     connection.close()
     diagnostics = Diagnostics()
     found = events(sessions(home)[DB_LEAD], diagnostics)
-    assert [e.output_tokens for e in (x.usage for x in found) if e] == [40]
+    lead = [x.usage for x in found if x.agent_id is None]
+    assert [e.output_tokens for e in lead if e] == [40]
     assert diagnostics.skipped["too long"] == 1
 
 
@@ -564,19 +575,21 @@ def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
     assert not diagnostics.unknown
 
 
-# Written by the real OpenClaw 2026.9.6 against the conformance suite's mock model:
-# `openclaw agent --local`, a turn with one `exec` call, then a second turn on the same
-# session (`--session-id`); the suite's TUI step (`openclaw tui --local --session
-# agent:main:main`, `/new`, one prompt); then, by hand in tmux, the TUI on the main key
-# again, `/reset` and one prompt. trim_real.py made the fixture (PROVENANCE.md).
+# Written by the real OpenClaw 2026.9.6 against the conformance suite's mock model (its
+# `openclaw` recipe; trim_real.py made the fixture, PROVENANCE.md): `openclaw agent
+# --local`, a turn with one `exec` call, then a second turn on the same session
+# (`--session-id`); a turn through the gateway whose `sessions_spawn` ran a sub-agent; the
+# TUI (`openclaw tui --local --session agent:main:main`), `/new`, one prompt, `/reset`.
 REAL = DATA / "real" / "home"
-REAL_ID = "88ee782b-26ed-4e3e-b9da-155424ea1af4"
-REAL_NEW = "8b9a678f-9f50-4bc3-b713-55bc0a10f024"  # the TUI's /new
+REAL_ID = "d2fba4f0-ff08-4b07-9ee5-353505306b0e"
+REAL_LEAD = "862fb61f-05ca-460a-9570-5ddc06342272"  # agent:main:delegate
+REAL_CHILD = "8281e946-e7d4-4106-a679-51bdda1afb5a"  # agent:main:subagent:…
+REAL_NEW = "86301032-e00e-4fbe-bd7d-88df3d2927c7"  # the TUI's /new
 
 
 def test_a_real_2026_9_6_session_lists_with_the_version_that_ran_it() -> None:
     found = sessions(REAL)
-    assert set(found) == {REAL_ID, REAL_NEW}
+    assert set(found) == {REAL_ID, REAL_LEAD, REAL_CHILD, REAL_NEW}
     session = found[REAL_ID]
     assert session.cwd == "/home/alex/code/shop-api"  # the agent's workspace
     assert session.title and session.title.startswith("SCENARIO=basic SLOW=8 Please")
@@ -587,6 +600,8 @@ def test_a_real_2026_9_6_session_lists_with_the_version_that_ran_it() -> None:
     assert session.cli_version == "2026.9.6"
     assert session.created is not None and session.updated is not None
     assert session.updated > session.created  # the resumed turn's entries
+    # a session the gateway ran is titled as OpenClaw shows it: its displayName
+    assert found[REAL_LEAD].title == "delegate"
 
 
 def test_a_real_2026_9_6_transcript_reads_both_turns_paired_and_counted() -> None:
@@ -595,25 +610,24 @@ def test_a_real_2026_9_6_transcript_reads_both_turns_paired_and_counted() -> Non
     assert not diagnostics.unknown and not diagnostics.skipped
     calls = [e for e in found if e.kind == "tool_call"]
     results = [e for e in found if e.kind == "tool_result"]
-    assert [c.tool for c in calls] == ["exec"] * 3
+    assert [c.tool for c in calls] == ["exec", "exec"]
     assert calls[0].extra["input"] == {"command": "echo hello-from-tool && sleep 8"}
-    assert [r.text for r in results] == ["hello-from-tool"] + ["hello-after-resume"] * 2
+    assert [r.text for r in results] == ["hello-from-tool", "hello-after-resume"]
     assert [r.call_id for r in results] == [c.call_id for c in calls]
     assert [e.text for e in found if e.kind == "user"][1].startswith("SCENARIO=resume")
-    # the TUI's /reset (in place: the same session id) is a boundary inside it
-    reset = next(e for e in found if e.extra.get("reset"))
-    assert reset.kind == "meta" and reset.text == "reset (reset)"
-    assert found.index(reset) > found.index(results[1])
     usage = [e.usage for e in found if e.kind == "usage" and e.usage]
-    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 6
+    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 4
     assert [e.seq for e in found] == list(range(len(found)))
+    # the TUI's /reset (in place: the same session id) is a boundary inside its session
+    tui = events(sessions(REAL)[REAL_NEW])
+    assert tui[-1].kind == "meta" and tui[-1].text == "reset (reset)"
 
 
 def test_a_real_2026_9_6_session_resumes_in_the_local_tui_without_a_gateway() -> None:
     plan = openclaw.resume(sessions(REAL)[REAL_ID])
     assert plan is not None
-    # `tui --local` runs the embedded agent on the key's session (checked in tmux
-    # against 2026.9.6: it shows the history and the next turn grows the same session)
+    # `tui --local` runs the embedded agent on the key's session (the suite's tui step
+    # runs it: it shows the history, and a turn there grows the same session)
     assert plan.argv == ("openclaw", "tui", "--local", "--session", "agent:main:main")
     assert plan.cwd == "/home/alex/code/shop-api"
     assert not any("gateway" in note for note in plan.notes)
@@ -631,8 +645,31 @@ def test_a_session_the_tuis_new_started_is_the_users_own_not_a_sub_agent() -> No
     assert new.cli_version == "2026.9.6"
     plan = openclaw.resume(new)
     assert plan is not None and plan.argv[-1] == new.extra["session_key"]
-    child = sessions(SQLITE)[DB_CHILD]  # spawned_by: still the lead's sub-agent
-    assert child.parent_id == DB_LEAD and child.agent_type == "subagent"
+    child = found[REAL_CHILD]  # spawned_by: its lead's sub-agent
+    assert child.parent_id == REAL_LEAD and child.agent_type == "subagent"
+
+
+def test_a_real_sub_agents_events_follow_its_spawn_in_its_leads_read() -> None:
+    """The child a gateway turn's `sessions_spawn` ran (its own window in the database) is
+    read inside its lead, after the spawn's result, so that `show --subagents tree` and
+    `usage` (which reads each top-level session with its sub-agents) hold its responses."""
+    diagnostics = Diagnostics()
+    found = events(sessions(REAL)[REAL_LEAD], diagnostics)
+    assert not diagnostics.unknown
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.extra["child_id"] == REAL_CHILD
+    mine = [e for e in found if e.agent_id == REAL_CHILD]
+    assert found.index(mine[0]) > found.index(spawn)
+    assert any(
+        e.kind == "tool_result" and e.text == "hello-from-subagent" for e in mine
+    )
+    usage = [e for e in found if e.kind == "usage"]
+    assert len(usage) == 4 and len([e for e in usage if e.agent_id]) == 2
+    assert all(e.session_id == REAL_LEAD for e in found)
+    assert [e.seq for e in found] == list(range(len(found)))
+    end = found[-1]  # its node's status: done
+    assert end.kind == "meta" and end.agent_id is None
+    assert end.extra["subagent_status"] == "done"
 
 
 def test_a_store_entry_naming_the_session_it_came_from_is_no_sub_agent(

@@ -89,11 +89,11 @@ TITLE = "OpenClaw"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists
 CHECKED_WITH = (
     "OpenClaw 2026.9.6 (npm `openclaw`), run against a mock model (`openclaw agent "
-    "--local`, a turn and its resume by --session-id; `tui --local --session` by hand): "
-    "its agent database, header version 4; openclaw/openclaw's source for the JSONL "
-    "layout before 2026.8 (src/config/paths.ts @009f1606, src/config/sessions/paths.ts "
-    "@00358f66, artifacts.ts @08495516, types.ts @005a4316; src/cli/tui-cli.ts @1dce5197), "
-    "synthetic fixtures there; sub-agents from the source only (they need the gateway)"
+    "--local`, a turn and its resume by --session-id; a sessions_spawn sub-agent through "
+    "the gateway; `tui --local --session`, /new, /reset): its agent database, header "
+    "version 4; openclaw/openclaw's source for the JSONL layout before 2026.8 "
+    "(src/config/paths.ts @009f1606, src/config/sessions/paths.ts @00358f66, artifacts.ts "
+    "@08495516, types.ts @005a4316; src/cli/tui-cli.ts @1dce5197), synthetic fixtures there"
 )
 NEWEST_CHECKED = "2026.9.6"
 ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
@@ -315,18 +315,40 @@ def read(
     """pi's reader: OpenClaw's transcripts are pi's session files. A `sessions_spawn`
     call's result (`{"status": "accepted", "childSessionKey": …}`: the child runs in the
     background) adds a `subagent` event before it, naming the child's session through the
-    store beside the transcript; the result is marked `launched`."""
+    store beside the transcript; the result is marked `launched`, and the child's own
+    events follow it (`agent_id` the child's id): a lead is shown, and its usage counted,
+    with its sub-agents', as every app's is."""
+    seq: int | None = None
+    for event in _read(session, diagnostics, full=full, offset=offset, depth=0):
+        seq = event.seq if seq is None else seq + 1
+        yield dataclasses.replace(event, seq=seq)
+
+
+# sub-agents read inside their lead, at most this deep (a loop of keys ends sooner)
+_MAX_DEPTH = 8
+
+
+def _read(
+    session: Session,
+    diagnostics: Diagnostics,
+    *,
+    full: bool,
+    offset: int,
+    depth: int,
+    seen: set[str] | None = None,
+) -> Iterator[Event]:
+    """A transcript's events, its sub-agents' inside; `seq` as read (read() numbers
+    them)."""
+    seen = seen if seen is not None else set()
+    seen.add(session.id)
     spawns: dict[str, Mapping[str, object]] = {}  # call id -> the spawn's arguments
     children = _Children(session)  # session key -> id and end, read at the first spawn
     launched: list[Event] = []  # the spawns, to say the end of each the store knows
-    added = 0
     last: Event | None = None
     for event in _events(session, diagnostics, full=full, offset=offset):
         if event.kind == "usage" and _is_synthetic(event):
-            added -= 1  # the zero usage of a message no model wrote: not shown
-            continue
-        if added:
-            event = dataclasses.replace(event, seq=event.seq + added)
+            continue  # the zero usage of a message no model wrote: not shown
+        child: Session | None = None
         if event.kind == "tool_call" and event.tool == _SPAWN and event.call_id:
             given = event.extra.get("input")
             if len(spawns) < 10_000:
@@ -335,13 +357,14 @@ def read(
             key = _child_key(event.text)
             if key is not None and not event.is_error:
                 spawn = spawns.pop(event.call_id or "")
+                child_id = children.id_of(key)
                 spawned = dataclasses.replace(
                     event,
                     kind="subagent",
                     text=one_line(spawn.get("task"), limit=None) or None,
                     is_error=False,
                     extra={
-                        "child_id": children.id_of(key),
+                        "child_id": child_id,
                         "agent_type": "subagent",
                         "agent_name": as_str(spawn.get("label")),
                         "session_key": key,
@@ -350,12 +373,23 @@ def read(
                 yield spawned
                 if len(launched) < 10_000:
                     launched.append(spawned)
-                added += 1
                 event = dataclasses.replace(
-                    event, seq=event.seq + 1, extra={**event.extra, "launched": True}
+                    event, extra={**event.extra, "launched": True}
                 )
+                if child_id and child_id not in seen and depth < _MAX_DEPTH:
+                    child = children.session_of(key, child_id)
         last = event
         yield event
+        if child is not None:
+            for inner in _read(
+                child, diagnostics, full=full, offset=0, depth=depth + 1, seen=seen
+            ):
+                last = dataclasses.replace(
+                    inner,
+                    session_id=session.id,
+                    agent_id=inner.agent_id or child.id,
+                )
+                yield last
     if last is not None and not offset:
         yield from _ends(launched, children, last)
 
@@ -377,6 +411,7 @@ def _ends(launched: list[Event], children: _Children, last: Event) -> Iterator[E
             seq=seq,
             kind="meta",
             text=f"sub-agent {name}: {status}",
+            agent_id=None,  # the lead's (`last` may be a sub-agent's own event)
             tool=None,
             call_id=spawn.call_id,
             is_error=False,
@@ -433,6 +468,27 @@ class _Children:
         if self.others is None and self.database is not None:
             self.others = _openclaw_db.Others(self.database)
         return self.others.id_of(key) if self.others else None
+
+    def session_of(self, key: str, child_id: str) -> Session | None:
+        """The child's session to read inside its lead: a window of the same database,
+        or its transcript in its agent's `sessions/` (the key names the agent)."""
+        if self.database is not None:
+            return Session(
+                app=NAME,
+                id=child_id,
+                path=f"{self.database}{_openclaw_db.WHERE}{child_id}",
+            )
+        assert self.stores is not None
+        parts = key.split(":")
+        agent = parts[1].lower() if len(parts) >= 3 and parts[0] == "agent" else ""
+        folders_ = [self.stores.sessions]
+        if _AGENT.fullmatch(agent):
+            folders_.append(self.stores.sessions.parent.parent / agent / "sessions")
+        for folder in folders_:
+            path = folder / f"{child_id}.jsonl"
+            if _is_transcript(path.name) and folders.is_file(path):
+                return Session(app=NAME, id=child_id, path=str(path))
+        return None
 
     def status_of(self, key: str) -> str | None:
         if self.stores is not None:

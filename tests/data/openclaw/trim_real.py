@@ -33,6 +33,7 @@ KEPT = {
     "session_transcript_cold_archives",
     "trajectory_runtime_events",
 }
+PAGE_SIZE = 1024
 TEXT = {
     "session_nodes": ("session_key", "entry_json"),
     "transcript_events": ("event_json",),
@@ -63,6 +64,7 @@ def main(run: Path) -> None:
     source.backup(out)
     source.close()
     out.execute("PRAGMA journal_mode = DELETE")
+    out.execute("PRAGMA secure_delete = ON")  # no old text left in freed space
     names = [
         row[0]
         for row in out.execute(
@@ -113,6 +115,9 @@ def main(run: Path) -> None:
                     (old, new),
                 )
     out.commit()
+    # a page size at which no long row's overflow splits a home path (the fixture check
+    # reads the raw bytes: a cut home path and a page number read as another user's home)
+    out.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     try:
         out.execute("VACUUM")
         out.close()
@@ -125,7 +130,8 @@ def main(run: Path) -> None:
                 "node",
                 "-e",
                 "const {DatabaseSync} = require('node:sqlite');"
-                "const db = new DatabaseSync(process.argv[1]); db.exec('VACUUM'); db.close()",
+                "const db = new DatabaseSync(process.argv[1]);"
+                f"db.exec('PRAGMA page_size = {PAGE_SIZE}; VACUUM'); db.close()",
                 str(TARGET),
             ],
             check=True,

@@ -649,6 +649,20 @@ def test_a_session_the_tuis_new_started_is_the_users_own_not_a_sub_agent() -> No
     assert child.parent_id == REAL_LEAD and child.agent_type == "subagent"
 
 
+def test_a_real_sub_agent_is_titled_by_its_task_not_openclaws_wrapping() -> None:
+    """OpenClaw hands a sub-agent its task inside context lines ("[Subagent Context] You
+    are running as a subagent …", "[Subagent Task]", the task, "Begin. …"): the title is
+    the task. A prompt that only starts alike stays as it is."""
+    child = sessions(REAL)[REAL_CHILD]
+    assert child.title == (
+        "SCENARIO=child You are a sub-agent. Run the shell command "
+        "`echo hello-from-subagent` and report what it printed. SLOW=8"
+    )
+    assert openclaw._openclaw_db.task_title("[Subagent Context] hi") == (
+        "[Subagent Context] hi"
+    )
+
+
 def test_a_real_sub_agents_events_follow_its_spawn_in_its_leads_read() -> None:
     """The child a gateway turn's `sessions_spawn` ran (its own window in the database) is
     read inside its lead, after the spawn's result, so that `show --subagents tree` and

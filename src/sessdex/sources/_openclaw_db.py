@@ -186,7 +186,7 @@ def _sessions(
                 path=f"{path}{WHERE}{session_id}",
                 cli_version=_version(connection, session_id, trajectory),
                 cwd=as_str(header.get("cwd")),
-                title=title or state.name or state.first_prompt,
+                title=title or state.name or task_title(state.first_prompt),
                 created=created,
                 updated=updated,
                 model=state.model or as_str(model),
@@ -241,6 +241,23 @@ def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
             "archived": (t.isoformat() if (t := ms_time(archived)) else None),
         }
     return found
+
+
+# how OpenClaw wraps a sub-agent's task as its first prompt (sessions-spawn-tool's
+# buildSubagentTaskMessage, 2026.9.6), once collapsed to one line
+_TASK_HEAD = "[Subagent Context] "
+_TASK_MARK = " [Subagent Task] "
+_TASK_TAIL = " Begin. Execute the assigned task to completion."
+
+
+def task_title(prompt: str | None) -> str | None:
+    """A first prompt as a title: a sub-agent's task alone, out of the context lines and
+    the closing "Begin. …" OpenClaw wraps it in; any other prompt as it is."""
+    if not prompt or not prompt.startswith(_TASK_HEAD):
+        return prompt
+    _, mark, task = prompt.partition(_TASK_MARK)
+    task = task.removesuffix(_TASK_TAIL).strip()
+    return task if mark and task else prompt
 
 
 def spawner_of(

@@ -196,7 +196,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         extra: dict[str, JSONValue] = {**session.extra, "agent_id": agent}
         if reset:
             extra["archived"] = "reset"
-        found.append(dataclasses.replace(session, app=NAME, id=own_id, extra=extra))
+        found.append(
+            dataclasses.replace(
+                session,
+                app=NAME,
+                id=own_id,
+                title=_openclaw_db.task_title(session.title),
+                extra=extra,
+            )
+        )
     return found
 
 

@@ -285,3 +285,19 @@ def test_the_last_rows_end_the_whole_read() -> None:
     one_line = found[COMPACT]  # not laid out so: read whole
     with pytest.raises(nanocoder.WholeRead):
         list(nanocoder.read_last(one_line, Diagnostics(), 1))
+
+
+def test_a_call_that_failed_validation_is_a_failed_result(tmp_path: Path) -> None:
+    """Nanocoder answers a call its validator refused with `⚒ Validation failed: …`
+    (tool-validation.js), which it shows as failed as it does `Error: …`."""
+    home = tmp_path / "home"
+    folder = home / SESSIONS
+    folder.mkdir(parents=True)
+    chat = json.loads((DATA / "home" / SESSIONS / f"{BASIC}.json").read_text())
+    chat["messages"][2]["content"] = (
+        "⚒ Validation failed: Command is required\n  - `command`: expected string"
+    )
+    (folder / f"{BASIC}.json").write_text(json.dumps(chat, indent=2))
+    got = events(sessions(home)[BASIC])
+    assert got[2].kind == "tool_result" and got[2].is_error
+    assert not got[7].is_error

@@ -96,9 +96,10 @@ _INJECTED = (
 )
 _SUMMARY = re.compile(r"\A<conversation-summary>\n(.*)\n</conversation-summary>", re.S)
 # a tool's output that says it failed or was refused (tool-executor.js, tool-validation.js;
-# an editor's ACP session, acp-conversation.js)
+# an editor's ACP session, acp-conversation.js), as session-history-renderer.js tells them
 _FAILED = (
     "Error: ",
+    "⚒ Validation failed",
     "Tool execution was cancelled by the user.",
     "Tool call denied by user",
 )

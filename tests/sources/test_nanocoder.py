@@ -130,6 +130,7 @@ def test_a_listing_reads_only_a_chats_head(
     chat = json.loads(path.read_text())
     chat["messages"][0]["images"][0]["data"] = "A" * (nanocoder.WHOLE_CAP + 1024)
     path.write_text(json.dumps(chat, indent=2))
+    location = nanocoder.locate(Home.at(home))  # reads the (small) preferences
 
     def whole(*args: object, **kwargs: object) -> object:
         raise AssertionError("the chat was read past its head")
@@ -137,7 +138,6 @@ def test_a_listing_reads_only_a_chats_head(
     monkeypatch.setattr(files, "read_json_file", whole)
     monkeypatch.setattr(jsonstream, "file_members", whole)
     monkeypatch.setattr(jsonstream, "file_items", whole)
-    location = nanocoder.locate(Home.at(home))
     (listed,) = nanocoder.parse(path, location, Diagnostics())
     assert (listed.title, listed.model) == ("Explain the retry loop", "qwen3-coder:30b")
     monkeypatch.undo()
@@ -238,12 +238,12 @@ def test_a_big_sessions_json_is_read_an_entry_at_a_time(
     entries = json.loads(index.read_text())
     entries[0]["title"] = "x" * (nanocoder.WHOLE_CAP + 1024)  # past the cap
     index.write_text(json.dumps(entries, indent=2))
+    location = nanocoder.locate(Home.at(home))  # reads the (small) preferences
 
     def whole(*args: object, **kwargs: object) -> object:
         raise AssertionError("a big index was parsed whole")
 
     monkeypatch.setattr(files, "read_json_file", whole)
-    location = nanocoder.locate(Home.at(home))
     got = nanocoder.parse(index, location, Diagnostics())
     assert [s.id for s in got] == [e["id"] for e in entries]
     assert got[-1].title == "A chat whose file was deleted"
@@ -301,3 +301,41 @@ def test_a_call_that_failed_validation_is_a_failed_result(tmp_path: Path) -> Non
     got = events(sessions(home)[BASIC])
     assert got[2].kind == "tool_result" and got[2].is_error
     assert not got[7].is_error
+
+
+def test_a_sessions_folder_of_the_users_choice_is_listed(tmp_path: Path) -> None:
+    """`nanocoder.sessions.directory` in the config folder's nanocoder-preferences.json
+    (config/index.js, 1.25+) moves the sessions folder: `~` is the home; a relative one is
+    each run's own, not followed but said."""
+    home = tmp_path / "home"
+    chosen = home / "chats" / "nano"
+    chosen.mkdir(parents=True)
+    shutil.copy(DATA / "home" / SESSIONS / f"{BASIC}.json", chosen)
+    assert sessions(home) == {}
+    preferences = home / ".config" / "nanocoder" / "nanocoder-preferences.json"
+    preferences.parent.mkdir(parents=True)
+    said = {
+        "lastProvider": "ollama",
+        "nanocoder": {"sessions": {"directory": "~/chats/nano"}},
+    }
+    preferences.write_text(json.dumps(said))
+    assert list(sessions(home)) == [BASIC]
+    # macOS keeps its preferences in ~/Library/Preferences/nanocoder
+    mac = home / "Library" / "Preferences" / "nanocoder"
+    mac.parent.mkdir(parents=True)
+    preferences.parent.rename(mac)
+    assert list(sessions(home)) == [BASIC]
+    # NANOCODER_CONFIG_DIR moves the preferences, an absolute path is as it is
+    config = tmp_path / "config"
+    mac.rename(config)
+    (config / "nanocoder-preferences.json").write_text(
+        json.dumps({"nanocoder": {"sessions": {"directory": str(chosen)}}})
+    )
+    assert list(sessions(home)) == []
+    moved = Home(home, {"NANOCODER_CONFIG_DIR": str(config)})
+    assert chosen in nanocoder.locate(moved).also
+    relative = {"nanocoder": {"sessions": {"directory": "chats/nano"}}}
+    (config / "nanocoder-preferences.json").write_text(json.dumps(relative))
+    location = nanocoder.locate(moved)
+    assert chosen not in location.also
+    assert any("chats/nano" in note for note in location.notes)

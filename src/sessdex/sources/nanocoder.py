@@ -21,8 +21,13 @@ does not say, and a file not laid out so is parsed whole up to a cap. A sub-agen
 document, `titleManuallySet` then before `createdAt`) write chats; `--plain` writes none. Resume:
 `nanocoder --resume <id>` in the chat's folder (interactive only; no `--mode` is added).
 `agents.config.json` (API keys) and the `*-credentials.json` logins beside it are never
-opened; a `nanocoder.sessions.directory` in `nanocoder-preferences.json` moves the sessions
-folder, which sessdex does not follow (a project's own preferences file can set it too).
+opened. Since 1.25 a `nanocoder.sessions.directory` in the config folder's
+`nanocoder-preferences.json` (no keys: theme, last model, trusted folders) moves the
+sessions folder (`$NANOCODER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/nanocoder`,
+`~/Library/Preferences/nanocoder` on macOS, the data folder on Windows): it is listed too
+(`~` is the home; a relative one is each run's own, said by doctor, not followed). Not
+followed either: a project's own `nanocoder-preferences.json` (read where nanocoder starts),
+and 1.24's setting, which stood in `agents.config.json`.
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ CLI = ("nanocoder",)
 INSTALL_HINT = "npm install -g @nanocollective/nanocoder"
 
 INDEX = "sessions.json"
+PREFERENCES = "nanocoder-preferences.json"  # no keys: those are in agents.config.json
 WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger chat is read a message at a time
 _HEAD = 16 * 1024  # bytes of a chat's head its members are read from
 _MESSAGES = frozenset({"messages"})
@@ -119,32 +125,75 @@ RESUME_FLAGS = ResumeFlags(
 
 def locate(home: Home) -> Location:
     """`$NANOCODER_DATA_DIR`, else `$XDG_DATA_HOME/nanocoder`, else `~/.local/share/nanocoder`
-    (and the macOS and Windows folders, config/paths.js)."""
-    config = home.env_dir("NANOCODER_CONFIG_DIR") or home.xdg("config") / "nanocoder"
-    keeps = (config, home.path / "Library" / "Preferences" / "nanocoder")
-    given = home.env_dir("NANOCODER_DATA_DIR")
-    if given is not None:
-        return Location(
-            given,
-            override=f"NANOCODER_DATA_DIR={home.environ['NANOCODER_DATA_DIR']}",
-            keeps=keeps,
+    (and the macOS and Windows folders, config/paths.js); a sessions folder the config
+    folder's `nanocoder-preferences.json` names is `also`."""
+    config = home.env_dir("NANOCODER_CONFIG_DIR")
+    configs = (
+        (config,)
+        if config is not None
+        else (
+            home.xdg("config") / "nanocoder",
+            home.path / "Library" / "Preferences" / "nanocoder",
         )
+    )
+    given = home.env_dir("NANOCODER_DATA_DIR")
     data = home.environ.get("XDG_DATA_HOME")
-    also = () if data else tuple(home.path.joinpath(*p) for p in _PLATFORM)
+    if given is not None:
+        root, override, platform = (
+            given,
+            f"NANOCODER_DATA_DIR={home.environ['NANOCODER_DATA_DIR']}",
+            (),
+        )
+    else:
+        root = home.xdg("data") / "nanocoder"
+        override = f"XDG_DATA_HOME={data}" if data else None
+        platform = () if data else tuple(home.path.joinpath(*p) for p in _PLATFORM)
+    if config is None:  # Windows keeps its preferences in its data folder
+        configs += platform[1:]
+    also = [folder / "sessions" for folder in platform]
+    notes: list[str] = []
+    for folder in configs:
+        chosen, note = _chosen_folder(home, folder / PREFERENCES)
+        if note:
+            notes.append(note)
+        if chosen is not None and chosen not in (root / "sessions", *also):
+            also.append(chosen)
     return Location(
-        home.xdg("data") / "nanocoder",
-        override=f"XDG_DATA_HOME={data}" if data else None,
-        also=also,
-        keeps=keeps,
+        root,
+        override=override,
+        also=tuple(also),
+        keeps=(*configs, *platform),
+        notes=tuple(notes),
+    )
+
+
+def _chosen_folder(home: Home, preferences: Path) -> tuple[Path | None, str | None]:
+    """The sessions folder `nanocoder.sessions.directory` of a preferences file names
+    (session-manager.js: `~` and `~/…` below the home, an absolute path as it is); a
+    relative one is each run's own (resolved where it starts): None, and why."""
+    settings = files.read_json_file(preferences, limit=1024 * 1024)
+    value = as_dict(as_dict(as_dict(settings).get("nanocoder")).get("sessions")).get(
+        "directory"
+    )
+    if not isinstance(value, str) or not value:
+        return None, None
+    if value == "~" or value.startswith("~/"):
+        return home.path / value[2:], None
+    if Path(value).is_absolute():
+        return Path(value), None
+    return None, (
+        f"nanocoder.sessions.directory {value!r} in {preferences} is not followed: "
+        "nanocoder resolves a relative folder against the folder each run starts in"
     )
 
 
 def scan(location: Location) -> Iterator[str]:
-    """The chats and `sessions.json` in each data folder's `sessions/`."""
-    for root in (location.root, *location.also):
-        if not folders.is_dir(root):
+    """The chats and `sessions.json` in each data folder's `sessions/` and in a sessions
+    folder the preferences name."""
+    for folder in (location.root / "sessions", *location.also):
+        if not folders.is_dir(folder):
             continue
-        for entry in folders.entries(root / "sessions", root):
+        for entry in folders.entries(folder, folder):
             # `<id>.json.<uuid>.tmp` is a write under way
             if entry.name.endswith(".json") and entry.is_file():
                 yield entry.path

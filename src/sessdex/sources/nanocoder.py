@@ -8,9 +8,12 @@ renamed over it, mode 0600) with JSON.stringify(session, null, 2) at each autosa
 messages[], titleManuallySet?}` in that order. Beside them `sessions.json` is an index of
 the same members less the messages. A message is `{role: user|assistant|tool|system,
 content (text), tool_calls?: [{id, function: {name, arguments (an object)}}],
-tool_call_id?, name?, reasoning?, images?: [{data (base64), mediaType}]}`: no time per
-message, no usage (1.30.0's `usage.json` writer has no caller), no model per response.
-The title is Nanocoder's own: the last prompt's first 50 characters.
+tool_call_id?, name?, reasoning?, structuredContent? (a tool's, beside its text),
+images?: [{data (base64), mediaType}]}`: no time per message, no usage (1.30.0's
+`usage.json` writer has no caller), no model per response. The title is Nanocoder's own:
+the TUI's is its last user message's first 50 characters (`...` past them; a nudge of its
+own counts), an editor's ACP session's its first prompt's first line, cut at 50; a title
+renamed in the editor (`titleManuallySet`) stays.
 
 A listing reads a session file's first bytes only, where its members stand before its
 messages (a pasted image can make the rest of one huge): the index fills in what a head
@@ -462,8 +465,9 @@ def _text(message: dict[str, object]) -> str | None:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`nanocoder --resume <id>` in the chat's folder (Nanocoder looks the id up in its
-    index, whichever folder it starts in); no `--mode` is added, so it asks as it does.
+    """`nanocoder --resume <id>` in the chat's folder (Nanocoder opens `<id>.json` in its
+    sessions folder, which a project's own preferences can move: hence that folder); no
+    `--mode` is added, so it asks as it does.
     None for a file whose name is no lowercase UUID, which Nanocoder refuses to open."""
     if not session.cwd or not _SESSION_ID.fullmatch(session.id):
         return None

@@ -339,3 +339,23 @@ def test_a_sessions_folder_of_the_users_choice_is_listed(tmp_path: Path) -> None
     location = nanocoder.locate(moved)
     assert chosen not in location.also
     assert any("chats/nano" in note for note in location.notes)
+
+
+def test_a_chosen_folder_beside_the_mcp_config_never_opens_it(tmp_path: Path) -> None:
+    """A sessions folder the preferences name can be the config folder itself, where
+    `.mcp.json` gives MCP servers their tokens: Nanocoder names no chat with a dot, so
+    no such file is listed (or opened)."""
+    home = tmp_path / "home"
+    config = home / ".config" / "nanocoder"
+    config.mkdir(parents=True)
+    shutil.copy(DATA / "home" / SESSIONS / f"{BASIC}.json", config)
+    (config / ".mcp.json").write_text(
+        '{"mcpServers": {"gh": {"env": {"GITHUB_TOKEN": "ghp-secret"}}}}'
+    )
+    said = {"nanocoder": {"sessions": {"directory": "~/.config/nanocoder"}}}
+    (config / "nanocoder-preferences.json").write_text(json.dumps(said))
+    location = nanocoder.locate(Home.at(home))
+    listed = [Path(p).name for p in nanocoder.scan(location)]
+    assert f"{BASIC}.json" in listed
+    assert ".mcp.json" not in listed
+    assert nanocoder.PREFERENCES not in listed  # no chat: not counted as a bad one

@@ -197,8 +197,16 @@ def scan(location: Location) -> Iterator[str]:
         if not folders.is_dir(folder):
             continue
         for entry in folders.entries(folder, folder):
-            # `<id>.json.<uuid>.tmp` is a write under way
-            if entry.name.endswith(".json") and entry.is_file():
+            # `<id>.json.<uuid>.tmp` is a write under way; a chosen folder can be the
+            # config folder (or a project's), where `.mcp.json` holds MCP servers' tokens
+            # and the preferences are no chat: Nanocoder names no chat so
+            name = entry.name
+            if (
+                name.endswith(".json")
+                and not name.startswith(".")
+                and name != PREFERENCES
+                and entry.is_file()
+            ):
                 yield entry.path
 
 

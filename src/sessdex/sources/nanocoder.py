@@ -131,7 +131,7 @@ def locate(home: Home) -> Location:
     (and the macOS and Windows folders, config/paths.js); a sessions folder the config
     folder's `nanocoder-preferences.json` names is `also`."""
     config = home.env_dir("NANOCODER_CONFIG_DIR")
-    configs = (
+    configs: tuple[Path, ...] = (
         (config,)
         if config is not None
         else (
@@ -141,19 +141,18 @@ def locate(home: Home) -> Location:
     )
     given = home.env_dir("NANOCODER_DATA_DIR")
     data = home.environ.get("XDG_DATA_HOME")
+    root = given if given is not None else home.xdg("data") / "nanocoder"
+    override: str | None = None
+    platform: tuple[Path, ...] = ()
     if given is not None:
-        root, override, platform = (
-            given,
-            f"NANOCODER_DATA_DIR={home.environ['NANOCODER_DATA_DIR']}",
-            (),
-        )
+        override = f"NANOCODER_DATA_DIR={home.environ['NANOCODER_DATA_DIR']}"
+    elif data:
+        override = f"XDG_DATA_HOME={data}"
     else:
-        root = home.xdg("data") / "nanocoder"
-        override = f"XDG_DATA_HOME={data}" if data else None
-        platform = () if data else tuple(home.path.joinpath(*p) for p in _PLATFORM)
+        platform = tuple(home.path.joinpath(*p) for p in _PLATFORM)
     if config is None:  # Windows keeps its preferences in its data folder
         configs += platform[1:]
-    also = [folder / "sessions" for folder in platform]
+    also: list[Path] = [folder / "sessions" for folder in platform]
     notes: list[str] = []
     for folder in configs:
         chosen, note = _chosen_folder(home, folder / PREFERENCES)

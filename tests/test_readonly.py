@@ -130,6 +130,7 @@ CREDENTIAL_FILES = (
     ".config/nanocoder/codex-credentials.json",  # its Codex and Copilot logins
     ".config/nanocoder/copilot-credentials.json",
     ".local/share/nanocoder/sessions/agents.config.json",  # a copy among its chats
+    "code/shop-api/.mcp.json",  # a project's MCP servers, their tokens in env or headers
 )
 
 
@@ -158,6 +159,9 @@ def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
     (qoder / "0000aaaa-0000-4000-8000-000000000001.jsonl").symlink_to(
         home / ".qoder" / ".auth" / "user"
     )  # named as a Qoder transcript: its login has a name too plain to refuse anywhere
+    (project / "0000aaaa-0000-4000-8000-000000000002.jsonl").symlink_to(
+        home / "code" / "shop-api" / ".mcp.json"
+    )  # a project's MCP servers, named as a transcript
     day = home / ".codex" / "sessions" / "2026" / "01" / "01"
     day.mkdir(parents=True, exist_ok=True)
     rollout = "rollout-2026-01-01T00-00-00-0000aaaa-0000-7000-8000-000000000000.jsonl"

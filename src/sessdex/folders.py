@@ -159,6 +159,9 @@ CREDENTIALS = frozenset(
         "agents.config.json",
         "codex-credentials.json",
         "copilot-credentials.json",
+        # a project's MCP servers, with the tokens their env or headers may carry (Claude
+        # Code, Forge, Nanocoder, Cursor and others read it); no session is ever named so
+        ".mcp.json",
     }
 )
 

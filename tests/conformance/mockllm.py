@@ -72,9 +72,11 @@ SHELL_TOOLS = (
     "Shell",  # Kimi CLI
     "run_commands",
     "Execute",
-    "terminal",  # Hermes Agent
     "execute_bash",  # Nanocoder
-    "exec",  # OpenClaw; last, as another CLI's `exec` may be no shell
+    # OpenClaw's shell; before `terminal`, which OpenClaw offers too as a tool of its own
+    # (no shell), and after the others, as another CLI's `exec` may be no shell
+    "exec",
+    "terminal",  # Hermes Agent (which offers no `exec`)
 )
 SPAWN_TOOLS = (
     "Agent",

@@ -720,11 +720,12 @@ def test_openclaw_prompt_envelope_exec_tool_and_its_one_json_document(
     mock: MockLLM,
 ) -> None:
     """OpenClaw 2026.9 puts `[Sat 2026-12-05 19:13 UTC] ` before the user's prompt, names
-    its shell tool `exec` (beside `process`, `read`, ...), and prints `agent --json`'s
-    result as one JSON document over many lines, naming the session's id and key."""
+    its shell tool `exec` (beside `process`, `read`, and a `terminal` that is no shell:
+    Hermes' shell has that name), and prints `agent --json`'s result as one JSON document
+    over many lines, naming the session's id and key."""
     tools = [
         {"type": "function", "function": {"name": name, "parameters": SHELL}}
-        for name in ("process", "exec")
+        for name in ("process", "terminal", "exec")
     ]
     body: dict[str, Any] = {
         "model": "mock-model",

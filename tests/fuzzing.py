@@ -40,9 +40,13 @@ Json = object
 
 
 def homes() -> dict[str, Path]:
-    """Every fixture home: tests/data/<app>/home, and the real CLIs' homes where the
-    shared corpus sits beside the checkout."""
+    """Every fixture home: tests/data/<app>/home, the homes real CLIs wrote that the
+    fixtures keep (tests/data/<app>/real/home), and the real CLIs' homes where the shared
+    corpus sits beside the checkout."""
     found = {p.parent.name: p for p in sorted(DATA.glob("*/home")) if p.is_dir()}
+    found.update(
+        {f"real-{p.parents[1].name}": p for p in sorted(DATA.glob("*/real/home"))}
+    )
     if REALCLI.is_dir():
         found.update(
             {f"realcli-{p.parent.name}": p for p in sorted(REALCLI.glob("*/home"))}

@@ -1,8 +1,8 @@
 """Every fixture home, damaged one file at a time, through the commands a user runs.
 
 Formats drift and disks fail, in homes nobody here has seen. Each case copies a home
-(tests/data/<app>/home, and the real CLIs' homes of the shared corpus where it sits beside
-the checkout), damages one file one way drawn from a fixed seed (see tests/fuzzing.py),
+(tests/data/<app>/home, the real CLIs' homes the fixtures keep in tests/data/<app>/real/,
+and those of the shared corpus where it sits beside the checkout), damages one file one way drawn from a fixed seed (see tests/fuzzing.py),
 and runs list, show --json, tree, export md, usage daily, watch --once and doctor --deep
 over it. None may end in a traceback or say "a sessdex bug"; a file that still holds its
 sessions still lists them; and a session gone is never gone unsaid (doctor counts what was

@@ -95,6 +95,21 @@ def test_tree_in_the_terminal_names_each_agent() -> None:
     assert "· 2 tool calls ·" in result.stdout
 
 
+def test_tree_says_an_app_recorded_no_token_counts_not_zero() -> None:
+    """Cursor writes no token counts: its agents' lines say so, as `watch` shows '-'
+    for them, where '0 in, 0 out' read as work that cost nothing."""
+    result = CliRunner().invoke(
+        main, ["tree", "4c8f2a1e", "--home", str(DATA / "cursor" / "home")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "0 in, 0 out" not in result.stdout
+    assert result.stdout.count("· no token counts ·") == 2  # the lead and its child
+    counted = CliRunner().invoke(
+        main, ["tree", "82d9f90c", "--home", str(DATA / "claude" / "home")]
+    )
+    assert "· 2.4k in, 60 out ·" in counted.stdout
+
+
 def test_a_wide_deep_tree_with_late_and_circular_spawns_builds_right() -> None:
     """1,500 workers spawned by the lead, a chain 300 deep, a sub-agent whose events
     come before its spawn (moved from under the lead to its spawner) and a spawn of an

@@ -399,9 +399,15 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
         label.append(" " + one_line(node.description, shown))
     u = node.usage
     calls = "1 tool call" if node.tool_calls == 1 else f"{node.tool_calls} tool calls"
+    taken = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+    # an app that records no counts (or none yet): "0 in, 0 out" would claim free work
+    counts = (
+        f"{tokens(taken)} in, {tokens(u.output_tokens)} out"
+        if taken or u.output_tokens
+        else "no token counts"
+    )
     label.append(
-        f"\n{one_line(node.id)} · {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, "
-        f"{tokens(u.output_tokens)} out · {calls} · {duration(node.duration_seconds)}",
+        f"\n{one_line(node.id)} · {counts} · {calls} · {duration(node.duration_seconds)}",
         style="dim",
     )
     return label

@@ -820,3 +820,14 @@ def test_a_claude_observer_is_marked_apart_from_the_sub_agents(tmp_path: Path) -
     assert {(f.agent_id, f.observer) for f in files} == {
         (None, False), ("a199d630441234c05", False), ("a0b5e7e0b5e7e0b5e", True)
     }  # fmt: skip
+
+
+def test_a_sub_agent_named_by_its_task_says_the_task_once() -> None:
+    """Forge titles a sub-agent's conversation with its task: the tree's line named the
+    agent 'sage Find every caller of checkout… [done] Find every caller of checkout()'."""
+    result = CliRunner().invoke(
+        main, ["tree", "3f2a1b0c", "--home", str(DATA / "forge" / "home")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "└── sage [done] Find every caller of checkout()\n" in result.stdout
+    assert result.stdout.count("Find every caller") == 1

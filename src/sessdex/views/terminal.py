@@ -388,7 +388,13 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
     label.append(
         one_line(node.agent_type or node.agent_name or "agent", 30), style="bold"
     )
-    if node.agent_type and node.agent_name and node.agent_name != node.agent_type:
+    # a name that is its task again (Forge titles a sub-agent's conversation by it) is
+    # said once, by the description
+    if (
+        node.agent_type
+        and node.agent_name
+        and node.agent_name not in (node.agent_type, node.description)
+    ):
         label.append(f" {one_line(node.agent_name, 30)}")
     if node.observer:  # watches another agent: not work the lead gave out
         label.append(" (observer)", style="dim")

@@ -48,3 +48,18 @@ def test_a_wide_terminal_still_shows_the_description_up_to_its_usual_length() ->
         "└── greeter [done] SCENARIO=child You are a sub-agent. Run the shell command "
         "`echo hello…" in result.stdout
     ), result.stdout
+
+
+def test_an_agents_figures_break_between_items_in_a_narrow_terminal() -> None:
+    """At 60 columns the line of id, tokens, calls and duration wrapped mid-item
+    ('· 2' then 'tool calls · 0s'), without the guides; it now breaks between items."""
+    home = DATA / "codex" / "home"
+    result = CliRunner().invoke(
+        main, ["tree", "01a22b81-666a", "--home", str(home)], env={"COLUMNS": "60"}
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 60 for line in lines), lines
+    assert "01a22b81-666a-7993-963b-4b7cc4e806e9 · 3.6k in, 90 out" in lines
+    assert "2 tool calls · 0s" in lines
+    assert "    1 tool call · 0s" in lines  # the child's, under its guide

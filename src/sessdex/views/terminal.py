@@ -412,11 +412,22 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
         if taken or u.output_tokens
         else "no token counts"
     )
-    label.append(
-        f"\n{one_line(node.id)} · {counts} · {calls} · {duration(node.duration_seconds)}",
-        style="dim",
-    )
+    figures = [one_line(node.id), counts, calls, duration(node.duration_seconds)]
+    label.append("\n" + "\n".join(_packed(figures, room)), style="dim")
     return label
+
+
+def _packed(pieces: list[str], room: int | None) -> list[str]:
+    """`pieces` joined by " · " into lines of at most `room` cells, broken only between
+    pieces: a narrow terminal wrapped "2 tool calls" after its "2"."""
+    lines: list[str] = []
+    for piece in pieces:
+        joined = f"{lines[-1]} · {piece}" if lines else piece
+        if lines and (room is None or cell_len(joined) <= room):
+            lines[-1] = joined
+        else:
+            lines.append(piece)
+    return lines
 
 
 class LineWriter:

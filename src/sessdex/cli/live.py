@@ -402,7 +402,13 @@ def follow_command(
         else:
             lead = api.lead_of(home, session) if sys.stdout.isatty() else None
             _follow_text(
-                session, shown(whole_history=True), detail, labels, history, lead
+                session,
+                shown(whole_history=True),
+                detail,
+                labels,
+                history,
+                lead,
+                str(home.path),
             )
     if output_gone():
         reader_left()
@@ -434,12 +440,13 @@ def _follow_text(
     labels: dict[str, str],
     history: int,
     lead: str | None = None,
+    home: str | None = None,
 ) -> None:
     from ..views import terminal
 
     out = terminal.LineWriter(terminal.console())
     if sys.stdout.isatty():
-        out.line(terminal.session_header(session, lead))
+        out.line(terminal.session_header(session, lead, home))
         out.line()
     first = True
     unnamed: set[str] = set()
@@ -544,7 +551,7 @@ def replay_command(
 
             lead = api.lead_of(home, found.session)
             out = terminal.LineWriter(terminal.console())
-            out.line(terminal.session_header(found.session, lead))
+            out.line(terminal.session_header(found.session, lead, str(home.path)))
             out.line()
             for line in terminal.render_events(events, detail):
                 out.line(line)

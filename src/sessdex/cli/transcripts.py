@@ -143,7 +143,7 @@ def show_command(
             with paged(pager) if pager else contextlib.nullcontext() as stream:
                 out = terminal.LineWriter(terminal.console(file=stream))
                 lead = api.lead_of(home, found.session)
-                out.line(terminal.session_header(found.session, lead))
+                out.line(terminal.session_header(found.session, lead, str(home.path)))
                 out.line()
                 shown = itertools.chain([first], rest) if first is not None else ()
                 lines: Iterable[terminal.Line] = terminal.render_events(shown, detail)

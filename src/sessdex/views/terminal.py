@@ -37,6 +37,7 @@ from .text import (
     id_mark,
     one_line,
     sender_name,
+    short_path,
     shown_whole,
     spawn_name,
     title_line,
@@ -72,16 +73,19 @@ class Line:
         return out
 
 
-def session_header(session: Session, lead: str | None = None) -> Line:
+def session_header(
+    session: Session, lead: str | None = None, home: str | None = None
+) -> Line:
     """The title, app, id, times and facts above a transcript; `lead` names the session a
-    sub-agent's line starts from."""
+    sub-agent's line starts from. A folder in `home` is written `~/…`, as `list` shows it."""
     header = Line()
     header.append(title_line(session.title), style="bold")
     header.append(f"\n{session.app} · {one_line(session.id)}", style="dim")
     span = time_span(session.created, session.updated)
     if span:
         header.append(f" · {span}", style="dim")
-    facts = [one_line(x) for x in (session.cwd, session.branch, session.model) if x]
+    folder = short_path(session.cwd, home) if session.cwd else None
+    facts = [one_line(x) for x in (folder, session.branch, session.model) if x]
     if facts:
         header.append("\n" + " · ".join(facts), style="dim")
     if source := forked_from(session.extra):

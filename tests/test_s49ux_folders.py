@@ -1,0 +1,25 @@
+"""The same folder written the same way by every command a user runs across apps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+REAL_GPTME = Path(__file__).parent / "data" / "gptme" / "real" / "home"
+
+
+def test_show_writes_a_folder_in_the_home_as_list_does() -> None:
+    """gptme's real run worked in a folder of its home: `list` showed `~/code/shop-api`,
+    `show`'s header the whole path; both say `~/code/shop-api` now."""
+    home = str(REAL_GPTME)
+    listed = CliRunner().invoke(main, ["list", "--home", home])
+    assert listed.exit_code == 0, listed.output
+    assert "~/code/shop-api" in listed.stdout
+    shown = CliRunner().invoke(main, ["show", "checkout-tui", "--home", home])
+    assert shown.exit_code == 0, shown.output
+    facts = shown.stdout.splitlines()[2]
+    assert facts.startswith("~/code/shop-api · "), facts
+    assert home not in facts

@@ -23,3 +23,12 @@ def test_show_writes_a_folder_in_the_home_as_list_does() -> None:
     facts = shown.stdout.splitlines()[2]
     assert facts.startswith("~/code/shop-api · "), facts
     assert home not in facts
+
+
+def test_an_openclaw_reset_says_which_command_once() -> None:
+    """The TUI's /reset was shown '· reset (reset)'; it is '· reset by /reset'."""
+    home = str(Path(__file__).parent / "data" / "openclaw" / "real" / "home")
+    shown = CliRunner().invoke(main, ["show", "86301032", "--home", home])
+    assert shown.exit_code == 0, shown.output
+    assert "reset (reset)" not in shown.stdout
+    assert shown.stdout.rstrip().endswith("· reset by /reset")

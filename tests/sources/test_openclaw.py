@@ -345,7 +345,7 @@ def test_a_transcript_in_the_database_reads_as_pi_compressed_entries_too() -> No
     # the child's window follows the spawn's result, read from the same database
     assert {e.agent_id for e in found} == {None, DB_CHILD}
     reset = next(e for e in found if e.extra.get("reset"))  # not an unknown type
-    assert reset.kind == "meta" and reset.text == "reset (new)"
+    assert reset.kind == "meta" and reset.text == "reset by /new"
     end = found[-1]  # its node says how the child's run ended
     assert end.kind == "meta" and end.extra["subagent_status"] == "failed"
     assert [e.seq for e in found] == list(range(len(found)))
@@ -620,7 +620,7 @@ def test_a_real_2026_9_6_transcript_reads_both_turns_paired_and_counted() -> Non
     assert [e.seq for e in found] == list(range(len(found)))
     # the TUI's /reset (in place: the same session id) is a boundary inside its session
     tui = events(sessions(REAL)[REAL_NEW])
-    assert tui[-1].kind == "meta" and tui[-1].text == "reset (reset)"
+    assert tui[-1].kind == "meta" and tui[-1].text == "reset by /reset"
 
 
 def test_a_real_2026_9_6_session_resumes_in_the_local_tui_without_a_gateway() -> None:

@@ -405,7 +405,14 @@ def read_entries(
             continue  # a move of the visible leaf: navigation, said by the branch
         if kind == "reset" and resets:
             why = one_line(record.get("reason"), limit=None)
-            text = f"reset ({why})" if why else "reset"
+            # `new` and `reset` are the user's /new and /reset: "reset (reset)" said it twice
+            text = (
+                f"reset by /{why}"
+                if why in ("new", "reset")
+                else f"reset ({why})"
+                if why
+                else "reset"
+            )
             yield reader.event("meta", record, text=text, extra={"reset": why})
             continue
         if kind in _IGNORED:

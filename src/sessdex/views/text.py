@@ -255,6 +255,8 @@ _INPUT_KEYS = (
     "prompt",
     "task_name",
     "task",
+    "tasks",  # Forge's agent tools (sage, forge, muse): the tasks they hand out
+    "goal",  # Hermes' delegate_task
     "message",
     "skill",
     # last: what a task or a report says, when nothing above named the tool's target
@@ -331,8 +333,8 @@ def _telling_argument(value: dict[str, object]) -> str:
     for key in _INPUT_KEYS:
         found = value.get(key)
         if isinstance(found, list):  # several commands or files: one per comma
-            joiner = ", " if key in ("commands", "paths") else " "
-            found = joiner.join(str(part) for part in found)
+            joiner = {"commands": ", ", "paths": ", ", "tasks": "; "}.get(key, " ")
+            found = joiner.join(part for part in found if isinstance(part, str))
         if isinstance(found, str) and found.strip():
             return found
     return ""

@@ -1,4 +1,4 @@
-"""The same folder written the same way by every command a user runs across apps."""
+"""What a daily user reads across apps: the same thing written the same way."""
 
 from __future__ import annotations
 
@@ -32,3 +32,20 @@ def test_an_openclaw_reset_says_which_command_once() -> None:
     assert shown.exit_code == 0, shown.output
     assert "reset (reset)" not in shown.stdout
     assert shown.stdout.rstrip().endswith("· reset by /reset")
+
+
+def test_a_hand_off_to_a_sub_agent_is_summed_up_by_its_task_not_its_json() -> None:
+    """Forge's `sage` (a `tasks` list) and Hermes' `delegate_task` (a `goal`) were shown
+    as their raw JSON input, where every other app's spawn shows its task."""
+    data = Path(__file__).parent / "data"
+    forge = CliRunner().invoke(
+        main, ["show", "3f2a1b0c", "--home", str(data / "forge" / "home")]
+    )
+    assert "Using sage — Find every caller of checkout()\n" in forge.stdout
+    hermes = CliRunner().invoke(
+        main,
+        ["show", "20261205_191422", "--home", str(data / "hermes" / "real" / "home")],
+    )
+    assert hermes.exit_code == 0, hermes.output
+    assert "Using delegate_task — SCENARIO=child You are a sub-agent." in hermes.stdout
+    assert '{"goal"' not in hermes.stdout

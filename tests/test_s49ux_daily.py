@@ -49,3 +49,17 @@ def test_a_hand_off_to_a_sub_agent_is_summed_up_by_its_task_not_its_json() -> No
     assert hermes.exit_code == 0, hermes.output
     assert "Using delegate_task — SCENARIO=child You are a sub-agent." in hermes.stdout
     assert '{"goal"' not in hermes.stdout
+
+
+def test_a_cline_sub_agent_id_from_tree_is_traced_to_its_lead() -> None:
+    """`tree` names a Cline CLI sub-agent `<lead>__agent_…`; `show` of that id said only
+    that no session starts with it, where other apps' say whose sub-agent it is."""
+    home = str(Path(__file__).parent / "data" / "cline" / "real" / "home")
+    child = "1796199559317_1pfyv__agent_1796199559984_wufjri"
+    tree = CliRunner().invoke(main, ["tree", "1796199559317", "--home", home])
+    assert child in tree.stdout
+    shown = CliRunner().invoke(main, ["show", child, "--home", home])
+    assert shown.exit_code == 1
+    assert "that is a sub-agent inside the cline session '1796199559317_1pfyv'" in (
+        shown.stderr
+    )

@@ -236,7 +236,9 @@ def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | N
         if listed.path not in searched:  # a store many sessions share: searched once
             searched[listed.path], read = _file_holds(listed.path, needles, budget)
             budget -= read
-        if not searched[listed.path]:
+        # a sub-agent id made of its lead's (Cline's `<lead>__agent_…`) is not in the file
+        named_after = len(wanted) > len(row.id) and wanted.startswith(row.id.lower())
+        if not searched[listed.path] and not named_after:
             continue
         # the listing row lacks the app's own facts, which its reader may need
         whole = [r for r in index.by_prefix(row.id, row.app) if r.id == row.id]

@@ -133,7 +133,9 @@ def list_sessions(
     with_state: bool = False,
     with_skipped: bool = False,
 ) -> Listing:
-    """Every session, newest first (top-level only unless `include_subagents`).
+    """Every session, newest first (top-level only unless `include_subagents`: then each
+    sub-agent comes right after its lead, those of one lead in the order they started,
+    and `limit` takes the first rows of that order).
 
     `with_state` keeps each session's `extra` (what a reader needs); listing needs only
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
@@ -159,6 +161,7 @@ def list_sessions(
             include_subagents=include_subagents,
             limit=limit,
             with_state=with_state,
+            grouped=include_subagents,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
         empty = not rows and _holds_none(index, apps)

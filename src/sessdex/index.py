@@ -319,23 +319,33 @@ class Index:
         limit: int | None = None,
         first_prefix: str | None = None,
         with_state: bool = False,
+        grouped: bool = False,
     ) -> list[Row]:
-        """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first."""
+        """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first.
+        `grouped`: each sub-agent right after its lead, as `list --all` shows them
+        (`selection.under_leads`), `limit` taking the first rows of that order."""
+        columns = f"app, id, record, {'state' if with_state else 'NULL'}"
+        if grouped:
+            columns += ", " + selection.LEAD_COLUMNS
         sql, args = selection.sessions_sql(
-            f"app, id, record, {'state' if with_state else 'NULL'}",
+            columns,
             apps=apps,
             since=since.timestamp() if since is not None else None,
             under=under,
             words=words,
             scoped=scoped,
             include_subagents=include_subagents,
-            limit=limit,
+            limit=None if grouped else limit,
             first_prefix=first_prefix,
             home=str(self.home.path),
         )
         if scoped:
             self.db.create_function("_field", 2, selection.field, deterministic=True)
-        return [Row(*r) for r in self.db.execute(sql, args)]
+        if not grouped:
+            return [Row(*r) for r in self.db.execute(sql, args)]
+        found = self.db.execute(sql, args).fetchall()
+        order = selection.under_leads([(r[0], r[1], r[4], r[5]) for r in found])
+        return [Row(*found[n][:4]) for n in order[:limit]]
 
     def count(
         self,

@@ -171,17 +171,24 @@ class _Plan:
             first_prefix = query.id_prefix
         self.checked = sorted(set(apps or BUILTIN))
         self.table = not (request.as_json or request.as_nl)
+        # `list --all`: each sub-agent under its lead (selection.under_leads), the limit
+        # taken of that order, so cut here rather than in the query
+        self.grouped = request.command == "list" and request.include_subagents
+        self.limit = request.limit
+        columns = _TABLE_COLUMNS if self.table else "record"
+        if self.grouped and not self.table:
+            columns += ", app, id, " + selection.LEAD_COLUMNS
         since = selection.parse_since(request.since) if request.since else None
         under = selection.here_folders() if request.here else None
         self.sql, self.args = selection.sessions_sql(
-            _TABLE_COLUMNS if self.table else "record",
+            columns,
             apps=apps,
             since=since,
             under=under,
             words=words,
             scoped=self.scoped,
             include_subagents=request.include_subagents,
-            limit=request.limit,
+            limit=None if self.grouped else request.limit,
             first_prefix=first_prefix,
             home=home,
         )
@@ -224,7 +231,7 @@ class _Plan:
         self.key = (
             None
             if request.since or self.table
-            else f"{request.as_json} {self.sql} {self.args}"
+            else f"{request.as_json} {self.sql} {self.args} {self.limit}"
         )
 
 
@@ -378,8 +385,16 @@ def _body_from_index(
                 return _nothing_matches(request, hidden, wider) if listed else None
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
-            return _table(rows, home[0], ids)
-        records = [record for (record,) in db.execute(plan.sql, plan.args)]
+            if plan.grouped:  # a sub-agent starts when it was created
+                order = selection.under_leads([(*r[:2], r[7], r[3]) for r in rows])
+                rows = [rows[n] for n in order[: plan.limit]]
+            return _table(rows, home[0], ids, plan.grouped)
+        if plan.grouped:
+            found = db.execute(plan.sql, plan.args).fetchall()
+            order = selection.under_leads([r[1:] for r in found])
+            records = [found[n][0] for n in order[: plan.limit]]
+        else:
+            records = [record for (record,) in db.execute(plan.sql, plan.args)]
         body = _body(records, request)
         db.execute("COMMIT")
         if plan.key is not None:
@@ -714,7 +729,7 @@ def _nothing_matches(request: _Request, hidden: int, wider: int) -> bytes | None
 _TABLE_COLUMNS = (
     "app, id, json_extract(record, '$.updated'), json_extract(record, '$.created'), "
     "json_extract(record, '$.branch'), json_extract(record, '$.cwd'), "
-    "json_extract(record, '$.title'), parent_id IS NOT NULL, "
+    "json_extract(record, '$.title'), parent_id, "
     "json_extract(record, '$.observer') IS 1, "
     "CASE WHEN instr(record, '\\u0000') > 0 THEN record END"
 )
@@ -728,8 +743,11 @@ def _with_nul(record: str | bytes) -> tuple[str, ...]:
     return tuple(value.get(key) for key in ("branch", "cwd", "title"))
 
 
-def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
-    """The lines `sessdex list` prints for people (views.text.listing_line)."""
+def _table(
+    rows: list[tuple[str, ...]], home: str, ids: list[str], grouped: bool
+) -> bytes:
+    """The lines `sessdex list` prints for people (views.text.listing_line); `grouped`:
+    in `list --all`'s order, a sub-agent's own marked deeper."""
     from .views.text import (
         app_width,
         coloured,
@@ -742,6 +760,11 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
     rows = [
         (*row[:4], *_with_nul(row[9]), *row[7:9]) if row[9] else row[:9] for row in rows
     ]
+    depths = (
+        selection.listing_depths((row[0], row[1], row[7]) for row in rows)
+        if grouped
+        else [int(row[7] is not None) for row in rows]
+    )
     width, styled = terminal_width(), coloured(sys.stdout)
     id_width = short_id_width((row[1] for row in rows), ids)
     app_column = app_width(row[0] for row in rows)
@@ -757,14 +780,24 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
             width=width,
             home=home,
             styled=styled,
-            sub_agent=bool(nested),
+            sub_agent=depth,
             observer=bool(observer),
             id_width=id_width,
             app_column=app_column,
             branch_column=branch_column,
             folder_column=folder_column,
         )
-        for app, session_id, updated, created, branch, cwd, title, nested, observer in rows
+        for (
+            app,
+            session_id,
+            updated,
+            created,
+            branch,
+            cwd,
+            title,
+            _,
+            observer,
+        ), depth in zip(rows, depths, strict=True)
     ]
     charset.register()
     encoding = sys.stdout.encoding or "utf-8"

@@ -8,7 +8,7 @@ path must start in a few milliseconds.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from . import pathnames
 from .hints import named
@@ -376,6 +376,61 @@ def sessions_sql(
         sql += " LIMIT ?"
         args.append(limit)
     return sql, args
+
+
+# what `list --all` asks for besides a row's own columns, to put it under its lead
+# (`under_leads`): its lead, and for a sub-agent the time it started
+LEAD_COLUMNS = (
+    "parent_id, CASE WHEN parent_id IS NOT NULL"
+    " THEN json_extract(record, '$.created') END"
+)
+
+
+def under_leads(keys: Sequence[tuple[str, str, str | None, str | None]]) -> list[int]:
+    """The order `list --all` shows rows in, as positions in `keys`: each row's (app,
+    id, lead's id or None, start time of a sub-agent), newest first as `sessions_sql`
+    gives them. Each sub-agent comes right after its lead (a sub-agent's own after it),
+    the sub-agents of one lead in the order they started (one with no start time last);
+    the leads, and a sub-agent whose lead is not among the rows, stay in their order."""
+    at = {(app, own): n for n, (app, own, _, _) in enumerate(keys)}
+    heads: list[int] = []
+    under: dict[int, list[int]] = {}
+    for n, (app, _, lead, _) in enumerate(keys):
+        above = None if lead is None else at.get((app, lead))
+        if above is None or above == n:
+            heads.append(n)
+        else:
+            under.setdefault(above, []).append(n)
+    if not under:
+        return list(range(len(keys)))
+    for rows in under.values():
+        rows.sort(key=lambda n: (keys[n][3] is None, keys[n][3] or ""))
+    order: list[int] = []
+    placed = [False] * len(keys)
+    # then the rows of a loop (two sessions, each the other's lead), which no head
+    # reaches: at the end, as listed
+    for head in [*heads, *range(len(keys))]:
+        stack = [head]
+        while stack:
+            n = stack.pop()
+            if not placed[n]:
+                placed[n] = True
+                order.append(n)
+                stack.extend(reversed(under.get(n, ())))
+    return order
+
+
+def listing_depths(keys: Iterable[tuple[str, str, str | None]]) -> list[int]:
+    """How deep each row (app, id, lead's id or None) of a listing in `under_leads`'
+    order sits: 0 for a lead, 1 for its sub-agent or one whose lead is not listed, 2 for
+    a sub-agent's own, and so on."""
+    depths: dict[tuple[str, str], int] = {}
+    found = []
+    for app, own, lead in keys:
+        depth = 0 if lead is None else depths.get((app, lead), 0) + 1
+        depths[app, own] = depth
+        found.append(depth)
+    return found
 
 
 def _undashed_uuid(word: str) -> str | None:

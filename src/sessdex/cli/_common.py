@@ -618,7 +618,11 @@ def report_skipped(
                 err(f"  {app}: {detail(path, line, reason)}")
 
 
-def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> None:
+def print_rows(
+    listing: api.Listing, as_json: bool, as_nl: bool, home: Home, grouped: bool = False
+) -> None:
+    """`grouped`: the rows are in `list --all`'s order, a sub-agent's own sub-agents
+    after it, marked deeper (`selection.under_leads`)."""
     rows = listing.rows
     if as_json:
         stdout_bytes(b"[" + b",".join(row.record for row in rows) + b"]\n")
@@ -628,6 +632,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         return
     import orjson
 
+    from ..selection import listing_depths
     from ..views.text import (
         app_width,
         coloured,
@@ -647,7 +652,13 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         ((record.get("branch"), record.get("cwd")) for record in records),
         home=home_text, width=width, app_column=app_column, id_width=id_width,
     )  # fmt: skip
-    for row, record in zip(rows, records, strict=True):
+    leads = [(row.app, row.id, record.get("parent_id")) for row, record in zip(rows, records, strict=True)]  # fmt: skip
+    depths = (
+        listing_depths(leads)
+        if grouped
+        else [int(lead is not None) for *_, lead in leads]
+    )
+    for row, record, depth in zip(rows, records, depths, strict=True):
         fields = (
             record.get("updated"),
             record.get("created"),
@@ -663,7 +674,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
                 width=width,
                 home=home_text,
                 styled=styled,
-                sub_agent=record.get("parent_id") is not None,
+                sub_agent=depth,
                 observer=record.get("observer") is True,
                 id_width=id_width,
                 app_column=app_column,

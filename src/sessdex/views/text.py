@@ -565,7 +565,7 @@ def listing_line(
     home: str,
     styled: bool,
     now: datetime | None = None,
-    sub_agent: bool = False,
+    sub_agent: int = 0,
     observer: bool = False,
     id_width: int = SHORT_ID,
     app_column: int = APP_WIDTH,
@@ -574,7 +574,8 @@ def listing_line(
 ) -> str:
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
     (a sub-agent's marked `↳`, as `list --all` shows them among the sessions, an observer
-    also `(observer)`, as `tree` marks it).
+    also `(observer)`, as `tree` marks it; `sub_agent` is how deep it sits under the
+    leads listed: 2, a sub-agent's own, `  ↳`, and so on; True reads as 1).
 
     `fields` are the record's updated, created, branch, cwd and title; everything printed
     is cleaned of control sequences and cut to fit `width` (the columns' widths come
@@ -593,7 +594,9 @@ def listing_line(
     if folder_column:
         folder = left_cut(one_line(short_path(cwd, home)), folder_column)
         head += pad(folder, folder_column) + " "
-    mark = ("↳ " if sub_agent else "") + ("(observer) " if observer else "")
+    mark = ("  " * (sub_agent - 1) + "↳ " if sub_agent else "") + (
+        "(observer) " if observer else ""
+    )
     line = head + mark + title_line(title, max(10, width - cells(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import claude_line, write_claude_session
+from .helpers import (
+    NESTED,
+    SPAWNER,
+    SUBAGENT_RUN,
+    claude_line,
+    nested_claude_run,
+    write_claude_session,
+)
 from .test_quick import answered, settled
 
 OLD = "11111111-0000-4000-8000-000000000001"
@@ -157,3 +164,24 @@ def test_nested_sub_agents_are_indented_by_depth() -> None:
     ordered = [rows[n] for n in under_leads(rows)]
     assert [row[1] for row in ordered] == ["other", "lead", "sub", "child", "stray"]
     assert listing_depths((r[0], r[1], r[2]) for r in ordered) == [0, 0, 1, 2, 1]
+
+
+def test_a_sub_agents_own_sub_agent_is_marked_one_deeper(
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Claude Code's nested sub-agent (the real 2.1.197 run, a sub-agent spawning one):
+    under the sub-agent that spawned it, `  ↳`, on both paths."""
+    home = tmp_path / "home"
+    nested_claude_run(home)
+    settled(home)
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ["--all", "--home", str(home)]
+    table = full_run(*args)
+    records = json.loads(full_run(*args, "--json"))
+    ids = [r["id"] for r in records]
+    assert ids == [SUBAGENT_RUN, SPAWNER, NESTED]
+    columns = [line.find("↳") for line in table.decode().splitlines()]
+    assert columns[0] == -1 and columns[1] > 0 and columns[2] == columns[1] + 2
+    assert answered(args, capsysbinary) == table

@@ -652,7 +652,10 @@ def print_rows(
         ((record.get("branch"), record.get("cwd")) for record in records),
         home=home_text, width=width, app_column=app_column, id_width=id_width,
     )  # fmt: skip
-    leads = [(row.app, row.id, record.get("parent_id")) for row, record in zip(rows, records, strict=True)]  # fmt: skip
+    leads = [
+        (row.app, row.id, record.get("parent_id"))
+        for row, record in zip(rows, records, strict=True)
+    ]
     depths = (
         listing_depths(leads)
         if grouped

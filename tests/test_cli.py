@@ -794,8 +794,10 @@ def test_resume_says_a_windows_folder_from_a_copied_home_is_not_here(
 def test_resume_refuses_a_session_that_recorded_no_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An app that resumes by id wherever it is started (or looks the id up per folder)
-    would run here, in whatever folder the user is in: the command said `cd .`."""
+    """`claude --resume <id>` finds a session only in the project folder it ran in: with
+    no folder recorded, the line once printed `cd . && claude --resume …` (exit 0), which
+    ran nowhere useful; now it is refused, as Kimi's, Gemini's or Cursor's is, saying why
+    and what to do."""
     home = tmp_path / "home"
     path = write_claude_session(home, "56565656-0000-4000-8000-000000000005", "/w/x")
     lines = [json.loads(line) for line in path.read_text().splitlines()]
@@ -806,14 +808,41 @@ def test_resume_refuses_a_session_that_recorded_no_folder(
     )
     assert api.resolve(Home.at(home), "5656").cwd is None
     monkeypatch.chdir(tmp_path)
-    code, _, err = invoke("resume", "5656", "--home", str(home))
-    assert code == 1 and "recorded no folder for this session" in err
-    code, out, err = invoke("resume", "5656", "--print", "--home", str(home))
-    assert code == 0 and "warning: Claude Code recorded no folder" in err
-    assert "folder" not in err.replace("recorded no folder", "").replace(
-        "from the folder", ""
-    ), "the missing folder is said once, not again by the adapter"
-    assert out.startswith("cd . && claude --resume")
+    for words in ((), ("--print",)):
+        code, out, err = invoke("resume", "5656", *words, "--home", str(home))
+        assert code == 1 and out == ""
+        assert "Claude Code recorded no folder for this session" in err
+        assert "finds a session only from the folder the session ran in" in err
+        assert "go to that folder and resume it there" in err
+    code, out, err = invoke("resume", "5656", "--json", "--home", str(home))
+    record = json.loads(out)
+    assert code == 0 and record["command"] is None
+    assert "recorded no folder" in record["refusals"][0]
+
+
+@pytest.mark.parametrize(
+    ("target", "line"),
+    [
+        ("hermes:20260405_101500_5e5e5e", "hermes --resume 20260405_101500_5e5e5e"),
+        (
+            "copilot:3f6c2a1e",
+            "copilot --resume 3f6c2a1e-8b4d-4e7a-9c2f-5d1e0b7a6c48",
+        ),
+        ("amp:test-thread-1", "amp threads continue test-thread-1"),
+    ],
+)
+def test_resume_of_a_session_with_no_folder_runs_anywhere_its_cli_finds_it(
+    home: Home, target: str, line: str
+) -> None:
+    """Hermes keeps every session in one database, Copilot in one folder, Amp its threads
+    by id: their CLI finds the session from any folder, so the line has no `cd` (once
+    `cd . && hermes …` for Hermes, a refusal for Copilot and Amp) and a note says the
+    folder is unknown."""
+    code, out, err = invoke("resume", target, "--print", "--home", str(home.path))
+    assert code == 0, err
+    assert out.strip().startswith(line) and "cd " not in out
+    assert "recorded no folder for this session" in err
+    assert "runs in the folder you are in" in err
 
 
 def test_a_recorded_model_that_reads_as_an_option_is_left_out(tmp_path: Path) -> None:
@@ -1124,6 +1153,7 @@ def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     assert (
         code == 1 and "Cursor (CLI and IDE) recorded no folder for this session" in err
     )
+    assert "finds a session only from the folder the session ran in" in err
     code, _, err = invoke("resume", "roo:9e8d7c6b", "--print", *where)
     assert code == 1 and "has no command to resume a session" in err
 

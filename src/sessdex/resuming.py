@@ -43,6 +43,8 @@ class ResumeCheck:
         and id quoted. Raises NotQuotable where that shell cannot be given a word."""
         from . import shells
 
+        if not self.plan.cwd:  # an app that finds the session from any folder
+            return shells.run(self.plan.argv)
         return shells.cd_then_run(self.plan.cwd, self.plan.argv)
 
     def record(self) -> dict[str, object]:
@@ -87,6 +89,33 @@ def refused_record(session: Session, refusal: str) -> dict[str, object]:
         "branch_mismatch": None,
         "live_pids": [],
     }
+
+
+def resumes_anywhere(source: sources.Source) -> bool:
+    """Whether the app's CLI finds a session by its id from any folder (one database or
+    folder for every project), rather than only from the folder the session ran in (a
+    store per project, found from the folder it is started in): an adapter says so with
+    `RESUMES_ANYWHERE = True`."""
+    return getattr(source, "RESUMES_ANYWHERE", False) is True
+
+
+def _no_folder(source: sources.Source) -> str:
+    """Why a session that recorded no folder is not resumed by an app whose CLI finds a
+    session only from the folder it ran in, and what the user can do."""
+    return (
+        f"{source.TITLE} recorded no folder for this session, and its CLI finds a "
+        "session only from the folder the session ran in, which sessdex cannot tell; "
+        "go to that folder and resume it there with the app."
+    )
+
+
+def _runs_here(source: sources.Source, plan: ResumePlan) -> str:
+    """The note on a command for a session that recorded no folder, which the app's CLI
+    finds from any folder: it runs where the user is."""
+    return (
+        f"{source.TITLE} recorded no folder for this session; {plan.program} finds it "
+        "from any folder, so the command has no `cd` and runs in the folder you are in"
+    )
 
 
 @once_more_if_damaged
@@ -140,10 +169,7 @@ def _why_not_resumable(
             except NotQuotable:  # cmd.exe: the id alone, to type as the user can
                 return f"{told} ({session.app}:{one_line(lead)})."
         if not session.cwd:
-            return (
-                f"{source.TITLE} recorded no folder for this session, and sessdex never "
-                "resumes elsewhere; open it with the app from the folder it ran in."
-            )
+            return _no_folder(source)
     where = f" (it ran in {one_line(session.cwd)})" if session.cwd else ""
     return (
         f"{source.TITLE} has no command to resume a session from the command line; "
@@ -174,6 +200,12 @@ def check_resume(
         raise ResumeRefused(
             _why_not_resumable(source, session, _root_of(home, session)), session
         )
+    if not session.cwd:
+        # one rule for every app: no folder to enter, so either the app's CLI finds the
+        # session from wherever the user is (a line with no `cd`) or it is refused
+        if not resumes_anywhere(source):
+            raise ResumeRefused(_no_folder(source), session)
+        plan = replace(plan, cwd="", notes=(*plan.notes, _runs_here(source, plan)))
     if _holds_nul(plan):
         raise ResumeRefused(
             "the session's recorded folder or id holds a NUL byte, which no command "
@@ -189,12 +221,8 @@ def check_resume(
         f"left out {item} (looser than the CLI's default; {keep} keeps it)"
         for item in plan.withheld
     )
-    if plan.cwd in ("", os.curdir) and not session.cwd:
-        # the adapter could only say "here": wherever the user happens to be
-        check.refusals.append(
-            f"{source.TITLE} recorded no folder for this session, and sessdex never "
-            "resumes elsewhere; run it from the folder the session ran in."
-        )
+    if not plan.cwd:
+        pass  # no folder to check: the CLI finds the session from any folder
     elif not os.path.isabs(plan.cwd) or not os.path.isdir(plan.cwd):
         # a file where the folder was is not a folder that "exists", nor is a Windows
         # folder read from a copied home here, nor a relative one (`shop`), which would
@@ -332,9 +360,13 @@ def resume_command(session: Session) -> str | None:
     if session.id.startswith("-"):
         return None
     session, _ = _argument_safe(session)
-    plan = sources.get(session.app).resume(session)
-    if plan is None or not session.cwd or plan.cwd in ("", os.curdir):
+    source = sources.get(session.app)
+    plan = source.resume(session)
+    if plan is None or (not session.cwd and not resumes_anywhere(source)):
         return None
+    if not session.cwd:  # the CLI finds it from any folder: no `cd`
+        plan = replace(plan, cwd="")
+        return None if _holds_nul(plan) else _quoted(session, plan)
     if not (
         os.path.isabs(plan.cwd)
         or plan.cwd.startswith("/")
@@ -343,9 +375,15 @@ def resume_command(session: Session) -> str | None:
         return None  # `cd shop` would enter a folder below wherever the reader is
     if _holds_nul(plan):
         return None
+    return _quoted(session, plan)
+
+
+def _quoted(session: Session, plan: ResumePlan) -> str | None:
+    """The plan's line for the user's shell, or None where that shell cannot be given
+    one of its words: no line rather than a wrong one."""
     try:
         return ResumeCheck(session, plan).command
-    except NotQuotable:  # no line rather than a wrong one
+    except NotQuotable:
         return None
 
 

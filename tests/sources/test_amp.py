@@ -138,7 +138,10 @@ def test_resume_needs_the_threads_folder() -> None:
     # the package the CLI now ships in (the old name only pulls it in)
     assert plan.notes == ()
     assert plan.install_hint == "npm install -g @ampcode/cli"
-    assert amp.resume(found["test-thread-1"]) is None
+    # a thread that names no tree: Amp finds a thread by its id from any folder, so
+    # `resume` runs it where the user is (no `cd`), rather than refusing it
+    anywhere = amp.resume(found["test-thread-1"])
+    assert anywhere is not None and anywhere.cwd == "" and amp.RESUMES_ANYWHERE
 
 
 def test_a_thread_too_big_to_parse_whole_is_read_in_pieces_to_the_same_result(

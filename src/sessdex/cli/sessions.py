@@ -358,7 +358,8 @@ def resume_command(
         else:
             err(f"warning: {message}")
     try:  # the checks above may pass and the folder still refuse (gone since, no access)
-        os.chdir(check.plan.cwd)
+        if check.plan.cwd:  # none: a CLI that finds the session from any folder
+            os.chdir(check.plan.cwd)
     except OSError as error:
         raise SessdexError(
             f"cannot enter the session's folder {one_line(check.plan.cwd)}: "

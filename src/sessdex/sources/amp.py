@@ -74,6 +74,8 @@ from ._vscode_tasks import EDITOR_VARIABLES, SERVER_DIRS, config_bases
 from .base import Home, Location
 
 NAME = "amp"
+# `amp threads continue <id>` finds a thread by its id from any folder
+RESUMES_ANYWHERE = True
 TITLE = "Amp"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
@@ -278,12 +280,11 @@ def read(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`amp threads continue <id>` in the thread's first tree."""
-    if session.cwd is None:
-        return None
+    """`amp threads continue <id>` in the thread's first tree (Amp keeps threads by id,
+    for every folder: one that names none is continued from any)."""
     return ResumePlan(
         argv=("amp", "threads", "continue", session.id),
-        cwd=session.cwd,
+        cwd=session.cwd or "",
         program="amp",
         # the CLI's own package: @sourcegraph/amp is now a wrapper that pulls it in
         install_hint="npm install -g @ampcode/cli",

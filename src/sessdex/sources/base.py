@@ -207,6 +207,14 @@ class Source(Protocol):
 # resume command.
 
 
+# --- a session that recorded no folder (optional) -----------------------------------------
+#
+# A source whose CLI finds a session by its id from any folder (one database or folder for
+# every project) sets `RESUMES_ANYWHERE = True`: a session that recorded no folder is then
+# resumed where the user is, its command printed with no `cd`. Without it such a session is
+# refused, as a CLI that keeps a store per project finds it only from the folder it ran in.
+
+
 # --- which program runs a resume (optional) --------------------------------------------
 #
 # A source whose CLI goes by a name another program may hold, or by an older name, may

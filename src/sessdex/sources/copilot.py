@@ -77,6 +77,8 @@ from ._values import (
 from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "copilot"
+# `copilot --resume <id>` finds a session in `session-state/` from any folder
+RESUMES_ANYWHERE = True
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
@@ -830,8 +832,8 @@ def _minus(after: Usage, before: Usage) -> Usage | None:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    if not session.cwd:
-        return None
+    """`copilot --resume <id>` in the session's folder (Copilot keeps every session in
+    one folder, `session-state/`: one that names no folder is resumed from any)."""
     argv = ["copilot", "--resume", session.id]
     if session.model:
         argv += ["--model", session.model]
@@ -845,7 +847,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             withheld.append("--allow-all")
     return ResumePlan(
         argv=tuple(argv),
-        cwd=session.cwd,
+        cwd=session.cwd or "",
         program="copilot",
         install_hint="npm install -g @github/copilot",
         withheld=tuple(withheld),

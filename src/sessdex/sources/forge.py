@@ -91,6 +91,8 @@ from ._values import (
 from .base import Home, Location, Opened, ResumeFlags, is_uuid, opened_by_flags
 
 NAME = "forge"
+# `forge --conversation-id` finds a conversation in its one database from any folder
+RESUMES_ANYWHERE = True
 TITLE = "Forge Code"
 SCAN_NOTED = True  # locate reads only the environment; scan only probes
 CHECKED_WITH = (

@@ -81,6 +81,8 @@ from ._values import as_str, db_time, json_object, one_line
 from .base import Home, Location, WholeRead
 
 NAME = "goose"
+# `goose session --resume` finds a session in its one database from any folder
+RESUMES_ANYWHERE = True
 TITLE = "Goose"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (

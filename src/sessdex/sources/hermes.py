@@ -130,6 +130,8 @@ from .base import (
 )
 
 NAME = "hermes"
+# `hermes --resume <id>` finds a session in its one database from any folder
+RESUMES_ANYWHERE = True
 TITLE = "Hermes Agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (

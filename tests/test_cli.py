@@ -168,6 +168,18 @@ def test_list_human_output_is_one_line_per_session() -> None:
     assert "~/code/shop-api" not in lines[0]  # the demo home is not the user's home
 
 
+def test_list_writes_an_unknown_age_as_every_other_unknown_value(
+    tmp_path: Path,
+) -> None:
+    """An Amazon Q chat that kept no time has no age: `list` wrote `?` there, beside
+    the `-` of its unknown branch (and every other unknown value sessdex shows)."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("kiro"), home)
+    code, out, _ = invoke("list", "--app", "kiro", "--home", str(home))
+    line = next(line for line in out.splitlines() if "1b3d5f7a" in line)
+    assert code == 0 and line.split()[2:4] == ["-", "-"], line
+
+
 def test_list_columns_stay_aligned_when_an_app_name_is_long(home: Home) -> None:
     """ "antigravity" is wider than the usual app column: every id and every branch still
     starts where the line above starts it, on the full and the fast listing paths."""

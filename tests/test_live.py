@@ -537,7 +537,8 @@ def test_rules_turns_and_tools() -> None:
     assert decide(tracked(prompt), T + 5, T, None).status == "working"
     call = event("tool_call", T + 1, tool="Bash", call_id="c1")
     status = decide(tracked(prompt, call), T + 43, T + 1, True)
-    assert status == status.__class__("working", "tool Bash running 42 s")
+    # the same compact form as `list`'s ages (`6m`), not '42 s'
+    assert status == status.__class__("working", "tool Bash running 42s")
     done = tracked(
         prompt,
         call,
@@ -545,7 +546,7 @@ def test_rules_turns_and_tools() -> None:
         event("assistant", T + 3, text="ok"),
         event("turn_end", T + 3),
     )
-    assert decide(done, T + 63, T + 3, True).reason == "turn ended 1 m ago"
+    assert decide(done, T + 63, T + 3, True).reason == "turn ended 1m ago"
     assert decide(done, T + 63, T + 3, True).status == "waiting_for_user"
     assert decide(done, T + 3600, T + 3, True).status == "idle"
     assert decide(done, T + 63, T + 3, False).status == "ended"
@@ -606,9 +607,9 @@ def test_rules_a_deferred_answer() -> None:
     later = event("meta", T + 1, text="answer deferred", extra={"deferred": True})
     deferred = tracked(prompt, event("assistant", T + 1, text="Working on it"), later)
     status = decide(deferred, T + 1201, T + 1, True)
-    assert status == status.__class__("working", "waiting for a deferred answer (20 m)")
+    assert status == status.__class__("working", "waiting for a deferred answer (20m)")
     assert decide(deferred, T + 301, T + 1, False).reason == (
-        "a deferred answer pending for 5 m"
+        "a deferred answer pending for 5m"
     )
     assert decide(deferred, T + 2 * 86400, T + 1, None).status == "ended"
     answered = tracked(
@@ -657,7 +658,7 @@ def test_an_api_error_an_app_retries_and_a_users_abort_are_not_failures(
         ),
     )
     status = decide(aborted, T + 10, T + 2, True)
-    assert (status.status, status.reason) == ("waiting_for_user", "interrupted 8 s ago")
+    assert (status.status, status.reason) == ("waiting_for_user", "interrupted 8s ago")
 
 
 def test_rules_errors_interruptions_and_approval() -> None:
@@ -702,7 +703,7 @@ def test_an_inferred_approval_nobody_answers_goes_idle_as_a_recorded_one_does() 
     assert decide(recorded, later, T + 1, True).status == "idle"
     asking = tracked(prompt, event("tool_call", T + 1, tool="Edit", call_id="c"))
     status = decide(asking, later, T + 1, True, lambda since: False)
-    assert (status.status, status.reason) == ("idle", "Edit waits for approval (3 h)?")
+    assert (status.status, status.reason) == ("idle", "Edit waits for approval (3h)?")
     status = decide(asking, T + 60, T + 1, True, lambda since: False)
     assert status.status == "waiting_for_user"
     # a sub-agent's, which the lead's window asks for
@@ -715,7 +716,7 @@ def test_an_inferred_approval_nobody_answers_goes_idle_as_a_recorded_one_does() 
     status = decide(tracker, T + 2 + 3 * 3600, T + 2, True, lambda since: False)
     assert (status.status, status.reason) == (
         "idle",
-        "Explore: Read waits for approval (3 h)?",
+        "Explore: Read waits for approval (3h)?",
     )
     status = decide(tracker, T + 60, T + 2, True, lambda since: False)
     assert status.status == "waiting_for_user"
@@ -731,9 +732,9 @@ def test_rules_sub_agents() -> None:
     tracker = tracked(prompt, spawn, announced, child)
     status = decide(tracker, T + 12, T + 2, True)
     assert status.status == "waiting_on_subagent"
-    assert status.reason == "sub-agent Explore working 11 s"
+    assert status.reason == "sub-agent Explore working 11s"
     tracker.add(event("turn_end", T + 13, agent="k"), T + 13)
-    assert decide(tracker, T + 14, T + 13, True).reason == "tool Task running 13 s"
+    assert decide(tracker, T + 14, T + 13, True).reason == "tool Task running 13s"
     # a spawn whose child has no file we can read still counts while its call is open
     blind = tracked(
         prompt, spawn, event("subagent", T + 1, call_id="c", extra={"child_id": None})
@@ -741,7 +742,7 @@ def test_rules_sub_agents() -> None:
     assert decide(blind, T + 5, T + 1, None).reason == "1 sub-agent working"
     # ... until, with no process information, nothing was written for half an hour
     status = decide(blind, T + 3601, T + 1, None)
-    assert (status.status, status.reason) == ("ended", "nothing written for 1 h")
+    assert (status.status, status.reason) == ("ended", "nothing written for 1h")
     assert decide(blind, T + 3601, T + 1, True).status == "waiting_on_subagent"
     two = tracked(
         prompt,
@@ -763,7 +764,7 @@ def test_rules_sub_agents() -> None:
         event("turn_end", T + 3),
     )
     status = decide(launched, T + 5, T + 3, True)
-    assert status.reason == "turn ended 2 s ago (1 sub-agent working)"
+    assert status.reason == "turn ended 2s ago (1 sub-agent working)"
     launched.add(event("user", T + 4, agent="j", text="y"), T + 4)
     assert decide(launched, T + 5, T + 4, True).reason.endswith(
         "(2 sub-agents working)"
@@ -832,7 +833,7 @@ def test_a_fresh_cli_in_its_folder_does_not_keep_a_crashed_session_working(
 ) -> None:
     """A session that crashed during a tool call three hours ago, and a CLI of its app
     started in the same folder just now: that CLI has not written the session, so the
-    board says it stopped, not 'tool Bash running 3 h'."""
+    board says it stopped, not 'tool Bash running 3h'."""
     root = tmp_path / "proc"
     (root / "self").mkdir(parents=True)
     (root / "stat").write_text("cpu 0\nbtime 1000\n")
@@ -1203,7 +1204,7 @@ def test_board_text_is_sanitised() -> None:
     hostile = "fix \x1b]0;pwned\x07 the \x1b[2Jbuild"
     row = live.BoardRow(
         Session("claude", "abc", title=hostile, cwd="/home/dev/\x1b[31mred"),
-        Status("working", "tool \x1b[1mBash running 3 s"),
+        Status("working", "tool \x1b[1mBash running 3s"),
         T,
         1234,
         True,
@@ -1258,7 +1259,7 @@ def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
         )  # fmt: skip
 
     rows = [
-        row("Fix the flaky checkout test in CI", "/home/dev/code/shop-api", "tool Bash running 42 s"),
+        row("Fix the flaky checkout test in CI", "/home/dev/code/shop-api", "tool Bash running 42s"),
         row("Plan", "/home/dev/x", "model responding"),
     ]  # fmt: skip
     now = datetime.fromtimestamp(T, UTC)
@@ -1266,7 +1267,7 @@ def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
     # each row starts with enough of its id to `show` or `resume` it
     assert wide[1] == (
         "  Fix      claude   Fix the flaky checkout test in CI ~/code/shop-api tool Bash "
-        "running 42 s  now    1.2k"
+        "running 42s  now    1.2k"
     )
     narrow = plain(rows, "/home/dev", now, width=80).splitlines()
     assert narrow[1] == (
@@ -1294,7 +1295,7 @@ def test_the_live_board_is_the_plain_board_fitted_to_the_terminal() -> None:
                 title="Fix the flaky checkout test in CI",
                 cwd="/home/dev/code/shop-api",
             ),
-            Status(status, "tool Bash running 42 s"),
+            Status(status, "tool Bash running 42s"),
             T - 300,
             123_456,
             False,
@@ -1318,7 +1319,7 @@ def test_the_live_board_is_the_plain_board_fitted_to_the_terminal() -> None:
         shown[width] = lines[1]
     assert shown == {
         160: "  01a22b81-66 opencode Fix the flaky checkout test in CI ~/code/shop-api "
-        "tool Bash running 42 s   5m  123.5k",
+        "tool Bash running 42s   5m  123.5k",
         80: "  01a22b81-66 opencode Fix the flaky checkout test in… …de/shop-api   5m  123.5k",
         60: "  01a22b81-66 opencode Fix the flaky checkout …   5m  123.5k",
         40: "  01a22b81-66 Fix the flak…   5m  123.5k",
@@ -1579,7 +1580,7 @@ def test_a_recorded_question_or_approval_waits_for_the_user_until_settled() -> N
     asked = event("meta", T + 2, text="Which environment?", extra={"asks": "answer"})
     status = decide(tracked(prompt, call, asked), T + 12, T + 2, True)
     assert status == status.__class__(
-        "waiting_for_user", "a question waits for your answer (10 s)"
+        "waiting_for_user", "a question waits for your answer (10s)"
     )
     answered = event("user", T + 13, text='{"env": "prod"}')
     assert (
@@ -1588,7 +1589,7 @@ def test_a_recorded_question_or_approval_waits_for_the_user_until_settled() -> N
     )
     permission = event("meta", T + 2, tool="shell", extra={"asks": "approval"})
     status = decide(tracked(prompt, call, permission), T + 9, T + 2, None)
-    assert status.reason == "shell waits for approval (7 s)"
+    assert status.reason == "shell waits for approval (7s)"
     allowed = event("meta", T + 10, extra={"answered": True})
     assert (
         decide(tracked(prompt, call, permission, allowed), T + 12, T + 10, None).status
@@ -2104,16 +2105,16 @@ def test_a_sub_agent_whose_spawn_returned_is_done_though_it_wrote_no_turn_end(
     status = follower.status(written + 10)
     assert (status.status, status.reason) == (
         "working",
-        "tool run_shell_command running 10 s",
+        "tool run_shell_command running 10s",
     )
     follower.tracker.add(event("turn_end", written + 11), written + 11)
-    assert follower.status(written + 12).reason == "turn ended 1 s ago"
+    assert follower.status(written + 12).reason == "turn ended 1s ago"
 
 
 def test_watch_nl_prints_no_line_when_only_a_durations_unit_moves(
     capsysbinary: pytest.CaptureFixture[bytes],
 ) -> None:
-    """'turn ended 59 s ago', then '1 m ago', then '1 h ago' is one state: one line."""
+    """'turn ended 59s ago', then '1m ago', then '1h ago' is one state: one line."""
     from sessdex.cli.live import _watch_lines
     from sessdex.live import BoardRow
     from sessdex.status import Status
@@ -2125,13 +2126,13 @@ def test_watch_nl_prints_no_line_when_only_a_durations_unit_moves(
 
     _watch_lines(
         [
-            board("waiting_for_user", "turn ended 59 s ago"),
-            board("waiting_for_user", "turn ended 1 m ago"),
-            board("waiting_for_user", "turn ended 1 h ago"),
-            board("working", "tool Bash running 2 s"),
-            board("working", "tool Bash running 1 m"),
-            board("waiting_for_user", "Bash waits for approval (59 s)?"),
-            board("waiting_for_user", "Bash waits for approval (1 m)?"),
+            board("waiting_for_user", "turn ended 59s ago"),
+            board("waiting_for_user", "turn ended 1m ago"),
+            board("waiting_for_user", "turn ended 1h ago"),
+            board("working", "tool Bash running 2s"),
+            board("working", "tool Bash running 1m"),
+            board("waiting_for_user", "Bash waits for approval (59s)?"),
+            board("waiting_for_user", "Bash waits for approval (1m)?"),
             board("working", "2 sub-agents working"),
             board("working", "3 sub-agents working"),
         ],
@@ -2139,9 +2140,9 @@ def test_watch_nl_prints_no_line_when_only_a_durations_unit_moves(
     )
     reasons = [r["reason"] for r in lines_of(capsysbinary.readouterr().out.decode())]
     assert reasons == [
-        "turn ended 59 s ago",
-        "tool Bash running 2 s",
-        "Bash waits for approval (59 s)?",
+        "turn ended 59s ago",
+        "tool Bash running 2s",
+        "Bash waits for approval (59s)?",
         "2 sub-agents working",
     ]
 
@@ -2175,7 +2176,7 @@ def test_a_sub_agents_call_waiting_for_approval_waits_for_the_user(
     status = decide(tracker, called + 20, last_write, True, lambda since: False)
     assert (status.status, status.reason) == (
         "waiting_for_user",
-        "general-purpose: Bash waits for approval (20 s)?",
+        "general-purpose: Bash waits for approval (20s)?",
     )
     # the CLI ran a process for it: the sub-agent's Bash is running
     status = decide(tracker, called + 20, last_write, True, lambda since: True)
@@ -2207,7 +2208,7 @@ def test_a_recorded_exit_ends_the_session_until_it_is_resumed(
     status = follower.status(written + 20)
     assert status.status == expected, status
     if expected == "ended":
-        assert status.reason == "exited after its turn, 20 s ago"
+        assert status.reason == "exited after its turn, 20s ago"
 
 
 APPS_WITH_HOMES = sorted(p.parent.name for p in DATA.glob("*/home"))
@@ -2219,7 +2220,7 @@ def test_a_copied_homes_reasons_agree_with_its_ages(
 ) -> None:
     """A home copied ten minutes ago without its files' times (`cp -r`): the age column
     goes by the records, and so does the reason: no session days old says 'turn ended
-    10 m ago' or 'model responding' beside its age of days."""
+    10m ago' or 'model responding' beside its age of days."""
     home = tmp_path / "home"
     shutil.copytree(DATA / app / "home", home, symlinks=True)
     copied = time.time() - 600
@@ -2448,7 +2449,7 @@ def test_board_calls_a_sub_agent_by_the_name_its_lead_gave_it() -> None:
         status = decide(tracked(prompt, spawn, announced, child), T + 12, T + 2, True)
         assert (status.status, status.reason) == (
             "waiting_on_subagent",
-            "sub-agent greeter working 11 s",
+            "sub-agent greeter working 11s",
         )
 
 
@@ -2474,7 +2475,7 @@ def test_a_headless_lead_whose_turn_ended_waits_on_its_background_sub_agent() ->
     status = decide(headless, T + 5, T + 3, True)
     assert (status.status, status.reason) == (
         "waiting_on_subagent",
-        "sub-agent Explore working (turn ended 2 s ago, headless)",
+        "sub-agent Explore working (turn ended 2s ago, headless)",
     )
     # its sub-agent's long tool writes nothing: the running CLI still waits for it
     assert decide(headless, T + 300, T + 3, True).status == "waiting_on_subagent"
@@ -2485,7 +2486,7 @@ def test_a_headless_lead_whose_turn_ended_waits_on_its_background_sub_agent() ->
     assert decide(headless, T + 2000, T + 3, None).status == "ended"
     # its process exited: the run is over
     status = decide(headless, T + 300, T + 3, False)
-    assert (status.status, status.reason) == ("ended", "exited after its turn, 4 m ago")
+    assert (status.status, status.reason) == ("ended", "exited after its turn, 4m ago")
     # the sub-agent is done: nothing is pending
     headless.add(event("turn_end", T + 10, agent="k"), T + 10)
     assert decide(headless, T + 11, T + 10, True).status == "waiting_for_user"
@@ -2503,10 +2504,10 @@ def test_a_headless_run_is_never_taken_to_wait_for_an_approval() -> None:
     prompt = event("user", T, text="go", extra=headless)
     fetch = event("tool_call", T + 1, tool="WebFetch", call_id="c")
     status = decide(tracked(prompt, fetch), T + 13, T + 1, True, lambda since: False)
-    assert (status.status, status.reason) == ("working", "tool WebFetch running 12 s")
+    assert (status.status, status.reason) == ("working", "tool WebFetch running 12s")
     typed = event("user", T, text="go")
     status = decide(tracked(typed, fetch), T + 13, T + 1, True, lambda since: False)
-    assert status.reason == "WebFetch waits for approval (12 s)?"
+    assert status.reason == "WebFetch waits for approval (12s)?"
     # nor is its sub-agent's call
     spawn = event("tool_call", T + 1, tool="Agent", call_id="s")
     announced = event(
@@ -2517,7 +2518,7 @@ def test_a_headless_run_is_never_taken_to_wait_for_an_approval() -> None:
     status = decide(tracker, T + 20, T + 2, True, lambda since: False)
     assert (status.status, status.reason) == (
         "waiting_on_subagent",
-        "sub-agent Explore working 19 s",
+        "sub-agent Explore working 19s",
     )
 
 

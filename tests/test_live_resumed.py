@@ -139,7 +139,7 @@ def test_a_cli_reopened_on_an_old_session_is_waiting_for_you(
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (True, [11])
     status = old.status(now, processes)
-    assert (status.status, status.reason) == ("idle", "waiting for you for 3 h")
+    assert (status.status, status.reason) == ("idle", "waiting for you for 3h")
 
 
 def test_a_new_cli_in_the_folder_still_leaves_an_old_session_exited(
@@ -155,7 +155,7 @@ def test_a_new_cli_in_the_folder_still_leaves_an_old_session_exited(
     old = idle("claude", OLD, work, now, ended_at)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (False, [])
-    assert old.status(now, processes).reason == "exited after its turn, 3 h ago"
+    assert old.status(now, processes).reason == "exited after its turn, 3h ago"
 
 
 @pytest.mark.parametrize(
@@ -243,7 +243,7 @@ def test_a_real_claude_continue_started_now_keeps_an_old_session_waiting(
                 break
             time.sleep(0.05)
         assert (old.alive, old.pids) == (True, [child.pid])
-        assert old.status(now, processes).reason == "waiting for you for 3 h"
+        assert old.status(now, processes).reason == "waiting for you for 3h"
     finally:
         child.kill()
         child.wait()
@@ -277,7 +277,7 @@ def test_a_cli_whose_words_name_no_session_is_still_judged_by_its_start(
     old = idle(app, sid, work, now, ended_at)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (False, [])
-    assert old.status(now, processes).reason == "exited after its turn, 3 h ago"
+    assert old.status(now, processes).reason == "exited after its turn, 3h ago"
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
@@ -359,4 +359,4 @@ def test_a_cli_seen_before_its_exec_is_found_at_the_next_scan(tmp_path: Path) ->
     processes.refresh(force=True)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (True, [11])
-    assert old.status(now, processes).reason == "waiting for you for 3 h"
+    assert old.status(now, processes).reason == "waiting for you for 3h"

@@ -53,7 +53,7 @@ def test_a_pid_given_to_a_new_process_is_read_again(tmp_path: Path) -> None:
     processes.refresh(force=True)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (True, [11])
-    assert old.status(now, processes).reason == "waiting for you for 3 h"
+    assert old.status(now, processes).reason == "waiting for you for 3h"
 
 
 def test_a_cli_whose_pid_went_to_another_program_is_gone(tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_a_cli_whose_pid_went_to_another_program_is_gone(tmp_path: Path) -> None
     processes.refresh(force=True)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (False, [])
-    assert old.status(now, processes).reason == "exited after its turn, 3 h ago"
+    assert old.status(now, processes).reason == "exited after its turn, 3h ago"
 
 
 def _sleeper(
@@ -131,7 +131,7 @@ def test_a_cli_showing_its_picker_has_no_session_yet(
         status = ended.status(now, processes)
         assert (status.status, status.reason) == (
             "ended",
-            "exited after its turn, 20 s ago",
+            "exited after its turn, 20s ago",
         )
     finally:
         child.kill()
@@ -196,7 +196,7 @@ def test_continue_is_the_latest_session_there_when_it_started(tmp_path: Path) ->
             processes = _attached([old, new], fresh.pid)
             assert (old.alive, old.pids) == (True, [continued.pid])
             assert (new.alive, new.pids) == (True, [fresh.pid])
-            assert old.status(now, processes).reason == "waiting for you for 3 h"
+            assert old.status(now, processes).reason == "waiting for you for 3h"
         finally:
             fresh.kill()
             fresh.wait()
@@ -278,7 +278,7 @@ def test_a_codex_given_its_folder_works_there(tmp_path: Path, words: list[str]) 
     old = idle("codex", CODEX_OLD, work, now, ended_at)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (True, [11])
-    assert old.status(now, processes).reason == "waiting for you for 3 h"
+    assert old.status(now, processes).reason == "waiting for you for 3h"
 
 
 def test_a_codex_given_another_folder_is_not_this_ones(tmp_path: Path) -> None:
@@ -354,7 +354,7 @@ def test_a_cli_reopened_by_title_is_not_the_one_that_just_ended(
         ended = idle(app, sid, work, now, now - 20)
         processes = _attached([ended], child.pid)
         assert (ended.alive, ended.pids) == (False, [])
-        assert ended.status(now, processes).reason == "exited after its turn, 20 s ago"
+        assert ended.status(now, processes).reason == "exited after its turn, 20s ago"
     finally:
         child.kill()
         child.wait()

@@ -38,7 +38,7 @@ def test_a_copilot_resumed_by_an_id_prefix_is_that_sessions(
     reopened = idle("copilot", OLD, work, now, BOOT + HOUR)
     attach_processes([reopened], processes)
     assert (reopened.alive, reopened.pids) == (True, [11])
-    assert reopened.status(now, processes).reason == "waiting for you for 3 h"
+    assert reopened.status(now, processes).reason == "waiting for you for 3h"
 
 
 @pytest.mark.parametrize("prefix", [OLD[:8], OLD[:6]])
@@ -57,7 +57,7 @@ def test_an_ambiguous_or_short_prefix_names_no_session(
     second = idle("copilot", TWIN, work, now, BOOT + HOUR)
     attach_processes([first, second], processes)
     assert (first.pids, second.pids) == ([], [])
-    assert first.status(now, processes).reason == "exited after its turn, 3 h ago"
+    assert first.status(now, processes).reason == "exited after its turn, 3h ago"
 
 
 def test_the_copilot_reader_says_what_a_prefix_is() -> None:

@@ -1909,7 +1909,7 @@ def test_durations_never_show_sixty_of_a_unit() -> None:
     from sessdex.views.text import duration
 
     assert [ago(s) for s in (0.4, 59.4, 59.6, 60.0, 3599.9)] == [
-        "0 s", "59 s", "59 s", "1 m", "59 m",
+        "0s", "59s", "59s", "1m", "59m",
     ]  # fmt: skip
     assert [duration(s) for s in (59.4, 59.6, 89.0, 3569.0, 3599.0, 5400.0)] == [
         "59s", "1m", "1m", "59m", "1.0h", "1.5h",

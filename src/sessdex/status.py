@@ -546,14 +546,9 @@ def _first_line(text: str) -> str:
 
 
 def ago(seconds: float) -> str:
-    """'42 s', '3 m', '2 h', '4 d': a duration, compactly."""
-    seconds = max(0.0, seconds)
+    """'42s', '3m', '2h', '4d': a duration, as `list` writes an age (`views.text`)."""
+    from .views.text import elapsed
+
     if seconds > 3650 * 86400:
         return "ever"  # nothing dated was read
-    if seconds < 60:  # cut, as the units below are: 59.6 s is no '60 s'
-        return f"{int(seconds)} s"
-    if seconds < 3600:
-        return f"{seconds // 60:.0f} m"
-    if seconds < 86400:
-        return f"{seconds // 3600:.0f} h"
-    return f"{seconds // 86400:.0f} d"
+    return elapsed(seconds)

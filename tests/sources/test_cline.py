@@ -460,7 +460,7 @@ def test_an_ask_waits_for_the_user_until_something_follows(tmp_path: Path) -> No
     asking = messages[: command + 1]
     assert status(asking) == (
         "waiting_for_user",
-        "execute_command waits for approval (20 s)",
+        "execute_command waits for approval (20s)",
     )
     streaming = [*asking[:-1], {**asking[-1], "partial": True}]
     assert status(streaming)[0] == "working"  # still being written: no request yet

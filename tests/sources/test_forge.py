@@ -322,7 +322,7 @@ def test_watch_tells_a_call_running_from_a_turn_that_ended(tmp_path: Path) -> No
     )
     assert result.exit_code == 0, result.output
     rows = {row["id"]: row for row in json.loads(result.stdout)}
-    assert (rows[mid]["status"], rows[mid]["reason"]) == ("working", "tool shell running 0 s")  # fmt: skip
+    assert (rows[mid]["status"], rows[mid]["reason"]) == ("working", "tool shell running 0s")  # fmt: skip
     assert rows[LEAD]["status"] == "waiting_for_user"
     assert "sub-agent" not in rows[LEAD]["reason"]
 

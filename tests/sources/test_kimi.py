@@ -256,7 +256,7 @@ def test_an_approval_request_nobody_answered_waits_for_the_user(tmp_path: Path) 
 
     assert status(asked + 1) == (
         "waiting_for_user",
-        "coder: Shell waits for approval (20 s)",
+        "coder: Shell waits for approval (20s)",
     )
     assert status(asked + 2)[0] != "waiting_for_user"  # approved: the agent goes on
     [request] = [

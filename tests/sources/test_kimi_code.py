@@ -499,11 +499,11 @@ def test_a_turn_the_user_cancelled_is_an_interruption_not_a_failure() -> None:
     cancelled = next(i for i, e in enumerate(got) if e.text == "turn cancelled")
     assert _status_after(got, cancelled, 60) == (
         "waiting_for_user",
-        "interrupted 1 m ago",
+        "interrupted 1m ago",
     )
     assert _status_after(got, len(got) - 1, 60) == (
         "waiting_for_user",
-        "turn ended 1 m ago",
+        "turn ended 1m ago",
     )
 
 

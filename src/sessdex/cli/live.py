@@ -216,8 +216,8 @@ def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
                 continue
             key = (row.session.app, row.session.id)
             # a reason whose only change is a counting duration is no change, its unit
-            # included (59 s, then 1 m)
-            reason = re.sub(r"\d+(?: [smhd]\b)?", "#", row.status.reason)
+            # included (59s, then 1m)
+            reason = re.sub(r"\d+(?:[smhdwy]\b)?", "#", row.status.reason)
             state = (row.status.status, reason)
             if shown.get(key) != state:
                 shown[key] = state

@@ -216,16 +216,23 @@ _AGE_UNITS = (
 
 def age(when: datetime | None, now: datetime | None = None) -> str:
     """'5m', '3h', '2d', '7w', '2y': how long ago, compactly (four columns at most for
-    anything after 1026: weeks alone made a 1970 date '2935w', out of its column)."""
+    anything after 1026: weeks alone made a 1970 date '2935w', out of its column); '-'
+    where it is unknown, as every unknown value is written."""
     if when is None:
-        return "?"
+        return "-"
     seconds = ((now or datetime.now(UTC)) - when).total_seconds()
-    if seconds < 60:
-        return "now"
+    return "now" if seconds < 60 else elapsed(seconds)
+
+
+def elapsed(seconds: float) -> str:
+    """'42s', '5m', '3h', '2d', '7w', '2y': a span of time, compactly, in the form of
+    `list`'s ages (`watch` says how long a tool has run with it), each unit cut, not
+    rounded: 59.6 seconds is no '60s'."""
+    seconds = max(0.0, seconds)
     for unit, size in _AGE_UNITS:
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
-    return "now"
+    return f"{int(seconds)}s"
 
 
 def short_path(path: str | None, home: str | None = None) -> str:

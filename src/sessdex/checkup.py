@@ -170,6 +170,9 @@ class AppReport:
     notes: tuple[str, ...] = ()
     # the variables the app (and so sessdex) reads for a folder kept elsewhere
     env_vars: tuple[str, ...] = ()
+    # where it looked, in words, for a source whose files are not under `root` (its
+    # `looked_in`); empty: `root`
+    looked: tuple[str, ...] = ()
 
     def record(self) -> dict[str, object]:
         """The report as `doctor --json` prints it."""
@@ -178,6 +181,7 @@ class AppReport:
             "title": self.title,
             "checked_with": self.checked_with,
             "root": self.root,
+            "looked_in": list(self.looked) or ([self.root] if self.root else []),
             "also": list(self.also),
             "override": self.override,
             "exists": self.exists,
@@ -290,6 +294,7 @@ def doctor(
                 ),
                 notes=_notes(source, location, diagnostics),
                 env_vars=tuple(source.ENV_VARS),
+                looked=_looked(source, location, diagnostics),
             )
         )
     # a stable sort: what the user has to act on first
@@ -338,6 +343,24 @@ def _notes(
             raise
         diagnostics.reader_failed(source.NAME, str(location.root), error)
         return given
+
+
+def _looked(
+    source: sources.Source, location: Location | None, diagnostics: Diagnostics
+) -> tuple[str, ...]:
+    """Where a source whose files are not under its root looked, as its `looked_in`
+    says (Aider: history files in the home and in project folders); a failure is a
+    problem, and the root is said instead."""
+    looked = getattr(source, "looked_in", None)
+    if not callable(looked) or location is None:
+        return ()
+    try:
+        return tuple(str(place) for place in looked(location))
+    except Exception as error:  # one app's odd store never hides the others' reports
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.reader_failed(source.NAME, str(location.root), error)
+        return ()
 
 
 def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:

@@ -762,3 +762,28 @@ def test_a_run_start_holding_nul_bytes_is_damage_said_as_such(
     out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
     [report] = orjson.loads(out)
     assert list(report["damaged_lines"]) == [said] and not report["skipped_lines"]
+
+
+def test_doctor_says_where_the_chat_histories_were_looked_for(tmp_path: Path) -> None:
+    """`doctor` said Aider "looked in ~/.aider", a folder of aider's caches holding no
+    session: the histories come from the home's `.aider.chat.history.md` and those of
+    the project folders other agents recorded, and doctor says so."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    project = tmp_path / "shop"
+    project.mkdir()
+    shutil.copy(home / aider.HISTORY, project / aider.HISTORY)
+    write_claude_session(home, "5c5c5c5c-0000-4000-8000-000000000005", str(project))
+    result = CliRunner().invoke(main, ["doctor", "--app", "aider", "--home", str(home)])
+    lines = result.output.splitlines()
+    assert result.exit_code == 0, result.output
+    assert f"  looked in   {home / aider.HISTORY}" in lines
+    assert (
+        f"  and in      {aider.HISTORY} (or the file an .aider.conf.yml names) in the "
+        "1 project folder other agents recorded, and its git root"
+    ) in lines
+    assert f"  looked in   {home / '.aider'}" not in lines

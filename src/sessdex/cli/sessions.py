@@ -546,10 +546,13 @@ def doctor_command(
             else "not found"
         )
         say(f"{r.title} ({r.app}): {state}")
+        looked = r.looked or (r.root or "?",)
         say(
-            f"  looked in   {r.root or '?'}"
+            f"  looked in   {looked[0]}"
             + (f"  (from {r.override})" if r.override else "")
         )
+        for place in looked[1:]:
+            say(f"  and in      {place}")
         for folder in r.also:
             say(f"  and in      {folder}")
         if not r.exists and home_dir is None and (named := _variables(r)):
@@ -735,7 +738,7 @@ def _say_not_found(
         2,
     )
     width = max(len(r.app) for r in reports)
-    places = [r.root or "?" for r in reports]
+    places = [(r.looked or (r.root or "?",))[0] for r in reports]
     room = min(max(len(p) for p in places), 48)
     for r, place in zip(reports, places, strict=True):
         named = _variables(r)

@@ -142,6 +142,32 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".aider", override=override, settings=settings)
 
 
+def looked_in(location: Location) -> list[str]:
+    """For `doctor`: where the chat histories were looked for, which `root` is not
+    (`~/.aider`, aider's caches folder, only marks an aider user): the home's history
+    file, then the one of each project folder other agents recorded (and its git root),
+    as `scan` looks."""
+    single = _single_file(location)
+    if single is not None:
+        return [str(single)]
+    if not location.exists:
+        return [
+            f"{location.root} (aider's caches folder: without it no history is looked for)"
+        ]
+    home = location.root.parent
+    name = _history_name(location)
+    count = len(recorded_folders(home))
+    projects = (
+        "1 project folder other agents recorded, and its git root"
+        if count == 1
+        else f"{count} project folders other agents recorded, and their git roots"
+    )
+    return [
+        str(home / name),
+        f"{name} (or the file an .aider.conf.yml names) in the {projects}",
+    ]
+
+
 def scan(location: Location) -> Iterator[Path]:
     """The history files of the home and of every folder another agent has recorded."""
     if not location.exists:

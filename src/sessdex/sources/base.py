@@ -342,6 +342,14 @@ def opened_by_flags(
 # them, and runs for doctor only, where `location.exists`.
 
 
+# --- where doctor says it looked (optional) -------------------------------------------------
+#
+# A source whose files are not under its `root` (Aider's histories lie in the home and in
+# project folders; its root, `~/.aider`, only marks an aider user) may define, at module
+# level, `looked_in(location) -> list[str]`: where it looked, in words, the first for
+# doctor's `looked in`, the rest each an `and in` (`looked_in` in its --json).
+
+
 # --- whether the app is there, for doctor (optional) ----------------------------------------
 #
 # `sessdex doctor` counts an app whose folder exists as found (`exists`), sessions or none.

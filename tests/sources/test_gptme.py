@@ -738,3 +738,38 @@ def test_a_sub_agent_registered_before_its_conversation_began_is_not_read_in(
     got = list(gptme.read(sessions(Home.at(home))["lead"], diagnostics))
     assert {e.agent_id for e in got} == {None}
     assert not diagnostics.problems
+
+
+def test_show_hides_the_system_prompt_unless_the_detail_is_full(tmp_path: Path) -> None:
+    """`show` opened a gptme conversation with its system prompt (several lines of it
+    in a terminal), where every other app's transcript starts with the user's prompt;
+    `--detail full` still shows it, as it shows everything the model read."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    prompt = "You are gptme v0.35.1, a general-purpose AI assistant. " + "Tools: " * 80
+    conversation(
+        home,
+        "2026-12-03-long-prompt",
+        [
+            {"role": "system", "content": prompt, "timestamp": "2026-12-03T09:00:00"},
+            {"role": "user", "content": "Hi there", "timestamp": "2026-12-03T09:00:01"},
+            {
+                "role": "assistant",
+                "content": "Hello!",
+                "timestamp": "2026-12-03T09:00:02",
+            },
+        ],
+    )
+    where = ["--home", str(home)]
+    normal = CliRunner().invoke(main, ["show", "gptme:2026-12-03-long", *where])
+    assert normal.exit_code == 0, normal.output
+    assert "You are gptme" not in normal.output and "context gptme" not in normal.output
+    body = normal.output.split("\n\n", 1)[1]
+    assert body.startswith("> Hi there"), body
+    whole = CliRunner().invoke(
+        main, ["show", "gptme:2026-12-03-long", "--detail", "full", *where]
+    )
+    assert "You are gptme v0.35.1" in whole.output

@@ -45,7 +45,8 @@ as gptme's parsers read them. Every format is looked for whatever the conversati
 system message carrying its `call_id`; a markdown or xml call's results are the system
 messages after it, paired in order (the ids are made up: `md-<offset>-<n>`). Other
 system messages (the system prompt, context, hook notes) are `meta`, a long one
-shortened unless `full`. Thinking is the text in `<think>`/`<thinking>` tags (the
+shortened unless `full`; the system prompt's is marked `system_prompt`, which `show`
+draws only at `--detail full`. Thinking is the text in `<think>`/`<thinking>` tags (the
 signature gptme keeps in it is dropped). Auto-compaction's note ("🔄 Auto-compacted
 conversation to view branch", "✅ LLM-powered resume completed") is a `compaction`
 (the main log keeps every message; the view is not read). "Interrupted by user" ends a turn as an
@@ -523,9 +524,10 @@ def _conversation(
                     )
                 )
             elif role == "system":
-                yield from tagged(
-                    _system(record, text or "", time, event, pending, full, spawns)
-                )
+                made = _system(record, text or "", time, event, pending, full, spawns)
+                if line.offset == 0:  # the first line: gptme's system prompt
+                    made = (_system_prompt(one) for one in made)
+                yield from tagged(made)
             else:
                 diagnostics.unknown_type(
                     f"role {role}" if isinstance(role, str) else "role"
@@ -1104,6 +1106,14 @@ def _system(
         # the model said it is done: gptme asks it nothing more (an autonomous run, or a
         # sub-agent, ends there)
         yield event("turn_end", time, extra={"reason": _COMPLETE})
+
+
+def _system_prompt(event: Event) -> Event:
+    """The system prompt's `meta` event, marked so: `show` draws it only at `--detail
+    full`, as other apps' transcripts start with the user's prompt."""
+    if event.kind != "meta":
+        return event
+    return replace(event, extra={**event.extra, "system_prompt": True})
 
 
 def _meta(

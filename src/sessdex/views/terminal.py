@@ -291,8 +291,14 @@ def _render(
         said = error_message(clean(event.text))
         out.append(f"error: {said}" if said else "error", style="bold red")
     elif kind == "meta":
-        # bookkeeping the tree and the board read (a sub-agent's end noted): not a line
-        if detail != "full" and (not event.text or "subagent_status" in event.extra):
+        # bookkeeping the tree and the board read (a sub-agent's end noted), and a
+        # system prompt an app keeps in its transcript (gptme's): not a line, as no
+        # other app's transcript opens with its system prompt, unless `--detail full`
+        if detail != "full" and (
+            not event.text
+            or "subagent_status" in event.extra
+            or event.extra.get("system_prompt") is True
+        ):
             return None
         out.append("· " + one_line(event.text or "settings changed"), style="dim")
     return out

@@ -855,6 +855,9 @@ def test_resume_of_a_session_with_no_folder_runs_anywhere_its_cli_finds_it(
     assert out.strip().startswith(line) and "cd " not in out
     assert "recorded no folder for this session" in err
     assert "runs in the folder you are in" in err
+    code, out, _ = invoke("resume", target, "--json", "--home", str(home.path))
+    record = json.loads(out)
+    assert code == 0 and record["cwd"] is None and record["command"].startswith(line)
 
 
 def test_a_recorded_model_that_reads_as_an_option_is_left_out(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ class ResumeCheck:
         return {
             "app": self.session.app,
             "id": self.session.id,
-            "cwd": self.plan.cwd,
+            "cwd": self.plan.cwd or None,  # none: the CLI finds it from any folder
             "argv": list(self.plan.argv),
             "command": command,
             "cli_path": self.cli_path,

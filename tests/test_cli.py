@@ -3087,3 +3087,33 @@ def test_an_unknown_id_under_home_points_at_a_list_of_that_home(tmp_path: Path) 
     assert shlex.split(command) == ["sessdex", "list", "--home", str(home)]
     code, out, err = invoke("list", *shlex.split(command)[2:])
     assert code == 0 and "51515151" in out, err
+
+
+def test_resume_asks_before_running_a_session_whose_folder_is_unknown_here(
+    home: Home, tmp_path: Path
+) -> None:
+    """Hermes finds a session from any folder, so a session with no folder recorded
+    resumes in the folder the user is in: the agent then reads and writes there, which
+    `resume` asks first, as it does for a branch switch (piped: refused without --yes)."""
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    log = tmp_path / "argv"
+    (fake_bin / "hermes").write_text(
+        f'#!/bin/sh\npwd > "{log}"\nprintf "%s\\n" "$@" >> "{log}"\n'
+    )
+    (fake_bin / "hermes").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    here = tmp_path / "here"
+    here.mkdir()
+    target = "hermes:20260405_101500_5e5e5e"
+    result = _run_sessdex(["resume", target, "--home", str(home.path)], env, here)
+    assert result.returncode == 1, result.stderr
+    assert "the session's folder is unknown" in result.stderr
+    assert str(here) in result.stderr and "--yes" in result.stderr
+    assert not log.exists()
+    result = _run_sessdex(
+        ["resume", target, "--yes", "--home", str(home.path)], env, here
+    )
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == str(here) and lines[1:] == ["--resume", "20260405_101500_5e5e5e"]

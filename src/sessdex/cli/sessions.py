@@ -240,7 +240,8 @@ def _say_why_empty(
     "--yes",
     "-y",
     is_flag=True,
-    help="Resume even if the folder is on another branch now.",
+    help="Resume even if the folder is on another branch now, or, where the session's "
+    "folder is unknown, in the folder you are in.",
 )
 @click.option(
     "--force", is_flag=True, help="Resume even if a running CLI has this session open."
@@ -357,8 +358,27 @@ def resume_command(
                 raise SessdexError("resume cancelled.")
         else:
             err(f"warning: {message}")
+    if not check.plan.cwd:  # a CLI that finds the session from any folder: it runs here
+        # the agent will read and write in whatever folder the user is in: asked, as a
+        # branch switch is, never done unsaid
+        try:
+            here = one_line(os.getcwd())
+        except OSError:
+            here = "the folder you are in"
+        message = (
+            f"the session's folder is unknown: {check.plan.program} would resume it "
+            f"here, in {here}."
+        )
+        if not yes:
+            if not sys.stdin.isatty():
+                raise SessdexError(message + " Use --yes to resume it here anyway.")
+            err(f"warning: {message}")
+            if not _confirmed("Resume it here?"):
+                raise SessdexError("resume cancelled.")
+        else:
+            err(f"warning: {message}")
     try:  # the checks above may pass and the folder still refuse (gone since, no access)
-        if check.plan.cwd:  # none: a CLI that finds the session from any folder
+        if check.plan.cwd:
             os.chdir(check.plan.cwd)
     except OSError as error:
         raise SessdexError(

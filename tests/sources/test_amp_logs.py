@@ -48,7 +48,11 @@ def test_a_thread_amp_keeps_on_its_server_is_listed_from_its_log() -> None:
     assert thread.created == datetime(2026, 6, 3, 9, 14, 5, 120000, UTC)
     assert thread.updated == datetime(2026, 6, 3, 9, 14, 15, 644000, UTC)
     assert thread.extra == {"mode": "smart"}
-    assert thread.cwd is None and amp.resume(thread) is None  # the log names no folder
+    # the log names no folder; Amp keeps the thread on its server by id, so it is
+    # continued from any folder (no `cd`: `resume` asks before running it where you are)
+    plan = amp.resume(thread)
+    assert thread.cwd is None and plan is not None and plan.cwd == ""
+    assert plan.argv == ("amp", "threads", "continue", THREAD)
 
 
 def test_its_log_shows_the_tools_the_agent_ran_and_says_where_the_rest_is() -> None:

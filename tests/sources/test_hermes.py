@@ -791,3 +791,96 @@ def test_a_real_background_delegations_result_is_no_prompt_of_the_user() -> None
     spawn = kinds.index(("subagent", None))
     assert shown[spawn].extra["child_id"] == BACKGROUND_CHILD
     assert kinds[spawn + 1] == ("user", BACKGROUND_CHILD)
+
+
+OBSERVED_CHAT = "20261205_200000_9c9c9c"
+
+
+def _real_gateway_chat(tmp_path: Path, rows: list[tuple[str, str, int]]) -> Path:
+    """A copy of the real 0.19 home with a Telegram group chat added in its own columns
+    (`observed` among them, as 0.19's gateway writes it): `rows` are (role, content,
+    observed)."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL / "home", home)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "INSERT INTO sessions (id, source, model, started_at, message_count)"
+            " VALUES (?, 'telegram', 'mock-model', 1796500800.0, ?)",
+            (OBSERVED_CHAT, len(rows)),
+        )
+        for number, (role, content, observed) in enumerate(rows):
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp, observed)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (OBSERVED_CHAT, role, content, 1796500800.0 + number, observed),
+            )
+    db.close()
+    return home
+
+
+def test_group_chatter_hermes_observed_is_no_prompt_nor_the_title(
+    tmp_path: Path,
+) -> None:
+    """A gateway that watches a group (`observe_unmentioned_group_messages`) records the
+    messages not addressed to it as user rows flagged `observed`: what others said in
+    the chat, not what the user asked; the addressed message is the prompt and the title."""
+    home = _real_gateway_chat(
+        tmp_path,
+        [
+            ("user", "[Dana|4411]\nanyone tried the new build?", 1),
+            ("user", "[Sam|5120]\nyes, checkout is slow again", 1),
+            ("user", "@shopbot why is checkout slow?", 0),
+            ("assistant", "The retry loop waits 5 s between attempts.", 0),
+        ],
+    )
+    found = sessions(home)
+    assert found[OBSERVED_CHAT].title == "@shopbot why is checkout slow?"
+    shown = events(OBSERVED_CHAT, home)
+    assert [e.text for e in shown if e.kind == "user"] == [
+        "@shopbot why is checkout slow?"
+    ]
+    observed = [e for e in shown if e.extra.get("observed")]
+    assert [(e.kind, e.text) for e in observed] == [
+        ("meta", "[Dana|4411]\nanyone tried the new build?"),
+        ("meta", "[Sam|5120]\nyes, checkout is slow again"),
+    ]
+
+
+def test_model_switches_and_other_markers_hermes_writes_are_no_prompts(
+    tmp_path: Path,
+) -> None:
+    """Newer releases type the user rows they write themselves: a live model switch
+    (`model_switch`, naming the model) is a change of model; a personality switch, an
+    auto-continue after an interrupted turn and a mission's wake-up are Hermes' input; an
+    unknown kind stays what the row says and is counted."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        for at, kind, text in (
+            (1796205000, "model_switch", "[System: The active model for this chat has "
+             "changed to gpt-5.5 via provider openai. From this point forward, use this "
+             "runtime metadata when answering questions about what model/provider is "
+             "active.]"),
+            (1796205001, "personality_switch", "[System: personality is now concise]"),
+            (1796205002, "auto_continue", "[System note: Your previous turn was "
+             "interrupted mid-run. Continue.]"),
+            (1796205003, "mission_callback_wake", "A routed mission-complete callback"),
+            (1796205004, "brand_new_kind", "something newer"),
+        ):  # fmt: skip
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, display_kind,"
+                " timestamp) VALUES (?, 'user', ?, ?, ?)",
+                (GATEWAY, text, kind, at),
+            )
+    db.close()
+    diagnostics = Diagnostics()
+    read = list(hermes.read(sessions(home)[GATEWAY], diagnostics))
+    switch = [e for e in read if e.extra.get("display_kind") == "model_switch"]
+    assert [(e.kind, e.text, e.extra.get("model")) for e in switch] == [
+        ("meta", "model: gpt-5.5", "gpt-5.5")
+    ]
+    said = [e.text for e in read if e.kind == "user"]
+    assert not any("[System" in (t or "") or "mission" in (t or "") for t in said)
+    assert "something newer" in said
+    injected = [e.extra.get("display_kind") for e in read if e.extra.get("injected")]
+    assert injected == ["personality_switch", "auto_continue", "mission_callback_wake"]
+    assert diagnostics.unknown == {"display_kind:brand_new_kind": 1}

@@ -48,10 +48,16 @@ by how Hermes opens one (`[CONTEXT COMPACTION`, `[CONTEXT SUMMARY]:`), as its ow
 tells it; a user's turn after a summary's end line (`--- END OF CONTEXT SUMMARY`) is a
 prompt of its own. A user row Hermes wrote itself (`display_kind` hidden scaffolding, a
 gateway's `internal_notification`, a background delegate's `async_delegation_complete`, a
-background process's `process_complete`; in a database without the column, schema v22,
-told by how Hermes opens them: `[ASYNC DELEGATION (BATCH) COMPLETE`, `[IMPORTANT:
-Background process`) is injected input (`meta`), not a prompt; a `steer` row is the
-user's. A tool result Hermes would paint as failed (a JSON object with an `error`, or a
+background process's `process_complete`, a `personality_switch`, the `auto_continue` turn
+it starts after an interrupted one, a mission's `mission_callback_wake`; in a database
+without the column, schema v22, told by how Hermes opens them: `[ASYNC DELEGATION (BATCH)
+COMPLETE`, `[IMPORTANT: Background process`) is injected input (`meta`), not a prompt nor
+a title; a live `model_switch` marker is a `meta` change to the model it names; a `steer`
+row is the user's, and a kind newer than these is shown as the user's and counted for
+`doctor`. A gateway watching a group (`observe_unmentioned_group_messages`, schema v13 on)
+keeps the chatter not addressed to it as user rows flagged `observed` (`"observed": true`
+in a JSONL transcript): what others said, shown as `meta` (`extra["observed"]`), never a
+prompt or a title. A tool result Hermes would paint as failed (a JSON object with an `error`, or a
 failed `status`) is a failed result.
 
 Sessions are listed from the database (what `hermes sessions` and `--resume` read), but
@@ -174,14 +180,27 @@ _SESSION_COLUMNS = ("id", "source", "session_key", "model", "model_config",
                     "actual_cost_usd", "archived", "hidden")  # fmt: skip
 _MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestamp",
                     "finish_reason", "reasoning", "reasoning_content",
-                    "_compressed_summary", "display_kind", "display_identity")  # fmt: skip
+                    "_compressed_summary", "display_kind", "display_identity",
+                    "observed")  # fmt: skip
 _LARGE = frozenset({"tool_calls", "reasoning", "reasoning_content"})
 # a user row's `display_kind` where Hermes wrote it, not the user: scaffolding the model
-# sees but no view paints, a self-injected gateway notification, and a background
-# delegate's result delivered between turns (a `steer` row is the user's own)
+# sees but no view paints, a self-injected gateway notification, a background delegate's
+# result delivered between turns, a personality switch's pivot, the turn Hermes starts
+# itself to go on after an interrupted one, and a finished mission's wake-up
 _INJECTED_KINDS = frozenset(
-    {"hidden", "internal_notification", "async_delegation_complete", "process_complete"}
+    {"hidden", "internal_notification", "async_delegation_complete", "process_complete",
+     "personality_switch", "auto_continue", "mission_callback_wake"}
+)  # fmt: skip
+# the model a live switch names (tui_gateway's `model_switch` marker, a user row)
+_MODEL_SWITCH = "model_switch"
+_SWITCHED_TO = re.compile(
+    r"\[System: The active model for this chat has changed to (.+?)"
+    r"(?: via provider [^\n]+?)?\. From this point forward"
 )
+# kinds of a user row that is the user's own: typed while a turn ran (`steer`)
+_USER_KINDS = frozenset({"steer"})
+# the kinds no title is taken from: all but the user's own
+_NOT_PROMPTS = _INJECTED_KINDS | {_MODEL_SWITCH}
 # How Hermes opens the notices it writes as user rows (tools/process_registry.py), for a
 # database without `display_kind` (schema v22, hermes-agent 0.19): a background
 # delegation's result, and a background process's exit or watched output
@@ -468,7 +487,11 @@ def _file_prompt(folder: Path, session_id: str) -> str | None:
         content = item.get("content")
         if item.get("role") != "user" or not isinstance(content, str):
             continue
-        if item.get("_compressed_summary") or item.get("display_kind") == "hidden":
+        if (
+            item.get("_compressed_summary")
+            or item.get("observed")
+            or item.get("display_kind") in _NOT_PROMPTS
+        ):
             continue
         said = _split_summary(content)[1] if _is_summary(content) else content
         if said and said.strip():
@@ -651,7 +674,15 @@ def _first_prompts(
         clause
         for column, clause in (
             ("_compressed_summary", " AND NOT _compressed_summary"),
-            ("display_kind", " AND coalesce(display_kind, '') != 'hidden'"),
+            (
+                "display_kind",
+                " AND coalesce(display_kind, '') NOT IN"
+                f" ({', '.join(repr(k) for k in sorted(_NOT_PROMPTS))})",
+            ),
+            (
+                "observed",
+                " AND NOT coalesce(observed, 0)",
+            ),  # others' chatter in a group
             ("compacted", " AND (active = 1 OR compacted = 1)"),  # not a rewound one
         )
         if column in columns
@@ -1096,13 +1127,22 @@ class _Reader:
                 text = said
             if text is None:
                 return
+            if message.get("observed"):  # a group's chatter the gateway watched
+                yield self.event(
+                    "meta", time, agent, text=text, extra={"observed": True}
+                )
+                return
             kind = message.get("display_kind") or _notice_kind(text)
-            if kind in _INJECTED_KINDS:  # Hermes' own input, not the user's typing
+            if kind == _MODEL_SWITCH:
+                yield self._switch(time, agent, text)
+            elif kind in _INJECTED_KINDS:  # Hermes' own input, not the user's typing
                 extra: dict[str, JSONValue] = {"injected": True}
                 if kind != "hidden":
                     extra["display_kind"] = str(kind)
                 yield self.event("meta", time, agent, text=text, extra=extra)
             else:
+                if kind and kind not in _USER_KINDS:  # a kind newer than we know
+                    self.diagnostics.unknown_type(f"display_kind:{kind}")
                 yield self.event("user", time, agent, text=text)
         elif role == "assistant":
             thinking = next(
@@ -1135,7 +1175,9 @@ class _Reader:
             )
         elif role == "system":
             text = self.content(rowid)
-            if text:
+            if text and message.get("display_kind") == _MODEL_SWITCH:
+                yield self._switch(time, agent, text)
+            elif text:
                 yield self.event(
                     "meta", time, agent, text=text, extra={"role": "system"}
                 )
@@ -1145,6 +1187,16 @@ class _Reader:
             self.diagnostics.unknown_type(
                 f"role:{role}" if isinstance(role, str) else "role"
             )
+
+    def _switch(self, time: datetime | None, agent: str | None, text: str) -> Event:
+        """A live model switch's marker: the model it names, else the marker as said."""
+        extra: dict[str, JSONValue] = {"display_kind": _MODEL_SWITCH}
+        named = _SWITCHED_TO.search(text)
+        if named is None:
+            return self.event("meta", time, agent, text=text, extra=extra)
+        model = named.group(1).strip()
+        extra["model"] = model
+        return self.event("meta", time, agent, text=f"model: {model}", extra=extra)
 
     def calls(
         self,
@@ -1347,6 +1399,7 @@ def _row_of(record: dict[str, object], where: str) -> dict[str, object]:
         "_compressed_summary": record.get("_compressed_summary"),
         "display_kind": record.get("display_kind"),
         "display_identity": None,
+        "observed": record.get("observed"),
     }
 
 

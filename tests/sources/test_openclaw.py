@@ -703,3 +703,88 @@ def test_a_store_entry_naming_the_session_it_came_from_is_no_sub_agent(
     found = sessions(home)
     assert found[GROUP].parent_id is None and found[GROUP].agent_type is None
     assert found[CHILD].parent_id == MAIN and found[CHILD].agent_type == "subagent"
+
+
+REAL_FORK = "5b0c8a8e-4d3b-4f7e-9a61-0f2c7d1e9b44"
+REAL_DB = Path(".openclaw") / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+
+
+def _real_with_a_fork(tmp_path: Path, label: str | None) -> Path:
+    """A copy of the real 2026.9.6 home with a session forked from the basic one, as
+    2026.9.6 writes a fork (session-accessor's `forkSource`, kept in the node's
+    `fork_source_*` columns and its entry) and titles it by itself (`autoLabel`): the
+    TUI session's window and entries copied under a new key and id."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    key = "agent:main:tui-fork"
+    entry = {
+        "sessionId": REAL_FORK,
+        "autoLabel": "Checkout retry investigation",
+        "forkSource": {"sessionKey": "agent:main:main", "sessionId": REAL_ID},
+    }
+    with sqlite3.connect(home / REAL_DB) as db:
+        db.execute(
+            "INSERT INTO session_nodes (session_key, current_session_id, entry_json,"
+            " updated_at, fork_source_session_key, fork_source_session_id,"
+            " fork_source_entry_id, label) VALUES (?, ?, ?, 1796500200000, ?, ?, ?, ?)",
+            (
+                key,
+                REAL_FORK,
+                json.dumps(entry),
+                "agent:main:main",
+                REAL_ID,
+                "e1",
+                label,
+            ),
+        )
+        # transcript_events' CHECK calls octet_length(), newer than Python's SQLite
+        db.execute("PRAGMA ignore_check_constraints = ON")
+        for table in ("session_windows", "transcript_events"):
+            columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+            given = {"session_id": REAL_FORK, "session_key": key}
+            chosen = ", ".join("?" if c in given else c for c in columns)
+            db.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) SELECT {chosen}"
+                f" FROM {table} WHERE session_id = ?",
+                (*(given[c] for c in columns if c in given), REAL_NEW),
+            )
+        db.execute(
+            "UPDATE session_windows SET reason = 'fork' WHERE session_id = ?",
+            (REAL_FORK,),
+        )
+    db.close()
+    return home
+
+
+def test_a_forked_session_names_its_source_and_is_titled_by_openclaws_label(
+    tmp_path: Path,
+) -> None:
+    """2026.9.6 records where a fork came from in its node (`fork_source_session_id`):
+    the session it was copied from, as other apps' forks name theirs; the title OpenClaw
+    made for it (`autoLabel`) titles it where the user gave no label."""
+    found = sessions(_real_with_a_fork(tmp_path, None))
+    fork = found[REAL_FORK]
+    assert fork.extra["forked_from_id"] == REAL_ID
+    assert fork.title == "Checkout retry investigation"
+    assert fork.parent_id is None and fork.agent_type is None
+    assert "forked_from_id" not in found[REAL_ID].extra
+    labelled = sessions(_real_with_a_fork(tmp_path / "labelled", "my retry fork"))
+    assert labelled[REAL_FORK].title == "my retry fork"
+
+
+def test_a_store_entrys_fork_source_and_auto_label_are_read_too(tmp_path: Path) -> None:
+    """The same fields in `sessions.json` (`forkSource`, `autoLabel`), for an install whose
+    store was not imported into the database."""
+    home = copy_home(tmp_path)
+    store = home / SESSIONS / "sessions.json"
+    entries = json.loads(store.read_text())
+    entries["agent:main:main"]["autoLabel"] = "Inventory sync"
+    entries["agent:main:telegram:group:-1001234"]["forkSource"] = {
+        "sessionKey": "agent:main:main",
+        "sessionId": MAIN,
+    }
+    store.write_text(json.dumps(entries))
+    found = sessions(home)
+    assert found[MAIN].title == "Inventory sync"
+    assert found[GROUP].extra["forked_from_id"] == MAIN
+    assert found[GROUP].title == "Family chat"  # its subject still

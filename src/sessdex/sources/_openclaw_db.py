@@ -9,9 +9,14 @@ tables named here are ever queried.
 
 What it holds (src/state/openclaw-agent-schema.sql):
 - `session_nodes`: one row per session key (what `sessions.json` was): `current_session_id`,
-  `entry_json` (the old store entry: `subject`, `channel`, ...), and promoted columns
-  `label`, `display_name`, `spawned_by`, `parent_session_key`, `status` (`running`, `done`,
-  `failed`, `killed`, `timeout`: how a sub-agent's run ended), `archived_at`;
+  `entry_json` (the old store entry: `subject`, `channel`, the `autoLabel` OpenClaw titles
+  a session with, ...), and promoted columns `label`, `display_name`, `spawned_by`,
+  `parent_session_key`, `status` (`running`, `done`, `failed`, `killed`, `timeout`: how a
+  sub-agent's run ended), `archived_at`, and a fork's `fork_source_session_key` /
+  `fork_source_session_id` / `fork_source_entry_id` (the session, and the entry, it was
+  copied from: `extra["forked_from_id"]`, the user's own session, no sub-agent); the title
+  is the `label`, else a group's `subject`, the `display_name`, the `autoLabel`, as
+  OpenClaw's own list shows it;
 - `session_windows`: one row per session id (a transcript generation) with its
   `session_key`, `reason` (`initial`, `reset`, `rollover`, `compaction`, `fork`, ...),
   `created_at`/`updated_at` (epoch ms), `channel`, `model`; a key's older windows are
@@ -53,6 +58,7 @@ _NODE_COLUMNS = (
     "parent_session_key",
     "status",
     "archived_at",
+    "fork_source_session_id",
 )
 
 
@@ -164,6 +170,8 @@ def _sessions(
                 extra["run_status"] = node["status"]
             if node["archived"]:
                 extra["archived_at"] = node["archived"]
+            if node["forked_from"] and node["forked_from"] != session_id:
+                extra["forked_from_id"] = node["forked_from"]
         elif isinstance(status, str) and status:
             extra["run_status"] = status
         if not current:
@@ -212,35 +220,38 @@ def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
     if not {"session_key", "current_session_id"} <= columns:
         return {}
     entry = (
-        "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.subject') END, "
-        "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.spawnDepth') END"
+        ", ".join(
+            f"CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.{name}') END"
+            for name in ("subject", "spawnDepth", "autoLabel")
+        )
         if "entry_json" in columns
-        else "NULL, NULL"
+        else "NULL, NULL, NULL"
     )
     found: dict[str, dict[str, str | None]] = {}
-    for key, current, subject_text, depth, *rest in connection.execute(
+    for key, current, subject_text, depth, auto_label, *rest in connection.execute(
         f"SELECT session_key, current_session_id, {entry}, "
         f"{_select(connection, 'session_nodes', _NODE_COLUMNS)} FROM session_nodes"
     ):
-        label, display, spawned_by, parent_key, status, archived = rest
+        label, display, spawned_by, parent_key, status, archived, fork = rest
         if not isinstance(key, str) or not isinstance(current, str):
             continue
-        title = next(
-            (
-                shown
-                for value in (label, subject_text, display)
-                if (shown := one_line(value, limit=None))
-            ),
-            None,
-        )
         found[key] = {
             "current": current,
-            "title": title,
+            "title": title_of(label, subject_text, display, auto_label),
             "spawner": spawner_of(key, spawned_by, parent_key, depth),
             "status": as_str(status),
             "archived": (t.isoformat() if (t := ms_time(archived)) else None),
+            "forked_from": as_str(fork) or None,
         }
     return found
+
+
+def title_of(*names: object) -> str | None:
+    """A session's title as OpenClaw shows it (session-utils-display): the user's `label`,
+    a group's `subject`, the `displayName`, then the `autoLabel` OpenClaw made itself."""
+    return next(
+        (shown for value in names if (shown := one_line(value, limit=None))), None
+    )
 
 
 # how OpenClaw wraps a sub-agent's task as its first prompt (sessions-spawn-tool's

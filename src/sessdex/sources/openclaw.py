@@ -25,8 +25,10 @@ conversation (no key reaches it any more: no resume).
 
 What we read: each transcript as pi's (`pi.parse`, `pi.read`), its id the file's name (the
 id OpenClaw names it by); `sessions.json` member by member (`jsonstream`: it holds skill
-prompts and reports, it can be large), as fill-in fragments: the title a label gives, the
-session key, the channel, and a sub-agent's parent (`spawnedBy` resolved through the same
+prompts and reports, it can be large), as fill-in fragments: the title a label gives (else
+the `subject`, `displayName` or OpenClaw's own `autoLabel`, in the order its list takes
+them), the session key, the channel, a fork's source (`forkSource.sessionId`:
+`extra["forked_from_id"]`), and a sub-agent's parent (`spawnedBy` resolved through the same
 store). Left alone: `.jsonl.deleted.<time>` (a session the user deleted), checkpoint copies
 taken before compaction (`<id>.checkpoint.<uuid>.jsonl`), `.trajectory.jsonl` runtime traces,
 `.acp-stream.jsonl` relay logs of an ACP child (an external harness's progress),
@@ -81,7 +83,7 @@ from ..diagnostics import Diagnostics, read_failed
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _openclaw_db, pi
-from ._values import as_str, one_line
+from ._values import as_dict, as_str, one_line
 from .base import Home, Location
 
 NAME = "openclaw"
@@ -228,14 +230,15 @@ def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
             extra["spawned_by"] = spawner
         if channel := as_str(entry.get("channel")) or as_str(entry.get("lastChannel")):
             extra["channel"] = channel
-        title = next(
-            (
-                shown
-                for field in ("label", "subject", "displayName")
-                if (shown := one_line(entry.get(field), limit=None))
-            ),
-            None,
+        title = _openclaw_db.title_of(
+            *(
+                entry.get(field)
+                for field in ("label", "subject", "displayName", "autoLabel")
+            )
         )
+        fork = as_dict(entry.get("forkSource")).get("sessionId")
+        if isinstance(fork, str) and fork and fork != own:
+            extra["forked_from_id"] = fork
         sub_agent = spawner is not None or ":subagent:" in key
         fragments.append(
             Session(

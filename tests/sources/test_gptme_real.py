@@ -58,9 +58,31 @@ def test_a_sub_agent_is_listed_under_its_lead_in_the_folder_it_worked_in() -> No
     # `workspace` folder in its own log folder, where it did not work
     assert child.parent_id == LEAD
     assert child.agent_type == "subagent"
-    assert child.cwd == REPO  # as subagent-meta.json writes it, whole
+    # subagent-meta.json writes its `workdir` whole (/home/alex/code/shop-api), in the
+    # home gptme ran in, which its own `logdir` tells: read in this home, as its lead's
+    # `~/code/shop-api` is
+    meta = json.loads((REAL / LOGS / CHILD / "subagent-meta.json").read_text())
+    assert meta["workdir"] == REPO
+    assert child.cwd == str(REAL / "code" / "shop-api") == sessions()[LEAD].cwd
     config = (REAL / LOGS / CHILD / "config.toml").read_text()
     assert f"{CHILD}/workspace" in config
+
+
+def test_a_sub_agent_that_worked_outside_the_home_keeps_its_folder_as_written(
+    tmp_path: Path,
+) -> None:
+    """Only a folder under the home gptme ran in moves with the home: one elsewhere (an
+    isolated worktree under /srv) is where it was, as a lead's absolute workspace is."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    path = home / LOGS / CHILD / "subagent-meta.json"
+    meta = json.loads(path.read_text())
+    meta["workdir"] = "/srv/worktrees/greeter"
+    path.write_text(json.dumps(meta))
+    assert sessions(home)[CHILD].cwd == "/srv/worktrees/greeter"
+    meta["workdir"] = "/home/alexandra/code"  # a neighbour of the home: not in it
+    path.write_text(json.dumps(meta))
+    assert sessions(home)[CHILD].cwd == "/home/alexandra/code"
 
 
 def test_the_sub_agent_is_read_into_its_lead_after_its_spawn() -> None:

@@ -30,7 +30,10 @@ macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In
 - `subagent-meta.json` (0.35 on, a sub-agent's): its registry entry, with
   `parent_logdir` (its lead's folder: its `parent_id`) and `workdir` (where it worked:
   its folder, over config.toml's `workspace`, which for a thread sub-agent names an
-  empty `workspace` folder in its own log folder).
+  empty `workspace` folder in its own log folder). gptme writes these paths whole; its
+  own `logdir` (the folder read) tells the home it ran in, and a `workdir` under that home
+  is read under the home read, as its lead's `~/…` workspace is (a copied home shows
+  both in the copy); one outside it stays as written.
 - `branches/<name>.jsonl` (copies of the main branch and `/fork`-less branches),
   `views/compacted-NNN.jsonl` (what the model reads after an auto-compaction), `events.jsonl`, `.lock`, `workspace` (a link): not read.
 
@@ -336,7 +339,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             path=name,
             # a thread sub-agent's config.toml names a `workspace` folder in its log
             # folder; it works where its registry entry says (its lead's, by default)
-            cwd=stripped(meta.get("workdir"))
+            cwd=_workdir(meta, path.parent, location)
             or _workspace(chat.get("workspace"), location),
             title=first_line(stripped(chat.get("name")) or prompt),
             created=created,
@@ -413,6 +416,30 @@ def _workspace(value: object, location: Location) -> str | None:
         home = _home_of(location)
         return str(home) + text[1:] if home is not None else None
     return text
+
+
+def _workdir(meta: dict[str, object], folder: Path, location: Location) -> str | None:
+    """The folder a sub-agent worked in, as its registry entry writes it (whole), read in
+    this home where it lies under the home gptme ran in: the one its own `logdir` (this
+    very folder, as gptme wrote it) tells. So a copied home shows it where its lead's
+    `~/…` workspace is shown; a folder outside that home stays as written."""
+    text = stripped(meta.get("workdir"))
+    written = stripped(meta.get("logdir"))
+    home = _home_of(location)
+    if text is None or written is None or home is None:
+        return text
+    try:
+        inside = folder.relative_to(home).as_posix()
+    except ValueError:
+        return text
+    logdir = written.replace("\\", "/").rstrip("/")
+    if inside == "." or not logdir.endswith("/" + inside):
+        return text
+    was = logdir[: -len(inside) - 1]  # the home gptme ran in
+    rest = text.replace("\\", "/")
+    if not was or (rest != was and not rest.startswith(was + "/")):
+        return text
+    return str(home) + text[len(was) :]
 
 
 def _home_of(location: Location) -> Path | None:

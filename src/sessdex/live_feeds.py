@@ -1,7 +1,8 @@
 """Feeds: where a followed session's new events come from, and which of them are new.
 
 `HookFeed` follows each of a session's files alone through its source's `follow` hook,
-reading only appended lines; `ReadFeed` calls the source's `read` again when the files
+reading only appended lines (a sub-agent's file that what was read names, found by the
+listing that follows, is read in the same poll); `ReadFeed` calls the source's `read` again when the files
 change (from the last offset while a main file only grows) and keeps the events `Seen`
 has not seen. What the events say of a status is `live_session`'s and `status.py`'s job.
 """
@@ -199,8 +200,22 @@ class HookFeed:
         if blind or now - self.listed_at >= LISTING_SECONDS:
             self._list(now)  # a spawn without its child yet: look for the child's file
         found: list[Event] = []
+        entries = list(self.files.values())
+        while entries:
+            if not self._read(entries, seen, found):
+                break
+            # a sub-agent named by what was read: its file, found now, is read now too
+            # (its lead may say nothing more while it works)
+            before = set(self.files)
+            self._list(now)
+            entries = [e for path, e in self.files.items() if path not in before]
+        return found
+
+    def _read(self, entries: list[_File], seen: Seen, found: list[Event]) -> bool:
+        """Read what `entries`' files gained into `found`; whether a sub-agent not known
+        before was named (its file is then looked for)."""
         relist = False
-        for entry in list(self.files.values()):
+        for entry in entries:
             change = entry.follower.check()
             if change is Change.NONE:
                 continue
@@ -241,9 +256,7 @@ class HookFeed:
                 entry.shown = follower.offset
             modified = follower.mtime_ns / 1e9
             self.changes.append(Changed(entry.file.agent_id, modified, appended))
-        if relist:
-            self._list(now)
-        return found
+        return relist
 
     def last_write(self) -> float:
         return max(

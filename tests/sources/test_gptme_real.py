@@ -180,3 +180,54 @@ def test_once_its_sub_agent_is_done_the_lead_is_not_waiting_on_it(
     follower.alive = True
     status = follower.status(now=written + 3)
     assert status.status == "working", status
+
+
+def test_watch_reads_the_sub_agents_conversation_as_it_grows(tmp_path: Path) -> None:
+    """While the lead waits on its sub-agent (its `subagent_wait` unwritten), only the
+    sub-agent's conversation grows: `watch` reads what it appends, tagged with its id,
+    without the lead writing a line."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    child = home / LOGS / CHILD / "conversation.jsonl"
+    whole = child.read_text()
+    written = max(
+        _cut_before(home / LOGS / LEAD / "conversation.jsonl", "subagent_wait"),
+        _cut_before(child, "@shell("),
+    )
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    first = follower.poll(now=written + 1) + follower.poll(now=written + 2)
+    assert any(e.kind == "subagent" and e.extra.get("child_id") == CHILD for e in first)
+    assert any(e.kind == "user" and e.agent_id == CHILD for e in first)  # its task
+    assert not any(e.kind == "tool_result" and e.agent_id == CHILD for e in first)
+    assert follower.poll(now=written + 3) == []
+    child.write_text(whole)  # gptme writes the whole file again, one message longer
+    later = follower.poll(now=written + 5)
+    results = [e for e in later if e.kind == "tool_result" and e.agent_id == CHILD]
+    assert "`hello-from-subagent`" in (results[0].text or "")  # its shell call's
+    assert not any(e.agent_id is None and e.kind == "user" for e in later)  # no repeats
+    assert follower.poll(now=written + 9) == []
+
+
+def test_watch_finds_a_sub_agent_whose_conversation_began_after_its_spawn(
+    tmp_path: Path,
+) -> None:
+    """A spawn read before the sub-agent wrote its first line names no conversation; once
+    it is there, the spawn is said again naming it, and its events follow."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    written = _cut_before(home / LOGS / LEAD / "conversation.jsonl", "subagent_wait")
+    aside = tmp_path / "aside"
+    (home / LOGS / CHILD).rename(aside)
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    first = follower.poll(now=written + 1)
+    spawn = next(e for e in first if e.kind == "subagent")
+    assert "child_id" not in spawn.extra
+    aside.rename(home / LOGS / CHILD)
+    later = follower.poll(now=written + 5)  # a listing 2 s on looks again
+    again = [e for e in later if e.kind == "subagent"]
+    assert [(e.call_id, e.extra.get("child_id")) for e in again] == [
+        (spawn.call_id, CHILD)
+    ]
+    mine = [e for e in later if e.agent_id == CHILD]
+    assert mine and later.index(again[0]) < later.index(mine[0])
+    assert any(e.kind == "turn_end" for e in mine)

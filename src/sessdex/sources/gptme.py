@@ -68,6 +68,8 @@ began first at or after the call (the logs folder listed once a read; one whose
 names its lead (0.35 on) is listed under it and read into the lead's events, after the
 message that started it (tagged with its id; its usage counted there once); an older
 one names no lead: a session of its own, not read in (it would count twice).
+`watch` follows the lead's file and each such sub-agent's on its own (`_gptme_follow`),
+reading the lines each gains: the lead writes nothing while it waits on one.
 `subagent()` returns at once: the call's result says `launched`, and the completion
 hook's note to the lead ("✅ Subagent 'x' completed: …", "❌ … failed", "⏱️ … timed
 out") is a `meta` event with `subagent_status`. As the lead's `subagent_wait` is written
@@ -117,7 +119,14 @@ from ._values import (
     json_copy,
     stripped,
 )
-from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+from .base import (
+    Home,
+    Location,
+    Opened,
+    ResumeFlags,
+    SessionFollow,
+    opened_by_flags,
+)
 
 NAME = "gptme"
 TITLE = "gptme"
@@ -485,6 +494,14 @@ def read(
     yield from _conversation(path, event, diagnostics, full, offset, spawns, copy)
 
 
+def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
+    """Live reading: the conversation and each sub-agent's, only appended lines
+    (`_gptme_follow`)."""
+    from ._gptme_follow import Follow
+
+    return Follow(session, diagnostics)
+
+
 def _conversation(
     path: Path,
     event: Emitter,
@@ -525,45 +542,55 @@ def _conversation(
         ):
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
-            time = _time(record)
-            billed = copy is None or not copy.holds(line.offset, time)
-            role = record.get("role")
-            content = record.get("content")
-            text = content if isinstance(content, str) else None
-            if content is not None and text is None:
-                diagnostics.skip(str(path), line.number, "bad value")
-                continue
-            if role == "user":
-                pending.clear()
-                yield from tagged(_user(record, text, time, event, full))
-            elif role == "assistant":
-                pending.clear()
-                yield from tagged(
-                    _assistant(
-                        record,
-                        text or "",
-                        time,
-                        line.offset,
-                        event,
-                        pending,
-                        spawns,
-                        billed,
-                    )
+            yield from tagged(
+                line_events(
+                    str(path), line, record, event, diagnostics, full, pending,
+                    spawns, copy,
                 )
-            elif role == "system":
-                made = _system(record, text or "", time, event, pending, full, spawns)
-                if line.offset == 0:  # the first line: gptme's system prompt
-                    made = (_system_prompt(one) for one in made)
-                yield from tagged(made)
-            else:
-                diagnostics.unknown_type(
-                    f"role {role}" if isinstance(role, str) else "role"
-                )
+            )  # fmt: skip
     except FileNotFoundError:
         if agent is None:
             diagnostics.problem(f"gptme: {path} vanished")
         else:
             diagnostics.problem(f"gptme: sub-agent {agent}'s {path} vanished")
+
+
+def line_events(
+    path: str,
+    line: files.Line,
+    record: dict[str, object],
+    event: Emitter,
+    diagnostics: Diagnostics,
+    full: bool,
+    pending: deque[tuple[str, str | None]],
+    spawns: _Spawns,
+    copy: _Copy | None = None,
+) -> Iterator[Event]:
+    """One line's events (the `pending` markdown and xml calls carry over to the next);
+    the sub-agents it starts are not read in here."""
+    time = _time(record)
+    billed = copy is None or not copy.holds(line.offset, time)
+    role = record.get("role")
+    content = record.get("content")
+    text = content if isinstance(content, str) else None
+    if content is not None and text is None:
+        diagnostics.skip(path, line.number, "bad value")
+        return
+    if role == "user":
+        pending.clear()
+        yield from _user(record, text, time, event, full)
+    elif role == "assistant":
+        pending.clear()
+        yield from _assistant(
+            record, text or "", time, line.offset, event, pending, spawns, billed
+        )
+    elif role == "system":
+        made = _system(record, text or "", time, event, pending, full, spawns)
+        if line.offset == 0:  # the first line: gptme's system prompt
+            made = (_system_prompt(one) for one in made)
+        yield from made
+    else:
+        diagnostics.unknown_type(f"role {role}" if isinstance(role, str) else "role")
 
 
 def _user(

@@ -1,0 +1,131 @@
+"""Following a gptme conversation live: its `conversation.jsonl` and each sub-agent's, every
+file on its own.
+
+A lead waits on its sub-agent without writing a line (gptme writes its `subagent_wait` once
+it has returned), so a watch that read the lead's file again only when that changed would
+show nothing of the sub-agent until then. Here each file gets a reader (the translator
+`read` uses, `gptme.line_events`) fed the lines appended to it, its pending calls kept
+between them. A sub-agent's conversation is followed once a spawn read names it and its
+registry entry names the spawning agent as its lead (as `read` reads it in, at most
+`_DEPTH` deep); a spawn read before the sub-agent's conversation began is looked for again
+at each listing, and said again, naming it, before the sub-agent's first events.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, Session
+from ._values import Emitter
+from .base import FollowFile, LineReader
+from .gptme import _DEPTH, CONVERSATION, _copy_of, _lead_of, _Spawns, line_events
+
+
+class Follow:
+    """`gptme.follow(session, diagnostics)`: see base.SessionFollow."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.session = session
+        self.diagnostics = diagnostics
+        self.path = Path(session.path) if session.path else None
+        self.logs = self.path.parent.parent if self.path is not None else None
+        self.event = Emitter(session.id)  # one numbering for every file's events
+        # each sub-agent followed: the spawn that named it; how deep it is
+        self.spawns: dict[str, Event] = {}
+        self.depth: dict[str, int] = {session.id: 0}
+        # spawns read before their sub-agent's conversation was found, by call and agent
+        # name, with the agent that made them; the spawns to say again, naming their child
+        self.unlinked: dict[tuple[str | None, str], tuple[Event, str]] = {}
+        self.linking: dict[str, Event] = {}
+
+    def files(self, children: Collection[str]) -> list[FollowFile]:
+        if self.path is None or self.logs is None:
+            return []
+        for key, (spawn, spawner) in list(self.unlinked.items()):
+            agent = spawn.extra.get("agent_name")
+            if not isinstance(agent, str):
+                continue
+            child = _Spawns(self.logs, spawner, read_in=False)._child(agent, spawn.time)
+            if child is not None and self._take(child, spawn, spawner):
+                del self.unlinked[key]
+                self.linking[child] = replace(
+                    spawn, extra={**spawn.extra, "child_id": child}
+                )
+        result = [FollowFile(self.path)]
+        for child, spawn in self.spawns.items():
+            path = self.logs / child / CONVERSATION
+            if not folders.is_file(path):
+                continue  # registered, its conversation not begun yet
+            kind = spawn.extra.get("agent_type")
+            result.append(
+                FollowFile(
+                    path,
+                    agent_id=child,
+                    call_id=spawn.call_id,
+                    agent_type=kind if isinstance(kind, str) else "subagent",
+                    description=spawn.text,
+                )
+            )
+        return result
+
+    def _take(self, child: str, spawn: Event, spawner: str) -> bool:
+        """Follow `child`, where its registry entry names `spawner` as its lead."""
+        if child in self.spawns or child in self.depth or self.logs is None:
+            return child in self.spawns
+        depth = self.depth.get(spawner, _DEPTH) + 1
+        if depth > _DEPTH or _lead_of(self.logs / child) != spawner:
+            return False
+        self.spawns[child] = spawn
+        self.depth[child] = depth
+        return True
+
+    def reader(self, file: FollowFile, offset: int) -> LineReader:
+        agent = file.agent_id
+        own = agent or self.session.id
+        assert self.logs is not None
+        spawns = _Spawns(self.logs, own, read_in=False)
+        pending: deque[tuple[str, str | None]] = deque()
+        copy = _copy_of(file.path, search=not offset) if agent is None else None
+        name = str(file.path)
+        noted = [copy is None or offset > 0]
+
+        def read(line: files.Line) -> Iterator[Event]:
+            if not noted[0] and copy is not None:
+                noted[0] = True
+                yield self.event(
+                    "meta",
+                    None,
+                    text=f"forked from {copy.source}: the responses copied from it "
+                    "are billed there",
+                    extra={"forked_from": copy.source},
+                )
+            if agent is not None and agent in self.linking:
+                yield self.linking.pop(agent)
+            record = files.parse_json(line, self.diagnostics, name)
+            if record is None:
+                return
+            spawns._names = None  # a spawn of this line looks at the folders anew
+            for one in line_events(
+                name, line, record, self.event, self.diagnostics, False, pending,
+                spawns, copy,
+            ):  # fmt: skip
+                if agent is not None:
+                    one = replace(one, agent_id=agent)
+                if one.kind == "subagent":
+                    self._spawned(one, own)
+                yield one
+
+        return read
+
+    def _spawned(self, spawn: Event, spawner: str) -> None:
+        child = spawn.extra.get("child_id")
+        agent = spawn.extra.get("agent_name")
+        if isinstance(child, str):
+            self._take(child, spawn, spawner)
+        elif isinstance(agent, str):
+            self.unlinked[(spawn.call_id, agent)] = (spawn, spawner)

@@ -884,3 +884,25 @@ def test_model_switches_and_other_markers_hermes_writes_are_no_prompts(
     injected = [e.extra.get("display_kind") for e in read if e.extra.get("injected")]
     assert injected == ["personality_switch", "auto_continue", "mission_callback_wake"]
     assert diagnostics.unknown == {"display_kind:brand_new_kind": 1}
+
+
+def test_observed_chatter_in_an_older_releases_transcript_is_no_prompt(
+    tmp_path: Path,
+) -> None:
+    """An older release's `sessions/<id>.jsonl` keeps the flag on the line
+    (`"observed": true`, as 0.19's gateway appends it): the same, from there."""
+    home = copied(tmp_path)
+    transcript = home / ".hermes" / "sessions" / f"{OLD_CHAT}.jsonl"
+    chatter = {
+        "role": "user",
+        "content": "[Dana|4411]\nwho is bringing snacks?",
+        "timestamp": "2026-04-05T10:15:19.000000",
+        "observed": True,
+    }
+    transcript.write_text(json.dumps(chatter) + "\n" + transcript.read_text())
+    assert sessions(home)[OLD_CHAT].title == "Remind me what the plan for Friday was"
+    read = events(OLD_CHAT, home)
+    assert (read[0].kind, read[0].extra) == ("meta", {"observed": True})
+    assert read[1].kind == "user" and read[1].text == (
+        "Remind me what the plan for Friday was"
+    )

@@ -13,6 +13,7 @@ at each listing, and said again, naming it, before the sub-agent's first events.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Collection, Iterator
 from dataclasses import replace
@@ -24,6 +25,10 @@ from ..model import Event, Session
 from ._values import Emitter
 from .base import FollowFile, LineReader
 from .gptme import _DEPTH, CONVERSATION, _copy_of, _lead_of, _Spawns, line_events
+
+# how long after a spawn without its conversation the logs folder is listed again for it
+# at each look; later, only once a folder was added there
+_LOOK_FOR = 600.0
 
 
 class Follow:
@@ -40,15 +45,21 @@ class Follow:
         self.depth: dict[str, int] = {session.id: 0}
         # spawns read before their sub-agent's conversation was found, by call and agent
         # name, with the agent that made them; the spawns to say again, naming their child
-        self.unlinked: dict[tuple[str | None, str], tuple[Event, str]] = {}
+        self.unlinked: dict[tuple[str | None, str], tuple[Event, str, float]] = {}
         self.linking: dict[str, Event] = {}
+        self.logs_stamp = -1  # the logs folder's mtime when last looked at
 
     def files(self, children: Collection[str]) -> list[FollowFile]:
         if self.path is None or self.logs is None:
             return []
-        for key, (spawn, spawner) in list(self.unlinked.items()):
+        stamp = _mtime(self.logs)
+        for key, (spawn, spawner, since) in list(self.unlinked.items()):
             agent = spawn.extra.get("agent_name")
             if not isinstance(agent, str):
+                continue
+            # the logs folder (thousands of conversations, maybe) is listed again for it
+            # for a while after the spawn was read, then only once a folder is added
+            if time.monotonic() - since > _LOOK_FOR and stamp == self.logs_stamp:
                 continue
             child = _Spawns(self.logs, spawner, read_in=False)._child(agent, spawn.time)
             if child is not None and self._take(child, spawn, spawner):
@@ -56,6 +67,7 @@ class Follow:
                 self.linking[child] = replace(
                     spawn, extra={**spawn.extra, "child_id": child}
                 )
+        self.logs_stamp = stamp
         result = [FollowFile(self.path)]
         for child, spawn in self.spawns.items():
             path = self.logs / child / CONVERSATION
@@ -128,4 +140,13 @@ class Follow:
         if isinstance(child, str):
             self._take(child, spawn, spawner)
         elif isinstance(agent, str):
-            self.unlinked[(spawn.call_id, agent)] = (spawn, spawner)
+            key = (spawn.call_id, agent)
+            if key not in self.unlinked:
+                self.unlinked[key] = (spawn, spawner, time.monotonic())
+
+
+def _mtime(folder: Path) -> int:
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:
+        return -1

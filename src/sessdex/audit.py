@@ -165,7 +165,8 @@ def _bucket(record: UsageRecord, cost: float | None) -> Bucket:
     u = record.usage.plausible()
     return [
         *_bucket_key(record), u.input_tokens, u.output_tokens, u.cache_read_tokens,
-        u.cache_write_tokens, u.reasoning_tokens, cost, 1,
+        u.cache_write_tokens, u.reasoning_tokens, cost, 1, 0.0,
+        0.0 if cost is None else cost, u.credits,
     ]  # fmt: skip
 
 

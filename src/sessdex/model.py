@@ -8,7 +8,7 @@ app's format.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Literal, TypeAlias
 
@@ -50,6 +50,9 @@ class Usage:
 
     `input_tokens` excludes cache reads and writes, whatever the app's own convention:
     sources convert, so sums across apps mean the same thing.
+
+    `credits`: what the app billed in its own credits, where it writes them (a unit of
+    that app alone: never in `total`, never priced, and never added to another app's).
     """
 
     input_tokens: int = 0
@@ -58,6 +61,7 @@ class Usage:
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     model: str | None = None
+    credits: float = 0.0
 
     @property
     def total(self) -> int:
@@ -76,12 +80,17 @@ class Usage:
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
             self.model if self.model == other.model else (self.model or other.model),
+            self.credits + other.credits,
         )
 
     def plausible(self) -> Usage:
         """This response's usage with each count that no response can have (negative,
         or over MAX_RESPONSE_TOKENS: a broken file) taken as 0, so that one broken value
-        cannot swamp, or overflow, a sum."""
+        cannot swamp, or overflow, a sum; credits too (negative, not finite, or over
+        MAX_RESPONSE_CREDITS)."""
+        credits = self.credits
+        if not 0 <= credits <= MAX_RESPONSE_CREDITS:  # NaN fails both
+            return replace(self, credits=0.0).plausible()
         counts = (
             self.input_tokens,
             self.output_tokens,
@@ -94,12 +103,14 @@ class Usage:
         given, made, read, written, reasoning = (
             count if 0 <= count <= MAX_RESPONSE_TOKENS else 0 for count in counts
         )
-        return Usage(given, made, read, written, reasoning, self.model)
+        return Usage(given, made, read, written, reasoning, self.model, credits)
 
 
 # Ten billion: a thousand times the largest context window of 2026; one model response
 # never reports more, in any of its counts.
 MAX_RESPONSE_TOKENS = 10**10
+# A million: no app bills one response (or one session's total) anywhere near as many credits
+MAX_RESPONSE_CREDITS = 10**6
 
 
 @dataclass(frozen=True, slots=True)

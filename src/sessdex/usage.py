@@ -59,7 +59,8 @@ TOKENS = (
 
 # One bucket: [session, agent, model, cwd, slot, input, output, cache_read, cache_write,
 #              reasoning, cost (None: something unpriced), responses, of the priced cost the
-#              apps' own figures, the cost of what has a price (even beside the unpriced)]
+#              apps' own figures, the cost of what has a price (even beside the unpriced),
+#              credits (the bucket's app's own unit)]
 Bucket = list[Any]
 Progress = Callable[[int, int], None]
 _encode = msgspec.msgpack.Encoder().encode
@@ -91,13 +92,15 @@ def _add(
     key = _bucket_key(record)
     bucket = buckets.get(key)
     if bucket is None:
-        bucket = buckets[key] = [*key, 0, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0]
+        bucket = buckets[key] = [*key, 0, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0, 0.0]
     u = record.usage.plausible()
     bucket[5] += sign * u.input_tokens
     bucket[6] += sign * u.output_tokens
     bucket[7] += sign * u.cache_read_tokens
     bucket[8] += sign * u.cache_write_tokens
     bucket[9] += sign * u.reasoning_tokens
+    if u.credits:
+        bucket[14] += sign * u.credits
     if cost is not None:
         bucket[12] += sign * own
         bucket[13] += sign * cost
@@ -142,7 +145,7 @@ def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
 
 def _version(catalogue: Catalogue) -> str:
     """What a cached sum depends on besides its file: the prices, and the bucket's shape."""
-    return f"{catalogue.version}+own+provider+factor+fee"
+    return f"{catalogue.version}+own+provider+factor+fee+credits"
 
 
 # --- reading one file (in a worker process or here) ------------------------------------------
@@ -863,10 +866,12 @@ class Row:
     unpriced: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
     apps: set[str] = field(default_factory=set)
+    # app -> the credits it billed, in its own unit: two apps' are never added together
+    credits: dict[str, float] = field(default_factory=dict)
     agents: dict[str, Row] = field(default_factory=dict)
     about: dict[str, str | None] = field(default_factory=dict)  # a session's title, cwd
     # (app, model) -> the sums of its buckets: responses, the five counts, and the four
-    # counts that have no price. A response a second file counts instead comes as a
+    # counts that have no price and the responses of credits alone that have none. A response a second file counts instead comes as a
     # negative bucket: the model and app are the row's, and the model unpriced, only
     # while those sums are not nothing
     tally: dict[tuple[str, str], list[int]] = field(
@@ -885,6 +890,8 @@ class Row:
             self.own_cost += b[12]
         elif b[10] is not None:
             self.cost += b[10]
+        if len(b) > 14 and b[14]:
+            self.credits[app] = self.credits.get(app, 0.0) + b[14]
         model = plain_name(b[2]) if b[2] else "(unknown model)"
         tally = self.tally.get((app, model))
         if tally is not None and tally[0] > 0 and b[11] > 0 and b[10] is not None:
@@ -896,7 +903,10 @@ class Row:
             tally[4] += b[8]
             tally[5] += b[9]
             return
-        unpriced = b[5:9] if b[10] is None else (0, 0, 0, 0)
+        # unpriced: the four counts, and the responses billed in credits alone (no count
+        # to price, and never free: their cost is unknown, not $0)
+        billed = b[11] if len(b) > 14 and b[14] and not any(b[5:9]) else 0
+        unpriced = (*b[5:9], billed) if b[10] is None else (0, 0, 0, 0, 0)
         self._take(app, model, [b[11], *b[5:10], *unpriced])
 
     def _take(self, app: str, model: str, sums: Sequence[int]) -> None:
@@ -914,6 +924,14 @@ class Row:
         self.models = {m for (_, m), t in self.tally.items() if _shown(t)[0]}
         self.apps = {a for (a, _), t in self.tally.items() if _shown(t)[0]}
         self.unpriced = {m for (_, m), t in self.tally.items() if _shown(t)[1]}
+
+    @property
+    def credits_by_app(self) -> dict[str, float]:
+        """The credits each app billed (to the millionth, as costs), those of none left out."""
+        rounded = (
+            (app, round(value, 6)) for app, value in sorted(self.credits.items())
+        )
+        return {app: value for app, value in rounded if value}
 
     @property
     def cost_usd(self) -> float | None:
@@ -948,6 +966,8 @@ class Row:
         out["models"] = sorted(self.models)
         out["apps"] = sorted(self.apps)
         out["responses"] = self.responses
+        # per app, never one sum: each app's credits are a unit of its own
+        out["credits"] = self.credits_by_app
         if self.agents:
             out["agents"] = [a.record() for a in self.agents.values()]
         return out
@@ -1113,6 +1133,8 @@ def total(rows: Sequence[Row]) -> Row:
         out.cost += row.cost
         out.own_cost += row.own_cost
         out.responses += row.responses
+        for app, credits in row.credits.items():
+            out.credits[app] = out.credits.get(app, 0.0) + credits
         for (app, model), sums in row.tally.items():
             out._take(app, model, sums)
     return out

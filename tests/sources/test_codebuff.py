@@ -100,9 +100,12 @@ def test_sub_agents_are_inline_with_their_own_agent_id_and_status() -> None:
     )
 
 
-def test_credits_are_kept_on_the_turn_end_and_errors_are_said() -> None:
+def test_an_answers_credits_are_its_usage_and_errors_are_said() -> None:
     shop = events(sessions(DATA / "home")[SHOP])
-    assert [e.extra.get("credits") for e in shop if e.kind == "turn_end"] == [42, 7.5]
+    billed = [e.usage for e in shop if e.kind == "usage" and e.usage is not None]
+    assert [(u.credits, u.total) for u in billed] == [(42, 0), (7.5, 0)]
+    kinds = [e.kind for e in shop]
+    assert all(kinds[n + 1] == "turn_end" for n, k in enumerate(kinds) if k == "usage")
     notes = events(sessions(DATA / "home")[NOTES])
     errors = [e.text for e in notes if e.kind == "error"]
     assert errors == ["Out of credits", "Network hiccup, retried"]

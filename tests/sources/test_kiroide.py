@@ -427,7 +427,7 @@ def test_a_kiro_1_chat_reads_line_by_line() -> None:
         ("tool_result", "Replaced 1 occurrence", "tc-1", False),
         ("tool_result", '{"exitCode":1,"output":"1 failed"}', "tc-2", True),
         ("assistant", "Capped; one test fails as before.", None, False),
-        ("meta", "turn used 0.37 credits", None, False),
+        ("usage", None, None, False),
         ("turn_end", None, None, False),
     ]  # the system prompt (session_start, written last) is no turn
     assert dict(got[3].extra)["input"] == {
@@ -435,8 +435,9 @@ def test_a_kiro_1_chat_reads_line_by_line() -> None:
         "oldStr": "while True:",
         "newStr": "for _ in range(3):",
     }
-    assert dict(got[8].extra) == {"credits": 0.37}  # credits, not tokens: no usage
-    assert not any(e.usage for e in got)
+    # credits, not tokens: the turn's usage is Kiro's credits alone
+    (billed,) = [e.usage for e in got if e.usage is not None]
+    assert (billed.credits, billed.total) == (0.37, 0)
     assert got[0].time is not None
     assert got[0].time.isoformat() == "2026-12-05T11:00:00.100000+00:00"
     assert [e.seq for e in got] == list(range(len(got)))
@@ -500,7 +501,7 @@ def test_show_tail_reads_a_kiro_1_chats_end() -> None:
         env={"HOME": str(DATA / "home"), "XDG_CONFIG_HOME": ""},
     )
     assert result.exit_code == 0, result.output
-    assert "turn used 0.37 credits" in result.output
+    assert "Capped; one test fails as before." in result.output
     assert "Bound the payment retries too." not in result.output
 
 

@@ -231,17 +231,24 @@ def _credits_only(home: Path) -> Path:
     return transcript
 
 
-def test_a_response_qoder_wrote_no_token_count_for_is_not_billed_at_zero(
+def test_a_response_qoder_wrote_no_token_count_for_counts_its_credits_never_at_zero(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "home"
     transcript = _credits_only(home)
     scan = qoder.usage_records(transcript, Diagnostics(), explain=True)
-    assert scan.records == []  # no measure, where it was one response of 0 tokens
-    assert [dropped.rule for dropped in scan.dropped] == ["no-tokens"]
+    # its credits (what Qoder billed, not `original_credits`) are its measure
+    assert [(r.usage.total, r.usage.credits) for r in scan.records] == [(0, 1.25)]
+    assert scan.dropped == []
+    result = CliRunner().invoke(main, ["usage", "--home", str(home), "--json"])
+    (row,) = json.loads(result.output)
+    assert (row["credits"], row["cost_usd"]) == ({"qoder": 1.25}, None)
     result = CliRunner().invoke(main, ["usage", "--home", str(home)])
-    assert "$0.00" not in result.output and "efficient" not in result.output
-    assert not [e for e in events(sessions(Home.at(home))[LEAD]) if e.kind == "usage"]
+    day = next(line for line in result.output.splitlines() if "2026-12-03" in line)
+    assert "unpriced" in day and "$0.00" not in day and "1.25" in day
+    assert "Qoder CLI credits" in result.output  # the column names whose credits
+    billed = [e.usage for e in events(sessions(Home.at(home))[LEAD]) if e.usage]
+    assert [(u.total, u.credits) for u in billed] == [(0, 1.25)]
 
 
 def test_a_summary_another_transcript_opens_with_is_no_title(tmp_path: Path) -> None:

@@ -86,7 +86,15 @@ def test_a_conversation_reads_in_order_with_answers_calls_and_turn_ends() -> Non
     # the second exchange: its query (its own row's; the task's copy left out), then its
     # call, answer and the failure Warp recorded for it
     second = kinds[kinds.index("turn_end") + 1 :]
-    assert second == ["user", "tool_call", "tool_result", "assistant", "error", "meta"]
+    assert second == [
+        "user",
+        "tool_call",
+        "tool_result",
+        "assistant",
+        "error",
+        "usage",
+        "meta",
+    ]
     assert found[kinds.index("turn_end") + 1].text == "Then fix it and run them again."
     times = [e.time for e in found if e.time is not None]
     assert times == sorted(times)
@@ -120,9 +128,11 @@ def test_without_tasks_the_blocks_are_the_calls_and_a_cancel_is_an_interruption(
 
 def test_warps_token_count_is_said_never_made_into_input_and_output() -> None:
     found = events(sessions()[SHOP])
-    assert not [e for e in found if e.kind == "usage"]
+    # no token split: the conversation's credits, once, are its only usage
+    (billed,) = [e.usage for e in found if e.kind == "usage" and e.usage is not None]
+    assert (billed.total, billed.credits) == (0, 12.5)
     meta = found[-1]
-    assert meta.kind == "meta" and meta.extra["credits_spent"] == 12.5
+    assert meta.kind == "meta" and "12.5 credits spent" in (meta.text or "")
     assert meta.extra["token_usage"] == [
         {"model": "claude 4.5 sonnet", "warp_tokens": 42000, "byok_tokens": 0}
     ]
@@ -485,8 +495,7 @@ def test_warps_charged_usage_is_the_sessions_input_and_output(tmp_path: Path) ->
     assert counted.model == "claude-4-5-sonnet"
     assert usage[0].extra["scope"] == "session" and usage[0].extra["summed"] is True
     assert usage[0].extra["cost_usd"] == pytest.approx(0.14)
-    meta = [e for e in found if e.kind == "meta" and "credits_spent" in e.extra]
-    assert meta[0].extra["credits_spent"] == 12.5  # Warp shows both kinds summed
+    assert counted.credits == 12.5  # Warp shows both kinds summed, on the one event
 
 
 def test_older_and_custom_endpoint_token_counts_are_said(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import orjson
 from .. import files
 from ..diagnostics import NOT_UTF8, Diagnostics, read_failed
 from ..model import JSONValue, Usage
-from ._values import new_usage, type_tag
+from ._values import as_credits, new_usage, type_tag
 
 CONVERSATION = frozenset({"user", "assistant", "system", "attachment"})
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
@@ -604,6 +604,7 @@ def usage(raw: object, model: str | None) -> Usage | None:
     given = get("input_tokens")
     made = get("output_tokens")
     read = get("cache_read_input_tokens")
+    credits = get("credits")  # an app's own billing unit (Qoder's), where it writes one
     return new_usage(
         given if type(given) is int and given > 0 else 0,
         made if type(made) is int and made > 0 else 0,
@@ -611,6 +612,7 @@ def usage(raw: object, model: str | None) -> Usage | None:
         cache_write,
         reasoning,
         model,
+        0.0 if credits is None else as_credits(credits),
     )
 
 

@@ -427,10 +427,12 @@ class Stream:
         if response.cost is not None:
             extra["app_cost_usd"] = response.cost
         if not response.advisors:  # the common case: no loop
-            if not response.usage.total:
+            if not response.usage.total and not response.usage.credits:
                 return ()
             return (self._usage_event(response, agent, response.usage, extra),)
-        spent = (response.usage,) if response.usage.total else ()
+        spent = (
+            (response.usage,) if response.usage.total or response.usage.credits else ()
+        )
         advisor = {**extra, "advisor": True}
         advisor.pop(
             "app_cost_usd", None

@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import orjson
@@ -46,7 +47,7 @@ from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._claude_records import ADVISOR, recorded_cost
 from ._usage_scan import MarkedLines
-from ._values import as_int
+from ._values import as_credits, as_int
 from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 
 # Claude Code writes compact JSON; the marker stops at the colon so that a line written
@@ -92,6 +93,7 @@ class _Tokens(msgspec.Struct):
     iterations: list[_Iteration] | None = None
     inference_geo: str | None = None
     server_tool_use: _ServerTools | None = None
+    credits: Any = None  # an app's own billing unit (Qoder's), any JSON: checked on use
 
 
 class _Message(msgspec.Struct):
@@ -287,6 +289,7 @@ class _Scan:
             as_int(tokens.cache_creation_input_tokens),
             0,
             message.model and same(message.model, message.model),
+            0.0 if tokens.credits is None else as_credits(tokens.credits),
         )
         one_hour = (
             _int(tokens.cache_creation.ephemeral_1h_input_tokens)
@@ -552,15 +555,16 @@ def _record_state(record: UsageRecord) -> JSONValue:
         record.time, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
         u.model, record.session_id, record.agent_id, record.cwd, record.key, record.alias,
         record.sidechain, record.speed, record.cache_write_1h, record.line, record.app_cost_usd,
-        record.price_factor, record.fee_usd,
+        record.price_factor, record.fee_usd, u.credits,
     ]  # fmt: skip
 
 
 def _record_from_state(item: JSONValue) -> UsageRecord | None:
-    if not isinstance(item, list) or len(item) not in (16, 17, 18):
+    if not isinstance(item, list) or len(item) not in (16, 17, 18, 19):
         return None
-    # a state kept before the factor: 1; before the fee (web searches): none
-    factor, fee = (item[16:] + [1.0, 0.0][len(item) - 16 :])[:2]
+    # a state kept before the factor: 1; before the fee (web searches): none; before
+    # credits: none
+    factor, fee, credits = (item[16:] + [1.0, 0.0, 0.0][len(item) - 16 :])[:3]
     if isinstance(factor, bool) or not isinstance(factor, int | float):
         factor = 1.0
     if isinstance(fee, bool) or not isinstance(fee, int | float) or not fee > 0:
@@ -588,7 +592,8 @@ def _record_from_state(item: JSONValue) -> UsageRecord | None:
     if not all(isinstance(n, int) for n in counts):
         return None
     i, o, r, w, hour, line = (int(n) for n in counts)  # type: ignore[arg-type]
-    usage = Usage(i, o, r, w, 0, model if isinstance(model, str) else None)
+    named = model if isinstance(model, str) else None
+    usage = Usage(i, o, r, w, 0, named, as_credits(credits))
     return UsageRecord(
         float(t) if isinstance(t, int | float) else None, usage, str(session),
         agent if isinstance(agent, str) else None, cwd if isinstance(cwd, str) else None,

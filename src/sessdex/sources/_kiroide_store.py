@@ -17,8 +17,8 @@ modelId, workspacePaths[], createdAt, lastModifiedAt}`; `messages.jsonl` one eve
   `Reasoning`: thinking, whose text Kiro may elide to "...", then left out);
 - `tool_call` (`toolCallId`, `toolName`, `args`) and `tool_result` (`toolCallId`,
   `content`, `success`), paired by `toolCallId`;
-- `usage_summary` (`promptTurnSummaries[{unit, usage, usedTools}]`): credits, not tokens,
-  a meta note (`extra["credits"]`); a usage event only where it carries token counts
+- `usage_summary` (`promptTurnSummaries[{unit, usage, usedTools}]`): credits, not tokens:
+  the turn's usage event, its credits (`Usage.credits`, Kiro's), its tokens where it has them
   (`inputTokens`, `outputTokens`, …, as Kiro's wire does);
 - `turn_end` (`stopReason`) a turn's end; `turn_start`, `session_metadata` (context
   use), `pending_interaction`, `interaction_resolved` carry nothing shown; any other type is
@@ -48,6 +48,7 @@ from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, Session, superseded
 from ._values import (
+    as_credits,
     as_dict,
     as_int,
     as_list,
@@ -327,12 +328,10 @@ def _events(
 def _usage(
     sid: str, time: datetime | None, payload: dict[str, object]
 ) -> Iterator[Event]:
-    """A turn's usage summary: token counts where it has them, else its credits noted."""
-    if any(isinstance(payload.get(name), int) for name in _TOKENS):
-        counts = [as_int(payload.get(name)) for name in _TOKENS]
-        tokens = new_usage(counts[0], counts[1], counts[2], counts[3], 0, None)
-        yield Event(sid, 0, "usage", time, usage=tokens)
-        return
+    """A turn's usage summary: one usage event, its token counts where it has them and
+    the credits Kiro charged for the turn (`promptTurnSummaries`, unit "credit"); a use
+    in another unit is noted."""
+    counts = [as_int(payload.get(name)) for name in _TOKENS]
     credits = 0.0
     other: list[str] = []
     for summary in as_list(payload.get("promptTurnSummaries")):
@@ -342,15 +341,14 @@ def _usage(
             continue
         unit = as_str(entry.get("unit")) or "credit"
         if unit.lower() in ("credit", "credits"):
-            credits += float(usage)
+            credits += as_credits(usage)
         else:
             other.append(f"{usage:g} {unit}")
-    if not credits and not other:
-        return
-    said = [f"{credits:.2f} credits"] if credits else []
-    extra: dict[str, JSONValue] = {"credits": round(credits, 6)} if credits else {}
+    if any(isinstance(payload.get(name), int) for name in _TOKENS) or credits:
+        tokens = new_usage(counts[0], counts[1], counts[2], counts[3], 0, None, credits)
+        yield Event(sid, 0, "usage", time, usage=tokens)
     if other:
-        extra["usage"] = ", ".join(other)
-    yield Event(
-        sid, 0, "meta", time, text="turn used " + ", ".join(said + other), extra=extra
-    )
+        said = ", ".join(other)
+        yield Event(
+            sid, 0, "meta", time, text=f"turn used {said}", extra={"usage": said}
+        )

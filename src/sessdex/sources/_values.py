@@ -20,7 +20,7 @@ import orjson
 from .. import files
 from ..diagnostics import Diagnostics
 from ..files import line_start as line_start  # where the sources have long found it
-from ..model import Event, EventKind, Extra, JSONValue, Usage
+from ..model import MAX_RESPONSE_CREDITS, Event, EventKind, Extra, JSONValue, Usage
 
 TITLE_CHARS = 200
 _EXACT_LIMIT = 2**53  # the largest integer a JavaScript number holds exactly
@@ -59,6 +59,14 @@ def as_int(value: object, *, floats: bool = True) -> int:
     if not -_EXACT_LIMIT <= value <= _EXACT_LIMIT:  # NaN fails every comparison
         return 0
     return int(value) if floats or isinstance(value, int) else 0
+
+
+def as_credits(value: object) -> float:
+    """An app's credits (its own billing unit), a plain non-negative number; 0.0 for
+    anything else (a bool, a string, NaN, a negative or absurd amount)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if 0 <= value <= MAX_RESPONSE_CREDITS else 0.0
 
 
 _JSON_TYPES = {
@@ -425,11 +433,12 @@ class _UsageDraft:
     cache_write_tokens: int
     reasoning_tokens: int
     model: str | None
+    credits: float
 
 
 assert list(Usage.__dataclass_fields__) == [
     "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-    "reasoning_tokens", "model",
+    "reasoning_tokens", "model", "credits",
 ]  # fmt: skip
 
 
@@ -440,6 +449,7 @@ def new_usage(
     cache_write_tokens: int,
     reasoning_tokens: int,
     model: str | None,
+    credits: float = 0.0,
     _new: Callable[[type[_UsageDraft]], _UsageDraft] = object.__new__,
 ) -> Usage:
     """`Usage(...)` of all its fields, made as `draft` makes an Event (a reader makes one
@@ -451,6 +461,7 @@ def new_usage(
     usage.cache_write_tokens = cache_write_tokens
     usage.reasoning_tokens = reasoning_tokens
     usage.model = model
+    usage.credits = credits
     usage.__class__ = Usage  # type: ignore[assignment]
     return cast(Usage, usage)
 

@@ -73,6 +73,7 @@ from . import _warp_tools as tools
 from ._values import (
     Emitter,
     EventFields,
+    as_credits,
     as_dict,
     as_int,
     as_list,
@@ -692,22 +693,28 @@ class Reader:
                 )
                 said.append(f"{model or 'a model'}: {told}")
         # the credits Warp shows: its own and the platform's (`AIConversation::credits_spent`)
+        # conversation totals (Warp's server sums them "so far in the conversation"): they
+        # are this conversation's usage once, never a message's
         spent = [metadata.get(k) for k in ("credits_spent", "platform_credits_spent")]
         paid = [value for value in spent if _number(value)]
+        credits = as_credits(sum(v for v in paid if isinstance(v, int | float)))
+        named = next(iter(models)) if len(models) == 1 and "" not in models else None
         charged = self.charged(
-            as_dict(metadata.get("total_charged_usage")),
-            next(iter(models)) if len(models) == 1 and "" not in models else None,
-            time,
+            as_dict(metadata.get("total_charged_usage")), named, time, credits
         )
         if charged is not None:
             yield charged
+        elif credits:  # credits and no charged tokens: the credits alone are its usage
+            billed = Usage(model=named, credits=credits)
+            alone: dict[str, JSONValue] = {"scope": "session", "summed": True}
+            yield _Item(time, "usage", {"usage": billed, "extra": alone})
         if not counted and not paid:
             return
         extra: dict[str, JSONValue] = {"token_usage": counted, "scope": "session"}
         if paid:
-            credits = sum(value for value in paid if isinstance(value, int | float))
-            said.append(f"{credits:g} credits spent")
-            extra["credits_spent"] = credits
+            said.append(
+                f"{sum(v for v in paid if isinstance(v, int | float)):g} credits spent"
+            )
         split = "" if charged is not None else " (no input/output split)"
         yield _Item(
             time,
@@ -716,10 +723,15 @@ class Reader:
         )
 
     def charged(
-        self, totals: dict[str, object], model: str | None, time: datetime | None
+        self,
+        totals: dict[str, object],
+        model: str | None,
+        time: datetime | None,
+        credits: float = 0.0,
     ) -> _Item | None:
         """The conversation's charged usage, where Warp kept it (`total_charged_usage`,
-        summed by Warp over every request, model and category): one `usage` event."""
+        summed by Warp over every request, model and category): one `usage` event, with
+        the conversation's `credits`."""
         usage = Usage(
             input_tokens=as_int(totals.get("input_tokens"), floats=False),
             output_tokens=as_int(totals.get("output_tokens"), floats=False),
@@ -730,6 +742,7 @@ class Reader:
                 totals.get("input_cache_write_tokens"), floats=False
             ),
             model=model,
+            credits=credits,
         ).plausible()
         if not usage.total:
             return None

@@ -27,7 +27,8 @@ its cut and shows the messages before it, the cut counted ("truncated") and said
 tree's `file://` URI; model the first assistant usage's model, else a `model:` tag.
 Usage, de-duplicated as Amp's own ledger is: when `usageLedger.events` exist, one
 `usage` event per ledger event (title generation included), placed after the message it
-billed (`toMessageId`), with the cache split taken from that message's `usage`; without
+billed (`toMessageId`), with the cache split taken from that message's `usage` and the
+credits Amp charged for the call (`credits`, counted as Amp's credits); without
 a ledger, or for a response a partial ledger left out, one per assistant message
 `usage`. `created` is epoch ms, or ISO text in newer (`"v": 2`) threads. Handoff links (`relationships`) go to
 `extra`, not `parent_id`: a handoff is a thread of its own, not a sub-agent. Resume:
@@ -59,6 +60,7 @@ from . import _amp_logs
 from ._values import (
     Emitter,
     EventFields,
+    as_credits,
     as_dict,
     as_int,
     as_list,
@@ -451,12 +453,12 @@ def _ledger_usage(
         cache_read_tokens=as_int(split.get("cacheReadInputTokens")),
         cache_write_tokens=as_int(split.get("cacheCreationInputTokens")),
         model=stripped(entry.get("model")) or model,
+        # what Amp billed for this call, in its own credits
+        credits=as_credits(entry.get("credits")),
     )
     extra: dict[str, JSONValue] = {}
     if stripped(entry.get("operationType")):
         extra["operation"] = stripped(entry.get("operationType"))
-    if isinstance(entry.get("credits"), int | float):
-        extra["credits"] = entry["credits"]  # type: ignore[assignment]
     return {"usage": usage, "extra": extra}
 
 

@@ -25,7 +25,7 @@ its tool there (`sub-agent-<name>`, as the bundle names sub-agent tools; which c
 guess where one exchange ran the same agent twice). Behind the same flag,
 `summarizations[]` keeps what each summary cost (`{request_id, model, finishedAt,
 input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
-cost_usd, credits_consumed}`): billed beside its compaction. Auggie's own listing takes a
+cost_usd, credits_consumed}`): billed beside its compaction, its credits too. Auggie's own listing takes a
 session with `parentConversationId` for a sub-agent's; nothing in its lead names it, so it
 is listed as a session of its own, its lead named (`extra["lead_id"]`).
 
@@ -46,7 +46,8 @@ on as any other. Response nodes as saved (0, 5, 8, 9, 10 only): 0 a piece of the
 text (the whole is `response_text`), 5 a call (`tool_use {tool_use_id, tool_name,
 input_json}`, its `started_at_ms`/`completed_at_ms` stamped while it runs, so after the
 save that first shows it: its time is the node's), 8 thinking (`thinking {content,
-summary, encrypted_content}`), 9 credits billed (`billing_metadata`), 10 token usage
+summary, encrypted_content}`), 9 credits billed (`billing_metadata {transaction_id,
+credits_consumed}`: the exchange's credits, on its first counted response), 10 token usage
 (`token_usage {input_tokens, output_tokens, cache_read_input_tokens,
 cache_creation_input_tokens, …}`, input without the cache: Auggie's own totals add the
 three); each carries `timestamp_ms`. Other node types are counted.
@@ -71,7 +72,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
@@ -85,6 +86,7 @@ from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
     EventFields,
+    as_credits,
     as_dict,
     as_int,
     as_list,
@@ -490,7 +492,10 @@ class _Reader:
             self.diagnostics.skip(self.path, 0, "not an object")
             return
         counted = _usage(entry, stripped(entry.get("model")) or self.model)
-        if counted.total:
+        credits = as_credits(entry.get("credits_consumed"))
+        if credits:  # what the summary cost in Augment's credits
+            counted = replace(counted, credits=credits)
+        if counted.total or counted.credits:
             when = iso_time(entry.get("finishedAt"))  # when the summary was made
             yield self.emit("usage", when, estimated=when is None, usage=counted)
 
@@ -633,6 +638,7 @@ class _Reader:
         thoughts: list[str] = []
         calls: list[dict[str, object]] = []
         usages: list[tuple[dict[str, object], datetime | None]] = []
+        credits = 0.0
         answered = thought_at = None
         for node in nodes:
             kind = node.get("type")
@@ -656,7 +662,10 @@ class _Reader:
                 calls.append(node)
             elif kind == _TOKENS:
                 usages.append((as_dict(node.get("token_usage")), when))
-            elif kind not in (_MAIN_TEXT, _BILLING):
+            elif kind == _BILLING:  # what Augment charged for the exchange, in credits
+                billing = as_dict(node.get("billing_metadata"))
+                credits += as_credits(billing.get("credits_consumed"))
+            elif kind != _MAIN_TEXT:
                 self.diagnostics.unknown_type(f"response_node:{kind}")
         if not usages and isinstance(exchange.get("token_usage"), dict):
             # an exchange that keeps its tokens on itself (one from Augment's service)
@@ -708,9 +717,14 @@ class _Reader:
         for usage, when in usages if not copied else ():
             counted = _usage(usage, model)
             if counted.total:
+                if credits:  # the exchange's credits, on its first counted response
+                    counted, credits = replace(counted, credits=credits), 0.0
                 yield self.emit(
                     "usage", when or finished, estimated=when is None, usage=counted
                 )
+        if credits and not copied:  # credits billed, no token counted
+            billed = Usage(model=model, credits=credits)
+            yield self.emit("usage", finished, estimated=True, usage=billed)
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield self.emit("turn_end", finished, estimated=True)
 

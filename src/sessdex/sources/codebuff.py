@@ -33,7 +33,8 @@ call itself is no block), a plan, a question to the user (`ask-user`, with the a
 gate or a mode change. Sub-agents stay inside their lead's chat: their events carry the
 agent's id, no session of their own. Codebuff keeps no per-call tokens and no model in the
 chat (run-state.json's main agent has only cache totals, not read): an answer's `credits`
-(Codebuff's own unit, charged by its server) is kept on its `turn_end`.
+(Codebuff's own unit, charged by its server) is its `usage` event, just before its
+`turn_end`: counted by `sessdex usage` as Codebuff's credits.
 
 Resume: `codebuff --continue <chat id>` in a folder of the project's name (`--continue`
 alone reopens the project's newest chat, and so does an id it does not find under the
@@ -57,11 +58,12 @@ import orjson
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _codebuff_legacy as _legacy
 from ._values import (
     Emitter,
     EventFields,
+    as_credits,
     as_dict,
     as_list,
     as_str,
@@ -442,11 +444,12 @@ class _Reader:
                 and message.get("isComplete") is not False
                 and _is_answer(message)
             ):
-                extra = {}
-                credits = message.get("credits")
-                if isinstance(credits, (int, float)) and not isinstance(credits, bool):
-                    extra["credits"] = credits
-                yield self.emit("turn_end", time, extra=extra)
+                # what Codebuff's server charged for the answer, in its credits: the
+                # only usage a chat keeps (no token count, no model)
+                credits = as_credits(message.get("credits"))
+                if credits:
+                    yield self.emit("usage", time, usage=Usage(credits=credits))
+                yield self.emit("turn_end", time)
         problem = shown_text(message.get("userError"), keep_empty=False)
         if problem:
             yield self.emit("error", time, text=problem, is_error=True)

@@ -31,10 +31,11 @@ and the cost is left unknown. Qoder bills platform credits, and its transcript w
 (1.1.52) writes `message.usage` only where it carries `credits` / `original_credits` /
 `billable` (or the model is the user's own), with every token count set to 0 unless
 `QODER_EXPOSE_TOKEN_USAGE` is on (the same in its `-o json` result; third-party readers
-of real files see the same): such a 0 is no measure, so a response of no token is not
-billed (`usage_records` drops it, `--explain` says so; `read` never billed it). Qoder
+of real files see the same): such a 0 is no measure of tokens, so a response is billed
+by its `credits` (what Qoder charged; `original_credits` is the price before a discount),
+its cost unknown, never $0; one with neither is dropped (`--explain` says so). Qoder
 strips `requestId` from the lines it writes: copies merge by `message.id`. Credits are no
-currency sessdex prices, and are not counted. `token-stats` (`promptTokenCount`: one
+currency sessdex prices: they are counted as Qoder's own. `token-stats` (`promptTokenCount`: one
 prompt's size, no bill) has a writer that 1.1.52 never calls: usage cannot come from it.
 That the Qoder IDE writes chats here with an `<id>-session.json` beside is unconfirmed
 (neither the CLI's bundle nor a public reader names such a file); only `.jsonl` is listed.
@@ -118,7 +119,7 @@ CN_DIR_NAME = ".qoder-cn"
 CN_PROGRAM = "qoderclicn"
 CN_INSTALL_HINT = "npm install -g @qodercn-ai/qoderclicn"
 WORKSPACE = b'"workspace-directories"'
-NO_TOKENS = "Qoder wrote its token counts as 0 (it bills credits)"
+NO_TOKENS = "Qoder wrote its token counts as 0 and no credits"
 HEAD_RECORDS = 8  # Qoder opens a transcript with its bookkeeping, then the first prompt
 # a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and
 # digits); "Don't Ask" refuses instead of prompting (its mode table), so it is strict
@@ -212,12 +213,13 @@ def usage_records(
     fold: Callable[[UsageRecord], None] | None = None,
     drop: Callable[[DroppedLine], None] | None = None,
 ) -> UsageScan:
-    """Claude Code's billed responses, less those with no token counted: Qoder writes
-    every count as 0 (credits only) unless told to expose them, and a 0 there is no
-    measure (`sessdex usage` showed such a day at $0.00). `read` bills them no more."""
+    """Claude Code's billed responses, less those with neither a token nor a credit
+    counted: Qoder writes every count as 0 (credits only) unless told to expose them, and
+    a 0 there is no measure (`sessdex usage` showed such a day at $0.00): such a response
+    is counted by its credits alone, its cost unknown."""
 
     def counted(record: UsageRecord) -> bool:
-        if record.usage.total:
+        if record.usage.total or record.usage.credits:  # credits: Qoder's own measure
             return True
         if explain:
             dropped = DroppedLine(record.line, "no-tokens", NO_TOKENS, record.time)

@@ -22,6 +22,7 @@ from .text import (
     Waiting,
     answered_call,
     clean,
+    credits_amount,
     error_message,
     one_line,
     sender_name,
@@ -29,6 +30,7 @@ from .text import (
     title_line,
     tokens,
     tool_summary,
+    usage_said,
     visible,
 )
 
@@ -121,12 +123,14 @@ def render(
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_out = 0
+    credits = 0.0
     for event in events:
         if event.kind == "usage" and event.usage is not None:
             # a broken count (negative, absurd) adds nothing
             u = event.usage.plausible()
             total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
             total_out += u.output_tokens
+            credits += u.credits
         agent = event.agent_id
         if agent != (open_blocks[-1] if open_blocks else None):
             path = _lineage(agent, spawner)
@@ -164,8 +168,16 @@ def render(
             if event.text:  # its task: blocks of one type told apart, when reopened too
                 tasks.setdefault(str(child), one_line(event.text, 80))
     yield "</div></details>\n" * len(open_blocks)
-    if total_in or total_out:  # sub-agents' responses included, as in Markdown
-        yield f'<hr><div class="meta">tokens in all: {tokens(total_in)} in, {tokens(total_out)} out</div>\n'
+    if (
+        total_in or total_out or credits
+    ):  # sub-agents' responses included, as in Markdown
+        said = (
+            [f"tokens in all: {tokens(total_in)} in, {tokens(total_out)} out"]
+            if total_in or total_out
+            else []
+        )
+        said += [f"credits in all: {credits_amount(credits)}"] if credits else []
+        yield f'<hr><div class="meta">{" · ".join(said)}</div>\n'
     yield "</body></html>\n"
 
 
@@ -308,7 +320,7 @@ def _event(
     if kind == "usage" and event.usage is not None:
         # as the totals: a broken count says 0, not 100000000.0M
         u = event.usage.plausible()
-        return f'<div class="ev meta">tokens: {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, {tokens(u.output_tokens)} out</div>\n'
+        return f'<div class="ev meta">{_e(usage_said(u))}</div>\n'
     if kind == "meta" and event.text:
         return f'<div class="ev meta">{_e(event.text)}</div>\n'
     return ""

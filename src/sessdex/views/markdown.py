@@ -26,6 +26,7 @@ from .text import (
     Waiting,
     answered_call,
     clean,
+    credits_amount,
     error_message,
     id_mark,
     one_line,
@@ -844,6 +845,7 @@ def render(
         + "\n"
     )
     total_in = total_out = 0
+    credits = 0.0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
     marks: set[str] = set()  # names' values, for a quick look-up
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
@@ -961,6 +963,7 @@ def render(
             u = event.usage.plausible()
             total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
             total_out += u.output_tokens
+            credits += u.credits
         if not out:
             continue
         item = out.startswith("- ")
@@ -968,5 +971,11 @@ def render(
             yield "\n"  # a heading or a paragraph after a list item starts its own block
         in_list = item
         yield out
-    if total_in or total_out:
-        yield f"\n---\nTokens: {tokens(total_in)} in, {tokens(total_out)} out.\n"
+    if total_in or total_out or credits:
+        totals = (
+            [f"Tokens: {tokens(total_in)} in, {tokens(total_out)} out"]
+            if total_in or total_out
+            else []
+        )
+        totals += [f"Credits: {credits_amount(credits)}"] if credits else []
+        yield "\n---\n" + ". ".join(totals) + ".\n"

@@ -208,6 +208,8 @@ def usage_record(usage: Usage) -> dict[str, JSONValue]:
         "cache_write_tokens": usage.cache_write_tokens,
         "reasoning_tokens": usage.reasoning_tokens,
         "model": usage.model,
+        # what the app billed in its own credits (0: none recorded), never a cost
+        "credits": round(usage.credits, 6),
     }
 
 

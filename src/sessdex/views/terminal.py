@@ -31,6 +31,7 @@ from .text import (
     Waiting,
     answered_call,
     clean,
+    credits_amount,
     duration,
     error_message,
     fold,
@@ -262,12 +263,14 @@ def _render(
             return None
         # as every sum: a broken count (negative, absurd) says 0
         u = event.usage.plausible()
-        out.append(
+        said = (
             f"  tokens: in {tokens(u.input_tokens)} · out {tokens(u.output_tokens)} · cache read "
             f"{tokens(u.cache_read_tokens)} · cache write {tokens(u.cache_write_tokens)}"
-            + (f" · {one_line(u.model)}" if u.model else ""),
-            style="dim",
         )
+        if u.credits:  # the app's own unit; alone where it kept no token count
+            billed = f"credits {credits_amount(u.credits)}"
+            said = f"{said} · {billed}" if u.total else f"  {billed}"
+        out.append(said + (f" · {one_line(u.model)}" if u.model else ""), style="dim")
     elif kind == "turn_end":
         if detail != "full":
             return None
@@ -422,7 +425,14 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
         if taken or u.output_tokens
         else "no token counts"
     )
-    figures = [one_line(node.id), counts, calls, duration(node.duration_seconds)]
+    billed = [f"{credits_amount(u.credits)} credits"] if u.credits else []
+    figures = [
+        one_line(node.id),
+        counts,
+        *billed,
+        calls,
+        duration(node.duration_seconds),
+    ]
     label.append("\n" + "\n".join(_packed(figures, room)), style="dim")
     return label
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from .. import pathnames
 from ..cells import INVISIBLE, written_out
 from ..cells import char_cells as _char_cells
+from ..model import Usage
 
 # the quick listing imports this module: no model import at run time, nor `typing`'s
 TYPE_CHECKING = False
@@ -429,6 +430,25 @@ def tokens(n: int) -> str:
     if n >= 1_000:
         return f"{n / 1_000:.1f}k"
     return str(n)
+
+
+def credits_amount(value: float) -> str:
+    """An amount of an app's credits as apps show theirs: 12.5, 3, 1,234.57 (0.004 kept)."""
+    if 0 < abs(value) < 0.01:
+        return f"{value:.2g}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def usage_said(u: Usage) -> str:
+    """One usage event, short: "tokens: 1.2k in, 300 out", its credits after them (or
+    alone, for an app that billed credits and kept no token count)."""
+    taken = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+    said = [f"tokens: {tokens(taken)} in, {tokens(u.output_tokens)} out"]
+    if u.credits:
+        if not taken and not u.output_tokens:
+            return f"credits: {credits_amount(u.credits)}"
+        said.append(f"{credits_amount(u.credits)} credits")
+    return " · ".join(said)
 
 
 PIPED_WIDTH = 1 << 20  # piped lines are never cut: `grep` must see the whole title

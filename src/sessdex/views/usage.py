@@ -12,7 +12,15 @@ from datetime import UTC, datetime, tzinfo
 from ..audit import Explained
 from ..usage import TOKENS, Row
 from .table import Column, Layout, cell_width
-from .text import flat, left_cut, one_line, short_id_width, short_path, tokens
+from .text import (
+    credits_amount,
+    flat,
+    left_cut,
+    one_line,
+    short_id_width,
+    short_path,
+    tokens,
+)
 
 HEADERS = {
     "daily": "Day",
@@ -43,6 +51,32 @@ def money(row: Row) -> str:
 
 def _dollars(cost: float) -> str:
     return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.5f}"
+
+
+def credits_text(credits: dict[str, float], named: bool = True) -> str:
+    """A row's credits, each app's apart ("12.5 Amp + 3 Warp"): two apps' credits are
+    two units, never one sum; `named` False for a column that names its only app."""
+    from ..sources import TITLES
+
+    if not named:
+        return " + ".join(credits_amount(value) for value in credits.values())
+    return " + ".join(
+        f"{credits_amount(value)} {TITLES.get(app, app)}"
+        for app, value in credits.items()
+    )
+
+
+def credits_header(total: Row) -> str | None:
+    """The credits column's header, where some row has credits (None: no column): it
+    names the app when only one app's credits are in the report."""
+    apps = list(total.credits_by_app)
+    if not apps:
+        return None
+    if len(apps) == 1:
+        from ..sources import TITLES
+
+        return f"{TITLES.get(apps[0], apps[0])} credits"
+    return "Credits"
 
 
 def row_records(rows: Sequence[Row]) -> list[dict[str, object]]:
@@ -191,6 +225,13 @@ def _columns(
             # ASCII: a character is a cell
             made[names, short_counts] = cells, max(map(len, cells))
         out.append((SHORT.get(label, label) if short else label, *made[names, short_counts]))  # fmt: skip
+    header = credits_header(total)
+    if header is not None:  # only where some row has credits
+        if ("Credits",) not in made:
+            named = header == "Credits"  # several apps: each amount says whose it is
+            cells = [credits_text(row.credits_by_app, named) for row, *_ in lines]
+            made["Credits",] = cells, _widest(cells)
+        out.append((header, *made["Credits",]))
     if ("Cost",) not in made:
         cells = [money(row) for row, *_ in lines]
         made["Cost",] = cells, max(map(len, cells))  # ASCII too
@@ -301,7 +342,8 @@ def _explain_lines(
     named = short_path(row.key, home) if kind == "project" and home else row.key
     yield from [
         f"row {named}: {row.responses} responses, input {row.input_tokens:,}, output {row.output_tokens:,}, "
-        f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}",
+        f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}"
+        + _credits_said(row),
         "",
         f"counted ({len(explained.counted) + more.responses}):",
     ]
@@ -313,6 +355,7 @@ def _explain_lines(
             f"  {app} {path}:{record.line}  {_when(record.time, tz)}  {u.model or '(unknown model)'}{agent}  "
             f"in {u.input_tokens} out {u.output_tokens} cw {u.cache_write_tokens} cr {u.cache_read_tokens} "
             f"rs {u.reasoning_tokens}  {price}"
+            + (f"  credits {credits_amount(u.credits)}" if u.credits else "")
         )
         if record.note:
             yield f"      {record.note}"
@@ -321,6 +364,7 @@ def _explain_lines(
             f"  … and {more.responses:,} more, not listed (--limit lists more): input {more.input_tokens:,}, "
             f"output {more.output_tokens:,}, cache write {more.cache_write_tokens:,}, "
             f"cache read {more.cache_read_tokens:,}, reasoning {more.reasoning_tokens:,}, cost {money(more)}"
+            + _credits_said(more)
         )
     yield ""
     yield f"dropped ({len(explained.dropped) + explained.more_dropped}):"
@@ -331,6 +375,11 @@ def _explain_lines(
         yield f"  … and {explained.more_dropped:,} more, not listed; every line dropped, by rule: {rules}"
     for note in explained.notes:
         yield f"note: {note}"
+
+
+def _credits_said(row: Row) -> str:
+    credits = row.credits_by_app
+    return f", credits {credits_text(credits)}" if credits else ""
 
 
 def _iso(time: float | None) -> str | None:
@@ -363,6 +412,7 @@ def _left_out(explained: Explained) -> dict[str, object]:
     sums["cost_usd"] = more.cost_usd
     sums["priced_cost_usd"] = more.priced_cost_usd
     sums["unpriced_models"] = sorted(more.unpriced)
+    sums["credits"] = more.credits_by_app
     return {
         "limit": explained.limit,
         "counted_not_listed": sums,
@@ -409,6 +459,8 @@ def _counted_records(explained: Explained) -> Iterator[dict[str, object]]:
             "reasoning_tokens": record.usage.reasoning_tokens,
             # to the millionth, as the rows: a sum of float products ends in noise
             "cost_usd": cost if cost is None else round(cost, 6),
+            # the app's own unit (`app` says whose), never a cost
+            "credits": round(record.usage.credits, 6),
             "note": record.note,
         }
 

@@ -847,9 +847,10 @@ def _app_cost(value: object) -> float | None:
 # --- reports ---------------------------------------------------------------------------------
 
 
-def _shown(sums: Sequence[int]) -> tuple[bool, bool]:
-    """Whether a row's (app, model) sums make it one of its models, and an unpriced one."""
-    return sums[0] > 0 or any(sums[1:6]), any(sums[6:])
+def _shown(sums: Sequence[int]) -> tuple[bool, bool, bool]:
+    """Whether a row's (app, model) sums make it one of its models, an unpriced one, and
+    one with responses billed in credits alone (no cost known)."""
+    return sums[0] > 0 or any(sums[1:6]), any(sums[6:10]), any(sums[10:])
 
 
 @dataclass(slots=True)
@@ -870,8 +871,11 @@ class Row:
     credits: dict[str, float] = field(default_factory=dict)
     agents: dict[str, Row] = field(default_factory=dict)
     about: dict[str, str | None] = field(default_factory=dict)  # a session's title, cwd
-    # (app, model) -> the sums of its buckets: responses, the five counts, and the four
-    # counts that have no price and the responses of credits alone that have none. A response a second file counts instead comes as a
+    # models whose responses were billed in credits alone: no count to price, no known cost
+    uncosted: set[str] = field(default_factory=set)
+    # (app, model) -> the sums of its buckets: responses, the five counts, the four counts
+    # that have no price, and the responses billed in credits alone. A response a second
+    # file counts instead comes as a
     # negative bucket: the model and app are the row's, and the model unpriced, only
     # while those sums are not nothing
     tally: dict[tuple[str, str], list[int]] = field(
@@ -892,9 +896,17 @@ class Row:
             self.cost += b[10]
         if len(b) > 14 and b[14]:
             self.credits[app] = self.credits.get(app, 0.0) + b[14]
+        # responses billed in credits alone: no count to price, so no known cost (never $0)
+        alone = b[11] if len(b) > 14 and b[14] and not any(b[5:9]) else 0
         model = plain_name(b[2]) if b[2] else "(unknown model)"
         tally = self.tally.get((app, model))
-        if tally is not None and tally[0] > 0 and b[11] > 0 and b[10] is not None:
+        if (
+            tally is not None
+            and tally[0] > 0
+            and b[11] > 0
+            and b[10] is not None
+            and not alone
+        ):
             # the common case, which cannot take a model away nor make one unpriced
             tally[0] += b[11]
             tally[1] += b[5]
@@ -903,11 +915,8 @@ class Row:
             tally[4] += b[8]
             tally[5] += b[9]
             return
-        # unpriced: the four counts, and the responses billed in credits alone (no count
-        # to price, and never free: their cost is unknown, not $0)
-        billed = b[11] if len(b) > 14 and b[14] and not any(b[5:9]) else 0
-        unpriced = (*b[5:9], billed) if b[10] is None else (0, 0, 0, 0, 0)
-        self._take(app, model, [b[11], *b[5:10], *unpriced])
+        unpriced = b[5:9] if b[10] is None else (0, 0, 0, 0)
+        self._take(app, model, [b[11], *b[5:10], *unpriced, alone])
 
     def _take(self, app: str, model: str, sums: Sequence[int]) -> None:
         key = (app, model)
@@ -924,6 +933,7 @@ class Row:
         self.models = {m for (_, m), t in self.tally.items() if _shown(t)[0]}
         self.apps = {a for (a, _), t in self.tally.items() if _shown(t)[0]}
         self.unpriced = {m for (_, m), t in self.tally.items() if _shown(t)[1]}
+        self.uncosted = {m for (_, m), t in self.tally.items() if _shown(t)[2]}
 
     @property
     def credits_by_app(self) -> dict[str, float]:
@@ -935,7 +945,7 @@ class Row:
 
     @property
     def cost_usd(self) -> float | None:
-        return None if self.unpriced else round(self.cost, 6)
+        return None if self.unpriced or self.uncosted else round(self.cost, 6)
 
     @property
     def priced_cost_usd(self) -> float:
@@ -951,9 +961,8 @@ class Row:
     def partly_priced(self) -> bool:
         """Some of the row's models have a price and some do not, or some responses of an
         unpriced model have the cost their app recorded."""
-        return bool(self.unpriced) and (
-            bool(self.models - self.unpriced) or self.cost > 0
-        )
+        unknown = self.unpriced | self.uncosted
+        return bool(unknown) and (bool(self.models - unknown) or self.cost > 0)
 
     def record(self) -> dict[str, object]:
         out: dict[str, object] = {"key": self.key, **self.about}

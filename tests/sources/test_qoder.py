@@ -245,8 +245,8 @@ def test_a_response_qoder_wrote_no_token_count_for_counts_its_credits_never_at_z
     assert (row["credits"], row["cost_usd"]) == ({"qoder": 1.25}, None)
     result = CliRunner().invoke(main, ["usage", "--home", str(home)])
     day = next(line for line in result.output.splitlines() if "2026-12-03" in line)
-    assert "unpriced" in day and "$0.00" not in day and "1.25" in day
-    assert "Qoder CLI credits" in result.output  # the column names whose credits
+    assert "in credits" in day and "$0.00" not in day and "1.25" in day
+    assert "Credits (qoder)" in result.output  # the column names whose credits
     billed = [e.usage for e in events(sessions(Home.at(home))[LEAD]) if e.usage]
     assert [(u.total, u.credits) for u in billed] == [(0, 1.25)]
 

@@ -38,14 +38,15 @@ OWN_MARK = "*"  # after a cost that holds an app's own figure (`own_cost_note`)
 
 
 def money(row: Row) -> str:
-    """The row's cost; "$1.20+" when unpriced models add an unknown amount to it, and
-    "$1.20*" when some of it is what an app recorded rather than a price."""
+    """The row's cost; "$1.20+" when unpriced models (or responses billed in credits
+    alone) add an unknown amount to it, "$1.20*" when some of it is what an app recorded
+    rather than a price, and "in credits" for a row of responses billed in credits alone."""
     own = OWN_MARK if row.app_recorded_cost_usd > 0 else ""
     if row.partly_priced:
         return _dollars(row.priced_cost_usd) + "+" + own
     cost = row.cost_usd
-    if cost is None:
-        return "unpriced"
+    if cost is None:  # billed in credits alone: the credits are its cost
+        return "unpriced" if row.unpriced else "in credits"
     return _dollars(cost) + own
 
 
@@ -54,15 +55,13 @@ def _dollars(cost: float) -> str:
 
 
 def credits_text(credits: dict[str, float], named: bool = True) -> str:
-    """A row's credits, each app's apart ("12.5 Amp + 3 Warp"): two apps' credits are
-    two units, never one sum; `named` False for a column that names its only app."""
-    from ..sources import TITLES
-
+    """A row's credits, each app's apart, named as `--app` names it ("12.5 amp + 3 warp"):
+    two apps' credits are two units, never one sum; `named` False for a column that
+    names its only app."""
     if not named:
         return " + ".join(credits_amount(value) for value in credits.values())
     return " + ".join(
-        f"{credits_amount(value)} {TITLES.get(app, app)}"
-        for app, value in credits.items()
+        f"{credits_amount(value)} {app}" for app, value in credits.items()
     )
 
 
@@ -72,11 +71,7 @@ def credits_header(total: Row) -> str | None:
     apps = list(total.credits_by_app)
     if not apps:
         return None
-    if len(apps) == 1:
-        from ..sources import TITLES
-
-        return f"{TITLES.get(apps[0], apps[0])} credits"
-    return "Credits"
+    return f"Credits ({apps[0]})" if len(apps) == 1 else "Credits"
 
 
 def row_records(rows: Sequence[Row]) -> list[dict[str, object]]:

@@ -54,15 +54,15 @@ def _dollars(cost: float) -> str:
     return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.5f}"
 
 
-def credits_text(credits: dict[str, float], named: bool = True) -> str:
-    """A row's credits, each app's apart, named as `--app` names it ("12.5 amp + 3 warp"):
-    two apps' credits are two units, never one sum; `named` False for a column that
-    names its only app."""
+def credits_text(
+    credits: dict[str, float], named: bool = True, between: str = " + "
+) -> str:
+    """A row's credits, each app's apart, named as `--app` names it ("12.5 amp + 3 warp";
+    the table puts each on a line of its own): two apps' credits are two units, never one
+    sum; `named` False for a column that names its only app."""
     if not named:
-        return " + ".join(credits_amount(value) for value in credits.values())
-    return " + ".join(
-        f"{credits_amount(value)} {app}" for app, value in credits.items()
-    )
+        return between.join(credits_amount(value) for value in credits.values())
+    return between.join(f"{credits_amount(v)} {app}" for app, v in credits.items())
 
 
 def credits_header(total: Row) -> str | None:
@@ -224,8 +224,9 @@ def _columns(
     if header is not None:  # only where some row has credits
         if ("Credits",) not in made:
             named = header == "Credits"  # several apps: each amount says whose it is
-            cells = [credits_text(row.credits_by_app, named) for row, *_ in lines]
-            made["Credits",] = cells, _widest(cells)
+            # one app's a line (as the models): a row of several apps stays narrow
+            cells = [credits_text(row.credits_by_app, named, "\n") for row, *_ in lines]
+            made["Credits",] = cells, _widest(line for cell in cells for line in cell.split("\n"))  # fmt: skip
         out.append((header, *made["Credits",]))
     if ("Cost",) not in made:
         cells = [money(row) for row, *_ in lines]

@@ -892,3 +892,34 @@ def test_a_spawn_in_the_middle_of_a_long_lead_is_found_when_listing(
         found = sessions(home)
     assert not read  # listing never parses a log whole
     assert found[make.CHILD].parent_id == make.LEAD  # type: ignore[attr-defined]
+
+
+def test_a_turns_metered_credits_are_its_usage(tmp_path: Path) -> None:
+    # the 2.x CLI meters each request of a turn in credits (`metering_usage`, one entry
+    # a request) and writes its token counts as 0: the turn's credits are its usage
+    folder = tmp_path / ".kiro" / "sessions" / "cli"  # where the CLI keeps them
+    folder.mkdir(parents=True)
+    said = [{"kind": "text", "data": "Done"}]
+    lines = [
+        {"version": "v1", "kind": "Prompt", "data": {"message_id": "p1", "content": said}},
+        {"version": "v1", "kind": "AssistantMessage", "data": {"message_id": "a1", "content": said}},
+    ]  # fmt: skip
+    (folder / "s1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    metering = [{"value": 0.25, "unit": "credit", "unitPlural": "credits"},
+                {"value": 1, "unit": "credit"}, {"value": 9, "unit": "request"},
+                {"value": "many", "unit": "credit"}]  # fmt: skip
+    turn = {"message_ids": ["p1", "a1"], "end_timestamp": "2026-01-02T10:00:00Z",
+            "input_token_count": 0, "output_token_count": 0, "metering_usage": metering}  # fmt: skip
+    (folder / "s1.json").write_text(json.dumps({
+        "session_id": "s1", "cwd": "/tmp", "created_at": "2026-01-02T09:00:00Z",
+        "updated_at": "2026-01-02T10:00:00Z", "session_state": {"version": "v1",
+        "conversation_metadata": {"user_turn_metadatas": [turn]},
+        "rts_model_state": {"conversation_id": "s1"}}}))  # fmt: skip
+    found = events(sessions(tmp_path)["s1"])
+    billed = [e.usage for e in found if e.kind == "usage" and e.usage is not None]
+    assert [(u.total, u.credits) for u in billed] == [(0, 1.25)]
+    result = CliRunner().invoke(
+        main, ["usage", "app", "--json", "--home", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)[0]["credits"] == {"kiro": 1.25}

@@ -8,7 +8,8 @@ on every system; only a test variable of the CLI moves it) holds, per session,
 `<id>.json` is `SessionData`, rewritten whole (temp file, rename) at each turn's end:
 `{session_id, cwd, created_at, updated_at, title?, exported_from_v1?, imported_from?,
 session_state: {version: "v1", conversation_metadata: {user_turn_metadatas: [{…,
-end_timestamp, input_token_count, output_token_count}]}, rts_model_state:
+end_timestamp, input_token_count, output_token_count, metering_usage: [{value,
+unit: "credit"}] (one a request: the turn's credits)}]}, rts_model_state:
 {conversation_id, model_info?: {model_id, model_name?}}, permissions, agent_name?}}`.
 
 `<id>.jsonl` is the append-only log, one `LogEntry` a line, serde-tagged `{"version": "v1",
@@ -19,7 +20,7 @@ content, results}`, `Compaction {summary, strategy, messages_snapshot}`, `ResetT
 "toolUse" | "toolResult" | "image" | "thinking", "data": …}` (`toolUse` `{toolUseId, name,
 input}`, `toolResult` `{toolUseId, content: [{kind: text|json|image, data}], status:
 "success"|"error"}`, `thinking` `{text, signature, redactedContent}`). Only a prompt is
-dated, and the log keeps no token count: a turn's counts and end time are in the `.json`'s
+dated, and the log keeps no token count: a turn's counts, credits and end time are in the `.json`'s
 `user_turn_metadatas`, whose `message_ids` (each request's prompt and response, in order)
 name the log's messages; a turn is told after the message its last id names, or, where the
 log has no such message (a turn cancelled mid-request), before the next prompt.
@@ -70,6 +71,7 @@ from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
+    as_credits,
     as_dict,
     as_int,
     as_list,
@@ -359,10 +361,11 @@ def turns(log: str) -> dict[str, Turn]:
             continue
         tokens_in = as_int(turn.get("input_token_count"))
         tokens_out = as_int(turn.get("output_token_count"))
+        credits = _credits(turn.get("metering_usage"))
         told = Turn(
             iso_time(turn.get("end_timestamp")),
-            new_usage(tokens_in, tokens_out, 0, 0, 0, model)
-            if tokens_in or tokens_out
+            new_usage(tokens_in, tokens_out, 0, 0, 0, model, credits)
+            if tokens_in or tokens_out or credits
             else None,
             number,
             ids[-1],
@@ -370,6 +373,18 @@ def turns(log: str) -> dict[str, Turn]:
         for message_id in ids:
             found.setdefault(message_id, told)
     return found
+
+
+def _credits(metering: object) -> float:
+    """What a turn's requests were billed in Kiro's credits: `metering_usage`, one
+    `{value, unit: "credit"}` per request (another unit is no credit, and not added)."""
+    total = 0.0
+    for raw in as_list(metering):
+        entry = as_dict(raw)
+        unit = (as_str(entry.get("unit")) or "credit").lower()
+        if unit in ("credit", "credits"):
+            total += as_credits(entry.get("value"))
+    return as_credits(total)
 
 
 class LogReader:

@@ -486,6 +486,8 @@ def test_a_summarys_own_tokens_are_counted(tmp_path: Path) -> None:
         (10, 1, "claude-haiku-4-5"),  # its compaction is no longer kept: at the end
     ]
     assert billed[0].cache_read_tokens == 100
+    # what the summary cost in Augment's credits, on its own usage
+    assert [u.credits for u in billed] == [12.5, 0, 12.5]
 
 
 def test_a_big_sessions_sub_agents_are_read_where_they_ran(tmp_path: Path) -> None:

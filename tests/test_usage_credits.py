@@ -146,3 +146,20 @@ def test_sums_stored_before_credits_are_counted_again(
     monkeypatch.setattr(usage, "_version", now)  # this sessdex
     rows = {row.key: row.credits_by_app for row in usage.run(Home.at(home), "app").rows}
     assert rows == {"amp": {"amp": 22.0}, "qoder": {"qoder": 2.5}}
+
+
+def test_odd_credits_count_as_none_and_break_nothing(tmp_path: Path) -> None:
+    threads = tmp_path / "home" / ".local" / "share" / "amp" / "threads"
+    threads.mkdir(parents=True)
+    odd: list[object] = ["many", -3, 1e300, True, None, {"n": 1}, 2.5]
+    ledger = [
+        {"model": "claude-sonnet-4-5", "credits": value, "tokens": {"input": 10, "output": 1},
+         "timestamp": "2026-12-01T10:00:00Z", "toMessageId": 0}
+        for value in odd
+    ]  # fmt: skip
+    thread = {"id": "T-odd", "created": 1764583200000, "usageLedger": {"events": ledger},
+              "messages": [{"role": "user", "messageId": 0, "content": [{"type": "text", "text": "hi"}]}]}  # fmt: skip
+    (threads / "T-odd.json").write_bytes(orjson.dumps(thread))
+    (row,) = orjson.loads(run(tmp_path / "home", "app", "--json"))
+    assert row["responses"] == len(odd)
+    assert row["credits"] == {"amp": 2.5}  # only the plain amount counts

@@ -217,6 +217,40 @@ def test_resume_is_exact_and_never_looser_than_cn(tmp_path: Path) -> None:
     assert continue_.resume(planned).argv[-1] == "--readonly"  # type: ignore[union-attr]
 
 
+def test_a_copied_home_offers_resume_to_the_one_chat_cn_would_open(
+    tmp_path: Path,
+) -> None:
+    """Every file written in the same millisecond (a copy): cn --resume opens the first by
+    name, so only that chat gets it; the others a fork, saying which one --resume opens."""
+    home = copy_home(tmp_path)
+    folder = home / SESSIONS
+    for path in folder.iterdir():
+        os.utime(path, ns=(1_796_400_000_123_456_000, 1_796_400_000_123_456_000))
+    # a different nanosecond in the same millisecond is no newer to cn
+    os.utime(folder / f"{DENIED}.json", ns=(0, 1_796_400_000_123_999_000))
+    (
+        folder / f"{IDE}.json"
+    ).unlink()  # the first name would otherwise be the extension's
+    found = sessions(home)
+    assert min(CLI_SESSIONS) == BASIC
+    plans = {key: continue_.resume(found[key]) for key in CLI_SESSIONS}
+    assert plans[BASIC] is not None and plans[BASIC].argv == ("cn", "--resume")
+    for key in (FORK, TUI, DENIED):
+        plan = plans[key]
+        assert plan is not None and plan.argv == ("cn", "--fork", key)
+        assert (
+            f"cn --resume would open {BASIC}, written in the same millisecond"
+            in (plan.notes[0])
+        )
+    os.utime(folder / f"{TUI}.json", ns=(0, 1_796_400_000_124_000_000))  # 1 ms later
+    assert continue_.resume(found[TUI]).argv == ("cn", "--resume")  # type: ignore[union-attr]
+    basic = continue_.resume(found[BASIC])
+    assert basic is not None and basic.argv == ("cn", "--fork", BASIC)
+    assert basic.notes[0].startswith(
+        f"cn --resume opens only the newest session, {TUI}"
+    )
+
+
 def test_resume_print_quotes_an_odd_id_and_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     work = tmp_path / "my repo"

@@ -27,7 +27,8 @@ The extension titles a chat, keeps the chat model's title (`chatModelTitle`), th
 a `file://` URI for the folder; the CLI titles only interactive chats ("Untitled Session"
 otherwise: the first prompt titles those here).
 
-Resume: `cn --resume` reopens only the newest session file, whichever it is; `cn --fork
+Resume: `cn --resume` takes no id and reopens only the newest session file, whichever it is
+(by whole milliseconds; of files written in the same one, the first by name); `cn --fork
 <id>` reopens any by copying it into a new session. The extension's chats reopen from its
 History view. `auth.json`, `.env` and `config.yaml` beside the sessions are never opened.
 """
@@ -646,21 +647,20 @@ def _loads(data: bytes) -> object:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`cn --resume` in the session's folder where its file is the newest (cn reopens
-    only that one), else `cn --fork <id>`: a new session with a copy of its history.
-    Never `--auto`; `--readonly` for a chat kept in plan mode."""
+    """`cn --resume` in the session's folder where its file is the one cn reopens (the
+    newest), else `cn --fork <id>`: a new session with a copy of its history. Never
+    `--auto`; `--readonly` for a chat kept in plan mode."""
     if resume_refusal(session) is not None or not session.cwd or not session.path:
         return None
     argv = ["cn"]
     notes: list[str] = []
-    if _newest(Path(session.path)):
+    path = Path(session.path)
+    opened = _opened_by_resume(path.parent)
+    if opened is not None and opened.name == path.name:
         argv.append("--resume")
     else:
         argv += ["--fork", session.id]
-        notes.append(
-            "cn reopens only its newest session (--resume); --fork opens a copy of "
-            "this one as a new session"
-        )
+        notes.append(_why_fork(path, opened))
     if session.permission_mode == "plan":
         argv.append("--readonly")
     return ResumePlan(
@@ -699,20 +699,55 @@ def process_session(args: Sequence[str]) -> Opened | None:
     return Opened(latest=True) if resumed else None
 
 
-def _newest(path: Path) -> bool:
-    """Whether `path` is the session file `cn --resume` opens: the newest one written in
-    its folder (`sessions.json` aside)."""
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """A session file as `cn --resume` ranks it: its name and its time in whole ms."""
+
+    name: str
+    ms: int
+
+
+def _opened_by_resume(folder: Path) -> _Written | None:
+    """The session file `cn --resume` opens (session.ts, loadSession): the newest by
+    `stat().mtime`, a Date, so whole milliseconds; among files written in the same
+    millisecond (a copied home: all of them) the first in `fs.readdirSync`'s order, which
+    libuv sorts by the names' bytes on Unix. `sessions.json` aside."""
+    best: _Written | None = None
     try:
-        mine = path.stat().st_mtime_ns
-        with os.scandir(path.parent) as entries:
+        with os.scandir(folder) as entries:
             for entry in entries:
-                if (
-                    entry.name.endswith(".json")
-                    and entry.name not in (INDEX, path.name)
-                    and entry.is_file()
-                    and entry.stat().st_mtime_ns > mine
+                if not entry.name.endswith(".json") or entry.name == INDEX:
+                    continue
+                if not entry.is_file():
+                    continue
+                written = _Written(entry.name, _date_ms(entry.stat().st_mtime_ns))
+                if best is None or (-written.ms, os.fsencode(written.name)) < (
+                    -best.ms,
+                    os.fsencode(best.name),
                 ):
-                    return False
+                    best = written
     except OSError:
-        return False
-    return True
+        return None
+    return best
+
+
+def _why_fork(path: Path, opened: _Written | None) -> str:
+    """Why this session gets `--fork` rather than `--resume`."""
+    copy = "--fork opens a copy of this one as a new session"
+    if opened is None:
+        return f"cn --resume opens only the newest session file; {copy}"
+    other = one_line(opened.name.removesuffix(".json")) or "another"
+    with contextlib.suppress(OSError):
+        if _date_ms(path.stat().st_mtime_ns) == opened.ms:
+            return (
+                f"cn --resume would open {other}, written in the same millisecond as this "
+                f"one (cn then takes the first by name); {copy}"
+            )
+    return f"cn --resume opens only the newest session, {other}; {copy}"
+
+
+def _date_ms(mtime_ns: int) -> int:
+    """A file time as Node's `stat().mtime` holds it: sec * 1e3 + nsec / 1e6 in a double,
+    cut to whole milliseconds as a Date cuts it (toward zero)."""
+    seconds, nanoseconds = divmod(mtime_ns, 1_000_000_000)
+    return int(seconds * 1e3 + nanoseconds / 1e6)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Usage
 from sessdex.sources import Home, kilo
@@ -331,18 +333,56 @@ def test_the_real_kilo_cli_database_lists_each_session_with_its_facts() -> None:
 
 
 def test_a_session_kilo_run_left_untitled_is_named_by_its_first_prompt() -> None:
-    """`kilo run` asks for no title: the session keeps "New session - <time>", and
-    `kilo run`'s header shows the first prompt instead, as `run` stored it (an argument
-    holding a space in quotes: Kilo's `buildRunMessage`); so does sessdex. (`kilo session
-    list` and the TUI's session list show the placeholder.)"""
+    """`kilo run` asks for no title: the session keeps "New session - <time>", and is
+    listed by its first prompt as the user typed it, without the quotes `kilo run` put
+    around an argument holding a space when it stored it (the real 7.7.7 capture)."""
     location = kilo.locate(Home.at(DATA / "home"))
     [path] = [p for p in kilo.scan(location) if p.name == "kilo.db"]
     found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}
     assert found["ses_dca3d578cffeM0KZq5E7M6Frvc"].title == (
-        '"SCENARIO=basic Please run the greeting shell command and tell me what it printed."'
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
     )
     # a title the CLI wrote stays, placeholder-like words and all
     assert found["ses_dca3c4fdfffeLJ9Gzp3KxVSonW"].title == "Sub-agent smoke test"
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [
+        # kilo run fix "the login bug" now
+        ('fix "the login bug" now', "fix the login bug now"),
+        # kilo run 'say "hi" to all'
+        ('"say \\"hi\\" to all"', 'say "hi" to all'),
+        # quotes of the user's own, which run would not have written so, stay
+        ('"Hello" world', '"Hello" world'),
+        ('"it said "no" twice"', '"it said "no" twice"'),
+        ('""', '""'),
+    ],
+)
+def test_a_first_prompt_loses_only_the_quotes_kilo_run_added(
+    tmp_path: Path, stored: str, shown: str
+) -> None:
+    import json
+    import shutil
+    import sqlite3
+
+    folder = tmp_path / ".local/share/kilo"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "home/.local/share/kilo/kilo.db", folder / "kilo.db")
+    writer = sqlite3.connect(folder / "kilo.db")
+    for rowid, data in writer.execute("SELECT rowid, data FROM part").fetchall():
+        part = json.loads(data)
+        if part.get("text", "").startswith('"SCENARIO=basic'):
+            part["text"] = stored
+            writer.execute(
+                "UPDATE part SET data = ? WHERE rowid = ?", (json.dumps(part), rowid)
+            )
+    writer.commit()
+    writer.close()
+    location = kilo.locate(Home.at(tmp_path))
+    [path] = list(kilo.scan(location))
+    found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}
+    assert found["ses_dca3d578cffeM0KZq5E7M6Frvc"].title == shown
 
 
 def test_list_and_watch_say_a_kilo_session_was_last_active_at_its_last_answer() -> None:

@@ -537,7 +537,7 @@ def test_a_placeholder_title_gives_way_to_the_first_prompt(
     writer.close()
     found = sessions(tmp_path / "home")
     assert found[BASIC].title == (
-        '"SCENARIO=basic Please run the greeting shell command and tell me what it printed."'
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
     )
     assert found[CHILD].title == titles[CHILD]
     assert found[PARENT].title == titles[PARENT]

@@ -21,10 +21,10 @@ so a `global` session lives there alone (a copy in `storage/` wins). OpenCode 2.
 sessions in `session_v2` and their history in `session_message` rows, read by
 `_opencode_v2` (a 2.x row wins over the 1.x row of the same session). A session still
 titled "New session - <time>" (no title was generated; early 0.x: "New Session - <time>"),
-in the database or the JSON files, is listed by its first prompt as it was stored (`kilo
-run` and `opencode run` wrap an argument holding a space in `"…"`, and so does the title),
-as `kilo run` 7.7's header shows it; Kilo's `session list` and its TUI's session list show
-the placeholder itself. We ignore the `event` log, `todo`, `permission`, `project` and
+in the database or the JSON files, is listed by its first prompt, as `kilo run` 7.7's
+header shows it, but as the user typed it: `kilo run` and `opencode run` store an argument
+holding a space in `"…"`, quotes that go (`as_typed`); Kilo's `session list` and its TUI's
+session list show the placeholder itself. We ignore the `event` log, `todo`, `permission`, `project` and
 snapshots.
 
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
@@ -126,6 +126,9 @@ _CWD_MESSAGES = 8  # message files read for an early 0.x session's folder
 _PLACEHOLDER_TITLE = re.compile(
     r"(?:New [Ss]ession|Child session) - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 )
+# a word of a prompt `kilo run`/`opencode run` joined (run.ts): an argument holding a space
+# in "…", its own quotes as \" (a backslash before them is one it had), any other as it was
+_RUN_WORD = re.compile(r'"((?:\\"|\\(?!")|[^"\\])*)"|[^ "]+')
 
 Children = _opencode_v2.Children
 
@@ -220,7 +223,8 @@ def parse_database(
         ]
         if untitled and _opencode_v2.has_row_data(connection):
             for session_id, row in untitled:
-                row["title"] = _opencode_v2.first_prompt(connection, session_id)
+                prompt = _opencode_v2.first_prompt(connection, session_id)
+                row["title"] = as_typed(prompt) if prompt else prompt
         for session_id, row in rows.items():
             if row.get("table") == "session" and _is_placeholder(row.get("title")):
                 row["title"] = _first_prompt(connection, session_id) or row["title"]
@@ -316,6 +320,34 @@ def _is_placeholder(title: object) -> bool:
     return isinstance(title, str) and bool(_PLACEHOLDER_TITLE.fullmatch(title))
 
 
+def as_typed(prompt: str) -> str:
+    """A first prompt as the user typed it to `kilo run`/`opencode run`: `run` joins its
+    arguments with spaces, wrapping each one that holds a space in quotes; those quotes go
+    (their words joined as the shell passed them). A prompt `run` could not have written
+    so (a quote of the user's own) stays as it is."""
+    if '"' not in prompt:
+        return prompt
+    words = []
+    at = 0
+    while True:
+        word = _RUN_WORD.match(prompt, at)
+        if word is None:
+            return prompt
+        quoted = word.group(1)
+        if quoted is None:
+            words.append(word.group())
+        elif " " in quoted:
+            words.append(quoted.replace('\\"', '"'))
+        else:  # run quotes only an argument holding a space
+            return prompt
+        at = word.end()
+        if at == len(prompt):
+            return " ".join(words)
+        if prompt[at] != " ":
+            return prompt
+        at += 1
+
+
 def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
     """The text the session's first user message was typed with, from the 1.x tables."""
     columns = databases.table_columns(connection, "message")
@@ -342,7 +374,9 @@ def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None
             text = as_str(part.get("text"))
             # a prompt elided for its size names no session well: the placeholder stays
             if part.get("type") == "text" and not part.get("synthetic") and text:
-                return None if files.elided(text) else one_line(text, limit=None)
+                return (
+                    None if files.elided(text) else one_line(as_typed(text), limit=None)
+                )
     return None
 
 
@@ -433,7 +467,7 @@ def _json_first_prompt(
             part = part if isinstance(part, dict) else {}
             text = as_str(part.get("text"))
             if part.get("type") == "text" and not part.get("synthetic") and text:
-                return one_line(text, limit=None)
+                return one_line(as_typed(text), limit=None)
     return None
 
 

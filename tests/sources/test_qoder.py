@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from sessdex import files
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session
@@ -45,7 +46,7 @@ def test_sessions_are_listed_as_qoder_with_title_folder_branch_model_and_sub_age
     assert (lead.cwd, lead.branch, lead.model) == (
         "/home/alex/code/shop-api",
         "feature/health",
-        "performance",
+        "Qoder performance tier",
     )
     assert found[OTHER].title == "Build failure"  # a custom title beats all
     agent = found[AGENT]
@@ -94,7 +95,9 @@ def test_a_turn_reads_with_thinking_paired_calls_usage_and_the_sub_agent_inline(
     assert any(e.agent_id == AGENT and e.kind == "assistant" for e in read)
     usage = [e for e in read if e.kind == "usage"]
     assert len(usage) == 4  # three lead responses and the sub-agent's, each once
-    assert all(e.usage is not None and e.usage.model == "performance" for e in usage)
+    assert all(
+        e.usage is not None and e.usage.model == "Qoder performance tier" for e in usage
+    )
     # Qoder's own bookkeeping (mode, workspace-directories, runtime-config, token-stats,
     # active-leaf) is no unknown record type
     assert not diagnostics.unknown
@@ -249,6 +252,42 @@ def test_a_response_qoder_wrote_no_token_count_for_counts_its_credits_never_at_z
     assert "Credits (qoder)" in result.output  # the column names whose credits
     billed = [e.usage for e in events(sessions(Home.at(home))[LEAD]) if e.usage]
     assert [(u.total, u.credits) for u in billed] == [(0, 1.25)]
+
+
+def test_a_qoder_tier_is_named_as_a_tier_and_a_users_own_model_as_written(
+    tmp_path: Path,
+) -> None:
+    """Qoder writes the tier picked (`performance`, `auto`, …) where a model would be:
+    `list`, `show`, `usage` and `usage --json` name it as Qoder's tier, not as a model; a
+    model of the user's own keeps its name."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    result = CliRunner().invoke(main, ["usage", "model", "--json", "--home", str(home)])
+    [row] = json.loads(result.stdout)
+    # usage spells a display name as every report does (lower case, dashes for spaces)
+    assert row["key"] == "qoder-performance-tier"
+    assert row["models"] == row["unpriced_models"] == ["qoder-performance-tier"]
+    listed = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+    assert {s["model"] for s in json.loads(listed.stdout)} == {"Qoder performance tier"}
+    transcript = home / PROJECT / f"{OTHER}.jsonl"
+    transcript.write_text(
+        transcript.read_text().replace('"performance"', '"qwen3-coder-plus"')
+    )
+    (other,) = [s for s in sessions(Home.at(home)).values() if s.id == OTHER]
+    assert other.model == "qwen3-coder-plus"
+    usage = [e for e in events(other) if e.kind == "usage"]
+    assert usage and all(e.usage and e.usage.model == "qwen3-coder-plus" for e in usage)
+    assert qoder.shown_model("auto") == "Qoder auto tier"
+    # watch reads the tier the same way
+    (lead,) = [s for s in sessions(Home.at(home)).values() if s.id == LEAD]
+    follow = qoder.follow(lead, Diagnostics())
+    first = follow.files(set())[0]
+    reader = follow.reader(first, 0)
+    with open(first.path, "rb") as stream:
+        live = [e for line in files.iter_lines(stream) for e in reader(line) if e.usage]
+    assert live and {e.usage.model for e in live if e.usage} == {
+        "Qoder performance tier"
+    }
 
 
 def test_a_summary_another_transcript_opens_with_is_no_title(tmp_path: Path) -> None:

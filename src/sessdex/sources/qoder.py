@@ -25,9 +25,11 @@ tests read Qoder's 1.1.x as Claude's 1.x: the summaries Claude Code 1.0 wrote in
 next transcript are not looked for (Qoder writes `summary` into the session's own file);
 `effort` is not waited for on assistant lines, rightly: Qoder keeps its reasoning effort
 (and chosen model) in `runtime-config`, which a resume restores. Qoder's own bookkeeping records are
-noted once, not counted as unknown. Usage is Anthropic-shaped; Qoder's model names
-(`auto`, `performance`, `lite`, …) are not in the price catalogue, so tokens are counted
-and the cost is left unknown. Qoder bills platform credits, and its transcript writer
+noted once, not counted as unknown. Usage is Anthropic-shaped; Qoder writes the tier picked
+(`auto`, `ultimate`, `performance`, `efficient`, `lite`: tiers of its own, served by
+models it does not name) where a model would be, shown as "Qoder performance tier"
+(`shown_model`; a model of the user's own keeps its name) and never priced, so tokens are
+counted and the cost is left unknown. Qoder bills platform credits, and its transcript writer
 (1.1.52) writes `message.usage` only where it carries `credits` / `original_credits` /
 `billable` (or the model is the user's own), with every token count set to 0 unless
 `QODER_EXPOSE_TOKEN_USAGE` is on (the same in its `-o json` result; third-party readers
@@ -67,7 +69,7 @@ synthetic fixtures, no real capture (Low).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 import orjson
@@ -79,7 +81,9 @@ from . import _claude_usage, claude
 from ._values import as_str
 from .base import (
     DroppedLine,
+    FollowFile,
     Home,
+    LineReader,
     Location,
     Opened,
     SessionFollow,
@@ -120,6 +124,10 @@ CN_PROGRAM = "qoderclicn"
 CN_INSTALL_HINT = "npm install -g @qodercn-ai/qoderclicn"
 WORKSPACE = b'"workspace-directories"'
 NO_TOKENS = "Qoder wrote its token counts as 0 and no credits"
+# the model names Qoder offers (1.1.52's STANDARD_MODEL_KEYS): tiers of its own, each
+# served by a model it does not name, written into a transcript as the model
+TIERS = frozenset({"auto", "ultimate", "performance", "efficient", "lite"})
+NO_TOKENS = "Qoder wrote its token counts as 0 (it bills credits)"
 HEAD_RECORDS = 8  # Qoder opens a transcript with its bookkeeping, then the first prompt
 # a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and
 # digits); "Don't Ask" refuses instead of prompting (its mode table), so it is strict
@@ -173,11 +181,27 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         dataclasses.replace(
             session,
             app=NAME,
+            model=shown_model(session.model),
             cwd=session.cwd or _workspace(session.path),
             extra={**session.extra, "edition": "cn"} if china else session.extra,
         )
         for session in found
     ]
+
+
+def shown_model(model: str | None) -> str | None:
+    """A model as a user knows it: one of Qoder's tiers named as such ("Qoder performance
+    tier": `performance` is no model anyone could look up or price), any other name (a
+    model of the user's own) as written."""
+    return f"Qoder {model} tier" if model in TIERS else model
+
+
+def _tiered(event: Event) -> Event:
+    """The event with its usage's model shown as `shown_model` shows it."""
+    if event.usage is None or event.usage.model not in TIERS:
+        return event
+    usage = dataclasses.replace(event.usage, model=shown_model(event.usage.model))
+    return dataclasses.replace(event, usage=usage)
 
 
 def _workspace(path: str | None) -> str | None:
@@ -231,7 +255,7 @@ def usage_records(
 
     def folded(record: UsageRecord) -> None:
         if fold is not None and counted(record):
-            fold(record)
+            fold(_tier_record(record))
 
     result = _claude_usage.usage_records(
         path,
@@ -242,20 +266,43 @@ def usage_records(
         fold=folded if fold is not None else None,
         drop=drop,
     )
-    result.records = [record for record in result.records if counted(record)]
+    result.records = [_tier_record(r) for r in result.records if counted(r)]
     return result
+
+
+def _tier_record(record: UsageRecord) -> UsageRecord:
+    """The record with its model shown as `shown_model` shows it."""
+    if record.usage.model not in TIERS:
+        return record
+    usage = dataclasses.replace(record.usage, model=shown_model(record.usage.model))
+    return dataclasses.replace(record, usage=usage)
 
 
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
-    """The session's events, sub-agents merged in by time (Claude Code's reader)."""
-    return claude.read(session, diagnostics, full=full, offset=offset)
+    """The session's events, sub-agents merged in by time (Claude Code's reader), a tier
+    named as such."""
+    return map(_tiered, claude.read(session, diagnostics, full=full, offset=offset))
 
 
 def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
     """Live reading: only appended lines of the transcript and its sub-agent files."""
-    return claude.follow(session, diagnostics)
+    return _TieredFollow(claude.follow(session, diagnostics))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _TieredFollow:
+    """Claude Code's live reading, a tier named as such."""
+
+    inner: SessionFollow
+
+    def files(self, children: Collection[str]) -> list[FollowFile]:
+        return self.inner.files(children)
+
+    def reader(self, file: FollowFile, offset: int) -> LineReader:
+        read_line = self.inner.reader(file, offset)
+        return lambda line: map(_tiered, read_line(line))
 
 
 def _folded(mode: str) -> str:

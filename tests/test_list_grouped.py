@@ -1,4 +1,5 @@
-"""`list --all` puts each sub-agent right under its lead, on both listing paths."""
+"""`list --all` and `find --all` put each sub-agent right under its lead, on both listing
+paths."""
 
 from __future__ import annotations
 
@@ -91,9 +92,9 @@ GROUPED = [
 ]
 
 
-def full_run(*args: str) -> bytes:
+def full_run(*args: str, command: str = "list") -> bytes:
     return subprocess.run(
-        [sys.executable, "-m", "sessdex", "list", *args],
+        [sys.executable, "-m", "sessdex", command, *args],
         env={**os.environ, "SESSDEX_NO_QUICK": "1", "COLUMNS": "200"},
         capture_output=True,
         check=True,
@@ -129,6 +130,33 @@ def test_the_warm_listing_groups_them_too(
 def test_json_follows_the_same_order(home: Path) -> None:
     records = json.loads(full_run("--all", "--json", "--home", str(home)))
     assert [r["title"] for r in records] == [t.lstrip("↳ ") for t in GROUPED]
+
+
+def test_find_all_groups_them_as_list_all_does(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """`find --all` shows what it finds in `list --all`'s order, in the table and in
+    `--json`/`--nl`, warm or not."""
+    table = full_run("shop", "--all", "--home", str(home), command="find")
+    assert titles(table) == GROUPED, table.decode()
+    for options in (["--json"], ["--nl"]):
+        args = ["shop", "--all", *options, "--home", str(home)]
+        found = full_run(*args, command="find")
+        records = [json.loads(line) for line in found.splitlines()]
+        if options == ["--json"]:
+            [records] = records
+        assert [r["title"] for r in records] == [t.lstrip("↳ ") for t in GROUPED]
+        assert answered(args, capsysbinary, "find") == found
+    args = ["shop", "--all", "--home", str(home)]
+    warm = answered(args, capsysbinary, "find")
+    assert warm is not None and titles(warm) == GROUPED
+    # the words picking only some: each sub-agent found still sits under its lead found
+    old = full_run("old", "--all", "--json", "--home", str(home), command="find")
+    assert [r["title"] for r in json.loads(old)] == [
+        "old lead",
+        "old first",
+        "old second",
+    ]
 
 
 def test_limit_takes_the_first_lines_of_the_grouped_listing(

@@ -231,6 +231,7 @@ def find_sessions(
             include_subagents=include_subagents,
             limit=limit,
             first_prefix=prefix,
+            grouped=include_subagents,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
         wider = 0

@@ -171,9 +171,10 @@ class _Plan:
             first_prefix = query.id_prefix
         self.checked = sorted(set(apps or BUILTIN))
         self.table = not (request.as_json or request.as_nl)
-        # `list --all`: each sub-agent under its lead (selection.under_leads), the limit
-        # taken of that order, so cut here rather than in the query
-        self.grouped = request.command == "list" and request.include_subagents
+        # `list --all`, `find --all`: each sub-agent under its lead
+        # (selection.under_leads), the limit taken of that order, so cut here rather
+        # than in the query
+        self.grouped = request.include_subagents
         self.limit = request.limit
         columns = _TABLE_COLUMNS if self.table else "record"
         if self.grouped and not self.table:

@@ -155,7 +155,7 @@ def find_command(
             with_skipped=verbose,
         )
     report_skipped(listing.report, verbose, listing.skipped, listing.unfinished)
-    print_rows(listing, as_json, as_nl, home)
+    print_rows(listing, as_json, as_nl, home, grouped=include_subagents)
     if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(
             listing.report,

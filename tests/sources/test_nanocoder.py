@@ -3,6 +3,7 @@ no time or usage per message, a sub-agent only as its report, `nanocoder --resum
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -54,7 +55,11 @@ def test_the_real_captures_list_as_nanocoder_shows_them() -> None:
     # Nanocoder's own title: the last prompt's first 50 characters
     assert basic.title == "SCENARIO=resume Please run the greeting command on..."
     assert (basic.cwd, basic.model) == ("/home/alex/code/shop-api", "mock-model")
-    assert basic.extra == {"provider": "mock", "message_count": 8}
+    # (and where `resume` asks which folder nanocoder opens chats from now)
+    assert {k: v for k, v in basic.extra.items() if k != "opened_from"} == {
+        "provider": "mock",
+        "message_count": 8,
+    }
     assert basic.created and basic.updated and basic.created < basic.updated
 
 
@@ -359,3 +364,77 @@ def test_a_chosen_folder_beside_the_mcp_config_never_opens_it(tmp_path: Path) ->
     assert f"{BASIC}.json" in listed
     assert ".mcp.json" not in listed
     assert nanocoder.PREFERENCES not in listed  # no chat: not counted as a bad one
+
+
+def test_a_chat_left_in_the_default_folder_after_the_folder_moved_is_not_resumed(
+    tmp_path: Path,
+) -> None:
+    """Once `nanocoder.sessions.directory` names another folder, nanocoder opens
+    `<id>.json` there only (session-manager.js): a chat left in the default folder gets no
+    `--resume`, and says why; one in the chosen folder does. A folder's own preferences
+    (read where nanocoder runs, over the config folder's) decide for its chats."""
+    home = tmp_path / "home"
+    (home / SESSIONS).mkdir(parents=True)
+    shutil.copy(DATA / "home" / SESSIONS / f"{BASIC}.json", home / SESSIONS)
+    chosen = home / "chats" / "nano"
+    chosen.mkdir(parents=True)
+    moved = "0d9c8b7a-6f5e-4d3c-8b2a-190807060504"
+    chat = json.loads((DATA / "home" / SESSIONS / f"{BASIC}.json").read_text())
+    chat["id"] = moved
+    (chosen / f"{moved}.json").write_text(json.dumps(chat, indent=2))
+    preferences = home / ".config" / "nanocoder" / "nanocoder-preferences.json"
+    preferences.parent.mkdir(parents=True)
+    said = {"nanocoder": {"sessions": {"directory": "~/chats/nano"}}}
+    preferences.write_text(json.dumps(said))
+    found = sessions(home)
+    assert set(found) == {BASIC, moved}
+    assert nanocoder.resume(found[BASIC]) is None
+    why = nanocoder.resume_refusal(found[BASIC])
+    assert why is not None and f"open chats from {chosen}" in why
+    assert "would not find it" in why
+    plan = nanocoder.resume(found[moved])
+    assert plan is not None and plan.argv == ("nanocoder", "--resume", moved)
+    result = CliRunner().invoke(
+        main, ["resume", "--print", BASIC[:8], "--home", str(home)]
+    )
+    assert result.exit_code == 1 and "would not find it" in result.output
+    # the chat's own folder keeps a preferences file with no sessions folder: the
+    # default one is opened there, whatever the config folder's says
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "nanocoder-preferences.json").write_text(
+        json.dumps({"nanocoder": {"sessions": {"autoSave": True}}})
+    )
+    default = dataclasses.replace(found[BASIC], cwd=str(work))
+    assert nanocoder.resume(default) is not None
+    chosen_chat = dataclasses.replace(found[moved], cwd=str(work))
+    assert nanocoder.resume(chosen_chat) is None
+    why = nanocoder.resume_refusal(chosen_chat)
+    assert why is not None and "names no sessions folder" in why
+    # nothing names a folder any more: the default one is opened
+    preferences.write_text("{}")
+    assert nanocoder.resume(found[BASIC]) is not None
+    assert nanocoder.resume(found[moved]) is None
+
+
+def test_a_relative_data_dir_is_said_in_doctor_with_what_it_was_read_against(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nanocoder reads a relative NANOCODER_DATA_DIR against the folder each run starts
+    in: sessdex reads it against its own working folder, and doctor says so."""
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "rel" / "sessions").mkdir(parents=True)
+    shutil.copy(DATA / "home" / SESSIONS / f"{BASIC}.json", tmp_path / "rel/sessions")
+    location = nanocoder.locate(Home(home, {"NANOCODER_DATA_DIR": "rel"}))
+    assert location.root == tmp_path / "rel"
+    [note] = location.notes
+    assert "NANOCODER_DATA_DIR=rel is relative" in note and str(tmp_path) in note
+    result = CliRunner().invoke(
+        main,
+        ["doctor", "--app", "nanocoder"],
+        env={"HOME": str(home), "NANOCODER_DATA_DIR": "rel"},
+    )
+    assert "NANOCODER_DATA_DIR=rel is relative" in result.output, result.output
+    assert f"sessdex's working folder, {tmp_path}" in " ".join(result.output.split())

@@ -22,19 +22,25 @@ does not say, and a file not laid out so is parsed whole up to a cap. A sub-agen
 
 `nanocoder run`, the TUI and an editor's ACP session (`--acp`, acp-agent.js: the same
 document, `titleManuallySet` then before `createdAt`) write chats; `--plain` writes none. Resume:
-`nanocoder --resume <id>` in the chat's folder (interactive only; no `--mode` is added).
+`nanocoder --resume <id>` in the chat's folder (interactive only; no `--mode` is added), none
+for a chat outside the one sessions folder nanocoder would open it from there (a chat left
+in the default folder after the preferences moved it: `resume_refusal` says so).
 `agents.config.json` (API keys) and the `*-credentials.json` logins beside it are never
 opened. Since 1.25 a `nanocoder.sessions.directory` in the config folder's
 `nanocoder-preferences.json` (no keys: theme, last model, trusted folders) moves the
 sessions folder (`$NANOCODER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/nanocoder`,
 `~/Library/Preferences/nanocoder` on macOS, the data folder on Windows): it is listed too
-(`~` is the home; a relative one is each run's own, said by doctor, not followed). Not
+(`~` is the home; a relative one is each run's own, said by doctor, not followed). A
+relative `NANOCODER_DATA_DIR` is each run's own too: read against sessdex's working folder,
+and said by doctor. Not
 followed either: a project's own `nanocoder-preferences.json` (read where nanocoder starts),
 and 1.24's setting, which stood in `agents.config.json`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -43,6 +49,7 @@ import orjson
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
+from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._values import (
     Emitter,
@@ -78,6 +85,11 @@ INSTALL_HINT = "npm install -g @nanocollective/nanocoder"
 
 INDEX = "sessions.json"
 PREFERENCES = "nanocoder-preferences.json"  # no keys: those are in agents.config.json
+# what a chat's `extra["opened_from"]` keeps for `resume`: the home, the default sessions
+# folders and the preferences files that may name another
+_HOME = "home"
+_DEFAULTS = "defaults"
+_PREFERENCES = "preferences"
 WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger chat is read a message at a time
 _HEAD = 16 * 1024  # bytes of a chat's head its members are read from
 _MESSAGES = frozenset({"messages"})
@@ -141,6 +153,16 @@ def locate(home: Home) -> Location:
     )
     given = home.env_dir("NANOCODER_DATA_DIR")
     data = home.environ.get("XDG_DATA_HOME")
+    notes: list[str] = []
+    if given is not None and not given.is_absolute():
+        # nanocoder reads it against the folder each run starts in, which sessdex cannot
+        # know: read against sessdex's own, and said
+        here = Path.cwd()
+        notes.append(
+            f"NANOCODER_DATA_DIR={given} is relative: nanocoder reads it against the "
+            f"folder each run starts in; read here against sessdex's working folder, {here}"
+        )
+        given = here / given
     root = given if given is not None else home.xdg("data") / "nanocoder"
     override: str | None = None
     platform: tuple[Path, ...] = ()
@@ -153,7 +175,6 @@ def locate(home: Home) -> Location:
     if config is None:  # Windows keeps its preferences in its data folder
         configs += platform[1:]
     also: list[Path] = [folder / "sessions" for folder in platform]
-    notes: list[str] = []
     for folder in configs:
         chosen, note = _chosen_folder(home, folder / PREFERENCES)
         if note:
@@ -166,6 +187,12 @@ def locate(home: Home) -> Location:
         also=tuple(also),
         keeps=(*configs, *platform),
         notes=tuple(notes),
+        # what `resume` asks which folder nanocoder opens chats in now
+        settings=(
+            f"{_HOME}={home.path}",
+            *(f"{_DEFAULTS}={folder / 'sessions'}" for folder in (root, *platform)),
+            *(f"{_PREFERENCES}={folder / PREFERENCES}" for folder in configs),
+        ),
     )
 
 
@@ -173,11 +200,8 @@ def _chosen_folder(home: Home, preferences: Path) -> tuple[Path | None, str | No
     """The sessions folder `nanocoder.sessions.directory` of a preferences file names
     (session-manager.js: `~` and `~/…` below the home, an absolute path as it is); a
     relative one is each run's own (resolved where it starts): None, and why."""
-    settings = files.read_json_file(preferences, limit=1024 * 1024)
-    value = as_dict(as_dict(as_dict(settings).get("nanocoder")).get("sessions")).get(
-        "directory"
-    )
-    if not isinstance(value, str) or not value:
+    value = _directory_setting(preferences)
+    if value is None:
         return None, None
     if value == "~" or value.startswith("~/"):
         return home.path / value[2:], None
@@ -187,6 +211,19 @@ def _chosen_folder(home: Home, preferences: Path) -> tuple[Path | None, str | No
         f"nanocoder.sessions.directory {value!r} in {preferences} is not followed: "
         "nanocoder resolves a relative folder against the folder each run starts in"
     )
+
+
+def _directory_setting(preferences: Path) -> str | None:
+    """`nanocoder.sessions.directory` in a preferences file, where it is set."""
+    value = as_dict(_sessions_setting(preferences)).get("directory")
+    return value if isinstance(value, str) and value else None
+
+
+def _sessions_setting(preferences: Path) -> dict[str, JSONValue] | None:
+    """The `nanocoder.sessions` object of a preferences file, where it has one."""
+    settings = files.read_json_file(preferences, limit=1024 * 1024)
+    found = as_dict(as_dict(settings).get("nanocoder")).get("sessions")
+    return found if isinstance(found, dict) else None
 
 
 def scan(location: Location) -> Iterator[str]:
@@ -224,7 +261,21 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if top is None:
             return []
     # the file's name is the id Nanocoder opens it by (`<id>.json`)
-    return [_session(path.stem, top, path=str(path), size=size)]
+    session = _session(path.stem, top, path=str(path), size=size)
+    opened_from: dict[str, JSONValue] = {}
+    for said in location.settings:
+        name, _, value = said.partition("=")
+        if name == _HOME:
+            opened_from[name] = value
+        else:
+            listed = opened_from.setdefault(name, [])
+            if isinstance(listed, list):
+                listed.append(value)
+    return [
+        dataclasses.replace(
+            session, extra={**session.extra, "opened_from": opened_from}
+        )
+    ]
 
 
 def _head(path: Path) -> dict[str, object] | None:
@@ -475,14 +526,70 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`nanocoder --resume <id>` in the chat's folder (Nanocoder opens `<id>.json` in its
     sessions folder, which a project's own preferences can move: hence that folder); no
     `--mode` is added, so it asks as it does.
-    None for a file whose name is no lowercase UUID, which Nanocoder refuses to open."""
+    None for a file whose name is no lowercase UUID, which Nanocoder refuses to open, and
+    for a chat outside the folder Nanocoder would open it from (`resume_refusal`)."""
     if not session.cwd or not _SESSION_ID.fullmatch(session.id):
+        return None
+    if resume_refusal(session) is not None:
         return None
     return ResumePlan(
         argv=("nanocoder", "--resume", session.id),
         cwd=session.cwd,
         program="nanocoder",
         install_hint=INSTALL_HINT,
+    )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why `nanocoder --resume <id>`, run in the chat's folder, would not find this chat:
+    Nanocoder opens `<id>.json` only in the sessions folder its preferences name now
+    (config/index.js: `nanocoder.sessions` of the folder's own `nanocoder-preferences.json`,
+    else of the config folder's; session-manager.js: `~` the home, a relative folder
+    against the folder it runs in, none its data folder's `sessions/`)."""
+    opened_from = session.extra.get("opened_from")
+    if not session.path or not session.cwd or not isinstance(opened_from, dict):
+        return None
+    home = opened_from.get(_HOME)
+    defaults = opened_from.get(_DEFAULTS)
+    preferences = opened_from.get(_PREFERENCES)
+    if not isinstance(home, str) or not isinstance(defaults, list):
+        return None
+    candidates = [Path(session.cwd) / PREFERENCES]
+    if isinstance(preferences, list):
+        candidates += [Path(p) for p in preferences if isinstance(p, str)]
+    said = next(
+        (
+            (where, setting)
+            for where in candidates
+            if (setting := _sessions_setting(where)) is not None
+        ),
+        None,
+    )
+    value = as_dict(said[1]).get("directory") if said is not None else None
+    chat_folder = os.path.normpath(Path(session.path).parent)
+    if not isinstance(value, str) or not value:
+        opened = [os.path.normpath(d) for d in defaults if isinstance(d, str)]
+        if chat_folder in opened or not opened:
+            return None
+        named_by = (
+            f"{said[0]} names no sessions folder" if said is not None else
+            "no preferences name a sessions folder now"
+        )  # fmt: skip
+        why = f"{named_by}, so nanocoder opens chats from {opened[0]}"
+    else:
+        if value == "~" or value.startswith("~/"):
+            folder = Path(home) / value[2:]
+        else:
+            folder = Path(session.cwd) / value  # an absolute one stays whole
+        if os.path.normpath(folder) == chat_folder:
+            return None
+        why = (
+            f"nanocoder.sessions.directory in {said[0] if said else '?'} makes nanocoder "
+            f"open chats from {folder}"
+        )
+    return (
+        f"this chat is in {Path(session.path).parent}, but {why}: `nanocoder --resume` "
+        f"would not find it. {named('show', f'{session.app}:{session.id}')} reads it."
     )
 
 

@@ -162,6 +162,59 @@ def test_a_variable_no_app_reads_keeps_the_same_index(
     assert index.index_file(home(CODEX_HOME="/x")) != index.index_file(home())
 
 
+def test_a_home_reached_through_a_link_keeps_one_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--home /b` where /b -> /a, and a `$HOME` with a link in it, are the same home:
+    one index, its files not read again, and what is shown stays the path given."""
+    real = make_home(tmp_path, 3)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    assert len(api.list_sessions(Home.at(real)).rows) == 3
+    calls = counting_parse(monkeypatch)
+    listing = api.list_sessions(Home.at(link))
+    assert len(listing.rows) == 3
+    assert calls == []  # the same index, nothing read again
+    assert index.index_file(Home.at(link)) == index.index_file(Home.at(real))
+    assert len(list(index.index_file(Home.at(real)).parent.glob("index-*.sqlite"))) == 1
+    # a $HOME with a link in its path
+    (tmp_path / "homes").mkdir()
+    (tmp_path / "homes" / "alex").symlink_to(real)
+    linked = tmp_path / "homes" / "alex"
+    linked_home = Home(linked, {"HOME": str(linked)})
+    assert index.index_file(linked_home) == index.index_file(
+        Home(real, {"HOME": str(real)})
+    )
+    # read by the path it was built by, shown by the one given: `~` for the folders
+    # under either name
+    result = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--home", str(link)],
+        env={**os.environ, "SESSDEX_NO_QUICK": "1", "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert len(result.stdout.splitlines()) == 3
+    assert len(list(index.index_file(Home.at(real)).parent.glob("index-*.sqlite"))) == 1
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    doctor = CliRunner().invoke(
+        main, ["doctor", "--app", "claude", "--home", str(link)]
+    )
+    assert f"lookedin{link}/.claude" in "".join(doctor.output.split()), doctor.output
+    # a new session found through the link is read once, and by the path the index keeps
+    write_claude_session(
+        link, "ffffffff-0000-4000-8000-000000000009", "/work/p9", title="new one"
+    )
+    assert len(api.list_sessions(Home.at(link)).rows) == 4
+    assert [str(p) for p in calls] and all(str(real) in str(p) for p in calls)
+    calls.clear()
+    assert len(api.list_sessions(Home.at(real)).rows) == 4
+    assert calls == []
+
+
 def test_the_variables_that_pick_an_index_are_all_those_the_apps_read() -> None:
     """`sources.OVERRIDES` is kept by hand: every variable a source's `locate` looks at
     must be in it, or homes that differ only there would share one index."""

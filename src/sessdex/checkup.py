@@ -232,6 +232,9 @@ def doctor(
     the registry's order; each app's versions go oldest first, by number."""
     apps = app_names(apps)
     index, report = open_index(home, apps, progress)
+    # the index may read this home by another path to it (a link): where it looked is
+    # said by the path the user gave
+    relinked = index.home.path != home.path
     try:
         stats = index.app_stats()
         rows = index.rows(apps=list(apps), include_subagents=True) if read_all else []
@@ -241,6 +244,8 @@ def doctor(
     reports = []
     for source in sources.all_sources(apps):
         location = report.locations.get(source.NAME)
+        if location is not None and relinked:
+            location = source.locate(home)
         entry = stats.get(source.NAME, {})
         diagnostics = entry.get("diagnostics")
         if not isinstance(diagnostics, Diagnostics):

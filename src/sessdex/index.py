@@ -88,6 +88,23 @@ class Row:
         return session_from_state(self.state if self.state is not None else self.record)
 
 
+def read_by(db: sqlite3.Connection, home: Home) -> Home:
+    """`home` as the index `db` reads it: by the path its rows were read by, where `home`
+    is the same folder reached by another (a link; the index is named by the real path);
+    else as given. Reading the files by one path keeps their rows; what is shown stays
+    the user's (`~` stands for either name, `pathnames.home_names`)."""
+    try:
+        row = db.execute("SELECT path FROM home").fetchone()
+    except sqlite3.Error:
+        return home
+    given = str(home.path)
+    if row is None or row[0] == given or not os.path.isabs(row[0]):
+        return home
+    if os.path.realpath(row[0]) != os.path.realpath(given):
+        return home
+    return Home(Path(row[0]), home.environ)
+
+
 class Index:
     """The index of one home. Use `refresh()` then the query methods."""
 
@@ -112,9 +129,11 @@ class Index:
                 raise
             self.db = copy_of(self.path, "", why)
             self.stood_in = ""
+            self.home = read_by(self.db, home)
             return
         if fresh and path is None:
             prune_older_builds(self.path)
+        self.home = read_by(self.db, home)
 
     def _stand_in(self, error: sqlite3.OperationalError) -> bool:
         """Whether a write that failed with `error` can be done again in a stand-in: the
@@ -299,7 +318,14 @@ class Index:
         while True:
             try:
                 return indexrows.write(
-                    self.db, self.path, parsed, vanished, notes, pack=pack, also=also
+                    self.db,
+                    self.path,
+                    parsed,
+                    vanished,
+                    notes,
+                    pack=pack,
+                    also=also,
+                    home=str(self.home.path),
                 )
             except sqlite3.OperationalError as error:
                 if not self._stand_in(error):

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-SCHEMA_VERSION = 3  # the number of migrations in `indexschema.MIGRATIONS`
+SCHEMA_VERSION = 4  # the number of migrations in `indexschema.MIGRATIONS`
 
 
 def state_home() -> str | None:
@@ -147,18 +147,26 @@ def index_name(home_path: str, environ: Mapping[str, str]) -> str:
 
 
 def home_key(home_path: str, environ: Mapping[str, str]) -> str:
-    """`index-<hash>`: what every index of this home's names start with. Only the
-    variables the sources read count: others that merely look like folders change from
-    one shell to the next (pyenv's shims export PYENV_DIR, the working folder)."""
+    """`index-<hash>`: what every index of this home's names start with. The home is
+    named by its real path: one reached through a link (`--home /b` where /b -> /a, a
+    `$HOME` with a link in it) is the same home, with one index. Only the variables the
+    sources read count: others that merely look like folders change from one shell to
+    the next (pyenv's shims export PYENV_DIR, the working folder)."""
     from .sources import OVERRIDES
 
     relevant = sorted(
-        f"{name}={value}"
+        f"{name}={_real(value) if name == 'HOME' else value}"
         for name in OVERRIDES
         if (value := environ.get(name)) is not None
     )
+    home_path = _real(home_path)
     key = "\x00".join([home_path, *relevant]).encode("utf-8", "surrogateescape")
     return f"index-{hashlib.sha256(key).hexdigest()[:12]}"
+
+
+def _real(path: str) -> str:
+    """An absolute path with its links resolved (the home, `$HOME`); anything else as it is."""
+    return os.path.realpath(path) if os.path.isabs(path) else path
 
 
 _STAMP: str | None = None

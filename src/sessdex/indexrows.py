@@ -117,15 +117,19 @@ def write(
     *,
     pack: bool = True,
     also: Iterable[str] = (),
+    home: str | None = None,
 ) -> set[str]:
     """One transaction into `db` (the index at `path`): the files parsed, those vanished,
-    the notes; the apps touched.
+    the notes, the path the home was read by (`home`); the apps touched.
 
     With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
     without, they are dropped, and the quick path reads the rows until a later write
     packs them: a big refresh packs once, not once per batch."""
     begin_write(db, path)
     try:
+        if home is not None:
+            db.execute("DELETE FROM home")
+            db.execute("INSERT INTO home VALUES (?)", (home,))
         affected: set[tuple[str, str]] = set()
         touched = {app for app, _, _, _, _ in parsed} | set(notes or {})
         gone = [(p,) for p in vanished] + [(name,) for _, name, _, _, _ in parsed]

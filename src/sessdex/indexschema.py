@@ -123,11 +123,18 @@ def _m003_notes(db: sqlite3.Connection) -> None:
     )
 
 
+def _m004_home(db: sqlite3.Connection) -> None:
+    """The path the index reads its home by: the same home reached by another (a link)
+    is read by this one, so its rows stay those of the files it holds."""
+    _script(db, "CREATE TABLE home (path TEXT NOT NULL)")
+
+
 # Numbered migrations: append, never edit a released one.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
     _m002_usage,
     _m003_notes,
+    _m004_home,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 

@@ -412,7 +412,8 @@ def collect(
     try:
         hooked = [s for s in selected if hasattr(s, "usage_records")]
         if hooked:
-            _collect_files(index, home, hooked, catalogue, out, progress)
+            # the files by the path the index reads the home by (a link's, or the real)
+            _collect_files(index, index.home, hooked, catalogue, out, progress)
         others = [s for s in selected if not hasattr(s, "usage_records")]
         if others:
             _collect_sessions(index, others, catalogue, out)

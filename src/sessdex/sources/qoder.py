@@ -127,7 +127,6 @@ NO_TOKENS = "Qoder wrote its token counts as 0 and no credits"
 # the model names Qoder offers (1.1.52's STANDARD_MODEL_KEYS): tiers of its own, each
 # served by a model it does not name, written into a transcript as the model
 TIERS = frozenset({"auto", "ultimate", "performance", "efficient", "lite"})
-NO_TOKENS = "Qoder wrote its token counts as 0 (it bills credits)"
 HEAD_RECORDS = 8  # Qoder opens a transcript with its bookkeeping, then the first prompt
 # a recorded mode, folded as Qoder folds `--permission-mode` (lower case, letters and
 # digits); "Don't Ask" refuses instead of prompting (its mode table), so it is strict

@@ -260,6 +260,14 @@ def note_probe(path: str | os.PathLike[str]) -> None:
         _recording.probe(os.fspath(path))
 
 
+def not_recording() -> None:
+    """Note nothing from here on in this process: a worker forked while its parent's scan
+    is recorded (index parsing starts before the scan ends) inherits that recording, and
+    would otherwise stat every file it reads or probes again, into a copy no one reads."""
+    global _recording
+    _recording = None
+
+
 @contextmanager
 def recording() -> Iterator[dict[str, Noted]]:
     """Note every path a scan lists or probes inside the block; the dict fills as it runs."""

@@ -261,7 +261,7 @@ def parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
     pool = ProcessPoolExecutor(
         cores,
         mp_context=multiprocessing.get_context("fork"),
-        initializer=quiet_on_interrupt,
+        initializer=_worker_start,
         initargs=(os.getpid(),),
     )
     try:
@@ -284,6 +284,13 @@ def parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
             pool.shutdown(cancel_futures=True)
 
     return count[0], collect()
+
+
+def _worker_start(parent: int) -> None:
+    """A parse worker's start: quiet on Ctrl-C, and out of the scan's recording, which it
+    was forked inside (its parent records; what the worker reads is the parse's own)."""
+    quiet_on_interrupt(parent)
+    freshness.not_recording()
 
 
 def _started() -> None:

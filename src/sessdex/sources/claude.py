@@ -655,6 +655,7 @@ def _blocks(path: str) -> tuple[int, _Block, _Block]:
     image, is passed over without being held).
     """
     with files.open_regular(path, buffering=0) as stream:
+        files.ends_only(stream)  # no readahead from disk past the head
         size = os.fstat(stream.fileno()).st_size
         if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
             tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)

@@ -495,6 +495,7 @@ def _read_ends(path: str) -> tuple[int, int, bytes, files.Head | None]:
             files.split_head(start, None, whole=length == len(start)),
         )
     with files.open_regular(path) as stream:
+        files.ends_only(stream)  # no readahead from disk past the head
         size = os.fstat(stream.fileno()).st_size
         tail_start = max(0, size - files.TAIL_BYTES)
         stream.seek(tail_start)

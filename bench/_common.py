@@ -27,6 +27,8 @@ class Run:
     returncode: int
     stdout: bytes
     stderr: str
+    system: float = 0.0  # seconds of `cpu` in the kernel (reads, stats, opens)
+    disk_read: int = 0  # bytes read from disk, not the page cache (ru_inblock)
 
 
 # Linux folds the memory high-water mark of the process that spawned a child into the
@@ -104,6 +106,8 @@ def run(
         process.returncode,
         b"".join(chunks),
         stderr,
+        usage.ru_stime,
+        usage.ru_inblock * 512,
     )
 
 

@@ -45,8 +45,13 @@ def big_transcript(path: Path) -> str:
 
 @pytest.mark.parametrize(
     "read",
-    [claude._blocks, codex._read_ends, files.head_lines],
-    ids=["claude", "codex", "head_lines"],
+    [
+        claude._blocks,
+        codex._read_ends,
+        files.head_lines,
+        lambda path: files.read_start(path, files.OPENING),
+    ],
+    ids=["claude", "codex", "head_lines", "read_start"],
 )
 def test_a_listing_read_of_a_big_transcript_asks_for_no_readahead(
     read: Callable[[str], object], advised: dict[str, list[int]], tmp_path: Path
@@ -66,4 +71,5 @@ def test_a_compressed_rollout_read_through_is_left_to_read_ahead(
     packed.write_bytes(zstandard.ZstdCompressor().compress(Path(plain).read_bytes()))
     codex._read_ends(str(packed))
     files.head_lines(str(packed))
+    files.read_start(str(packed), files.OPENING)
     assert advised == {}

@@ -1206,6 +1206,8 @@ def read_start(path: str | os.PathLike[str], limit: int) -> bytes | None:
     freshness.note_probe(path)
     try:
         with open_binary(path) as stream:
+            if not os.fspath(path).endswith(".zst"):  # (a stream, not the file)
+                ends_only(stream)
             return stream.read(limit)
     except OSError:
         return None

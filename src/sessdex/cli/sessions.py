@@ -103,7 +103,8 @@ def list_command(
     context_settings=CONTEXT,
     short_help="Find sessions by words in title, folder, branch, app or id.",
 )
-@click.argument("query", nargs=-1, required=True)
+# not required: no word at all is refused below as an empty one is, with the way on
+@click.argument("query", nargs=-1, metavar="WORDS...")
 @filter_options
 @output_options
 @home_option

@@ -1,0 +1,33 @@
+"""What a first-time user meets running the README's commands as written: help that names
+things as the README does, and a way on from every mistake."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from sessdex import api
+from sessdex.cli import main
+
+DEMO = str(api.demo_home().path)
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_find_with_no_words_at_all_says_what_to_give() -> None:
+    """`sessdex find` alone gave click's bare "Missing argument 'QUERY...'", while
+    `sessdex find ""` said what to type and where every session is listed."""
+    code, out, err = invoke("find", "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert (
+        f"give a word to find; 'sessdex list --home {DEMO}' shows every session" in err
+    )
+
+
+def test_find_help_names_its_words_as_the_readme_does() -> None:
+    """The README's table has `sessdex find WORDS…`; the help's usage line said QUERY."""
+    code, out, _ = invoke("find", "--help")
+    assert code == 0
+    assert "find [OPTIONS] WORDS...\n" in out

@@ -31,3 +31,33 @@ def test_find_help_names_its_words_as_the_readme_does() -> None:
     code, out, _ = invoke("find", "--help")
     assert code == 0
     assert "find [OPTIONS] WORDS...\n" in out
+
+
+# the names click gives a value by its type, which tell a reader nothing of what to type
+_TYPE_NAMES = {
+    "TEXT",
+    "INTEGER",
+    "FLOAT",
+    "DIRECTORY",
+    "PATH",
+    "INTEGER RANGE",
+    "FLOAT RANGE",
+}
+
+
+def test_every_option_names_the_value_it_takes_as_the_readme_does() -> None:
+    """`--home DIRECTORY`, `--since TEXT`, `--limit INTEGER RANGE` in the help, where the
+    README and the other options say `--home DIR`, `--since 3d`, `--limit N`, `--tz ZONE`."""
+    import click
+
+    vague = []
+    for name, command in sorted(main.commands.items()):
+        context = click.Context(command, info_name=name)
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.is_flag:
+                metavar = param.make_metavar(context)
+                if metavar in _TYPE_NAMES:
+                    vague.append(f"{name} {param.opts[0]} {metavar}")
+    assert not vague
+    _, out, _ = invoke("list", "--help")
+    assert "--home DIR " in out and "-n, --limit N " in out and "--since WHEN " in out

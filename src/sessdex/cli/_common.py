@@ -57,6 +57,7 @@ def count_option(*names: str, help: str, **settings: Any) -> Callable[[F], F]:
     return click.option(
         *names,
         type=click.IntRange(min=0),
+        metavar="N",
         callback=at_most_many,
         help=f"{help} 0 shows none.",
         **settings,
@@ -145,6 +146,7 @@ def home_option(f: F) -> F:
         "--home",
         "home_dir",
         type=click.Path(file_okay=False, path_type=str),
+        metavar="DIR",
         callback=_existing_folder,
         # taken first, wherever it is typed: what the other options and arguments say
         # of a value they refuse names it in the commands it points at
@@ -222,6 +224,7 @@ def filter_options(f: F) -> F:
     f = count_option("--limit", "-n", help="Show at most N sessions.")(f)
     f = click.option(
         "--since",
+        metavar="WHEN",
         callback=not_blank,
         help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (2026-11-01: its "
         "midnight UTC, as --json's times; a time without an offset is UTC too).",

@@ -117,6 +117,7 @@ class _Unreadable:
 @apps_option
 @click.option(
     "--since",
+    metavar="WHEN",
     default="1d",
     callback=not_blank,
     show_default=True,
@@ -473,6 +474,7 @@ def _follow_text(
 @click.option(
     "--speed",
     type=_Number(min=0.01),
+    metavar="TIMES",
     default=10.0,
     show_default=True,
     help="How many times faster than it happened.",
@@ -480,6 +482,7 @@ def _follow_text(
 @click.option(
     "--max-gap",
     type=_Number(min=0),
+    metavar="SECONDS",
     default=2.0,
     show_default=True,
     help="The longest pause, in seconds.",

@@ -42,11 +42,13 @@ from ._common import (
 )
 @click.option(
     "--since",
+    metavar="WHEN",
     callback=not_blank,
     help="From this day (2026-11-01) or this long ago (3d, 2w).",
 )
 @click.option(
     "--until",
+    metavar="WHEN",
     callback=not_blank,
     help="Up to and including this day (2026-11-30), or up to this long ago (3d, 2w).",
 )

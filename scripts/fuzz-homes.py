@@ -21,10 +21,10 @@ from tests import fuzzing
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("homes", nargs="*", help="home names (default: all)")
     parser.add_argument("--cases", type=int, default=50, help="mutants per home")
-    parser.add_argument("--first", type=int, default=0, help="number of the first")
+    parser.add_argument("--first", type=int, default=0, help="number of the first case")
     parser.add_argument(
         "--tree",
         action="store_true",

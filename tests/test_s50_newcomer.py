@@ -61,3 +61,22 @@ def test_every_option_names_the_value_it_takes_as_the_readme_does() -> None:
     assert not vague
     _, out, _ = invoke("list", "--help")
     assert "--home DIR " in out and "-n, --limit N " in out and "--since WHEN " in out
+
+
+def test_the_fuzz_script_help_says_its_whole_first_sentence() -> None:
+    """CONTRIBUTING names `scripts/fuzz-homes.py`; its --help stopped mid-sentence ("the
+    long run of") and called --first "number of the first"."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "scripts" / "fuzz-homes.py"
+    shown = subprocess.run(
+        [sys.executable, str(script), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"COLUMNS": "200", "PATH": ""},
+    ).stdout
+    assert "(the long run of tests/test_fuzz_homes.py)" in shown
+    assert "number of the first case" in shown

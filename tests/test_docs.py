@@ -350,3 +350,19 @@ def test_the_package_ships_its_license_and_names_the_pythons_it_runs_on() -> Non
     oldest = int(project["requires-python"].removeprefix(">=3."))
     for minor in range(oldest, 14):
         assert f"Programming Language :: Python :: 3.{minor}" in project["classifiers"]
+
+
+def test_what_the_readme_says_doctor_gives_a_script_is_doctor_json(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """ "`api.doctor(home)` gives what `sessdex doctor` shows": a list, one report per app,
+    each one's `.record()` that app's object of `doctor --json` (the README said the
+    list's `.record()`, which a list has not)."""
+    from sessdex import api
+    from sessdex.sources import Home
+
+    home = shutil.copytree(DATA / "claude" / "home", tmp_path / "home")
+    said = " ".join(README.split("`api.doctor(home)`", 1)[1].split(".\n", 1)[0].split())
+    assert "one `AppReport` per app" in said and "`.record()`" in said, said
+    reports = api.doctor(Home.at(home))
+    assert [r.record() for r in reports] == _json(run, home, "doctor", "--json")

@@ -80,3 +80,20 @@ def test_the_fuzz_script_help_says_its_whole_first_sentence() -> None:
     ).stdout
     assert "(the long run of tests/test_fuzz_homes.py)" in shown
     assert "number of the first case" in shown
+
+
+def test_since_takes_years_as_the_age_column_writes_them() -> None:
+    """`list` writes an age of a year or more `1y`; `--since 1y` was refused ("cannot read
+    the time '1y'"). A year is the age column's 365 days."""
+    from datetime import UTC, datetime, timedelta
+
+    from sessdex import selection
+    from sessdex.views.board import empty_board
+
+    now = datetime(2026, 12, 5, tzinfo=UTC)
+    assert selection.parse_since("1y", now) == (now - timedelta(days=365)).timestamp()
+    assert selection.parse_since("2Y", now) == (now - timedelta(days=730)).timestamp()
+    code, out, err = invoke("list", "--since", "1y", "--home", DEMO)
+    assert code == 0 and len(out.splitlines()) == 3, err
+    said = empty_board("1y", now - timedelta(days=400), now)
+    assert said.startswith("no session changed in the last 1y;"), said

@@ -483,16 +483,19 @@ def _from_home(typed: list[str], own: str) -> list[str]:
 
 
 def parse_since(value: str, now: datetime | None = None) -> float:
-    """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601; UTC if no
-    zone), as a POSIX timestamp. Raises SessdexError for anything else."""
+    """'3d', '12h', '2w', '30m', '1y' ago (a year of 365 days, as `list`'s ages count
+    it), or a date/time ('2026-11-01', ISO 8601; UTC if no zone), as a POSIX timestamp.
+    Raises SessdexError for anything else."""
     import re
     from datetime import UTC, datetime, timedelta
 
     moment = now or datetime.now(UTC)
-    # D, H and W as their lower case; M stays refused: minutes or months?
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdwHDW])\s*", value)
+    # D, H, W and Y as their lower case; M stays refused: minutes or months?
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdwyHDWY])\s*", value)
     if match:
         amount, unit = int(match.group(1)), match.group(2).lower()
+        if unit == "y":
+            amount, unit = amount * 365, "d"
         names = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
         try:
             return (moment - timedelta(**{names[unit]: amount})).timestamp()
@@ -504,7 +507,7 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         from .errors import BadValue
 
         raise BadValue(
-            f"cannot read the time {value!r}: use 3d, 12h, 2w, 30m or a date like "
+            f"cannot read the time {value!r}: use 3d, 12h, 2w, 30m, 1y or a date like "
             "2026-11-01."
         ) from None
     try:

@@ -49,7 +49,7 @@ def empty_board(
     to reach, so none is suggested)."""
     import re
 
-    found = re.fullmatch(r"\s*(\d+)\s*([mhdwHDW])\s*", since)
+    found = re.fullmatch(r"\s*(\d+)\s*([mhdwyHDWY])\s*", since)
     if found is None:
         given = f"no session changed since {since}"
     else:

@@ -366,3 +366,15 @@ def test_what_the_readme_says_doctor_gives_a_script_is_doctor_json(
     assert "one `AppReport` per app" in said and "`.record()`" in said, said
     reports = api.doctor(Home.at(home))
     assert [r.record() for r in reports] == _json(run, home, "doctor", "--json")
+
+
+def test_the_lines_commands_for_your_shell_shows_are_what_sessdex_writes() -> None:
+    """The README's examples of a resume line, for POSIX sh, PowerShell and cmd.exe, are
+    the lines written for that folder and id (they showed `'id'` and `"id"` quoted, where
+    a plain word is written bare)."""
+    from sessdex import shells
+
+    section = _section(README, "### Commands for your shell")
+    for shell, folder in (("sh", "/x"), ("powershell", "C:\\x"), ("cmd", "C:\\x")):
+        line = shells.cd_then_run(folder, ["claude", "--resume", "id"], shell)
+        assert f"`{line}`" in section, line

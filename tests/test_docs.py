@@ -378,3 +378,18 @@ def test_the_lines_commands_for_your_shell_shows_are_what_sessdex_writes() -> No
     for shell, folder in (("sh", "/x"), ("powershell", "C:\\x"), ("cmd", "C:\\x")):
         line = shells.cd_then_run(folder, ["claude", "--resume", "id"], shell)
         assert f"`{line}`" in section, line
+
+
+def test_contributing_names_every_table_a_new_app_goes_in() -> None:
+    """Step 3 of "Adding an agent app" names the tables in `sources/__init__.py` that list
+    every app (a new one missing from `TITLES` fails only a test, far from the step)."""
+    import sessdex.sources as registry
+
+    steps = (ROOT / "CONTRIBUTING.md").read_text()
+    tables = [
+        name
+        for name, value in vars(registry).items()
+        if name.isupper() and isinstance(value, tuple | frozenset | dict)
+    ]
+    assert {"BUILTIN", "OVERRIDES", "TITLES", "MODULES"} <= set(tables)
+    assert all(f"`{name}`" in steps for name in tables), tables

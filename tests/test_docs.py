@@ -393,3 +393,29 @@ def test_contributing_names_every_table_a_new_app_goes_in() -> None:
     ]
     assert {"BUILTIN", "OVERRIDES", "TITLES", "MODULES"} <= set(tables)
     assert all(f"`{name}`" in steps for name in tables), tables
+
+
+def test_the_exit_statuses_the_readme_gives_are_the_ones_returned(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """Each status the README's paragraph names, for the cases it names."""
+    from sessdex import api
+
+    said = README.split("The exit status is", 1)[1].split("\n\n", 1)[0]
+    said = " ".join(f"is{said}".split())
+    assert "130 after Ctrl-C" in said and "exits as that CLI does" in said
+    demo = str(api.demo_home().path)
+    several = str(shutil.copytree(DATA / "claude" / "home", tmp_path / "home"))
+    cases = [
+        (0, ["find", "no-such-word", "--home", demo]),
+        (0, ["list", "--home", str(tmp_path)]),  # a home without sessions
+        (1, ["show", "ffff", "--home", demo]),
+        (1, ["show", "a", "--home", several]),  # the start of several ids
+        (2, ["list", "--bogus", "--home", demo]),
+        (2, ["list", "--app", "nope", "--home", demo]),
+        (2, ["list", "--since", "soon", "--home", demo]),
+        (2, ["list", "--home", str(tmp_path / "not-there")]),
+    ]
+    for status, args in cases:
+        assert f"is {status} when" in said or f"; {status} for" in said, status
+        assert run.invoke(main, args).exit_code == status, args

@@ -97,3 +97,19 @@ def test_since_takes_years_as_the_age_column_writes_them() -> None:
     assert code == 0 and len(out.splitlines()) == 3, err
     said = empty_board("1y", now - timedelta(days=400), now)
     assert said.startswith("no session changed in the last 1y;"), said
+
+
+def test_an_app_named_where_a_command_takes_no_words_points_at_app() -> None:
+    """`sessdex doctor claude` and `sessdex watch codex` gave click's bare "Got unexpected
+    extra argument (claude)"; `sessdex list claude` pointed at `find`. An app's name there
+    is what `--app` takes: the error gives that line."""
+    for command in ("doctor", "watch", "list"):
+        code, out, err = invoke(command, "Claude", "codex", "--home", DEMO)
+        assert (code, out) == (2, ""), command
+        line = f"'sessdex {command} --app claude --app codex --home {DEMO}'"
+        assert f"sessdex {command} takes no words; {line} keeps to those apps." in err
+    code, _, err = invoke("doctor", "everything", "--home", DEMO)
+    assert code == 2
+    assert "sessdex doctor takes no words; an app's name goes after --app" in err
+    code, _, err = invoke("list", "checkout", "--home", DEMO)  # a word find looks for
+    assert code == 2 and f"'sessdex find checkout --home {DEMO}' finds" in err

@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import click
 
-from .. import api, folders, hints
+from .. import api, folders, hints, sources
 from ..diagnostics import (
     FILE_REFUSED,
     UNDATED,
@@ -91,6 +91,31 @@ class _SessionId(click.Argument):
             raise click.MissingParameter(
                 f"Give an id, or the start of one ({hints.named('list')}).", ctx, self
             ) from None
+
+
+class TakesNoWords(click.Command):
+    """A command that takes options only, given words: an app's names (`sessdex doctor
+    claude`) get the `--app` line that keeps to them; others what `other_words` says,
+    not click's bare "Got unexpected extra argument"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.allow_extra_args = True  # kept in ctx.args, said below
+        rest = super().parse_args(ctx, args)
+        if ctx.args and not ctx.resilient_parsing:
+            apps = [word.lower() for word in ctx.args]
+            if set(apps) <= set(sources.names()):
+                options = [
+                    word for app in dict.fromkeys(apps) for word in ("--app", app)
+                ]
+                which = "that app" if len(options) == 2 else "those apps"
+                told = f"{hints.named(self.name or '', *options)} keeps to {which}."
+            else:
+                told = self.other_words(ctx)
+            raise click.UsageError(f"sessdex {self.name} takes no words; {told}", ctx)
+        return rest
+
+    def other_words(self, ctx: click.Context) -> str:
+        return "an app's name goes after --app, and the rest is in --help."
 
 
 def not_blank(

@@ -20,6 +20,7 @@ from . import main
 from ._common import (
     CONTEXT,
     F,
+    TakesNoWords,
     apps_option,
     count_option,
     counted_events,
@@ -111,6 +112,7 @@ class _Unreadable:
 
 @main.command(
     "watch",
+    cls=TakesNoWords,
     context_settings=CONTEXT,
     short_help="A live board: who works, who waits for you or a sub-agent.",
 )

@@ -16,6 +16,7 @@ from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
+    TakesNoWords,
     apps_option,
     echo,
     err,
@@ -33,23 +34,14 @@ from ._common import (
 )
 
 
-class _TakesNoWords(click.Command):
+class _TakesNoWords(TakesNoWords):
     """`list` given words (`sessdex list checkout`, as other tools list with a filter):
-    the usage error names the `find` line that looks for them, not click's bare
-    "unexpected extra argument"."""
+    the usage error names the `find` line that looks for them."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.allow_extra_args = True  # kept in ctx.args, said below
-        rest = super().parse_args(ctx, args)
-        if ctx.args and not ctx.resilient_parsing:
-            dashed = any(word.startswith("-") for word in ctx.args)
-            words = ("--", *ctx.args) if dashed else ctx.args
-            raise click.UsageError(
-                f"{ctx.command_path} takes no words; "
-                f"{hints.named('find', *words)} finds the sessions they name.",
-                ctx,
-            )
-        return rest
+    def other_words(self, ctx: click.Context) -> str:
+        dashed = any(word.startswith("-") for word in ctx.args)
+        words = ("--", *ctx.args) if dashed else ctx.args
+        return f"{hints.named('find', *words)} finds the sessions they name."
 
 
 @main.command("list", cls=_TakesNoWords, context_settings=CONTEXT)
@@ -481,6 +473,7 @@ def _run_instead(program: str, argv: list[str], shown: bool = True) -> None:
 
 @main.command(
     "doctor",
+    cls=TakesNoWords,
     context_settings=CONTEXT,
     short_help="Show where sessdex looked per app, what it found and skipped.",
 )

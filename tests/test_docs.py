@@ -419,3 +419,14 @@ def test_the_exit_statuses_the_readme_gives_are_the_ones_returned(
     for status, args in cases:
         assert f"is {status} when" in said or f"; {status} for" in said, status
         assert run.invoke(main, args).exit_code == status, args
+
+
+def test_what_the_readme_says_ci_runs_is_what_it_runs() -> None:
+    """The Development section said CI runs what `scripts/check` runs (format, lint,
+    types, tests); `.ci/run` runs `scripts/test`, the tests alone."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    ran = re.findall(r"^exec (?:bash )?(scripts/[\w-]+)", ci, re.M)
+    assert len(ran) == 1
+    development = " ".join(_section(README, "## Development").split())
+    said = re.findall(r"CI \(`\.ci/run`\) runs `(scripts/[\w-]+)`", development)
+    assert said == ran, development

@@ -800,3 +800,68 @@ def test_a_session_dated_far_in_the_future_is_not_listed_first(
     listing = api.list_sessions(Home.at(home_dir), apps=["claude"])
     dated = {s.id[0]: s.created for s in listing.sessions()}
     assert dated["b"] == datetime(2099, 1, 1, 10, 0, tzinfo=UTC)
+
+
+def test_a_home_given_by_another_path_than_the_index_was_built_by_shows_that_path(
+    tmp_path: Path,
+) -> None:
+    """Built by `--home /a`, then asked with `--home /b` (/b -> /a): every path shown,
+    `list --json` (quick and full), `find --json`, show's header and resume's `cd`, is
+    under /b, the home given this run; and back under /a when /a is given again."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    real = tmp_path / "real"
+    project = real / "proj"
+    project.mkdir(parents=True)
+    session_id = "ffffffff-0000-4000-8000-00000000000a"
+    write_claude_session(real, session_id, str(project), title="linked one")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    runner = CliRunner()
+
+    def listed(home: Path, *quick: str) -> dict[str, str]:
+        env = {**os.environ, "COLUMNS": "200"}
+        if not quick:
+            env["SESSDEX_NO_QUICK"] = "1"
+        result = subprocess.run(
+            [sys.executable, "-m", "sessdex", "list", "--json", "--home", str(home)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        (record,) = json.loads(result.stdout)
+        return {"path": record["path"], "cwd": record["cwd"]}
+
+    name = f".claude/projects/{str(project).replace('/', '-')}/{session_id}.jsonl"
+    assert listed(real) == {"path": f"{real}/{name}", "cwd": str(project)}
+    for home, other in ((link, real), (real, link), (link, real)):
+        shown = {"path": f"{home}/{name}", "cwd": f"{home}/proj"}
+        assert listed(home) == shown
+        assert listed(home, "quick") == shown
+        found = runner.invoke(main, ["find", "linked", "--json", "--home", str(home)])
+        assert json.loads(found.output)[0]["path"] == shown["path"], found.output
+        header = runner.invoke(main, ["show", "ffff", "--home", str(home)])
+        assert "~/proj · main" in header.output, header.output  # a folder in the home
+        assert str(other) not in header.output
+        resumed = runner.invoke(
+            main, ["resume", "--print", "ffff", "--home", str(home)]
+        )
+        assert resumed.exit_code == 0, resumed.output
+        assert f"cd {home}/proj && claude --resume {session_id}" in resumed.output
+    assert len(list(index.index_file(Home.at(real)).parent.glob("index-*.sqlite"))) == 1
+
+
+def test_only_paths_under_the_recorded_home_are_put_under_the_given_one() -> None:
+    """A sibling whose name starts like the home's is no path under it."""
+    from sessdex.indexfile import rehomed, rehomed_records
+
+    assert rehomed("/h/a/x", "/h/a", "/l") == "/l/x"
+    assert rehomed("/h/a", "/h/a", "/l") == "/l"
+    assert rehomed("/h/ab/x", "/h/a", "/l") == "/h/ab/x"
+    body = b'{"cwd":"/h/ab","path":"/h/a/f.db#session/1","title":"/h/a/t"}'
+    assert rehomed_records(body, "/h/a", "/l") == (
+        b'{"cwd":"/h/ab","path":"/l/f.db#session/1","title":"/h/a/t"}'
+    )

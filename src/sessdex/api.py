@@ -164,6 +164,7 @@ def list_sessions(
             grouped=include_subagents,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
+        rows = index.shown_rows(rows)
         empty = not rows and _holds_none(index, apps)
         ids = index.ids()
         skipped = index.skipped_details(apps) if with_skipped else []
@@ -234,6 +235,7 @@ def find_sessions(
             grouped=include_subagents,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
+        rows = index.shown_rows(rows)
         wider = 0
         if not rows and limit != 0 and (since is not None or here is not None):
             wider = index.count(  # what the words match at any time, in any folder

@@ -25,7 +25,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -44,6 +44,7 @@ from .indexdb import (
     prune_older_builds,
     warn_not_updated,
 )
+from .indexfile import rehomed, rehomed_records
 from .indexparse import FUTURE_SLACK, owner_file, parse_one, parse_stream
 from .indexrows import Parsed
 from .indexscan import Job, Notes, RefreshReport, scan_all
@@ -114,6 +115,7 @@ class Index:
         """`stand_in=False`: an index that cannot be written raises, where this run
         would otherwise go on in a stand-in (`_stand_in`)."""
         self.home = home
+        self.given = home  # `home` is read by the path the index was built by
         self.path = path or index_file(home)
         self.may_stand_in = stand_in
         # where this run's writes go instead, when the index cannot take them: a
@@ -134,6 +136,33 @@ class Index:
         if fresh and path is None:
             prune_older_builds(self.path)
         self.home = read_by(self.db, home)
+
+    def shown(self, session: Session) -> Session:
+        """`session` with its file and folder under the home as the user gave it, where
+        the index reads that home by another path to it (`indexfile.rehomed`)."""
+        recorded, given = str(self.home.path), str(self.given.path)
+        if recorded == given:
+            return session
+        path, cwd = (
+            rehomed(value, recorded, given) if value else value
+            for value in (session.path, session.cwd)
+        )
+        return replace(session, path=path, cwd=cwd)
+
+    def shown_rows(self, rows: list[Row]) -> list[Row]:
+        """`rows` with their paths under the home as the user gave it (`shown`)."""
+        recorded, given = str(self.home.path), str(self.given.path)
+        if recorded == given:
+            return rows
+        return [
+            Row(
+                row.app,
+                row.id,
+                rehomed_records(row.record, recorded, given),
+                row.state and rehomed_records(row.state, recorded, given),
+            )
+            for row in rows
+        ]
 
     def _stand_in(self, error: sqlite3.OperationalError) -> bool:
         """Whether a write that failed with `error` can be done again in a stand-in: the

@@ -2,7 +2,8 @@
 
 Both the index and the quick listing path (`quick`) need the file's name before anything
 heavy is imported, so this module uses only `os`, `sys` and `hashlib` (and, to set a
-damaged index aside, `sqlite3` and `logging`).
+damaged index aside, `sqlite3` and `logging`; for a home read by another path to it,
+`json` and `re`).
 """
 
 from __future__ import annotations
@@ -167,6 +168,41 @@ def home_key(home_path: str, environ: Mapping[str, str]) -> str:
 def _real(path: str) -> str:
     """An absolute path with its links resolved (the home, `$HOME`); anything else as it is."""
     return os.path.realpath(path) if os.path.isabs(path) else path
+
+
+def rehomed(path: str, recorded: str, given: str) -> str:
+    """`path` under the home as `given`, where it lies under `recorded`, another path to
+    that home (a link): the index reads the home by the path it was built by, and what
+    sessdex shows is under the one the user gave. Any other path as it is."""
+    base = recorded.rstrip(os.sep)
+    if recorded == given or not base:
+        return path
+    if path != base and not path.startswith(base + os.sep):
+        return path
+    return given.rstrip(os.sep) + path[len(base) :] or given
+
+
+def rehomed_records(body: bytes, recorded: str, given: str) -> bytes:
+    """Session records (a `--json` array, `--nl` lines), as the index holds them, with
+    the `path` and `cwd` under `recorded` put under `given` (`rehomed`)."""
+    if recorded == given or not recorded.rstrip(os.sep):
+        return body
+    import json  # here: `re`, which json imports, is some ms of a warm listing
+    import re
+
+    try:
+        old, new = (
+            json.dumps(name.rstrip(os.sep), ensure_ascii=False)[1:-1].encode()
+            for name in (recorded, given)
+        )
+    except UnicodeEncodeError:  # a name that is no text is in no record
+        return body
+    # a key's opening quote is never escaped, one inside a string always is
+    separator = re.escape(json.dumps(os.sep)[1:-1].encode())
+    pattern = re.compile(
+        rb'("(?:path|cwd)":")' + re.escape(old) + rb"(?=" + separator + rb'|")'
+    )
+    return pattern.sub(lambda found: found[1] + new, body)
 
 
 _STAMP: str | None = None

@@ -34,6 +34,7 @@ from .indexfile import (
     index_name,
     kept_elsewhere_said,
     kept_index,
+    rehomed_records,
     say_kept_elsewhere,
     set_aside_if_damaged,
 )
@@ -365,7 +366,7 @@ def _body_from_index(
                 (plan.key, generation),
             ).fetchone()
             if cached is not None:
-                return bytes(cached[0])
+                return _rehomed(db, bytes(cached[0]), home[0])
         if plan.scoped:
             db.create_function("_field", 2, selection.field, deterministic=True)
         if plan.table:
@@ -400,9 +401,23 @@ def _body_from_index(
         db.execute("COMMIT")
         if plan.key is not None:
             _remember(db, plan.key, generation, body)
-        return body
+        return _rehomed(db, body, home[0])
     finally:
         db.close()
+
+
+def _rehomed(db: sqlite3.Connection, body: bytes, home: str) -> bytes:
+    """The records of `body` with their paths under `home`, as the full command shows
+    them, where the index reads that home by another path to it (`index.read_by`)."""
+    try:
+        row = db.execute("SELECT path FROM home").fetchone()
+    except sqlite3.Error:
+        return body
+    if row is None or row[0] == home or not os.path.isabs(row[0]):
+        return body
+    if os.path.realpath(row[0]) != os.path.realpath(home):
+        return body
+    return rehomed_records(body, row[0], home)
 
 
 def _sub_agents_unchanged(db: sqlite3.Connection, apps: list[str]) -> bool:

@@ -81,13 +81,13 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         ):
             current = _unique(index.by_prefix(row.id, row.app), row.id)
             if current is not None:
-                return current.session()
+                return index.shown(current.session())
         index.refresh(sources.all_sources(), progress)
         app, prefix, rows = _matching(index, typed, forms)
         rows = rows or _replacement(index, prefix, app) or _shown_as(index, prefix, app)
         row = _unique(rows, prefix)
         if row is not None:
-            return row.session()
+            return index.shown(row.session())
         if not rows:
             word, colon, _ = reference.partition(":")
             # `C:\Users\…`, a Windows path given for the id: its drive is no misspelt app

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from . import hints, pathnames, sources
 from .errors import NotQuotable, ResumeRefused
 from .index import Index, Progress, once_more_if_damaged
+from .indexfile import rehomed
 from .model import ResumePlan, Session
 from .resolving import resolve
 from .sources import Home
@@ -330,8 +331,13 @@ def _continuing(
     index = Index(home)
     try:
         index.refresh([source], progress)  # a newer session there may not be indexed
-        rows = index.rows(apps=[session.app], under=session.cwd, limit=200)
-        there = [s for s in (row.session() for row in rows) if s.cwd == session.cwd]
+        # the folder as the index holds it: `session` is shown under the home as given
+        held = session.cwd and rehomed(
+            session.cwd, str(index.given.path), str(index.home.path)
+        )
+        rows = index.rows(apps=[session.app], under=held, limit=200)
+        shown = (index.shown(row.session()) for row in rows)
+        there = [s for s in shown if s.cwd == session.cwd]
     finally:
         index.close()
     pids = []

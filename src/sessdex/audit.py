@@ -32,15 +32,16 @@ from .usage import (
     Row,
     _bucket_key,
     _decode,
+    _descendant_states,
     _key_for,
     _local_days,
     _priced,
-    _session_records,
     _slot,
     cross_file_losers,
     describe_sessions,
     keep,
     latest_slot,
+    lead_records,
     odd_slot,
     report,
     total,
@@ -608,6 +609,10 @@ class _Reader:
         finally:
             index.close()
         ids = {r.id for r in session_rows}
+        kin = _descendant_states(
+            [(r, r.session()) for r in session_rows],
+            {(r.app, r.id) for r in session_rows},
+        )
         fed = False
         for row in session_rows:
             if self.kind == "session" and row.id != self.key:
@@ -620,7 +625,8 @@ class _Reader:
             ):  # its records carry its id
                 continue
             path = session.path or row.id
-            for record in _session_records(source, session, Diagnostics()):
+            descendants = kin.get((row.app, row.id), [])
+            for record in lead_records(source, session, descendants, Diagnostics()):
                 if self.record_in_row(source.NAME, record):
                     fed = True
                     at = (record.time or 0, str(path), record.line, next(self.order))

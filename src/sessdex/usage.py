@@ -759,7 +759,7 @@ def _collect_sessions(
         # (a sub-agent spending after its parent's last write) is a change of the sums
         signature = hashlib.sha256(
             (row.state or row.record)
-            + b"".join(sorted(kin.get((row.app, row.id), ())))
+            + b"".join(sorted(state for _, state, _ in kin.get((row.app, row.id), ())))
             + _version(catalogue).encode()
         ).hexdigest()[:32]
         hit = cached.get(path)
@@ -768,7 +768,8 @@ def _collect_sessions(
             continue
         diagnostics = Diagnostics()
         buckets: dict[tuple[Any, ...], Bucket] = {}
-        for record in _session_records(sources.get(row.app), session, diagnostics):
+        source, descendants = sources.get(row.app), kin.get((row.app, row.id), [])
+        for record in lead_records(source, session, descendants, diagnostics):
             _add(buckets, record, _priced(catalogue, record))
         found = list(buckets.values())
         out.buckets.extend((row.app, b) for b in found)
@@ -789,31 +790,64 @@ def _collect_sessions(
 
 def _descendant_states(
     decoded: list[tuple[Any, Any]], ids: set[tuple[str, str]]
-) -> dict[tuple[str, str], list[bytes]]:
-    """(app, top-level session id) -> the states of the sub-agents read with it, at any
-    depth (a loop of parents ends where it began), from (row, its session) pairs."""
+) -> dict[tuple[str, str], list[tuple[int, bytes, Any]]]:
+    """(app, top-level session id) -> (depth, state, session) of the sub-agents read with
+    it, at any depth (a loop of parents ends where it began), from (row, its session)
+    pairs."""
     parents = {
         (row.app, row.id): (row.app, parent)
         for row, session in decoded
         if (parent := session.parent_id) and (row.app, parent) in ids
     }
-    found: dict[tuple[str, str], list[bytes]] = {}
-    for row, _session in decoded:
+    found: dict[tuple[str, str], list[tuple[int, bytes, Any]]] = {}
+    for row, session in decoded:
         key = (row.app, row.id)
         top, steps = key, 0
         while top in parents and steps < 64:
             top, steps = parents[top], steps + 1
         if top != key:
-            found.setdefault(top, []).append(row.state or row.record)
+            found.setdefault(top, []).append((steps, row.state or row.record, session))
     return found
 
 
+def lead_records(
+    source: Source,
+    session: Any,
+    descendants: list[tuple[int, bytes, Any]],
+    diagnostics: Diagnostics,
+) -> Iterator[UsageRecord]:
+    """The usage records of a top-level session's read, and of each of its
+    `descendants` (`_descendant_states`) that read holds no event of (one of Warp's
+    orchestrated agents, a conversation of its own), read on its own: its usage is in
+    no other read. Those nearer the lead first, whose reads may hold their own. Each is
+    the lead session's, by the sub-agent, as a reader holding it would say."""
+    read: set[str | None] = set()
+    yield from _session_records(source, session, diagnostics, read)
+    for _, _, child in sorted(descendants, key=lambda found: found[0]):
+        if child.id not in read:
+            read.add(child.id)
+            for record in _session_records(source, child, diagnostics, read):
+                yield replace(
+                    record,
+                    session_id=session.id,
+                    agent_id=record.agent_id or child.id,
+                    cwd=record.cwd or session.cwd,
+                )
+
+
 def _session_records(
-    source: Source, session: Any, diagnostics: Diagnostics
+    source: Source,
+    session: Any,
+    diagnostics: Diagnostics,
+    read: set[str | None] | None = None,
 ) -> Iterable[UsageRecord]:
+    """The usage events of `session`'s read (its sub-agents' the reader holds in it
+    included), the agents whose events it held added to `read`."""
     from .reading import read_session
 
     for event in read_session(source, session, diagnostics):
+        if read is not None:
+            read.add(event.agent_id)
         if event.kind == "usage" and event.usage is not None:
             tokens = event.usage
             if tokens.model is None and session.model:  # named by its session

@@ -876,3 +876,39 @@ def test_a_lead_starting_an_agent_spawns_its_listed_conversation(
         e for e in found if e.kind == "tool_result" and e.call_id == "call-start"
     )
     assert result.extra.get("launched") is True  # it started; it ends on its own
+
+
+def test_a_lead_and_its_sub_agents_credits_each_count_once(tmp_path: Path) -> None:
+    # Warp totals an orchestration as the lead's credits_spent plus each descendant's
+    # (usage/rollup.rs compute_orchestration_rollup): a lead's leaves its sub-agents' out
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = copy(tmp_path)
+    set_usage(home, {"credits_spent": 10.0, "platform_credits_spent": 0.5})
+    add_conversation(
+        home,
+        CHILD,
+        {"parent_conversation_id": SHOP, "agent_name": "linter",
+         "conversation_usage_metadata": {"credits_spent": 4.0}},
+    )  # fmt: skip
+    assert sessions(home)[CHILD].parent_id == SHOP
+    result = CliRunner().invoke(
+        main, ["usage", "app", "--json", "--app", "warp", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert row["credits"] == {"warp": 14.5}
+    # the lead's row holds its sub-agent's credits, and --explain lists where they come from
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--json", "--app", "warp", "--home", str(home)]
+    )
+    rows = {r["key"]: r for r in json.loads(result.output)}
+    assert rows[SHOP]["credits"] == {"warp": 14.5}, result.output
+    result = CliRunner().invoke(
+        main,
+        ["usage", "session", "--app", "warp", "--home", str(home), "--explain", SHOP],
+    )
+    assert result.exit_code == 0, result.output
+    assert "14.5" in result.output, result.output

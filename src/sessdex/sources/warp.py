@@ -63,10 +63,17 @@ is in the same database; else on its own.
 How a conversation is read (its exchanges, task messages, command blocks and
 sub-agents, put in order by exchange), and what is not read: `_warp_read.py`.
 
+A lead's `conversation_usage_metadata` (credits and charged usage) leaves out its sub-agent
+conversations', each counting on its own: Warp's own footer totals an orchestration by adding
+the lead's `credits_spent` and charged usage to each descendant's
+(`app/src/ai/blocklist/usage/rollup.rs` `compute_orchestration_rollup` @19548aec), and each
+conversation's metadata is replaced whole by what the server streams for it
+(`AIConversation`'s `usage_metadata` update in `app/src/ai/agent/conversation.rs`); confirmed,
+High. sessdex sums each conversation once, as Warp's rollup does.
+
 Still a guess (no real database seen; every shape above is from Warp's code): that
 `total_charged_usage.input_tokens` leaves cache reads out (Medium); that a sub-task's user
-queries come from its lead (Medium); that a lead's charged usage leaves out its sub-agent
-conversations', each counting on its own (Medium); the order of a task's messages against an exchange's
+queries come from its lead (Medium); the order of a task's messages against an exchange's
 `start_ts`, which the client stamps while the server stamps the messages (Medium).
 
 Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's

@@ -4,6 +4,7 @@ own, backups beside the sessions, the login beside them never opened."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -679,3 +680,42 @@ def test_process_session_reads_the_session_subcommand() -> None:
         latest=True
     )
     assert auggie.process_session(["auggie", "session", "list"]) is None
+
+
+def test_sub_agents_credits_count_once_whether_their_runs_are_kept_or_not(
+    tmp_path: Path,
+) -> None:
+    """`subAgentCreditsUsed` is what Auggie adds up of each sub-agent run's own billed
+    credits (the bundle's `addSubAgentCredits` of the run's history, the one
+    `subAgents[]` keeps): a kept run's credits count once, by the run, and what no kept
+    run bills (one finished while the service kept no `subAgents[]`) counts too."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    run = value["subAgents"][0]["chatHistory"][0]["exchange"]
+    run["response_nodes"].append(
+        {"id": 9, "type": 9,
+         "billing_metadata": {"transaction_id": "t-s1", "credits_consumed": 1.5}}
+    )  # fmt: skip
+    value["subAgentCreditsUsed"] = 1.5  # the kept run's own: nothing more
+    saves = itertools.count()
+
+    def credits() -> float:
+        value["modified"] = f"2026-12-05T12:0{next(saves)}:00.000Z"  # as Auggie saves
+        path.write_text(json.dumps(value, indent=2))
+        result = CliRunner().invoke(
+            main,
+            ["usage", "app", "--json", "--app", "auggie", "--home", str(home)],
+            env={"SESSDEX_HOME": str(tmp_path / "sessdex")},
+        )
+        assert result.exit_code == 0, result.output
+        (row,) = json.loads(result.stdout)
+        return float(row["credits"]["auggie"])
+
+    assert credits() == 2 + 1.5
+    value["subAgentCreditsUsed"] = 1.5 + 4  # a second run, not kept
+    assert credits() == 2 + 1.5 + 4
+    del value["subAgents"]  # no run kept at all
+    assert credits() == 2 + 1.5 + 4
+    unkept = [e for e in events(sessions(home)[MAIN]) if e.usage and not e.agent_id]
+    assert unkept[-1].usage is not None and unkept[-1].usage.credits == 5.5

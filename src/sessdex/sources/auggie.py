@@ -28,6 +28,12 @@ input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_token
 cost_usd, credits_consumed}`): billed beside its compaction, its credits too. Auggie's own listing takes a
 session with `parentConversationId` for a sub-agent's; nothing in its lead names it, so it
 is listed as a session of its own, its lead named (`extra["lead_id"]`).
+`subAgentCreditsUsed` is the sum of each sub-agent run's own credits (the bundle adds up
+the `billing_metadata` of the run's history, by transaction, the history `subAgents[]`
+keeps, and shows the session's cost as its own exchanges' plus this; 0.36.0, confirmed,
+High): a kept run's credits are billed by the run, and only what no kept run bills (runs
+that ended while `subAgents[]` was not kept) by the session, once (`subAgentCostUsd`, the
+same in dollars for a key billed so, is not read).
 
 A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…, source}`
 (`isHistorySummary`, `historySummaryVersion` once restored; 0.36.0 never marks one a
@@ -423,7 +429,8 @@ _MEMBER_START = re.compile(rb'\n  "([A-Za-z]+)": ')
 
 
 def _after_history(path: Path) -> dict[str, object]:
-    """`subAgents` and `summarizations` of a session too big to parse whole, from its
+    """`subAgents`, `summarizations` and `subAgentCreditsUsed` of a session too big to
+    parse whole, from its
     last READ_LINE_CAP bytes (where Auggie writes them, after the history): one that
     starts before them, or does not decode, is left out."""
     try:
@@ -434,7 +441,7 @@ def _after_history(path: Path) -> dict[str, object]:
     found: dict[str, object] = {}
     for index, match in enumerate(starts):
         name = match.group(1).decode()
-        if name not in ("subAgents", "summarizations"):
+        if name not in ("subAgents", "summarizations", "subAgentCreditsUsed"):
             continue
         end = starts[index + 1].start() if index + 1 < len(starts) else None
         value = block[match.end() : end].rstrip()
@@ -464,9 +471,14 @@ class _Reader:
         self.subagents: dict[str, list[object]] = {}
         # what each summary cost, by the request id its summary node names
         self.summaries: dict[str, list[object]] = {}
+        self.updated = session.updated
+        # the credits Auggie says its sub-agents spent, and those their kept runs bill
+        self.subagent_credits = 0.0
+        self.subagent_billed = 0.0
 
     def keep(self, top: dict[str, object]) -> None:
         """The session's sub-agents and summaries' costs, to give where they belong."""
+        self.subagent_credits = as_credits(top.get("subAgentCreditsUsed"))
         for raw in as_list(top.get("subAgents")):
             started_by = as_str(as_dict(raw).get("tool_call_request_id")) or ""
             self.subagents.setdefault(started_by, []).append(raw)
@@ -484,6 +496,16 @@ class _Reader:
             for raw in costs:
                 yield from self.summarized(raw)
         self.summaries.clear()
+        # `subAgentCreditsUsed` adds up each sub-agent run's own credits (its history's
+        # `billing_metadata`, as `subAgents[]` keeps it): what no kept run bills (one
+        # finished while the service kept no `subAgents[]`) is billed here, once
+        unkept = as_credits(self.subagent_credits - self.subagent_billed)
+        if unkept > 0.0001:
+            alone: dict[str, JSONValue] = {"scope": "session", "summed": True}
+            billed = Usage(credits=unkept)
+            when = self.updated
+            yield self.event("usage", when, estimated=True, usage=billed, extra=alone)
+        self.subagent_credits = 0.0
 
     def summarized(self, raw: object) -> Iterator[Event]:
         """The tokens one summary cost (`summarizations[]`): billed by no exchange."""
@@ -562,6 +584,9 @@ class _Reader:
         """The next event, the embedded sub-agent's while one is read."""
         if self.agent is not None:
             fields["agent_id"] = self.agent
+            counted = fields.get("usage")
+            if counted is not None:
+                self.subagent_billed += counted.credits
         return self.event(kind, time, estimated=estimated, **fields)
 
     def item(self, item: dict[str, object]) -> Iterator[Event]:

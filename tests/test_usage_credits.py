@@ -28,7 +28,7 @@ BILLED = {
     "amp": 22.0,  # usageLedger events: 5 + 3 + 8 + 6
     "codebuff": 49.5,  # two answers: 42 + 7.5
     "warp": 12.5,  # one conversation's credits_spent: once, not per message
-    "kiroide": 0.37,  # one turn's usage_summary, unit "credit"
+    "kiroide": 0.79,  # a turn's usage_summary (0.37) + an older execution's usageSummary (0.42)
     "auggie": 2.0,  # one exchange's billing_metadata.credits_consumed
     "qoder": 2.5,  # five responses' usage.credits of 0.5
 }
@@ -74,6 +74,10 @@ def test_no_credits_no_column_and_json_says_none(tmp_path: Path) -> None:
 def test_two_apps_credits_in_one_row_are_never_added_together(tmp_path: Path) -> None:
     # Codebuff's answers (2026-12-01) and Kiro's turn (2026-12-05): one week
     home = home_of(tmp_path, "codebuff", "kiroide")
+    # the older store's execution logs go: their credits are dated by the chat file's
+    # last write, which is whenever the fixtures were copied
+    for logs in home.rglob("414d1636299d2b9e4ce7e17fb11f63e9"):
+        shutil.rmtree(logs)
     (week,) = orjson.loads(run(home, "weekly", "--json", "--since", "2026-11-30"))
     assert week["key"] == "2026-11-30"
     assert week["credits"] == {"codebuff": 49.5, "kiroide": 0.37}

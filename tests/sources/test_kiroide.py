@@ -140,7 +140,10 @@ def test_an_answer_is_read_from_its_execution_log() -> None:
         ("tool_result", "The user rejected the deletion"),
         ("assistant", "Done: the loop now stops after three tries."),
         ("turn_end", None),
+        ("usage", None),  # the credits the execution used (its usageSummary)
     ]
+    billed = got[-1].usage
+    assert billed is not None and (billed.credits, billed.total) == (0.42, 0)
     replace = got[2]
     assert dict(replace.extra)["input"] == {
         "file": "src/checkout.py",

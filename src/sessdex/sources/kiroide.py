@@ -47,9 +47,13 @@ there, leaving a dot-named note beside each (`.migrated-<id>.json` or `._migrati
 `{v2SessionId}`): such a chat is listed once, as its copy (`superseded_by`), while the copy
 is in the store.
 
-Not read: the credits an execution used in the older store (`usageSummary`: credits, not
-tokens; no token count is kept anywhere but Continue's `dev_data/devdata.sqlite`, per
-model, not per chat); the older `.chat` files
+The credits the executions a chat's answers name used (`usageSummary`, unit "credit")
+are summed into one usage event of the chat's, after what Continue's reader gives (its
+tokens, decided as for Continue), dated as it dates them (the file's last write); an
+execution whose log no answer made sessdex read is not counted.
+
+Not read: a token count in the older store (none is kept anywhere but Continue's
+`dev_data/devdata.sqlite`, per model, not per chat); the older `.chat` files
 (`<32-hex hash>/*.chat`, the prompt one execution sent: `chat[{role human|bot|tool}]`,
 the history before it included, and `metadata{modelId, startTime, endTime}`).
 `profile.json` in the same folder and Kiro's login (`~/.aws/sso/cache/
@@ -76,9 +80,10 @@ import orjson
 from .. import files, folders, shells
 from ..diagnostics import Diagnostics
 from ..errors import NotQuotable
-from ..model import Event, JSONValue, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _kiroide_store, continue_
 from ._values import (
+    as_credits,
     as_dict,
     as_list,
     as_str,
@@ -333,6 +338,7 @@ def read(
         logs = _Executions(path, _workspace(top, path), diagnostics)
         reader = continue_._Reader(session, diagnostics, 0, totals)
         yield from reader.items(_kiro_items(iter(items), logs))
+        yield from _credits(reader, logs, session)
         return
     # too big to parse whole, or broken: one history item at a time
     from ..jsonstream import file_members
@@ -343,6 +349,21 @@ def read(
     yield from reader.items(
         _kiro_items(continue_._history(path, diagnostics, app=NAME), logs)
     )
+    yield from _credits(reader, logs, session)
+
+
+def _credits(
+    reader: continue_._Reader, logs: _Executions, session: Session
+) -> Iterator[Event]:
+    """The credits the executions read used, summed: a usage event of its own, after
+    the tokens Continue's reader gave (which it decides alone)."""
+    used = as_credits(sum(logs.credits.values()))
+    if used:
+        billed = Usage(model=session.model, credits=used)
+        alone: dict[str, JSONValue] = {"scope": "session", "summed": True}
+        yield reader.event(
+            "usage", reader.when, estimated=True, usage=billed, extra=alone
+        )
 
 
 def _workspace(top: dict[str, object], path: Path) -> str | None:
@@ -367,6 +388,8 @@ class _Executions:
             self.folder = chat.parents[2] / digest[:32] / EXECUTIONS
         self.diagnostics = diagnostics
         self.index: dict[str, str] | None = None
+        # the credits each execution read used (`usageSummary`, unit "credit"), by its id
+        self.credits: dict[str, float] = {}
 
     def actions(self, execution_id: str) -> list[dict[str, object]] | None:
         """The actions of one execution, in order; None where no log of it is kept."""
@@ -380,6 +403,16 @@ class _Executions:
                 self.index = self._listed(self.folder)
             path = self.index.get(execution_id)
             value = self._log(Path(path), execution_id) if path else None
+        used = 0.0
+        for entry in as_list(as_dict(value).get("usageSummary")):
+            summary = as_dict(entry)
+            if (as_str(summary.get("unit")) or "credit").lower() in (
+                "credit",
+                "credits",
+            ):
+                used += as_credits(summary.get("usage"))
+        if used:
+            self.credits[execution_id] = used
         actions = as_dict(value).get("actions")
         if not isinstance(actions, list):
             return None

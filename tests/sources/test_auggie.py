@@ -497,8 +497,13 @@ def test_a_big_sessions_sub_agents_are_read_where_they_ran(tmp_path: Path) -> No
     sub-agent where the exchange that ran it is, as in a smaller session."""
     home = copy_home(tmp_path)
     path = home / SESSIONS / f"{MAIN}.json"
-    small = events(sessions(home)[MAIN])
     value = json.loads(path.read_text())
+    # the sub-agents' credits Auggie sums, before `subAgents[]` as Auggie orders them
+    value["subAgentCreditsUsed"] = 3
+    value["subAgents"] = value.pop("subAgents")
+    path.write_text(json.dumps(value, indent=2))
+    small = events(sessions(home)[MAIN])
+    assert [e.usage.credits for e in small if e.usage][-1] == 3
     node = value["chatHistory"][1]["exchange"]["request_nodes"][0]
     node["tool_result_node"]["content"] = "x" * (auggie.WHOLE_CAP + 1024)
     path.write_text(json.dumps(value, indent=2))
@@ -506,6 +511,7 @@ def test_a_big_sessions_sub_agents_are_read_where_they_ran(tmp_path: Path) -> No
     got = events(sessions(home)[MAIN], diagnostics)
     assert [(e.kind, e.agent_id) for e in got] == [(e.kind, e.agent_id) for e in small]
     assert any(e.kind == "subagent" for e in got)
+    assert [e.usage.credits for e in got if e.usage][-1] == 3
     assert diagnostics.skipped_total == 0
 
 

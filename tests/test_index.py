@@ -865,3 +865,27 @@ def test_only_paths_under_the_recorded_home_are_put_under_the_given_one() -> Non
     assert rehomed_records(body, "/h/a", "/l") == (
         b'{"cwd":"/h/ab","path":"/l/f.db#session/1","title":"/h/a/t"}'
     )
+
+
+def test_usage_names_a_sessions_folder_under_the_home_given(tmp_path: Path) -> None:
+    """`usage session`'s folder of a session is under the home given this run, where the
+    index was built by another path to it."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    real = tmp_path / "real"
+    (real / "proj").mkdir(parents=True)
+    write_claude_session(
+        real, "ffffffff-0000-4000-8000-00000000000b", str(real / "proj")
+    )
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    runner = CliRunner()
+    for home in (real, link):
+        result = runner.invoke(
+            main, ["usage", "session", "--json", "--home", str(home)]
+        )
+        assert result.exit_code == 0, result.output
+        (row,) = json.loads(result.output)
+        assert row["cwd"] == f"{home}/proj"

@@ -1162,7 +1162,8 @@ def describe_sessions(
         index.close()
     for row in rows:
         found = [known[(app, row.key)] for app in sorted(row.apps) if (app, row.key) in known]  # fmt: skip
-        session = found[0].session() if found else None
+        # its folder under the home as given (`Index.shown`)
+        session = index.shown(found[0].session()) if found else None
         row.about = {
             "title": session.title if session else None,
             "cwd": session.cwd if session else None,

@@ -16,14 +16,13 @@ from datetime import UTC, datetime
 from .. import pathnames
 from ..cells import INVISIBLE, written_out
 from ..cells import char_cells as _char_cells
-from ..model import Usage
 
 # the quick listing imports this module: no model import at run time, nor `typing`'s
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from ..model import Event
+    from ..model import Event, Usage
 
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
 # remaining C0/C1 control character, and bidi controls that can reorder what a reader sees

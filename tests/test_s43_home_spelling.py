@@ -1,8 +1,8 @@
-"""One home reached by two spellings (a symlink to it, a `..` in --home) keeps one index
-per spelling: the records hold each file's path as found through the home given, and
-people paste those paths (and the commands built from them). An index shared through the
-real path would print whichever spelling listed it first; a trailing slash or a repeated
-one is the same spelling, and shares."""
+"""One home reached by two spellings (a symlink to it, a `..` in --home) keeps one index,
+named by its real path, yet prints its paths under the spelling given this run: the
+records hold each file's path as found through the home the index was built by, and people
+paste those paths (and the commands built from them), so a path under that home is shown
+under the one given. A trailing slash or a repeated one is the same spelling."""
 
 from __future__ import annotations
 
@@ -44,4 +44,5 @@ def test_each_spelling_of_a_home_prints_its_own_paths(tmp_path: Path) -> None:
             assert path.startswith(home + "/.claude/projects/"), (home, path)
     assert _paths(f"{link}//", quick=True) == _paths(str(link), quick=True)
     cache = Path(os.environ["SESSDEX_HOME"]) / "cache"
-    assert len(list(cache.glob("index-*.sqlite"))) == len(spellings)
+    # and one index serves them all: a home is indexed once, whatever the path to it
+    assert len(list(cache.glob("index-*.sqlite"))) == 1

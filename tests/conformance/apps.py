@@ -466,10 +466,11 @@ def kilo_setup(ctx: Context) -> None:
 def kilo_steps(ctx: Context) -> list[Step]:
     run = ["kilo", "run", "--format", "json", "--auto"]
     return [
-        # `kilo run` 7.7 asks for no title: the session keeps "New session - <time>", which
-        # `kilo run`'s header shows as the first prompt (as `run` quotes it), and so does
-        # sessdex (`kilo session list` shows the placeholder).
-        Step("basic", [*run, PROMPTS["basic"]], title=f'"{PROMPTS["basic"]}"'),
+        # `kilo run` 7.7 asks for no title: the session keeps "New session - <time>", and
+        # sessdex titles it by the first prompt as the user typed it, without the quotes
+        # `run` stores around an argument holding a space (`kilo session list` shows the
+        # placeholder).
+        Step("basic", [*run, PROMPTS["basic"]], title=PROMPTS["basic"]),
         Step("resume", [*run, "--session", "{basic}", PROMPTS["resume"]]),
         Step(
             "subagent",

@@ -43,15 +43,17 @@ def _whole_sessions(self: audit._Reader, source: Source) -> bool:
     finally:
         index.close()
     ids = {r.id for r in session_rows}
+    decoded = [(r, r.session()) for r in session_rows]
+    kin = usage._descendant_states(decoded, {(r.app, r.id) for r in session_rows})
     fed = False
-    for row in session_rows:
-        session = row.session()
+    for row, session in decoded:
         if session.parent_id and session.parent_id in ids:
             continue
         if self.kind == "session" and session.id != self.key:
             continue
         path = session.path or row.id
-        for record in usage._session_records(source, session, Diagnostics()):
+        descendants = kin.get((row.app, row.id), [])
+        for record in usage.lead_records(source, session, descendants, Diagnostics()):
             if self.record_in_row(source.NAME, record):
                 fed = True
                 at = (record.time or 0, str(path), record.line, next(self.order))

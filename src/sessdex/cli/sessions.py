@@ -343,14 +343,7 @@ def resume_command(
             f"the session was on {_on(recorded)} but {one_line(check.plan.cwd)} is on "
             f"{_on(current)} now. sessdex never switches branches."
         )
-        if not yes:
-            if not sys.stdin.isatty():
-                raise SessdexError(message + " Use --yes to resume anyway.")
-            err(f"warning: {message}")
-            if not _confirmed("Resume on the current branch?"):
-                raise SessdexError("resume cancelled.")
-        else:
-            err(f"warning: {message}")
+        _warned_or_asked(message, "Resume on the current branch?", "anyway", yes)
     if not check.plan.cwd:  # a CLI that finds the session from any folder: it runs here
         # the agent will read and write in whatever folder the user is in: asked, as a
         # branch switch is, never done unsaid
@@ -362,14 +355,7 @@ def resume_command(
             f"the session's folder is unknown: {check.plan.program} would resume it "
             f"here, in {here}."
         )
-        if not yes:
-            if not sys.stdin.isatty():
-                raise SessdexError(message + " Use --yes to resume it here anyway.")
-            err(f"warning: {message}")
-            if not _confirmed("Resume it here?"):
-                raise SessdexError("resume cancelled.")
-        else:
-            err(f"warning: {message}")
+        _warned_or_asked(message, "Resume it here?", "it here anyway", yes)
     try:  # the checks above may pass and the folder still refuse (gone since, no access)
         if check.plan.cwd:
             os.chdir(check.plan.cwd)
@@ -402,6 +388,19 @@ def _on(branch: str) -> str:
     if branch == "HEAD":
         return "a detached HEAD (no branch)"
     return f"branch {one_line(branch)!r}"
+
+
+def _warned_or_asked(message: str, question: str, anyway: str, yes: bool) -> None:
+    """Say `message` on stderr; without --yes, ask `question` first on a terminal, and
+    refuse where nobody can answer (piped)."""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise SessdexError(f"{message} Use --yes to resume {anyway}.")
+        err(f"warning: {message}")
+        if not _confirmed(question):
+            raise SessdexError("resume cancelled.")
+    else:
+        err(f"warning: {message}")
 
 
 def _confirmed(question: str) -> bool:

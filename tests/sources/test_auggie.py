@@ -725,3 +725,41 @@ def test_sub_agents_credits_count_once_whether_their_runs_are_kept_or_not(
     assert credits() == 2 + 1.5 + 4
     unkept = [e for e in events(sessions(home)[MAIN]) if e.usage and not e.agent_id]
     assert unkept[-1].usage is not None and unkept[-1].usage.credits == 5.5
+
+
+def test_sub_agents_dollars_count_once_whether_their_runs_are_kept_or_not(
+    tmp_path: Path,
+) -> None:
+    """`subAgentCostUsd` is `subAgentCreditsUsed` for runs billed in dollars (the
+    bundle adds a run whose `billing_metadata` has `usage_unit` 2 to it, its `cost_usd`
+    by transaction): a kept run counts by its own tokens, and the dollars no kept run
+    bills are the session's, once, as Auggie's own figure."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    run = value["subAgents"][0]["chatHistory"][0]["exchange"]
+    billing = {"transaction_id": "t-s1", "usage_unit": 2, "cost_usd": "0.25"}
+    run["response_nodes"].append({"id": 9, "type": 9, "billing_metadata": billing})
+    value["subAgentCostUsd"] = 0.25  # the kept run's own: nothing more
+    saves = itertools.count()
+
+    def dollars() -> float:
+        value["modified"] = f"2026-12-05T12:0{next(saves)}:00.000Z"  # as Auggie saves
+        path.write_text(json.dumps(value, indent=2))
+        result = CliRunner().invoke(
+            main,
+            ["usage", "app", "--json", "--app", "auggie", "--home", str(home)],
+            env={"SESSDEX_HOME": str(tmp_path / "sessdex")},
+        )
+        assert result.exit_code == 0, result.output
+        (row,) = json.loads(result.stdout)
+        return float(row["priced_cost_usd"])
+
+    kept = dollars()
+    value["subAgentCostUsd"] = 0.25 + 4  # a second run, not kept
+    assert dollars() == pytest.approx(kept + 4)
+    del value["subAgents"]  # no run kept at all: the session bills all of it
+    path.write_text(json.dumps(value, indent=2))
+    unkept = [e for e in events(sessions(home)[MAIN]) if e.usage and not e.agent_id]
+    assert unkept[-1].extra["app_cost_usd"] == pytest.approx(4.25)
+    assert unkept[-1].usage is not None and unkept[-1].usage.total == 0

@@ -33,7 +33,11 @@ the `billing_metadata` of the run's history, by transaction, the history `subAge
 keeps, and shows the session's cost as its own exchanges' plus this; 0.36.0, confirmed,
 High): a kept run's credits are billed by the run, and only what no kept run bills (runs
 that ended while `subAgents[]` was not kept) by the session, once (`subAgentCostUsd`, the
-same in dollars for a key billed so, is not read).
+same in dollars for a key billed so). `subAgentCostUsd` is the same sum for runs billed in
+dollars (a history whose `billing_metadata` has `usage_unit` 2 and a `cost_usd` string, by
+transaction: the bundle adds a run to one sum or the other): a kept run's dollars are its
+tokens, priced as any others, and only the dollars no kept run bills are the session's,
+once, as Auggie's own figure (`app_cost_usd`, no tokens known).
 
 A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…, source}`
 (`isHistorySummary`, `historySummaryVersion` once restored; 0.36.0 never marks one a
@@ -76,6 +80,7 @@ here; whether it asks before every tool by default is not checked).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -145,6 +150,7 @@ _EXCHANGE_MODEL = re.compile(rb'^ {8}"model_id": ("(?:[^"\\\n]|\\.)*")', re.MULT
 # node types (numbers in the file)
 _TEXT, _TOOL_RESULT, _IMAGE, _IDE_STATE, _FILE, _SUMMARY = 0, 1, 2, 4, 8, 10
 _ANSWER, _MAIN_TEXT, _TOOL_USE, _THINKING, _BILLING, _TOKENS = 0, 2, 5, 8, 9, 10
+_IN_DOLLARS = 2  # a billing node's `usage_unit` for an exchange billed in dollars
 
 
 def locate(home: Home) -> Location:
@@ -428,8 +434,17 @@ def read(
 _MEMBER_START = re.compile(rb'\n  "([A-Za-z]+)": ')
 
 
+_AFTER_HISTORY = (
+    "subAgents",
+    "summarizations",
+    "subAgentCreditsUsed",
+    "subAgentCostUsd",
+)
+
+
 def _after_history(path: Path) -> dict[str, object]:
-    """`subAgents`, `summarizations` and `subAgentCreditsUsed` of a session too big to
+    """`subAgents`, `summarizations`, `subAgentCreditsUsed` and `subAgentCostUsd` of a
+    session too big to
     parse whole, from its
     last READ_LINE_CAP bytes (where Auggie writes them, after the history): one that
     starts before them, or does not decode, is left out."""
@@ -441,7 +456,7 @@ def _after_history(path: Path) -> dict[str, object]:
     found: dict[str, object] = {}
     for index, match in enumerate(starts):
         name = match.group(1).decode()
-        if name not in ("subAgents", "summarizations", "subAgentCreditsUsed"):
+        if name not in _AFTER_HISTORY:
             continue
         end = starts[index + 1].start() if index + 1 < len(starts) else None
         value = block[match.end() : end].rstrip()
@@ -475,10 +490,14 @@ class _Reader:
         # the credits Auggie says its sub-agents spent, and those their kept runs bill
         self.subagent_credits = 0.0
         self.subagent_billed = 0.0
+        # the same in dollars (runs billed in dollars), by the kept runs' transactions
+        self.subagent_usd = 0.0
+        self.subagent_billed_usd: dict[str, float] = {}
 
     def keep(self, top: dict[str, object]) -> None:
         """The session's sub-agents and summaries' costs, to give where they belong."""
         self.subagent_credits = as_credits(top.get("subAgentCreditsUsed"))
+        self.subagent_usd = _dollars(top.get("subAgentCostUsd"))
         for raw in as_list(top.get("subAgents")):
             started_by = as_str(as_dict(raw).get("tool_call_request_id")) or ""
             self.subagents.setdefault(started_by, []).append(raw)
@@ -506,6 +525,19 @@ class _Reader:
             when = self.updated
             yield self.event("usage", when, estimated=True, usage=billed, extra=alone)
         self.subagent_credits = 0.0
+        # `subAgentCostUsd`, the same for runs billed in dollars: what no kept run bills
+        unkept_usd = self.subagent_usd - sum(self.subagent_billed_usd.values())
+        if unkept_usd > 0.000001:
+            extra: dict[str, JSONValue] = {
+                "scope": "session",
+                "summed": True,
+                "app_cost_usd": unkept_usd,
+            }
+            yield self.event(
+                "usage", self.updated, estimated=True, usage=Usage(), extra=extra
+            )
+        self.subagent_usd = 0.0
+        self.subagent_billed_usd.clear()
 
     def summarized(self, raw: object) -> Iterator[Event]:
         """The tokens one summary cost (`summarizations[]`): billed by no exchange."""
@@ -690,6 +722,14 @@ class _Reader:
             elif kind == _BILLING:  # what Augment charged for the exchange, in credits
                 billing = as_dict(node.get("billing_metadata"))
                 credits += as_credits(billing.get("credits_consumed"))
+                transaction = as_str(billing.get("transaction_id"))
+                if (
+                    self.agent is not None
+                    and transaction
+                    and billing.get("usage_unit") == _IN_DOLLARS
+                ):  # a kept sub-agent run's dollars, by transaction
+                    cost = _dollars(billing.get("cost_usd"))
+                    self.subagent_billed_usd[transaction] = cost
             elif kind != _MAIN_TEXT:
                 self.diagnostics.unknown_type(f"response_node:{kind}")
         if not usages and isinstance(exchange.get("token_usage"), dict):
@@ -808,6 +848,19 @@ def _result_text(result: dict[str, object]) -> str:
         elif node.get("type") == 2:
             parts.append("[image]")
     return "\n".join(parts)
+
+
+def _dollars(value: object) -> float:
+    """An amount in dollars as Auggie writes it (a number, or a `cost_usd` string a
+    billing node carries); 0.0 for anything not a plain non-negative amount."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if math.isfinite(value) and value >= 0 else 0.0
 
 
 def _usage(usage: dict[str, object], model: str | None) -> Usage:

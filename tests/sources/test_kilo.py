@@ -413,3 +413,59 @@ def test_list_and_watch_say_a_kilo_session_was_last_active_at_its_last_answer() 
         assert listed[lead] == watched[lead]
     # the resumed session's last answer ended at 07:58:56.989 (its row says 56.433)
     assert listed["ses_dca3d578cffeM0KZq5E7M6Frvc"] >= "2026-12-02T07:58:56.989Z"
+
+
+@pytest.mark.parametrize(
+    ("typed", "title", "shown"),
+    [
+        # kilo run --title "" "fix the bug": the title is the prompt as run stored it
+        (["fix the bug"], '"fix the bug"', "fix the bug"),
+        # kilo run --title "" say "the word" twice
+        (["say", "the word", "twice"], 'say "the word" twice', "say the word twice"),
+        # a prompt longer than 50 characters: cut at 50, inside run's quotes
+        (
+            ["please", "run the greeting shell command and tell me what it printed"],
+            'please "run the greeting shell command and tell me...',
+            "please run the greeting shell command and tell me ...",
+        ),
+        # a title of the user's own (kilo run --title '"Quoted"' …) stays
+        (["fix the bug"], '"Quoted"', '"Quoted"'),
+        # kilo run --title "" --command init: no message, the title empty
+        ([], "", None),
+    ],
+)
+def test_a_title_kilo_run_made_of_the_prompt_is_shown_as_typed(
+    tmp_path: Path, typed: list[str], title: str, shown: str | None
+) -> None:
+    """`kilo run --title ""` titles the session with the first 50 characters of the
+    prompt as `run` stored it (an argument holding a space in quotes, "..." after a
+    longer one: run.ts's `title()`): it is shown as the user typed the prompt, cut where
+    Kilo cut it; an empty title (no message) is the first prompt's, as an untitled
+    session's is."""
+    import json
+    import shutil
+    import sqlite3
+
+    stored = " ".join(f'"{word}"' if " " in word else word for word in typed)
+    folder = tmp_path / ".local/share/kilo"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "home/.local/share/kilo/kilo.db", folder / "kilo.db")
+    writer = sqlite3.connect(folder / "kilo.db")
+    session = "ses_dca3d578cffeM0KZq5E7M6Frvc"
+    writer.execute("UPDATE session SET title = ? WHERE id = ?", (title, session))
+    for rowid, data in writer.execute("SELECT rowid, data FROM part").fetchall():
+        part = json.loads(data)
+        if part.get("text", "").startswith('"SCENARIO=basic') and stored:
+            part["text"] = stored
+            writer.execute(
+                "UPDATE part SET data = ? WHERE rowid = ?", (json.dumps(part), rowid)
+            )
+    writer.commit()
+    writer.close()
+    location = kilo.locate(Home.at(tmp_path))
+    [path] = list(kilo.scan(location))
+    found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}
+    expected = shown or (
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
+    )
+    assert found[session].title == expected

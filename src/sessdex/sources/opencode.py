@@ -24,7 +24,11 @@ titled "New session - <time>" (no title was generated; early 0.x: "New Session -
 in the database or the JSON files, is listed by its first prompt, as `kilo run` 7.7's
 header shows it, but as the user typed it: `kilo run` and `opencode run` store an argument
 holding a space in `"…"`, quotes that go (`as_typed`); Kilo's `session list` and its TUI's
-session list show the placeholder itself. We ignore the `event` log, `todo`, `permission`, `project` and
+session list show the placeholder itself. An empty title (`run --title ""` with no message)
+is named so too; a title `run --title ""` made of the prompt (its first 50 characters as
+stored, quotes and all, "..." after a longer one) is shown as typed, cut where run cut it
+(`run_title`; a prompt with characters outside the BMP, which JavaScript counts twice, is
+not recognised and keeps run's quotes). We ignore the `event` log, `todo`, `permission`, `project` and
 snapshots.
 
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
@@ -128,6 +132,7 @@ _PLACEHOLDER_TITLE = re.compile(
 )
 # a word of a prompt `kilo run`/`opencode run` joined (run.ts): an argument holding a space
 # in "…", its own quotes as \" (a backslash before them is one it had), any other as it was
+_RUN_TITLE = 50  # the characters of a prompt `run --title ""` keeps for the title
 _RUN_WORD = re.compile(r'"((?:\\"|\\(?!")|[^"\\])*)"|[^ "]+')
 
 Children = _opencode_v2.Children
@@ -221,13 +226,26 @@ def parse_database(
             for session_id, row in rows.items()
             if row.get("table") == _opencode_v2.SESSION_TABLE and not row.get("title")
         ]
-        if untitled and _opencode_v2.has_row_data(connection):
+        v2_rows = _opencode_v2.has_row_data(connection)
+        if untitled and v2_rows:
             for session_id, row in untitled:
                 prompt = _opencode_v2.first_prompt(connection, session_id)
                 row["title"] = as_typed(prompt) if prompt else prompt
         for session_id, row in rows.items():
-            if row.get("table") == "session" and _is_placeholder(row.get("title")):
-                row["title"] = _first_prompt(connection, session_id) or row["title"]
+            title = row.get("title")
+            if row.get("table") == "session" and (
+                _is_placeholder(title) or title == ""
+            ):
+                row["title"] = _first_prompt(connection, session_id) or title
+            elif isinstance(title, str) and '"' in title:  # `run --title ""`'s, maybe
+                prompt = (
+                    _stored_first_prompt(connection, session_id)
+                    if row.get("table") == "session"
+                    else _opencode_v2.first_prompt(connection, session_id)
+                    if v2_rows
+                    else None
+                )
+                row["title"] = run_title(title, prompt)
         answered = _last_written(
             connection, [i for i, row in rows.items() if row.get("table") == "session"]
         )
@@ -348,8 +366,29 @@ def as_typed(prompt: str) -> str:
         at += 1
 
 
+def run_title(title: str, prompt: str | None) -> str:
+    """The title shown for a session titled `title` whose first prompt, as stored, is
+    `prompt`. `kilo run --title ""` (and `opencode run`'s) titles a session with the first
+    50 characters of the prompt as `run` stored it, its quotes around an argument holding a
+    space included, and "..." after a longer one: that title is shown as the user typed
+    the prompt (`as_typed`), cut as `run` cut it. Any other title stays as it is."""
+    if prompt is None or title != prompt[:_RUN_TITLE] + (
+        "..." if len(prompt) > _RUN_TITLE else ""
+    ):
+        return title
+    typed = as_typed(prompt)
+    return typed[:_RUN_TITLE] + "..." if len(typed) > _RUN_TITLE else typed
+
+
 def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
-    """The text the session's first user message was typed with, from the 1.x tables."""
+    """The text the session's first user message was typed with, from the 1.x tables,
+    on one line and as the user typed it."""
+    text = _stored_first_prompt(connection, session_id)
+    return one_line(as_typed(text), limit=None) if text else None
+
+
+def _stored_first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
+    """The text of the session's first user message as stored, from the 1.x tables."""
     columns = databases.table_columns(connection, "message")
     parts_known = {"message_id", "data"} <= databases.table_columns(connection, "part")
     if not parts_known or not {"id", "session_id", "data"} <= columns:
@@ -374,9 +413,7 @@ def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None
             text = as_str(part.get("text"))
             # a prompt elided for its size names no session well: the placeholder stays
             if part.get("type") == "text" and not part.get("synthetic") and text:
-                return (
-                    None if files.elided(text) else one_line(as_typed(text), limit=None)
-                )
+                return None if files.elided(text) else text
     return None
 
 

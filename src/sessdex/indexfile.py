@@ -152,17 +152,30 @@ def home_key(home_path: str, environ: Mapping[str, str]) -> str:
     named by its real path: one reached through a link (`--home /b` where /b -> /a, a
     `$HOME` with a link in it) is the same home, with one index. Only the variables the
     sources read count: others that merely look like folders change from one shell to
-    the next (pyenv's shims export PYENV_DIR, the working folder)."""
+    the next (pyenv's shims export PYENV_DIR, the working folder). A relative folder
+    (`NANOCODER_DATA_DIR=data`) is read against the working folder, as the apps read it:
+    it counts as the folder it names from there, so runs from two folders keep two indexes."""
     from .sources import OVERRIDES
 
     relevant = sorted(
-        f"{name}={_real(value) if name == 'HOME' else value}"
+        f"{name}={_real(value) if name == 'HOME' else _resolved(value)}"
         for name in OVERRIDES
         if (value := environ.get(name)) is not None
     )
     home_path = _real(home_path)
     key = "\x00".join([home_path, *relevant]).encode("utf-8", "surrogateescape")
     return f"index-{hashlib.sha256(key).hexdigest()[:12]}"
+
+
+def _resolved(value: str) -> str:
+    """An override's value, a relative folder put under the working folder it is read
+    against (`~/…`, which the sources expand, and an empty value as they are)."""
+    if not value or os.path.isabs(value) or value.startswith("~"):
+        return value
+    try:
+        return os.path.join(os.getcwd(), value)
+    except OSError:  # a working folder removed since: nothing is read against it
+        return value
 
 
 def _real(path: str) -> str:

@@ -438,3 +438,41 @@ def test_a_relative_data_dir_is_said_in_doctor_with_what_it_was_read_against(
     )
     assert "NANOCODER_DATA_DIR=rel is relative" in result.output, result.output
     assert f"sessdex's working folder, {tmp_path}" in " ".join(result.output.split())
+
+
+def test_a_relative_data_dir_lists_each_working_folders_own_chats(
+    tmp_path: Path,
+) -> None:
+    """A relative NANOCODER_DATA_DIR names another folder from each working folder:
+    `list` run from one, then another, then the first again, shows each one's chats (the
+    index is kept by the folder it was read against, not by the variable's words; the
+    warm listing of a second run took the first folder's)."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    chats = {"a": BASIC, "b": "a14225bf-0102-4e56-8717-cf54f30e4814"}
+    for folder, chat in chats.items():
+        sessions = tmp_path / folder / "rel/sessions"
+        sessions.mkdir(parents=True)
+        shutil.copy(DATA / "home" / SESSIONS / f"{chat}.json", sessions)
+        for path in (sessions / f"{chat}.json", sessions):  # written a while ago
+            os.utime(path, (1_790_000_000, 1_790_000_000))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "NANOCODER_DATA_DIR": "rel",
+        "SESSDEX_HOME": str(tmp_path / "sessdex"),
+    }
+    for folder in ("a", "b", "a"):
+        result = subprocess.run(
+            [sys.executable, "-m", "sessdex", "list", "--app", "nanocoder", "--json"],
+            env=env,
+            cwd=tmp_path / folder,
+            capture_output=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        assert [row["id"] for row in json.loads(result.stdout)] == [chats[folder]]

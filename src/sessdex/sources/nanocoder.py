@@ -32,7 +32,8 @@ sessions folder (`$NANOCODER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/nanocoder`,
 `~/Library/Preferences/nanocoder` on macOS, the data folder on Windows): it is listed too
 (`~` is the home; a relative one is each run's own, said by doctor, not followed). A
 relative `NANOCODER_DATA_DIR` is each run's own too: read against sessdex's working folder,
-and said by doctor. Not
+and said by doctor; the index is kept by the folder it names from there (`indexfile.home_key`
+resolves a relative override), so runs from two folders never share records. Not
 followed either: a project's own `nanocoder-preferences.json` (read where nanocoder starts),
 and 1.24's setting, which stood in `agents.config.json`.
 """

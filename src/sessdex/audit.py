@@ -21,6 +21,7 @@ from .diagnostics import Diagnostics
 from .errors import AmbiguousId, SessdexError
 from .hints import named
 from .index import Index, Progress
+from .indexfile import rehomed
 from .pricing import Catalogue, plain_name
 from .sources import Home, Source
 from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
@@ -490,6 +491,9 @@ class _Reader:
         self.order = itertools.count()  # ties keep the order things were found in
         self.progress: Callable[[int], None] | None = None  # files done so far
         self.done = 0
+        # the path the index reads the home by (a link's, or the real): a folder under it
+        # is keyed under the home as given, as the report's rows are (`usage._rehome`)
+        self.recorded = str(home.path)
 
     def in_row(self, app: str, bucket: Bucket) -> bool:
         top = self.lifted.get((app, bucket[0]))
@@ -497,12 +501,18 @@ class _Reader:
             return False  # another session's: its id says so, whatever its time
         if top is not None:  # a sub-agent's sub-agent: counted in the top session
             bucket = [top, *bucket[1:]]
+        if bucket[3] and self.recorded != str(self.home.path):
+            bucket = [*bucket[:3], self.shown(bucket[3]), *bucket[4:]]
         kept = keep([(app, bucket)], self.filters)  # an odd time taken as none
         if not kept:
             return False
         bucket = kept[0][1]
         days = _local_days([bucket[4]], self.filters.tz)
         return _key_for(self.kind, app, bucket, days).rpartition("\0")[2] == self.key
+
+    def shown(self, path: str) -> str:
+        """`path` under the home as given, where the index reads it by another path."""
+        return rehomed(path, self.recorded, str(self.home.path))
 
     def record_in_row(self, app: str, record: UsageRecord) -> bool:
         return self.in_row(app, [*_bucket_key(record), 0, 0, 0, 0, 0, 0.0, 1])
@@ -520,6 +530,7 @@ class _Reader:
         """An app read file by file: only the files whose stored sums touch the row."""
         app = source.NAME
         index = Index(self.home)
+        self.recorded = str(index.home.path)
         try:
             # one file's sums at a time: those of a whole home are hundreds of MB
             listed = set(paths)
@@ -564,6 +575,7 @@ class _Reader:
     ) -> None:
         app = source.NAME
         tally = _Tally(self.limit)
+        shown = self.shown(path)  # read by the index's path, shown by the one given
 
         def counted(record: UsageRecord) -> None:
             if not self.record_in_row(app, record):
@@ -574,13 +586,13 @@ class _Reader:
                 note = f"{record.key}: {winner} counts it"
                 dropped(DroppedLine(record.line, "repeated-in-another-file", note, record.time))  # fmt: skip
                 return
-            at = (record.time or 0, path, record.line, next(self.order))
-            tally.count(at, _counted(self.catalogue, app, path, record))
+            at = (record.time or 0, shown, record.line, next(self.order))
+            tally.count(at, _counted(self.catalogue, app, shown, record))
 
         def dropped(line: DroppedLine) -> None:
             if self.dropped_in_row(line):
-                at = (path, line.line, _PHASE.get(line.rule, 1), next(self.order))
-                tally.drop(at, (app, path, line))
+                at = (shown, line.line, _PHASE.get(line.rule, 1), next(self.order))
+                tally.drop(at, (app, shown, line))
 
         def read(fold: Callable[[UsageRecord], None] | None) -> UsageScan:
             return source.usage_records(  # type: ignore[no-any-return, attr-defined]
@@ -602,6 +614,7 @@ class _Reader:
         """An app counted from its reader's usage events, session by session; whether any
         of them fed the row."""
         index = Index(self.home)
+        self.recorded = str(index.home.path)
         try:
             session_rows = index.rows(
                 apps=[source.NAME], include_subagents=True, with_state=True
@@ -624,7 +637,7 @@ class _Reader:
                 self.kind == "session" and session.id != self.key
             ):  # its records carry its id
                 continue
-            path = session.path or row.id
+            path = self.shown(session.path) if session.path else row.id
             descendants = kin.get((row.app, row.id), [])
             for record in lead_records(source, session, descendants, Diagnostics()):
                 if self.record_in_row(source.NAME, record):

@@ -35,6 +35,7 @@ import msgspec
 from . import files, folders, freshness, pathnames, sources
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
+from .indexfile import rehomed
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
@@ -419,8 +420,21 @@ def collect(
             _collect_sessions(index, others, catalogue, out)
     finally:
         index.close()
+    _rehome(out, str(index.home.path), str(index.given.path))
     _lift(out)
     return out
+
+
+def _rehome(out: Collected, recorded: str, given: str) -> None:
+    """Each sum's folder under the home as the user gave it, where the index reads that
+    home by another path to it (a link), as `list` shows it (`Index.shown`): the same
+    folder is one `project` row, and `--here`, whatever spelling of the home is given."""
+    if recorded == given:
+        return
+    out.buckets = [
+        (app, [*b[:3], rehomed(b[3], recorded, given), *b[4:]] if b[3] else b)
+        for app, b in out.buckets
+    ]
 
 
 def _lift(out: Collected) -> None:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from . import files, inplace
+from . import files, freshness, inplace
 from .indexfile import sqlite_uri
 
 if TYPE_CHECKING:
@@ -70,8 +70,12 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     with U+FFFD in its place: Python's default refuses the whole query for one such cell,
     and every session of the database went missing with it.
     """
-    connection = _connect(os.fspath(path))
+    name = os.fspath(path)
+    connection = _connect(name)
     connection.text_factory = _lenient_text
+    # what a read depended on: the database, and its WAL (its newest rows), there or not
+    freshness.note_opened(name)
+    freshness.note_opened(name + "-wal")
     return connection
 
 

@@ -117,6 +117,7 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotAFile(errno.EINVAL, "not a regular file", name)
+        freshness.note_opened(name)  # what a read depended on
         return open(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)

@@ -221,6 +221,7 @@ class _Notes:
 
 _recording: _Notes | None = None
 _refusals: dict[str, None] | None = None  # files refused while `refusals` records
+_openings: dict[str, None] | None = None  # files opened while `openings` records
 
 
 def note_refused(path: str | os.PathLike[str]) -> None:
@@ -239,6 +240,28 @@ def refusals() -> Iterator[dict[str, None]]:
         yield _refusals
     finally:
         _refusals = outer
+
+
+def note_opened(path: str | os.PathLike[str]) -> None:
+    """Called by `files` and `databases` when they open a file to read it; free when
+    nothing records."""
+    if _openings is not None:
+        _openings[os.fspath(path)] = None
+
+
+@contextmanager
+def openings() -> Iterator[dict[str, None]]:
+    """Note every file opened inside the block (a session's read for its usage sums): the
+    files its sums came from, its own and any beside it (a log another file names), whose
+    `side` then tells whether the sums still hold (`sides_hold`)."""
+    global _openings
+    outer, _openings = _openings, {}
+    try:
+        yield _openings
+    finally:
+        if outer is not None:  # an enclosing record holds these too
+            outer.update(_openings)
+        _openings = outer
 
 
 def note_listing(directory: str | os.PathLike[str], nested: bool = False) -> None:

@@ -270,6 +270,9 @@ def _scan(job: _Job) -> _Done:
 # inode) and longer than before is read again whole, not taken for an append.
 _BEFORE = "sessdex:before"
 _BEFORE_BYTES = 64
+# Saved with a session's sums (an app without the usage hook): every file its read
+# opened, as `freshness.side` saw each, joined by `freshness.SIDE`
+_READ = "sessdex:read"
 
 
 # the most bytes past a read's offset looked at for a last line still being written
@@ -777,19 +780,23 @@ def _collect_sessions(
             + _version(catalogue).encode()
         ).hexdigest()[:32]
         hit = cached.get(path)
-        if hit is not None and hit[1] == signature:
+        if hit is not None and hit[1] == signature and _read_files_hold(hit[3]):
             out.buckets.extend((row.app, b) for b in _decode(hit[4]))
             continue
         diagnostics = Diagnostics()
         buckets: dict[tuple[Any, ...], Bucket] = {}
         source, descendants = sources.get(row.app), kin.get((row.app, row.id), [])
-        for record in lead_records(source, session, descendants, diagnostics):
-            _add(buckets, record, _priced(catalogue, record))
+        # every file the read opens: a file beside the session's own that feeds its sums
+        # (an execution log it names) changes them alone, its session's record unchanged
+        with freshness.openings() as opened:
+            for record in lead_records(source, session, descendants, diagnostics):
+                _add(buckets, record, _priced(catalogue, record))
         found = list(buckets.values())
         out.buckets.extend((row.app, b) for b in found)
         out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
         if not diagnostics.problems:  # a read that broke off is not kept: read it again
-            save.append((path, row.app, signature, 0, _encode({}), _encode(found), b""))
+            state = _encode({_READ: freshness.SIDE.join(map(freshness.side, opened))})
+            save.append((path, row.app, signature, 0, state, _encode(found), b""))
     # what the refresh's listings met, after the reads: a line the listing of a file and
     # its read both met (a broken head line, a cut document) is one line, counted once
     for app, diagnostics in report.diagnostics.items():
@@ -800,6 +807,16 @@ def _collect_sessions(
         out.diagnostics.setdefault(app, Diagnostics()).unfinished_line(path, size)
     gone = [p for p in cached if p not in seen]
     index.save_usage(save, gone)
+
+
+def _read_files_hold(state: bytes) -> bool:
+    """Whether the files a session's stored sums were read from (`_READ` of its stored
+    state) all look as they did then: any one changed, the sums are read again."""
+    value = _decode(state) if state else None
+    noted = value.get(_READ) if isinstance(value, dict) else None
+    if not isinstance(noted, str):  # sums stored without their files: read again
+        return False
+    return not noted or freshness.sides_hold(noted)
 
 
 def _descendant_states(

@@ -549,3 +549,37 @@ def test_a_kiro_cli_session_in_the_store_says_the_clis_command(tmp_path: Path) -
     )
     native = sessions(DATA / "home")[NATIVE]
     assert "agent panel" in (kiroide.resume_refusal(native) or "")
+
+
+def test_usage_sees_an_execution_log_that_changed_alone(tmp_path: Path) -> None:
+    """`usage` keeps a chat's sums until a file they came from changes: an execution log
+    Kiro rewrote (its `usageSummary` grown as the execution ran on) while the chat file
+    stayed as it was counts anew at the next run, not once the chat is written again."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [log] = [
+        path
+        for path in (home / ".config/Kiro/User/globalStorage/kiro.kiroagent").rglob("*")
+        if path.is_file() and b"usageSummary" in path.read_bytes()
+    ]
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": "",
+        "SESSDEX_HOME": str(tmp_path / "sessdex"),
+    }
+
+    def credits() -> float:
+        result = CliRunner().invoke(
+            main, ["usage", "app", "--json", "--app", "kiroide"], env=env
+        )
+        assert result.exit_code == 0, result.output
+        (row,) = json.loads(result.stdout)
+        return float(row["credits"]["kiroide"])
+
+    before = credits()
+    value = json.loads(log.read_text())
+    value["usageSummary"] = [
+        {**entry, "usage": entry["usage"] + 1} for entry in value["usageSummary"]
+    ]
+    log.write_text(json.dumps(value))
+    assert credits() == pytest.approx(before + 1)

@@ -923,3 +923,39 @@ def test_a_turns_metered_credits_are_its_usage(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)[0]["credits"] == {"kiro": 1.25}
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_database_chat_counts_its_last_turns_credits_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: bool
+) -> None:
+    """The CLI keeps a turn's credits in `user_turn_metadata.usage_info` (one `{value,
+    unit, unit_plural}` a request since the prompt), starts it afresh at each prompt and
+    saves the conversation over its row: the row's credits are its last turn's, one
+    usage event dated by the last response; an earlier turn's are kept nowhere. A row
+    too big to parse whole keeps them too."""
+    if streamed:
+        monkeypatch.setattr(files, "WHOLE_JSON_CAP", 256)
+    home = copy(tmp_path)
+    value = json.loads(conversation("metered", "Fix the test", "Fixed."))
+    value["history"][0]["request_metadata"] = {
+        "request_id": "r1", "message_id": "m", "request_start_timestamp_ms": 1764900000000,
+        "stream_end_timestamp_ms": 1764900004000, "model_id": "claude-sonnet-4.5",
+        "time_between_chunks": [], "tool_use_ids_and_names": [], "message_meta_tags": [],
+    }  # fmt: skip
+    value["user_turn_metadata"] = {
+        "continuation_id": "c1",
+        "requests": [],
+        "usage_info": [
+            {"value": 0.25, "unit": "credit", "unit_plural": "credits"},
+            {"value": 0.5, "unit": "credit", "unit_plural": "credits"},
+            {"value": 9, "unit": "token", "unit_plural": "tokens"},  # no credit
+        ],
+    }
+    add(home, SHOP, "metered", json.dumps(value), 1764900009000)
+    found = events(sessions(home)["metered"])
+    [billed] = [e for e in found if e.kind == "usage"]
+    assert billed.usage is not None
+    assert (billed.usage.credits, billed.usage.model) == (0.75, "claude-sonnet-4.5")
+    assert billed.time is not None and billed.time.timestamp() == 1764900004
+    assert found[-1] is billed  # after the turn it bills

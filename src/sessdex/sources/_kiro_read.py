@@ -14,7 +14,9 @@ user message's `content` is `{"Prompt": {prompt}}`, `{"ToolUseResults":
 `thinking: {text, signature, redacted_content}` in the Kiro CLI 1.x; a result's `content`
 is a list of `{"Text": …}` or `{"Json": …}` and its `status` "Success" or "Error".
 `request_metadata` dates a response (`request_start_timestamp_ms`,
-`stream_end_timestamp_ms`) and names its `model_id`; no token count is kept. `latest_summary` is `[summary, request_metadata]`, the
+`stream_end_timestamp_ms`) and names its `model_id`; no token count is kept. `user_turn_metadata
+{continuation_id, requests, usage_info[{value, unit, unit_plural}]}` is the last user turn's
+(the CLI's turn summary): its credits are counted (`Reader.turn_credits`). `latest_summary` is `[summary, request_metadata]`, the
 text `/compact` replaced the earlier history with. Anything else is counted, never raised.
 """
 
@@ -25,9 +27,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue
+from ..model import Event, JSONValue, Usage
 from ._values import (
     Emitter,
+    as_credits,
     as_dict,
     as_list,
     as_str,
@@ -86,6 +89,19 @@ def entries(conversation: dict[str, object]) -> Iterator[Entry]:
         else:
             user, assistant, metadata = {}, {}, {}
         yield user, assistant, metadata
+
+
+def metered_credits(metering: object) -> float:
+    """What requests were billed in Kiro's credits: a list of `{value, unit:
+    "credit"}`, one per request (`metering_usage` of a 2.x turn, `usage_info` of a
+    database chat's turn); another unit is no credit, and not added."""
+    total = 0.0
+    for raw in as_list(metering):
+        entry = as_dict(raw)
+        unit = (as_str(entry.get("unit")) or "credit").lower()
+        if unit in ("credit", "credits"):
+            total += as_credits(entry.get("value"))
+    return as_credits(total)
 
 
 def prompt_of(user: dict[str, object]) -> str | None:
@@ -211,6 +227,30 @@ class Reader:
             ahead = numbered
         if ahead is not None:
             yield from self.entry(*ahead, last=True)
+        yield from self.turn_credits(value, ahead[1][2] if ahead else {})
+
+    def turn_credits(
+        self, value: dict[str, object], metadata: dict[str, object]
+    ) -> Iterator[Event]:
+        """The credits of the conversation's last user turn (`user_turn_metadata
+        .usage_info`, one `{value, unit, unit_plural}` a request since the prompt, the
+        CLI's own turn summary): one event, dated by the last response (`metadata`, its
+        request's). The CLI starts it afresh at each prompt and saves the conversation
+        over its row, so an earlier turn's credits are kept nowhere (not counted)."""
+        turn = as_dict(value.get("user_turn_metadata"))
+        credits = metered_credits(turn.get("usage_info"))
+        if not credits:
+            return
+        time = ms_time(metadata.get("stream_end_timestamp_ms"))
+        billed = Usage(model=as_str(metadata.get("model_id")), credits=credits)
+        extra: dict[str, JSONValue] = {"summed": True}
+        yield self.emit(
+            "usage",
+            time or self.updated,
+            estimated=time is None,
+            usage=billed,
+            extra=extra,
+        )
 
     def entry(self, index: int, entry: Entry, *, last: bool) -> Iterator[Event]:
         user, assistant, metadata = entry

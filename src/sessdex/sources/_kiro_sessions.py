@@ -69,9 +69,9 @@ import orjson
 from .. import files
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, Session, Usage
+from ._kiro_read import metered_credits
 from ._values import (
     Emitter,
-    as_credits,
     as_dict,
     as_int,
     as_list,
@@ -361,7 +361,7 @@ def turns(log: str) -> dict[str, Turn]:
             continue
         tokens_in = as_int(turn.get("input_token_count"))
         tokens_out = as_int(turn.get("output_token_count"))
-        credits = _credits(turn.get("metering_usage"))
+        credits = metered_credits(turn.get("metering_usage"))
         told = Turn(
             iso_time(turn.get("end_timestamp")),
             new_usage(tokens_in, tokens_out, 0, 0, 0, model, credits)
@@ -373,18 +373,6 @@ def turns(log: str) -> dict[str, Turn]:
         for message_id in ids:
             found.setdefault(message_id, told)
     return found
-
-
-def _credits(metering: object) -> float:
-    """What a turn's requests were billed in Kiro's credits: `metering_usage`, one
-    `{value, unit: "credit"}` per request (another unit is no credit, and not added)."""
-    total = 0.0
-    for raw in as_list(metering):
-        entry = as_dict(raw)
-        unit = (as_str(entry.get("unit")) or "credit").lower()
-        if unit in ("credit", "credits"):
-            total += as_credits(entry.get("value"))
-    return as_credits(total)
 
 
 class LogReader:

@@ -17,6 +17,12 @@ the migration, and leaves the old table behind: a database that has `conversatio
 read from it alone. What a conversation holds is in `_kiro_read.py`: prompts (with a time
 since 2025-08), responses, tool calls and their results, the `/compact` summary; a
 response is dated by its request's end (since 2025-07), and no token count is kept.
+Credits (Kiro CLI): `user_turn_metadata.usage_info` holds those of the last user turn
+only, one entry a request since its prompt; the CLI starts it afresh at each prompt and
+saves the conversation over the row after each response, so the row's credits are its last
+turn's, counted once as one usage event, and an earlier turn's are kept nowhere: a
+database chat's `usage` credits are its last turn's, never its whole (the 2.x agent's
+session files keep every turn's, `_kiro_sessions`).
 
 Resume: Q reopens a folder's one conversation (`q chat --resume` there). Kiro reopens the
 folder's newest (`kiro-cli chat --resume`) or, since April 2026 (#1829), any by its id
@@ -236,7 +242,7 @@ def _load(
 # is read apart, an entry at a time, and the rest is never shown
 _UNREAD = frozenset({
     "history", "transcript", "tools", "context_manager", "file_line_tracker",
-    "checkpoint_manager", "next_message", "tangent_state", "user_turn_metadata",
+    "checkpoint_manager", "next_message", "tangent_state",
     "mcp_registry_cache", "mcp_server_versions",
 })  # fmt: skip
 

@@ -959,3 +959,51 @@ def test_a_database_chat_counts_its_last_turns_credits_once(
     assert (billed.usage.credits, billed.usage.model) == (0.75, "claude-sonnet-4.5")
     assert billed.time is not None and billed.time.timestamp() == 1764900004
     assert found[-1] is billed  # after the turn it bills
+
+
+def test_a_turn_a_compaction_forked_counts_its_credits_in_the_newer_row(
+    tmp_path: Path,
+) -> None:
+    """A compaction in the middle of a turn forks the conversation (a new id; the old
+    row stays as it was last saved, the turn's credits so far in it) and the new row goes
+    on with the same turn (`continuation_id`), its credits growing: they count once, in
+    the newer row, whichever order `usage` meets them in."""
+    home = copy(tmp_path)
+    turn = [{"value": 0.5, "unit": "credit", "unit_plural": "credits"}]
+    for conversation_id, metering, updated in (
+        ("before-compaction", turn, 1764900009000),
+        ("after-compaction", [*turn, *turn], 1764900019000),
+    ):
+        value = json.loads(conversation(conversation_id, "Fix the test", "Fixed."))
+        value["user_turn_metadata"] = {
+            "continuation_id": "turn-1",
+            "requests": [],
+            "usage_info": metering,
+        }
+        add(home, SHOP, conversation_id, json.dumps(value), updated)
+    found = sessions(home)
+    credits = {
+        name: sum(e.usage.credits for e in events(found[name]) if e.usage)
+        for name in ("before-compaction", "after-compaction")
+    }
+    assert credits == {"before-compaction": 0, "after-compaction": 1.0}
+    result = CliRunner().invoke(
+        main,
+        ["usage", "app", "--json", "--app", "kiro", "--home", str(home)],
+        env={"SESSDEX_HOME": str(tmp_path / "sessdex")},
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)
+    assert row["credits"]["kiro"] == pytest.approx(1.0 + _fixture_credits(tmp_path))
+
+
+def _fixture_credits(tmp_path: Path) -> float:
+    """The credits the fixture home's own sessions count (its 2.x session files')."""
+    result = CliRunner().invoke(
+        main,
+        ["usage", "app", "--json", "--app", "kiro", "--home", str(HOME)],
+        env={"SESSDEX_HOME": str(tmp_path / "sessdex-fixture")},
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    return float(rows[0]["credits"].get("kiro", 0)) if rows else 0.0

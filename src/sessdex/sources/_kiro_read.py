@@ -141,6 +141,8 @@ class Summary:
     last: datetime | None  # the last response's end (or prompt)
     model: str | None
     entries: int
+    # the last user turn's id (`continuation_id`), where the row keeps credits of it
+    turn: str | None = None
 
 
 def summary(conversation: dict[str, object]) -> Summary:
@@ -172,7 +174,17 @@ def summary(conversation: dict[str, object]) -> Summary:
         last=max(end) if end else None,
         model=model_of(conversation, model),
         entries=count,
+        turn=metered_turn(conversation),
     )
+
+
+def metered_turn(conversation: dict[str, object]) -> str | None:
+    """The id of the last user turn (`user_turn_metadata.continuation_id`) where the
+    conversation keeps credits of it; else None."""
+    turn = as_dict(conversation.get("user_turn_metadata"))
+    if not metered_credits(turn.get("usage_info")):
+        return None
+    return as_str(turn.get("continuation_id"))
 
 
 def result_text(blocks: object, diagnostics: Diagnostics) -> str:
@@ -203,10 +215,13 @@ class Reader:
         diagnostics: Diagnostics,
         *,
         updated: datetime | None = None,
+        turn_billed_elsewhere: bool = False,
     ) -> None:
         self.where = where
         self.diagnostics = diagnostics
         self.updated = updated
+        # the last turn's credits counted in a newer row that goes on with the same turn
+        self.turn_billed_elsewhere = turn_billed_elsewhere
         self.emit = Emitter(session_id)
         self.tools: dict[str, str] = {}  # call id: tool name
         self.open_calls: set[str] = set()
@@ -236,10 +251,13 @@ class Reader:
         .usage_info`, one `{value, unit, unit_plural}` a request since the prompt, the
         CLI's own turn summary): one event, dated by the last response (`metadata`, its
         request's). The CLI starts it afresh at each prompt and saves the conversation
-        over its row, so an earlier turn's credits are kept nowhere (not counted)."""
+        over its row, so an earlier turn's credits are kept nowhere (not counted). A
+        compaction in the middle of a turn forks the conversation (a new id, the old row
+        kept as it was last saved) and goes on with the same turn in the new row: the
+        turn's credits are the newer row's alone (`turn_billed_elsewhere` in the older)."""
         turn = as_dict(value.get("user_turn_metadata"))
         credits = metered_credits(turn.get("usage_info"))
-        if not credits:
+        if not credits or self.turn_billed_elsewhere:
             return
         time = ms_time(metadata.get("stream_end_timestamp_ms"))
         billed = Usage(model=as_str(metadata.get("model_id")), credits=credits)

@@ -22,7 +22,9 @@ only, one entry a request since its prompt; the CLI starts it afresh at each pro
 saves the conversation over the row after each response, so the row's credits are its last
 turn's, counted once as one usage event, and an earlier turn's are kept nowhere: a
 database chat's `usage` credits are its last turn's, never its whole (the 2.x agent's
-session files keep every turn's, `_kiro_sessions`).
+session files keep every turn's, `_kiro_sessions`). A compaction in the middle of a turn
+forks the conversation under a new id (the old row kept as last saved) and the new row goes
+on with the same turn (`continuation_id`): that turn's credits are the newest row's alone.
 
 Resume: Q reopens a folder's one conversation (`q chat --resume` there). Kiro reopens the
 folder's newest (`kiro-cli chat --resume`) or, since April 2026 (#1829), any by its id
@@ -45,6 +47,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -82,6 +85,8 @@ WINDOWS_DATA = ("AppData", "Local")
 SESSIONS = (".kiro", "sessions", "cli")  # the 2.x agent's session files, under the home
 SESSIONS_VAR = "KIRO_TEST_SESSIONS_DIR"
 V2 = "conversations_v2"
+# in a row's `extra`: the newer row whose credits hold this row's last turn's
+_TURN_BILLED_IN = "turn_billed_in"
 V1 = "conversations"
 
 
@@ -308,7 +313,8 @@ def _listed_v2(
             mark = (updated if isinstance(updated, int) else 0, conversation_id)
             newest[key] = max(newest.get(key, mark), mark)
     latest = _latest_rows((rowid, cid, updated) for rowid, _, cid, _, updated in rows)
-    sessions = []
+    sessions: list[Session] = []
+    turns: dict[str, list[tuple[int, int]]] = {}  # turn id: (updated_at, index) of rows
     for rowid, key, conversation_id, created, updated in rows:
         where = f"{path}#{V2}/{one_line(conversation_id, limit=80)}"
         if not isinstance(conversation_id, str) or not conversation_id:
@@ -327,6 +333,9 @@ def _listed_v2(
         cwd = key if isinstance(key, str) and key else None
         if cwd and newest.get(cwd, (0, ""))[1] == conversation_id:
             extra["newest"] = True
+        if found is not None and found.turn:
+            at = (updated if isinstance(updated, int) else 0, len(sessions))
+            turns.setdefault(found.turn, []).append(at)
         first = found.first if found else None
         row_created = ms_time(created)
         sessions.append(
@@ -344,6 +353,15 @@ def _listed_v2(
                 extra=extra,
             )
         )
+    # a turn two rows keep (a compaction forked the conversation in its middle, the new
+    # row going on with it): its credits are the newest row's
+    for marks in turns.values():
+        newest_row = max(marks)[1]
+        for _, index in marks:
+            if index != newest_row:
+                older = sessions[index]
+                billed = {**older.extra, _TURN_BILLED_IN: sessions[newest_row].id}
+                sessions[index] = replace(older, extra=billed)
     return sessions
 
 
@@ -450,7 +468,13 @@ def read(
         if as_str(value.get("conversation_id")) not in (None, conversation_id):
             diagnostics.skip(where, 0, "vanished")  # the folder has a new one since
             return
-        reader = Reader(session.id, where, diagnostics, updated=session.updated)
+        reader = Reader(
+            session.id,
+            where,
+            diagnostics,
+            updated=session.updated,
+            turn_billed_elsewhere=bool(session.extra.get(_TURN_BILLED_IN)),
+        )
         yield from reader.conversation(value)
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, database, error))

@@ -795,7 +795,11 @@ def _collect_sessions(
         out.buckets.extend((row.app, b) for b in found)
         out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
         if not diagnostics.problems:  # a read that broke off is not kept: read it again
-            state = _encode({_READ: freshness.SIDE.join(map(freshness.side, opened))})
+            # the session's own stores (and its sub-agents') are its records' to tell: a
+            # database of many sessions changes with each, the record with its own
+            own = _own_files([session, *(d[2] for d in descendants)])
+            beside = [name for name in opened if name not in own]
+            state = _encode({_READ: freshness.SIDE.join(map(freshness.side, beside))})
             save.append((path, row.app, signature, 0, state, _encode(found), b""))
     # what the refresh's listings met, after the reads: a line the listing of a file and
     # its read both met (a broken head line, a cut document) is one line, counted once
@@ -807,6 +811,17 @@ def _collect_sessions(
         out.diagnostics.setdefault(app, Diagnostics()).unfinished_line(path, size)
     gone = [p for p in cached if p not in seen]
     index.save_usage(save, gone)
+
+
+def _own_files(sessions: Iterable[Any]) -> set[str]:
+    """The files the sessions' records stand for: each one's path, or the store its
+    path names inside (`<database>#<table>/<id>`), with a database's WAL."""
+    own: set[str] = set()
+    for session in sessions:
+        if session.path:
+            for name in (session.path, session.path.rpartition("#")[0]):
+                own.update((name, name + "-wal"))
+    return own
 
 
 def _read_files_hold(state: bytes) -> bool:

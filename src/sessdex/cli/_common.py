@@ -102,20 +102,24 @@ class TakesNoWords(click.Command):
         ctx.allow_extra_args = True  # kept in ctx.args, said below
         rest = super().parse_args(ctx, args)
         if ctx.args and not ctx.resilient_parsing:
-            apps = [word.lower() for word in ctx.args]
-            if set(apps) <= set(sources.names()):
-                options = [
-                    word for app in dict.fromkeys(apps) for word in ("--app", app)
-                ]
-                which = "that app" if len(options) == 2 else "those apps"
-                told = f"{hints.named(self.name or '', *options)} keeps to {which}."
-            else:
-                told = self.other_words(ctx)
+            told = apps_meant((self.name or "",), ctx.args) or self.other_words(ctx)
             raise click.UsageError(f"sessdex {self.name} takes no words; {told}", ctx)
         return rest
 
     def other_words(self, ctx: click.Context) -> str:
         return "an app's name goes after --app, and the rest is in --help."
+
+
+def apps_meant(command: Sequence[str], words: Sequence[str]) -> str | None:
+    """Where every one of `words` is an app's name (`sessdex doctor claude`, `sessdex
+    usage claude`), the `--app` line of `command` that keeps to them, as a sentence
+    ("'sessdex doctor --app claude' keeps to that app."); else None."""
+    apps = [word.lower() for word in words]
+    if not apps or not set(apps) <= set(sources.names()):
+        return None
+    options = [word for app in dict.fromkeys(apps) for word in ("--app", app)]
+    which = "that app" if len(options) == 2 else "those apps"
+    return f"{hints.named(*command, *options)} keeps to {which}."
 
 
 def not_blank(

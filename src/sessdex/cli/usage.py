@@ -12,6 +12,7 @@ from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
+    apps_meant,
     apps_option,
     count_option,
     echo,
@@ -26,20 +27,59 @@ from ._common import (
     stdout_bytes,
 )
 
+REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
+
+
+class _Report(click.Choice):  # type: ignore[type-arg]
+    """The report's name; any other word is let through, for `_Usage` to say what it is
+    once every option (`--home`) is read: click's "'hourly' is not one of …" pointed
+    nowhere when the word was an app's name."""
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> object:
+        return (
+            value
+            if isinstance(value, str) and value not in self.choices
+            else super().convert(value, param, ctx)
+        )
+
+
+class _Usage(click.Command):
+    """`sessdex usage hourly` says which reports there are, and `sessdex usage claude`
+    (or `usage session claude`) the `--app` line that counts that app alone."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.allow_extra_args = True  # kept in ctx.args, said below
+        rest = super().parse_args(ctx, args)
+        if ctx.resilient_parsing:
+            return rest
+        report = ctx.params.get("report")
+        reports = f"{', '.join(REPORTS[:-1])} or {REPORTS[-1]} (daily when left out)"
+        if report not in REPORTS:
+            told = apps_meant(("usage",), [str(report), *ctx.args])
+            if told is not None:
+                raise click.UsageError(f"{report!r} is an app, not a report: {told} The reports are {reports}.", ctx)  # fmt: skip
+            raise click.UsageError(f"{report!r} is no usage report; the reports are {reports}.", ctx)  # fmt: skip
+        if ctx.args:
+            told = apps_meant(("usage", str(report)), ctx.args)
+            raise click.UsageError(
+                f"sessdex usage takes one report, {report!r}, and no other words; "
+                + (
+                    told or "an app's name goes after --app, and the rest is in --help."
+                ),
+                ctx,
+            )
+        return rest
+
 
 @main.command(
     "usage",
+    cls=_Usage,
     context_settings=CONTEXT,
     short_help="Count tokens and cost per day, session, model, app and more.",
 )
-@click.argument(
-    "report",
-    required=False,
-    default="daily",
-    type=click.Choice(
-        ["daily", "weekly", "monthly", "session", "project", "model", "app"]
-    ),
-)
+@click.argument("report", required=False, default="daily", type=_Report(REPORTS))
 @click.option(
     "--since",
     metavar="WHEN",

@@ -1,0 +1,44 @@
+"""What a newcomer met walking the docs on the demo home: a word `usage` does not take, an
+`--explain` of a day with nothing in it, `--app` with no name, a bad SESSDEX_SHELL, and
+the branch a session was on."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from sessdex import api
+from sessdex.cli import main
+
+DEMO = str(api.demo_home().path)
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False, env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_word_usage_does_not_take_says_the_reports_and_where_an_app_goes() -> None:
+    """`sessdex usage hourly` gave click's "'hourly' is not one of 'daily', …", and
+    `sessdex usage claude` the same, where `doctor claude` points at `--app claude`."""
+    from sessdex.cli.usage import REPORTS
+    from sessdex.usage import REPORTS as KNOWN
+
+    assert REPORTS == KNOWN
+    reports = (
+        "daily, weekly, monthly, session, project, model or app (daily when left out)"
+    )
+    code, out, err = invoke("usage", "hourly", "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert f"'hourly' is no usage report; the reports are {reports}." in err
+    code, out, err = invoke("usage", "Claude", "--home", DEMO)
+    assert (code, out) == (2, "")
+    line = f"'sessdex usage --app claude --home {DEMO}' keeps to that app."
+    assert f"'Claude' is an app, not a report: {line}" in err
+    assert reports in err
+    code, out, err = invoke("usage", "session", "codex", "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert (
+        f"'sessdex usage session --app codex --home {DEMO}' keeps to that app." in err
+    )
+    code, out, _ = invoke("usage", "model", "--home", DEMO)  # a report is still one
+    assert code == 0 and "gpt-5.1-codex" in out

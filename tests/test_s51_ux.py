@@ -42,3 +42,25 @@ def test_a_word_usage_does_not_take_says_the_reports_and_where_an_app_goes() -> 
     )
     code, out, _ = invoke("usage", "model", "--home", DEMO)  # a report is still one
     assert code == 0 and "gpt-5.1-codex" in out
+
+
+def test_app_given_no_name_lists_the_names_it_takes_on_every_command() -> None:
+    """`sessdex list --app` gave click's bare "Option '--app' requires an argument.", and
+    `sessdex list --app --json` took `--json` for an app's name."""
+    from sessdex import sources
+
+    known = f"Known apps: {', '.join(sorted(sources.names()))}."
+    takes_app = sorted(
+        name
+        for name, command in main.commands.items()
+        if any("--app" in param.opts for param in command.params)
+    )
+    assert takes_app == ["doctor", "find", "list", "usage", "watch"]
+    for name in takes_app:
+        words = ["checkout"] if name == "find" else []
+        for given in (["--app"], ["--app", "--json"]):
+            code, out, err = invoke(name, *words, "--home", DEMO, *given)
+            assert (code, out) == (2, ""), (name, given)
+            assert "'--app': give an app's name after it. " + known in err, (name, err)
+    code, out, _ = invoke("list", "--app", "codex", "--app", "CLAUDE", "--home", DEMO)
+    assert code == 0 and len(out.splitlines()) == 3

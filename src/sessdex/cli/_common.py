@@ -144,14 +144,30 @@ def apps_option(f: F) -> F:
         help="Only this app (repeatable: any of them).",
         shell_complete=app_names,
         callback=_app_names,
+        # `--app` last, or before another option: the value below, not click's bare
+        # "Option '--app' requires an argument.", which named no app
+        is_flag=False,
+        flag_value=_NO_NAME,
     )(f)
+
+
+_NO_NAME = (
+    "\0"  # what `--app` given no name stands for: no word on a command line is it
+)
 
 
 def _app_names(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
     """--app's values, lower case (app names are: `--app NAME` is taken in any case);
-    an empty one is a usage error as any empty option is, not an unknown app."""
+    an empty one is a usage error as any empty option is, not an unknown app, and one
+    left out names the apps there are."""
+    if _NO_NAME in value:
+        raise click.BadParameter(
+            f"give an app's name after it. Known apps: {', '.join(sorted(sources.names()))}.",
+            ctx,
+            param,
+        )
     for name in value:
         not_blank(ctx, param, name)
     return tuple(v.lower() for v in value)

@@ -4,10 +4,16 @@ the branch a session was on."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from sessdex import api
 from sessdex.cli import main
+
+from .helpers import write_claude_session
 
 DEMO = str(api.demo_home().path)
 
@@ -64,3 +70,29 @@ def test_app_given_no_name_lists_the_names_it_takes_on_every_command() -> None:
             assert "'--app': give an app's name after it. " + known in err, (name, err)
     code, out, _ = invoke("list", "--app", "codex", "--app", "CLAUDE", "--home", DEMO)
     assert code == 0 and len(out.splitlines()) == 3
+
+
+def test_resume_says_a_branch_switch_in_one_wording_printed_or_run(
+    tmp_path: Path,
+) -> None:
+    """`resume --print` warned "the session was on branch 'fix'; the folder is on branch
+    'main' now.", `resume` itself "… but FOLDER is on branch 'main' now. sessdex never
+    switches branches.": one thing said two ways. The second, which names the folder."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "7e7e7e7e-0000-4000-8000-000000000001", str(folder), branch="fix")  # fmt: skip
+    said = (
+        f"the session was on branch 'fix' but {folder} is on branch 'main' now. "
+        "sessdex never switches branches."
+    )
+    claude = tmp_path / "bin" / "claude"  # what resume would run: never reached here
+    claude.parent.mkdir()
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    path = {"PATH": f"{claude.parent}{os.pathsep}{os.environ['PATH']}"}
+    for extra in (["--print"], ["--json"], []):
+        code, _, err = invoke("resume", "7e7e", *extra, "--home", str(home), env=path)
+        assert code == (1 if not extra else 0), (extra, err)
+        assert said in err, (extra, err)

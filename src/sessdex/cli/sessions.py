@@ -314,10 +314,7 @@ def resume_command(
         for refusal in check.refusals:
             err(f"warning: {one_line(refusal)}")
         if check.branch_mismatch:
-            recorded, current = check.branch_mismatch
-            err(
-                f"warning: the session was on {_on(recorded)}; the folder is on {_on(current)} now."
-            )
+            err(f"warning: {_branch_moved(check.branch_mismatch, check.plan.cwd)}")
         if check.live_pids:
             err(
                 f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
@@ -338,11 +335,7 @@ def resume_command(
             "close it first, or use --force."
         )
     if check.branch_mismatch:
-        recorded, current = check.branch_mismatch
-        message = (
-            f"the session was on {_on(recorded)} but {one_line(check.plan.cwd)} is on "
-            f"{_on(current)} now. sessdex never switches branches."
-        )
+        message = _branch_moved(check.branch_mismatch, check.plan.cwd)
         _warned_or_asked(message, "Resume on the current branch?", "anyway", yes)
     if not check.plan.cwd:  # a CLI that finds the session from any folder: it runs here
         # the agent will read and write in whatever folder the user is in: asked, as a
@@ -378,6 +371,19 @@ def resume_command(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _branch_moved(mismatch: tuple[str, str], folder: str | None) -> str:
+    """What `resume` says, run or printed, of a folder now on another branch than the
+    session's: which branch each is on, the folder named, and that none is switched."""
+    from ..views.text import one_line
+
+    recorded, current = mismatch
+    where = one_line(folder) if folder else "the folder"
+    return (
+        f"the session was on {_on(recorded)} but {where} is on {_on(current)} now. "
+        "sessdex never switches branches."
+    )
 
 
 def _on(branch: str) -> str:

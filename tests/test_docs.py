@@ -419,6 +419,9 @@ def test_the_exit_statuses_the_readme_gives_are_the_ones_returned(
     for status, args in cases:
         assert f"is {status} when" in said or f"; {status} for" in said, status
         assert run.invoke(main, args).exit_code == status, args
+    assert "a `SESSDEX_SHELL` it does not know" in said.split("; 2 for")[0]
+    told = ["resume", "019a", "--print", "--home", demo]
+    assert run.invoke(main, told, env={"SESSDEX_SHELL": "tcsh"}).exit_code == 1
 
 
 def test_what_the_readme_says_ci_runs_is_what_it_runs() -> None:

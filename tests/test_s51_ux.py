@@ -5,6 +5,7 @@ the branch a session was on."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -96,3 +97,33 @@ def test_resume_says_a_branch_switch_in_one_wording_printed_or_run(
         code, _, err = invoke("resume", "7e7e", *extra, "--home", str(home), env=path)
         assert code == (1 if not extra else 0), (extra, err)
         assert said in err, (extra, err)
+
+
+def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
+    tmp_path: Path,
+) -> None:
+    """SESSDEX_SHELL=tcsh exited 2, a usage error, where the command line was right: the
+    README's 2 is for what was typed. A bad environment value is an error sessdex
+    explains (1, as a home it cannot find), on each path that writes a command line: the
+    printed resume line, an export's header, a hint naming a command."""
+    tcsh = {"SESSDEX_SHELL": "tcsh"}
+    said = "Error: SESSDEX_SHELL is 'tcsh'; set it to sh (or dash, posix), bash"
+    spaced = str(tmp_path / "demo home")  # a --home named back needs quoting
+    shutil.copytree(DEMO, spaced)
+    for args in (
+        ["resume", "019a", "--print", "--home", DEMO],
+        ["resume", "019a", "--json", "--home", DEMO],
+        ["export", "019a", "--home", DEMO],
+        ["export", "019a", "-o", str(tmp_path / "out.md"), "--home", DEMO],
+        ["show", "ffff", "--home", spaced],
+        ["find", "no-such-word", "--app", "codex", "--home", spaced],
+    ):
+        code, out, err = invoke(*args, env=tcsh)
+        assert (code, out) == (1, ""), (args, err)
+        assert said in err, (args, err)
+    assert not (tmp_path / "out.md").exists()
+    code, out, _ = invoke("list", "--home", DEMO, env=tcsh)  # nothing to write for it
+    assert code == 0 and len(out.splitlines()) == 3
+    from sessdex.errors import BadSetting, BadValue, SessdexError
+
+    assert issubclass(BadSetting, SessdexError) and not issubclass(BadSetting, BadValue)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from sessdex import api, resuming, shells, sources
 from sessdex.cli import main
-from sessdex.errors import BadValue, NotQuotable
+from sessdex.errors import BadSetting, NotQuotable
 from sessdex.model import Session
 from sessdex.sources import Home
 from tests.helpers import write_claude_session
@@ -87,7 +87,7 @@ def test_the_shell_is_the_one_the_user_types_in(
 
 
 def test_an_unknown_shell_asked_for_is_said() -> None:
-    with pytest.raises(BadValue, match=r"SESSDEX_SHELL is 'tcsh'.* fish, "):
+    with pytest.raises(BadSetting, match=r"SESSDEX_SHELL is 'tcsh'.* fish, "):
         shells.current({"SESSDEX_SHELL": "tcsh"}, "win32")
 
 

@@ -9,6 +9,7 @@ SessdexError
 │                       app without one); what a preflight finds is `ResumeCheck.refusals`
 ├── NotQuotable         a word the user's shell cannot be given in a printed command
 ├── IndexBusy           another sessdex holds the index for too long
+├── BadSetting          a variable of sessdex's own (SESSDEX_SHELL) holds what it cannot use
 └── NoHome              HOME is unset and the user has no home in the password database
 """
 
@@ -130,6 +131,12 @@ class IndexBusy(SessdexError):
         super().__init__(
             f"the index at {path} is busy (another sessdex is refreshing it); try again."
         )
+
+
+class BadSetting(SessdexError):
+    """An environment variable of sessdex's own (`SESSDEX_SHELL`) holds a value it cannot
+    use: the environment is at fault, not the command line, so no usage error (exit 1, as
+    for `NoHome`); the message names the values it takes."""
 
 
 class NoHome(SessdexError):

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from .cells import INVISIBLE
-from .errors import BadValue, NotQuotable
+from .errors import BadSetting, NotQuotable
 
 # POSIX: any POSIX sh, dash (Debian's and Ubuntu's /bin/sh) too, which reads no $'…';
 # BASH: the shells that do (bash, zsh, ksh), where a control character is written so;
@@ -80,7 +80,7 @@ def current(
     chosen = environ.get("SESSDEX_SHELL", "").strip()
     if chosen:
         if chosen.lower() not in _NAMES:
-            raise BadValue(
+            raise BadSetting(
                 f"SESSDEX_SHELL is {chosen!r}; set it to sh (or dash, posix), bash (or "
                 "zsh, ksh), fish, powershell or cmd."
             )

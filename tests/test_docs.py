@@ -207,6 +207,31 @@ def test_the_docs_example_commands_parse(doc: str) -> None:
                 main.commands[name].make_context(name, args, parent=parent)
 
 
+def test_the_usage_examples_answer_on_the_demo_home() -> None:
+    """docs/usage.md's example `--explain 2026-11-20` exited 1 on the demo home (no
+    response that day): each `sessdex usage` line of its shell blocks, and each command
+    its prose runs, answers there, an `--explain` with the row it names."""
+    from sessdex import api
+
+    text = (ROOT / "docs" / "usage.md").read_text()
+    lines = [
+        line.split(" #")[0].strip()
+        for block in re.findall(r"```sh\n(.*?)```", text, re.S)
+        for line in block.splitlines()
+    ]
+    lines += re.findall(r"`(sessdex usage [^`]*--explain [^`]*)`", text)
+    examples = [line for line in lines if line.startswith("sessdex usage")]
+    assert sum("--explain" in line for line in examples) >= 2, examples
+    demo = str(api.demo_home().path)
+    for line in examples:
+        args = [*shlex.split(line)[1:], "--home", demo]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0 and result.stdout, (line, result.stderr)
+        if "--explain" in args:
+            key = args[args.index("--explain") + 1]
+            assert result.stdout.startswith(f"row {key}: "), (line, result.stdout)
+
+
 def _anchors(page: Path) -> set[str]:
     """The anchors GitHub gives a page's headings."""
     headings = re.findall(r"^#+ (.+)$", page.read_text(), re.M)

@@ -127,3 +127,34 @@ def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
     from sessdex.errors import BadSetting, BadValue, SessdexError
 
     assert issubclass(BadSetting, SessdexError) and not issubclass(BadSetting, BadValue)
+
+
+def test_explain_of_a_day_with_nothing_in_it_says_so_and_is_no_error() -> None:
+    """`sessdex usage --explain 2026-11-20` on the demo home exited 1 ("no daily row is
+    keyed"), where a report with no rows exits 0: a day, week or month with nothing in it
+    is an empty result, said plainly. A key no such report could have stays an error."""
+    import orjson
+
+    code, out, err = invoke("usage", "--explain", "2026-11-20", "--home", DEMO)
+    assert (code, out) == (0, "")
+    assert err == (
+        "No token usage was counted on 2026-11-20: nothing to explain. "
+        "Rows: 2026-11-26, 2026-11-28, 2026-11-29.\n"
+    )
+    code, out, err = invoke("usage", "weekly", "--explain", "2026-11-16", "--app", "codex", "--home", DEMO)  # fmt: skip
+    assert (code, out) == (0, "")
+    assert "in the week of 2026-11-16 with these filters: nothing" in err
+    code, out, _ = invoke("usage", "monthly", "--explain", "2026-10", "--json", "--home", DEMO)  # fmt: skip
+    assert code == 0
+    said = orjson.loads(out)
+    assert said["row"]["key"] == "2026-10" and said["row"]["responses"] == 0
+    assert said["counted"] == said["dropped"] == []
+    assert said["notes"][0].startswith("no token usage was counted in 2026-10:")
+    for kind, key in (
+        ("daily", "2026-13-01"),
+        ("weekly", "2026-11-20"),
+        ("daily", "x"),
+    ):
+        code, out, err = invoke("usage", kind, "--explain", key, "--home", DEMO)
+        assert (code, out) == (1, ""), (kind, key)
+        assert f"no {kind} row is keyed {key!r}" in err

@@ -1032,10 +1032,18 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     mixed: Home, run: object
 ) -> None:
     result = run.invoke(
-        main, ["usage", "--home", str(mixed.path), "--explain", "1999-01-01"]
+        main, ["usage", "--home", str(mixed.path), "--explain", "1999-13-01"]
     )  # type: ignore[attr-defined]
     assert result.exit_code == 1
-    assert "no daily row is keyed '1999-01-01'" in result.output
+    assert "no daily row is keyed '1999-13-01'" in result.output
+    # a day no response is dated: an empty result, said, no error
+    result = run.invoke(
+        main, ["usage", "--home", str(mixed.path), "--explain", "1999-01-01"]
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 0
+    assert (
+        "No token usage was counted on 1999-01-01: nothing to explain" in result.output
+    )
     result = run.invoke(
         main,
         [
@@ -1048,10 +1056,17 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
             "2099-01-02",
         ],
     )  # type: ignore[attr-defined]
-    assert result.exit_code == 1 and "Rows:" not in result.output  # none to list
+    assert result.exit_code == 0 and "Rows:" not in result.output  # none to list
     assert (
-        "no daily row is keyed '2099-01-02': no token usage was found" in result.output
+        "No token usage was counted on 2099-01-02 with these filters: nothing to explain."
+        in result.output
     )
+    result = run.invoke(
+        main,
+        ["usage", "--home", str(mixed.path), "--since", "2099-01-01", "--explain", "x"],
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 1 and "Rows:" not in result.output  # none to list
+    assert "no daily row is keyed 'x': no token usage was found" in result.output
     result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--tz", "Mars/Olympus"]
     )  # type: ignore[attr-defined]

@@ -443,7 +443,8 @@ def usage_report(
     `kind` is one of `usage.REPORTS`; `since`/`until` as `usage --since` takes them, or
     a date (a whole day in `tz`) or a datetime (one without a zone is in `tz`).
     Raises BadValue (a kind, time or zone it cannot use), UnknownApp, and, with
-    `explain`, SessdexError when no row has that key."""
+    `explain`, SessdexError when no row has that key (a day, week or month with nothing
+    in it is no error: an `Explained` whose `empty` is true, its note saying so)."""
     from . import usage as usage_module
 
     refuse_unknown("kind", kind, usage_module.REPORTS)

@@ -68,6 +68,7 @@ class Explained:
     more_dropped: int = 0  # dropped lines not listed
     rules: dict[str, int] = field(default_factory=dict)  # every dropped line, per rule
     limit: int = LIMIT
+    empty: bool = False  # a day, week or month with nothing in it: `notes` says so
 
 
 def _counted(catalogue: Catalogue, app: str, path: str, record: UsageRecord) -> Counted:
@@ -232,6 +233,36 @@ def _row_key(
     return key
 
 
+def _period(kind: str, key: str) -> str | None:
+    """The row key `key` is for a day, week or month report, where it is one such a
+    report could have (`2026-11-20`; a week's Monday; `2026-11`); else None."""
+    from datetime import date
+
+    text = key.strip()
+    try:
+        if kind == "monthly":
+            return date.fromisoformat(f"{text}-01").strftime("%Y-%m") if len(text) == 7 else None  # fmt: skip
+        day = date.fromisoformat(text) if len(text) == 10 else None
+    except ValueError:
+        return None
+    if day is None or kind not in ("daily", "weekly"):
+        return None
+    return day.isoformat() if kind == "daily" or day.weekday() == 0 else None
+
+
+def _nothing_in(kind: str, period: str, rows: dict[str, Row], filtered: bool) -> str:
+    """What an `--explain` of a day, week or month with no response says."""
+    what = {"daily": "on", "weekly": "in the week of", "monthly": "in"}[kind]
+    these = " with these filters" if filtered else ""
+    known = ", ".join(list(rows)[:8]) + (", …" if len(rows) > 8 else "")
+    there = (
+        f" Rows: {known}." if rows else f" {named('usage')} shows the rows there are."
+    )
+    return (
+        f"no token usage was counted {what} {period}{these}: nothing to explain.{there}"
+    )
+
+
 def _of_another_kind(key: str, kind: str, rows: dict[str, Row]) -> str:
     """Where `key` names a model or an app these rows counted (`--explain gpt-5` on the
     daily rows), the command that explains that model's or app's row; else nothing."""
@@ -360,6 +391,11 @@ def explain(
         every = list(report(kept, kind, filters.tz))
         for r in every:
             rows.setdefault(r.key, r)
+        if (period := _period(kind, key)) is not None and period not in rows:
+            # a day (week, month) with nothing in it: an empty result, said as such
+            filtered = bool(apps or filters.since or filters.until or filters.here)
+            said = _nothing_in(kind, period, rows, filtered)
+            return Explained(Row(period), notes=[said], empty=True)
         key = _row_key(kind, key, rows, home)
     if len(shared := [r for r in every if r.key == key]) > 1:  # an id, several apps
         describe_sessions(home, shared)

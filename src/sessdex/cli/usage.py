@@ -163,6 +163,11 @@ def usage_command(
     from ..views.records import dumps
 
     if result.explained is not None:
+        if result.explained.empty and not (as_json or as_nl):
+            # an empty result, as an empty table is: said on stderr, exit 0
+            said = result.explained.notes[0]
+            err(said[:1].upper() + said[1:])
+            return
         if as_json or as_nl:
             for piece in view.explain_json(result.explained):  # never held whole
                 stdout_bytes(piece)

@@ -158,3 +158,55 @@ def test_explain_of_a_day_with_nothing_in_it_says_so_and_is_no_error() -> None:
         code, out, err = invoke("usage", kind, "--explain", key, "--home", DEMO)
         assert (code, out) == (1, ""), (kind, key)
         assert f"no {kind} row is keyed {key!r}" in err
+
+
+def _ci_copy(tmp_path: Path, failing: str | None) -> Path:
+    """.ci/run and scripts/check beside stand-ins: a .venv whose pip, ruff and mypy note
+    each call (`failing` exits 1), and a scripts/test that notes it ran."""
+    root = Path(__file__).parent.parent
+    copy = tmp_path / "repo"
+    for name in (".ci/run", "scripts/check"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / name, copy / name)
+    (copy / "scripts" / "test").write_text('echo "test $*" >> ran\n')
+    bin_ = copy / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    for tool in ("python", "ruff", "mypy"):
+        fail = f'[ "$1" = {failing} ] && exit 1\n' if failing else ""
+        (bin_ / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> ran\n{fail}exit 0\n')
+        (bin_ / tool).chmod(0o755)
+    return copy
+
+
+def test_ci_runs_the_checks_first_and_stops_where_one_fails(tmp_path: Path) -> None:
+    """`.ci/run` ran `scripts/test` alone: a file left unformatted, a lint finding or a
+    type error passed CI (scripts/check, which runs them, was run by hand). Now CI runs
+    scripts/check: the dev extra installed, the three checks, then the tests; a check
+    that fails ends the run before the tests."""
+    copy = _ci_copy(tmp_path, None)
+    done = subprocess.run(["bash", ".ci/run"], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    ran = (copy / "ran").read_text().splitlines()
+    assert [line.split()[:2] for line in ran] == [
+        ["python", "-m"],  # pip install -e '.[dev]'
+        ["ruff", "format"],
+        ["ruff", "check"],
+        ["mypy", "--strict"],
+        ["test", "-q"],
+    ]
+    assert "-e .[dev]" in ran[0]
+    for failing in ("format", "check", "--strict"):
+        copy = _ci_copy(tmp_path / failing, failing)
+        done = subprocess.run(["bash", ".ci/run"], cwd=copy, capture_output=True)
+        assert done.returncode == 1, failing
+        assert not any(
+            line.startswith("test") for line in (copy / "ran").read_text().splitlines()
+        )
+    # the releases CI checks with are the dev extra's, not whatever PyPI has newest
+    import tomllib
+
+    project = tomllib.loads(
+        (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    )
+    pins = [d for d in project["project"]["optional-dependencies"]["dev"] if d.startswith(("ruff", "mypy"))]  # fmt: skip
+    assert len(pins) == 2 and all("==" in pin for pin in pins), pins

@@ -210,3 +210,18 @@ def test_ci_runs_the_checks_first_and_stops_where_one_fails(tmp_path: Path) -> N
     )
     pins = [d for d in project["project"]["optional-dependencies"]["dev"] if d.startswith(("ruff", "mypy"))]  # fmt: skip
     assert len(pins) == 2 and all("==" in pin for pin in pins), pins
+
+
+def test_a_weeks_day_that_is_no_monday_names_the_weeks_key() -> None:
+    """`usage weekly --explain 2026-11-25` said only "no weekly row is keyed"; a week is
+    keyed by its Monday, which the error now names, with the line that explains it."""
+    code, out, err = invoke(
+        "usage", "weekly", "--explain", "2026-11-25", "--home", DEMO
+    )
+    assert (code, out) == (1, "")
+    line = f"'sessdex usage weekly --explain 2026-11-23 --home {DEMO}'"
+    assert (
+        f"a week is keyed by its Monday: {line} explains the week of 2026-11-25." in err
+    )
+    code, out, _ = invoke("usage", "weekly", "--explain", "2026-11-23", "--home", DEMO)
+    assert code == 0 and out.startswith("row 2026-11-23: 7 responses")

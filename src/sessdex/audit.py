@@ -272,6 +272,13 @@ def _of_another_kind(key: str, kind: str, rows: dict[str, Row]) -> str:
         return f"; {named('usage', 'model', '--explain', key)} explains a model's row."
     if kind != "app" and key.strip().lower() in apps:
         return f"; {named('usage', 'app', '--explain', key)} explains an app's row."
+    if kind == "weekly" and (day := _period("daily", key)) is not None:
+        from datetime import date, timedelta
+
+        monday = date.fromisoformat(day) - timedelta(
+            days=date.fromisoformat(day).weekday()
+        )
+        return f"; a week is keyed by its Monday: {named('usage', 'weekly', '--explain', monday.isoformat())} explains the week of {day}."  # fmt: skip
     return ""
 
 

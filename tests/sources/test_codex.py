@@ -951,6 +951,20 @@ def test_resume_turns_a_retired_approval_policy_into_on_request(
         assert any(recorded in note and "0.149" in note for note in plan.notes)
 
 
+def test_resume_says_codex_asks_to_unarchive_an_archived_thread(
+    found: dict[str, Session],
+) -> None:
+    """`codex resume <id>` of an archived thread (0.171) first asks to unarchive it, or
+    says to run `codex unarchive <id>`: the plan says so, and only for archived ones."""
+    plan = codex.resume(found[ZST])
+    assert plan is not None and found[ZST].extra["archived"] is True
+    assert plan.argv[:3] == ("codex", "resume", ZST)
+    assert any("archived" in note and "codex unarchive" in note for note in plan.notes)
+    active = codex.resume(found[BASIC])
+    assert active is not None
+    assert not any("archived" in note for note in active.notes)
+
+
 def test_scan_lists_only_what_parse_needs(found: dict[str, Session]) -> None:
     location = codex.locate(Home.at(HOME))
     names = [os.path.basename(path) for path in codex.scan(location)]

@@ -1063,6 +1063,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             withheld.append(f"{flag} {value}")
     if session.parent_id:
         notes.append("a sub-agent thread: it reopens on its own, not inside its parent")
+    if session.extra.get("archived") is True:
+        # 0.171's TUI asks "Unarchive and resume" first (tui/src/unarchive_prompt.rs)
+        notes.append(
+            "an archived thread: codex asks to unarchive it before reopening it "
+            "(`codex unarchive <id>` does it beforehand)"
+        )
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or ".",

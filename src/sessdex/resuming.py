@@ -257,6 +257,8 @@ def check_resume(
     find = getattr(source, "resume_program", None)
     if callable(find):
         check.plan, check.cli_path = find(plan)
+        # what the adapter found out about the program on PATH, said as the plan's notes are
+        check.warnings.extend(n for n in check.plan.notes if n not in plan.notes)
         plan = check.plan
     else:
         check.cli_path = shutil.which(plan.program)

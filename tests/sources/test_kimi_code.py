@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from functools import reduce
 from pathlib import Path
 
+import pytest
+
 from sessdex import api
 from sessdex.diagnostics import Diagnostics
 from sessdex.index import Index
@@ -22,6 +24,7 @@ TOOLS = (
     "1bcbe023-4f7e-4971-9dc9-43b8756045b0"  # tools, a sub-agent, plan mode, compaction
 )
 PROJECT = "/private/tmp/as-agent-lab/kimi/project"
+REAL_CLI = "4126cee7-7a8d-40e9-b56e-546048ada69f"  # a kimi-cli 1.51 session (../real)
 
 
 def sessions(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
@@ -675,3 +678,38 @@ def test_the_index_keeps_a_kimi_code_sessions_last_activity_as_either_file_chang
             assert row.session().updated == moment(at)
     finally:
         index.close()
+
+
+def test_a_kimi_that_is_kimi_cli_is_not_given_a_kimi_code_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kimi CLI (kimi-cli, Python) and Kimi Code both install `kimi`. Kimi CLI takes an id
+    it does not know as a new session's (cli/__init__.py: "Session … not found, creating
+    new session"), so a Kimi Code session's command run by it would open an empty session
+    unsaid: that `kimi` is refused for it, and still runs Kimi CLI's own sessions."""
+    import stat
+
+    script = tmp_path / "kimi"
+    script.write_text(
+        "#!/opt/kimi-cli/bin/python\nimport sys\nfrom kimi_cli.__main__ import main\n"
+        "sys.exit(main())\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    code_plan = kimi.resume(sessions(Home.at(DATA / "home"))[TOOLS])
+    assert code_plan is not None
+    refused, program = kimi.resume_program(code_plan)
+    assert program is None and refused.argv == code_plan.argv
+    assert "Kimi CLI's (kimi-cli)" in refused.notes[-1]
+    told = api.check_resume(Home.at(DATA / "home"), TOOLS)
+    assert told.cli_path is None
+    assert any("Kimi CLI's (kimi-cli)" in w for w in told.warnings)
+    assert any("is another program" in r for r in told.refusals)
+    cli_plan = kimi.resume(sessions(Home.at(DATA / "real" / "home"))[REAL_CLI])
+    assert cli_plan is not None
+    assert kimi.resume_program(cli_plan) == (cli_plan, str(script))
+    # Kimi Code's own `kimi` (its npm package's script, or any other): run as before
+    script.write_text(
+        "#!/usr/bin/env node\nimport '@moonshot-ai/kimi-code/dist/main.mjs'\n"
+    )
+    assert kimi.resume_program(code_plan) == (code_plan, str(script))

@@ -890,6 +890,9 @@ class _Reader:
 # --- resuming -----------------------------------------------------------------------------
 
 
+INSTALL_HINT = "curl -fsSL https://code.kimi.com/kimi-code/install.sh | bash"
+
+
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`kimi --session <session folder name>` in the session's work directory.
 
@@ -918,7 +921,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv=tuple(argv),
         cwd=session.cwd,
         program="kimi",
-        install_hint="curl -fsSL https://code.kimi.com/kimi-code/install.sh | bash",
+        install_hint=INSTALL_HINT,
         notes=tuple(notes),
         withheld=tuple(withheld),
     )

@@ -3,8 +3,9 @@
 Kimi CLI is archived; from 1.52 running `kimi` installs Kimi Code, a different program with a
 different tree (`~/.kimi-code`), read by `_kimi_code.py` (see its docstring). Both are the one
 app `kimi`: `locate` names `~/.kimi` as the root and `~/.kimi-code` beside it, `scan` lists
-both, and `parse`, `read` and `resume` hand Kimi Code's files to that module. What follows is
-Kimi CLI's format.
+both, and `parse`, `read` and `resume` hand Kimi Code's files to that module. Both install
+`kimi`: a Kimi Code session is never given Kimi CLI's (`resume_program`), which would open a
+new, empty session under an id it does not know. What follows is Kimi CLI's format.
 
 What it writes: `sessions/<md5(work dir)>/<session uuid>/` (a non-local KAOS prefixes the
 folder with its name) holding `wire.jsonl` (every UI event with a timestamp: the user's
@@ -35,11 +36,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import files, folders
+from .. import files, folders, programs
 from ..diagnostics import Diagnostics
 from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
@@ -833,6 +836,29 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=tuple(notes),
         withheld=tuple(withheld),
     )
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `kimi` on PATH, unless a Kimi Code session would be given Kimi CLI's: both
+    install `kimi`, and Kimi CLI takes an id it does not know as a new session's
+    (cli/__init__.py: "Session … not found, creating new session"), so it would open an
+    empty session unsaid. Kimi CLI's `kimi` is its Python launcher (`from kimi_cli…`), or
+    lies in its uv tool or pipx folder, `kimi-cli`; Kimi Code's, given an unknown id,
+    says "Session not found", so it runs Kimi CLI's sessions as before."""
+    found = shutil.which(plan.program)
+    if found is None or plan.install_hint != _kimi_code.INSTALL_HINT:
+        return plan, found
+    judged = programs.wrapped(found) or found
+    if programs.lies_in(judged, ("kimi-cli",)) or (
+        programs.is_launcher(judged) and programs.launcher_names(judged, ("kimi_cli",))
+    ):
+        note = (
+            f"the 'kimi' on PATH ({found}) is Kimi CLI's (kimi-cli), which would start a "
+            "new, empty session under this Kimi Code session's id; Kimi Code's `kimi` "
+            "reopens it"
+        )
+        return replace(plan, notes=(*plan.notes, note)), None
+    return plan, found
 
 
 def resume_refusal(session: Session) -> str | None:

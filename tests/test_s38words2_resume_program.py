@@ -17,6 +17,7 @@ SESSIONS = {
     "goose": "20261201_1",
     "amp": "T-5e1c9a70-2b1f-4c3e-9d7a-0f1e2d3c4b5a",
     "pi": "01a22b83-eeaa-75d4-a59d-adc5e4fb9817",
+    "copilot": "c0de9564-bb27-4c05-8bfc-c62a3925f092",
 }
 
 
@@ -99,6 +100,24 @@ def test_another_pi_is_never_given_the_session(
     npm = tmp_path / "lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"
     _program(npm, b"#!/usr/bin/env node\n", bin_dir).rename(bin_dir / "pi")
     assert _check("pi", bin_dir, monkeypatch).cli_path == str(bin_dir / "pi")
+
+
+def test_the_aws_copilot_is_never_given_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AWS Copilot CLI (aws/copilot-cli, a Go program) installs `copilot` too."""
+    bin_dir = tmp_path / "bin"
+    aws = _program(tmp_path / "brew" / "copilot", _elf(_go_note()), bin_dir)
+    check = _check("copilot", bin_dir, monkeypatch)
+    assert _refused(check, aws)
+    assert any("AWS Copilot" in w for w in check.warnings)
+    aws.unlink()
+    npm = tmp_path / "lib/node_modules/@github/copilot/npm-loader.js"
+    _program(npm, b"#!/usr/bin/env node\n", bin_dir).rename(bin_dir / "copilot")
+    assert _check("copilot", bin_dir, monkeypatch).cli_path == str(bin_dir / "copilot")
+    (bin_dir / "copilot").unlink()
+    native = _program(tmp_path / "gh" / "copilot", _elf(), bin_dir)  # GitHub's build
+    assert _check("copilot", bin_dir, monkeypatch).cli_path == str(native)
 
 
 def test_resume_and_print_refuse_it_saying_which_it_is(

@@ -39,7 +39,8 @@ harness text: a `user` event with `extra["injected"]`, never the title.
 
 Resume: `copilot --resume <id>` (the form the 1.0.102 runs used) with `--model` and
 `--reasoning-effort`; a recorded `session.permissions_changed` to `allow-all` becomes
-`--allow-all`, withheld unless asked for (the default asks before tools run).
+`--allow-all`, withheld unless asked for (the default asks before tools run). A `copilot`
+on PATH that is AWS Copilot CLI's (a Go program) is never run (`resume_program`).
 
 Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry events
 (`_IGNORED`). Everything else unknown is counted by diagnostics.
@@ -48,14 +49,16 @@ Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, programs
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _copilot_history
@@ -852,6 +855,20 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint="npm install -g @github/copilot",
         withheld=tuple(withheld),
     )
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `copilot` on PATH unless it is AWS Copilot CLI's (aws/copilot-cli, the ECS
+    deployment tool, a Go program), which also installs `copilot` and is never given the
+    session's words. GitHub's is its npm loader (a Node script) or a native build, never
+    Go. A wrapper (Nix's, a Homebrew exec script) is judged by what it starts."""
+    found = shutil.which(plan.program)
+    if found is None:
+        return plan, None
+    if programs.is_go(programs.wrapped(found) or found):
+        note = f"the 'copilot' on PATH ({found}) is AWS Copilot CLI, a Go program"
+        return replace(plan, notes=(*plan.notes, note)), None
+    return plan, found
 
 
 def process_session(args: Sequence[str]) -> Opened | None:

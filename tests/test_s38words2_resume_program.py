@@ -18,6 +18,7 @@ SESSIONS = {
     "amp": "T-5e1c9a70-2b1f-4c3e-9d7a-0f1e2d3c4b5a",
     "pi": "01a22b83-eeaa-75d4-a59d-adc5e4fb9817",
     "copilot": "c0de9564-bb27-4c05-8bfc-c62a3925f092",
+    "forge": "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c",
 }
 
 
@@ -118,6 +119,20 @@ def test_the_aws_copilot_is_never_given_the_session(
     (bin_dir / "copilot").unlink()
     native = _program(tmp_path / "gh" / "copilot", _elf(), bin_dir)  # GitHub's build
     assert _check("copilot", bin_dir, monkeypatch).cli_path == str(native)
+
+
+def test_foundrys_forge_is_never_given_the_conversation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Foundry (the Solidity toolkit) installs `forge` too, into ~/.foundry/bin."""
+    bin_dir = tmp_path / "bin"
+    foundry = _program(tmp_path / ".foundry" / "bin" / "forge", _elf(), bin_dir)
+    check = _check("forge", bin_dir, monkeypatch)
+    assert _refused(check, foundry)
+    assert any("Foundry" in w for w in check.warnings)
+    foundry.unlink()
+    own = _program(tmp_path / ".local" / "forge", _elf(), bin_dir)  # Forge Code's
+    assert _check("forge", bin_dir, monkeypatch).cli_path == str(own)
 
 
 def test_resume_and_print_refuse_it_saying_which_it_is(

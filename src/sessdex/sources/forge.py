@@ -59,12 +59,14 @@ task up to the next (a prompt with `raw_content`), the last to its end. Before 1
 nothing names them: they list alone.
 
 `resume` gives `forge --conversation-id <id>` in the conversation's folder (`cli.rs`: "resumes
-or continues an existing conversation"); forge has no approval flag to keep or drop.
+or continues an existing conversation"); forge has no approval flag to keep or drop. Foundry's
+`forge` (the Solidity toolkit) on PATH is never run (`resume_program`).
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -72,7 +74,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from .. import databases, files, folders
+from .. import databases, files, folders, programs
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session
 from ._values import (
@@ -784,6 +786,22 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         notes=tuple(notes),
     )
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `forge` on PATH unless it is Foundry's (the Solidity toolkit's `forge`, which
+    foundryup installs into `~/.foundry/bin`, or a launcher that names Foundry): never
+    given the conversation's words. A wrapper is judged by what it starts."""
+    found = shutil.which(plan.program)
+    if found is None:
+        return plan, None
+    judged = programs.wrapped(found) or found
+    if programs.lies_in(judged, (".foundry",)) or (
+        programs.is_launcher(judged) and programs.launcher_names(judged, ("foundry",))
+    ):
+        note = f"the 'forge' on PATH ({found}) is Foundry's (the Solidity toolkit)"
+        return replace(plan, notes=(*plan.notes, note)), None
+    return plan, found
 
 
 def process_session(args: Sequence[str]) -> Opened | None:

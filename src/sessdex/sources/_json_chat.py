@@ -8,7 +8,9 @@ first prompt then read from its head) and its messages, parsed whole or, past RE
 not parse whole is read one message at a time too: one cut short (a crash or a full disk
 mid-write, a copy taken during one) is listed from the members and messages before its cut
 and shows those messages, the cut counted ("truncated") and said. Not a translator:
-`_gemini_messages` makes events of the messages.
+`_gemini_messages` makes events of the messages. Other apps' chats kept as one JSON
+document (Nanocoder, Continue, Auggie, Codebuff, Kiro IDE) start their reads here too
+(`document`, `items`), and find their last messages from the end (`last_messages`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..diagnostics import Diagnostics
 from . import _gemini_messages as messages
 from . import _hashed_folders as hashed
 from ._values import (
+    as_list,
     dicts,
     file_size,
     iso_time,
@@ -153,7 +156,7 @@ def _in_pieces(
     except (NotThisShape, OSError):
         diagnostics.skip(str(path), 1, "not JSON")
         return None
-    return top, _streamed(path, diagnostics, app, None, None)
+    return top, items(path, "messages", diagnostics, app)
 
 
 _MESSAGES = frozenset({"messages"})
@@ -341,28 +344,93 @@ def first_id(path: str | os.PathLike[str]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def small_document(
-    path: Path, app: str, cap: int, diagnostics: Diagnostics
-) -> tuple[bool, dict[str, object] | None]:
-    """How a read of a chat kept as one JSON document starts: (False, None) where the file
-    is gone or refused (said), or holds no object (counted): nothing to read; (True, the
-    document) where it is at most `cap` bytes and parses; (True, None) where it is to be
-    read in pieces: too big to parse whole, or broken (what precedes the break is kept)."""
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A chat kept as one JSON document, as a read of it starts: `top` is the object
+    parsed whole (at most the cap, and it parses), None where it is read in pieces (too big
+    to parse, or broken: what precedes the break is kept) or is an array; `items` are the objects of its
+    array (under `key`, or the document itself where `key` is None), each other value
+    counted ("not an object"), a cut counted and said."""
+
+    path: Path
+    app: str
+    key: str | None
+    top: dict[str, object] | None
+    items: Iterator[dict[str, object]]
+
+    def members(self, diagnostics: Diagnostics) -> dict[str, object]:
+        """The document's top-level members (its array left unread where it is read in
+        pieces: those before a cut, the cut counted and said)."""
+        if self.top is not None or self.key is None:
+            return self.top or {}
+        from ..jsonstream import file_members
+
+        found = file_members(
+            self.path, frozenset({self.key}), diagnostics, self.app, cut=True
+        )
+        return found or {}
+
+
+def document(
+    path: Path, app: str, key: str | None, cap: int, diagnostics: Diagnostics
+) -> Document | None:
+    """How a read of a chat kept as one JSON document starts (see Document); None where
+    there is nothing to read: the file is gone or refused (said), or holds no object
+    (no array where `key` is None) (counted)."""
     size = stat_size(path)
     if size is None:
         diagnostics.problem(
             files.refused_problem(app, path) or f"{app}: {path} vanished"
         )
-        return False, None
-    if size > cap:
-        return True, None
-    value = files.read_json_file(path, limit=cap, diagnostics=diagnostics)
+        return None
+    value = None
+    if size <= cap:
+        value = files.read_json_file(path, limit=cap, diagnostics=diagnostics)
+        if value is not None and not isinstance(value, dict if key else list):
+            diagnostics.skip(str(path), 1, "not an object")
+            return None
+    if value is None:  # too big to parse whole, or broken: an item at a time
+        return Document(path, app, key, None, items(path, key, diagnostics, app))
     if isinstance(value, dict):
-        return True, value
-    if value is not None:
-        diagnostics.skip(str(path), 1, "not an object")
-        return False, None
-    return True, None
+        found = _objects(as_list(value.get(key)), path, diagnostics)
+        return Document(path, app, key, value, found)
+    return Document(path, app, key, None, _objects(as_list(value), path, diagnostics))
+
+
+def _objects(
+    found: list[object], path: Path, diagnostics: Diagnostics
+) -> Iterator[dict[str, object]]:
+    for item in found:
+        if isinstance(item, dict):
+            yield item
+        else:
+            diagnostics.skip(str(path), 0, "not an object")
+
+
+def items(
+    path: Path,
+    key: str | None,
+    diagnostics: Diagnostics,
+    app: str,
+    *,
+    counted: bool = True,
+    types: tuple[str, ...] | None = None,
+    chunk: int | None = None,
+) -> Iterator[dict[str, object]]:
+    """The objects of the document's array (under `key`, or the document itself) read one
+    at a time, the file `chunk` bytes at a time (files.CHUNK unless said): another value
+    counted (unless not `counted`), and, where `types` are given, a message of another
+    type; a cut counted and said."""
+    from ..jsonstream import file_items
+
+    for item in file_items(path, key, diagnostics, app, chunk=chunk):
+        if not isinstance(item, dict):
+            if counted:
+                diagnostics.skip(str(path), 0, "not an object")
+        elif types is not None and type_tag(item.get("type")) not in types:
+            diagnostics.unknown_type(f"message:{item.get('type')}")
+        else:
+            yield item
 
 
 def read(
@@ -377,17 +445,19 @@ def read(
     other types are counted. Lazy past READ_LIMIT, or whatever its size when `chunk` is
     given: one message at a time, the file read `chunk` bytes at a time."""
     if chunk is not None:
-        return first_id(path), _streamed(path, diagnostics, app, types, chunk)
+        return first_id(path), items(
+            path, "messages", diagnostics, app, types=types, chunk=chunk
+        )
     size = file_size(path)
     if size > READ_LIMIT:
         top = ends(path) or {}
         session_id = text_of(top, "sessionId") or first_id(path)
-        return session_id, _streamed(path, diagnostics, app, types, None)
+        return session_id, items(path, "messages", diagnostics, app, types=types)
     document = files.read_json_file(path, limit=READ_LIMIT, diagnostics=diagnostics)
     if document is None and size:
         # broken: a message at a time, so that a chat cut short (a write stopped half
         # way) keeps the messages before its cut, and says where it stopped
-        return first_id(path), _streamed(path, diagnostics, app, types, None)
+        return first_id(path), items(path, "messages", diagnostics, app, types=types)
     if not isinstance(document, dict):
         diagnostics.skip(str(path), 1, "not JSON")
     found = []
@@ -397,22 +467,3 @@ def read(
         else:
             diagnostics.unknown_type(f"message:{message.get('type')}")
     return text_of(document, "sessionId"), found
-
-
-def _streamed(
-    path: Path,
-    diagnostics: Diagnostics,
-    app: str,
-    types: tuple[str, ...] | None,
-    chunk: int | None,
-) -> Iterator[dict[str, object]]:
-    """The chat's messages read one at a time (those of the known `types`, unless None)."""
-    from ..jsonstream import file_items
-
-    for message in file_items(path, "messages", diagnostics, app, chunk=chunk):
-        if not isinstance(message, dict):
-            diagnostics.skip(str(path), 0, "not an object")
-        elif types is not None and type_tag(message.get("type")) not in types:
-            diagnostics.unknown_type(f"message:{message.get('type')}")
-        else:
-            yield message

@@ -410,22 +410,14 @@ def read(
     from . import _json_chat
 
     path = Path(session.path)
-    readable, value = _json_chat.small_document(path, NAME, WHOLE_CAP, diagnostics)
-    if not readable:
+    found = _json_chat.document(path, NAME, "chatHistory", WHOLE_CAP, diagnostics)
+    if found is None:
         return
     reader = _Reader(session, diagnostics)
-    if value is not None:
-        reader.keep(value)
-        yield from reader.items(as_list(value.get("chatHistory")))
-        yield from reader.left()
-        return
-    # too big to parse whole, or broken: one chat item at a time; the sub-agents and
-    # summaries' costs kept after the history taken from the file's end first, so that
-    # a sub-agent is given where it ran
-    from ..jsonstream import file_items
-
-    reader.keep(_after_history(path))
-    yield from reader.items(file_items(path, "chatHistory", diagnostics, NAME))
+    # the sub-agents and summaries' costs, kept before the history is read so that a
+    # sub-agent is given where it ran: from the file's end where it is read in pieces
+    reader.keep(found.top if found.top is not None else _after_history(path))
+    yield from reader.items(found.items)
     yield from reader.left()
 
 

@@ -353,28 +353,14 @@ def read(
     if session.path is None:
         return
     path = Path(session.path)
-    size = stat_size(path)
-    if size is None:
-        diagnostics.problem(
-            files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
-        )
-        return
     if path.name == _legacy.MESSAGES:
         yield from _legacy.read(session, WHOLE_CAP, diagnostics)
         return
-    reader = _Reader(session, diagnostics)
-    if size <= WHOLE_CAP:
-        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
-        if isinstance(value, list):
-            yield from reader.messages(value)
-            return
-        if value is not None:
-            diagnostics.skip(str(path), 1, "not an object")
-            return
-    # too big to parse whole, or broken: one message at a time
-    from ..jsonstream import file_items
+    from . import _json_chat
 
-    yield from reader.messages(file_items(path, None, diagnostics, NAME))
+    found = _json_chat.document(path, NAME, None, WHOLE_CAP, diagnostics)
+    if found is not None:
+        yield from _Reader(session, diagnostics).messages(found.items)
 
 
 class _Reader:

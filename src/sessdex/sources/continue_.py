@@ -245,7 +245,9 @@ def _in_pieces(path: Path, diagnostics: Diagnostics, app: str = NAME) -> _Facts 
             diagnostics.skip(str(path), 1, "not JSON")
         return None
     prompt = None
-    for item in _history(path, diagnostics, counted=False, app=app):
+    from . import _json_chat
+
+    for item in _json_chat.items(path, "history", diagnostics, app, counted=False):
         message = as_dict(item.get("message"))
         if message.get("role") == "user":
             prompt = _text(message.get("content"))
@@ -321,44 +323,21 @@ def read(
     from . import _json_chat
 
     path = Path(session.path)
-    readable, top = _json_chat.small_document(path, NAME, WHOLE_CAP, diagnostics)
-    if not readable:
+    found = _json_chat.document(path, NAME, "history", WHOLE_CAP, diagnostics)
+    if found is None:
         return
-    if top is not None:
-        items: list[dict[str, object]] = []
-        for item in as_list(top.get("history")):
-            if isinstance(item, dict):
-                items.append(item)
-            else:
-                diagnostics.skip(str(path), 0, "not an object")
-        totals = as_dict(top.get("usage"))
+    if found.top is not None:
+        items = list(found.items)
+        totals = as_dict(found.top.get("usage"))
         copied = _copied(items, totals)
         yield from _Reader(session, diagnostics, copied, totals).items(iter(items))
         return
-    # too big to parse whole, or broken: one history item at a time
-    from ..jsonstream import file_members
-
-    members = file_members(path, _HISTORY, diagnostics, NAME, cut=True) or {}
-    totals = as_dict(members.get("usage"))
-    copied = (
-        _copied(_history(path, Diagnostics(), counted=False), totals) if totals else 0
-    )
-    reader = _Reader(session, diagnostics, copied, totals)
-    yield from reader.items(_history(path, diagnostics))
-
-
-def _history(
-    path: Path, diagnostics: Diagnostics, *, counted: bool = True, app: str = NAME
-) -> Iterator[dict[str, object]]:
-    """The session's history items read one at a time (a cut counted and said, in
-    `app`'s name: the Kiro IDE's chats are read here too)."""
-    from ..jsonstream import file_items
-
-    for item in file_items(path, "history", diagnostics, app):
-        if isinstance(item, dict):
-            yield item
-        elif counted:
-            diagnostics.skip(str(path), 0, "not an object")
+    # too big to parse whole, or broken: one history item at a time, and (when the
+    # totals ask for it) a first pass over them for the copies a fork made
+    totals = as_dict(found.members(diagnostics).get("usage"))
+    quiet = Diagnostics()  # the read counts what is wrong in it
+    copied = _copied(_json_chat.items(path, "history", quiet, NAME), totals) if totals else 0  # fmt: skip
+    yield from _Reader(session, diagnostics, copied, totals).items(found.items)
 
 
 def _copied(

@@ -322,33 +322,16 @@ def read(
             session, NAME, diagnostics, full=full, offset=offset
         )
         return
-    readable, top = _json_chat.small_document(
-        path, NAME, continue_.WHOLE_CAP, diagnostics
-    )
-    if not readable:
+    found = _json_chat.document(path, NAME, "history", continue_.WHOLE_CAP, diagnostics)
+    if found is None:
         return
-    if top is not None:
-        items: list[dict[str, object]] = []
-        for item in as_list(top.get("history")):
-            if isinstance(item, dict):
-                items.append(item)
-            else:
-                diagnostics.skip(str(path), 0, "not an object")
-        totals = as_dict(top.get("usage"))
-        logs = _Executions(path, _workspace(top, path), diagnostics)
-        reader = continue_._Reader(session, diagnostics, 0, totals)
-        yield from reader.items(_kiro_items(iter(items), logs))
-        yield from _credits(reader, logs, session)
-        return
-    # too big to parse whole, or broken: one history item at a time
-    from ..jsonstream import file_members
-
-    members = file_members(path, frozenset({"history"}), Diagnostics(), NAME, cut=True)
-    logs = _Executions(path, _workspace(members or {}, path), diagnostics)
-    reader = continue_._Reader(session, diagnostics, 0, {})
-    yield from reader.items(
-        _kiro_items(continue_._history(path, diagnostics, app=NAME), logs)
-    )
+    # too big to parse whole, or broken: its members read past its history (what they
+    # meet is counted by the read of the history), and no totals (its items' own usage)
+    top = found.members(Diagnostics())
+    logs = _Executions(path, _workspace(top, path), diagnostics)
+    totals = as_dict(found.top.get("usage")) if found.top is not None else {}
+    reader = continue_._Reader(session, diagnostics, 0, totals)
+    yield from reader.items(_kiro_items(found.items, logs))
     yield from _credits(reader, logs, session)
 
 

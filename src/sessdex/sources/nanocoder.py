@@ -397,18 +397,11 @@ def read(
         return
     from . import _json_chat
 
-    path = Path(session.path)
-    readable, top = _json_chat.small_document(path, NAME, WHOLE_CAP, diagnostics)
-    if not readable:
-        return
-    messages: Iterator[object]
-    if top is not None:
-        messages = iter(as_list(top.get("messages")))
-    else:  # too big to parse whole, or broken: a message at a time
-        from ..jsonstream import file_items
-
-        messages = file_items(path, "messages", diagnostics, NAME)
-    yield from _Reader(session, diagnostics).messages(messages)
+    found = _json_chat.document(
+        Path(session.path), NAME, "messages", WHOLE_CAP, diagnostics
+    )
+    if found is not None:
+        yield from _Reader(session, diagnostics).messages(found.items)
 
 
 def read_last(

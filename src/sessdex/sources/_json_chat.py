@@ -251,24 +251,48 @@ def top_members(
     return found
 
 
-# where a message of a chat laid out by JSON.stringify(chat, null, 2) starts: an object at
-# indent 4 (a string's newlines are escaped, and what a message holds sits deeper); and where
-# the messages array closes
-_MESSAGE_START = b"\n    {\n"
-_MESSAGES_OPEN = b'\n  "messages": ['
-_MESSAGES_CLOSE = b"\n    }\n  ]"
 _BACK = 1024 * 1024  # bytes searched for message starts at a time, from the end back
 
 
-def last_messages(path: Path, count: int) -> list[dict[str, object]] | None:
-    """The chat's last `count` messages, found from its end (the bytes before them never
-    read), in order; None where the whole read serves: the chat holds no more than
-    `count`, is not laid out as JSON.stringify(chat, null, 2) writes it, changed while it
-    was read, or one of them is past READ_LIMIT (which the whole read parts, eliding)."""
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How JSON.stringify(chat, null, 2) lays out a chat's array of messages: under a
+    top-level member (its messages objects at indent 4), or the document itself (at indent
+    2). A string's newlines are escaped, so only the document's structure starts a line."""
+
+    document: bytes  # how the document starts
+    opens: bytes  # what opens the array
+    start: bytes  # where a message starts (what a message holds sits deeper)
+    close: bytes  # where the array closes, after its last message
+    outside: re.Pattern[bytes]  # a line less indented than a message: not in the array
+
+    @staticmethod
+    def of(key: str | None) -> _Layout:
+        if key is None:
+            return _Layout(
+                b"[\n", b"[", b"\n  {\n", b"\n  }\n]", re.compile(rb"\n ?\S")
+            )
+        opens = b'\n  "' + key.encode() + b'": ['
+        return _Layout(
+            b"{\n", opens, b"\n    {\n", b"\n    }\n  ]", re.compile(rb"\n {0,3}\S")
+        )
+
+
+def last_messages(
+    path: Path, count: int, key: str | None = "messages"
+) -> list[dict[str, object]] | None:
+    """The chat's last `count` messages (of its array under `key`, or the document itself
+    where it is None), found from its end (the bytes before them never read), in order;
+    None where the whole read serves: the chat holds no more than `count`, is not laid
+    out as JSON.stringify(chat, null, 2) writes it, changed while it was read, or one of
+    them is past READ_LIMIT (which the whole read parts, eliding). The messages are to be
+    the document's last member that holds objects: the array closed last is taken for
+    theirs (one after them, as Auggie's `subAgents`, of fewer than `count` is seen, as
+    they cross out of it; of more, not), so an app that writes another is not read so."""
     try:
         with files.open_regular(path) as stream:
             before = os.fstat(stream.fileno())
-            found = _last_messages(stream, before.st_size, count)
+            found = _last_messages(stream, before.st_size, count, _Layout.of(key))
             after = os.fstat(stream.fileno())
     except OSError:
         return None
@@ -278,29 +302,29 @@ def last_messages(path: Path, count: int) -> list[dict[str, object]] | None:
 
 
 def _last_messages(
-    stream: BinaryIO, size: int, count: int
+    stream: BinaryIO, size: int, count: int, layout: _Layout
 ) -> list[dict[str, object]] | None:
     head = stream.read(_ENDS)
-    opened = head.find(_MESSAGES_OPEN) if head.startswith(b"{\n") else -1
+    opened = head.find(layout.opens) if head.startswith(layout.document) else -1
     if opened < 0:
         return None
-    first = opened + len(_MESSAGES_OPEN)  # the first message's start, if any
+    first = opened + len(layout.opens)  # the first message's start, if any
     stream.seek(max(first, size - _ENDS))
     tail_at = stream.tell()
     tail = stream.read()
-    closed = tail.rfind(_MESSAGES_CLOSE)
-    if closed < 0 or _MESSAGE_START in tail[closed:]:
+    closed = tail.rfind(layout.close)
+    if closed < 0 or layout.start in tail[closed:]:
         return None  # not this layout, or an object after the messages
-    end = tail_at + closed + len(b"\n    }")  # the last message's end
+    end = tail_at + closed + layout.close.index(b"}") + 1  # the last message's end
     starts: list[int] = []
     stop = end
     while stop > first and len(starts) < count:
         begin = max(first, stop - _BACK)
         stream.seek(begin)
-        block = stream.read(stop - begin + len(_MESSAGE_START) - 1)
+        block = stream.read(stop - begin + len(layout.start) - 1)
         at = len(block)
         while len(starts) < count:
-            at = block.rfind(_MESSAGE_START, 0, at)
+            at = block.rfind(layout.start, 0, at)
             if at < 0 or begin + at >= stop:
                 break
             starts.append(begin + at)
@@ -313,6 +337,8 @@ def _last_messages(
         return None
     stream.seek(starts[0])
     data = stream.read(end - starts[0])
+    if layout.outside.search(data, 1):
+        return None  # they cross out of one array: the array closed last is another's
     found: list[dict[str, object]] = []
     for begin, stop in bounds:
         piece = data[begin - starts[0] : stop - starts[0]].rstrip().rstrip(b",")

@@ -16,8 +16,9 @@ long chat puts it there). `turn-checkpoint.json` (a turn in flight) and `log.jso
 CLI's own log, in every chat folder, one with no chat too) are not read. The CLI keeps only
 a chat's last 100 messages (its first prompt, and so its title, can go), and a finished
 answer carries the whole run state again in its `metadata.runState` (not read). A chat
-is one JSON list rewritten whole, so `show --tail` reads it through (a message at a time
-past the size parsed at once) and keeps its end: there is no end to start from.
+is one JSON list rewritten whole; `show --tail` finds its last messages from its end
+(`read_last`), and reads it through (a message at a time past the size parsed at once)
+where it is not laid out so.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
 userError?, attachments?}`; an `ai` message is an answer only when its id says so (the CLI
@@ -77,7 +78,7 @@ from ._values import (
     type_tag,
     written_time,
 )
-from .base import Home, Location, Opened
+from .base import Home, Location, Opened, WholeRead
 
 NAME = "codebuff"
 TITLE = "Codebuff CLI"
@@ -361,6 +362,22 @@ def read(
     found = _json_chat.document(path, NAME, None, WHOLE_CAP, diagnostics)
     if found is not None:
         yield from _Reader(session, diagnostics).messages(found.items)
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the chat's last `rows` messages, found from its end (see base.py):
+    a message's events are its own (a tool's output is on its call's block)."""
+    from . import _json_chat
+
+    path = Path(session.path or "")
+    found = None
+    if path.name != _legacy.MESSAGES:
+        found = _json_chat.last_messages(path, rows, key=None)
+    if found is None:
+        raise WholeRead("not laid out to be read from its end, or no longer than that")
+    yield from _Reader(session, diagnostics).messages(iter(found))
 
 
 class _Reader:

@@ -1,5 +1,5 @@
 """`show --tail N` of a chat kept as one JSON document, for every app that keeps one
-(Nanocoder, Continue, Auggie, Kiro IDE, Codebuff): the same last N events as the whole read
+(Nanocoder, Continue, Auggie, Kiro IDE, Codebuff, Amp, Cline): the same last N events as the whole read
 shows, whether the app's pretty layout lets them be found from the document's end or a
 minified copy is read through; and never a parse of the whole document past the size
 parsed at once (orjson.loads instrumented)."""
@@ -16,7 +16,15 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.model import Event
-from sessdex.sources import Home, auggie, codebuff, continue_, nanocoder
+from sessdex.sources import (
+    Home,
+    _vscode_tasks,
+    amp,
+    auggie,
+    codebuff,
+    continue_,
+    nanocoder,
+)
 from sessdex.transcripts import transcript
 
 DATA = Path(__file__).parent / "data"
@@ -45,6 +53,17 @@ CHATS = {
         "chatHistory",
         False,
     ),
+    "amp": (
+        ".local/share/amp/threads/T-5e1c9a70-2b1f-4c3e-9d7a-0f1e2d3c4b5a.json",
+        "messages",
+        False,
+    ),
+    "cline": (
+        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1790931121000/"
+        "ui_messages.json",
+        None,
+        False,
+    ),
     "kiroide": (
         ".config/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions/"
         "L2hvbWUvYWxleC9jb2RlL3Nob3AtYXBp/2b7e4c1a-9d3f-4e6a-8b5c-1f0e2d3c4b5a.json",
@@ -56,7 +75,7 @@ CHATS = {
 
 @pytest.fixture(autouse=True)
 def _small_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in (nanocoder, continue_, auggie, codebuff):  # kiroide: Continue's
+    for module in (nanocoder, continue_, auggie, codebuff, amp, _vscode_tasks):
         monkeypatch.setattr(module, "WHOLE_CAP", CAP)
 
 

@@ -46,11 +46,16 @@ CHATS = {
     "continue": (
         ".continue/sessions/0b7e2c1a-5d4f-4e8a-9c3b-2f1e0d9c8b7a.json",
         "history",
-        False,
+        True,
     ),
     "auggie": (
         ".augment/sessions/9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b.json",
         "chatHistory",
+        False,
+    ),
+    "continue:totals": (  # the CLI's running totals: read whole
+        ".continue/sessions/4f5fc9a5-a39f-4520-a3f4-893c822b4150.json",
+        "history",
         False,
     ),
     "amp": (
@@ -83,6 +88,7 @@ def _big_chat(tmp_path: Path, app: str, *, pretty: bool) -> tuple[Home, str]:
     """The app's fixture home with one chat's messages repeated past 8 times CAP, written
     as the app writes it (JSON.stringify(chat, null, 2)) or minified; and its id."""
     relative, key, _ = CHATS[app]
+    app = app.partition(":")[0]
     shutil.copytree(DATA / app / "home", tmp_path / "home")
     path = tmp_path / "home" / relative
     chat = json.loads(path.read_text())

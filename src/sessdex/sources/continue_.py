@@ -25,7 +25,8 @@ history into a new one whose totals start at zero: its copied responses count in
 session they came from (the first ones, as far as the history's sum passes its totals).
 The extension titles a chat, keeps the chat model's title (`chatModelTitle`), the mode and
 a `file://` URI for the folder; the CLI titles only interactive chats ("Untitled Session"
-otherwise: the first prompt titles those here).
+otherwise: the first prompt titles those here). `show --tail` finds a session's last items
+from its end, but where it keeps running totals (the whole history says what they count).
 
 Resume: `cn --resume` takes no id and reopens only the newest session file, whichever it is
 (by whole milliseconds; of files written in the same one, the first by name); `cn --fork
@@ -67,7 +68,7 @@ from ._values import (
     type_tag,
     written_time,
 )
-from .base import Home, Location, Opened
+from .base import Home, Location, Opened, WholeRead
 
 NAME = "continue"
 TITLE = "Continue (cn CLI and IDE extensions)"
@@ -340,6 +341,32 @@ def read(
     yield from _Reader(session, diagnostics, copied, totals).items(found.items)
 
 
+# the running totals as JSON.stringify(session, null, 2) writes them: a top-level member
+_TOTALS = b'\n  "usage": '
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the session's last `rows` history items, found from its end (see
+    base.py), the item before them translated too, unshown, for the calls it left
+    waiting. Not where the session keeps running totals (`usage`, after its history):
+    which responses a fork copied, and whether any carries its own usage, take the
+    whole history."""
+    from . import _json_chat
+
+    path = Path(session.path or "")
+    found = _json_chat.last_messages(path, rows + 1, key="history")
+    ends = _json_chat.end_bytes(path) if found is not None else None
+    if found is None or ends is None or any(_TOTALS in block for block in ends):
+        raise WholeRead("not laid out to be read from its end, keeps totals, or short")
+    reader = _Reader(session, diagnostics, 0, {})
+    for _ in reader.read(iter(found[:1])):
+        pass
+    reader.event = Emitter(session.id)  # the events shown are numbered from the first
+    yield from reader.items(iter(found[1:]))
+
+
 def _copied(
     items: Iterator[dict[str, object]] | list[dict[str, object]],
     totals: dict[str, object],
@@ -412,6 +439,12 @@ class _Reader:
         self.tools: dict[str, str | None] = {}  # call id -> tool name
 
     def items(self, items: Iterator[dict[str, object]]) -> Iterator[Event]:
+        yield from self.read(items)
+        yield from self.flush()
+        yield from self.summed()
+
+    def read(self, items: Iterator[dict[str, object]]) -> Iterator[Event]:
+        """The items' events, the outputs of the last one's calls still waiting."""
         for item in items:
             message = as_dict(item.get("message"))
             role = type_tag(message.get("role"))
@@ -421,8 +454,6 @@ class _Reader:
                 self.diagnostics.unknown_type(f"message:{role}")
                 continue
             yield from self.item(item, message, str(role))
-        yield from self.flush()
-        yield from self.summed()
 
     def item(
         self, item: dict[str, object], message: dict[str, object], role: str

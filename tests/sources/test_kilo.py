@@ -469,3 +469,30 @@ def test_a_title_kilo_run_made_of_the_prompt_is_shown_as_typed(
         "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
     )
     assert found[session].title == expected
+def test_a_cli_session_started_in_ask_or_plan_reopens_in_it(tmp_path: Path) -> None:
+    """Kilo's built-in `ask` and `plan` agents make no edits: a session started in one
+    reopens in it (`--agent`), not in the default `build`; `debug`, which edits, and a
+    custom agent are named in a note and not passed."""
+    import shutil
+    import sqlite3
+
+    source = Path(__file__).parent.parent / "data" / "opencode" / "home"
+    home = tmp_path / "home" / ".local/share/kilo"
+    home.mkdir(parents=True)
+    database = home / "kilo.db"
+    shutil.copy(source / ".local/share/opencode/opencode.db", database)
+    basic = "ses_dd47cef52ffe38O37iH1Ffe05b"
+    other = "ses_dd40000000ffeSynthCache01"
+    writer = sqlite3.connect(database)
+    writer.execute("UPDATE session SET agent = 'ask' WHERE id = ?", (basic,))
+    writer.execute("UPDATE session SET agent = 'debug' WHERE id = ?", (other,))
+    writer.commit()
+    writer.close()
+    location = kilo.locate(Home.at(tmp_path / "home"))
+    [path] = list(kilo.scan(location))
+    found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}
+    asked = kilo.resume(found[basic])
+    assert asked is not None and asked.argv[-2:] == ("--agent", "ask")
+    debugged = kilo.resume(found[other])
+    assert debugged is not None and "--agent" not in debugged.argv
+    assert any("'debug' not passed" in note for note in debugged.notes)

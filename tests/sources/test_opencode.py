@@ -581,3 +581,37 @@ def test_a_session_row_with_no_id_is_counted_not_dropped_unsaid(
     found = sessions(home, diagnostics)
     assert BASIC not in found and PARENT in found
     assert diagnostics.skipped == {"bad value": 1}
+
+
+def test_resume_keeps_a_read_only_agent_the_session_was_started_with(
+    tmp_path: Path,
+) -> None:
+    """A session started with `--agent plan` (the session row's `agent`) reopens in plan,
+    not in the default `build` that may edit files; a custom agent, whose permissions
+    only the user's config knows, is named in a note and not passed."""
+    folder = tmp_path / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    shutil.copy(DB, folder / "opencode.db")
+    writer = sqlite3.connect(folder / "opencode.db")
+    writer.execute("UPDATE session SET agent = 'plan' WHERE id = ?", (BASIC,))
+    writer.execute("UPDATE session SET agent = 'reviewer' WHERE id = ?", (CACHED,))
+    writer.commit()
+    writer.close()
+    found = sessions(tmp_path)
+    planned = opencode.resume(found[BASIC])
+    assert planned is not None
+    assert planned.argv == (
+        "opencode",
+        "--session",
+        BASIC,
+        "--model",
+        "mock/mock-model",
+        "--agent",
+        "plan",
+    )
+    custom = opencode.resume(found[CACHED])
+    assert custom is not None and "--agent" not in custom.argv
+    assert any("'reviewer' not passed" in note for note in custom.notes)
+    # the default agent needs no flag and no note
+    plain = opencode.resume(sessions()[BASIC])
+    assert plain is not None and "--agent" not in plain.argv and plain.notes == ()

@@ -40,12 +40,16 @@ CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
     "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
     "kilo.db from the Kilo CLI 7.7.7 (real runs: OpenCode's 1.x tables, sub-agents, resume "
-    "checked against its --help) and 7.7.9 (its @kilocode/cli-linux-x64 binary through the "
-    "same suite: the same tables and migrations); "
+    "checked against its --help and its bundled TUI, agents from its built-in list) "
+    "and 7.7.9 (its @kilocode/cli-linux-x64 binary through the same suite: the same tables and migrations); "
     "channel database names from Kilo-Org/kilocode's storage/database.ts (after CLI 7.1.2)"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", *EDITOR_VARIABLES, "XDG_DATA_HOME", "KILO_DB")
 INSTALL_HINT = "npm install -g @kilocode/cli"
+# the Kilo CLI's built-in agents that make no edits (7.7.7's agent list: `plan` "disallows
+# all edit tools", `ask` answers "without making changes"); `debug` and `orchestrator` edit
+# or hand work to agents that do, so a session started in one reopens in the default
+READ_ONLY_AGENTS = frozenset({"plan", "ask"})
 
 _STORE = TaskStore(
     NAME,
@@ -143,13 +147,15 @@ def read_last(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`kilo --session <id>` for a CLI session; None for an extension task, which Kilo
-    Code's History view reopens."""
+    """`kilo --session <id>` for a CLI session, in its `ask` or `plan` agent where it was
+    started in one (see `opencode.resume`); None for an extension task, which Kilo Code's
+    History view reopens."""
     if session.path and "#session/" in session.path:
         return opencode.resume(
             session,
             keep_permissions=keep_permissions,
             program="kilo",
             install_hint=INSTALL_HINT,
+            read_only_agents=READ_ONLY_AGENTS,
         )
     return None

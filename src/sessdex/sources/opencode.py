@@ -88,7 +88,8 @@ CHECKED_WITH = (
     "the `session` table's fork columns beside `session_message` from anomalyco/opencode's "
     "packages/core/src/session/sql.ts @02ce4a33 (source only); "
     "resume checked against 1.18.33's --help and anomalyco/opencode's tui/thread.ts "
-    "@01d247b9 (`--session`, `--model provider/model`, no variant flag)"
+    "@01d247b9 (`--session`, `--model provider/model`, no variant flag) and 1.18.33's "
+    "bundled TUI (`--agent` wins over the agent it restores from the last prompt)"
 )
 NEWEST_CHECKED = "2.0.15"  # doctor names versions past it
 ENV_VARS = ("XDG_DATA_HOME", "OPENCODE_DB")
@@ -102,6 +103,11 @@ _SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{1,64}")
 INSTALL_HINT = (
     "npm install -g opencode-ai  (or: curl -fsSL https://opencode.ai/install | bash)"
 )
+# the built-in agents that cannot edit files (1.18.33's agent list: `plan` "disallows all
+# edit tools"); `build` is the default, and any other agent's permissions are the user's
+# config, which sessdex does not read
+READ_ONLY_AGENTS = frozenset({"plan"})
+_DEFAULT_AGENT = "build"
 
 _SESSION_COLUMNS = (
     "id",
@@ -1237,10 +1243,17 @@ def resume(
     keep_permissions: bool = False,
     program: str = "opencode",
     install_hint: str = INSTALL_HINT,
+    read_only_agents: frozenset[str] = READ_ONLY_AGENTS,
 ) -> ResumePlan | None:
     """`opencode --session <id>` in the session's folder, with `--model provider/model` when known.
 
     OpenCode sets approvals per tool in its config, not per session, so nothing is withheld.
+    The agent the session was started with (its row's `agent`, `--agent plan`) is passed
+    as `--agent` only when it is one of the built-in `read_only_agents`: a session run
+    that way must not reopen in the default agent, which edits files. Any other agent is
+    named in a note and not passed: a custom agent's permissions are the user's config,
+    unknown here, and may allow more than the default. Without `--agent`, 1.18.33's TUI
+    goes back to the agent of the session's last prompt where that agent still exists.
     `program` names a fork with the same command line (Kilo's `kilo`).
     """
     argv = [program, "--session", session.id]
@@ -1248,6 +1261,16 @@ def resume(
     if session.model and isinstance(provider, str):
         argv += ["--model", f"{provider}/{session.model}"]
     notes: list[str] = []
+    agent = session.extra.get("agent")
+    if isinstance(agent, str) and agent and not session.parent_id:
+        if agent in read_only_agents:
+            argv += ["--agent", agent]
+        elif agent != _DEFAULT_AGENT:
+            notes.append(
+                f"agent {agent!r} not passed: its permissions come from your config, "
+                f"which sessdex does not read; {program} itself goes back to the agent "
+                "of the session's last prompt where that agent still exists"
+            )
     if session.effort:  # only `run` takes --variant (checked against opencode 1.18.33)
         notes.append(
             f"reasoning variant {session.effort!r} not passed: the {program} TUI takes "

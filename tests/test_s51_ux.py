@@ -105,7 +105,7 @@ def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
     """SESSDEX_SHELL=tcsh exited 2, a usage error, where the command line was right: the
     README's 2 is for what was typed. A bad environment value is an error sessdex
     explains (1, as a home it cannot find), on each path that writes a command line: the
-    printed resume line, an export's header, a hint naming a command."""
+    printed resume line, an export's header."""
     tcsh = {"SESSDEX_SHELL": "tcsh"}
     said = "Error: SESSDEX_SHELL is 'tcsh'; set it to sh (or dash, posix), bash"
     spaced = str(tmp_path / "demo home")  # a --home named back needs quoting
@@ -115,8 +115,6 @@ def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
         ["resume", "019a", "--json", "--home", DEMO],
         ["export", "019a", "--home", DEMO],
         ["export", "019a", "-o", str(tmp_path / "out.md"), "--home", DEMO],
-        ["show", "ffff", "--home", spaced],
-        ["find", "no-such-word", "--app", "codex", "--home", spaced],
     ):
         code, out, err = invoke(*args, env=tcsh)
         assert (code, out) == (1, ""), (args, err)
@@ -127,6 +125,40 @@ def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
     from sessdex.errors import BadSetting, BadValue, SessdexError
 
     assert issubclass(BadSetting, SessdexError) and not issubclass(BadSetting, BadValue)
+
+
+def test_an_unknown_sessdex_shell_does_not_fail_a_listing_for_its_hint(
+    tmp_path: Path,
+) -> None:
+    """With SESSDEX_SHELL=tcsh, a `find` or `list` that matched nothing exited 1 only
+    because its hint line names a command (quoted for the user's shell, for a `--home`
+    or an `--app`). The listing is what was asked: it exits 0, its hint names the
+    command without the words that need quoting, and says why."""
+    tcsh = {"SESSDEX_SHELL": "tcsh"}
+    spaced = str(tmp_path / "demo home")  # a --home named back needs quoting
+    shutil.copytree(DEMO, spaced)
+    empty = tmp_path / "empty home"
+    empty.mkdir()
+    why = "(SESSDEX_SHELL names a shell sessdex does not know)"
+    code, out, err = invoke(
+        "find", "no-such-word", "--app", "codex", "--home", spaced, env=tcsh
+    )
+    assert (code, out) == (0, ""), err
+    assert "No session matches 'no-such-word'" in err
+    assert f"'sessdex list' with the same --home {why} shows recent sessions." in err
+    code, out, err = invoke("list", "--app", "codex", "--since", "2099-01-01", env=tcsh)
+    assert code == 0 and "Error" not in err, err
+    for args in (["list"], ["find", "anything"]):
+        code, out, err = invoke(*args, "--home", str(empty), env=tcsh)
+        assert (code, out) == (0, ""), (args, err)
+        assert f"'sessdex doctor' with the same --home {why}" in err, args
+    code, out, err = invoke(
+        "list", "--since", "2099-01-01", "--app", "codex", "--home", spaced, env=tcsh
+    )
+    assert code == 0 and "No session matches --app codex --since 2099-01-01" in err
+    # an error stays an error, its hint without the command line
+    code, _, err = invoke("show", "ffff", "--home", spaced, env=tcsh)
+    assert code == 1 and f"Run 'sessdex list' with the same --home {why}" in err
 
 
 def test_explain_of_a_day_with_nothing_in_it_says_so_and_is_no_error() -> None:

@@ -94,19 +94,25 @@ def named(*words: str) -> str:
     'sessdex list --app codex --home DIR', DIR quoted for the user's shell. Quotes the
     line holds itself are not used around it (`…` then, or none). A word that is not
     plain (a session id a file gave: `x;touch y`, `$(…)`) is quoted for the shell too,
-    so that the line is safe to paste."""
+    so that the line is safe to paste. Where `SESSDEX_SHELL` names a shell sessdex does
+    not know, the words needing its rules are left out and the reason said: a hint is
+    no reason to fail a listing (a line to run, as `resume --print` writes, is)."""
     plain = all(word and _PLAIN.issuperset(word) for word in words)
     if _NAMING.get() or (_HOME.get() is None and plain):  # no shells' rules needed
         return f"'{' '.join(('sessdex', *words))}'"
-    from .errors import NotQuotable
+    from .errors import BadSetting, NotQuotable
 
     naming = _NAMING.set(True)
     try:
         typed = line(*words)
-    except NotQuotable:  # a word the shell cannot be given: said, not printed wrong
+    except (NotQuotable, BadSetting) as error:  # said, not printed wrong
+        unknown = isinstance(error, BadSetting)
+        why = " (SESSDEX_SHELL names a shell sessdex does not know)" if unknown else ""
         if not plain:
+            if unknown:
+                return f"'sessdex {words[0]}' with that id{why}"
             return f"'sessdex {words[0]}' (that id cannot be typed in your shell)"
-        return f"'{' '.join(('sessdex', *words))}' with the same --home"
+        return f"'{' '.join(('sessdex', *words))}' with the same --home{why}"
     finally:
         _NAMING.reset(naming)
     for mark in "'\"`":

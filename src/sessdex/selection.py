@@ -206,12 +206,36 @@ def nothing_matches(
     None when no word or option narrowed the listing. `hidden`: how many sub-agents
     matched, which only `--all` lists; `wider`: how many sessions the words match
     without `--since` and `--here`. Shared with the quick path, which says it too
-    rather than start the full command for one line."""
-    from .shells import word
+    rather than start the full command for one line. Where `SESSDEX_SHELL` names a
+    shell sessdex does not know, the options are quoted as sh quotes them, and said so
+    where that changed one: a hint is no reason to fail the listing."""
+    from .errors import BadSetting
+    from .shells import POSIX, current, word
 
-    options = [f"--app {word(app)}" for app in apps]
-    options += [f"--since {word(since)}"] if since else []
+    try:
+        shell, told = current(), ""
+    except BadSetting:
+        shell = POSIX
+        told = " (quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
+    options = [f"--app {word(app, shell)}" for app in apps]
+    options += [f"--since {word(since, shell)}"] if since else []
     options += ["--here"] if here else []
+    hint = _nothing_matches(query, apps, options, hidden, wider)
+    given = [*apps, *([since] if since else [])]
+    changed = any(word(value, shell) != value for value in given)
+    if hint and told and changed and "SESSDEX_SHELL" not in hint:
+        hint += told
+    return hint
+
+
+def _nothing_matches(
+    query: str | None,
+    apps: Sequence[str],
+    options: list[str],
+    hidden: int,
+    wider: int,
+) -> str | None:
+    """`nothing_matches`'s line, the options already written as the user types them."""
     if hidden and (query or options):
         asked = repr(query) if query else " ".join(options)
         within = f" with {' '.join(options)}" if query and options else ""

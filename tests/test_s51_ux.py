@@ -257,3 +257,24 @@ def test_a_weeks_day_that_is_no_monday_names_the_weeks_key() -> None:
     )
     code, out, _ = invoke("usage", "weekly", "--explain", "2026-11-23", "--home", DEMO)
     assert code == 0 and out.startswith("row 2026-11-23: 7 responses")
+
+
+def test_demo_given_a_home_says_it_reads_its_own_and_how_to_read_that_one(
+    tmp_path: Path,
+) -> None:
+    """`sessdex demo --home X` answered click's "No such option '--home'. Did you mean
+    '--help'?". It is a usage error still (demo reads only the home shipped with it),
+    but one that says so, how to list X, and how to point another command at the demo
+    home."""
+    folder = tmp_path / "my home"
+    folder.mkdir()
+    for given in (str(folder), str(tmp_path / "not there")):
+        code, out, err = invoke("demo", "--home", given)
+        assert (code, out) == (2, ""), err
+        assert "No such option" not in err
+        assert "demo reads the demo home shipped with sessdex, not a --home" in err
+        assert f"'sessdex list --home {given}'" not in err  # quoted for the shell
+        assert f"\"sessdex list --home '{given}'\"" in err
+        assert f"'sessdex list --home {DEMO}'" in err
+    code, out, _ = invoke("demo")
+    assert code == 0 and "$ sessdex list --home" in out

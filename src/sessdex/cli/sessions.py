@@ -771,8 +771,11 @@ def _say_not_found(
 
 
 @main.command("demo", context_settings=CONTEXT)
+# taken only to say what to do instead: a newcomer gives demo the --home every other
+# command takes, and click's "No such option '--home'. Did you mean '--help'?" helps no one
+@click.option("--home", "given_home", hidden=True, metavar="DIR")
 @fail_nicely
-def demo_command() -> None:
+def demo_command(given_home: str | None) -> None:
     """Show what sessdex does, on a small demo home shipped with it.
 
     Runs `list`, `find` and `resume --print` against the demo home; each command
@@ -786,6 +789,13 @@ def demo_command() -> None:
     from ..views.text import coloured
 
     home = api.demo_home()
+    if given_home is not None:
+        raise click.UsageError(
+            "demo reads the demo home shipped with sessdex, not a --home: "
+            f"{hints.named('list', '--home', given_home)} lists that folder's sessions, "
+            f"and {hints.named('list', '--home', str(home.path))} (or any other command "
+            "given that --home) reads the demo home."
+        )
     listing = api.list_sessions(home)
     styled = coloured(sys.stdout)
 

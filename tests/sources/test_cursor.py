@@ -402,3 +402,18 @@ def test_resume_runs_cursors_own_cli_by_either_name(
     check = api.check_resume(home, SHOP)
     assert check.cli_path == str(bin_dir / "agent") and check.plan.argv[0] == "agent"
     assert not any("PATH" in r for r in check.refusals)
+
+
+def test_resume_keeps_plan_or_ask_mode() -> None:
+    """A chat the store records in plan mode (`meta.mode`) reopens in it with
+    `--mode plan`, not in the default agent mode that edits files; a mode the CLI's
+    `--mode` does not take (`search`, `default`) adds nothing."""
+    from dataclasses import replace
+
+    found = sessions(Home.at(DATA / "home"))
+    for mode in ("plan", "ask"):
+        plan = cursor.resume(replace(found[NOTES], permission_mode=mode))
+        assert plan is not None and plan.argv[-2:] == ("--mode", mode)
+    for mode in ("search", "default", None):
+        plain = cursor.resume(replace(found[NOTES], permission_mode=mode))
+        assert plain is not None and "--mode" not in plain.argv

@@ -76,12 +76,15 @@ CHECKED_WITH = (
     "Cursor CLI 2026.06-2026.08 (per public readers); IDE store of Cursor 3.x (composerData "
     "_v 16, bubbles _v 3, per a public reader's notes); no real capture"
     "; the old Chat panel's tabs (Cursor 2024 to early 2025) per five public readers"
-    "; resume flags from Cursor's CLI docs (not run)"
+    "; resume flags from Cursor's CLI docs (not run), `--mode plan|ask` too"
 )
 ENV_VARS = ("CURSOR_CONFIG_DIR", "XDG_CONFIG_HOME", "VSCODE_APPDATA")
 
 
 _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
+# the modes the CLI's `--mode` takes, both read-only (Cursor's CLI docs); the store's
+# `meta.mode` says `plan` for a chat in plan mode (public readers' notes)
+_READ_ONLY_MODES = frozenset({"plan", "ask"})
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 _MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
 
@@ -555,12 +558,16 @@ class _Reader:
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`agent --resume <id>` in the workspace (the CLI finds chats by md5 of the cwd); an
-    IDE conversation opens in the IDE only."""
+    IDE conversation opens in the IDE only. A chat the store records in plan or ask mode
+    (`meta.mode`) reopens in it with `--mode` (the CLI's two read-only modes): never in
+    the default agent mode, which edits files. Another mode adds nothing."""
     if session.parent_id or not session.cwd or session.extra.get("store") == "ide":
         return None
     argv = ["agent", "--resume", session.id]
     if session.model:
         argv += ["--model", session.model]
+    if session.permission_mode in _READ_ONLY_MODES:
+        argv += ["--mode", session.permission_mode]
     withheld: list[str] = []
     if session.permission_mode == "run-everything":
         if keep_permissions:

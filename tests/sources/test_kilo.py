@@ -469,6 +469,8 @@ def test_a_title_kilo_run_made_of_the_prompt_is_shown_as_typed(
         "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
     )
     assert found[session].title == expected
+
+
 def test_a_cli_session_started_in_ask_or_plan_reopens_in_it(tmp_path: Path) -> None:
     """Kilo's built-in `ask` and `plan` agents make no edits: a session started in one
     reopens in it (`--agent`), not in the default `build`; `debug`, which edits, and a

@@ -1248,8 +1248,9 @@ def resume(
     """`opencode --session <id>` in the session's folder, with `--model provider/model` when known.
 
     OpenCode sets approvals per tool in its config, not per session, so nothing is withheld.
-    The agent the session was started with (its row's `agent`, `--agent plan`) is passed
-    as `--agent` only when it is one of the built-in `read_only_agents`: a session run
+    The agent of the session's last prompt (its row's `agent`: `--agent plan` at start,
+    then each prompt's, as 1.18.33's `Session.setAgentModel` writes it) is passed as
+    `--agent` only when it is one of the built-in `read_only_agents`: a session run
     that way must not reopen in the default agent, which edits files. Any other agent is
     named in a note and not passed: a custom agent's permissions are the user's config,
     unknown here, and may allow more than the default. Without `--agent`, 1.18.33's TUI

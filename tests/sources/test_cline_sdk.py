@@ -392,3 +392,35 @@ def test_a_failed_command_shows_its_error_and_what_it_printed() -> None:
     assert _operation_text(failed) == "Command exited with code 1\n3 passed\n1 failed\n"
     assert _operation_text(failed | {"result": ""}) == "Command exited with code 1"
     assert _operation_text(failed | {"success": True}) == "3 passed\n1 failed\n"
+
+
+NEXT = DATA / "next" / "home"  # made by data/cline/sdk/next/make_next.py
+NEXT_LEAD = "1797000000000_n3xt1"
+
+
+def test_next_release_links_each_spawn_to_the_sub_agent_it_started() -> None:
+    # Cline's next release names, on the assistant message, the child session each
+    # tool call started (`childSessions`): the links win over the files' start times
+    got = events(sessions(Home.at(NEXT))[NEXT_LEAD])
+    started = [
+        (e.call_id, e.text, e.extra["child_id"]) for e in got if e.kind == "subagent"
+    ]
+    assert started == [
+        ("toolu_head", "Describe the header", f"{NEXT_LEAD}__agent_head"),
+        ("toolu_foot", "Describe the footer", f"{NEXT_LEAD}__agent_foot"),
+    ]
+    head = [e.text for e in got if e.agent_id == f"{NEXT_LEAD}__agent_head"]
+    assert head == ["Describe the header", "A logo and a menu.", None]
+
+
+def test_next_release_images_kept_as_blobs_are_shown_as_notes() -> None:
+    diagnostics = Diagnostics()
+    got = events(sessions(Home.at(NEXT))[NEXT_LEAD], diagnostics)
+    assert got[0].kind == "user" and got[0].text == (
+        "Compare the header and the footer in this screenshot\n[image/png, 48.0 KB]"
+    )
+    result = next(
+        e for e in got if e.kind == "tool_result" and e.call_id == "toolu_foot"
+    )
+    assert result.text == "Links, and a chart:\n[image/png, 20.0 KB]"
+    assert not diagnostics.unknown and not diagnostics.problems

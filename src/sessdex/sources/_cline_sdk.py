@@ -52,6 +52,15 @@ program.ts (`--id`). Real sessions of CLI 3.0.65 (the conformance suite's) agree
 the branch, the version, built-in tools' results as `{query, result, success}` records
 (shown as what they printed), and a session left open by a closed TUI marked `failed` by
 Cline's stale-session check (`metadata.terminal_marker`), which we say as such.
+
+Ready for the next release (cline/cline's default branch past @21cb8d2525bc, as the code
+index holds it: session/models/message-annotations.ts @7d99971b, services/
+session-blob-store.ts @45949489): an assistant message names the child sessions its tool
+calls started (`childSessions`: `{toolCallId, sessionId, kind}`), and a sub-agent's or
+team task's file is read where the call that started it is (the time order above stays for
+files no link names); an image of 16 KiB of base64 or more is kept in the session's
+`blobs/<sha256>.<ext>` and the history holds an `image_ref` (`blobId`, `mediaType`,
+`bytes`), shown as a note like an inline image, the blob never read. No real file yet.
 """
 
 from __future__ import annotations
@@ -238,6 +247,13 @@ class _Child:
 class _State:
     children: list[_Child] = field(default_factory=list)  # not yet read, in time order
 
+    def take(self, session_id: str) -> _Child | None:
+        """The file of the child session a message's `childSessions` link names."""
+        for index, child in enumerate(self.children):
+            if child.session_id == session_id:
+                return self.children.pop(index)
+        return None
+
     def next_subagent(self) -> _Child | None:
         """The oldest sub-agent file no spawn has claimed (team tasks are not spawned)."""
         for index, child in enumerate(self.children):
@@ -337,12 +353,20 @@ class _Reader:
         if role == "user":
             yield from self._user(message.get("content"), event)
         elif role == "assistant":
-            spawns: list[tuple[str | None, str | None]] = []
-            yield from self._assistant(message, event, spawns)
+            calls: list[tuple[str | None, str | None, str | None]] = []
+            yield from self._assistant(message, event, calls)
             if state is not None:
-                for call_id, task in spawns:
-                    child = state.next_subagent()
-                    if child is not None:
+                links = _child_links(message)
+                for call_id, name, task in calls:
+                    linked = [
+                        child
+                        for linked_id in links.get(call_id or "", ())
+                        if (child := state.take(linked_id)) is not None
+                    ]
+                    if not linked and name == SPAWN_TOOL:  # no link: in time order
+                        found = state.next_subagent()
+                        linked = [found] if found is not None else []
+                    for child in linked:
                         yield from self.child(child, call_id, task)
         else:
             self.diagnostics.unknown_type(f"message:{role or '<no role>'}")
@@ -370,7 +394,7 @@ class _Reader:
                 text = display_text(block.get("text"))
                 if text:
                     texts.append(text)
-            elif kind in ("image", "file", "media"):
+            elif kind in _MEDIA:
                 texts.append(_attachment(kind, block))
             else:
                 self.diagnostics.unknown_type(f"user:{kind or '<no type>'}")
@@ -381,7 +405,7 @@ class _Reader:
         self,
         message: dict[str, object],
         event: _Maker,
-        spawns: list[tuple[str | None, str | None]],
+        calls: list[tuple[str | None, str | None, str | None]],
     ) -> Iterator[Event]:
         metadata = as_dict(message.get("metadata"))
         for activity in _blocks(metadata.get("modelToolActivities")):
@@ -432,9 +456,8 @@ class _Reader:
                     call_id=call_id,
                     extra={"input": shown_json(value)},
                 )
-                if name == SPAWN_TOOL:
-                    spawns.append((call_id, stripped(as_dict(value).get("task"))))
-            elif kind in ("image", "file", "media"):
+                calls.append((call_id, name, stripped(as_dict(value).get("task"))))
+            elif kind in _MEDIA:
                 texts.append(_attachment(kind, block))
             else:
                 self.diagnostics.unknown_type(f"assistant:{kind or '<no type>'}")
@@ -463,6 +486,9 @@ class _Maker(Protocol):
 
 
 _UNKNOWN = 1 << 62
+# attachments, shown as a note: `image_ref` is an image the next release keeps in the
+# session's `blobs/` folder, by its sha256 (`blobId`, `mediaType`, `bytes`)
+_MEDIA = frozenset({"image", "image_ref", "file", "media"})
 
 
 def _usage(
@@ -489,6 +515,17 @@ def _usage(
     model = as_str(as_dict(message.get("modelInfo")).get("id")) or fallback
     # inputTokens holds the cache reads and writes (see the module docstring)
     return Usage(max(0, given - read - written), made, read, written, model=model), cost
+
+
+def _child_links(message: dict[str, object]) -> dict[str, list[str]]:
+    """An assistant message's `childSessions` (the next release's): the child sessions
+    each of its tool calls started, `{toolCallId, sessionId, kind}`, by call id."""
+    links: dict[str, list[str]] = {}
+    for link in _blocks(message.get("childSessions")):
+        call_id, child = as_str(link.get("toolCallId")), stripped(link.get("sessionId"))
+        if call_id and child:
+            links.setdefault(call_id, []).append(child)
+    return links
 
 
 def _messages(
@@ -596,7 +633,7 @@ def result_text(content: object) -> str:
             and isinstance(item.get("text"), str)
         ):
             parts.append(plain(item["text"]))
-        elif isinstance(item, dict) and item.get("type") in ("image", "file"):
+        elif isinstance(item, dict) and item.get("type") in _MEDIA:
             parts.append(_attachment(str(item["type"]), item))
         elif isinstance(item, dict) and "query" in item and "success" in item:
             parts.append(_operation_text(item))
@@ -623,6 +660,10 @@ def _operation_text(item: dict[str, object]) -> str:
 def _attachment(kind: str, block: dict[str, object]) -> str:
     if kind == "image":
         return blob(as_str(block.get("mediaType")), block.get("data"))
+    if kind == "image_ref":  # the bytes are in the session's blobs/ folder: not read
+        size = as_int(block.get("bytes"), floats=False)
+        mime = as_str(block.get("mediaType")) or "image"
+        return f"[{mime}, {files.human_bytes(size)}]" if size > 0 else f"[{mime}]"
     if kind == "file":
         return f"[file {as_str(block.get('path')) or '?'}]"
     media = as_dict(block.get("media"))

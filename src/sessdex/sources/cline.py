@@ -53,7 +53,9 @@ CHECKED_WITH = (
     "no real task folder seen — Low confidence. SDK sessions: from source only (cline/cline "
     "@21cb8d2525bc, 2026-08-22: CLI 3.0.56, extension 4.1.13) and real sessions of CLI 3.0.65 "
     "(conformance suite: headless, TUI resume, sub-agent); CLI resume checked against "
-    "cline 3.0.65's --help"
+    "cline 3.0.65's --help; the next release's `childSessions` links and `image_ref` "
+    "blocks from cline/cline's unreleased source (message-annotations.ts @7d99971b, "
+    "session-blob-store.ts @45949489; no real file)"
 )
 ENV_VARS = (
     "XDG_CONFIG_HOME",

@@ -424,3 +424,14 @@ def test_next_release_images_kept_as_blobs_are_shown_as_notes() -> None:
     )
     assert result.text == "Links, and a chart:\n[image/png, 20.0 KB]"
     assert not diagnostics.unknown and not diagnostics.problems
+
+
+def test_a_linked_sub_agent_whose_file_is_gone_takes_no_other_file(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(NEXT, home)
+    (home / SESSIONS / NEXT_LEAD / "agent_head.messages.json").unlink()
+    got = events(sessions(Home.at(home))[NEXT_LEAD])
+    started = [(e.call_id, e.extra["child_id"]) for e in got if e.kind == "subagent"]
+    assert started == [("toolu_foot", f"{NEXT_LEAD}__agent_foot")]

@@ -363,7 +363,8 @@ class _Reader:
                         for linked_id in links.get(call_id or "", ())
                         if (child := state.take(linked_id)) is not None
                     ]
-                    if not linked and name == SPAWN_TOOL:  # no link: in time order
+                    if call_id not in links and name == SPAWN_TOOL:
+                        # no link (written before the next release): in time order
                         found = state.next_subagent()
                         linked = [found] if found is not None else []
                     for child in linked:

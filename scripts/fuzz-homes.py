@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
-tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree] [home ...]`.
+tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd]
+[home ...]`.
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -31,6 +32,13 @@ def main() -> int:
         help="damage the folder tree, not a file's content (a pipe, a broken or looping "
         "link, a name that is not UTF-8)",
     )
+    parser.add_argument(
+        "--odd",
+        action="store_true",
+        help="a file as odd writers and failing systems leave one (UTF-16, Latin-1 "
+        "bytes, a NUL run, a -wal and a stale -shm, a writer's lock, a file that "
+        "shrinks as it is read)",
+    )
     args = parser.parse_args()
     every = fuzzing.homes()
     names = args.homes or sorted(every)
@@ -44,7 +52,7 @@ def main() -> int:
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
                 failures = fuzzing.run_case(
-                    name, every[name], case, folder, tree=args.tree
+                    name, every[name], case, folder, tree=args.tree, odd=args.odd
                 )
                 ran += 1
                 failed += bool(failures)

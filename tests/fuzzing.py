@@ -6,7 +6,12 @@ never seen, a time in another format, a value nested past any parser's depth, a 
 stray byte, CRLF, a BOM, an empty file, a directory in a file's place, a SQLite column or
 table gone or of another type, a row of NULLs. Or, drawn apart (`tree=True`, so content
 cases keep their numbers), one file's place damaged (`TREE_WAYS`): a pipe, a broken or
-looping link in it, a name that is not UTF-8, a looping link beside it. `check` runs the
+looping link in it, a name that is not UTF-8, a looping link beside it. Or (`odd=True`,
+`ODD_WAYS`) a file as odd writers and failing systems leave one: in UTF-16, with Latin-1
+bytes, CRLF or a BOM, a run of NULs a crash left, its last line cut inside a character;
+a database with its newest rows in a `-wal` beside it and a stale `-shm`, or locked by a
+writer (a child process that holds `BEGIN EXCLUSIVE` while the commands run); a folder
+or a dangling link in a file's place; a file that shrinks as it is opened. `check` runs the
 commands a user runs over it, in this process, and says what went wrong: a traceback, or
 the words sessdex says of its own bugs (each then run again with SESSDEX_DEBUG=1, to show
 where it was raised).
@@ -22,9 +27,11 @@ import random
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import traceback
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,6 +204,8 @@ class Mutant:
     what: str
     keeps: bool = False  # the file still holds every session it held: none may go
     gone: bool = False  # nothing is left of it to read: its sessions may go unsaid
+    # what goes on while the commands run (a writer holding a lock), when anything does
+    during: Callable[[], contextlib.AbstractContextManager[None]] | None = None
 
 
 VALUE_WAYS = ("retype", "drop", "rename", "retime", "nest deep")
@@ -461,9 +470,224 @@ def _change_table(
     raise ValueError(way)
 
 
-def draw_mutant(home: Path, draw: random.Random, *, tree: bool = False) -> Mutant:
+ODD_WAYS = (
+    "UTF-16 LE",
+    "UTF-16 BE",
+    "Latin-1 bytes",
+    "CRLF",
+    "BOM",
+    "NUL run",
+    "last line cut mid-UTF-8",
+    "WAL beside",
+    "locked",
+    "locked mid-write",
+    "directory",
+    "dangling link",
+    "shrinks",
+)
+
+
+def mutate_odd(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    """Change `path` one of the `ODD_WAYS`; None when that way does not apply to it."""
+    data = path.read_bytes()
+    database = data.startswith(SQLITE)
+    if way in ("WAL beside", "locked", "locked mid-write"):
+        if not database:
+            return None
+        if way == "WAL beside":
+            return _wal_beside(path, data, draw)
+        return _locked(path, write=way == "locked mid-write")
+    if way in ("CRLF", "BOM", "directory"):
+        return None if database else _mutate_bytes(path, data, _lines(data), way, draw)
+    if way == "dangling link":
+        return mutate_tree(path, "broken link")
+    if database:
+        return None
+    if way == "shrinks":
+        return _shrinks(path, data, draw)
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return None
+    lines = _lines(data)
+    if way.startswith("UTF-16"):  # as PowerShell's `>` or a Windows editor saves it
+        if not text:
+            return None
+        codec = "utf-16-le" if way.endswith("LE") else "utf-16-be"
+        bom = "\ufeff" if not text.startswith("\ufeff") else ""
+        path.write_bytes((bom + text).encode(codec))
+        return Mutant(path, f"saved as {way} with a BOM")
+    if way == "Latin-1 bytes":  # text a Latin-1 tool wrote into a UTF-8 file
+        wide = [m.start() for m in re.finditer(r"[\u00a0-\u00ff]", text)]
+        if wide:
+            at = draw.choice(wide)
+            changed = (
+                text[:at].encode()
+                + text[at].encode("latin-1")
+                + text[at + 1 :].encode()
+            )
+            path.write_bytes(changed)
+            return Mutant(path, f"{text[at]!r} at character {at} written in Latin-1")
+        quotes = [m.end() for m in re.finditer(rb'":"', data)]
+        if not quotes:
+            return None
+        at = draw.choice(quotes)
+        path.write_bytes(data[:at] + b"caf\xe9 " + data[at:])
+        return Mutant(path, f"'caf\\xe9' (Latin-1) at byte {at}")
+    if way == "NUL run":  # blocks a crash left unwritten, in the middle of the data
+        if not data:
+            return None
+        ends = [n + 1 for n, byte in enumerate(data[:-1]) if byte == 0x0A]
+        at = draw.choice(ends) if ends else draw.randrange(len(data))
+        size = draw.choice([16, 512, 4096])
+        path.write_bytes(data[:at] + b"\x00" * size + data[at:])
+        return Mutant(path, f"{size} NUL bytes at {at}")
+    if way == "last line cut mid-UTF-8":
+        if lines is None:
+            return None
+        body = data.rstrip(b"\n")
+        start = body.rfind(b"\n") + 1
+        wide = [n for n in range(start, len(body)) if 0xC2 <= body[n] < 0xF5]
+        if not wide:  # a value of the last line given a character it is then cut in
+            quotes = [start + m.end() for m in re.finditer(rb'":"', body[start:])]
+            if not quotes:
+                return None
+            at = draw.choice(quotes)
+            body = body[:at] + "\u2192".encode() + body[at:]
+            wide = [at]
+        at = draw.choice(wide) + 1
+        path.write_bytes(body[:at])
+        return Mutant(
+            path, f"last line cut inside a character at byte {at}", keeps=True
+        )
+    raise ValueError(way)
+
+
+def _wal_beside(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
+    """The database in WAL mode with its every row rewritten into a `-wal` beside it
+    (the app has it open, no checkpoint yet), a stale `-shm` and maybe a torn frame."""
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if wal.exists() or Path(f"{path}-journal").exists():
+        return None
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+            return None
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        tables = [
+            row[0]
+            for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        db.execute("BEGIN")
+        for table in tables:
+            columns = [r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+            if columns:
+                column = _quoted(columns[0])
+                with contextlib.suppress(sqlite3.Error):  # a view, a virtual table
+                    db.execute(f"UPDATE {_quoted(table)} SET {column} = {column}")
+        db.execute("COMMIT")
+        database, frames = path.read_bytes(), wal.read_bytes()
+    finally:
+        db.close()  # the last connection: SQLite checkpoints, and removes the WAL
+    path.write_bytes(database)
+    torn = draw.random() < 0.5
+    wal.write_bytes(frames + (os.urandom(draw.choice([24, 1000])) if torn else b""))
+    shm.write_bytes(bytes(draw.randrange(256) for _ in range(64)) * 512)
+    torn_said = ", a torn frame after its last commit" if torn else ""
+    return Mutant(
+        path,
+        f"rows rewritten into a -wal beside it{torn_said}, a stale -shm",
+        keeps=True,
+    )
+
+
+_HOLD = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
+db.execute("BEGIN EXCLUSIVE")
+if sys.argv[2] == "write":
+    db.execute("PRAGMA cache_size = 1")  # pages spill into the file, the journal hot
+    for (table,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    ).fetchall():
+        columns = [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+        if columns:
+            try:
+                db.execute(f'UPDATE "{table}" SET "{columns[0]}" = "{columns[0]}"')
+            except sqlite3.Error:
+                pass
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def _locked(path: Path, *, write: bool) -> Mutant:
+    @contextlib.contextmanager
+    def held() -> Iterator[None]:
+        # a writer of our own, stopped by its own pid when the commands are done
+        child = subprocess.Popen(
+            [sys.executable, "-c", _HOLD, str(path), "write" if write else "hold"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        try:
+            assert child.stdout is not None
+            if child.stdout.readline() != b"held\n":
+                raise AssertionError(f"no lock held on {path}")
+            yield
+        finally:
+            assert child.stdin is not None
+            child.stdin.close()
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+
+    what = "a writer holds BEGIN EXCLUSIVE" + (
+        ", its pages spilled into the file, its journal hot" if write else ""
+    )
+    return Mutant(path, what, keeps=True, during=held)
+
+
+def _shrinks(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
+    """The file cut to part of itself the first time sessdex opens it: between the
+    listing's look at its size and the read, as an app rewriting it leaves it."""
+    if len(data) < 2:
+        return None
+    size = draw.randrange(len(data))
+
+    @contextlib.contextmanager
+    def shrinking() -> Iterator[None]:
+        from sessdex import files
+
+        opened = files.open_regular
+
+        def open_regular(name: str | os.PathLike[str], buffering: int = -1):  # type: ignore[no-untyped-def]
+            if os.fspath(name) == str(path) and path.stat().st_size > size:
+                with open(path, "r+b") as stream:
+                    stream.truncate(size)
+            return opened(name, buffering)
+
+        files.open_regular = open_regular  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            files.open_regular = opened  # type: ignore[assignment]
+
+    return Mutant(
+        path, f"cut to {size} of {len(data)} bytes as it is opened", during=shrinking
+    )
+
+
+def draw_mutant(
+    home: Path, draw: random.Random, *, tree: bool = False, odd: bool = False
+) -> Mutant:
     """Change one file of `home` one way, both drawn; tries until one applies. With
-    `tree`, one of `TREE_WAYS` instead."""
+    `tree`, one of `TREE_WAYS` instead; with `odd`, one of `ODD_WAYS`."""
     # not a database's -wal or -shm: SQLite itself reads a damaged one as none (the
     # app loses those rows too), and nothing sessdex reads can tell
     candidates = sorted(
@@ -473,6 +697,12 @@ def draw_mutant(home: Path, draw: random.Random, *, tree: bool = False) -> Mutan
     )
     if tree:
         return mutate_tree(draw.choice(candidates), draw.choice(TREE_WAYS))
+    if odd:
+        for _ in range(200):
+            path, way = draw.choice(candidates), draw.choice(ODD_WAYS)
+            if path.is_file() and (mutant := mutate_odd(path, way, draw)) is not None:
+                return mutant
+        raise AssertionError(f"no odd way applies to {home}")
     ways = VALUE_WAYS + BYTE_WAYS + SQL_WAYS
     for _ in range(200):
         path = draw.choice(candidates)
@@ -612,12 +842,19 @@ def copy_home(original: Path, home: Path) -> None:
 
 
 def run_case(
-    name: str, original: Path, case: int, work: Path, *, tree: bool = False
+    name: str,
+    original: Path,
+    case: int,
+    work: Path,
+    *,
+    tree: bool = False,
+    odd: bool = False,
 ) -> list[str]:
-    """Mutant `case` of home `name` (of its tree, with `tree`): the failures found, each
-    naming the case. Every case is copied to the same folder, as some apps' ids are
-    made from their paths."""
-    draw = random.Random(f"{name}-{'tree' if tree else 'fuzz'}-{case}")
+    """Mutant `case` of home `name` (of its tree, with `tree`; an odd file, with `odd`):
+    the failures found, each naming the case. Every case is copied to the same folder,
+    as some apps' ids are made from their paths."""
+    kind = "tree" if tree else "odd" if odd else "fuzz"
+    draw = random.Random(f"{name}-{kind}-{case}")
     home = work / "home"
     listed_file = work / "listed.json"
     if not listed_file.exists():
@@ -627,11 +864,12 @@ def run_case(
         listed_file.write_text(json.dumps(before.listed))
     listed_before: dict[str, str] = json.loads(listed_file.read_text())
     copy_home(original, home)
-    mutant = draw_mutant(home, draw, tree=tree)
+    mutant = draw_mutant(home, draw, tree=tree, odd=odd)
     changed = str(mutant.path)
-    label = f"{name} {'tree ' if tree else ''}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
+    label = f"{name} {'' if kind == 'fuzz' else kind + ' '}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
     state = work / f"state-{case}"
-    outcome = check(home, state)
+    with mutant.during() if mutant.during else contextlib.nullcontext():
+        outcome = check(home, state)
     failures = [f"{label}: {failure}" for failure in outcome.failures]
     # some apps make an id of a file's content (a CRLF changes it), and a session one
     # file no longer fills in may be listed by another: what is compared is how many

@@ -7,7 +7,7 @@ and runs list, show --json, tree, export md, usage daily, watch --once and docto
 over it. None may end in a traceback or say "a sessdex bug"; a file that still holds its
 sessions still lists them; and a session gone is never gone unsaid (doctor counts what was
 skipped). A failure names its home and case: `scripts/fuzz-homes.py NAME --first N
---cases 1` (with `--tree` for a tree case) runs that case again, and more cases than these.
+--cases 1` (with `--tree` or `--odd` for a tree or odd-file case) runs that case again, and more cases than these.
 """
 
 from __future__ import annotations
@@ -62,4 +62,37 @@ def test_a_file_gone_odd_in_its_folder_is_never_a_hang_and_never_unsaid(
     failures: list[str] = []
     for case in range(TREE_CASES_PER_HOME):
         failures += fuzzing.run_case(name, HOMES[name], case, tmp_path, tree=True)
+    assert not failures, "\n".join(failures)
+
+
+def test_every_odd_way_applies_to_some_home(tmp_path: Path) -> None:
+    import random
+
+    applied = set()
+    # a home with a database and one with JSON lines hold a file for every way
+    for name in ("opencode", "claude"):
+        for way in fuzzing.ODD_WAYS:
+            home = tmp_path / name / way.replace(" ", "-")
+            fuzzing.copy_home(HOMES[name], home)
+            for path in sorted(home.rglob("*")):
+                if not path.is_file() or path.is_symlink():
+                    continue
+                if fuzzing.mutate_odd(path, way, random.Random(0)):
+                    applied.add(way)
+                    break
+    assert applied == set(fuzzing.ODD_WAYS)
+
+
+ODD_CASES_PER_HOME = 2
+
+
+@pytest.mark.parametrize("name", sorted(HOMES))
+def test_an_odd_file_is_never_a_crash_and_never_unsaid(
+    name: str, tmp_path: Path
+) -> None:
+    # UTF-16, Latin-1 bytes, a NUL run, a -wal and a stale -shm, a database a writer
+    # holds locked, a file that shrinks as it is opened: none a crash, none unsaid
+    failures: list[str] = []
+    for case in range(ODD_CASES_PER_HOME):
+        failures += fuzzing.run_case(name, HOMES[name], case, tmp_path, odd=True)
     assert not failures, "\n".join(failures)

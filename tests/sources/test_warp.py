@@ -912,3 +912,19 @@ def test_a_lead_and_its_sub_agents_credits_each_count_once(tmp_path: Path) -> No
     )
     assert result.exit_code == 0, result.output
     assert "14.5" in result.output, result.output
+
+
+def test_conversation_rows_that_share_one_id_are_counted(tmp_path: Path) -> None:
+    # damage gave every agent_conversations row one id: the conversations are one now,
+    # and those gone with it were gone without a word in doctor
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    rows = db.execute("SELECT count(*) FROM agent_conversations").fetchone()[0]
+    db.execute("UPDATE agent_conversations SET conversation_id = '{'")
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert LEGACY not in found and "{" in found
+    assert diagnostics.skipped["repeated id"] == rows - 1
+    assert (f"{home / DB}#agent_conversations", 0, "repeated id") in diagnostics.details

@@ -223,12 +223,17 @@ def _sessions(
         modified = "last_modified_at" if "last_modified_at" in conversations else "NULL"
         summary = "summary IS NOT NULL" if "summary" in conversations else "0"
         data = "conversation_data" in conversations
+        seen: set[str] = set()
         for conversation_id, stamp, rowid, has_summary in connection.execute(
             f"SELECT conversation_id, {modified}, rowid, {summary} FROM agent_conversations"
         ):
             if not as_str(conversation_id):
                 diagnostics.skip(f"{path}#agent_conversations", 0, "bad value")
                 continue
+            if conversation_id in seen:  # Warp keeps one row a conversation: damage
+                diagnostics.skip(f"{path}#agent_conversations", 0, "repeated id")
+                continue
+            seen.add(conversation_id)
             entry = listed.setdefault(conversation_id, _Listed())
             entry.modified = stamp
             if has_summary:

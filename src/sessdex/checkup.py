@@ -258,11 +258,13 @@ def doctor(
         scanned = report.diagnostics.get(source.NAME, Diagnostics())
         for problem in scanned.problems:
             diagnostics.problem(problem)
-        diagnostics.passed_over.update(scanned.passed_over)
+        # what a parse's own listing passed over is in the stats, this run's too
+        diagnostics.passed_over.update(report.passed_over.get(source.NAME, {}))
+        kept = set(diagnostics.details)
         diagnostics.details.extend(
             d
             for d in scanned.details
-            if d[2] in scanned.passed_over or d[2] in NOT_LINES
+            if (d[2] in scanned.passed_over or d[2] in NOT_LINES) and d not in kept
         )
         versions = entry.get("versions", {})
         if not isinstance(versions, dict):

@@ -385,7 +385,8 @@ class Diagnostics:
     def to_json(self) -> dict[str, dict[str, int]]:
         """The counts, and (under "unfinished", when there is one) the size in bytes of
         each file's unfinished last line ({path: 41}); "damaged" when a line was read
-        with damage (an index written before it was counted has no such key)."""
+        with damage (an index written before it was counted has no such key);
+        "passed_over" when the parse's own listing passed something over."""
         value: dict[str, dict[str, int]] = {
             "skipped": dict(self.skipped),
             "unknown": dict(self.unknown),
@@ -395,6 +396,10 @@ class Diagnostics:
             value["unfinished"] = dict(self.unfinished)
         if self.damaged:
             value["damaged"] = dict(self.damaged)
+        if (
+            self.passed_over
+        ):  # what a parse's own listing passed over (a link gone dead)
+            value["passed_over"] = dict(self.passed_over)
         return value
 
     @classmethod
@@ -404,6 +409,7 @@ class Diagnostics:
             unknown=Counter(value.get("unknown", {})),
             versions=Counter(value.get("versions", {})),
             damaged=Counter(value.get("damaged", {})),
+            passed_over=Counter(value.get("passed_over", {})),
         )
         for path, size in value.get("unfinished", {}).items():
             found.unfinished_line(path, size)

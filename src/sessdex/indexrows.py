@@ -167,6 +167,7 @@ def write(
                 or diagnostics.problems
                 or diagnostics.unfinished
                 or diagnostics.damaged
+                or diagnostics.passed_over
             ):
                 blob = orjson.dumps(
                     {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -37,6 +38,9 @@ class RefreshReport:
     failures: dict[str, str] = field(
         default_factory=dict
     )  # app -> why its listing failed
+    # app -> what its scan's own listings passed over, by what it is: a parse's are in
+    # `diagnostics` too, and in the index with the file parsed
+    passed_over: dict[str, Counter[str]] = field(default_factory=dict)
 
 
 def _until(
@@ -131,6 +135,9 @@ def _scan(
         if passed_over:
             report.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
                 source.NAME, passed_over
+            )
+            report.passed_over.setdefault(source.NAME, Counter()).update(
+                why for _, why in passed_over if why not in NOT_LINES
             )
         if any(why in NOT_LINES for _, why in passed_over):
             return False

@@ -906,3 +906,33 @@ def test_observed_chatter_in_an_older_releases_transcript_is_no_prompt(
     assert read[1].kind == "user" and read[1].text == (
         "Remind me what the plan for Friday was"
     )
+
+
+def test_a_dangling_link_to_a_session_file_is_counted_on_a_warm_index(
+    tmp_path: Path,
+) -> None:
+    # the parse of state.db lists sessions/: what it passed over was said by the first
+    # doctor only; a second, whose index kept that parse, said nothing of the session gone
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    only_file = home / ".hermes" / "sessions" / f"{ONLY_JSONL}.jsonl"
+    only_file.unlink()
+    only_file.symlink_to(only_file.with_name(only_file.name + ".moved"))
+    runner = CliRunner()
+    for _ in range(2):
+        result = runner.invoke(
+            main, ["doctor", "--json", "--app", "hermes", "--home", str(home)]
+        )
+        assert result.exit_code == 0, result.output
+        (report,) = _json.loads(result.stdout)
+        assert report["passed_over"] == {"broken link": 1}
+    listed = runner.invoke(
+        main, ["list", "--all", "--verbose", "--app", "hermes", "--home", str(home)]
+    )
+    assert "broken link" in listed.stderr and str(only_file) in listed.stderr

@@ -678,9 +678,9 @@ def _shrinks(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
         finally:
             files.open_regular = opened  # type: ignore[assignment]
 
-    return Mutant(
-        path, f"cut to {size} of {len(data)} bytes as it is opened", during=shrinking
-    )
+    # what was cut is gone for the app too: the sessions it held may go; the rest stays
+    what = f"cut to {size} of {len(data)} bytes as it is opened"
+    return Mutant(path, what, gone=True, during=shrinking)
 
 
 def draw_mutant(

@@ -628,24 +628,23 @@ def _locked(path: Path, *, write: bool) -> Mutant:
     @contextlib.contextmanager
     def held() -> Iterator[None]:
         # a writer of our own, stopped by its own pid when the commands are done
-        child = subprocess.Popen(
+        with subprocess.Popen(
             [sys.executable, "-c", _HOLD, str(path), "write" if write else "hold"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-        )
-        try:
-            assert child.stdout is not None
-            if child.stdout.readline() != b"held\n":
-                raise AssertionError(f"no lock held on {path}")
-            yield
-        finally:
-            assert child.stdin is not None
-            child.stdin.close()
+        ) as child:
+            assert child.stdin is not None and child.stdout is not None
             try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+                if child.stdout.readline() != b"held\n":
+                    raise AssertionError(f"no lock held on {path}")
+                yield
+            finally:
+                child.stdin.close()  # it reads its end, lets go of the lock and exits
+                try:
+                    child.wait(10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
 
     what = "a writer holds BEGIN EXCLUSIVE" + (
         ", its pages spilled into the file, its journal hot" if write else ""

@@ -1389,6 +1389,26 @@ def test_a_narrow_terminal_gets_every_number_whole(
     assert all(len(line) <= columns for line in lines if not line.startswith("note:"))
 
 
+def test_a_dated_report_says_the_zone_its_days_are_cut_in(
+    mixed: Home, run: object
+) -> None:
+    """`show` and `list` speak local time, `usage`'s days UTC unless --tz says: a user
+    east or west of UTC read the day column as local days; a line under the table names
+    the zone (and the option), a report of sessions or models has no days to name."""
+
+    def captions(*args: str) -> list[str]:
+        argv = ["usage", *args, "--home", str(mixed.path)]
+        result = run.invoke(main, argv, env={"TZ": "Asia/Kolkata"})  # type: ignore[attr-defined]
+        assert result.exit_code == 0, result.output
+        return [line for line in result.stdout.splitlines() if line.startswith("days:")]
+
+    assert captions() == ["days: UTC (--tz sets another)"]
+    assert captions("monthly", "--tz", "UTC") == ["days: UTC"]
+    assert captions("weekly", "--tz", "Europe/Paris") == ["days: Europe/Paris"]
+    assert captions("--tz", "local") == ["days: Asia/Kolkata (local)"]
+    assert captions("session") == captions("model") == []
+
+
 def test_the_prices_line_has_no_trailing_spaces(mixed: Home, run: object) -> None:
     result = run.invoke(main, ["usage", "--home", str(mixed.path)])  # type: ignore[attr-defined]
     prices = [line for line in result.stdout.splitlines() if "prices:" in line]

@@ -212,6 +212,14 @@ def usage_command(
     # apart from the table: a caption would be padded with spaces to the table's width
     if own := view.own_cost_note(result.total):
         out.print(own, style="table.caption", markup=False, soft_wrap=True)
+    if report in ("daily", "weekly", "monthly"):
+        # `show` and `list` speak local time, these days UTC unless --tz says: say which
+        out.print(
+            f"days: {_zone_named(tz)}",
+            style="table.caption",
+            markup=False,
+            soft_wrap=True,
+        )
     out.print(
         f"prices: {result.collected.catalogue}",
         style="table.caption",
@@ -221,3 +229,16 @@ def usage_command(
     note = view.unpriced_note(result.total)
     if note:
         err(f"note: {note}")
+
+
+def _zone_named(tz: str | None) -> str:
+    """The zone a dated report's days were cut in, as its caption names it: UTC (the
+    default) with the option that changes it, or the zone --tz named."""
+    from ..usage import parse_tz
+    from ..views.text import one_line
+
+    if tz is None:
+        return "UTC (--tz sets another)"
+    zone = parse_tz(tz)
+    named = one_line(str(zone), 60)  # an IANA key, or an offset where none is readable
+    return f"{named} (local)" if tz == "local" else named

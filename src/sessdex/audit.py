@@ -8,6 +8,7 @@ up to. The row itself is the report's (usage.py); this module only reads again.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
@@ -254,12 +255,25 @@ def _nothing_in(kind: str, period: str, rows: dict[str, Row], filtered: bool) ->
     """What an `--explain` of a day, week or month with no response says."""
     what = {"daily": "on", "weekly": "in the week of", "monthly": "in"}[kind]
     these = " with these filters" if filtered else ""
-    known = ", ".join(list(rows)[:8]) + (", …" if len(rows) > 8 else "")
+    known = _rows_around(period, list(rows))
     there = (
         f" Rows: {known}." if rows else f" {named('usage')} shows the rows there are."
     )
     return (
         f"no token usage was counted {what} {period}{these}: nothing to explain.{there}"
+    )
+
+
+def _rows_around(period: str, keys: list[str], count: int = 8) -> str:
+    """The `count` rows of a dated report nearest `period`, in order, "…" where more lie
+    before or after: a day asked about a year into a home's history is told the days
+    around it, not the home's first eight."""
+    dated = sorted(key for key in keys if key[:1].isdigit())  # "(no time)" aside
+    at = bisect.bisect_left(dated, period)
+    start = max(0, min(at - count // 2, len(dated) - count))
+    shown = dated[start : start + count]
+    return ", ".join(
+        (["…"] if start else []) + shown + (["…"] if start + count < len(dated) else [])
     )
 
 

@@ -1,0 +1,51 @@
+"""What a user of five agents a day met living in sessdex (a year of sessions in one home):
+an `--explain` of an empty day named the home's first days, a year before the one asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+from .helpers import write_claude_session
+
+
+def test_explain_of_an_empty_day_names_the_days_around_it(tmp_path: Path) -> None:
+    """`usage --explain 2026-02-15` with nothing that day answered "Rows: " and the first
+    eight days of the home's history (a year back on a heavy user's), then "…": the days
+    next to the one asked are those a user mistyped or misremembered."""
+    days = [
+        f"2026-{month:02d}-{day:02d}" for month in (1, 2, 3, 4) for day in (1, 10, 20)
+    ]
+    for n, day in enumerate(days):
+        path = write_claude_session(
+            tmp_path,
+            f"{n:08x}-0000-4000-8000-000000000000",
+            "/home/dev/shop",
+            when=f"{day}T10:00:00.000Z",
+        )
+        # a response of its own in each (one message id is one response, counted once)
+        text = path.read_text().replace('"msg_1"', f'"msg_{n}"')
+        path.write_text(text.replace('"req_1"', f'"req_{n}"'))
+    home = ["--home", str(tmp_path)]
+
+    def said(*args: str) -> str:
+        result = CliRunner().invoke(main, ["usage", *args, *home])
+        assert (result.exit_code, result.stdout) == (0, ""), result.output
+        return result.stderr
+
+    assert said("--explain", "2026-02-15") == (
+        "No token usage was counted on 2026-02-15: nothing to explain. Rows: …, "
+        "2026-01-10, 2026-01-20, 2026-02-01, 2026-02-10, 2026-02-20, 2026-03-01, "
+        "2026-03-10, 2026-03-20, ….\n"
+    )
+    # at either end, the eight there are, "…" only on the side that has more
+    assert said("--explain", "2027-01-01").endswith(
+        "Rows: …, 2026-02-10, 2026-02-20, 2026-03-01, 2026-03-10, 2026-03-20, "
+        "2026-04-01, 2026-04-10, 2026-04-20.\n"
+    )
+    assert said("monthly", "--explain", "2025-06").endswith(
+        "Rows: 2026-01, 2026-02, 2026-03, 2026-04.\n"
+    )

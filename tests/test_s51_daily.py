@@ -49,3 +49,26 @@ def test_explain_of_an_empty_day_names_the_days_around_it(tmp_path: Path) -> Non
     assert said("monthly", "--explain", "2025-06").endswith(
         "Rows: 2026-01, 2026-02, 2026-03, 2026-04.\n"
     )
+
+
+def test_an_option_of_named_values_given_none_says_the_values() -> None:
+    """`show ID --subagents` (a flag, read as such) said only "Option '--subagents'
+    requires an argument." and `--help` had to be read for the three words it takes; the
+    words are said with it. Another option given no value keeps click's message, and each
+    keeps the command's usage line above it."""
+    for args, said in (
+        (
+            ["show", "7f3a", "--subagents"],
+            "'--subagents' requires an argument: one of inline, tree, none.",
+        ),
+        (
+            ["show", "7f3a", "--detail"],
+            "'--detail' requires an argument: one of full, normal, user.",
+        ),
+        (["export", "7f3a", "-f"], "'-f' requires an argument: one of md, html, json."),
+        (["list", "--since"], "Option '--since' requires an argument.\n"),
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert said in result.stderr, result.stderr
+        assert result.stderr.startswith(f"Usage: main {args[0]} "), result.stderr

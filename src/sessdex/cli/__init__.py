@@ -76,6 +76,18 @@ class _Commands(click.Group):
                 ctx,
             ) from None
 
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.BadOptionUsage as error:
+            name = ctx.invoked_subcommand
+            command = (
+                self.get_command(ctx, name) if name and error.ctx is None else None
+            )
+            if command is None:
+                raise
+            raise _with_choices(error, click.Context(command, ctx, name)) from None
+
     def _after_the_command(
         self, ctx: click.Context, option: str, args: list[str]
     ) -> list[str] | None:
@@ -90,6 +102,33 @@ class _Commands(click.Group):
         if option.split("=", 1)[0] not in taken:
             return None
         return [args[at], *args[:at], *args[at + 1 :]]
+
+
+def _with_choices(
+    error: click.BadOptionUsage, ctx: click.Context
+) -> click.BadOptionUsage:
+    """`show ID --detail` (or `--subagents`, `export -f`) given no value: click says only
+    "Option '--detail' requires an argument."; the values such an option takes, said with
+    it, are what was missing. Any other misuse is kept as click words it."""
+    option = next(
+        (
+            p
+            for p in ctx.command.params
+            if error.option_name in p.opts or error.option_name in p.secondary_opts
+        ),
+        None,
+    )
+    if (
+        option is None
+        or not isinstance(option.type, click.Choice)
+        or not error.message.endswith("requires an argument.")
+    ):
+        error.ctx = ctx  # the command's usage line above the message, as click gives it
+        return error
+    choices = ", ".join(str(choice) for choice in option.type.choices)
+    return click.BadOptionUsage(
+        error.option_name, f"{error.message[:-1]}: one of {choices}.", ctx
+    )
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT)

@@ -1,5 +1,6 @@
 """What a user of five agents a day met living in sessdex (a year of sessions in one home):
-an `--explain` of an empty day named the home's first days, a year before the one asked."""
+an `--explain` of an empty day named the home's first days, a year before the one asked;
+its times said no zone; an option of a few words given none did not name them."""
 
 from __future__ import annotations
 
@@ -11,17 +12,14 @@ from sessdex.cli import main
 
 from .helpers import write_claude_session
 
+DAYS = [f"2026-{month:02d}-{day:02d}" for month in (1, 2, 3, 4) for day in (1, 10, 20)]
 
-def test_explain_of_an_empty_day_names_the_days_around_it(tmp_path: Path) -> None:
-    """`usage --explain 2026-02-15` with nothing that day answered "Rows: " and the first
-    eight days of the home's history (a year back on a heavy user's), then "…": the days
-    next to the one asked are those a user mistyped or misremembered."""
-    days = [
-        f"2026-{month:02d}-{day:02d}" for month in (1, 2, 3, 4) for day in (1, 10, 20)
-    ]
+
+def _a_session_on_each_of(home: Path, days: list[str]) -> None:
+    """A Claude Code session answered at 10:00:05 UTC on each day, a response each."""
     for n, day in enumerate(days):
         path = write_claude_session(
-            tmp_path,
+            home,
             f"{n:08x}-0000-4000-8000-000000000000",
             "/home/dev/shop",
             when=f"{day}T10:00:00.000Z",
@@ -29,6 +27,13 @@ def test_explain_of_an_empty_day_names_the_days_around_it(tmp_path: Path) -> Non
         # a response of its own in each (one message id is one response, counted once)
         text = path.read_text().replace('"msg_1"', f'"msg_{n}"')
         path.write_text(text.replace('"req_1"', f'"req_{n}"'))
+
+
+def test_explain_of_an_empty_day_names_the_days_around_it(tmp_path: Path) -> None:
+    """`usage --explain 2026-02-15` with nothing that day answered "Rows: " and the first
+    eight days of the home's history (a year back on a heavy user's), then "…": the days
+    next to the one asked are those a user mistyped or misremembered."""
+    _a_session_on_each_of(tmp_path, DAYS)
     home = ["--home", str(tmp_path)]
 
     def said(*args: str) -> str:
@@ -72,3 +77,22 @@ def test_an_option_of_named_values_given_none_says_the_values() -> None:
         assert result.exit_code == 2, result.output
         assert said in result.stderr, result.stderr
         assert result.stderr.startswith(f"Usage: main {args[0]} "), result.stderr
+
+
+def test_explain_says_the_zone_of_the_times_it_lists(tmp_path: Path) -> None:
+    """`usage --explain DAY` listed each response's time (`2026-01-10 10:00:05`) in UTC,
+    or in --tz's zone, and said neither: next to `show`'s local times a response of the
+    evening read as the wrong day's. The zone is said once, on the list's first line."""
+    _a_session_on_each_of(tmp_path, DAYS[:2])
+    home = ["--home", str(tmp_path)]
+    for zone, said, at in (
+        ([], "times in UTC", "2026-01-10 10:00:05"),
+        (["--tz", "Asia/Kolkata"], "times in Asia/Kolkata", "2026-01-10 15:30:05"),
+    ):
+        result = CliRunner().invoke(
+            main, ["usage", "--explain", "2026-01-10", *zone, *home]
+        )
+        assert result.exit_code == 0, result.output
+        lines = result.stdout.splitlines()
+        assert lines[2] == f"counted (1): {said}", lines
+        assert f"  {at}  claude-sonnet-4-5" in lines[3], lines

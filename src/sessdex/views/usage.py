@@ -341,7 +341,8 @@ def _explain_lines(
         f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}"
         + _credits_said(row),
         "",
-        f"counted ({len(explained.counted) + more.responses}):",
+        # the day of a time near midnight depends on it: said once, not on every line
+        f"counted ({len(explained.counted) + more.responses}): times in {one_line(str(tz), 60)}",
     ]
     for app, path, record, cost in explained.counted:
         u = record.usage

@@ -125,7 +125,7 @@ def test_steps_aside_before_the_first_refresh(
 @pytest.mark.parametrize(
     "options",
     [
-        ["--since", "yesterday", "--json"],
+        ["--since", "last tuesday", "--json"],  # unreadable ("yesterday" is read)
         ["--json", "--nl"],
         ["--json", "--app", "no-such-app"],
         ["--json", "--limit", "0"],

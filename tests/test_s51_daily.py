@@ -4,6 +4,8 @@ its times said no zone; an option of a few words given none did not name them.""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -96,3 +98,45 @@ def test_explain_says_the_zone_of_the_times_it_lists(tmp_path: Path) -> None:
         lines = result.stdout.splitlines()
         assert lines[2] == f"counted (1): {said}", lines
         assert f"  {at}  claude-sonnet-4-5" in lines[3], lines
+
+
+def test_today_and_yesterday_are_times_since_and_until_take() -> None:
+    """`sessdex usage --since today` and `list --since yesterday`, what a day's work is
+    asked by, were "cannot read the time 'today'". A listing's today starts at this
+    machine's midnight (not UTC's: a time, as 12h is); `usage`'s is the report's day."""
+    import pytest
+
+    from sessdex.selection import parse_since
+
+    now = datetime(2026, 3, 10, 20, 0, tzinfo=UTC)  # 01:30 on the 11th in India
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TZ", "Asia/Kolkata")
+        assert parse_since("today", now) == datetime(2026, 3, 10, 18, 30, tzinfo=UTC).timestamp()  # fmt: skip
+        assert parse_since(" Yesterday", now) == datetime(2026, 3, 9, 18, 30, tzinfo=UTC).timestamp()  # fmt: skip
+
+
+def test_usage_and_list_since_today_on_the_command_line(tmp_path: Path) -> None:
+    """A session a day, the last three days: `--since today` is today's alone,
+    `--since yesterday --until yesterday` yesterday's, in `usage` and `list` alike."""
+    today = datetime.now(UTC).date()
+    days = [str(today - timedelta(days=2)), str(today - timedelta(days=1)), str(today)]
+    for n, day in enumerate(days):
+        path = write_claude_session(
+            tmp_path, f"{n:08x}-0000-4000-8000-000000000000", "/home/dev/shop",
+            when=f"{day}T00:00:00.000Z",
+        )  # fmt: skip
+        text = path.read_text().replace('"msg_1"', f'"msg_{n}"')
+        path.write_text(text.replace('"req_1"', f'"req_{n}"'))
+    env = {"TZ": "UTC"}
+    home = ["--home", str(tmp_path)]
+
+    def rows(*args: str) -> list[str]:
+        result = CliRunner().invoke(main, [*args, "--json", *home], env=env)
+        assert result.exit_code == 0, result.output
+        return [row.get("key") or row["id"] for row in json.loads(result.stdout)]
+
+    assert rows("usage", "--since", "today") == [days[2]]
+    assert rows("usage", "--since", "yesterday", "--until", "yesterday") == [days[1]]
+    assert rows("usage", "--until", "yesterday", "--tz", "UTC") == days[:2]
+    assert rows("list", "--since", "today") == ["00000002-0000-4000-8000-000000000000"]
+    assert len(rows("list", "--since", "yesterday")) == 2

@@ -506,9 +506,13 @@ def _from_home(typed: list[str], own: str) -> list[str]:
     return text.split()
 
 
+DAYS_BACK = {"today": 0, "yesterday": 1}  # words for a day, and how many days back
+
+
 def parse_since(value: str, now: datetime | None = None) -> float:
     """'3d', '12h', '2w', '30m', '1y' ago (a year of 365 days, as `list`'s ages count
-    it), or a date/time ('2026-11-01', ISO 8601; UTC if no zone), as a POSIX timestamp.
+    it), 'today' or 'yesterday' (from its midnight in this machine's zone), or a
+    date/time ('2026-11-01', ISO 8601; UTC if no zone), as a POSIX timestamp.
     Raises SessdexError for anything else."""
     import re
     from datetime import UTC, datetime, timedelta
@@ -525,14 +529,20 @@ def parse_since(value: str, now: datetime | None = None) -> float:
             return (moment - timedelta(**{names[unit]: amount})).timestamp()
         except (OverflowError, ValueError):  # before year 1: since the beginning
             return 0.0
+    if (back := DAYS_BACK.get(value.strip().lower())) is not None:
+        # what a day's work is asked by: its start where the user is, not UTC's midnight
+        from .zones import local_zone
+
+        day = moment.astimezone(local_zone()).date() - timedelta(days=back)
+        return datetime(day.year, day.month, day.day, tzinfo=local_zone()).timestamp()
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         from .errors import BadValue
 
         raise BadValue(
-            f"cannot read the time {value!r}: use 3d, 12h, 2w, 30m, 1y or a date like "
-            "2026-11-01."
+            f"cannot read the time {value!r}: use 3d, 12h, 2w, 30m, 1y, today, yesterday "
+            "or a date like 2026-11-01."
         ) from None
     try:
         return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()

@@ -40,6 +40,7 @@ from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
 from .sources.base import FoldedTooSoon, UsageRecord, UsageScan, not_text
+from .zones import parse_tz as parse_tz  # usage.parse_tz, as it always was
 
 if TYPE_CHECKING:
     from . import audit
@@ -1267,49 +1268,19 @@ class Result:
         return self._total
 
 
-def parse_tz(name: str | None) -> tzinfo:
-    """`--tz`: an IANA name, "UTC" (the default) or "local"."""
-    if not name or name.upper() == "UTC":
-        return UTC
-    if name == "local":
-        return _local_zone()
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        from .errors import BadValue
-
-        raise BadValue(
-            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, or UTC."
-        ) from None
-
-
-def _local_zone() -> tzinfo:
-    """This machine's zone with its rules ($TZ, else /etc/localtime), so that a summer day
-    is cut at its own midnight, not at today's offset; today's offset only where neither
-    names a zone that can be read."""
-    from zoneinfo import ZoneInfo
-
-    name = os.environ.get("TZ")
-    if name is not None:  # an empty TZ is UTC, as for the C library
-        name = name.removeprefix(":") or "UTC"
-    try:
-        if name and not name.startswith("/"):
-            return ZoneInfo(name)
-        with open(name or "/etc/localtime", "rb") as stream:
-            return ZoneInfo.from_file(stream, key="local")
-    except (OSError, ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
-        return datetime.now().astimezone().tzinfo or UTC
-
-
 def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:
-    """A `--since`/`--until` value: 3d/12h/2w ago, or a day (whole days in `tz`; `end`: the day's end)."""
+    """A `--since`/`--until` value: 3d/12h/2w ago, or a day (whole days in `tz`; `end`: the day's end);
+    `today` and `yesterday` are those days in `tz`, the report's days."""
     from .api import parse_since
+    from .selection import DAYS_BACK
 
     text = value.strip()
     try:
-        day = date.fromisoformat(text)
+        back = DAYS_BACK.get(text.lower())
+        if back is not None:
+            day = datetime.now(tz).date() - timedelta(days=back)
+        else:
+            day = date.fromisoformat(text)
     except ValueError:
         moment = parse_since(text)
         return moment.replace(tzinfo=tz) if _no_offset(text) else moment

@@ -271,8 +271,9 @@ def filter_options(f: F) -> F:
         "--since",
         metavar="WHEN",
         callback=not_blank,
-        help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y or a date (2026-11-01: its "
-        "midnight UTC, as --json's times; a time without an offset is UTC too).",
+        help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (their "
+        "local midnight) or a date (2026-11-01: its midnight UTC, as --json's times; a time "
+        "without an offset is UTC too).",
     )(f)
     f = click.option(
         "--here",

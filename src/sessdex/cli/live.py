@@ -123,7 +123,8 @@ class _Unreadable:
     default="1d",
     callback=not_blank,
     show_default=True,
-    help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y or a date (its midnight UTC).",
+    help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (local "
+    "midnight) or a date (its midnight UTC).",
 )
 @count_option(
     "--limit", "-n", default=50, show_default=True, help="Follow at most N sessions."

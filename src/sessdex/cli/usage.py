@@ -84,13 +84,14 @@ class _Usage(click.Command):
     "--since",
     metavar="WHEN",
     callback=not_blank,
-    help="From this day (2026-11-01) or this long ago (3d, 2w).",
+    help="From this day (2026-11-01, today, yesterday) or this long ago (3d, 2w).",
 )
 @click.option(
     "--until",
     metavar="WHEN",
     callback=not_blank,
-    help="Up to and including this day (2026-11-30), or up to this long ago (3d, 2w).",
+    help="Up to and including this day (2026-11-30, today, yesterday), or up to this "
+    "long ago (3d, 2w).",
 )
 @apps_option
 @click.option(
@@ -234,11 +235,9 @@ def usage_command(
 def _zone_named(tz: str | None) -> str:
     """The zone a dated report's days were cut in, as its caption names it: UTC (the
     default) with the option that changes it, or the zone --tz named."""
-    from ..usage import parse_tz
-    from ..views.text import one_line
+    from ..zones import parse_tz, zone_name
 
     if tz is None:
         return "UTC (--tz sets another)"
-    zone = parse_tz(tz)
-    named = one_line(str(zone), 60)  # an IANA key, or an offset where none is readable
-    return f"{named} (local)" if tz == "local" else named
+    named = zone_name(parse_tz(tz))
+    return f"{named} (local)" if tz == "local" and named != "local time" else named

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, tzinfo
 
 from ..audit import Explained
 from ..usage import TOKENS, Row
+from ..zones import zone_name
 from .table import Column, Layout, cell_width
 from .text import (
     credits_amount,
@@ -342,7 +343,7 @@ def _explain_lines(
         + _credits_said(row),
         "",
         # the day of a time near midnight depends on it: said once, not on every line
-        f"counted ({len(explained.counted) + more.responses}): times in {one_line(str(tz), 60)}",
+        f"counted ({len(explained.counted) + more.responses}): times in {zone_name(tz)}",
     ]
     for app, path, record, cost in explained.counted:
         u = record.usage

@@ -748,7 +748,7 @@ def event_chunks(
         fields = event_record(event)
         if seq_relative:
             fields["seq_relative"] = True
-        return dumps(fields)
+        return dumps(fields, kept=False)
 
     if as_nl:
         for event in events:

@@ -248,6 +248,8 @@ def _escaped(found: re.Match[bytes]) -> bytes:
 
 
 def _inert(data: bytes) -> bytes:
+    if data.isascii():  # most records: one scan, not one per lead byte
+        return data
     if b"\xc2" in data:
         data = _C1.sub(_escaped, data)
     if b"\xe2" in data:
@@ -255,18 +257,20 @@ def _inert(data: bytes) -> bytes:
     return data
 
 
-def dumps(value: object, indent: bool = False) -> bytes:
+def dumps(value: object, indent: bool = False, *, kept: bool = True) -> bytes:
     """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters); characters a
     terminal would act on escaped, as orjson escapes the C0 controls (see `_C1`).
 
     A value orjson cannot write (an integer past 64 bits, which the standard library's
-    parser, a reader's fallback, keeps whole) is written as orjson would have read it."""
+    parser, a reader's fallback, keeps whole) is written as orjson would have read it.
+    `kept=False`: the bytes are written out and dropped at once (an event streamed), so
+    they are not copied to their own size."""
     option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
     try:
         data = orjson.dumps(value, option=option)
     except TypeError:
         data = orjson.dumps(_writable(value), option=option)
-    if len(data) < _COMPACT_BELOW:
+    if kept and len(data) < _COMPACT_BELOW:
         # orjson hands back its working buffer (4 KiB at the least) as the bytes object:
         # a record kept (an index refresh holds thousands) is copied to its own size
         data = memoryview(data).tobytes()

@@ -14,7 +14,7 @@ from array import array
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import msgspec
 
@@ -685,13 +685,24 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
         key, _, event, source = heapq.heappop(heap)
         if isinstance(source, str):
             start(source, key)
-        elif event is not None:
+        while event is not None:  # this stream's events, while none on the heap is due
             yield renumber(event, seq)
             seq += 1
             child_id = event.extra.get("child_id") if event.kind == "subagent" else None
             if isinstance(child_id, str):
                 start(child_id, key)
-            advance(source, key)
+            # `advance`, without the push and pop when this stream's next event comes
+            # first anyway: before every entry on the heap (a tie goes to the entry, which
+            # was pushed earlier)
+            following = next(cast(Iterator[Event], source), None)
+            if following is None:
+                break
+            when = following.time
+            key = when.timestamp() if when is not None else key
+            if heap and not key < heap[0][0]:
+                heapq.heappush(heap, (key, next(tick), following, source))
+                break
+            event = following
         if not heap:  # children whose spawn never showed (a torn line, a lost parent)
             schedule([a for a in context.children if a not in context.started], key)
 

@@ -802,6 +802,39 @@ def test_a_real_sub_agent_is_linked_through_its_meta_file() -> None:
     assert result.extra["result"]["agentId"] == "a199d630441234c05"  # type: ignore[index]
 
 
+def test_lead_and_sub_agent_events_at_one_time_take_turns(tmp_path: Path) -> None:
+    """At a tie in time the merge gives first the event it queued first: from the spawn
+    on, the lead and its sub-agent take turns, each in its own order (its fast path, a
+    stream's next event taken without the heap, must not let one run on)."""
+    shutil.copy(REALCLI / f"{SUBAGENT_RUN}.jsonl", tmp_path)
+    shutil.copytree(REALCLI / SUBAGENT_RUN, tmp_path / SUBAGENT_RUN)
+    for path in tmp_path.rglob("*.jsonl"):
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for line in lines:
+            if "timestamp" in line:
+                line["timestamp"] = "2026-01-01T00:00:00.000Z"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = events(tmp_path / f"{SUBAGENT_RUN}.jsonl")
+    order = [("child" if e.agent_id else "lead", e.kind) for e in found]
+    assert order == [
+        ("lead", "user"),
+        ("lead", "tool_call"),
+        ("lead", "subagent"),
+        ("child", "user"),
+        ("lead", "usage"),
+        ("child", "tool_call"),
+        ("lead", "tool_result"),
+        ("child", "usage"),
+        ("lead", "assistant"),
+        ("child", "tool_result"),
+        ("lead", "usage"),
+        ("child", "assistant"),
+        ("lead", "turn_end"),
+        ("child", "usage"),
+        ("child", "turn_end"),
+    ]
+
+
 def test_nested_sub_agents_link_at_any_depth() -> None:
     found = events(SYNTHETIC / "33333333-3333-4333-8333-333333333333.jsonl")
     spawns = [

@@ -750,13 +750,16 @@ def event_chunks(
             fields["seq_relative"] = True
         return dumps(fields, kept=False)
 
+    # separators apart: an event's JSON (MBs with --full-payloads) is not copied behind one
     if as_nl:
         for event in events:
-            yield record(event) + b"\n"
+            yield record(event)
+            yield b"\n"
     else:
         yield b"["
         for n, event in enumerate(events):
-            yield (b",\n" if n else b"\n") + record(event)
+            yield b",\n" if n else b"\n"
+            yield record(event)
         yield b"\n]\n"
 
 

@@ -114,6 +114,10 @@ class Listing:
     # when `find` found nothing: how many sessions its words match without since= and
     # here=, which the hint names
     wider: int = 0
+    # when `find` found nothing: its words, each that is in no session swapped for the
+    # closest word of a title, folder, branch or app (`selection.did_you_mean`); empty
+    # where none is close
+    instead: list[str] = field(default_factory=list)
 
     def sessions(self) -> list[Session]:
         """The sessions found, as `Session` values, in the listing's order."""
@@ -245,12 +249,19 @@ def find_sessions(
                 include_subagents=include_subagents,
             )
         empty = not rows and _holds_none(index, selected)
+        instead = None
+        if not rows and limit != 0 and not hidden and not wider and not empty:
+            instead = selection.did_you_mean(
+                query, index.searches(selected, include_subagents)
+            )
         ids = index.ids()
         skipped = index.skipped_details(selected) if with_skipped else []
         unfinished = index.unfinished_lines(selected) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden, empty, unfinished, wider)
+    return Listing(
+        rows, report, ids, skipped, hidden, empty, unfinished, wider, instead or []
+    )
 
 
 def demo_home() -> Home:

@@ -423,6 +423,21 @@ class Index:
             self.db.create_function("_field", 2, selection.field, deterministic=True)
         return int(self.db.execute(sql, args).fetchone()[0])
 
+    def searches(
+        self, apps: Sequence[str], include_subagents: bool = False
+    ) -> Iterator[str]:
+        """The search text (`find`'s: app, id, title, folder, branch, folded) of each
+        session of `apps` (all where none), sub-agents' only when asked: what the words
+        `find` suggests when nothing matched are taken from. Nothing else is read."""
+        where = ["1"]
+        if apps:
+            where.append(f"app IN ({','.join('?' * len(apps))})")
+        if not include_subagents:
+            where.append("parent_id IS NULL")
+        sql = f"SELECT search FROM sessions WHERE {' AND '.join(where)}"
+        for (search,) in self.db.execute(sql, list(apps)):
+            yield search
+
     def ids(self) -> list[str]:
         """Every session id (sub-agents too), lowercased and sorted: what a prefix
         given to `resolve` is matched against."""

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from . import charset, freshness, hints, selection
 from .errors import IndexBusy, SessdexError
@@ -163,8 +163,9 @@ class _Plan:
         self.scoped: Sequence[tuple[str, str]] = ()
         words: Sequence[str] = ()
         first_prefix = None
+        self.query: selection.Query | None = None  # find's, for the words it suggests
         if request.command == "find":
-            query = selection.parse_query(" ".join(request.words), home)
+            query = self.query = selection.parse_query(" ".join(request.words), home)
             chosen = selection.selected_apps(request.apps, query)
             if chosen is None:
                 raise SessdexError("apps exclude each other")  # the full command copes
@@ -383,8 +384,15 @@ def _body_from_index(
                 wider = 0
                 if listed and plan.wider_sql:
                     (wider,) = db.execute(plan.wider_sql, plan.wider_args).fetchone()
+                instead = None
+                if listed and not hidden and not wider and plan.query is not None:
+                    instead = selection.did_you_mean(
+                        plan.query, _searches(db, apps, request.include_subagents)
+                    )
                 db.execute("COMMIT")
-                return _nothing_matches(request, hidden, wider) if listed else None
+                if not listed:
+                    return None
+                return _nothing_matches(request, hidden, wider, instead or ())
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
             if plan.grouped:  # a sub-agent starts when it was created
@@ -719,7 +727,22 @@ def _bring_up_to_date(
     return done
 
 
-def _nothing_matches(request: _Request, hidden: int, wider: int) -> bytes | None:
+def _searches(
+    db: sqlite3.Connection, apps: Sequence[str], include_subagents: bool
+) -> Iterator[str]:
+    """The search text of each session of `apps` the index holds (sub-agents' only with
+    --all): what the words `find` suggests are taken from."""
+    marks = ",".join("?" * len(apps))
+    nested = "" if include_subagents else " AND parent_id IS NULL"
+    for (search,) in db.execute(
+        f"SELECT search FROM sessions WHERE app IN ({marks}){nested}", apps
+    ):
+        yield search
+
+
+def _nothing_matches(
+    request: _Request, hidden: int, wider: int, instead: Sequence[str] = ()
+) -> bytes | None:
     """Nothing on stdout and the full command's hint on stderr, when the words or options
     matched no session of apps that have some (so their folders are there): a warm `find`
     of a word in no title answers as fast as one that matches. None (the full command
@@ -728,7 +751,7 @@ def _nothing_matches(request: _Request, hidden: int, wider: int) -> bytes | None
 
     query = " ".join(request.words) if request.command == "find" else None
     hint = selection.nothing_matches(
-        query, request.apps, request.since, request.here, hidden, wider
+        query, request.apps, request.since, request.here, hidden, wider, instead
     )
     if hint is None:
         return None

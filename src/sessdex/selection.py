@@ -8,7 +8,7 @@ path must start in a few milliseconds.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from . import pathnames
 from .hints import named
@@ -200,12 +200,14 @@ def nothing_matches(
     here: bool,
     hidden: int = 0,
     wider: int = 0,
+    instead: Sequence[str] = (),
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
     None when no word or option narrowed the listing. `hidden`: how many sub-agents
     matched, which only `--all` lists; `wider`: how many sessions the words match
-    without `--since` and `--here`. Shared with the quick path, which says it too
+    without `--since` and `--here`; `instead`: the words to find in their place, each
+    that matched nothing swapped for the closest the index holds (`did_you_mean`). Shared with the quick path, which says it too
     rather than start the full command for one line. Where `SESSDEX_SHELL` names a
     shell sessdex does not know, the options are quoted as sh quotes them, and said so
     where that changed one: a hint is no reason to fail the listing."""
@@ -221,6 +223,14 @@ def nothing_matches(
     options += [f"--since {word(since, shell)}"] if since else []
     options += ["--here"] if here else []
     hint = _nothing_matches(query, apps, options, hidden, wider)
+    if (
+        hint
+        and query
+        and instead
+        and not hidden
+        and not (wider and options[len(apps) :])
+    ):
+        hint = _suggested(query, apps, since, here, instead)
     given = [*apps, *([since] if since else [])]
     changed = any(word(value, shell) != value for value in given)
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
@@ -254,6 +264,90 @@ def _nothing_matches(
     if options:
         return f"No session matches {' '.join(options)}; {named('list')} alone shows them all."  # fmt: skip
     return None
+
+
+def _suggested(
+    query: str,
+    apps: Sequence[str],
+    since: str | None,
+    here: bool,
+    instead: Sequence[str],
+) -> str:
+    """The hint naming the words to find instead, as a command to type (`hints.named`
+    quotes it for the user's shell), with the options that were given."""
+    typed = [word for app in apps for word in ("--app", app)]
+    typed += ["--since", since] if since else []
+    typed += ["--here"] if here else []
+    words = list(instead)
+    if any(word.startswith("-") for word in words):
+        words.insert(0, "--")
+    said = " ".join(word for word in instead if not word.startswith("app:"))
+    return f"No session matches {query!r}. Did you mean {said!r}? ({named('find', *typed, *words)})"  # fmt: skip
+
+
+def did_you_mean(query: Query, searches: Iterable[str]) -> list[str] | None:
+    """`query`'s words, each that is in no session's search text (`searches`: the
+    index's, app, id, title, folder and branch, already folded) swapped for the word
+    of a title, folder, branch or app one typo away (a letter left out, added, changed,
+    or two swapped), the one most sessions hold: what `find` suggests when nothing
+    matched. None where every word is in some session (together they found none), a
+    word has none so near, or the query narrows by field (`branch:fix`). No `difflib`:
+    its import (with `re`) would cost an empty warm `find` more than the matching."""
+    if not query.words or query.scoped:
+        return None
+    texts = list(searches)
+    keys = {word: folded(word) for word in query.words}
+    missing = [w for w, key in keys.items() if not any(key in t for t in texts)]
+    if not missing:
+        return None
+    # the words: each text but its id, cut at everything but letters and digits
+    joined = "\x00".join(
+        part for text in texts for n, part in enumerate(text.split("\x00")) if n != 1
+    )
+    for char in {char for char in set(joined) if not char.isalnum()}:
+        joined = joined.replace(char, " ")  # few kinds: faster than str.translate
+    from collections import Counter  # loaded with collections.abc
+
+    held = Counter(joined.split())
+    swapped: dict[str, str] = {}
+    for word in missing:
+        key = keys[word]
+        near = _one_typo_from(key, held)
+        if not near:
+            return None
+        swapped[word] = near
+    return [
+        *(f"app:{app}" for app in query.apps),
+        *(swapped.get(word, word) for word in query.words),
+    ]
+
+
+def _one_typo_from(key: str, held: Mapping[str, int]) -> str | None:
+    """The word of `held` (word: how often) one typo from `key`, the most often held
+    (then the first in order); None for a key under 3 letters, where most are."""
+    if len(key) < 3:
+        return None
+    shortened = {key[:n] + key[n + 1 :] for n in range(len(key))}
+    best: tuple[int, str] | None = None
+    for word, often in held.items():
+        if abs(len(word) - len(key)) > 1 or len(word) < 3 or word == key:
+            continue
+        # a letter left out, added, changed, or two swapped: one letter less on
+        # both sides (or on one) makes them the same
+        if not (
+            word in shortened
+            or any(word[:n] + word[n + 1 :] == key for n in range(len(word)))
+            or (
+                len(word) == len(key)
+                and not shortened.isdisjoint(
+                    word[:n] + word[n + 1 :] for n in range(len(word))
+                )
+            )
+        ):
+            continue
+        if best is None or (-often, word) < best:
+            best = (-often, word)
+    return best[1] if best else None
 
 
 def refused_files(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import click
 
@@ -159,6 +159,7 @@ def find_command(
             hidden=listing.hidden,
             empty=listing.empty,
             wider=listing.wider,
+            instead=listing.instead,
         )
 
 
@@ -172,6 +173,7 @@ def _say_why_empty(
     hidden: int = 0,
     empty: bool = False,
     wider: int = 0,
+    instead: Sequence[str] = (),
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
@@ -183,7 +185,7 @@ def _say_why_empty(
     locations = report.locations.values()
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
-    hint = nothing_matches(query, apps, since, here, hidden, wider)
+    hint = nothing_matches(query, apps, since, here, hidden, wider, instead)
     if locations and not any(
         api.app_found(sources.get(app), location)
         for app, location in report.locations.items()

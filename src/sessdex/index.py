@@ -466,6 +466,23 @@ class Index:
                     found[(r[0], r[1])] = Row(*r)
         return found
 
+    def under(self, app: str, parent_ids: Sequence[str]) -> list[tuple[str, Row]]:
+        """(parent id, row) of each session of `app` listed under one of `parent_ids`
+        (their sub-agents), oldest first."""
+        found: list[tuple[str, Row]] = []
+        for start in range(0, len(parent_ids), 500):  # SQLite's limit on bound values
+            part = parent_ids[start : start + 500]
+            found += [
+                (r[0], Row(*r[1:]))
+                for r in self.db.execute(
+                    "SELECT parent_id, app, id, record, NULL FROM sessions WHERE app = ?"
+                    f" AND parent_id IN ({', '.join('?' * len(part))})"
+                    " ORDER BY updated",
+                    [app, *part],
+                )
+            ]
+        return found
+
     def by_prefix(
         self, prefix: str, app: str | None = None, limit: int = 20
     ) -> list[Row]:

@@ -20,7 +20,7 @@ from .index import Index, Progress
 from .model import Event, Session
 from .resolving import resolve
 from .sources import Home
-from .tree import AgentNode, build_tree, settle
+from .tree import AgentNode, add_unplaced, build_tree, settle
 
 SUBAGENT_MODES = ("inline", "tree", "none")
 _TAIL_WINDOW = 256 * 1024
@@ -221,7 +221,40 @@ def agent_tree(
             root.agent_name = root.agent_name or seen.agent_name
     if found.session.parent_id and root.agent_type == "lead":
         root.agent_type = None  # no file says its type (its lead's is gone): no lead
+    _add_listed(home, found.session.app, root, diagnostics)
     return found.session, root
+
+
+def _add_listed(
+    home: Home, app: str, root: AgentNode, diagnostics: Diagnostics | None
+) -> None:
+    """The sub-agents the index lists under this tree's agents that its events did not
+    place (a spawn on a rewound branch), each read from its own transcript (its status,
+    counts and sub-agents; bare where that cannot be read): `tree` shows what
+    `list --all` does."""
+    from .errors import SessdexError
+
+    def listed(ids: list[str]) -> Iterator[tuple[str, AgentNode]]:
+        for parent_id, row in index.under(app, ids):
+            child = row.session()
+            try:
+                found = transcript(home, f"{app}:{child.id}")
+                node = build_tree(child.id, found.events, child.agent_type)
+                settle(node, _last_written(found.session.path), datetime.now(UTC))
+                if diagnostics is not None:
+                    diagnostics.update(found.diagnostics)
+            except SessdexError:
+                node = AgentNode(child.id, status="stopped")
+                node.started, node.ended = child.created, child.updated
+            node.agent_type = child.agent_type
+            node.description = child.title
+            yield parent_id, node
+
+    index = Index(home)
+    try:
+        add_unplaced(root, listed)
+    finally:
+        index.close()
 
 
 def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:

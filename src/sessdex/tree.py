@@ -12,7 +12,7 @@ hour stopped: the app exited or was interrupted without noting an end.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -36,6 +36,9 @@ class AgentNode:
     # a background agent the app runs beside another to watch it (Claude Code's
     # observers), not one the lead gave work to
     observer: bool = False
+    # a sub-agent the index lists under this lead whose spawn the events read do not
+    # hold (one spawned on a branch a rewind abandoned): placed by `add_unplaced`
+    unplaced: bool = False
     children: list[AgentNode] = field(default_factory=list)
 
     @property
@@ -61,6 +64,7 @@ class AgentNode:
             "ended": iso(self.ended),
             "duration_seconds": self.duration_seconds,
             "observer": self.observer,
+            "unplaced": self.unplaced,
         }
 
     def record(self) -> dict[str, JSONValue]:
@@ -241,6 +245,32 @@ def build_tree(
             # on its own answer, and the lead is past it
             node.status = "done"
     return root
+
+
+def add_unplaced(
+    root: AgentNode,
+    listed: Callable[[list[str]], Iterable[tuple[str, AgentNode]]],
+) -> None:
+    """Put under their parents the sub-agents the index lists under the agents of this
+    tree that the tree did not place (`listed(ids)`: (parent id, its node, read from
+    its own events) for each session listed under one of `ids`), marked `unplaced`; their own sub-agents too,
+    level by level (at most 16: a loop of parents in damaged files ends). Makes `tree`
+    show what `list --all` does, where the spawn is on a branch the events leave out."""
+    placed = {node.id: node for _, node in root.walk()}
+    asked = list(placed)
+    for _ in range(16):
+        found: list[str] = []
+        for parent_id, node in listed(asked):
+            parent = placed.get(parent_id)
+            if parent is None or node.id in placed:
+                continue
+            node.unplaced = True
+            parent.children.append(node)
+            placed[node.id] = node
+            found.append(node.id)
+        if not found:
+            return
+        asked = found
 
 
 def settle(root: AgentNode, written: datetime | None, now: datetime) -> None:

@@ -411,6 +411,8 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
         label.append(f" {one_line(node.agent_name, 30)}")
     if node.observer:  # watches another agent: not work the lead gave out
         label.append(" (observer)", style="dim")
+    if node.unplaced:  # listed under this lead, its spawn not in the events shown
+        label.append(" (its spawn is not in this transcript)", style="dim")
     label.append(f" [{node.status}]", style=colours.get(node.status, ""))
     if node.description:
         fits = _DESCRIPTION if room is None else room - label.cell_len - 1

@@ -1920,3 +1920,26 @@ def test_the_unpriced_note_stays_short_whatever_the_files_name() -> None:
     assert "made-up-000, made-up-001" in note
     assert "and 30 more ('usage model' lists them)" in note
     assert "\n" not in note
+
+
+def test_json_rows_name_the_key_as_list_json_names_it(mixed: Home, run: object) -> None:
+    """A session row's `key` is the `id` that `list --json` prints (and its `app`), a
+    project's the `cwd`, a model's the `model`, an app's the `app`: a script joins the
+    two outputs on one name. The `key` stays."""
+
+    def records(*args: str) -> list[dict[str, object]]:
+        result = run.invoke(main, [*args, "--home", str(mixed.path), "--json"])  # type: ignore[attr-defined]
+        assert result.exit_code == 0, result.output
+        return orjson.loads(result.stdout)  # type: ignore[no-any-return]
+
+    listed = {(r["app"], r["id"]): r for r in records("list", "--all")}
+    sessions = records("usage", "session")
+    assert sessions
+    for row in sessions:
+        assert row["id"] == row["key"]
+        assert (row["app"], row["id"]) in listed
+        assert row["cwd"] == listed[(row["app"], row["id"])]["cwd"]
+    for report, name in (("project", "cwd"), ("model", "model"), ("app", "app")):
+        rows = records("usage", report)
+        assert rows
+        assert all(row[name] == row["key"] for row in rows), report

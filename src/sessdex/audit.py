@@ -426,7 +426,7 @@ def explain(
         ]
         raise AmbiguousId(given, about)
     del kept
-    if kind == "session" and home is not None and not rows[key].about:
+    if kind == "session" and home is not None and "title" not in rows[key].about:
         describe_sessions(home, [rows[key]])  # its title and folder, as --json gives
     reader = _Reader(home, kind, key, filters, limit, collected.lifted)
     selected = sources.all_sources(apps)

@@ -952,7 +952,9 @@ class Row:
     # app -> the credits it billed, in its own unit: two apps' are never added together
     credits: dict[str, float] = field(default_factory=dict)
     agents: dict[str, Row] = field(default_factory=dict)
-    about: dict[str, str | None] = field(default_factory=dict)  # a session's title, cwd
+    # the key named as `list --json` names it (`id`, `cwd`, `model`, `app`), and a
+    # session's title and folder
+    about: dict[str, str | None] = field(default_factory=dict)
     # models whose responses were billed in credits alone: no count to price, no known cost
     uncosted: set[str] = field(default_factory=set)
     # (app, model) -> the sums of its buckets: responses, the five counts, the four counts
@@ -1179,6 +1181,13 @@ def report(
     ordered = [
         r for r in rows.values() if r.responses or r.input_tokens or r.output_tokens
     ]
+    for row in ordered:  # the key under the name `list --json` gives the same thing
+        if kind == "project":
+            row.about = {"cwd": None if row.key == "(unknown folder)" else row.key}
+        elif kind == "model":
+            row.about = {"model": None if row.key == "(unknown model)" else row.key}
+        elif kind == "app":
+            row.about = {"app": row.key}
     if kind in ("session", "project", "model", "app"):
         ordered.sort(
             key=lambda r: (-r.cost, -(r.input_tokens + r.output_tokens), r.key)
@@ -1211,7 +1220,10 @@ def describe_sessions(
         found = [known[(app, row.key)] for app in sorted(row.apps) if (app, row.key) in known]  # fmt: skip
         # its folder under the home as given (`Index.shown`)
         session = index.shown(found[0].session()) if found else None
+        # `id` and `app` as `list --json` names them (the `key` stays: scripts use it)
         row.about = {
+            "id": row.key,
+            "app": min(row.apps, default=None),
             "title": session.title if session else None,
             "cwd": session.cwd if session else None,
         }

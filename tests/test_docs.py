@@ -337,7 +337,10 @@ def test_every_usage_json_field_is_in_docs_usage(
     assert _top(printed) <= named
     assert _keys(printed) <= named
     # the names the other reports give their key (`model`, `cwd`, `app`) among them
-    others = [_json(run, home, "usage", r, "--json") for r in ("project", "model", "app")]
+    others = [
+        _json(run, home, "usage", r, "--json") for r in ("project", "model", "app")
+    ]
+    others.append(_json(run, home, "usage", "session", "--limit", "0", "--json"))
     assert all(_keys(other) <= named for other in others)
     assert named - {"lead"} <= _keys(printed).union(*(_keys(o) for o in others))
     for day in _json(run, home, "usage", "daily", "--json"):

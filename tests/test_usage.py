@@ -1735,7 +1735,8 @@ def test_explain_limit_lists_that_many_and_says_what_it_left_out(
     whole = orjson.loads(run.invoke(main, [*args, "--json"]).output)  # type: ignore[attr-defined]
     assert len(whole["counted"]) == 40 and whole["counted_not_listed"]["responses"] == 0
     alone = run.invoke(main, ["usage", "--home", str(home.path), "--limit", "3"])  # type: ignore[attr-defined]
-    assert alone.exit_code == 2 and "--limit goes with --explain" in alone.output
+    assert alone.exit_code == 2 and "--limit goes with" in alone.output
+    assert "a daily report's rows are never cut" in alone.output
 
 
 def test_a_session_row_audit_drops_a_response_another_session_counts(
@@ -1943,3 +1944,52 @@ def test_json_rows_name_the_key_as_list_json_names_it(mixed: Home, run: object) 
         rows = records("usage", report)
         assert rows
         assert all(row[name] == row["key"] for row in rows), report
+
+
+@pytest.mark.parametrize("report", ["session", "project", "model", "app"])
+def test_limit_keeps_the_costliest_rows_and_sums_the_rest(
+    mixed: Home, run: object, report: str
+) -> None:
+    """`usage session --limit 1`: the costliest row, then one row that sums the others
+    (`"rest": true` in the JSON), so the rows still add up to the whole report."""
+
+    def records(*args: str) -> list[dict[str, object]]:
+        given = ["usage", report, "--home", str(mixed.path), "--json", *args]
+        result = run.invoke(main, given)  # type: ignore[attr-defined]
+        assert result.exit_code == 0, result.output
+        return orjson.loads(result.stdout)  # type: ignore[no-any-return]
+
+    whole = records()
+    cut = records("--limit", "1")
+    if len(whole) == 1:  # nothing left out: no rest row
+        assert cut == whole
+        return
+    assert cut[0] == whole[0] and "rest" not in cut[0]
+    rest = cut[1]
+    assert (
+        len(cut) == 2 and rest["rest"] is True and rest["rest_rows"] == len(whole) - 1
+    )
+    assert rest["key"] == f"… {len(whole) - 1} more"
+    for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "responses"):  # fmt: skip
+        assert sum(r[name] for r in cut) == sum(r[name] for r in whole), name  # type: ignore[misc]
+    assert rest["priced_cost_usd"] == pytest.approx(
+        sum(r["priced_cost_usd"] for r in whole[1:])  # type: ignore[misc]
+    )
+    assert records("--limit", str(len(whole))) == whole
+
+
+def test_limit_table_keeps_the_whole_total(mixed: Home, run: object) -> None:
+    args = ["usage", "session", "--home", str(mixed.path)]
+    wide = {"COLUMNS": "150"}
+    whole = run.invoke(main, args, env=wide)  # type: ignore[attr-defined]
+    cut = run.invoke(main, [*args, "--limit", "2"], env=wide)  # type: ignore[attr-defined]
+    assert cut.exit_code == 0, cut.output
+
+    def line(output: str, start: str) -> list[str]:  # its cells, not their widths
+        found = next(x for x in output.splitlines() if x.startswith(start))
+        return [cell.strip() for cell in found.split("│") if cell.strip()]
+
+    assert line(cut.stdout, "│ Total") == line(whole.stdout, "│ Total")
+    assert "│ … 2 more " in cut.stdout
+    assert "Fix the checkout" not in cut.stdout  # the third costliest, folded
+    assert "Fix the checkout" in whole.stdout

@@ -965,6 +965,8 @@ class Row:
     tally: dict[tuple[str, str], list[int]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # the rows `--limit` left out, where this is the one row that sums them (`cut`)
+    folded: list[Row] = field(default_factory=list, repr=False, compare=False)
 
     def add(self, app: str, b: Bucket) -> None:
         self.input_tokens += b[5]
@@ -1063,6 +1065,9 @@ class Row:
         out["credits"] = self.credits_by_app
         if self.agents:
             out["agents"] = [a.record() for a in self.agents.values()]
+        if self.folded:  # not a row of its own: the sum of the rows --limit left out
+            out["rest"] = True
+            out["rest_rows"] = len(self.folded)
         return out
 
 
@@ -1242,6 +1247,24 @@ def total(rows: Sequence[Row]) -> Row:
         for (app, model), sums in row.tally.items():
             out._take(app, model, sums)
     return out
+
+
+CUT_REPORTS = ("session", "project", "model", "app")  # rows in order of cost
+
+
+def cut(rows: Sequence[Row], limit: int | None) -> list[Row]:
+    """The first `limit` rows (a report's rows come costliest first, ties by tokens),
+    then one row that sums the rest, `… 12 more`: the report's total stays the whole.
+    No rest row where nothing is left out."""
+    if limit is None or len(rows) <= limit:
+        return list(rows)
+    left = list(rows[limit:])
+    rest = total(left)
+    rest.key = f"… {len(left):,} more"
+    rest.folded = left
+    # the fields that name a row's key, as its neighbours have them: null, none to name
+    rest.about = dict.fromkeys(rows[0].about)
+    return [*rows[:limit], rest]
 
 
 class Result:

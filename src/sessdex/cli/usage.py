@@ -112,7 +112,7 @@ class _Usage(click.Command):
 @count_option(
     "--limit",
     "-n",
-    help="With --explain: list at most N responses and N dropped lines (default 1000); the rest are counted and summed.",
+    help="The N costliest rows of a session, project, model or app report, then one row that sums the rest (the total stays whole); with --explain, at most N responses and N dropped lines (default 1000), the rest counted and summed.",
 )
 @output_options_or_object("--explain")
 @home_option
@@ -141,10 +141,14 @@ def usage_command(
     \b
     Example: sessdex usage daily --since 2026-11-01 --app claude
     """
+    from ..usage import CUT_REPORTS, cut
     from ..views import usage as view
 
-    if limit is not None and explain is None:
-        raise click.UsageError("--limit goes with --explain (the rows are never cut).")
+    if limit is not None and explain is None and report not in CUT_REPORTS:
+        # a day (week, month) is never left out of its report: the rows are never cut
+        raise click.UsageError(
+            f"--limit goes with the {', '.join(CUT_REPORTS[:-1])} and {CUT_REPORTS[-1]} reports (the costliest rows), or with --explain; a {report} report's rows are never cut."
+        )
     home = resolve_home(home_dir)
     with progress_bar("Reading usage") as progress:
         result = api.usage_report(
@@ -183,11 +187,13 @@ def usage_command(
             while batch := list(itertools.islice(lines, 1000)):
                 echo("\n".join(batch))
         return
+    # the costliest rows and one that sums the rest; the total is still the whole's
+    shown = cut(result.rows, limit)
     if as_json:
-        stdout_bytes(dumps(view.row_records(result.rows)) + b"\n")
+        stdout_bytes(dumps(view.row_records(shown)) + b"\n")
         return
     if as_nl:
-        stdout_bytes(b"".join(dumps(r) + b"\n" for r in view.row_records(result.rows)))
+        stdout_bytes(b"".join(dumps(r) + b"\n" for r in view.row_records(shown)))
         return
     if not result.rows:  # an empty table of zeros says less than one line
         filtered = since or until or apps or here
@@ -206,9 +212,7 @@ def usage_command(
         # a pipe gets whole numbers and names, not folds, unless $COLUMNS says a width
         out.width = asked or max(out.width, 160)
     roomy = out.is_terminal or asked is not None  # a title may take the width given
-    table = view.table(
-        report, result.rows, result.total, out.width, str(home.path), roomy
-    )
+    table = view.table(report, shown, result.total, out.width, str(home.path), roomy)
     table.print(out)
     # apart from the table: a caption would be padded with spaces to the table's width
     if own := view.own_cost_note(result.total):

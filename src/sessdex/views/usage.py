@@ -121,13 +121,18 @@ def table(
     the borders go."""
     # long enough to tell the rows apart for --explain, and from their sub-agents'
     # sessions, for `show` (time-ordered ids share their first characters)
+    # (the rows `--limit` left out among them: --explain takes their ids too)
+    every = [r for row in rows for r in (row.folded or [row])]
     keys = sorted(
-        {row.key.lower() for row in rows}
-        | {str(agent).lower() for row in rows for agent in row.agents}
+        {row.key.lower() for row in every}
+        | {str(agent).lower() for row in every for agent in row.agents}
     )
-    id_width = short_id_width((row.key for row in rows), keys)
+    id_width = short_id_width((row.key for row in rows if not row.folded), keys)
     lines: list[tuple[Row, str, str, bool]] = []  # row, label, style, models shown
     for row in rows:
+        if row.folded:  # the rows --limit left out, summed: no models, one line
+            lines.append((row, row.key, "dim", False))
+            continue
         lines.append((row, _label(kind, row, id_width, home), "", True))
         for agent, sub in row.agents.items():
             lines.append((sub, f"  └ {one_line(agent, 40)}", "dim", False))

@@ -167,16 +167,16 @@ def render(
     if not rows:
         return Text(one_line(empty), style="dim")
     out = Text(no_wrap=True, overflow="crop")
-    id_width, lines = _lines(rows, home, now or datetime.now(UTC), width, ids)
+    id_width, lines, start = _lines(rows, home, now or datetime.now(UTC), width, ids)
     for n, (status, line) in enumerate(lines):
         if n:
             out.append("\n")
         if status is not None:
             out.append(line, style=COLOURS.get(status, ""))
-        else:
-            out.append(line[:2])
-            out.append(line[2 : 2 + id_width], style="dim")
-            out.append(line[2 + id_width :])
+        else:  # the id after the app column (where it shows)
+            out.append(line[:start])
+            out.append(line[start : start + id_width], style="dim")
+            out.append(line[start + id_width :])
     return out
 
 
@@ -193,7 +193,7 @@ def plain(
     where it is given; a folder cut loses its start."""
     if not rows:
         return one_line(empty) + "\n"
-    _, lines = _lines(rows, home, now or datetime.now(UTC), width, ids)
+    _, lines, _ = _lines(rows, home, now or datetime.now(UTC), width, ids)
     return "\n".join(line for _, line in lines) + "\n"
 
 
@@ -203,9 +203,10 @@ def _lines(
     now: datetime,
     width: int | None,
     ids: Sequence[str] | None = None,
-) -> tuple[int, list[tuple[str | None, str]]]:
-    """The id width, and the board's lines: (status, heading) for each status group,
-    (None, line) for each of its sessions. Fitted to `width`: the reason, the folder and
+) -> tuple[int, list[tuple[str | None, str]], int]:
+    """The id width, the board's lines and where a line's id starts: (status, heading)
+    for each status group, (None, line) for each of its sessions, its columns in
+    `list`'s order (app, id, age, then the tokens, folder, title and reason). Fitted to `width`: the reason, the folder and
     the title narrow, in that order, to _NARROWEST; where that is not enough, the reason
     column goes, then the folder column, then the app column, and the rest narrow as
     before (the title to _TITLE_LEAST), and last the title column goes. Status, id, age
@@ -243,18 +244,19 @@ def _lines(
         lines.append((status, f"{LABELS[status]} ({len(group)})"))
         for row in group:
             app, title, folder, why, when, count = cells[id(row)]
-            # an id is what a file says: cleaned as `list` prints it
-            line = f"  {one_line(row.session.id)[:id_width]:<{id_width}} "
-            if app_column:
-                line += f"{app:<{app_column}} "
-            if title_w:
-                line += pad(cut(title, title_w), title_w) + " "
+            # in `list`'s order (app, id, age, folder, title), the tokens beside the
+            # age and the reason last; an id is what a file says: cleaned as `list` does
+            line = "  " + (f"{app:<{app_column}} " if app_column else "")
+            line += f"{one_line(row.session.id)[:id_width]:<{id_width}} "
+            line += f"{when:>4} {count:>7} "
             if folder_w:
                 line += pad(left_cut(folder, folder_w), folder_w) + " "
+            if title_w:
+                line += pad(cut(title, title_w), title_w) + " "
             if why_w:
-                line += pad(cut(why, why_w), why_w) + " "
-            lines.append((None, line + f"{when:>4} {count:>7}"))
-    return id_width, lines
+                line += pad(cut(why, why_w), why_w)
+            lines.append((None, line.rstrip(" ")))
+    return id_width, lines, 2 + (app_column + 1 if app_column else 0)
 
 
 def _length(id_width: int, app_column: int, columns: Sequence[int]) -> int:

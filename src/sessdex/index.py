@@ -426,16 +426,10 @@ class Index:
     def searches(
         self, apps: Sequence[str], include_subagents: bool = False
     ) -> Iterator[str]:
-        """The search text (`find`'s: app, id, title, folder, branch, folded) of each
-        session of `apps` (all where none), sub-agents' only when asked: what the words
-        `find` suggests when nothing matched are taken from. Nothing else is read."""
-        where = ["1"]
-        if apps:
-            where.append(f"app IN ({','.join('?' * len(apps))})")
-        if not include_subagents:
-            where.append("parent_id IS NULL")
-        sql = f"SELECT search FROM sessions WHERE {' AND '.join(where)}"
-        for (search,) in self.db.execute(sql, list(apps)):
+        """The search text of each session of `apps` (`selection.searches_sql`): what
+        the words `find` suggests when nothing matched are taken from."""
+        sql, args = selection.searches_sql(apps, include_subagents)
+        for (search,) in self.db.execute(sql, args):
             yield search
 
     def ids(self) -> list[str]:

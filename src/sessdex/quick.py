@@ -732,11 +732,8 @@ def _searches(
 ) -> Iterator[str]:
     """The search text of each session of `apps` the index holds (sub-agents' only with
     --all): what the words `find` suggests are taken from."""
-    marks = ",".join("?" * len(apps))
-    nested = "" if include_subagents else " AND parent_id IS NULL"
-    for (search,) in db.execute(
-        f"SELECT search FROM sessions WHERE app IN ({marks}){nested}", apps
-    ):
+    sql, args = selection.searches_sql(apps, include_subagents)
+    for (search,) in db.execute(sql, args):
         yield search
 
 

@@ -207,8 +207,9 @@ def nothing_matches(
     None when no word or option narrowed the listing. `hidden`: how many sub-agents
     matched, which only `--all` lists; `wider`: how many sessions the words match
     without `--since` and `--here`; `instead`: the words to find in their place, each
-    that matched nothing swapped for the closest the index holds (`did_you_mean`). Shared with the quick path, which says it too
-    rather than start the full command for one line. Where `SESSDEX_SHELL` names a
+    that matched nothing swapped for the closest the index holds (`did_you_mean`).
+    Shared with the quick path, which says it too rather than start the full command
+    for one line. Where `SESSDEX_SHELL` names a
     shell sessdex does not know, the options are quoted as sh quotes them, and said so
     where that changed one: a hint is no reason to fail the listing."""
     from .errors import BadSetting
@@ -283,6 +284,18 @@ def _suggested(
         words.insert(0, "--")
     said = " ".join(word for word in instead if not word.startswith("app:"))
     return f"No session matches {query!r}. Did you mean {said!r}? ({named('find', *typed, *words)})"  # fmt: skip
+
+
+def searches_sql(apps: Sequence[str], include_subagents: bool) -> tuple[str, list[str]]:
+    """SELECT the search text (`find`'s: app, id, title, folder, branch, folded) of each
+    session of `apps` (all where none), sub-agents' only with --all: what the words
+    `did_you_mean` suggests are taken from (the full command's and the quick path's)."""
+    where = ["1"]
+    if apps:
+        where.append(f"app IN ({','.join('?' * len(apps))})")
+    if not include_subagents:
+        where.append("parent_id IS NULL")
+    return f"SELECT search FROM sessions WHERE {' AND '.join(where)}", list(apps)
 
 
 def did_you_mean(query: Query, searches: Iterable[str]) -> list[str] | None:

@@ -17,7 +17,13 @@ the gateway's first row, role `session_meta`, holds its tools and is not shown).
 are read in the order Hermes wrote them (by id, as its own views do: a timestamp may go
 back, and a compaction dates its summary after the rows it keeps).
 Columns missing from older databases are tolerated; the FTS tables, `system_prompts`, the
-gateway's routing and lock tables are never read.
+gateway's routing and lock tables are never read. A message row names who wrote it only by
+its `role`, `display_kind` and `observed`: `messages` has no `origin` column (SCHEMA_SQL of
+hermes_state_common.py at @f31cf971 and @00704d08, from which hermes_state_schema.py adds
+missing columns, and the one INSERT every writer shares, hermes_state_messages.py
+`_INSERT_MESSAGE_SQL` at @d7bc0f3a and @01e8a2d0). The `origin_json` of a gateway's
+`sessions` row is where its replies go (platform, chat, profile), for routing: not read; a
+cron job's session is told by its `source`.
 
 A compression ends a session (`end_reason` 'compression') and goes on in a child row
 whose `parent_session_id` names it, its first message the summary (`_compressed_summary`).

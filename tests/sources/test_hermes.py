@@ -936,3 +936,29 @@ def test_a_dangling_link_to_a_session_file_is_counted_on_a_warm_index(
         main, ["list", "--all", "--verbose", "--app", "hermes", "--home", str(home)]
     )
     assert "broken link" in listed.stderr and str(only_file) in listed.stderr
+
+
+def test_a_damaged_message_time_does_not_hide_when_a_session_was_last_written(
+    tmp_path: Path,
+) -> None:
+    """A message cell out of any sane time (a garbage double salvaged from a damaged page,
+    a TEXT cell) sorts above every real one: as in Hermes' own recency, it is passed over
+    and the newest real message still dates a session whose heartbeat lags."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        newest = db.execute(
+            "SELECT max(timestamp) FROM messages WHERE session_id = ?", (GATEWAY,)
+        ).fetchone()[0]
+        db.execute(
+            "UPDATE sessions SET ended_at = NULL, last_activity_at = started_at"
+            " WHERE id = ?",
+            (GATEWAY,),
+        )
+        for damaged in (5e246, "0x7ff8"):
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp)"
+                " VALUES (?, 'assistant', 'salvaged', ?)",
+                (GATEWAY, damaged),
+            )
+    db.close()
+    assert sessions(home)[GATEWAY].updated == datetime.fromtimestamp(newest, UTC)

@@ -153,7 +153,9 @@ CHECKED_WITH = (
     "(hermes_state_common.py SCHEMA_SQL at NousResearch/hermes-agent@00704d08, 2026-11; "
     "synthetic DB from a generator that follows it); a real home's schema-v6 state.db and "
     "sessions/ files of 2026-04 to 07 (a public backup, read, not copied); resume flags "
-    "checked against 0.19.0's --help"
+    "checked against 0.19.0's --help; messages' columns rechecked at "
+    "hermes_state_messages.py @01e8a2d0 (no `origin`), recency at hermes_state_common.py "
+    "`_sql_freshest_of` @00704d08"
 )
 ENV_VARS = ("HERMES_HOME",)
 
@@ -229,6 +231,9 @@ _DELEGATE_TOOLS = frozenset({"delegate_task"})
 # the `source` of a session not begun on a messaging platform
 _LOCAL_SOURCES = frozenset({"cli", "tui", "subagent", "tool", "cron", "acp", "api"})
 _DEPTH = 4  # sub-agents read inside sub-agents, at most
+_EPOCH_END = (
+    4102444800.0  # 2100-01-01: Hermes writes unix seconds; a later one is damage
+)
 
 
 def locate(home: Home) -> Location:
@@ -660,9 +665,14 @@ def _last_written(connection: sqlite3.Connection) -> dict[str, object]:
         connection, "messages", "session_id"
     ):
         return {}
+    # a cell outside the window (a garbage double salvaged from a damaged page, a TEXT
+    # cell, which SQLite sorts above every number) would be the max and hide the real
+    # newest time: Hermes' own recency skips such cells too (hermes_state_common.py
+    # `_sql_freshest_of`); the range keeps it one index seek
     rows = connection.execute(
-        "SELECT s.id, (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id)"
-        " FROM sessions s"
+        "SELECT s.id, (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id"
+        " AND m.timestamp > 0 AND m.timestamp < ?) FROM sessions s",
+        (_EPOCH_END,),
     ).fetchall()
     return {session_id: stamp for session_id, stamp in rows if stamp is not None}
 

@@ -962,3 +962,28 @@ def test_a_damaged_message_time_does_not_hide_when_a_session_was_last_written(
             )
     db.close()
     assert sessions(home)[GATEWAY].updated == datetime.fromtimestamp(newest, UTC)
+
+
+def test_a_background_review_prompt_older_builds_kept_is_no_prompt(
+    tmp_path: Path,
+) -> None:
+    """Older builds wrote the prompt of Hermes' background skill and memory review into
+    the session it reviewed, a user row with no `display_kind` (Hermes' resume tells it by
+    its opening and drops it): Hermes' input, shown as injected, not the user's."""
+    home = copied(tmp_path)
+    review = (
+        "Review the conversation above and consider saving to memory anything worth "
+        "keeping about the user."
+    )
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "INSERT INTO messages (session_id, role, content, timestamp)"
+            " VALUES (?, 'user', ?, 1796205000)",
+            (GATEWAY, review),
+        )
+    db.close()
+    read = events(GATEWAY, home)
+    assert review not in [e.text for e in read if e.kind == "user"]
+    injected = [e for e in read if e.extra.get("injected")]
+    assert [(e.kind, e.text) for e in injected] == [("meta", review)]
+    assert injected[0].extra["display_kind"] == "background_review"

@@ -57,8 +57,9 @@ gateway's `internal_notification`, a background delegate's `async_delegation_com
 background process's `process_complete`, a `personality_switch`, the `auto_continue` turn
 it starts after an interrupted one, a mission's `mission_callback_wake`; in a database
 without the column, schema v22, told by how Hermes opens them: `[ASYNC DELEGATION (BATCH)
-COMPLETE`, `[IMPORTANT: Background process`) is injected input (`meta`), not a prompt nor
-a title; a live `model_switch` marker is a `meta` change to the model it names; a `steer`
+COMPLETE`, `[IMPORTANT: Background process`; the prompt of its background skill and memory
+review, which older builds wrote into the session reviewed, told by its opening as
+Hermes' resume tells it) is injected input (`meta`), not a prompt nor a title; a live `model_switch` marker is a `meta` change to the model it names; a `steer`
 row is the user's, and a kind newer than these is shown as the user's and counted for
 `doctor`. A gateway watching a group (`observe_unmentioned_group_messages`, schema v13 on)
 keeps the chatter not addressed to it as user rows flagged `observed` (`"observed": true`
@@ -191,13 +192,16 @@ _MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestam
                     "_compressed_summary", "display_kind", "display_identity",
                     "observed")  # fmt: skip
 _LARGE = frozenset({"tool_calls", "reasoning", "reasoning_content"})
+# the prompt of Hermes' background skill and memory review (agent/background_review.py),
+# which older builds wrote into the session it reviewed: sessdex's name, no Hermes kind
+_BACKGROUND_REVIEW = "background_review"
 # a user row's `display_kind` where Hermes wrote it, not the user: scaffolding the model
 # sees but no view paints, a self-injected gateway notification, a background delegate's
 # result delivered between turns, a personality switch's pivot, the turn Hermes starts
 # itself to go on after an interrupted one, and a finished mission's wake-up
 _INJECTED_KINDS = frozenset(
     {"hidden", "internal_notification", "async_delegation_complete", "process_complete",
-     "personality_switch", "auto_continue", "mission_callback_wake"}
+     "personality_switch", "auto_continue", "mission_callback_wake", _BACKGROUND_REVIEW}
 )  # fmt: skip
 # the model a live switch names (tui_gateway's `model_switch` marker, a user row)
 _MODEL_SWITCH = "model_switch"
@@ -216,6 +220,10 @@ _NOTICES = (
     ("[ASYNC DELEGATION COMPLETE", "async_delegation_complete"),
     ("[ASYNC DELEGATION BATCH COMPLETE", "async_delegation_complete"),
     ("[IMPORTANT: Background process ", "process_complete"),
+    # as Hermes' resume tells them and drops them (hermes_state.py
+    # `_REVIEW_HARNESS_PREFIXES` @00025f69), the reply after one kept as said
+    ("Review the conversation above and update the skill library", _BACKGROUND_REVIEW),
+    ("Review the conversation above and consider saving to memory", _BACKGROUND_REVIEW),
 )
 # how a session ended where the child that shares its gateway chat key is a new
 # conversation (a reset), in databases older than the `_reset_from` marker
@@ -1373,7 +1381,7 @@ _SUMMARY_END = "--- END OF CONTEXT SUMMARY"
 def _notice_kind(text: str | None) -> str | None:
     """The `display_kind` of a notice Hermes wrote as a user row, told by its opening."""
     for opening, kind in _NOTICES:
-        if text is not None and text.startswith(opening):
+        if text is not None and text.lstrip().startswith(opening):
             return kind
     return None
 

@@ -987,3 +987,18 @@ def test_a_background_review_prompt_older_builds_kept_is_no_prompt(
     injected = [e for e in read if e.extra.get("injected")]
     assert [(e.kind, e.text) for e in injected] == [("meta", review)]
     assert injected[0].extra["display_kind"] == "background_review"
+
+
+@pytest.mark.parametrize("source", ["kanban", "api_server", "recovered"])
+def test_a_session_hermes_itself_started_is_no_gateway_session(
+    tmp_path: Path, source: str
+) -> None:
+    """Hermes' kanban board, its API server and the placeholders `hermes sessions
+    recover` writes for orphaned messages are its own producers, no messaging platform:
+    resuming one says nothing of a gateway."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute("UPDATE sessions SET source = ? WHERE id = ?", (source, GATEWAY))
+    db.close()
+    plan = hermes.resume(sessions(home)[GATEWAY])
+    assert plan is not None and not any("gateway" in note for note in plan.notes)

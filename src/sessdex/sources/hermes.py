@@ -237,7 +237,12 @@ _CONTINUATIONS = (
 )  # markers of a child that is no sub-agent
 _DELEGATE_TOOLS = frozenset({"delegate_task"})
 # the `source` of a session not begun on a messaging platform
-_LOCAL_SOURCES = frozenset({"cli", "tui", "subagent", "tool", "cron", "acp", "api"})
+# (and the producers Hermes itself owns, hermes_state.py `_AUTO_PRUNE_STALE_OPEN_SOURCES`
+# @00025f69: its kanban board, its API server, `hermes sessions recover`'s placeholders)
+_LOCAL_SOURCES = frozenset(
+    {"cli", "tui", "subagent", "tool", "cron", "acp", "api", "api_server", "kanban",
+     "recovered"}
+)  # fmt: skip
 _DEPTH = 4  # sub-agents read inside sub-agents, at most
 _EPOCH_END = (
     4102444800.0  # 2100-01-01: Hermes writes unix seconds; a later one is damage

@@ -1002,3 +1002,34 @@ def test_a_session_hermes_itself_started_is_no_gateway_session(
     db.close()
     plan = hermes.resume(sessions(home)[GATEWAY])
     assert plan is not None and not any("gateway" in note for note in plan.notes)
+
+
+def test_a_bare_tool_marker_an_older_loop_saved_as_an_answer_is_not_said(
+    tmp_path: Path,
+) -> None:
+    """An older Hermes loop saved a bare `[memory]` marker as the text of a turn that
+    called tools (its resume blanks it): the call is shown, the marker is no answer."""
+    home = copied(tmp_path)
+    calls = [
+        {
+            "id": "call_mem_1",
+            "type": "function",
+            "function": {"name": "memory", "arguments": '{"action": "add"}'},
+        }
+    ]
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "INSERT INTO messages (session_id, role, content, tool_calls, timestamp)"
+            " VALUES (?, 'assistant', ' [memory] ', ?, 1796205000)",
+            (GATEWAY, json.dumps(calls)),
+        )
+        db.execute(
+            "INSERT INTO messages (session_id, role, content, timestamp)"
+            " VALUES (?, 'assistant', '[memory]', 1796205001)",
+            (GATEWAY,),
+        )
+    db.close()
+    read = events(GATEWAY, home)
+    said = [e.text for e in read if e.kind == "assistant"]
+    assert " [memory] " not in said and said[-1] == "[memory]"  # no call: its own words
+    assert any(e.kind == "tool_call" and e.call_id == "call_mem_1" for e in read)

@@ -64,7 +64,8 @@ row is the user's, and a kind newer than these is shown as the user's and counte
 `doctor`. A gateway watching a group (`observe_unmentioned_group_messages`, schema v13 on)
 keeps the chatter not addressed to it as user rows flagged `observed` (`"observed": true`
 in a JSONL transcript): what others said, shown as `meta` (`extra["observed"]`), never a
-prompt or a title. A tool result Hermes would paint as failed (a JSON object with an `error`, or a
+prompt or a title. A bare `[tool]` marker an older loop saved as the text of a turn that
+called tools is no answer (Hermes' resume blanks it). A tool result Hermes would paint as failed (a JSON object with an `error`, or a
 failed `status`) is a failed result.
 
 Sessions are listed from the database (what `hermes sessions` and `--resume` read), but
@@ -1185,7 +1186,9 @@ class _Reader:
             if thinking and thinking.strip():
                 yield self.event("thinking", time, agent, text=thinking)
             text = self.content(rowid)
-            if text:
+            if text and not (
+                message.get("tool_calls") and _MARKER.fullmatch(text.strip())
+            ):
                 yield self.event("assistant", time, agent, text=text)
             yield from self.calls(message, time, agent, children, depth)
             reason = as_str(message.get("finish_reason"))
@@ -1375,6 +1378,12 @@ class _Reader:
             (session_id,),
         ).fetchall()
         return [dict(zip(wanted, row, strict=True)) for row in rows]
+
+
+# a bare `[tool]` marker an older loop saved as the text of a turn that called tools: no
+# answer, blanked as Hermes' resume blanks it (hermes_state.py
+# `_STALE_TOOL_CALL_MARKER_RE` @00025f69)
+_MARKER = re.compile(r"\[[A-Za-z_][A-Za-z0-9_.-]*\]")
 
 
 # how a compaction's summary opens (agent/context_compressor.py SUMMARY_PREFIX, and the

@@ -59,14 +59,15 @@ it starts after an interrupted one, a mission's `mission_callback_wake`; in a da
 without the column, schema v22, told by how Hermes opens them: `[ASYNC DELEGATION (BATCH)
 COMPLETE`, `[IMPORTANT: Background process`; the prompt of its background skill and memory
 review, which older builds wrote into the session reviewed, told by its opening as
-Hermes' resume tells it) is injected input (`meta`), not a prompt nor a title; a live `model_switch` marker is a `meta` change to the model it names; a `steer`
-row is the user's, and a kind newer than these is shown as the user's and counted for
-`doctor`. A gateway watching a group (`observe_unmentioned_group_messages`, schema v13 on)
-keeps the chatter not addressed to it as user rows flagged `observed` (`"observed": true`
-in a JSONL transcript): what others said, shown as `meta` (`extra["observed"]`), never a
-prompt or a title. A bare `[tool]` marker an older loop saved as the text of a turn that
-called tools is no answer (Hermes' resume blanks it). A tool result Hermes would paint as failed (a JSON object with an `error`, or a
-failed `status`) is a failed result.
+Hermes' resume tells it) is injected input (`meta`), not a prompt nor a title; a live
+`model_switch` marker is a `meta` change to the model it names; a `steer` row is the
+user's, and a kind newer than these is shown as the user's and counted for `doctor`. A
+gateway watching a group (`observe_unmentioned_group_messages`, schema v13 on) keeps the
+chatter not addressed to it as user rows flagged `observed` (`"observed": true` in a JSONL
+transcript): what others said, shown as `meta` (`extra["observed"]`), never a prompt or a
+title. A bare `[tool]` marker an older loop saved as the text of a turn that called tools
+is no answer (Hermes' resume blanks it). A tool result Hermes would paint as failed (a
+JSON object with an `error`, or a failed `status`) is a failed result.
 
 Sessions are listed from the database (what `hermes sessions` and `--resume` read), but
 a session's messages come from a file of its own in `<home>/sessions/` where that holds

@@ -11,6 +11,11 @@ hundreds of MB), then measures, in the same process and --runs times each:
 The process follows the app as `watch` does (`databases.keep_fresh`): a one-shot command
 reads one snapshot for its whole run.
 
+Then what the next one-shot run pays (a new process each time, after the app appended a
+row, as a warm `sessdex list` while the app runs): with the copy of the database file kept
+from the run before (only the WAL copied), and for a database that holds the app's login
+(`login=True`: its copies are removed at exit, so each run copies it whole).
+
 Target: the open after an append takes at most 0.1x the baseline copy, and sees the row.
 
     .venv/bin/python bench/bench_snapshot.py [--db-mb 300] [--runs 5]
@@ -22,6 +27,7 @@ import argparse
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,6 +67,27 @@ def timed_open(db: Path) -> tuple[float, int]:
     return time.perf_counter() - started, count
 
 
+# a one-shot run of its own: open the database once, read it, end (its exit included)
+_NEXT_RUN = (
+    "import sys, time; from sessdex import databases; t = time.perf_counter(); "
+    "c = databases.open_sqlite(sys.argv[1], login=sys.argv[2] == '1'); "
+    "n = c.execute('SELECT count(*) FROM part').fetchone()[0]; c.close(); "
+    "databases.drop_login_copies(); print(n, time.perf_counter() - t)"
+)
+
+
+def next_run(db: Path, login: bool) -> tuple[float, int]:
+    """The seconds a new process spends opening and reading the database (and removing
+    its copies, for a login), Python's start left out; the rows it counted."""
+    out = subprocess.run(
+        [sys.executable, "-c", _NEXT_RUN, str(db), "1" if login else "0"],
+        check=True,
+        capture_output=True,
+        env=os.environ,
+    ).stdout.split()
+    return float(out[1]), int(out[0])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db-mb", type=int, default=300)
@@ -96,6 +123,21 @@ def main() -> int:
             expected = writer.execute("SELECT count(*) FROM part").fetchone()[0]
             if count != expected:
                 report.check("the appended row is seen", False, f"run {n}")
+        # this process's own snapshot would keep the copy alive (a process that still
+        # runs shares it): gone, as after a one-shot command
+        databases.forget_snapshots()
+        shutil.rmtree(work / "state", ignore_errors=True)
+        runs: dict[bool, list[float]] = {False: [], True: []}
+        for login in (False, True):
+            next_run(db, login)  # the run before: copies made, kept or not
+            for n in range(args.runs):
+                writer.execute("INSERT INTO part (data) VALUES (?)", (b"next run",))
+                writer.commit()
+                seconds, count = next_run(db, login)
+                runs[login].append(seconds)
+                expected = writer.execute("SELECT count(*) FROM part").fetchone()[0]
+                if count != expected:
+                    report.check("the next run sees the new row", False, f"run {n}")
         writer.close()
         copy, first, after = median(copies), median(firsts), median(appended)
         report.note(f"  baseline copy of the database: median {ms(copy)}")
@@ -103,6 +145,9 @@ def main() -> int:
         report.note(
             f"  open after an append (what it appended copied): median {ms(after)}"
         )
+        kept, login = median(runs[False]), median(runs[True])
+        report.note(f"  next run, the database's copy kept: median {ms(kept)}")
+        report.note(f"  next run, a database holding a login: median {ms(login)}")
         report.check(
             "open after an append <= 0.1x a full copy",
             after <= 0.1 * copy,

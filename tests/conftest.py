@@ -49,6 +49,9 @@ def no_snapshot_outlives_its_test() -> Iterator[None]:
     yield
     databases.forget_snapshots()
     databases.FRESH_SECONDS = pace
+    # the copies of login-holding databases went with the test's cache folder: none to
+    # remove at the end of the session (from the user's own cache, by then)
+    databases._logins.clear()
 
 
 @pytest.fixture(autouse=True)

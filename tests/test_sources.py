@@ -254,7 +254,7 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
             return PermissionError(refusal.errno, refusal.strerror, os.fspath(path))  # type: ignore[call-overload]
         return refusal
 
-    def refusing_database(path: object) -> object:
+    def refusing_database(path: object, login: bool = False) -> object:
         raise refused(path)
 
     opener, open_sqlite, connect = os.open, databases.open_sqlite, sqlite3.connect

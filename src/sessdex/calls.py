@@ -45,6 +45,8 @@ def open_index(
     index = Index(home)
     report = index.refresh(selected, progress)
     with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
+        databases.sweep_login_copies()
+    with contextlib.suppress(OSError):
         databases.prune_snapshots()
     return index, report
 

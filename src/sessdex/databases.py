@@ -23,7 +23,11 @@ A snapshot costs a copy of the database, which can weigh GBs, so:
 - a copy is made only when the disk has room to spare for it, and one cut short (a
   full disk, or a process killed mid-copy) is removed;
 - snapshots no read needs any more (their database is gone or has no WAL now, or they
-  were not used for a week) are pruned, as are bases no process links to.
+  were not used for a week) are pruned, as are bases no process links to;
+- the copies of a database its adapter says holds the app's login (`login=True`: tokens
+  beside the sessions) live only as long as the process that made them: removed at its
+  exit, on Ctrl-C and SIGTERM too (`drop_login_copies`), and the next run removes what a
+  killed one left (`sweep_login_copies`).
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ if TYPE_CHECKING:
     from .diagnostics import Diagnostics
 
 
-def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
+def open_sqlite(
+    path: str | os.PathLike[str], *, login: bool = False
+) -> sqlite3.Connection:
     """Open another app's SQLite database without writing a byte into its folder.
 
     With no `-wal` file, `immutable=1` is safe (no locks, no `-shm`). With one, the newest
@@ -69,8 +75,14 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     Text that is not UTF-8 (a name an app cut in the middle of a character) comes back
     with U+FFFD in its place: Python's default refuses the whole query for one such cell,
     and every session of the database went missing with it.
+
+    `login`: the database also holds the app's login (a table or rows of tokens the
+    adapter never reads): whatever copy of it this process makes is removed when the
+    process ends, rather than kept in the cache for the next run.
     """
     name = os.fspath(path)
+    if login:
+        _hold_login(name)
     connection = _connect(name)
     connection.text_factory = _lenient_text
     # what a read depended on: the database, and its WAL (its newest rows), there or not
@@ -180,6 +192,8 @@ def _mark(folder: Path, name: str) -> None:
     source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
     if _read_text(source_file) != os.path.abspath(name):
         source_file.write_text(os.path.abspath(name), encoding="utf-8")
+    if os.path.abspath(name) in _logins:
+        (folder / LOGIN_FILE).touch()
     os.utime(folder)  # last used now: snapshots unused for a while are pruned
 
 
@@ -221,15 +235,82 @@ def _drop_snapshot(name: str) -> None:
     """Remove the WAL snapshot of a database that has no WAL now (it may weigh GBs):
     this process's copies, and the whole folder once no other live process has one
     there (another may be reading its own right now)."""
-    folder = _folder_of(name)
+    with _lock:
+        _drop_locked(name)
+
+
+def _drop_locked(name: str, kind: str = "") -> None:
+    folder = _folder_of(name, kind)
     if not folder.is_dir():
         return
-    with _lock:
-        for key in [k for k in _taken if Path(k).parent.parent == folder]:
-            _release(_taken.pop(key))
-        shutil.rmtree(folder / str(os.getpid()), ignore_errors=True)
-        if not _held_by_others(folder):
-            shutil.rmtree(folder, ignore_errors=True)
+    for key in [k for k in _taken if Path(k).parent.parent == folder]:
+        _release(_taken.pop(key))
+    shutil.rmtree(folder / str(os.getpid()), ignore_errors=True)
+    if not _held_by_others(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# the databases this process read that hold the app's login (`open_sqlite(login=True)`):
+# their copies are removed when it ends
+_logins: set[str] = set()
+_exit_hooked = False
+LOGIN_FILE = "login"  # in a copy folder: its database holds a login (for the sweep)
+# in the snapshots folder: the copies an earlier sessdex kept have been swept (it kept
+# those of login-holding databases for a week, and marked none)
+_SWEPT_MARK = ".logins-swept"
+
+
+def _hold_login(name: str) -> None:
+    global _exit_hooked
+    if not _exit_hooked:
+        import atexit
+
+        atexit.register(drop_login_copies)
+        _exit_hooked = True
+    _logins.add(os.path.abspath(name))
+
+
+def drop_login_copies() -> None:
+    """Remove the copies this process made of databases that hold a login, and those
+    another process shares only once none runs: at exit (`launch` calls it on Ctrl-C
+    and SIGTERM, which end the process without `atexit`). Bounded wait for the lock:
+    a thread stopped mid-copy must not hang the exit."""
+    if not _logins:
+        return
+    locked = _lock.acquire(timeout=5)
+    try:
+        for name in sorted(_logins):
+            for kind in ("", "-journal"):
+                with contextlib.suppress(OSError):
+                    _drop_locked(name, kind)
+    finally:
+        if locked:
+            _lock.release()
+    with contextlib.suppress(OSError):
+        sweep_login_copies()
+
+
+def sweep_login_copies() -> None:
+    """Remove the copies of login-holding databases that no live process uses (those a
+    killed sessdex left); and, once, every copy an earlier sessdex kept, which marked
+    none of them as holding a login (the next read of each database copies it again)."""
+    from .paths import snapshot_dir
+
+    root = snapshot_dir()
+    first = not (root / _SWEPT_MARK).exists()
+    kept = False
+    for entry in os.scandir(root):
+        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+            continue
+        folder = Path(entry.path)
+        if not first and not (folder / LOGIN_FILE).exists():
+            continue
+        if (folder / str(os.getpid())).exists() or _held_by_others(folder):
+            kept = True  # in use: removed when it is not
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+    if first and not kept:
+        (root / _SWEPT_MARK).touch()
 
 
 def _held_by_others(folder: Path) -> bool:

@@ -214,8 +214,17 @@ def _on_terminate(number: int, frame: object) -> None:
     raise Terminated
 
 
+def _drop_login_copies() -> None:
+    """Remove the copies of databases that hold an app's login, as `atexit` would at a
+    plain exit: a process that ends by its own signal runs no `atexit` function."""
+    databases = sys.modules.get(__package__ + ".databases")
+    if databases is not None:
+        databases.drop_login_copies()
+
+
 def terminated() -> NoReturn:
     """After SIGTERM's clean-up: end as killed by it, as before (the shell says 143)."""
+    _drop_login_copies()
     _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
     if sys.platform != "win32":  # there os.kill ends the process with status 15
         os.kill(os.getpid(), _signal.SIGTERM)
@@ -232,6 +241,7 @@ def interrupted() -> NoReturn:
         sys.exit(STATUS_CONTROL_C_EXIT)
     import signal
 
+    _drop_login_copies()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGINT)
     sys.exit(130)  # where a signal does not end the process

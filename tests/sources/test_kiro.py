@@ -411,8 +411,8 @@ def test_the_login_table_is_never_read(tmp_path: Path) -> None:
     statements: list[str] = []
     opened = kiro.databases.open_sqlite
 
-    def traced(path: str | os.PathLike[str]) -> sqlite3.Connection:
-        connection = opened(path)
+    def traced(path: str | os.PathLike[str], login: bool = False) -> sqlite3.Connection:
+        connection = opened(path, login=login)
         connection.set_trace_callback(statements.append)
         return connection
 

@@ -384,8 +384,8 @@ def test_the_credentials_in_the_agent_database_are_never_queried(
     asked: list[str] = []
     opened = databases.open_sqlite
 
-    def traced(path: object) -> sqlite3.Connection:
-        connection = opened(path)  # type: ignore[arg-type]
+    def traced(path: object, login: bool = False) -> sqlite3.Connection:
+        connection = opened(path, login=login)  # type: ignore[arg-type]
         connection.set_trace_callback(asked.append)
         return connection
 

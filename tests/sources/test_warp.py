@@ -171,8 +171,8 @@ def test_the_secret_tables_are_never_read(tmp_path: Path, kind: str) -> None:
     statements: list[str] = []
     opened = warp.databases.open_sqlite
 
-    def traced(path: str | os.PathLike[str]) -> sqlite3.Connection:
-        connection = opened(path)
+    def traced(path: str | os.PathLike[str], login: bool = False) -> sqlite3.Connection:
+        connection = opened(path, login=login)
         connection.set_trace_callback(statements.append)
         return connection
 
@@ -210,8 +210,8 @@ def test_listing_reads_no_task_and_no_block(tmp_path: Path) -> None:
     statements: list[str] = []
     opened = warp.databases.open_sqlite
 
-    def traced(path: str | os.PathLike[str]) -> sqlite3.Connection:
-        connection = opened(path)
+    def traced(path: str | os.PathLike[str], login: bool = False) -> sqlite3.Connection:
+        connection = opened(path, login=login)
         connection.set_trace_callback(statements.append)
         return connection
 
@@ -676,7 +676,9 @@ def test_a_task_bigger_than_the_cap_is_read_message_by_message(
             return Blob(self.connection.blobopen(*args, **kwargs))  # type: ignore[arg-type]
 
     monkeypatch.setattr(
-        warp.databases, "open_sqlite", lambda path: Connection(opened(path))
+        warp.databases,
+        "open_sqlite",
+        lambda path, login=False: Connection(opened(path, login=login)),
     )
     diagnostics = Diagnostics()
     found = list(warp.read(sessions(home)[BLOG], diagnostics))

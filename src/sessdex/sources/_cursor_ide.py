@@ -86,6 +86,13 @@ def store_dirs(home: Home) -> list[Path]:
     return [root / "Cursor" / "User" / "globalStorage" for root in roots]
 
 
+def holds_login(path: str | Path) -> bool:
+    """Whether the store keeps Cursor's login: the global one does (`cursorAuth/
+    accessToken`, `cursorAuth/refreshToken` in its ItemTable, never read), a workspace's
+    does not."""
+    return Path(path).parent.name == "globalStorage"
+
+
 # --- listing ------------------------------------------------------------------------------
 
 
@@ -103,7 +110,7 @@ def _listed(
     """`job`'s sessions from one of the IDE's stores; none (and a problem said) when the
     store cannot be opened or read, none when it has no key/value `table`."""
     try:
-        connection = databases.open_sqlite(path)
+        connection = databases.open_sqlite(path, login=holds_login(path))
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
         return []
@@ -271,7 +278,7 @@ def read(
     if last is not None and cid.startswith(_cursor_chat.PREFIX):
         raise WholeRead("a Chat panel tab is one JSON document")
     try:
-        connection = databases.open_sqlite(db)
+        connection = databases.open_sqlite(db, login=holds_login(db))
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(read_failed("cursor", db, error, "cannot open"))
         return

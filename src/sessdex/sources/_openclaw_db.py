@@ -71,7 +71,7 @@ def sessions(
     """The sessions (windows) of one agent database; none where it keeps no transcripts
     (an agent database of before 2026.8)."""
     try:
-        connection = databases.open_sqlite(path)
+        connection = databases.open_sqlite(path, login=True)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(app, path, error, "cannot open"))
         return []
@@ -310,7 +310,7 @@ class Others:
             target = self.agents / agent / "agent" / DATABASE
             if target.is_file():
                 try:
-                    connection = databases.open_sqlite(target)
+                    connection = databases.open_sqlite(target, login=True)
                 except (OSError, sqlite3.Error):
                     return None
                 try:

@@ -352,7 +352,8 @@ def last_active_times(value: object) -> dict[str, datetime]:
 def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """Fill-in fragments from the IDE's summaries; the conversation files are what list."""
     try:
-        connection = databases.open_sqlite(path)
+        # the IDE's login too (`antigravityUnifiedStateSync.oauthToken`, never read)
+        connection = databases.open_sqlite(path, login=True)
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(read_failed("antigravity", path, error, "cannot open"))
         return []

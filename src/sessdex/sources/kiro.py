@@ -182,7 +182,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if name.endswith(_kiro_sessions.META):
         return []  # metadata: listed with its log
     try:
-        connection = databases.open_sqlite(path)
+        connection = databases.open_sqlite(path, login=True)  # auth_kv
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
         return []
@@ -439,7 +439,7 @@ def read(
         return
     database = head + DATABASE
     try:
-        connection = databases.open_sqlite(database)
+        connection = databases.open_sqlite(database, login=True)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return

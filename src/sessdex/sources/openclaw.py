@@ -459,7 +459,7 @@ class _Children:
             self.nodes = {}
             assert self.database is not None
             try:
-                connection = databases.open_sqlite(self.database)
+                connection = databases.open_sqlite(self.database, login=True)
             except (OSError, sqlite3.Error):
                 return self.nodes
             try:
@@ -525,7 +525,7 @@ def _events(
         return
     database, _, session_id = where.rpartition(_openclaw_db.WHERE)
     try:
-        connection = databases.open_sqlite(database)
+        connection = databases.open_sqlite(database, login=True)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return

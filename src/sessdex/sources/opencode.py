@@ -204,7 +204,7 @@ def parse_database(
 ) -> list[Session]:
     """The sessions of one database; `app` names a fork that keeps the same tables (Kilo)."""
     try:
-        connection = databases.open_sqlite(path)
+        connection = databases.open_sqlite(path, login=True)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(app, path, error, "cannot open"))
         return []
@@ -632,7 +632,7 @@ class _Reader:
     def database(self, db: str, last: int | None = None) -> Iterator[Event]:
         self.db = db
         try:
-            connection = databases.open_sqlite(db)
+            connection = databases.open_sqlite(db, login=True)
         except (OSError, sqlite3.Error) as error:
             self.diagnostics.problem(read_failed(self.app, db, error, "cannot open"))
             return

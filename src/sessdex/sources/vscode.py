@@ -261,8 +261,12 @@ def _index(database: Path) -> dict[str, object]:
     if held is not None and held[0] == stamps:
         return held[1]
     entries: dict[str, object] = {}
+    # the user data's global store also keeps what extensions store as secrets
+    # (`secret://` keys: logins, encrypted with a key the OS keyring or a fixed one
+    # holds), never read
+    global_store = Path(database).parent.name == "globalStorage"
     try:
-        connection = databases.open_sqlite(database)
+        connection = databases.open_sqlite(database, login=global_store)
     except (OSError, sqlite3.Error):
         return {}
     try:

@@ -156,7 +156,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     try:
-        connection = databases.open_sqlite(path)
+        connection = databases.open_sqlite(path, login=True)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
         return []
@@ -323,7 +323,7 @@ def read(
         return
     database, _, conversation_id = session.path.rpartition("#conversations/")
     try:
-        connection = databases.open_sqlite(database)
+        connection = databases.open_sqlite(database, login=True)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return

@@ -1,0 +1,176 @@
+"""Copies of a database that holds an app's login (Kiro CLI's `auth_kv` here) do not
+outlive the sessdex process that made them: not at a plain exit, not after Ctrl-C or
+SIGTERM, and what an earlier sessdex kept for a week is removed at the next run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sessdex import databases, paths
+
+DATA = Path(__file__).parent / "data" / "kiro" / "home"
+KIRO_DB = Path(".local/share/kiro-cli/data.sqlite3")
+TOKEN = b"aoaAAAAAGlogin-token-3f9c2e7a41"
+REFRESH = b"aorAAAAAGrefresh-token-8d1b6c0e55"
+
+
+def conversation(conversation_id: str, prompt: str) -> str:
+    user = {"additional_context": "", "env_context": {"env_state": None},
+            "content": {"Prompt": {"prompt": prompt}},
+            "timestamp": "2026-12-02T08:00:00+00:00", "images": None}  # fmt: skip
+    return json.dumps({
+        "conversation_id": conversation_id, "next_message": None,
+        "history": [{"user": user, "assistant": {"Response": {"message_id": "m", "content": "ok"}},
+                     "request_metadata": None}],
+        "valid_history_range": [0, 1], "transcript": [], "tools": {}, "context_manager": None,
+        "context_message_length": None, "latest_summary": None, "file_line_tracker": {},
+        "checkpoint_manager": None, "mcp_enabled": True,
+    })  # fmt: skip
+
+
+def add_chat(writer: sqlite3.Connection, conversation_id: str, prompt: str) -> None:
+    writer.execute(
+        "INSERT INTO conversations_v2 VALUES (?, ?, ?, 1764900000000, 1764900005000)",
+        ("/home/alex/code/new", conversation_id, conversation(conversation_id, prompt)),
+    )
+    writer.commit()
+
+
+@pytest.fixture()
+def running_kiro(tmp_path: Path) -> Iterator[tuple[Path, sqlite3.Connection]]:
+    """A home whose Kiro CLI runs: its login in the database file and in its WAL (a
+    token refreshed since the last checkpoint), a chat only in the WAL."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA, home)
+    writer = sqlite3.connect(home / KIRO_DB)
+    writer.execute("INSERT INTO auth_kv VALUES ('codewhisperer:odic:token', ?)", (TOKEN.decode(),))  # fmt: skip
+    writer.commit()
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # the WAL stays while the app runs
+    writer.execute("INSERT INTO auth_kv VALUES ('codewhisperer:odic:refresh', ?)", (REFRESH.decode(),))  # fmt: skip
+    add_chat(writer, "wal-1", "First chat only in the WAL")
+    assert (home / KIRO_DB).with_name("data.sqlite3-wal").stat().st_size > 0
+    try:
+        yield home, writer
+    finally:
+        writer.close()
+
+
+def state() -> Path:
+    return Path(os.environ["SESSDEX_HOME"])
+
+
+def holding_login(folder: Path) -> list[str]:
+    """The files below `folder` whose bytes hold either token."""
+    found = []
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            if TOKEN in data or REFRESH in data:
+                found.append(str(path.relative_to(folder)))
+    return found
+
+
+def sessdex(*args: str) -> subprocess.Popen[bytes]:
+    environ = {**os.environ, "SESSDEX_NO_QUICK": "1", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "sessdex", *args],
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def listed(home: Path, app: str = "kiro") -> list[str]:
+    process = sessdex("list", "--app", app, "--json", "--home", str(home))
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err.decode()
+    return [row["id"] for row in json.loads(out)]
+
+
+def test_no_copy_of_the_login_outlives_a_command(
+    running_kiro: tuple[Path, sqlite3.Connection],
+) -> None:
+    home, writer = running_kiro
+    assert "wal-1" in listed(home)  # read through a snapshot: only the WAL has it
+    assert holding_login(state()) == []
+    # the app goes on: a warm run still sees what it wrote since, and keeps nothing
+    add_chat(writer, "wal-2", "Second chat only in the WAL")
+    assert {"wal-1", "wal-2"} <= set(listed(home))
+    assert holding_login(state()) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT])
+def test_no_copy_of_the_login_outlives_a_watch_stopped_by_a_signal(
+    running_kiro: tuple[Path, sqlite3.Connection], ending: signal.Signals
+) -> None:
+    home, _ = running_kiro
+    process = sessdex("watch", "--app", "kiro", "--nl", "--poll", "--home", str(home))
+    try:
+        deadline = time.monotonic() + 60
+        while not holding_login(state()):  # the copy it reads while it runs
+            assert process.poll() is None, process.communicate()[1].decode()
+            assert time.monotonic() < deadline, "watch took no snapshot"
+            time.sleep(0.1)
+        process.send_signal(ending)
+        process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == -ending
+    assert holding_login(state()) == []
+
+
+def test_copies_an_earlier_sessdex_kept_are_removed_at_the_next_run(
+    running_kiro: tuple[Path, sqlite3.Connection],
+) -> None:
+    home, _ = running_kiro
+    snapshots = paths.snapshot_dir()
+    old = snapshots / databases._snapshot_key(str(home / KIRO_DB))
+    old.mkdir(parents=True)
+    (old / databases.SOURCE_FILE).write_text(str(home / KIRO_DB))
+    shutil.copyfile(home / KIRO_DB, old / "base-1-2")  # a week-long copy, login in it
+    # one a killed sessdex left (a dead process's folder) of another login database
+    killed = snapshots / "0123456789abcdef"
+    (killed / "999999999").mkdir(parents=True)
+    (killed / databases.LOGIN_FILE).touch()
+    (killed / "999999999" / "data.sqlite3").write_bytes(b"SQLite " + TOKEN)
+    assert holding_login(state())
+    listed(home, "claude")  # a run that reads no database at all
+    assert holding_login(state()) == []
+    assert not old.exists() and not killed.exists()
+
+
+def test_a_database_without_a_login_keeps_its_copy_for_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """What the snapshot design buys stays: the next run copies only the WAL."""
+    db = tmp_path / "store.db"
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("INSERT INTO t VALUES (1)")
+    writer.commit()
+    try:
+        databases.open_sqlite(db).close()
+        databases.drop_login_copies()  # what exit runs
+        assert list(databases._folder_of(str(db)).glob("base-*"))
+        databases.open_sqlite(db, login=True).close()
+        databases.drop_login_copies()
+        assert not databases._folder_of(str(db)).exists()
+    finally:
+        writer.close()

@@ -105,6 +105,8 @@ def test_no_copy_of_the_login_outlives_a_command(
     home, writer = running_kiro
     assert "wal-1" in listed(home)  # read through a snapshot: only the WAL has it
     assert holding_login(state()) == []
+    # the copy of the database file stays for the next run, its login blanked
+    assert list(databases._folder_of(str(home / KIRO_DB)).glob("base-*"))
     # the app goes on: a warm run still sees what it wrote since, and keeps nothing
     add_chat(writer, "wal-2", "Second chat only in the WAL")
     assert {"wal-1", "wal-2"} <= set(listed(home))
@@ -148,10 +150,18 @@ def test_copies_an_earlier_sessdex_kept_are_removed_at_the_next_run(
     (killed / "999999999").mkdir(parents=True)
     (killed / databases.LOGIN_FILE).touch()
     (killed / "999999999" / "data.sqlite3").write_bytes(b"SQLite " + TOKEN)
-    assert holding_login(state())
+    # a process killed while it read a database whose base is kept blanked
+    blanked = snapshots / "fedcba9876543210"
+    (blanked / "999999999").mkdir(parents=True)
+    (blanked / databases.LOGIN_FILE).write_text(databases.BLANKED)
+    (blanked / "999999999" / "data.sqlite3-wal").write_bytes(b"WAL " + REFRESH)
+    (blanked / f"base-1-{int(time.time() * 1e9)}").write_bytes(b"SQLite, blanked")
+    assert len(holding_login(state())) == 3
+    (snapshots / databases._SWEPT_MARK).unlink(missing_ok=True)  # as before upgrading
     listed(home, "claude")  # a run that reads no database at all
     assert holding_login(state()) == []
     assert not old.exists() and not killed.exists()
+    assert [p.name for p in blanked.iterdir() if p.name.startswith("base-")]
 
 
 def test_a_database_without_a_login_keeps_its_copy_for_the_next_run(
@@ -172,5 +182,66 @@ def test_a_database_without_a_login_keeps_its_copy_for_the_next_run(
         databases.open_sqlite(db, login=True).close()
         databases.drop_login_copies()
         assert not databases._folder_of(str(db)).exists()
+    finally:
+        writer.close()
+
+
+def test_a_copy_kept_blanked_reads_every_other_table_as_the_app_wrote_it(
+    tmp_path: Path,
+) -> None:
+    """The login's pages (its overflow pages too, and free pages where a login the app
+    replaced lingers) are zeros in the copy kept; the app's WAL, read over it, still
+    gives every other table as the app sees it, before and after a checkpoint."""
+    db = tmp_path / "app.db"
+    old_token = b"old-" + TOKEN * 200  # long: on overflow pages
+    writer = sqlite3.connect(db)
+    writer.execute(
+        "PRAGMA secure_delete=OFF"
+    )  # as apps leave it: freed pages keep bytes
+    writer.execute("CREATE TABLE auth (k TEXT PRIMARY KEY, v TEXT)")
+    writer.execute("CREATE TABLE chat (id INTEGER PRIMARY KEY, text TEXT)")
+    writer.executemany("INSERT INTO chat (text) VALUES (?)", [(f"m{i}" * 300,) for i in range(200)])  # fmt: skip
+    writer.execute("INSERT INTO auth VALUES ('old', ?)", (old_token.decode(),))
+    writer.commit()
+    writer.execute("DELETE FROM auth")  # the login replaced: its pages freed, not wiped
+    writer.execute("INSERT INTO auth VALUES ('token', ?)", (TOKEN.decode(),))
+    writer.commit()
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute(
+        "UPDATE auth SET v = ?", (REFRESH.decode(),)
+    )  # refreshed: in the WAL
+    writer.execute("INSERT INTO chat (text) VALUES ('in the wal')")
+    writer.commit()
+    assert b"old-" + TOKEN in db.read_bytes()  # on a free page of the app's file
+
+    def chats() -> list[tuple[int, str]]:
+        connection = databases.open_sqlite(db, login=("auth",))
+        try:
+            return connection.execute(
+                "SELECT id, text FROM chat ORDER BY id"
+            ).fetchall()
+        finally:
+            connection.close()
+
+    def as_the_app_sees_it() -> list[tuple[int, str]]:
+        return writer.execute("SELECT id, text FROM chat ORDER BY id").fetchall()
+
+    try:
+        assert chats() == as_the_app_sees_it()
+        databases.drop_login_copies()  # the run ends
+        assert holding_login(paths.snapshot_dir()) == []
+        assert b"old-" + TOKEN not in b"".join(
+            p.read_bytes() for p in paths.snapshot_dir().rglob("*") if p.is_file()
+        )
+        assert list(databases._folder_of(str(db)).glob("base-*"))  # kept, blanked
+        # the next run, after the app checkpointed and wrote again
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer.execute("UPDATE auth SET v = ?", (TOKEN.decode(),))
+        writer.execute("INSERT INTO chat (text) VALUES ('after the checkpoint')")
+        writer.commit()
+        assert chats() == as_the_app_sees_it()
+        databases.drop_login_copies()
+        assert holding_login(paths.snapshot_dir()) == []
     finally:
         writer.close()

@@ -42,10 +42,10 @@ def open_index(
     """The home's index, refreshed for the selected apps: a call's new view of them."""
     selected = sources.all_sources(apps)
     databases.new_view()
+    with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
+        databases.sweep_login_copies()  # before this run copies anything
     index = Index(home)
     report = index.refresh(selected, progress)
-    with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
-        databases.sweep_login_copies()
     with contextlib.suppress(OSError):
         databases.prune_snapshots()
     return index, report

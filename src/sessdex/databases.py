@@ -24,10 +24,14 @@ A snapshot costs a copy of the database, which can weigh GBs, so:
   full disk, or a process killed mid-copy) is removed;
 - snapshots no read needs any more (their database is gone or has no WAL now, or they
   were not used for a week) are pruned, as are bases no process links to;
-- the copies of a database its adapter says holds the app's login (`login=True`: tokens
-  beside the sessions) live only as long as the process that made them: removed at its
-  exit, on Ctrl-C and SIGTERM too (`drop_login_copies`), and the next run removes what a
-  killed one left (`sweep_login_copies`).
+- a database its adapter says holds the app's login (tokens beside the sessions) is
+  copied so that no copy of the login outlives the process that made it. Where the login
+  lives in tables the adapter never reads (`login=("auth_kv",)`), the shared base keeps
+  those tables' pages and its free pages blanked (zeros): the WAL and this process's own
+  copies, which hold them, go at its exit. Where it lives among rows the adapter reads
+  (`login=True`), every copy goes at exit. On Ctrl-C and SIGTERM too
+  (`drop_login_copies`); the next run removes what a killed one left
+  (`sweep_login_copies`).
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ if TYPE_CHECKING:
 
 
 def open_sqlite(
-    path: str | os.PathLike[str], *, login: bool = False
+    path: str | os.PathLike[str], *, login: bool | tuple[str, ...] = False
 ) -> sqlite3.Connection:
     """Open another app's SQLite database without writing a byte into its folder.
 
@@ -76,13 +80,15 @@ def open_sqlite(
     with U+FFFD in its place: Python's default refuses the whole query for one such cell,
     and every session of the database went missing with it.
 
-    `login`: the database also holds the app's login (a table or rows of tokens the
-    adapter never reads): whatever copy of it this process makes is removed when the
-    process ends, rather than kept in the cache for the next run.
+    `login`: the database also holds the app's login, which the adapter never reads. The
+    tables that hold it, where no row the adapter reads shares them: the copy of the
+    database file kept for the next run has their pages blanked, and what else holds them
+    (the WAL's copy) is removed when the process ends. True where the login shares a
+    table with what is read: every copy is removed when the process ends.
     """
     name = os.fspath(path)
     if login:
-        _hold_login(name)
+        _hold_login(name, login if isinstance(login, tuple) else ())
     connection = _connect(name)
     connection.text_factory = _lenient_text
     # what a read depended on: the database, and its WAL (its newest rows), there or not
@@ -192,8 +198,12 @@ def _mark(folder: Path, name: str) -> None:
     source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
     if _read_text(source_file) != os.path.abspath(name):
         source_file.write_text(os.path.abspath(name), encoding="utf-8")
-    if os.path.abspath(name) in _logins:
-        (folder / LOGIN_FILE).touch()
+    tables = _logins.get(os.path.abspath(name))
+    if tables is not None:  # what the sweep may keep: bases blanked, or nothing
+        marker = folder / LOGIN_FILE
+        said = BLANKED if tables and not folder.name.endswith("-journal") else ""
+        if _read_text(marker) != said:
+            marker.write_text(said, encoding="utf-8")
     os.utime(folder)  # last used now: snapshots unused for a while are pruned
 
 
@@ -250,24 +260,27 @@ def _drop_locked(name: str, kind: str = "") -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-# the databases this process read that hold the app's login (`open_sqlite(login=True)`):
-# their copies are removed when it ends
-_logins: set[str] = set()
+# the databases this process read that hold the app's login (`open_sqlite(login=...)`)
+# -> the tables that hold it, blanked in the bases kept; () where none may be kept
+_logins: dict[str, tuple[str, ...]] = {}
 _exit_hooked = False
 LOGIN_FILE = "login"  # in a copy folder: its database holds a login (for the sweep)
+BLANKED = "blanked"  # what LOGIN_FILE says where the bases are kept, blanked
 # in the snapshots folder: the copies an earlier sessdex kept have been swept (it kept
 # those of login-holding databases for a week, and marked none)
 _SWEPT_MARK = ".logins-swept"
 
 
-def _hold_login(name: str) -> None:
+def _hold_login(name: str, tables: tuple[str, ...]) -> None:
     global _exit_hooked
     if not _exit_hooked:
         import atexit
 
         atexit.register(drop_login_copies)
         _exit_hooked = True
-    _logins.add(os.path.abspath(name))
+    key = os.path.abspath(name)
+    if _logins.get(key) != ():  # once a base could not be blanked, none is kept
+        _logins[key] = tables
 
 
 def drop_login_copies() -> None:
@@ -279,31 +292,49 @@ def drop_login_copies() -> None:
         return
     locked = _lock.acquire(timeout=5)
     try:
-        for name in sorted(_logins):
+        for name, tables in sorted(_logins.items()):
             for kind in ("", "-journal"):
                 with contextlib.suppress(OSError):
-                    _drop_locked(name, kind)
+                    if tables and not kind:  # the bases, blanked, stay for the next run
+                        _drop_own(name)
+                    else:
+                        _drop_locked(name, kind)
     finally:
         if locked:
             _lock.release()
     with contextlib.suppress(OSError):
-        sweep_login_copies()
+        sweep_login_copies(earlier=False)
 
 
-def sweep_login_copies() -> None:
+def _drop_own(name: str) -> None:
+    """Remove this process's own copies of a database (its WAL's, and its database file
+    once patched), keeping the shared bases."""
+    folder = _folder_of(name)
+    for key in [k for k in _taken if Path(k).parent.parent == folder]:
+        _release(_taken.pop(key))
+    shutil.rmtree(folder / str(os.getpid()), ignore_errors=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(folder / f".partial-{os.getpid()}")
+
+
+def sweep_login_copies(*, earlier: bool = True) -> None:
     """Remove the copies of login-holding databases that no live process uses (those a
-    killed sessdex left); and, once, every copy an earlier sessdex kept, which marked
-    none of them as holding a login (the next read of each database copies it again)."""
+    killed sessdex left, and its copy cut short, not blanked yet); and, once (`earlier`:
+    before this run took any), every copy an earlier sessdex kept, which marked none of
+    them as holding a login (the next read of each database copies it again)."""
     from .paths import snapshot_dir
 
     root = snapshot_dir()
-    first = not (root / _SWEPT_MARK).exists()
+    first = earlier and not (root / _SWEPT_MARK).exists()
     kept = False
     for entry in os.scandir(root):
         if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
         folder = Path(entry.path)
         if not first and not (folder / LOGIN_FILE).exists():
+            continue
+        if _read_text(folder / LOGIN_FILE) == BLANKED:
+            _tidy(folder, keep="")  # the folders and copies of processes that ended
             continue
         if (folder / str(os.getpid())).exists() or _held_by_others(folder):
             kept = True  # in use: removed when it is not
@@ -709,8 +740,86 @@ def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
     if _fingerprint(name)[0] != database:
         partial.unlink(missing_ok=True)
         return None
+    _blank_login(name, partial)
     os.replace(partial, base)  # whole or not at all, for every process
     return base
+
+
+def _blank_login(name: str, copy: Path) -> None:
+    """Write zeros over the pages of `copy` (a copy of database `name`'s file) that hold
+    the app's login: those of the tables its adapter named (and their indexes), and the
+    free pages, where a login the app replaced may linger. Every other page stays as it
+    is, so the app's WAL still reads over the copy (it holds any page of those tables the
+    app wrote since: it goes at exit). Where SQLite cannot say which pages they are (no
+    `dbstat` in its build), no base of the database is kept past the process."""
+    key = os.path.abspath(name)
+    tables = _logins.get(key)
+    if not tables:
+        return
+    try:
+        pages, size = _login_pages(copy, tables)
+        with open(copy, "r+b") as handle:
+            pages |= _free_pages(handle, size)
+            blank = bytes(size)
+            for page in sorted(pages):
+                if page > 1:  # the header and the schema are no login
+                    handle.seek((page - 1) * size)
+                    handle.write(blank)
+    except (sqlite3.Error, OSError, ValueError):
+        _logins[key] = ()  # not blanked: the whole folder goes, at exit or by the sweep
+        with contextlib.suppress(OSError):
+            (copy.parent / LOGIN_FILE).write_text("", encoding="utf-8")
+
+
+def _login_pages(copy: Path, tables: tuple[str, ...]) -> tuple[set[int], int]:
+    """The pages of `tables` and their indexes in the database file `copy`, and its page
+    size."""
+    uri = sqlite_uri(str(copy), "mode=ro&immutable=1")
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+        marks = ",".join("?" * len(tables))
+        trees = [
+            row[0]
+            for row in db.execute(
+                f"SELECT name FROM sqlite_master WHERE tbl_name IN ({marks})", tables
+            )
+        ]
+        pages: set[int] = set()
+        for tree in trees:  # one at a time: dbstat seeks a name, scans for a list
+            pages.update(
+                row[0]
+                for row in db.execute(
+                    "SELECT pageno FROM dbstat WHERE name = ?", (tree,)
+                )
+            )
+        size = int(db.execute("PRAGMA page_size").fetchone()[0])
+    return pages, size
+
+
+def _free_pages(handle: BinaryIO, size: int) -> set[int]:
+    """The free-list's leaf pages of the database file open in `handle`; the unused end
+    of each trunk page is blanked here (its list of leaves stays). Bounded by the count
+    the header gives, against a damaged list that loops."""
+    handle.seek(0)
+    header = handle.read(100)
+    if len(header) < 100:
+        return set()
+    trunk = int.from_bytes(header[32:36], "big")
+    left = int.from_bytes(header[36:40], "big")
+    pages = handle.seek(0, os.SEEK_END) // size
+    leaves: set[int] = set()
+    while 1 < trunk <= pages and left > 0:
+        handle.seek((trunk - 1) * size)
+        page = handle.read(size)
+        count = min(int.from_bytes(page[4:8], "big"), (size - 8) // 4)
+        for at in range(8, 8 + 4 * count, 4):
+            leaf = int.from_bytes(page[at : at + 4], "big")
+            if 1 < leaf <= pages:
+                leaves.add(leaf)
+        handle.seek((trunk - 1) * size + 8 + 4 * count)
+        handle.write(bytes(size - 8 - 4 * count))
+        left -= count + 1
+        trunk = int.from_bytes(page[0:4], "big")
+    return leaves
 
 
 def _recycled(folder: Path, partial: Path) -> bool:

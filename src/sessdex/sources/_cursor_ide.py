@@ -86,11 +86,11 @@ def store_dirs(home: Home) -> list[Path]:
     return [root / "Cursor" / "User" / "globalStorage" for root in roots]
 
 
-def holds_login(path: str | Path) -> bool:
-    """Whether the store keeps Cursor's login: the global one does (`cursorAuth/
-    accessToken`, `cursorAuth/refreshToken` in its ItemTable, never read), a workspace's
-    does not."""
-    return Path(path).parent.name == "globalStorage"
+def login_tables(path: str | Path) -> tuple[str, ...]:
+    """The tables of the store that keep Cursor's login: the global one's ItemTable
+    (`cursorAuth/accessToken`, `cursorAuth/refreshToken`), never read there; none in a
+    workspace's."""
+    return ("ItemTable",) if Path(path).parent.name == "globalStorage" else ()
 
 
 # --- listing ------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ def _listed(
     """`job`'s sessions from one of the IDE's stores; none (and a problem said) when the
     store cannot be opened or read, none when it has no key/value `table`."""
     try:
-        connection = databases.open_sqlite(path, login=holds_login(path))
+        connection = databases.open_sqlite(path, login=login_tables(path))
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
         return []
@@ -278,7 +278,7 @@ def read(
     if last is not None and cid.startswith(_cursor_chat.PREFIX):
         raise WholeRead("a Chat panel tab is one JSON document")
     try:
-        connection = databases.open_sqlite(db, login=holds_login(db))
+        connection = databases.open_sqlite(db, login=login_tables(db))
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(read_failed("cursor", db, error, "cannot open"))
         return

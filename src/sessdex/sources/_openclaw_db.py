@@ -47,6 +47,9 @@ from . import pi
 from ._values import as_str, epoch_or_iso_time, ms_time, one_line
 
 DATABASE = "openclaw-agent.sqlite"
+# where the database keeps the agent's auth profiles (API keys, OAuth tokens), never
+# read: blanked in the copy sessdex keeps of the database (databases.open_sqlite)
+LOGIN = ("auth_profile_store",)
 WHERE = "#transcript_events/"
 _MAX_EVENT = 4 * 1024 * 1024  # OpenClaw's bound on one entry, stored or decompressed
 _ENDS = 24  # entries read at each end of a transcript to list it
@@ -71,7 +74,7 @@ def sessions(
     """The sessions (windows) of one agent database; none where it keeps no transcripts
     (an agent database of before 2026.8)."""
     try:
-        connection = databases.open_sqlite(path, login=True)
+        connection = databases.open_sqlite(path, login=LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(app, path, error, "cannot open"))
         return []
@@ -310,7 +313,7 @@ class Others:
             target = self.agents / agent / "agent" / DATABASE
             if target.is_file():
                 try:
-                    connection = databases.open_sqlite(target, login=True)
+                    connection = databases.open_sqlite(target, login=LOGIN)
                 except (OSError, sqlite3.Error):
                     return None
                 try:

@@ -80,6 +80,9 @@ CLI = ("kiro-cli", "kiro-cli-chat", "qchat")
 KIRO = "kiro-cli"  # the data folder's name, and the command
 AMAZON_Q = "amazon-q"
 DATABASE = "data.sqlite3"
+# where the database keeps the CLI's login (its SSO tokens), never read: blanked in the
+# copy sessdex keeps of the database (databases.open_sqlite)
+LOGIN = ("auth_kv",)
 MACOS_DATA = ("Library", "Application Support")
 WINDOWS_DATA = ("AppData", "Local")
 SESSIONS = (".kiro", "sessions", "cli")  # the 2.x agent's session files, under the home
@@ -182,7 +185,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if name.endswith(_kiro_sessions.META):
         return []  # metadata: listed with its log
     try:
-        connection = databases.open_sqlite(path, login=True)  # auth_kv
+        connection = databases.open_sqlite(path, login=LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
         return []
@@ -439,7 +442,7 @@ def read(
         return
     database = head + DATABASE
     try:
-        connection = databases.open_sqlite(database, login=True)
+        connection = databases.open_sqlite(database, login=LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return

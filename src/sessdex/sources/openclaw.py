@@ -459,7 +459,9 @@ class _Children:
             self.nodes = {}
             assert self.database is not None
             try:
-                connection = databases.open_sqlite(self.database, login=True)
+                connection = databases.open_sqlite(
+                    self.database, login=_openclaw_db.LOGIN
+                )
             except (OSError, sqlite3.Error):
                 return self.nodes
             try:
@@ -525,7 +527,7 @@ def _events(
         return
     database, _, session_id = where.rpartition(_openclaw_db.WHERE)
     try:
-        connection = databases.open_sqlite(database, login=True)
+        connection = databases.open_sqlite(database, login=_openclaw_db.LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return

@@ -123,6 +123,10 @@ _SESSION_COLUMNS = (
     "time_archived",
     "slug",
 )
+# where the database keeps the login to OpenCode's console (account/account.sql.ts:
+# `access_token`, `refresh_token`; `control_account` before), never read: blanked in the
+# copy sessdex keeps of the database (databases.open_sqlite)
+LOGIN = ("account", "control_account")
 _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 # a background task's state, as its tool answers at launch and as the synthetic part that
 # reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">
@@ -204,7 +208,7 @@ def parse_database(
 ) -> list[Session]:
     """The sessions of one database; `app` names a fork that keeps the same tables (Kilo)."""
     try:
-        connection = databases.open_sqlite(path, login=True)
+        connection = databases.open_sqlite(path, login=LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(app, path, error, "cannot open"))
         return []
@@ -632,7 +636,7 @@ class _Reader:
     def database(self, db: str, last: int | None = None) -> Iterator[Event]:
         self.db = db
         try:
-            connection = databases.open_sqlite(db, login=True)
+            connection = databases.open_sqlite(db, login=LOGIN)
         except (OSError, sqlite3.Error) as error:
             self.diagnostics.problem(read_failed(self.app, db, error, "cannot open"))
             return

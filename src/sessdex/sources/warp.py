@@ -110,6 +110,9 @@ CHECKED_WITH = (
 ENV_VARS = ("XDG_STATE_HOME",)
 
 DB_NAME = "warp.sqlite"
+# where the database keeps the MCP servers' environment (their API keys), never read:
+# blanked in the copy sessdex keeps of the database (databases.open_sqlite)
+LOGIN = ("mcp_environment_variables", "mcp_server_installations")
 # the data folder of each channel (stable, preview, dev, local, the open-source build):
 # warp_core's paths.rs, its tests and app/Cargo.toml's bundle ids (see the docstring)
 MACOS_GROUP = ("Library", "Group Containers", "2BBY89MBSN.dev.warp", "Library",
@@ -156,7 +159,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     try:
-        connection = databases.open_sqlite(path, login=True)
+        connection = databases.open_sqlite(path, login=LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
         return []
@@ -323,7 +326,7 @@ def read(
         return
     database, _, conversation_id = session.path.rpartition("#conversations/")
     try:
-        connection = databases.open_sqlite(database, login=True)
+        connection = databases.open_sqlite(database, login=LOGIN)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return

@@ -52,6 +52,7 @@ def no_snapshot_outlives_its_test() -> Iterator[None]:
     # the copies of login-holding databases went with the test's cache folder: none to
     # remove at the end of the session (from the user's own cache, by then)
     databases._logins.clear()
+    databases._exit_root = None
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import databases, paths
+from sessdex import databases, indexparse, paths
 
 DATA = Path(__file__).parent / "data" / "kiro" / "home"
 KIRO_DB = Path(".local/share/kiro-cli/data.sqlite3")
@@ -245,3 +245,25 @@ def test_a_copy_kept_blanked_reads_every_other_table_as_the_app_wrote_it(
         assert holding_login(paths.snapshot_dir()) == []
     finally:
         writer.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="refresh workers fork on Linux")
+def test_no_copy_of_the_login_outlives_a_refresh_parsed_by_workers(
+    running_kiro: tuple[Path, sqlite3.Connection],
+) -> None:
+    """A big refresh parses on worker processes, which end without running `atexit`:
+    their copies go when the command ends all the same."""
+    home, _ = running_kiro
+    projects = home / ".claude" / "projects" / "-home-alex-code-many"
+    projects.mkdir(parents=True)
+    for n in range(indexparse.PARALLEL_FROM + 50):
+        session = f"00000000-0000-4000-8000-{n:012d}"
+        line = {"type": "user", "sessionId": session, "uuid": f"u-{n}",
+                "cwd": "/home/alex/code/many", "timestamp": "2026-11-30T08:10:07Z",
+                "message": {"role": "user", "content": f"prompt {n}"}}  # fmt: skip
+        (projects / f"{session}.jsonl").write_text(json.dumps(line) + "\n")
+    process = sessdex("list", "--json", "--all", "--home", str(home))
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err.decode()
+    assert "wal-1" in {row["id"] for row in json.loads(out)}
+    assert holding_login(state()) == []

@@ -44,6 +44,7 @@ def open_index(
     databases.new_view()
     with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
         databases.sweep_login_copies()  # before this run copies anything
+        databases.sweep_at_exit()  # what it, or its workers, copied
     index = Index(home)
     report = index.refresh(selected, progress)
     with contextlib.suppress(OSError):

@@ -263,7 +263,9 @@ def _drop_locked(name: str, kind: str = "") -> None:
 # the databases this process read that hold the app's login (`open_sqlite(login=...)`)
 # -> the tables that hold it, blanked in the bases kept; () where none may be kept
 _logins: dict[str, tuple[str, ...]] = {}
-_exit_hooked = False
+# the snapshots folder swept at exit, once a read may have copied a login-holding
+# database (in this process, or in the workers it forked, which run no `atexit`)
+_exit_root: Path | None = None
 LOGIN_FILE = "login"  # in a copy folder: its database holds a login (for the sweep)
 BLANKED = "blanked"  # what LOGIN_FILE says where the bases are kept, blanked
 # in the snapshots folder: the copies an earlier sessdex kept have been swept (it kept
@@ -271,13 +273,22 @@ BLANKED = "blanked"  # what LOGIN_FILE says where the bases are kept, blanked
 _SWEPT_MARK = ".logins-swept"
 
 
-def _hold_login(name: str, tables: tuple[str, ...]) -> None:
-    global _exit_hooked
-    if not _exit_hooked:
+def sweep_at_exit() -> None:
+    """Have this process remove, at its exit, the copies of login-holding databases that
+    no live process uses: its own, and those of the workers it forked for a refresh."""
+    global _exit_root
+    if _exit_root is None:
         import atexit
 
+        from .paths import snapshot_dir
+
+        _exit_root = snapshot_dir()
+        atexit.unregister(drop_login_copies)  # once, whatever a library caller did
         atexit.register(drop_login_copies)
-        _exit_hooked = True
+
+
+def _hold_login(name: str, tables: tuple[str, ...]) -> None:
+    sweep_at_exit()
     key = os.path.abspath(name)
     if _logins.get(key) != ():  # once a base could not be blanked, none is kept
         _logins[key] = tables
@@ -288,8 +299,8 @@ def drop_login_copies() -> None:
     another process shares only once none runs: at exit (`launch` calls it on Ctrl-C
     and SIGTERM, which end the process without `atexit`). Bounded wait for the lock:
     a thread stopped mid-copy must not hang the exit."""
-    if not _logins:
-        return
+    if _exit_root is None:
+        return  # no read of a database: nothing to remove
     locked = _lock.acquire(timeout=5)
     try:
         for name, tables in sorted(_logins.items()):
@@ -303,7 +314,7 @@ def drop_login_copies() -> None:
         if locked:
             _lock.release()
     with contextlib.suppress(OSError):
-        sweep_login_copies(earlier=False)
+        sweep_login_copies(_exit_root, earlier=False)
 
 
 def _drop_own(name: str) -> None:
@@ -317,14 +328,14 @@ def _drop_own(name: str) -> None:
         os.unlink(folder / f".partial-{os.getpid()}")
 
 
-def sweep_login_copies(*, earlier: bool = True) -> None:
+def sweep_login_copies(root: Path | None = None, *, earlier: bool = True) -> None:
     """Remove the copies of login-holding databases that no live process uses (those a
     killed sessdex left, and its copy cut short, not blanked yet); and, once (`earlier`:
     before this run took any), every copy an earlier sessdex kept, which marked none of
     them as holding a login (the next read of each database copies it again)."""
     from .paths import snapshot_dir
 
-    root = snapshot_dir()
+    root = snapshot_dir() if root is None else root
     first = earlier and not (root / _SWEPT_MARK).exists()
     kept = False
     for entry in os.scandir(root):

@@ -267,3 +267,24 @@ def test_no_copy_of_the_login_outlives_a_refresh_parsed_by_workers(
     assert process.returncode == 0, err.decode()
     assert "wal-1" in {row["id"] for row in json.loads(out)}
     assert holding_login(state()) == []
+
+
+def test_a_warm_quick_listing_leaves_no_earlier_copy_behind(
+    running_kiro: tuple[Path, sqlite3.Connection],
+) -> None:
+    """The quick path (a warm `list` from the index alone) hands over to the full command
+    once, where copies an earlier sessdex kept are still there."""
+    home, _ = running_kiro
+    assert "wal-1" in listed(home)  # the index is warm
+    snapshots = paths.snapshot_dir()
+    old = snapshots / "0123456789abcdef"
+    old.mkdir()
+    (old / "base-1-2").write_bytes(b"SQLite " + TOKEN)  # no mark: an earlier release's
+    (snapshots / databases._SWEPT_MARK).unlink()  # as it was before upgrading
+    environ = {k: v for k, v in os.environ.items() if k != "SESSDEX_NO_QUICK"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--app", "kiro", "--json", "--home", str(home)],
+        env=environ, capture_output=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert "wal-1" in {row["id"] for row in json.loads(done.stdout)}
+    assert not old.exists() and holding_login(state()) == []

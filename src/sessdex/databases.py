@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from . import files, freshness, inplace
-from .indexfile import sqlite_uri
+from .indexfile import SNAPSHOTS_SWEPT, sqlite_uri
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -270,7 +270,7 @@ LOGIN_FILE = "login"  # in a copy folder: its database holds a login (for the sw
 BLANKED = "blanked"  # what LOGIN_FILE says where the bases are kept, blanked
 # in the snapshots folder: the copies an earlier sessdex kept have been swept (it kept
 # those of login-holding databases for a week, and marked none)
-_SWEPT_MARK = ".logins-swept"
+_SWEPT_MARK = SNAPSHOTS_SWEPT
 
 
 def sweep_at_exit() -> None:

@@ -30,6 +30,11 @@ def state_home() -> str | None:
     return root
 
 
+# in the cache's `snapshots/`: the database copies an earlier sessdex kept (the
+# logins in some) have been removed (databases.sweep_login_copies)
+SNAPSHOTS_SWEPT = ".logins-swept"
+
+
 def cache_folder() -> str:
     """sessdex's cache folder: below `SESSDEX_HOME` when set, else the user cache dir."""
     root = state_home()

@@ -30,6 +30,7 @@ from . import charset, freshness, hints, selection
 from .errors import IndexBusy, SessdexError
 from .indexfile import (
     SCHEMA_VERSION,
+    SNAPSHOTS_SWEPT,
     cache_folder,
     index_name,
     kept_elsewhere_said,
@@ -271,6 +272,14 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     if found_index is None:
         return False
     path, problem = found_index
+    snapshots = os.path.join(cache_folder(), "snapshots")
+    if (
+        problem is None
+        and os.path.isdir(snapshots)
+        and not os.path.exists(os.path.join(snapshots, SNAPSHOTS_SWEPT))
+    ):
+        # copies an earlier sessdex kept, logins among them: the full command sweeps
+        return False
     try:
         plan = _Plan(request, home[0])
         found = _body_from_index(path, request, plan, home)

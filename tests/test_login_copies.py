@@ -288,3 +288,37 @@ def test_a_warm_quick_listing_leaves_no_earlier_copy_behind(
     )  # fmt: skip
     assert "wal-1" in {row["id"] for row in json.loads(done.stdout)}
     assert not old.exists() and holding_login(state()) == []
+
+
+def test_where_sqlite_cannot_say_the_logins_pages_no_copy_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Python whose SQLite has no `dbstat`: the copy is not blanked, so it goes at
+    exit, as a database whose login shares the tables read."""
+    db = tmp_path / "app.db"
+    writer = sqlite3.connect(db)
+    writer.execute("CREATE TABLE auth (k TEXT PRIMARY KEY, v TEXT)")
+    writer.execute("CREATE TABLE chat (id INTEGER PRIMARY KEY, text TEXT)")
+    writer.execute("INSERT INTO auth VALUES ('token', ?)", (TOKEN.decode(),))
+    writer.commit()
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("INSERT INTO chat (text) VALUES ('in the wal')")
+    writer.commit()
+
+    def no_dbstat(copy: Path, tables: tuple[str, ...]) -> tuple[set[int], int]:
+        raise sqlite3.OperationalError("no such table: dbstat")
+
+    monkeypatch.setattr(databases, "_login_pages", no_dbstat)
+    try:
+        connection = databases.open_sqlite(db, login=("auth",))
+        assert connection.execute("SELECT text FROM chat").fetchall() == [
+            ("in the wal",)
+        ]
+        connection.close()
+        assert holding_login(paths.snapshot_dir())  # the copy read, login and all
+        databases.drop_login_copies()
+        assert holding_login(paths.snapshot_dir()) == []
+        assert not databases._folder_of(str(db)).exists()
+    finally:
+        writer.close()

@@ -298,6 +298,10 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
         return False
     if found is None:
         return False
+    if found in (b"[]\n", b"") and not plan.table and _person_reads_stderr():
+        return (
+            False  # the full command says why nothing matched (find chekout: checkout)
+        )
     if problem is not None and not kept_elsewhere_said():  # as the full command says it
         _warning_said(
             say_kept_elsewhere, cache_folder(), problem, os.path.dirname(path)
@@ -309,6 +313,13 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     except BrokenPipeError:
         sys.stderr.close()
     return True
+
+
+def _person_reads_stderr() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _say_busy(error: IndexBusy) -> NoReturn:

@@ -30,6 +30,7 @@ from ._common import (
     report_skipped,
     resolve_home,
     session_id_argument,
+    stderr_is_terminal,
     stdout_bytes,
 )
 
@@ -79,7 +80,7 @@ def list_command(
         )
     report_skipped(listing.report, verbose, listing.skipped, listing.unfinished)
     print_rows(listing, as_json, as_nl, home, grouped=include_subagents)
-    if not listing.rows and not (as_json or as_nl or limit == 0):
+    if not listing.rows and _hint_read(as_json or as_nl, limit):
         _say_why_empty(
             listing.report,
             apps,
@@ -149,7 +150,7 @@ def find_command(
         )
     report_skipped(listing.report, verbose, listing.skipped, listing.unfinished)
     print_rows(listing, as_json, as_nl, home, grouped=include_subagents)
-    if not listing.rows and not (as_json or as_nl or limit == 0):
+    if not listing.rows and _hint_read(as_json or as_nl, limit):
         _say_why_empty(
             listing.report,
             apps,
@@ -161,6 +162,14 @@ def find_command(
             wider=listing.wider,
             instead=listing.instead,
         )
+
+
+def _hint_read(as_data: bool, limit: int | None) -> bool:
+    """Whether an empty listing's hint (a word misspelt, `--all`, …) would be read: after a
+    table always (on stderr), after `--json`/`--nl` only where stderr is a terminal, a
+    person trying the command; a script's log gets the empty list alone. `--limit 0`
+    asked for nothing."""
+    return limit != 0 and (not as_data or stderr_is_terminal())
 
 
 def _say_why_empty(

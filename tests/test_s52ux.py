@@ -1,0 +1,65 @@
+"""A day's use of sessdex: what a person at a terminal and a script each read from the
+same commands (hints on stderr, names in --json, the library's arguments)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, quick
+from sessdex.cli import main, sessions
+
+from .test_quick import full, settled
+
+DEMO = str(api.demo_home().path)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_find_json_of_a_misspelt_word_hints_a_person_not_a_script(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`find --json chekout` typed at a terminal: stdout stays `[]` (jq reads it), and
+    stderr names the word meant, as the table's hint does; into a script's log (stderr
+    no terminal) nothing but the empty list."""
+    code, out, err = run("find", "chekout", "--json", "--home", DEMO)
+    assert (code, out.strip(), err) == (0, "[]", "")
+    monkeypatch.setattr(sessions, "stderr_is_terminal", lambda: True)
+    code, out, err = run("find", "chekout", "--json", "--home", DEMO)
+    assert (code, out.strip()) == (0, "[]")
+    assert "Did you mean 'checkout'?" in err, err
+    code, out, err = run("find", "chekout", "--nl", "--home", DEMO)
+    assert (code, out) == (0, "")
+    assert "Did you mean 'checkout'?" in err, err
+    # list too: what emptied it is said
+    code, out, err = run("list", "--json", "--app", "gemini", "--home", DEMO)
+    assert (code, out.strip()) == (0, "[]")
+    assert "No folder of gemini" in err, err
+    # --limit 0 asked for nothing: no hint
+    code, out, err = run("find", "chekout", "--json", "-n", "0", "--home", DEMO)
+    assert (code, out.strip(), err) == (0, "[]", "")
+
+
+def test_the_warm_quick_path_leaves_an_empty_json_answer_at_a_terminal_to_the_hint(
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = settled(Path(shutil.copytree(DEMO, tmp_path / "home", symlinks=True)))
+    full("--json", "--home", str(home))
+    args = ["chekout", "--json", "--home", str(home)]
+    capsysbinary.readouterr()
+    assert quick.answer("find", args)  # a script: the warm `[]`
+    assert capsysbinary.readouterr() == (b"[]\n", b"")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert not quick.answer("find", args)  # the full command says the word meant
+    # a match is still answered warm
+    assert quick.answer("find", ["checkout", "--json", "--home", str(home)])
+    assert b"checkout" in capsysbinary.readouterr().out.lower()

@@ -3,6 +3,7 @@ same commands (hints on stderr, names in --json, the library's arguments)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -63,3 +64,29 @@ def test_the_warm_quick_path_leaves_an_empty_json_answer_at_a_terminal_to_the_hi
     # a match is still answered warm
     assert quick.answer("find", ["checkout", "--json", "--home", str(home)])
     assert b"checkout" in capsysbinary.readouterr().out.lower()
+
+
+def test_usage_session_json_names_each_agent_as_list_and_tree_do() -> None:
+    """A script totalling a session's sub-agents needs to know which is which: each
+    `agents` entry had `key` alone ("lead" or an id); it now has the id `list --all`
+    and `tree` print (the lead's is its session's), its app, agent type and title."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    code, out, _ = run("usage", "session", "--json", "--app", "claude", "--home", home)
+    assert code == 0
+    rows = {row["id"]: row for row in json.loads(out)}
+    agents = rows["33333333-3333-4333-8333-333333333333"]["agents"]
+    lead = "33333333-3333-4333-8333-333333333333"
+    reviewer, linter = "a1c1c1c1c1c1c1c1c", "a2d2d2d2d2d2d2d2d"
+    assert [(a["key"], a["id"], a["app"]) for a in agents] == [
+        ("lead", lead, "claude"),
+        (reviewer, reviewer, "claude"),
+        (linter, linter, "claude"),
+    ]
+    assert [(a["agent_type"], a["title"]) for a in agents] == [
+        ("lead", "Review the payment module"),
+        ("code-reviewer", "Review payments"),
+        ("linter", "Lint payments"),
+    ]
+    _, listed, _ = run("list", "--all", "--json", "--app", "claude", "--home", home)
+    ids = {row["id"] for row in json.loads(listed)}
+    assert {a["id"] for a in agents} <= ids

@@ -1218,7 +1218,8 @@ def describe_sessions(
     index = Index(home)
     try:
         index.refresh(sources.all_sources(apps), progress)
-        known = index.by_ids((app, row.key) for row in rows for app in row.apps)
+        wanted = [(app, key) for row in rows for key in (row.key, *row.agents) if key != "lead" for app in row.apps]  # fmt: skip
+        known = index.by_ids(wanted)
     finally:
         index.close()
     for row in rows:
@@ -1232,6 +1233,20 @@ def describe_sessions(
             "title": session.title if session else None,
             "cwd": session.cwd if session else None,
         }
+        for key, agent in row.agents.items():
+            # named as `tree --json` names its agents: the lead by its session's id
+            if key == "lead":
+                agent.about = {"id": row.key, "app": row.about["app"], "agent_type": "lead", "title": row.about["title"]}  # fmt: skip
+                continue
+            app = min(agent.apps, default=None)
+            stored = known.get((app, key)) if app is not None else None
+            sub = stored.session() if stored is not None else None
+            agent.about = {
+                "id": key,
+                "app": app,
+                "agent_type": sub.agent_type if sub else None,
+                "title": sub.title if sub else None,
+            }
 
 
 def total(rows: Sequence[Row]) -> Row:

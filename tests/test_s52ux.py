@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from sessdex import api, quick
 from sessdex.cli import main, sessions
+from sessdex.errors import BadValue
 
 from .test_quick import full, settled
 
@@ -90,3 +91,24 @@ def test_usage_session_json_names_each_agent_as_list_and_tree_do() -> None:
     _, listed, _ = run("list", "--all", "--json", "--app", "claude", "--home", home)
     ids = {row["id"] for row in json.loads(listed)}
     assert {a["id"] for a in agents} <= ids
+
+
+def test_the_library_cuts_a_report_as_usage_limit_does() -> None:
+    """`api.usage_report(..., limit=N)` gives what `usage session --limit N --json`
+    prints: the N costliest rows and one that sums the rest; the total is the whole's.
+    A dated report refuses it, as the command does."""
+    home = api.Home.at(Path(__file__).parent / "data" / "claude" / "home")
+    whole = api.usage_report(home, "session")
+    report = api.usage_report(home, "session", limit=2)
+    assert len(whole.rows) > 3
+    assert [r.key for r in report.rows[:2]] == [r.key for r in whole.rows[:2]]
+    [rest] = report.rows[2:]
+    assert rest.record()["rest"] is True
+    assert rest.record()["rest_rows"] == len(whole.rows) - 2
+    assert report.total.record() == whole.total.record()
+    _, out, _ = run("usage", "session", "-n", "2", "--json", "--home", str(home.path))
+    assert [r.record() for r in report.rows] == json.loads(out)
+    with pytest.raises(BadValue, match="never cut"):
+        api.usage_report(home, "daily", limit=2)
+    with pytest.raises(BadValue):
+        api.usage_report(home, "session", limit=-1)

@@ -448,6 +448,7 @@ def usage_report(
     tz: str | None = None,
     explain: str | None = None,
     explain_limit: int | None = None,
+    limit: int | None = None,
     progress: Progress | None = None,
 ) -> usage.Result:
     """Tokens and cost per day, week, month, session, project, model or app (see usage.py):
@@ -455,11 +456,19 @@ def usage_report(
     a date (a whole day in `tz`) or a datetime (one without a zone is in `tz`).
     Raises BadValue (a kind, time or zone it cannot use), UnknownApp, and, with
     `explain`, SessdexError when no row has that key (a day, week or month with nothing
-    in it is no error: an `Explained` whose `empty` is true, its note saying so)."""
+    in it is no error: an `Explained` whose `empty` is true, its note saying so).
+    `limit` (session, project, model and app reports, as `usage --limit`): the rows are
+    the `limit` costliest, then one that sums the rest; the total stays the whole's."""
     from . import usage as usage_module
 
     refuse_unknown("kind", kind, usage_module.REPORTS)
     refuse_unless("explain_limit", explain_limit, 0)
+    refuse_unless("limit", limit, 0)
+    if limit is not None and kind not in usage_module.CUT_REPORTS:
+        raise BadValue(
+            f"limit goes with the {', '.join(usage_module.CUT_REPORTS)} reports (the "
+            f"costliest rows); a {kind} report's rows are never cut."
+        )
     apps = app_names(apps)
     zone = usage_module.parse_tz(tz)
     filters = usage_module.Filters(
@@ -482,6 +491,7 @@ def usage_report(
         filters=filters,
         explain_key=explain,
         explain_limit=explain_limit,
+        limit=limit,
         progress=progress,
     )
 

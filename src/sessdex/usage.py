@@ -1288,7 +1288,16 @@ class Result:
     The rows of a report made for `--explain` are put together only if asked for: the
     audit weighs only its own row's sums."""
 
-    __slots__ = ("_made", "_rows", "_total", "collected", "explained", "kind")
+    __slots__ = (
+        "_cut",
+        "_made",
+        "_rows",
+        "_total",
+        "collected",
+        "explained",
+        "kind",
+        "limit",
+    )
 
     def __init__(
         self,
@@ -1296,16 +1305,27 @@ class Result:
         rows: list[Row] | Callable[[], list[Row]],
         collected: Collected,
         explained: audit.Explained | None = None,
+        limit: int | None = None,
     ) -> None:
         self.kind = kind
         self.collected = collected
         self.explained = explained
+        # `rows` are the `limit` costliest and one that sums the rest (`cut`)
+        self.limit = limit
         self._made = rows if callable(rows) else None
         self._rows = None if callable(rows) else rows
         self._total: Row | None = None
+        self._cut: list[Row] | None = None
 
     @property
     def rows(self) -> list[Row]:
+        """The report's rows, cut to `limit` where it is given."""
+        if self._cut is None:
+            whole = self._whole()
+            self._cut = whole if self.limit is None else cut(whole, self.limit)
+        return self._cut
+
+    def _whole(self) -> list[Row]:
         if self._rows is None:
             assert self._made is not None
             self._rows, self._made = self._made(), None
@@ -1313,8 +1333,9 @@ class Result:
 
     @property
     def total(self) -> Row:
+        """The whole report's total, the rows `limit` left out included."""
         if self._total is None:
-            self._total = total(self.rows)
+            self._total = total(self._whole())
         return self._total
 
 
@@ -1358,6 +1379,7 @@ def run(
     filters: Filters | None = None,
     explain_key: str | None = None,
     explain_limit: int | None = None,
+    limit: int | None = None,
     progress: Progress | None = None,
 ) -> Result:
     """One report over the selected apps (and, with `explain_key`, the audit of one row,
@@ -1374,11 +1396,11 @@ def run(
         return made
 
     if explain_key is None:
-        return Result(kind, rows(), collected)
+        return Result(kind, rows(), collected, limit=limit)
     from . import audit
 
     limit = audit.LIMIT if explain_limit is None else explain_limit
     explained = audit.explain(
         home, collected, kind, explain_key, filters, apps, limit, progress, kept
     )
-    return Result(kind, rows, collected, explained)
+    return Result(kind, rows, collected, explained, limit)

@@ -141,7 +141,7 @@ def usage_command(
     \b
     Example: sessdex usage daily --since 2026-11-01 --app claude
     """
-    from ..usage import CUT_REPORTS, cut
+    from ..usage import CUT_REPORTS
     from ..views import usage as view
 
     if limit is not None and explain is None and report not in CUT_REPORTS:
@@ -160,7 +160,8 @@ def usage_command(
             here=here_folders() if here else None,
             tz=tz,
             explain=explain,
-            explain_limit=limit,
+            explain_limit=limit if explain is not None else None,
+            limit=limit if explain is None else None,
             progress=progress,
         )
     for app, diagnostics in sorted(result.collected.diagnostics.items()):
@@ -188,7 +189,7 @@ def usage_command(
                 echo("\n".join(batch))
         return
     # the costliest rows and one that sums the rest; the total is still the whole's
-    shown = cut(result.rows, limit)
+    shown = result.rows
     if as_json:
         stdout_bytes(dumps(view.row_records(shown)) + b"\n")
         return

@@ -112,3 +112,26 @@ def test_the_library_cuts_a_report_as_usage_limit_does() -> None:
         api.usage_report(home, "daily", limit=2)
     with pytest.raises(BadValue):
         api.usage_report(home, "session", limit=-1)
+
+
+def test_a_session_report_from_a_day_says_whose_day_it_was() -> None:
+    """`usage model --since today` (or a date) counts from midnight UTC unless --tz
+    says another zone, while `list --since today` starts at local midnight: a daily
+    report said so under its table, a session, project, model or app report said
+    nothing, nor did the line saying nothing matched (in California, UTC's today had
+    begun at 4 pm)."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    code, out, _ = run("usage", "model", "--since", "2020-01-01", "--home", home)
+    assert code == 0 and "days: UTC (--tz sets another)" in out, out
+    _, out, _ = run("usage", "app", "--until", "today", "--tz", "Asia/Tokyo", "--home", home)  # fmt: skip
+    assert "days: Asia/Tokyo" in out, out
+    # a span back is no day: nothing to place
+    _, out, _ = run("usage", "model", "--since", "100000d", "--home", home)
+    assert "days:" not in out, out
+    code, out, err = run("usage", "session", "--since", "2099-01-01", "--home", home)
+    assert (code, out) == (0, "")
+    assert err.startswith(
+        "No token usage matches these options, with days in UTC (--tz sets another). "
+    ), err
+    _, _, err = run("usage", "session", "--since", "1h", "--home", home)
+    assert err.startswith("No token usage matches these options. "), err

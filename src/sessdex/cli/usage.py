@@ -84,14 +84,15 @@ class _Usage(click.Command):
     "--since",
     metavar="WHEN",
     callback=not_blank,
-    help="From this day (2026-11-01, today, yesterday) or this long ago (3d, 2w).",
+    help="From this day (2026-11-01, today, yesterday: in --tz's zone, UTC by default) "
+    "or this long ago (3d, 2w).",
 )
 @click.option(
     "--until",
     metavar="WHEN",
     callback=not_blank,
-    help="Up to and including this day (2026-11-30, today, yesterday), or up to this "
-    "long ago (3d, 2w).",
+    help="Up to and including this day (2026-11-30, today, yesterday: in --tz's zone), "
+    "or up to this long ago (3d, 2w).",
 )
 @apps_option
 @click.option(
@@ -201,6 +202,12 @@ def usage_command(
         err(
             "No token usage"
             + (" matches these options" if filtered else f" found {where()}")
+            # today in UTC may have begun an hour ago here: the zone is what emptied it
+            + (
+                f", with days in {_zone_named(tz)}"
+                if _names_a_day(since, until)
+                else ""
+            )
             + f". {named('list')} shows the sessions sessdex sees; {named('doctor')} where it looked."
         )
         return
@@ -218,8 +225,9 @@ def usage_command(
     # apart from the table: a caption would be padded with spaces to the table's width
     if own := view.own_cost_note(result.total):
         out.print(own, style="table.caption", markup=False, soft_wrap=True)
-    if report in ("daily", "weekly", "monthly"):
+    if report in ("daily", "weekly", "monthly") or _names_a_day(since, until):
         # `show` and `list` speak local time, these days UTC unless --tz says: say which
+        # (a session report from `--since today` too: today in UTC is not today here)
         out.print(
             f"days: {_zone_named(tz)}",
             style="table.caption",
@@ -235,6 +243,17 @@ def usage_command(
     note = view.unpriced_note(result.total)
     if note:
         err(f"note: {note}")
+
+
+def _names_a_day(*bounds: str | None) -> bool:
+    """Whether `--since`/`--until` name a day or a time of day (2026-11-30, today,
+    2026-11-30T09:00), which the report's zone places, rather than a span back (3d)."""
+    import re
+
+    return any(
+        bound is not None and not re.fullmatch(r"\s*\d+\s*[a-zA-Z]\s*", bound)
+        for bound in bounds
+    )
 
 
 def _zone_named(tz: str | None) -> str:

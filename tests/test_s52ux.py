@@ -4,6 +4,7 @@ same commands (hints on stderr, names in --json, the library's arguments)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -33,7 +34,7 @@ def test_find_json_of_a_misspelt_word_hints_a_person_not_a_script(
     no terminal) nothing but the empty list."""
     code, out, err = run("find", "chekout", "--json", "--home", DEMO)
     assert (code, out.strip(), err) == (0, "[]", "")
-    monkeypatch.setattr(sessions, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(sessions, "stderr_is_terminal", lambda: True, raising=False)
     code, out, err = run("find", "chekout", "--json", "--home", DEMO)
     assert (code, out.strip()) == (0, "[]")
     assert "Did you mean 'checkout'?" in err, err
@@ -135,3 +136,24 @@ def test_a_session_report_from_a_day_says_whose_day_it_was() -> None:
     ), err
     _, _, err = run("usage", "session", "--since", "1h", "--home", home)
     assert err.startswith("No token usage matches these options. "), err
+
+
+def test_watch_json_with_nothing_recent_says_how_far_it_looked_at_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`watch --json` typed at a terminal with no session changed in the day printed
+    `[]` alone, where `watch --once` says how far it looked and the --since that
+    reaches the newest session; a script still gets `[]` alone."""
+    from sessdex.cli import live
+
+    home = shutil.copytree(DEMO, tmp_path / "home", symlinks=True)
+    for folder, _, names in os.walk(home):
+        for name in names:
+            os.utime(os.path.join(folder, name), (1.6e9, 1.6e9))  # 2020
+    args = ("watch", "--json", "--since", "1h", "--home", str(home))
+    assert run(*args) == (0, "[]\n", "")
+    monkeypatch.setattr(live, "stderr_is_terminal", lambda: True, raising=False)
+    code, out, err = run(*args)
+    assert (code, out) == (0, "[]\n")
+    assert err.startswith("no session changed in the last 1h; the newest changed "), err
+    assert run(*args[:-2], "-n", "0", "--home", str(home)) == (0, "[]\n", "")

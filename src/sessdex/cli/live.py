@@ -37,6 +37,7 @@ from ._common import (
     report_diagnostics,
     resolve_home,
     session_id_argument,
+    stderr_is_terminal,
     stdout_bytes,
     verbose_option,
 )
@@ -196,6 +197,9 @@ def watch_command(
 
             rows = next(iter(shown), [])
             stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
+            if not rows and limit != 0 and stderr_is_terminal():
+                # typed at a terminal, as `list --json` says why it is empty
+                err(_nothing_recent(home, since, apps))
         elif as_nl:
             _watch_lines(shown, once)
         elif once or not sys.stdout.isatty():

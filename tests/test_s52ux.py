@@ -157,3 +157,21 @@ def test_watch_json_with_nothing_recent_says_how_far_it_looked_at_a_terminal(
     assert (code, out) == (0, "[]\n")
     assert err.startswith("no session changed in the last 1h; the newest changed "), err
     assert run(*args[:-2], "-n", "0", "--home", str(home)) == (0, "[]\n", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("list", "-n", "abc"), "'abc' is not a valid whole number."),
+        (("show", "7f3a", "--tail", "1.5"), "'1.5' is not a valid whole number."),
+        (("watch", "--duration", "soon"), "'soon' is not a valid number."),
+    ],
+)
+def test_a_count_or_a_number_that_is_not_one_is_named_as_people_say_it(
+    args: tuple[str, ...], said: str
+) -> None:
+    """click said "'abc' is not a valid integer range." (or "float range"): a type's
+    name, not what to type."""
+    code, out, err = run(*args, "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith(said), err

@@ -45,6 +45,13 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 MANY = 10**9
 
 
+class Count(click.IntRange):
+    """A count of 0 or more, named as people say it: click's "'abc' is not a valid
+    integer range." named a type, not what to type."""
+
+    name = "whole number"
+
+
 def count_option(*names: str, help: str, **settings: Any) -> Callable[[F], F]:
     """A count (--limit, --tail, -n): 0 shows none, as `head -n 0` does; a negative
     one is a usage error; one past MANY is MANY."""
@@ -56,7 +63,7 @@ def count_option(*names: str, help: str, **settings: Any) -> Callable[[F], F]:
 
     return click.option(
         *names,
-        type=click.IntRange(min=0),
+        type=Count(min=0),
         metavar="N",
         callback=at_most_many,
         help=f"{help} 0 shows none.",

@@ -48,7 +48,10 @@ if TYPE_CHECKING:
 
 class _Number(click.FloatRange):
     """A number at least `min`; nan, which passes every comparison unseen, is none
-    (`--duration nan` stopped `watch` at once and let `follow` run for ever)."""
+    (`--duration nan` stopped `watch` at once and let `follow` run for ever); named as
+    people say it, not "float range"."""
+
+    name = "number"
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None

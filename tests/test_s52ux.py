@@ -175,3 +175,16 @@ def test_a_count_or_a_number_that_is_not_one_is_named_as_people_say_it(
     code, out, err = run(*args, "--home", DEMO)
     assert (code, out) == (2, "")
     assert err.rstrip().endswith(said), err
+
+
+def test_the_session_table_names_each_sub_agent_as_tree_does() -> None:
+    """Under a session's row, a sub-agent's line was its bare id (the lead's "lead"),
+    so a reviewer's and a linter's tokens could not be told apart without `tree`: it
+    now has its short id and what `tree` calls it, its type and task."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    code, out, _ = run("usage", "session", "--app", "claude", "--home", home)
+    lines = [line.strip("│ ") for line in out.splitlines() if "└" in line]
+    assert code == 0
+    assert any(line.startswith("└ a1c1c1c1  code-reviewer: Review payments") for line in lines), lines  # fmt: skip
+    assert any(line.startswith("└ a2d2d2d2  linter: Lint payments") for line in lines), lines  # fmt: skip
+    assert any(line.startswith("└ lead ") for line in lines), lines

@@ -127,7 +127,8 @@ def table(
         {row.key.lower() for row in every}
         | {str(agent).lower() for row in every for agent in row.agents}
     )
-    id_width = short_id_width((row.key for row in rows if not row.folded), keys)
+    shown_ids = [k for row in rows if not row.folded for k in (row.key, *row.agents) if k != "lead"]  # fmt: skip
+    id_width = short_id_width(shown_ids, keys)
     lines: list[tuple[Row, str, str, bool]] = []  # row, label, style, models shown
     for row in rows:
         if row.folded:  # the rows --limit left out, summed: no models, one line
@@ -135,7 +136,7 @@ def table(
             continue
         lines.append((row, _label(kind, row, id_width, home), "", True))
         for agent, sub in row.agents.items():
-            lines.append((sub, f"  └ {one_line(agent, 40)}", "dim", False))
+            lines.append((sub, f"  └ {_agent_label(agent, sub, id_width)}", "dim", False))  # fmt: skip
     lines.append((total, "Total", "bold", False))
     key_header = HEADERS.get(kind, "Key")
     whole = max(cell_width(header) for header in [key_header, *(label for _, label, _, _ in lines)])  # fmt: skip
@@ -277,6 +278,17 @@ def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
     if kind == "project":  # a folder's end names the project: its start goes
         return left_cut(one_line(short_path(row.key, home) if home else row.key), 80)
     return one_line(row.key, 80)
+
+
+def _agent_label(key: str, agent: Row, id_width: int) -> str:
+    """A sub-agent's line under its session: its short id (`--explain` and `show` take
+    it) and what `tree` calls it, its type and task, as its session's row has its
+    title; the lead, and an agent the index holds nothing of, by their key alone."""
+    kind, title = agent.about.get("agent_type"), agent.about.get("title")
+    if key == "lead" or not (kind or title):
+        return one_line(key, 40)
+    said = f"{kind}: {title}" if kind and title and kind != title else kind or title
+    return f"{one_line(key, 80)[:id_width]}  {one_line(str(said), TITLE_MAX)}"
 
 
 def own_cost_note(total: Row) -> str | None:

@@ -188,3 +188,25 @@ def test_the_session_table_names_each_sub_agent_as_tree_does() -> None:
     assert any(line.startswith("└ a1c1c1c1  code-reviewer: Review payments") for line in lines), lines  # fmt: skip
     assert any(line.startswith("└ a2d2d2d2  linter: Lint payments") for line in lines), lines  # fmt: skip
     assert any(line.startswith("└ lead ") for line in lines), lines
+
+
+def test_html_exported_to_a_terminal_says_how_to_get_a_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`export ID -f html` typed at a terminal scrolled a page's source past and said
+    nothing; it now ends with the command that writes the file. Into a pipe or a file
+    (`> page.html`), the HTML alone."""
+    from sessdex.cli import transcripts
+
+    args = ("export", "3f2b", "-f", "html", "--home", DEMO)
+    code, out, err = run(*args)
+    assert (code, err) == (0, "") and out.rstrip().endswith("</html>")
+    monkeypatch.setattr(transcripts, "_to_a_terminal", lambda: True, raising=False)
+    code, out, err = run(*args)
+    assert code == 0 and out.rstrip().endswith("</html>")
+    assert err == (
+        "note: that was the page's HTML source; "
+        f"'sessdex export 3f2b -o session.html --home {DEMO}' writes a file a browser opens.\n"
+    )
+    _, _, err = run("export", "3f2b", "--home", DEMO)  # Markdown is read where it is
+    assert err == ""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import api
+from .. import api, hints
 from ..model import Event
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ from ._common import (
     report_diagnostics,
     resolve_home,
     session_id_argument,
+    stderr_is_terminal,
     stdout_bytes,
     verbose_option,
     write_events,
@@ -325,7 +326,16 @@ def export_command(
             write_file(output, chunks, binary=False)
     if output is not None:
         err(f"wrote {output}")
+    elif fmt == "html" and _to_a_terminal():
+        # a page's source scrolled past: what was wanted was a file to open
+        named = hints.named("export", session_id, "-o", "session.html")
+        err(f"note: that was the page's HTML source; {named} writes a file a browser opens.")  # fmt: skip
     report_diagnostics(found.diagnostics, verbose, found.session.app)
+
+
+def _to_a_terminal() -> bool:
+    """Whether stdout and stderr are a terminal: a person reads what `export` wrote."""
+    return sys.stdout.isatty() and stderr_is_terminal()
 
 
 def _export_format(fmt: str | None, output: str | None) -> tuple[str, str]:

@@ -210,3 +210,21 @@ def test_html_exported_to_a_terminal_says_how_to_get_a_file(
     )
     _, _, err = run("export", "3f2b", "--home", DEMO)  # Markdown is read where it is
     assert err == ""
+
+
+def test_the_command_a_json_hint_suggests_keeps_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Typed with --json, the command "Did you mean" names gives JSON too: it named
+    'sessdex find checkout', whose table a `| jq` after it could not read."""
+    monkeypatch.setattr(sessions, "stderr_is_terminal", lambda: True)
+    _, _, err = run("find", "chekout", "--json", "--home", DEMO)
+    assert err == (
+        "No session matches 'chekout'. Did you mean 'checkout'? "
+        f"('sessdex find --json checkout --home {DEMO}')\n"
+    )
+    _, _, err = run("find", "chekout", "--nl", "--app", "claude", "--home", DEMO)
+    assert f"('sessdex find --app claude --nl checkout --home {DEMO}')" in err, err
+    # the table's hint as it was
+    _, _, err = run("find", "chekout", "--home", DEMO)
+    assert f"('sessdex find checkout --home {DEMO}')" in err, err

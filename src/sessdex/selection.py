@@ -201,6 +201,7 @@ def nothing_matches(
     hidden: int = 0,
     wider: int = 0,
     instead: Sequence[str] = (),
+    output: str | None = None,
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
@@ -211,7 +212,8 @@ def nothing_matches(
     Shared with the quick path, which says it too rather than start the full command
     for one line. Where `SESSDEX_SHELL` names a
     shell sessdex does not know, the options are quoted as sh quotes them, and said so
-    where that changed one: a hint is no reason to fail the listing."""
+    where that changed one: a hint is no reason to fail the listing. `output`: the
+    `--json` or `--nl` given, which the command it suggests keeps."""
     from .errors import BadSetting
     from .shells import POSIX, current, word
 
@@ -231,7 +233,7 @@ def nothing_matches(
         and not hidden
         and not (wider and options[len(apps) :])
     ):
-        hint = _suggested(query, apps, since, here, instead)
+        hint = _suggested(query, apps, since, here, instead, output)
     given = [*apps, *([since] if since else [])]
     changed = any(word(value, shell) != value for value in given)
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
@@ -273,12 +275,14 @@ def _suggested(
     since: str | None,
     here: bool,
     instead: Sequence[str],
+    output: str | None = None,
 ) -> str:
     """The hint naming the words to find instead, as a command to type (`hints.named`
     quotes it for the user's shell), with the options that were given."""
     typed = [word for app in apps for word in ("--app", app)]
     typed += ["--since", since] if since else []
     typed += ["--here"] if here else []
+    typed += [output] if output else []
     words = list(instead)
     if any(word.startswith("-") for word in words):
         words.insert(0, "--")

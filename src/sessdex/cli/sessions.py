@@ -161,6 +161,7 @@ def find_command(
             empty=listing.empty,
             wider=listing.wider,
             instead=listing.instead,
+            output="--json" if as_json else "--nl" if as_nl else None,
         )
 
 
@@ -183,6 +184,7 @@ def _say_why_empty(
     empty: bool = False,
     wider: int = 0,
     instead: Sequence[str] = (),
+    output: str | None = None,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
@@ -194,7 +196,7 @@ def _say_why_empty(
     locations = report.locations.values()
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
-    hint = nothing_matches(query, apps, since, here, hidden, wider, instead)
+    hint = nothing_matches(query, apps, since, here, hidden, wider, instead, output)
     if locations and not any(
         api.app_found(sources.get(app), location)
         for app, location in report.locations.items()

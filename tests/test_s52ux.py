@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -228,3 +230,29 @@ def test_the_command_a_json_hint_suggests_keeps_json(
     # the table's hint as it was
     _, _, err = run("find", "chekout", "--home", DEMO)
     assert f"('sessdex find checkout --home {DEMO}')" in err, err
+
+
+def test_doctor_at_80_columns_puts_each_apps_variables_under_its_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On an 80-column terminal the folders were padded to the longest (48 columns), so
+    the variables after them wrapped anywhere: `CODEX_HOME,` at the end of a line and
+    `CODEX_SQLITE_HOME` alone under it. Each app's now go on a line of their own."""
+    home = tempfile.mkdtemp(prefix="h", dir="/tmp")  # /tmp/hXXXX: a home's short paths
+    monkeypatch.setenv("HOME", home)
+    try:
+        result = CliRunner(env={"COLUMNS": "80"}).invoke(main, ["doctor"])
+        # a wide terminal keeps them after the folder, in one column
+        wide = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["doctor"]).stdout
+    finally:
+        shutil.rmtree(home)
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0
+    at = next(n for n, line in enumerate(lines) if line.startswith("  codex "))
+    assert lines[at].rstrip().endswith("/.codex"), lines[at]
+    assert lines[at + 1].strip() == "CODEX_HOME, CODEX_SQLITE_HOME"
+    at = next(n for n, line in enumerate(lines) if line.startswith("  claude "))
+    assert lines[at + 1].strip() == "CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME"
+    assert re.search(
+        r"^  codex +\S+/\.codex +CODEX_HOME, CODEX_SQLITE_HOME$", wide, re.M
+    )

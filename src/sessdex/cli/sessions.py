@@ -772,15 +772,22 @@ def _say_not_found(
     width = max(len(r.app) for r in reports)
     places = [(r.looked or (r.root or "?",))[0] for r in reports]
     room = min(max(len(p) for p in places), 48)
+    column = width + room + 6
+    roomy = column + 24 <= terminal
     for r, place in zip(reports, places, strict=True):
         named = _variables(r)
         line = f"  {r.app.ljust(width)}  {place}"
+        if with_variables and named and not roomy:
+            # a narrow terminal (80 columns): the variables on a line of their own under
+            # the path; after it, its padding wrapped them anywhere, a ragged column
+            say(line, width + 4)
+            say(" " * (width + 4) + ", ".join(named), width + 4)
+            continue
         if with_variables and named:
             line = f"{line.ljust(width + room + 4)}  {', '.join(named)}"
         # more variables go under the first, or under the path where that leaves
         # too little room
-        column = width + room + 6
-        say(line, column if column + 24 <= terminal else width + 4)
+        say(line, column if roomy else width + 4)
 
 
 @main.command("demo", context_settings=CONTEXT)

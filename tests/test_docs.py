@@ -466,3 +466,37 @@ def test_what_the_readme_says_ci_runs_is_what_it_runs() -> None:
     development = " ".join(_section(README, "## Development").split())
     said = re.findall(r"CI \(`\.ci/run`\) runs `(scripts/[\w-]+)`", development)
     assert said == ran, development
+
+
+def _readme_line(app: str) -> str:
+    """The README's Supported apps line of `app`."""
+    apps = README.split("## Supported apps", 1)[1].split("\n## ", 1)[0]
+    return next(line for line in apps.splitlines() if f"(`{app}`)" in line)
+
+
+@pytest.mark.parametrize("app", sources.names())
+def test_every_variable_an_app_reads_is_on_its_readme_line(app: str) -> None:
+    """What `doctor` lists under `env_vars`, a user finds in the app's README line."""
+    module = sources.get(app)
+    line = _readme_line(app)
+    missing = [name for name in module.ENV_VARS if name != "HOME" and name not in line]
+    assert not missing, f"{app}: {missing}"
+
+
+def test_every_variable_sessdex_reads_is_in_the_readme() -> None:
+    read = re.compile(
+        r"""(?:environ(?:\.get)?\(|environ\[|getenv\()\s*["']([A-Z_]+)["']"""
+    )
+    names = {
+        name
+        for path in (ROOT / "src" / "sessdex").rglob("*.py")
+        for name in read.findall(path.read_text())
+    }
+    shells_own = {"COMP_WORDS", "COMP_CWORD", "PWD"}  # set by the shell, not by a user
+    assert {"SESSDEX_HOME", "NO_COLOR"} <= names
+    missing = sorted(
+        name
+        for name in names - shells_own
+        if not re.search(rf"(?<![A-Z_]){name}(?![A-Z_])", README)
+    )
+    assert not missing

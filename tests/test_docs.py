@@ -500,3 +500,10 @@ def test_every_variable_sessdex_reads_is_in_the_readme() -> None:
         if not re.search(rf"(?<![A-Z_]){name}(?![A-Z_])", README)
     )
     assert not missing
+
+
+def test_every_bench_script_is_in_the_bench_readme() -> None:
+    table = (ROOT / "bench" / "README.md").read_text()
+    scripts = sorted(path.name for path in (ROOT / "bench").glob("bench_*.py"))
+    assert len(scripts) > 30
+    assert [name for name in scripts if f"| `{name}" not in table] == []

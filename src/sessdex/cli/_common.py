@@ -189,7 +189,7 @@ def detail_option(f: F) -> F:
         show_default=True,
         help="full: everything (each tool input whole, edits as diffs, token counts); "
         "normal: one line per tool call, results folded; user: only what was typed and said "
-        "(with --json or --nl too: every other event is left out).",
+        "(in JSON output too: every other event is left out).",
     )(f)
 
 

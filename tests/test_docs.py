@@ -507,3 +507,18 @@ def test_every_bench_script_is_in_the_bench_readme() -> None:
     scripts = sorted(path.name for path in (ROOT / "bench").glob("bench_*.py"))
     assert len(scripts) > 30
     assert [name for name in scripts if f"| `{name}" not in table] == []
+
+
+def test_the_apps_whose_last_messages_show_tail_finds_are_in_the_readme() -> None:
+    """Each app with a `read_last` hook is named where the README says `--tail` answers at
+    once for a store that is not a JSON-lines file."""
+    row = next(
+        line for line in README.splitlines() if line.startswith("| `sessdex show ID`")
+    )
+    tail = row.split("`--tail N`", 1)[1].split("`--full-payloads`", 1)[0]
+    with_hook = [
+        app for app in sources.names() if getattr(sources.get(app), "read_last", None)
+    ]
+    assert len(with_hook) > 10
+    words = {app: sources.get(app).TITLE.split()[0] for app in with_hook}
+    assert [app for app, word in words.items() if word not in tail] == []

@@ -522,3 +522,16 @@ def test_the_apps_whose_last_messages_show_tail_finds_are_in_the_readme() -> Non
     assert len(with_hook) > 10
     words = {app: sources.get(app).TITLE.split()[0] for app in with_hook}
     assert [app for app, word in words.items() if word not in tail] == []
+
+
+def test_every_error_a_script_may_catch_is_in_the_readme() -> None:
+    from sessdex import errors
+
+    python = README.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    raised = [
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, errors.SessdexError)
+    ]
+    assert len(raised) > 8
+    assert [name for name in raised if f"{name}`" not in python] == []

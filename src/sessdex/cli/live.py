@@ -118,7 +118,7 @@ class _Unreadable:
     "watch",
     cls=TakesNoWords,
     context_settings=CONTEXT,
-    short_help="A live board: who works, who waits for you or a sub-agent.",
+    short_help="Show a live board: who works, who waits for you or a sub-agent.",
 )
 @apps_option
 @click.option(
@@ -160,7 +160,7 @@ def watch_command(
     force_poll: bool,
     home_dir: str | None,
 ) -> None:
-    """A live board of recent sessions: who works, who waits for you, who waits on a sub-agent.
+    """Show a live board of recent sessions: who works, who waits for you or on a sub-agent.
 
     Sessions waiting for you come first. --nl prints every session's status, then each
     change, one JSON object per line. Into a pipe or a file, the board is printed again

@@ -535,3 +535,22 @@ def test_every_error_a_script_may_catch_is_in_the_readme() -> None:
     ]
     assert len(raised) > 8
     assert [name for name in raised if f"{name}`" not in python] == []
+
+
+def test_every_cli_the_board_finds_before_its_session_is_in_docs_live() -> None:
+    """The apps whose running CLI `watch` shows before it has written a session (those
+    naming their program in `CLI`) are the ones docs/live.md lists."""
+    live = (ROOT / "docs" / "live.md").read_text()
+    listed = " ".join(
+        live.split("A CLI running with no session yet", 1)[1].split(")")[0].split()
+    )
+    clis = [app for app in sources.names() if getattr(sources.get(app), "CLI", None)]
+    assert len(clis) > 10
+
+    def named(app: str) -> bool:
+        words = sources.get(app).TITLE.replace("(", " ").split()
+        return any(
+            w in listed for w in words if len(w) > 3 and w not in {"Code", "Agent"}
+        )
+
+    assert [app for app in clis if not named(app)] == []

@@ -554,3 +554,20 @@ def test_every_cli_the_board_finds_before_its_session_is_in_docs_live() -> None:
         )
 
     assert [app for app in clis if not named(app)] == []
+
+
+def test_every_version_the_conformance_suite_pins_is_on_its_apps_readme_line() -> None:
+    """A pin raised after the suite passed is a version the README says was checked."""
+    import tomllib
+
+    pins = tomllib.loads((ROOT / "conformance" / "versions.toml").read_text())[
+        "targets"
+    ]
+    assert len(pins) > 15
+    missing = [
+        f"{spec['app']} {spec['version']}"
+        for spec in pins.values()
+        if spec["version"] not in _readme_line(spec["app"])
+        and spec["version"].removesuffix(".0") not in _readme_line(spec["app"])
+    ]
+    assert missing == []

@@ -236,30 +236,47 @@ def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValu
 
 # Characters JSON may carry raw that a terminal or an editor acts on when the JSON is
 # printed or opened as it is: C1 controls (U+009B is a one-character CSI, as ESC [ is),
-# bidi overrides and isolates (text shown in an order other than its own), and line and
-# paragraph separators. Written as \u escapes: the same string to any JSON reader. One
-# pattern per lead byte, so that the search skips ahead to it as a plain byte search.
-_C1 = re.compile(rb"\xc2[\x80-\x9f]")
-_FORMAT = re.compile(rb"\xe2(?:\x80[\xa8-\xae]|\x81[\xa6-\xa9])")
+# every bidi control (text shown in an order other than its own: the Arabic letter mark
+# and the marks as much as overrides and isolates), line and paragraph separators, and
+# what draws nothing (`cells.INVISIBLE`: a zero-width space, a word joiner, a BOM, tag
+# characters), which `views.text` leaves out of what a person reads. Written as \u
+# escapes: the same string to any JSON reader. One pattern per lead byte, searched only
+# where a plain byte search finds that byte; the joiners (U+200C, U+200D) are text.
+_HIDDEN = (
+    (b"\xc2", re.compile(rb"\xc2[\x80-\x9f]")),
+    (b"\xd8", re.compile(rb"\xd8\x9c")),
+    (b"\xe1", re.compile(rb"\xe1\xa0\x8e")),
+    (
+        b"\xe2",
+        re.compile(rb"\xe2(?:\x80[\x8b\x8e\x8f\xa8-\xae]|\x81[\xa0-\xa4\xa6-\xaf])"),
+    ),
+    (b"\xef", re.compile(rb"\xef(?:\xbb\xbf|\xbf[\xb9-\xbb])")),
+    (b"\xf0", re.compile(rb"\xf0(?:\x9b\xb2[\xa0-\xa3]|\x9d\x85[\xb3-\xba])")),
+    (b"\xf3", re.compile(rb"\xf3\xa0[\x80\x81][\x80-\xbf]")),
+)
 
 
 def _escaped(found: re.Match[bytes]) -> bytes:
-    return b"\\u%04x" % ord(found[0].decode())
+    # past the BMP, as JSON writes it: a surrogate pair
+    units = found[0].decode().encode("utf-16-be")
+    return b"".join(
+        b"\\u%02x%02x" % (units[n], units[n + 1]) for n in range(0, len(units), 2)
+    )
 
 
 def _inert(data: bytes) -> bytes:
     if data.isascii():  # most records: one scan, not one per lead byte
         return data
-    if b"\xc2" in data:
-        data = _C1.sub(_escaped, data)
-    if b"\xe2" in data:
-        data = _FORMAT.sub(_escaped, data)
+    for lead, pattern in _HIDDEN:
+        if lead in data:
+            data = pattern.sub(_escaped, data)
     return data
 
 
 def dumps(value: object, indent: bool = False, *, kept: bool = True) -> bytes:
     """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters); characters a
-    terminal would act on escaped, as orjson escapes the C0 controls (see `_C1`).
+    terminal would act on or draws as nothing escaped, as orjson escapes the C0 controls
+    (see `_HIDDEN`).
 
     A value orjson cannot write (an integer past 64 bits, which the standard library's
     parser, a reader's fallback, keeps whole) is written as orjson would have read it.

@@ -143,13 +143,13 @@ def warnings_said() -> Callable[[], None]:
     format adds it."""
     import logging
 
-    from .views.text import flat
+    from .views.text import for_stderr
 
     class Said(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             try:
                 said = f"{record.levelname.lower()}: {record.getMessage()}"
-                sys.stderr.write(flat(said) + "\n")
+                sys.stderr.write(for_stderr(said) + "\n")
                 sys.stderr.flush()
             except Exception:
                 self.handleError(record)

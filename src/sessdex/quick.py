@@ -472,17 +472,17 @@ def _say_refused(refused: list[tuple[str, str]], problems: list[str]) -> None:
     full command takes those); first the problems their readers said, as it does."""
     if not (refused or problems):
         return
-    from .views.text import flat
+    from .views.text import for_stderr
 
     for problem in problems:
-        sys.stderr.write(flat(f"warning: {problem}") + "\n")
+        sys.stderr.write(for_stderr(f"warning: {problem}") + "\n")
 
     by_app: dict[str, list[str]] = {}
     for app, name in refused:
         by_app.setdefault(app, []).append(name)
     for app, names in sorted(by_app.items()):
         warning = selection.refused_files(app, len(names), names[0])
-        sys.stderr.write(flat(f"warning: {warning}") + "\n")  # as `err` writes it
+        sys.stderr.write(for_stderr(f"warning: {warning}") + "\n")  # as `err` does
     sys.stderr.flush()
 
 
@@ -764,7 +764,7 @@ def _nothing_matches(
     matched no session of apps that have some (so their folders are there): a warm `find`
     of a word in no title answers as fast as one that matches. None (the full command
     explains) when nothing narrowed the listing."""
-    from .views.text import flat
+    from .views.text import for_stderr
 
     query = " ".join(request.words) if request.command == "find" else None
     hint = selection.nothing_matches(
@@ -773,7 +773,7 @@ def _nothing_matches(
     if hint is None:
         return None
     sys.stderr.write(
-        flat(hint) + "\n"
+        for_stderr(hint) + "\n"
     )  # as `err` writes it, on the streams launch fitted
     sys.stderr.flush()
     return b""

@@ -453,10 +453,11 @@ def stderr_is_terminal() -> bool:
 def err(message: str) -> None:
     """A line for people on stderr: what it quotes (paths, ids, versions) comes from
     files, so control sequences are removed here, whatever the caller did, and a
-    newline in it (a file's name, a record's type) cannot start a line of its own."""
-    from ..views.text import flat
+    newline in it (a file's name, a record's type) cannot start a line of its own; on a
+    terminal it is broken at spaces to the terminal's width."""
+    from ..views.text import for_stderr
 
-    echo(flat(message), err=True)
+    echo(for_stderr(message), err=True)
 
 
 def stdout_bytes(data: bytes) -> None:

@@ -96,6 +96,40 @@ def flat(text: str | None) -> str:
     return clean(text).replace("\n", " ")
 
 
+def for_stderr(message: str | None) -> str:
+    """A note for stderr, `flat`: one line where stderr is a pipe or a file (a script
+    greps it); on a terminal, broken at spaces to its width, which would otherwise cut
+    the line mid-word at its edge."""
+    line = flat(message)
+    width = stderr_width()
+    if width is None or cells(line) <= width:
+        return line
+    lines: list[str] = []
+    current = ""
+    for word in line.split(" "):  # one word longer than the width stays whole
+        if current and cells(current) + 1 + cells(word) > width:
+            lines.append(current.rstrip(" "))
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return "\n".join(lines)
+
+
+def stderr_width() -> int | None:
+    """The width of the terminal stderr writes to ($COLUMNS first, as Rich reads it);
+    None where stderr is no terminal."""
+    import sys
+
+    try:
+        if not sys.stderr.isatty():
+            return None
+        width = columns_asked() or os.get_terminal_size(sys.stderr.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # closed, or no file, or no size
+        return None
+    return width if width > 0 else None
+
+
 def visible(text: str | None, *, keep_newlines: bool = True) -> str:
     """`text` with each control, bidi and invisible character written out (`\\x1b`,
     `\\u202e`, `\\u200b`), not removed: for what a tool call ran. `clean` drops a whole OSC string

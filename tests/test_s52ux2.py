@@ -1,0 +1,49 @@
+"""A heavy user's review: notes on stderr at a terminal's width, names that match
+between `tree --json` and `list --json`, and messages said as people say them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex import api
+from sessdex.cli import main
+
+from .helpers import on_a_terminal
+
+DEMO = str(api.demo_home().path)
+MIXED = Path(__file__).parent / "data" / "usage" / "mixed"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_note_on_a_terminal_breaks_at_spaces_and_stays_one_line_in_a_pipe(
+    tmp_path: Path,
+) -> None:
+    """`usage`'s unpriced-model note (the full command) and `find`'s hint (the quick
+    listing) were one long line the terminal cut mid-word at its edge; a pipe keeps
+    one line per note, for grep."""
+    home = tmp_path / "mixed"
+    shutil.copytree(MIXED, home)
+    args = ["usage", "--app", "claude", "--home", str(home)]
+    result, seen = on_a_terminal(args, dict(os.environ), columns=60)
+    assert result.returncode == 0
+    note = seen[seen.index("note: ") :].replace("\r", "").splitlines()
+    assert note == [
+        "note: no price for: claude-imaginary-9; their rows say",
+        "unpriced, never $0, and a cost with + leaves them out",
+    ]
+    assert run(*args)[2].splitlines()[-1] == " ".join(note)
+    args = ["find", "chekout", "--home", DEMO]
+    result, seen = on_a_terminal(args, dict(os.environ), columns=60)
+    assert result.returncode == 0
+    hint = seen.replace("\r", "").splitlines()
+    assert len(hint) > 1 and all(len(line) <= 60 for line in hint), hint
+    assert hint[0].startswith("No session matches 'chekout'. Did you mean 'checkout'?")
+    assert hint[-1].endswith("')"), hint

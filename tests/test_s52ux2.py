@@ -3,6 +3,7 @@ between `tree --json` and `list --json`, and messages said as people say them.""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -47,3 +48,24 @@ def test_a_note_on_a_terminal_breaks_at_spaces_and_stays_one_line_in_a_pipe(
     assert len(hint) > 1 and all(len(line) <= 60 for line in hint), hint
     assert hint[0].startswith("No session matches 'chekout'. Did you mean 'checkout'?")
     assert hint[-1].endswith("')"), hint
+
+
+def test_tree_json_names_each_agents_app_as_list_json_does(tmp_path: Path) -> None:
+    """`tree --json` and `--nl` had no `app`: a script joining them to `list --all
+    --json` (which has it) by id could not tell two apps' ids apart."""
+    home = tmp_path / "home"
+    data = Path(__file__).parent / "data" / "claude" / "live-background-agent"
+    shutil.copytree(data, home)
+    code, out, _ = run("list", "--all", "--json", "--home", str(home))
+    listed = {row["id"]: row["app"] for row in json.loads(out)}
+    assert len(listed) == 2 and code == 0
+    code, out, _ = run("tree", "856a", "--json", "--home", str(home))
+    lead = json.loads(out)
+    assert code == 0 and len(lead["children"]) == 1
+    assert {lead["id"]: lead["app"]} | {
+        child["id"]: child["app"] for child in lead["children"]
+    } == listed
+    code, out, _ = run("tree", "856a", "--nl", "--home", str(home))
+    assert {
+        row["id"]: row["app"] for row in map(json.loads, out.splitlines())
+    } == listed

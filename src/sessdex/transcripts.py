@@ -222,6 +222,8 @@ def agent_tree(
     if found.session.parent_id and root.agent_type == "lead":
         root.agent_type = None  # no file says its type (its lead's is gone): no lead
     _add_listed(home, found.session.app, root, diagnostics)
+    for _, node in root.walk():
+        node.app = found.session.app
     return found.session, root
 
 

@@ -23,6 +23,7 @@ from .status import ENDED_AFTER
 @dataclass(slots=True, eq=False)  # a node is itself: compared by identity, as in a tree
 class AgentNode:
     id: str
+    app: str | None = None  # the session's, which its agents share (`list --json`'s)
     agent_type: str | None = None
     agent_name: str | None = None  # the name the lead gave it, where the app has names
     description: str | None = None
@@ -52,6 +53,7 @@ class AgentNode:
         from .views.records import iso, usage_record
 
         return {
+            "app": self.app,
             "id": self.id,
             "agent_type": self.agent_type,
             "agent_name": self.agent_name,

@@ -69,3 +69,16 @@ def test_tree_json_names_each_agents_app_as_list_json_does(tmp_path: Path) -> No
     assert {
         row["id"]: row["app"] for row in map(json.loads, out.splitlines())
     } == listed
+
+
+def test_tz_given_no_zone_says_what_it_takes() -> None:
+    """`usage --tz` said only "Option '--tz' requires an argument."; a zone it does not
+    know named UTC but not `local`, which it also takes."""
+    code, out, err = run("usage", "--tz")
+    assert (code, out) == (2, "")
+    said = "Error: --tz needs a time zone, e.g. --tz Europe/Paris or --tz local."
+    assert err.rstrip().endswith(said), err
+    code, out, err = run("usage", "--tz", "Mars", "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith("such as Europe/Paris, UTC or local."), err
+    assert run("usage", "--tz", "local", "--home", DEMO)[0] == 0

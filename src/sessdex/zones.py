@@ -21,7 +21,7 @@ def parse_tz(name: str | None) -> tzinfo:
         from .errors import BadValue
 
         raise BadValue(
-            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, or UTC."
+            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, UTC or local."
         ) from None
 
 

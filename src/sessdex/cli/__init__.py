@@ -13,7 +13,7 @@ import click
 from .. import __version__
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
-from ._common import CONTEXT
+from ._common import CONTEXT, Example
 
 # what a user may type from other tools' habits, and the command that does it here
 _MEANT = {
@@ -109,7 +109,8 @@ def _with_choices(
 ) -> click.BadOptionUsage:
     """`show ID --detail` (or `--subagents`, `export -f`) given no value: click says only
     "Option '--detail' requires an argument."; the values such an option takes, said with
-    it, are what was missing. Any other misuse is kept as click words it."""
+    it, are what was missing (an `Example` option: what it needs, and an example). Any
+    other misuse is kept as click words it."""
     option = next(
         (
             p
@@ -118,11 +119,14 @@ def _with_choices(
         ),
         None,
     )
-    if (
-        option is None
-        or not isinstance(option.type, click.Choice)
-        or not error.message.endswith("requires an argument.")
-    ):
+    missing = error.message.endswith("requires an argument.")
+    if missing and isinstance(option, Example):
+        return click.BadOptionUsage(
+            error.option_name,
+            f"{error.option_name} needs {option.needs}, e.g. {option.example}.",
+            ctx,
+        )
+    if option is None or not isinstance(option.type, click.Choice) or not missing:
         error.ctx = ctx  # the command's usage line above the message, as click gives it
         return error
     choices = ", ".join(str(choice) for choice in option.type.choices)

@@ -52,6 +52,18 @@ class Count(click.IntRange):
     name = "whole number"
 
 
+class Example(click.Option):
+    """An option that, given no value, says what it `needs` and an `example` of it, where
+    click said only "Option '--tz' requires an argument."."""
+
+    def __init__(
+        self, names: Sequence[str], *, needs: str, example: str, **settings: Any
+    ) -> None:
+        super().__init__(names, **settings)
+        self.needs = needs
+        self.example = example
+
+
 def count_option(*names: str, help: str, **settings: Any) -> Callable[[F], F]:
     """A count (--limit, --tail, -n): 0 shows none, as `head -n 0` does; a negative
     one is a usage error; one past MANY is MANY."""

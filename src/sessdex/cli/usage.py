@@ -12,6 +12,7 @@ from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
+    Example,
     apps_meant,
     apps_option,
     count_option,
@@ -100,6 +101,9 @@ class _Usage(click.Command):
 )
 @click.option(
     "--tz",
+    cls=Example,
+    needs="a time zone",
+    example="--tz Europe/Paris or --tz local",
     metavar="ZONE",
     callback=not_blank,
     help="Days in this time zone (IANA name or 'local'; default UTC).",

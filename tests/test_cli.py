@@ -145,7 +145,7 @@ def test_a_count_of_0_shows_none_and_a_negative_one_is_a_usage_error() -> None:
     ):
         code, out, err = invoke(*args, negative, "--home", DEMO)
         assert (code, out) == (2, ""), args
-        assert f"{negative} is not in the range x>=0." in err, args
+        assert f"{negative} is not a count: give 0 or more." in err, args
     _, shown, _ = invoke("list", "--help")
     assert "Show at most N sessions. 0 shows none." in shown
     # the quick path leaves both to the full command
@@ -155,7 +155,7 @@ def test_a_count_of_0_shows_none_and_a_negative_one_is_a_usage_error() -> None:
         text=True,
         check=False,
     )
-    assert done.returncode == 2 and "-3 is not in the range x>=0." in done.stderr
+    assert done.returncode == 2 and "-3 is not a count: give 0 or more." in done.stderr
 
 
 def test_list_human_output_is_one_line_per_session() -> None:

@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex import api
@@ -82,3 +83,22 @@ def test_tz_given_no_zone_says_what_it_takes() -> None:
     assert (code, out) == (2, "")
     assert err.rstrip().endswith("such as Europe/Paris, UTC or local."), err
     assert run("usage", "--tz", "local", "--home", DEMO)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("list", "-n", "-1"), "-1 is not a count: give 0 or more."),
+        (("show", "7f3a", "--tail", "-2"), "-2 is not a count: give 0 or more."),
+        (("watch", "--duration", "-1"), "-1 is not a number of seconds: give 0 or more."),
+        (("replay", "7f3a", "--max-gap", "-2"), "-2 is not a number of seconds: give 0 or more."),
+        (("replay", "7f3a", "--speed", "0"), "0 is not a speed: give 0.01 or more."),
+    ],
+)  # fmt: skip
+def test_a_count_or_number_out_of_range_is_refused_as_people_say_it(
+    args: tuple[str, ...], said: str
+) -> None:
+    """click said "-1 is not in the range x>=0.": math notation, not what to type."""
+    code, out, err = run(*args, "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith(said), err

@@ -51,6 +51,32 @@ class Count(click.IntRange):
 
     name = "whole number"
 
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Any:
+        return at_least(
+            click.types.IntParamType.convert, self, value, param, ctx, "a count"
+        )
+
+
+def at_least(
+    plain: Callable[[Any, Any, click.Parameter | None, click.Context | None], Any],
+    bounded: click.IntRange | click.FloatRange,
+    value: Any,
+    param: click.Parameter | None,
+    ctx: click.Context | None,
+    what: str,
+) -> Any:
+    """`value` read by `plain` (a number type's convert, which names `bounded`), refused
+    below `bounded.min` as people say it, "-1 is not a count: give 0 or more.", where
+    click said "-1 is not in the range x>=0.". Its bound still shows in `--help`."""
+    number = plain(bounded, value, param, ctx)
+    if bounded.min is not None and number < bounded.min:
+        bounded.fail(
+            f"{value} is not {what}: give {bounded.min:g} or more.", param, ctx
+        )
+    return number
+
 
 class Example(click.Option):
     """An option that, given no value, says what it `needs` and an `example` of it, where

@@ -22,6 +22,7 @@ from ._common import (
     F,
     TakesNoWords,
     apps_option,
+    at_least,
     count_option,
     counted_events,
     detail_option,
@@ -53,10 +54,16 @@ class _Number(click.FloatRange):
 
     name = "number"
 
+    def __init__(self, least: float, what: str) -> None:
+        super().__init__(min=least)
+        self.what = what  # what a number below `least` is not, in its refusal
+
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> Any:
-        number = super().convert(value, param, ctx)
+        number = at_least(
+            click.types.FloatParamType.convert, self, value, param, ctx, self.what
+        )
         if number != number:  # nan
             self.fail(f"{value!r} is not a number.", param, ctx)
         return number
@@ -71,7 +78,7 @@ def live_options(f: F) -> F:
     )(f)
     f = click.option(
         "--duration",
-        type=_Number(min=0),
+        type=_Number(0, "a number of seconds"),
         metavar="SECONDS",
         help="Stop after SECONDS (default: until Ctrl-C).",
     )(f)
@@ -483,7 +490,7 @@ def _follow_text(
 @session_id_argument
 @click.option(
     "--speed",
-    type=_Number(min=0.01),
+    type=_Number(0.01, "a speed"),
     metavar="TIMES",
     default=10.0,
     show_default=True,
@@ -491,7 +498,7 @@ def _follow_text(
 )
 @click.option(
     "--max-gap",
-    type=_Number(min=0),
+    type=_Number(0, "a number of seconds"),
     metavar="SECONDS",
     default=2.0,
     show_default=True,
@@ -499,7 +506,7 @@ def _follow_text(
 )
 @click.option(
     "--duration",
-    type=_Number(min=0),
+    type=_Number(0, "a number of seconds"),
     metavar="SECONDS",
     help="Stop after SECONDS (default: at the session's end, or Ctrl-C).",
 )

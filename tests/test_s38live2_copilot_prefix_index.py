@@ -13,11 +13,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from click.testing import CliRunner
 
-from sessdex.cli import main
+from sessdex.cli import main, sessions
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
 
@@ -70,7 +71,9 @@ def _copilot_process(
 
 
 def _resume_json(run: CliRunner, home: Path, prefix: str) -> tuple[list[int], str]:
-    result = run.invoke(main, ["resume", prefix, "--json", "--home", str(home)])
+    # stderr a terminal: where --json's warnings are said there too
+    with patch.object(sessions, "stderr_is_terminal", lambda: True):
+        result = run.invoke(main, ["resume", prefix, "--json", "--home", str(home)])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)["live_pids"], result.stderr
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from sessdex import api
-from sessdex.cli import main
+from sessdex.cli import main, sessions
 
 from .helpers import on_a_terminal
 
@@ -102,3 +102,22 @@ def test_a_count_or_number_out_of_range_is_refused_as_people_say_it(
     code, out, err = run(*args, "--home", DEMO)
     assert (code, out) == (2, "")
     assert err.rstrip().endswith(said), err
+
+
+def test_resume_json_says_its_warnings_once_to_a_script_and_on_stderr_to_a_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`resume ID --json` wrote each warning and refusal twice into a script's log: in
+    the object and on stderr. A person at a terminal still reads them as lines."""
+    code, out, err = run("resume", "3f2b", "--json", "--home", DEMO)
+    plan = json.loads(out)
+    assert code == 0 and err == ""
+    assert any("no longer exists" in refusal for refusal in plan["refusals"])
+    assert any("not your own home" in warning for warning in plan["warnings"])
+    monkeypatch.setattr(sessions, "stderr_is_terminal", lambda: True)
+    code, again, err = run("resume", "3f2b", "--json", "--home", DEMO)
+    assert (code, again) == (0, out)
+    assert "warning: the session's folder /home/demo/code/shop-api no longer" in err
+    assert "note: the session was read from" in err
+    code, _, err = run("resume", "3f2b", "--print", "--home", DEMO)
+    assert "no longer exists" in err  # --print's line holds none of them: said there

@@ -280,6 +280,9 @@ def resume_command(
     """
     from ..views.text import one_line
 
+    # --json holds every warning and refusal: said on stderr too for a person at a
+    # terminal (the object is one long line), not into a script's log a second time
+    said = err if not as_json or stderr_is_terminal() else _unsaid
     with progress_bar("Indexing sessions") as progress:
         try:
             check = api.check_resume(
@@ -295,7 +298,7 @@ def resume_command(
             # refusal, an object on stdout and 0 (an error prints nothing there)
             from ..views.records import dumps
 
-            err(f"warning: {one_line(str(refused))}")
+            said(f"warning: {one_line(str(refused))}")
             record = api.refused_record(refused.session, str(refused))
             stdout_bytes(dumps(record) + b"\n")
             return
@@ -313,7 +316,7 @@ def resume_command(
                 "of another (copied) home is not"
             )
     for warning in check.warnings:
-        err(f"note: {one_line(warning)}")
+        said(f"note: {one_line(warning)}")
     if print_only and not as_json and check.other_program is not None:
         # a line a script pipes into its shell would run that other program with the
         # session's words: refused, as `resume` refuses it (--json still describes it)
@@ -325,11 +328,11 @@ def resume_command(
         )
     if print_only or as_json:
         for refusal in check.refusals:
-            err(f"warning: {one_line(refusal)}")
+            said(f"warning: {one_line(refusal)}")
         if check.branch_mismatch:
-            err(f"warning: {_branch_moved(check.branch_mismatch, check.plan.cwd)}")
+            said(f"warning: {_branch_moved(check.branch_mismatch, check.plan.cwd)}")
         if check.live_pids:
-            err(
+            said(
                 f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
             )
         if as_json:
@@ -384,6 +387,10 @@ def resume_command(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _unsaid(_message: str) -> None:
+    """Nothing said: what `--json` already holds, for a script."""
 
 
 def _branch_moved(mismatch: tuple[str, str], folder: str | None) -> str:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from sessdex import api
 from sessdex.cli import main, sessions
+from sessdex.errors import BadValue
 
 from .helpers import on_a_terminal
 
@@ -121,3 +122,26 @@ def test_resume_json_says_its_warnings_once_to_a_script_and_on_stderr_to_a_perso
     assert "note: the session was read from" in err
     code, _, err = run("resume", "3f2b", "--print", "--home", DEMO)
     assert "no longer exists" in err  # --print's line holds none of them: said there
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--explain", "2026-11-31"), "'2026-11-31' is not a date: November 2026 has 30 days."),
+        (("--explain", "2026-02-29"), "'2026-02-29' is not a date: February 2026 has 28 days."),
+        (("weekly", "--explain", "2026-13-02"), "'2026-13-02' is not a date: a month is 01 to 12."),
+        (("monthly", "--explain", "2026-00"), "'2026-00' is not a date: a month is 01 to 12."),
+    ],
+)  # fmt: skip
+def test_usage_explain_of_a_day_no_calendar_has_says_it_is_no_date(
+    args: tuple[str, ...], said: str
+) -> None:
+    """`usage --explain 2026-11-31` said "no daily row is keyed '2026-11-31'", as if
+    that day had had no use: a typo is a usage error (2), said as one."""
+    code, out, err = run("usage", *args, "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith(f"Error: --explain {said}"), err
+    with pytest.raises(BadValue, match="explain='2026-11-31' is not a date"):
+        api.usage_report(api.demo_home(), explain="2026-11-31")
+    code, _, err = run("usage", "--explain", "2026-11-30", "--home", DEMO)
+    assert code == 0 and err.startswith("No token usage was counted on 2026-11-30")

@@ -1032,10 +1032,16 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     mixed: Home, run: object
 ) -> None:
     result = run.invoke(
-        main, ["usage", "--home", str(mixed.path), "--explain", "1999-13-01"]
+        main, ["usage", "--home", str(mixed.path), "--explain", "1999-12-01x"]
     )  # type: ignore[attr-defined]
     assert result.exit_code == 1
-    assert "no daily row is keyed '1999-13-01'" in result.output
+    assert "no daily row is keyed '1999-12-01x'" in result.output
+    # no calendar's day: a typo, a usage error
+    result = run.invoke(
+        main, ["usage", "--home", str(mixed.path), "--explain", "1999-13-01"]
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 2
+    assert "--explain '1999-13-01' is not a date: a month is 01 to 12." in result.output
     # a day no response is dated: an empty result, said, no error
     result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--explain", "1999-01-01"]

@@ -454,7 +454,7 @@ def usage_report(
     """Tokens and cost per day, week, month, session, project, model or app (see usage.py):
     `kind` is one of `usage.REPORTS`; `since`/`until` as `usage --since` takes them, or
     a date (a whole day in `tz`) or a datetime (one without a zone is in `tz`).
-    Raises BadValue (a kind, time or zone it cannot use), UnknownApp, and, with
+    Raises BadValue (a kind, time, zone or `explain` date it cannot use), UnknownApp, and, with
     `explain`, SessdexError when no row has that key (a day, week or month with nothing
     in it is no error: an `Explained` whose `empty` is true, its note saying so).
     `limit` (session, project, model and app reports, as `usage --limit`): the rows are
@@ -464,6 +464,10 @@ def usage_report(
     refuse_unknown("kind", kind, usage_module.REPORTS)
     refuse_unless("explain_limit", explain_limit, 0)
     refuse_unless("limit", limit, 0)
+    if explain is not None:
+        from .audit import refuse_impossible_date
+
+        refuse_impossible_date(kind, explain)
     if limit is not None and kind not in usage_module.CUT_REPORTS:
         raise BadValue(
             f"limit goes with the {', '.join(usage_module.CUT_REPORTS)} reports (the "

@@ -19,8 +19,8 @@ from typing import Any, Generic, TypeVar
 
 from . import idtext, pathnames, sources
 from .diagnostics import Diagnostics
-from .errors import AmbiguousId, SessdexError
-from .hints import named
+from .errors import AmbiguousId, BadValue, SessdexError
+from .hints import named, option
 from .index import Index, Progress
 from .indexfile import rehomed
 from .pricing import Catalogue, plain_name
@@ -249,6 +249,30 @@ def _period(kind: str, key: str) -> str | None:
     if day is None or kind not in ("daily", "weekly"):
         return None
     return day.isoformat() if kind == "daily" or day.weekday() == 0 else None
+
+
+def refuse_impossible_date(kind: str, key: str) -> None:
+    """BadValue for a day or month key of a dated report that no calendar has
+    (`--explain 2026-11-31`): a typo, said as one before any file is read, where it was
+    "no daily row is keyed" as if that day had had no use."""
+    import calendar
+    import re
+
+    if kind not in ("daily", "weekly", "monthly"):
+        return
+    shape = r"(\d{4})-(\d{2})" if kind == "monthly" else r"(\d{4})-(\d{2})-(\d{2})"
+    parts = re.fullmatch(shape, key.strip())
+    if parts is None or _period(kind if kind == "monthly" else "daily", key):
+        return
+    year, month = int(parts[1]), int(parts[2])
+    given = option("explain", key)
+    if year < 1:
+        raise BadValue(f"{given} is not a date: the years start at 0001.")
+    if not 1 <= month <= 12:
+        raise BadValue(f"{given} is not a date: a month is 01 to 12.")
+    days = calendar.monthrange(year, month)[1]
+    name = f"{calendar.month_name[month]} {year}"
+    raise BadValue(f"{given} is not a date: {name} has {days} days.")
 
 
 def _nothing_in(kind: str, period: str, rows: dict[str, Row], filtered: bool) -> str:

@@ -1372,7 +1372,7 @@ def _cells(line: str) -> list[str]:
 @pytest.mark.parametrize(
     ("columns", "header", "total"),
     [
-        (80, ["Day", "In", "Out", "Cache w", "Cache r", "Reason", "Cost"],
+        (80, ["Day", "In", "Out", "Cache w", "Cache r", "Reas.", "Cost"],
          ["Total", "2,167", "323", "100", "5,000", "30", "$0.02+"]),
         (40, ["Day", "Tokens", "Cost"], ["Total", "7,590", "$0.02+"]),
     ],

@@ -88,7 +88,8 @@ SHORT = {
     "Output": "Out",
     "Cache write": "Cache w",
     "Cache read": "Cache r",
-    "Reasoning": "Reason",
+    # not "Reason": `watch` has a reason column (why a session is listed)
+    "Reasoning": "Reas.",
 }
 # a session's title in its row at most, on a terminal wide enough
 TITLE_MAX = 120

@@ -145,3 +145,20 @@ def test_usage_explain_of_a_day_no_calendar_has_says_it_is_no_date(
         api.usage_report(api.demo_home(), explain="2026-11-31")
     code, _, err = run("usage", "--explain", "2026-11-30", "--home", DEMO)
     assert code == 0 and err.startswith("No token usage was counted on 2026-11-30")
+
+
+def test_credits_are_a_number_in_tree_and_an_object_by_app_in_usage(
+    tmp_path: Path,
+) -> None:
+    """Both shapes stay (scripts read them): an agent is one app's, so `tree --json` gives
+    its credits as a number, in the unit of the `app` beside it; a usage row may sum
+    several apps' (a day, a model), whose credits are different units, so `usage --json`
+    keys them by app, a session's row too. They agree on the amount."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "amp" / "home", home)
+    code, out, _ = run("tree", "test-thread-1", "--json", "--home", str(home))
+    lead = json.loads(out)
+    assert code == 0 and lead["usage"]["credits"] == 22.0
+    code, out, _ = run("usage", "session", "--json", "--home", str(home))
+    (row,) = [row for row in json.loads(out) if row["id"] == "test-thread-1"]
+    assert code == 0 and row["credits"] == {lead["app"]: 22.0}

@@ -8,11 +8,12 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from unittest.mock import patch
 
 from click.testing import CliRunner
 
 from sessdex import api
-from sessdex.cli import main
+from sessdex.cli import main, sessions
 
 from .helpers import write_claude_session
 
@@ -94,7 +95,10 @@ def test_resume_says_a_branch_switch_in_one_wording_printed_or_run(
     claude.chmod(0o755)
     path = {"PATH": f"{claude.parent}{os.pathsep}{os.environ['PATH']}"}
     for extra in (["--print"], ["--json"], []):
-        code, _, err = invoke("resume", "7e7e", *extra, "--home", str(home), env=path)
+        # --json says it on stderr where a person reads it, a terminal (a script's log
+        # has it once, in the object)
+        with patch.object(sessions, "stderr_is_terminal", lambda: True):
+            code, _, err = invoke("resume", "7e7e", *extra, "--home", str(home), env=path)  # fmt: skip
         assert code == (1 if not extra else 0), (extra, err)
         assert said in err, (extra, err)
 
@@ -183,13 +187,14 @@ def test_explain_of_a_day_with_nothing_in_it_says_so_and_is_no_error() -> None:
     assert said["counted"] == said["dropped"] == []
     assert said["notes"][0].startswith("no token usage was counted in 2026-10:")
     for kind, key in (
-        ("daily", "2026-13-01"),
         ("weekly", "2026-11-20"),
         ("daily", "x"),
     ):
         code, out, err = invoke("usage", kind, "--explain", key, "--home", DEMO)
         assert (code, out) == (1, ""), (kind, key)
         assert f"no {kind} row is keyed {key!r}" in err
+    code, out, err = invoke("usage", "--explain", "2026-13-01", "--home", DEMO)
+    assert (code, out) == (2, "") and "'2026-13-01' is not a date" in err
 
 
 def _ci_copy(tmp_path: Path, failing: str | None) -> Path:

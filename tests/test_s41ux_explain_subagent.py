@@ -18,7 +18,8 @@ SUBAGENT = "a199d630441234c05"
 def test_explain_given_a_subagent_names_its_lead_row() -> None:
     runner = CliRunner()
     table = runner.invoke(main, ["usage", "session", "--home", str(HOME)])
-    assert table.exit_code == 0 and SUBAGENT in table.stdout  # the id the user sees
+    # the id the user sees: short, as the session rows' and tree's
+    assert table.exit_code == 0 and f"└ {SUBAGENT[:8]}  " in table.stdout
     for typed in (SUBAGENT, SUBAGENT[:6], f"claude:{SUBAGENT}"):
         result = runner.invoke(
             main, ["usage", "session", "--explain", typed, "--home", str(HOME)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
-tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd]
+tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd] [--more]
 [home ...]`.
 
 Each case is drawn from its home's name and number, so a failure printed here is
@@ -39,6 +39,13 @@ def main() -> int:
         "bytes, a NUL run, a -wal and a stale -shm, a writer's lock, a file that "
         "shrinks as it is read)",
     )
+    parser.add_argument(
+        "--more",
+        action="store_true",
+        help="every command in text and JSON too (find, usage --explain, resume "
+        "--print), and list --json warm and cold, which must agree; terminal "
+        "controls in what is shown fail",
+    )
     args = parser.parse_args()
     every = fuzzing.homes()
     names = args.homes or sorted(every)
@@ -52,7 +59,13 @@ def main() -> int:
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
                 failures = fuzzing.run_case(
-                    name, every[name], case, folder, tree=args.tree, odd=args.odd
+                    name,
+                    every[name],
+                    case,
+                    folder,
+                    tree=args.tree,
+                    odd=args.odd,
+                    more=args.more,
                 )
                 ran += 1
                 failed += bool(failures)

@@ -3,7 +3,7 @@
 A mutant is a copy of one app's home with one file damaged the way drifting formats and
 failing disks damage them: a value of another type, a key gone or renamed, a record type
 never seen, a time in another format, a value nested past any parser's depth, a cut or
-stray byte, CRLF, a BOM, an empty file, a directory in a file's place, a SQLite column or
+stray byte, CRLF, a BOM, terminal controls in a text, an empty file, a directory in a file's place, a SQLite column or
 table gone or of another type, a row of NULLs. Or, drawn apart (`tree=True`, so content
 cases keep their numbers), one file's place damaged (`TREE_WAYS`): a pipe, a broken or
 looping link in it, a name that is not UTF-8, a looping link beside it. Or (`odd=True`,
@@ -11,10 +11,12 @@ looping link in it, a name that is not UTF-8, a looping link beside it. Or (`odd
 bytes, CRLF or a BOM, a run of NULs a crash left, its last line cut inside a character;
 a database with its newest rows in a `-wal` beside it and a stale `-shm`, or locked by a
 writer (a child process that holds `BEGIN EXCLUSIVE` while the commands run); a folder
-or a dangling link in a file's place; a file that shrinks as it is opened. `check` runs the
+or a dangling link in a file's place; a file that shrinks as it is opened, or one
+its app appends to while it is read. `check` runs the
 commands a user runs over it, in this process, and says what went wrong: a traceback, or
 the words sessdex says of its own bugs (each then run again with SESSDEX_DEBUG=1, to show
-where it was raised).
+where it was raised). With `more`, every other command, in text and JSON too: no
+terminal control may reach what is shown, and `list --json` warm and cold must agree.
 Used by tests/test_fuzz_homes.py (a few mutants per home) and scripts/fuzz-homes.py (many).
 """
 
@@ -29,6 +31,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -85,6 +88,9 @@ ODD: list[Callable[[], Json]] = [
     lambda: [],
     lambda: {},
 ]
+
+# what a terminal acts on: a link, a screen clear, a C1 CSI, a bell, a carriage return
+CONTROLS = "\x1b]8;;https://example.invalid\x07\x1b[2J\x9b31m\x07\r"
 
 TIMES: list[Json] = [
     1764490211371,  # epoch ms
@@ -152,6 +158,13 @@ def change_value(value: Json, how: str, draw: random.Random) -> tuple[Json, str]
             odd = draw.choice(ODD)()
         parent[key] = odd  # type: ignore[index]
         return value, f"{key!r} ({type(node).__name__}) became {type(odd).__name__}"
+    if how == "controls":  # text a terminal acts on, kept around the text it was
+        texts = [(p, k, n) for p, k, n in nodes if isinstance(n, str) and n]
+        if not texts:
+            return None
+        parent, key, node = draw.choice(texts)
+        parent[key] = CONTROLS + node + CONTROLS  # type: ignore[index]
+        return value, f"{key!r} wrapped in terminal controls"
     keyed = [(p, k, n) for p, k, n in nodes if isinstance(p, dict)]
     if how in ("drop", "rename"):
         if not keyed:
@@ -208,7 +221,7 @@ class Mutant:
     during: Callable[[], contextlib.AbstractContextManager[None]] | None = None
 
 
-VALUE_WAYS = ("retype", "drop", "rename", "retime", "nest deep")
+VALUE_WAYS = ("retype", "drop", "rename", "retime", "nest deep", "controls")
 BYTE_WAYS = (
     "unknown record",
     "cut last line",
@@ -484,6 +497,7 @@ ODD_WAYS = (
     "directory",
     "dangling link",
     "shrinks",
+    "grows",
 )
 
 
@@ -505,6 +519,8 @@ def mutate_odd(path: Path, way: str, draw: random.Random) -> Mutant | None:
         return None
     if way == "shrinks":
         return _shrinks(path, data, draw)
+    if way == "grows":
+        return _grows(path, data)
     try:
         text = data.decode()
     except UnicodeDecodeError:
@@ -682,6 +698,42 @@ def _shrinks(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
     return Mutant(path, what, gone=True, during=shrinking)
 
 
+def _grows(path: Path, data: bytes) -> Mutant | None:
+    """A JSON lines file its app appends to while sessdex reads it: each time sessdex
+    opens it the first time, half of a copy of its last line is written; the second time, the
+    rest of that line."""
+    body = data.rstrip(b"\n")
+    if _lines(data) is None or not data.endswith(b"\n"):
+        return None
+    last = body[body.rfind(b"\n") + 1 :]
+    halves = [last[: len(last) // 2], last[len(last) // 2 :] + b"\n"]
+
+    @contextlib.contextmanager
+    def growing() -> Iterator[None]:
+        from sessdex import files
+
+        opened = files.open_regular
+        written = 0
+
+        def open_regular(name: str | os.PathLike[str], buffering: int = -1):  # type: ignore[no-untyped-def]
+            nonlocal written
+            stream = opened(name, buffering)
+            if os.fspath(name) == str(path) and written < 2:
+                with open(path, "ab") as writer:  # after the open: while it reads
+                    writer.write(halves[written % 2])
+                written += 1
+            return stream
+
+        files.open_regular = open_regular  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            files.open_regular = opened  # type: ignore[assignment]
+
+    what = "its last line written again, half at a time, as it is opened twice"
+    return Mutant(path, what, keeps=True, during=growing)
+
+
 def draw_mutant(
     home: Path, draw: random.Random, *, tree: bool = False, odd: bool = False
 ) -> Mutant:
@@ -777,9 +829,19 @@ def _debugged(runner: CliRunner, args: list[str], state: Path) -> str:
     return f"{type(error).__name__}: {error}\n{where}"
 
 
-def check(home: Path, state: Path, *, sessions: int = 2, seconds: int = 60) -> Outcome:
+def check(
+    home: Path,
+    state: Path,
+    *,
+    sessions: int = 2,
+    seconds: int = 60,
+    more: bool = False,
+    steady: bool = True,
+) -> Outcome:
     """Run list, show --json, tree, export md, usage daily, watch --once and doctor
-    --deep over `home`, each in this process, with `state` as sessdex's own folder."""
+    --deep over `home`, each in this process, with `state` as sessdex's own folder.
+    With `more`, every other command a user runs too (`_check_more`); `steady`: nothing
+    changes the home while they run, so the first listing must match the later ones."""
     from sessdex import databases
 
     outcome = Outcome()
@@ -819,6 +881,8 @@ def check(home: Path, state: Path, *, sessions: int = 2, seconds: int = 60) -> O
                 for problem in app.get("problems") or ():
                     if BUG.search(problem):
                         outcome.failures.append(f"doctor: {problem}")
+            if more:
+                _check_more(runner, home, state, listed, outcome, sessions, steady)
     except TimeoutError as error:
         outcome.failures.append(str(error))
     finally:
@@ -829,6 +893,99 @@ def check(home: Path, state: Path, *, sessions: int = 2, seconds: int = 60) -> O
             else:
                 os.environ[key] = value
     return outcome
+
+
+SLOW = 10  # seconds: a command this slow on a small home is stuck, not busy
+
+# what a terminal acts on rather than shows: ESC, BEL, backspace, CR, C1 controls
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f\x80-\x9f]")
+
+
+def _shown(
+    runner: CliRunner, args: list[str], outcome: Outcome, state: Path
+) -> str | None:
+    """`_invoke` for output a person reads: a control character in it is a failure."""
+    from sessdex.cli import main
+
+    started = time.monotonic()
+    result = runner.invoke(main, args, catch_exceptions=True)
+    if (took := time.monotonic() - started) > SLOW:
+        outcome.failures.append(f"sessdex {' '.join(args[:2])}: took {took:.0f} s")
+    for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+        if found := _CONTROL.search(text):
+            outcome.failures.append(
+                f"sessdex {' '.join(args[:2])}: {found.group()!r} reached {stream}"
+            )
+            break
+    return _invoke(runner, args, outcome, state)
+
+
+def _differ(warm: str | None, cold: str | None) -> str:
+    """The rows one of two `list --json` outputs has and the other lacks."""
+    rows = [
+        {json.dumps(r, sort_keys=True) for r in json.loads(out or "[]")}
+        for out in (warm, cold)
+    ]
+    only = [f"  warm only: {r}" for r in sorted(rows[0] - rows[1])]
+    return "\n".join(only + [f"  cold only: {r}" for r in sorted(rows[1] - rows[0])])
+
+
+def _check_more(
+    runner: CliRunner,
+    home: Path,
+    state: Path,
+    listed: str | None,
+    outcome: Outcome,
+    sessions: int,
+    steady: bool,
+) -> None:
+    """The commands `check` leaves out: each in text and JSON, find, usage --explain,
+    resume --print; and `list --json` again warm, and cold in a fresh folder, which
+    must say what the first run said."""
+    at = ["--home", str(home)]
+    # the first run may have seen the file as a mutant's `during` left it mid-change
+    warm = _invoke(runner, ["list", "--json", "--all", *at], outcome, state)
+    fresh = state.with_name(state.name + "-cold")
+    os.environ["SESSDEX_HOME"] = str(fresh)
+    try:
+        cold = _invoke(runner, ["list", "--json", "--all", *at], outcome, fresh)
+    finally:
+        os.environ["SESSDEX_HOME"] = str(state)
+        shutil.rmtree(fresh, ignore_errors=True)
+    if steady and listed != warm:
+        outcome.failures.append(
+            f"list --json: cold then warm differ:\n{_differ(listed, warm)}"
+        )
+    if warm != cold:
+        outcome.failures.append(
+            f"list --json: warm and cold differ:\n{_differ(warm, cold)}"
+        )
+    for command in (
+        ["list", "--all"],
+        ["list", "--all", "--verbose"],
+        ["usage"],
+        ["usage", "session", "--json"],
+        ["watch", "--once"],
+        ["doctor", "--deep"],
+        ["doctor", "--verbose"],
+    ):
+        _shown(runner, [*command, *at], outcome, state)
+    for ref in list(outcome.listed)[:sessions]:
+        id_ = ref.partition(":")[2]
+        for command in (
+            ["show", ref],
+            ["show", ref, "--detail", "full"],
+            ["tree", ref],
+            ["export", ref, "-f", "json"],
+            ["export", ref, "-f", "html"],
+            ["resume", ref, "--print"],
+            ["resume", ref, "--json"],
+            ["find", f"id:{id_[:8]}"],
+            ["find", "--json", f"id:{id_[:8]}"],
+            ["usage", "session", "--explain", id_],
+            ["usage", "session", "--explain", id_, "--json"],
+        ):
+            _shown(runner, [*command, *at], outcome, state)
 
 
 def copy_home(original: Path, home: Path) -> None:
@@ -848,6 +1005,7 @@ def run_case(
     *,
     tree: bool = False,
     odd: bool = False,
+    more: bool = False,
 ) -> list[str]:
     """Mutant `case` of home `name` (of its tree, with `tree`; an odd file, with `odd`):
     the failures found, each naming the case. Every case is copied to the same folder,
@@ -868,7 +1026,7 @@ def run_case(
     label = f"{name} {'' if kind == 'fuzz' else kind + ' '}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
     state = work / f"state-{case}"
     with mutant.during() if mutant.during else contextlib.nullcontext():
-        outcome = check(home, state)
+        outcome = check(home, state, more=more, steady=mutant.during is None)
     failures = [f"{label}: {failure}" for failure in outcome.failures]
     # some apps make an id of a file's content (a CRLF changes it), and a session one
     # file no longer fills in may be listed by another: what is compared is how many

@@ -685,3 +685,27 @@ def test_a_unified_turn_the_user_interrupted_says_interrupted_on_watch(
     status = live.status(ended + 5)
     assert status.status == "waiting_for_user"
     assert status.reason.startswith("interrupted "), status.reason  # not "turn ended"
+
+
+def test_a_legacy_messages_file_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Vibe appends to messages.jsonl, then rewrites meta.json: a crash between the two
+    # (or a repair that cuts the transcript) changes the messages alone. A warm `list`
+    # said the size and title of what was there before, a cold one what is there now.
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    messages = home / SAVE_DIR / "session_20261130_081129_fe38b8f5" / "messages.jsonl"
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        rows = {row["id"]: row for row in json.loads(result.stdout)}
+        return rows[LEGACY_LEAD]
+
+    assert listed("warm")["bytes"] == messages.stat().st_size
+    messages.write_bytes(messages.read_bytes()[:9])
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["bytes"] == 9

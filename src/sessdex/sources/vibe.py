@@ -48,6 +48,7 @@ such a file is left only where Vibe was not run since; it is read as a folder is
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
@@ -95,6 +96,7 @@ RESUME_FLAGS = ResumeFlags(resume=("--resume",), latest=("-c", "--continue"))
 
 INSTALL_HINT = "uv tool install mistral-vibe"
 META_LIMIT = 16 * 1024 * 1024  # meta.json embeds the system prompt and tool schemas
+MESSAGES = "messages.jsonl"  # a legacy folder's transcript, appended
 HEAD_BYTES = 8192  # session_id and parent_session_id are the first keys of meta.json
 # listing: the end of a messages.jsonl looked at for a last line still being written (a
 # longer one is said by `show -v`, which reads the file)
@@ -168,12 +170,24 @@ def _scan(root: Path) -> Iterator[Path]:
         names = {e.name for e in folders.entries(folder, root)}
         if "meta.json" in names:
             yield folder / "meta.json"
+            if MESSAGES in names:
+                yield folder / MESSAGES
         if "agents" in names:
             for agent in folders.entries(folder / "agents", root):
                 # a meta.json that is not a file (a folder in its place) is still the
                 # sub-agent's: it is read from its messages, as a lead's is
                 if agent.is_dir() and folders.exists(Path(agent.path) / "meta.json"):
                     yield Path(agent.path) / "meta.json"
+                    if folders.exists(Path(agent.path) / MESSAGES):
+                        yield Path(agent.path) / MESSAGES
+
+
+def companion_of(path: str) -> str | None:
+    """The meta.json whose listing a legacy folder's messages.jsonl changes (its size,
+    a title its first prompt gives): Vibe rewrites the meta after appending, but a crash
+    between the two, or a cut transcript, changes the messages alone."""
+    folder, base = os.path.split(path)
+    return os.path.join(folder, "meta.json") if base == MESSAGES else None
 
 
 # --- legacy folders ----------------------------------------------------------------------
@@ -894,6 +908,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return unified.parse(path, diagnostics)
     if len(relative.parts) == 1 and _V1_FILE.search(path.name):
         return _parse_v1(path, diagnostics)
+    if path.name == MESSAGES:  # a companion (`companion_of`): read with its meta.json
+        return []
     return _parse_legacy(path, location.root, diagnostics)
 
 

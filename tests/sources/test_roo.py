@@ -6,6 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, roo
@@ -175,7 +179,7 @@ def test_the_model_roo_reported_to_the_model_is_the_sessions_model(
         json.dumps([{"role": "user", "content": [{"type": "text", "text": details}]}])
     )
     location = roo.locate(Home.at(tmp_path))
-    [path] = list(roo.scan(location))
+    [path] = [p for p in roo.scan(location) if p.name == "ui_messages.json"]
     [session] = roo.parse(path, location, Diagnostics())
     assert session.model == "claude-sonnet-4-5"
     [usage] = [e.usage for e in roo.read(session, Diagnostics()) if e.usage]
@@ -297,3 +301,25 @@ def test_list_types_a_sub_task_by_its_mode_as_tree_does() -> None:
     [node] = tree["children"]
     assert listed[CHILD]["agent_type"] == node["agent_type"] == "code"
     assert listed[PARENT]["agent_type"] is None  # the user's own task has no type
+
+
+def test_a_task_whose_history_item_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the task's folder comes from history_item.json, beside ui_messages.json: a warm
+    # `list` kept the folder it said before it was cut (or rewritten), a cold one not
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    item = next(home.rglob(f"tasks/{PARENT}/history_item.json"))
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return {row["id"]: row for row in json.loads(result.stdout)}[PARENT]
+
+    assert listed("warm")["cwd"] == "/home/alex/code/reports"
+    item.write_bytes(item.read_bytes()[:20])
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["cwd"] is None

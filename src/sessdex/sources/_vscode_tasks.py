@@ -17,6 +17,7 @@ line its parent's model is sent when the sub-task ends: "Subtask <id> completed.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -257,10 +258,24 @@ class TaskStore:
                 found = names.get("ui_messages.json") or names.get(_LEGACY_MESSAGES)
                 if found is not None:
                     yield found
+                    yield from (names[n] for n in COMPANIONS if n in names)
+
+    def companion_of(self, path: str) -> str | None:
+        """The ui_messages.json whose listing a file beside it changes (its folder, title
+        and model): the task is read again when one of them changes alone."""
+        folder, base = os.path.split(path)
+        if (
+            base not in COMPANIONS
+            or os.path.basename(os.path.dirname(folder)) != "tasks"
+        ):
+            return None
+        return os.path.join(folder, "ui_messages.json")
 
     def parse(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
         if path.name in ("taskHistory.json", _STATE):
             return self._parse_history(path, diagnostics)
+        if path.name in COMPANIONS:  # read with the task's messages (`companion_of`)
+            return []
         return self._parse_task(path, diagnostics)
 
     def _parse_history(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
@@ -897,6 +912,12 @@ def _first_model(messages: list[dict[str, object]]) -> str | None:
 
 
 _LEGACY_MESSAGES = "claude_messages.json"
+# a task's files beside its messages that its listing reads (`TaskStore.companion_of`)
+COMPANIONS = (
+    "history_item.json",
+    "task_metadata.json",
+    "api_conversation_history.json",
+)
 _STATE = "global-state.json"  # the Kilo CLI 0.x's VS Code global state (taskHistory)
 # a sub-task's end in the parent's messages (Roo-style delegation), and its id in the
 # line the parent's model is sent then

@@ -97,6 +97,11 @@ def scan(location: Location) -> Iterator[Path]:
         yield from _cline_sdk.scan(location.also[-1])
 
 
+def companion_of(path: str) -> str | None:
+    """A task's file beside its messages whose change changes its listing."""
+    return _STORE.companion_of(path)
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if _cline_sdk.owns(path):
         return _cline_sdk.parse(path, diagnostics)

@@ -112,6 +112,11 @@ def _is_database(name: str) -> bool:
     )
 
 
+def companion_of(path: str) -> str | None:
+    """A task's file beside its messages whose change changes its listing."""
+    return _STORE.companion_of(path)
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".db":
         sessions = opencode.parse_database(path, diagnostics, app=NAME)

@@ -57,6 +57,11 @@ def scan(location: Location) -> Iterator[Path]:
     return _STORE.scan(location)
 
 
+def companion_of(path: str) -> str | None:
+    """A task's file beside its messages whose change changes its listing."""
+    return _STORE.companion_of(path)
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     return _STORE.parse(path, diagnostics)
 

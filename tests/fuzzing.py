@@ -3,21 +3,22 @@
 A mutant is a copy of one app's home with one file damaged the way drifting formats and
 failing disks damage them: a value of another type, a key gone or renamed, a record type
 never seen, a time in another format, a value nested past any parser's depth, a cut or
-stray byte, CRLF, a BOM, terminal controls in a text, an empty file, a directory in a file's place, a SQLite column or
-table gone or of another type, a row of NULLs. Or, drawn apart (`tree=True`, so content
-cases keep their numbers), one file's place damaged (`TREE_WAYS`): a pipe, a broken or
-looping link in it, a name that is not UTF-8, a looping link beside it. Or (`odd=True`,
-`ODD_WAYS`) a file as odd writers and failing systems leave one: in UTF-16, with Latin-1
-bytes, CRLF or a BOM, a run of NULs a crash left, its last line cut inside a character;
-a database with its newest rows in a `-wal` beside it and a stale `-shm`, or locked by a
-writer (a child process that holds `BEGIN EXCLUSIVE` while the commands run); a folder
-or a dangling link in a file's place; a file that shrinks as it is opened, or one
-its app appends to while it is read. `check` runs the
-commands a user runs over it, in this process, and says what went wrong: a traceback, or
-the words sessdex says of its own bugs (each then run again with SESSDEX_DEBUG=1, to show
-where it was raised). With `more`, every other command, in text and JSON too: no
-terminal control may reach what is shown, and `list --json` warm and cold must agree.
-Used by tests/test_fuzz_homes.py (a few mutants per home) and scripts/fuzz-homes.py (many).
+stray byte, CRLF, a BOM, terminal controls in a text, an empty file, a directory in a
+file's place, a SQLite column or table gone or of another type, a row of NULLs. Or,
+drawn apart (`tree=True`, so content cases keep their numbers), one file's place damaged
+(`TREE_WAYS`): a pipe, a broken or looping link in it, a name that is not UTF-8, a
+looping link beside it. Or (`odd=True`, `ODD_WAYS`) a file as odd writers and failing
+systems leave one: in UTF-16, with Latin-1 bytes, CRLF or a BOM, a run of NULs a crash
+left, its last line cut inside a character; a database with its newest rows in a `-wal`
+beside it and a stale `-shm`, or locked by a writer (a child process that holds `BEGIN
+EXCLUSIVE` while the commands run); a folder or a dangling link in a file's place; a
+file that shrinks as it is opened, or one its app appends to while it is read. `check`
+runs the commands a user runs over it, in this process, and says what went wrong: a
+traceback, or the words sessdex says of its own bugs (each then run again with
+SESSDEX_DEBUG=1, to show where it was raised). With `more`, every other command, in text
+and JSON too: no terminal control may reach what is shown, and `list --json` warm and
+cold must agree. Used by tests/test_fuzz_homes.py (a few mutants per home) and
+scripts/fuzz-homes.py (many).
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, kimi
@@ -359,3 +363,26 @@ def test_a_retried_step_is_no_failure_on_the_board() -> None:
     assert at is not None
     status = decide(tracker, at.timestamp() + 30, at.timestamp(), True)
     assert status.status == "working", status
+
+
+def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a sub-agent's type, model and title come from its meta.json beside its wire: a
+    # warm `list` kept what the meta said before it was cut, a cold one not
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    meta = next(home.rglob(f"subagents/{CHILD}/meta.json"))
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        args = ["list", "--json", "--all", "--home", str(home)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        return {row["id"]: row for row in json.loads(result.stdout)}[CHILD]
+
+    assert listed("warm")["agent_type"] == "coder"
+    meta.write_bytes(meta.read_bytes()[:20])
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["agent_type"] is None

@@ -35,6 +35,7 @@ branch.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 from collections.abc import Iterator, Mapping
@@ -168,7 +169,12 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def companion_of(path: str) -> str | None:
-    """Kimi Code's `state.json` of a session whose main wire this is (see `_kimi_code`)."""
+    """Kimi Code's `state.json` of a session whose main wire this is (see `_kimi_code`);
+    a Kimi CLI sub-agent's wire, for its `meta.json` (its type, model and title: a meta
+    changed alone, cut or rewritten, changes its listing)."""
+    child, base = os.path.split(path)
+    if base == _META and os.path.basename(os.path.dirname(child)) == "subagents":
+        return os.path.join(child, _WIRE)
     return _kimi_code.companion_of(path)
 
 
@@ -206,6 +212,9 @@ def _scan_cli(root: Path) -> Iterator[Path]:
                 )  # a context file from before sessions had folders
 
 
+_META = "meta.json"  # a sub-agent's, beside its wire
+
+
 def _session_files(folder: Path, root: Path) -> Iterator[Path]:
     names = {e.name: e for e in folders.entries(folder, root)}
     if _WIRE in names:
@@ -225,12 +234,16 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
                 for name in (_WIRE, _CONTEXT):
                     if name in child_names:
                         yield Path(child.path) / name
+                        if _META in child_names:  # a companion (`companion_of`)
+                            yield Path(child.path) / _META
                         break
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if _kimi_code.owns(path):
         return _kimi_code.parse(path, diagnostics)
+    if path.name == _META:  # a sub-agent's, read with its wire (`companion_of`)
+        return []
     if path.name == _STATE:
         return _parse_state(path, diagnostics)
     if path.name == _LEGACY_METADATA:

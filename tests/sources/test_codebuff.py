@@ -9,6 +9,10 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session
 from sessdex.sources import Home, codebuff
@@ -135,7 +139,8 @@ def test_a_development_build_keeps_its_chats_apart(tmp_path: Path) -> None:
     location = codebuff.locate(Home(home, {"NEXT_PUBLIC_CB_ENVIRONMENT": "dev"}))
     assert location.root == home / ".config/manicode-dev"
     assert location.override == "NEXT_PUBLIC_CB_ENVIRONMENT=dev"
-    assert len(list(codebuff.scan(location))) == 3
+    listed = [p for p in codebuff.scan(location) if codebuff.companion_of(p) is None]
+    assert len(listed) == 3
     prod = codebuff.locate(Home(home, {"NEXT_PUBLIC_CB_ENVIRONMENT": "prod"}))
     assert prod.root == home / ".config/manicode"
 
@@ -240,3 +245,25 @@ def test_the_folder_is_found_mid_file_after_a_long_history(tmp_path: Path) -> No
     assert (chat / codebuff.RUN_STATE).stat().st_size > 1024 * 1024
     (session,) = sessions(home).values()
     assert session.cwd == "/home/alex/code/shop-api"
+
+
+def test_a_chats_run_state_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the chat's folder comes from run-state.json beside chat-messages.json: a warm
+    # `list` kept the folder it said before it was cut (or rewritten), a cold one not
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    state = home / CHATS / "shop-api" / "chats" / SHOP / "run-state.json"
+
+    def listed(folder: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / folder))
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return {row["id"]: row for row in json.loads(result.stdout)}[SHOP]
+
+    assert listed("warm")["cwd"] == "/home/alex/code/shop-api"
+    state.write_bytes(state.read_bytes()[:20])
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["cwd"] is None

@@ -47,6 +47,7 @@ resume) is read by `_codebuff_legacy`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -143,11 +144,22 @@ def scan(location: Location) -> Iterator[str]:
             path = Path(chat.path) / MESSAGES
             if folders.is_file(path):
                 yield str(path)
+                if folders.is_file(state := Path(chat.path) / RUN_STATE):
+                    yield str(state)  # a companion (`companion_of`)
             elif folders.is_file(older := Path(chat.path) / _legacy.MESSAGES):
                 yield str(older)
 
 
+def companion_of(path: str) -> str | None:
+    """The chat-messages.json whose listing the run-state.json beside it changes (the
+    chat's folder): the chat is read again when its run state changes alone."""
+    folder, base = os.path.split(path)
+    return os.path.join(folder, MESSAGES) if base == RUN_STATE else None
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == RUN_STATE:  # read with its chat's messages (`companion_of`)
+        return []
     size = stat_size(path)
     if size is None:
         refused = files.refused_problem(NAME, path)

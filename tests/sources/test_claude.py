@@ -2190,3 +2190,31 @@ def test_list_all_marks_an_observer_apart_from_the_sub_agents(
     capsysbinary.readouterr()
     assert quick.answer("list", args)  # the warm listing reads the index alone
     assert capsysbinary.readouterr().out.decode() == shown.stdout
+
+
+def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a sub-agent's type and title come from its .meta.json beside its transcript: a
+    # warm `list` kept what the meta said before it was rewritten, a cold one not
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent.parent / "data" / "claude" / "home", home)
+    meta = next(home.rglob("subagents/agent-a1c1c1c1c1c1c1c1c.meta.json"))
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        args = ["list", "--json", "--all", "--home", str(home)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        rows = {row["id"]: row for row in json.loads(result.stdout)}
+        return rows["a1c1c1c1c1c1c1c1c"]
+
+    assert listed("warm")["agent_type"] == "code-reviewer"
+    meta.write_text(json.dumps({"agentType": "auditor", "description": "Audit"}))
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert (warm["agent_type"], warm["title"]) == ("auditor", "Audit")

@@ -267,18 +267,26 @@ def _scan_projects(root: Path) -> Iterator[str]:
                 for child in folders.entries(subagents, root, nested=True):
                     if (
                         child.name.startswith("agent-")
-                        and child.name.endswith(".jsonl")
+                        and child.name.endswith((".jsonl", META))
                         and child.is_file()
                     ):
-                        yield child.path
+                        yield child.path  # a .meta.json: a companion
+
+
+META = ".meta.json"  # a sub-agent's, beside its transcript
 
 
 def companion_of(path: str) -> str | None:
-    """The transcript whose listing a `/rename` sidecar (`<id>/custom-title.json`) changes:
-    `parse` reads the sidecar with it, so the index reads it again when the sidecar
-    changes (a rename may write nothing else)."""
+    """The transcript whose listing a `/rename` sidecar (`<id>/custom-title.json`) or a
+    sub-agent's `.meta.json` changes: `parse` reads it with the transcript, so the index
+    reads that again when it changes (a rename may write nothing else)."""
     folder, base = os.path.split(path)
-    return folder + ".jsonl" if base == SIDECAR else None
+    if base == SIDECAR:
+        return folder + ".jsonl"
+    # a sub-agent's .meta.json (its type and title), rewritten alone
+    if base.endswith(META) and os.path.basename(folder) == "subagents":
+        return os.path.join(folder, base[: -len(META)] + ".jsonl")
+    return None
 
 
 def usage_files(location: Location) -> Iterator[str]:

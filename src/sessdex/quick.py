@@ -298,10 +298,12 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
         return False
     if found is None:
         return False
-    if found in (b"[]\n", b"") and not plan.table and _person_reads_stderr():
-        return (
-            False  # the full command says why nothing matched (find chekout: checkout)
-        )
+    if found in (b"[]\n", b"") and not plan.table:
+        from .views.text import stderr_is_terminal
+
+        if stderr_is_terminal():
+            # the full command says why nothing matched (find chekout: checkout)
+            return False
     if problem is not None and not kept_elsewhere_said():  # as the full command says it
         _warning_said(
             say_kept_elsewhere, cache_folder(), problem, os.path.dirname(path)
@@ -313,13 +315,6 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     except BrokenPipeError:
         sys.stderr.close()
     return True
-
-
-def _person_reads_stderr() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _say_busy(error: IndexBusy) -> NoReturn:

@@ -618,6 +618,9 @@ def _from_home(typed: list[str], own: str) -> list[str]:
 
 
 DAYS_BACK = {"today": 0, "yesterday": 1}  # words for a day, and how many days back
+# a span back from now (3d, 12h); D, H, W and Y as their lower case; M stays refused:
+# minutes or months?
+SPAN = r"\s*(\d+)\s*([mhdwyHDWY])\s*"
 
 
 def parse_since(value: str, now: datetime | None = None) -> float:
@@ -629,8 +632,7 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     from datetime import UTC, datetime, timedelta
 
     moment = now or datetime.now(UTC)
-    # D, H, W and Y as their lower case; M stays refused: minutes or months?
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdwyHDWY])\s*", value)
+    match = re.fullmatch(SPAN, value)
     if match:
         amount, unit = int(match.group(1)), match.group(2).lower()
         if unit == "y":

@@ -1218,8 +1218,13 @@ def describe_sessions(
     index = Index(home)
     try:
         index.refresh(sources.all_sources(apps), progress)
-        wanted = [(app, key) for row in rows for key in (row.key, *row.agents) if key != "lead" for app in row.apps]  # fmt: skip
-        known = index.by_ids(wanted)
+        known = index.by_ids(
+            (app, key)
+            for row in rows
+            for key in (row.key, *row.agents)
+            if key != "lead"
+            for app in row.apps
+        )
     finally:
         index.close()
     for row in rows:
@@ -1236,7 +1241,12 @@ def describe_sessions(
         for key, agent in row.agents.items():
             # named as `tree --json` names its agents: the lead by its session's id
             if key == "lead":
-                agent.about = {"id": row.key, "app": row.about["app"], "agent_type": "lead", "title": row.about["title"]}  # fmt: skip
+                agent.about = {
+                    "id": row.key,
+                    "app": row.about["app"],
+                    "agent_type": "lead",
+                    "title": row.about["title"],
+                }
                 continue
             app = min(agent.apps, default=None)
             stored = known.get((app, key)) if app is not None else None

@@ -477,17 +477,6 @@ def echo(
     )
 
 
-def stderr_is_terminal() -> bool:
-    """Whether a person reads stderr: hints meant for people alone are said there."""
-    try:
-        return sys.stderr.isatty()
-    except (
-        AttributeError,
-        ValueError,
-    ):  # closed, or replaced by something that is no file
-        return False
-
-
 def err(message: str) -> None:
     """A line for people on stderr: what it quotes (paths, ids, versions) comes from
     files, so control sequences are removed here, whatever the caller did, and a

@@ -16,6 +16,7 @@ from .. import api
 from ..diagnostics import Diagnostics, damaged_lines, unreadable_lines
 from ..hints import named
 from ..model import Event, Session
+from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
     CONTEXT,
@@ -38,7 +39,6 @@ from ._common import (
     report_diagnostics,
     resolve_home,
     session_id_argument,
-    stderr_is_terminal,
     stdout_bytes,
     verbose_option,
 )

@@ -13,6 +13,7 @@ from ..diagnostics import detail, unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
 from ..selection import here_folders
+from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
     CONTEXT,
@@ -30,7 +31,6 @@ from ._common import (
     report_skipped,
     resolve_home,
     session_id_argument,
-    stderr_is_terminal,
     stdout_bytes,
 )
 

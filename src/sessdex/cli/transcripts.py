@@ -18,7 +18,7 @@ from ..model import Event
 
 if TYPE_CHECKING:
     from ..tree import AgentNode
-from ..views.text import one_line
+from ..views.text import one_line, stderr_is_terminal
 from . import main
 from ._common import (
     CONTEXT,
@@ -37,7 +37,6 @@ from ._common import (
     report_diagnostics,
     resolve_home,
     session_id_argument,
-    stderr_is_terminal,
     stdout_bytes,
     verbose_option,
     write_events,

@@ -8,7 +8,7 @@ import click
 
 from .. import api
 from ..hints import named, where
-from ..selection import here_folders
+from ..selection import SPAN, here_folders
 from . import main
 from ._common import (
     CONTEXT,
@@ -254,10 +254,7 @@ def _names_a_day(*bounds: str | None) -> bool:
     2026-11-30T09:00), which the report's zone places, rather than a span back (3d)."""
     import re
 
-    return any(
-        bound is not None and not re.fullmatch(r"\s*\d+\s*[a-zA-Z]\s*", bound)
-        for bound in bounds
-    )
+    return any(bound is not None and not re.fullmatch(SPAN, bound) for bound in bounds)
 
 
 def _zone_named(tz: str | None) -> str:

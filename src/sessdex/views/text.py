@@ -116,16 +116,26 @@ def for_stderr(message: str | None) -> str:
     return "\n".join(lines)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether a person reads stderr: hints meant for people alone are said there."""
+    import sys
+
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # closed, or replaced by something no file
+        return False
+
+
 def stderr_width() -> int | None:
     """The width of the terminal stderr writes to ($COLUMNS first, as Rich reads it);
     None where stderr is no terminal."""
     import sys
 
+    if not stderr_is_terminal():
+        return None
     try:
-        if not sys.stderr.isatty():
-            return None
         width = columns_asked() or os.get_terminal_size(sys.stderr.fileno()).columns
-    except (AttributeError, ValueError, OSError):  # closed, or no file, or no size
+    except (AttributeError, ValueError, OSError):  # no file, or no size
         return None
     return width if width > 0 else None
 

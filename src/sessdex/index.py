@@ -45,7 +45,13 @@ from .indexdb import (
     warn_not_updated,
 )
 from .indexfile import rehomed, rehomed_records
-from .indexparse import FUTURE_SLACK, owner_file, parse_one, parse_stream
+from .indexparse import (
+    FUTURE_SLACK,
+    context_folder,
+    owner_file,
+    parse_one,
+    parse_stream,
+)
 from .indexrows import Parsed
 from .indexscan import Job, Notes, RefreshReport, scan_all
 from .indexschema import begin_write
@@ -318,6 +324,8 @@ class Index:
             return False
         if tuple(row) == signature:
             return True
+        if context_folder(source.NAME, path) is not None:
+            return False  # many files' sessions changed: a scan finds them
         location = source.locate(self.home)
         jobs: list[Job] = [(source.NAME, location, path, signature)]
         owner = owner_file(source.NAME, path)

@@ -54,7 +54,9 @@ def parse_one(job: Job) -> Parsed:
     read in place is read again even when nothing looked wrong (the read may have seen
     half a transaction); the last time from a copy of one committed state."""
     app, location, name, signature = job
-    if owner_file(app, name) is not None and not _companions_parsed(app):
+    if (
+        owner_file(app, name) is not None and not _companions_parsed(app)
+    ) or context_folder(app, name) is not None:
         return app, name, signature, [], Diagnostics()  # read with its owner only
     moves = 0  # reads the app committed during
     for attempt in range(REREADS + 1):
@@ -188,6 +190,17 @@ def owner_file(app: str, name: str) -> str | None:
         get(app), "companion_of", None
     )
     return owner_of(name) if owner_of is not None else None
+
+
+def context_folder(app: str, name: str) -> str | None:
+    """The folder whose listed files `name` speaks of, when it is a context file (see
+    base.py)."""
+    from .sources import get
+
+    context_of: Callable[[str], str | None] | None = getattr(
+        get(app), "context_of", None
+    )
+    return context_of(name) if context_of is not None else None
 
 
 def _companions_parsed(app: str) -> bool:

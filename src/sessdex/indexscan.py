@@ -94,9 +94,12 @@ def _scan(
     if not location.exists:
         return True
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
-    listed: set[str] = set()  # with companions: what this scan listed
+    context_of: Callable[[str], str | None] | None = getattr(source, "context_of", None)
+    tracked = owner_of is not None or context_of is not None
+    listed: set[str] = set()  # with companions or context files: what this scan listed
     given: set[str] = set()  # ... and yielded
     owners: dict[str, None] = {}  # ... and the owners of those that changed
+    contexts: dict[str, None] = {}  # ... and the folders of context files that changed
     try:
         for candidate in _until(source.scan(location), *until):
             name = os.fspath(candidate)
@@ -105,16 +108,22 @@ def _scan(
                 continue
             seen.add(name)
             report.scanned += 1
-            if owner_of is None:
+            if not tracked:
                 if known.get(name) != signature:
                     yield source.NAME, location, name, signature
                 continue
             listed.add(name)
             if known.get(name) != signature or name in owners:
                 given.add(name)
-                if (owner := owner_of(name)) is not None:
+                if owner_of is not None and (owner := owner_of(name)) is not None:
                     owners[owner] = None
+                if context_of is not None and (folder := context_of(name)) is not None:
+                    contexts[folder] = None
                 yield source.NAME, location, name, signature
+        if context_of is not None:  # a context file changed, came or went
+            yield from _context_changed(
+                source, location, context_of, known, seen, listed, given, contexts
+            )
         if owner_of is not None:  # a companion gone changes its owner too
             owners.update(
                 dict.fromkeys(
@@ -152,6 +161,37 @@ def _scan(
         seen.update(p for p in known if p.startswith(str(location.root)))
         return False
     return True
+
+
+def _context_changed(
+    source: Source,
+    location: Location,
+    context_of: Callable[[str], str | None],
+    known: dict[str, tuple[int, int, int, str]],
+    seen: set[str],
+    listed: set[str],
+    given: set[str],
+    contexts: dict[str, None],
+) -> Iterator[Job]:
+    """The listed files under the folders of the context files that changed (see
+    base.py), not yet yielded: read again, as what they list came from those too. Costs
+    nothing on a refresh where no context file changed."""
+    contexts.update(
+        dict.fromkeys(
+            folder
+            for name in known
+            if name not in seen and (folder := context_of(name)) is not None
+        )
+    )
+    if not contexts:
+        return
+    under = tuple(folder.rstrip(os.sep) + os.sep for folder in contexts)
+    for name in sorted(listed - given):
+        if name.startswith(under) and context_of(name) is None:
+            signature = freshness.file_signature(name)
+            if signature is not None:
+                given.add(name)
+                yield source.NAME, location, name, signature
 
 
 def _locate(

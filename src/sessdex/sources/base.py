@@ -198,6 +198,16 @@ class Source(Protocol):
 # the index parses each companion as any file, and its owner again when it changes.
 
 
+# --- context files (optional) -------------------------------------------------------------
+#
+# A source whose `parse` reads, for the sessions of many files, one small file the app
+# rewrites on its own (a map of projects to their folders) lists that file in `scan` too and
+# defines, at module level, `context_of(path) -> str | None`: the folder whose listed files'
+# sessions it speaks of, None for any other. The index keeps the context file's signature
+# but never parses it: when it changes, appears or goes, the index parses again every file
+# the scan listed under that folder (a warm listing that sees it changed scans again).
+
+
 # --- why a session cannot be resumed (optional) -------------------------------------------
 #
 # A source whose `resume` returns None for some sessions of an app that does resume others

@@ -783,3 +783,36 @@ def test_list_types_a_sub_agent_by_the_call_that_spawned_it_as_tree_does(
     [node] = tree["children"]
     assert listed[CHILD]["agent_type"] == node["agent_type"] == "generalist"
     assert listed[DELEGATING]["agent_type"] is None
+
+
+@pytest.mark.parametrize(
+    ("changed", "text"),
+    [
+        ("tmp/shop-api/.project_root", "/home/alex/code/shop"),
+        ("projects.json", '{"projects": {}}'),
+    ],
+)
+def test_a_project_map_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str, text: str
+) -> None:
+    # a chat's folder comes from its project's .project_root, else projects.json, files
+    # no chat's listing holds: a warm `list` kept the folders they said before, a cold
+    # one not
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return {row["id"]: row["cwd"] for row in json.loads(result.stdout)}
+
+    before = listed("warm")
+    (home / ".gemini" / changed).write_text(text)
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm != before

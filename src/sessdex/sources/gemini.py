@@ -66,6 +66,7 @@ a message later dropped by `$rewindTo` were still billed: they are kept, at the 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -149,12 +150,17 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _scan(root: Path) -> Iterator[Path]:
+    for name in _MAPS:
+        if folders.is_file(root / name):
+            yield root / name  # a context file (`context_of`)
     for project in folders.entries(root / "tmp", root):
         if not project.is_dir():
             continue
         for item in folders.entries(Path(project.path), root):
             if item.name == prompt_log.FILE_NAME and item.is_file():
                 yield Path(item.path)
+            elif item.name == _MARKER and item.is_file():
+                yield Path(item.path)  # a context file (`context_of`)
             elif item.name == "chats" and item.is_dir():
                 yield from _chats(Path(item.path), root)
 
@@ -172,11 +178,26 @@ def _chats(chats: Path, root: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
+# what names a project's path (`_project_cwd`): files no chat's listing holds
+_MARKER = ".project_root"  # in tmp/<project>/
+_MAPS = ("projects.json", "trustedFolders.json")  # beside tmp/
+
+
+def context_of(path: str) -> str | None:
+    """The folder whose chats' paths a project's marker or a map of projects names."""
+    folder, base = os.path.split(path)
+    if base == _MARKER:
+        return folder
+    return os.path.join(folder, "tmp") if base in _MAPS else None
+
+
 # --- listing ---------------------------------------------------------------------------
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     """What one chat file says about its session, from its head and tail."""
+    if path.name == _MARKER or path.name in _MAPS:  # read with chats (`context_of`)
+        return []
     try:
         size = path.stat().st_size
     except OSError:

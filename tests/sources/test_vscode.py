@@ -330,7 +330,9 @@ def test_the_override_and_the_server_folder() -> None:
     environ = {"VSCODE_AGENT_FOLDER": str(HOME / ".vscode-server")}
     location = vscode.locate(Home(Path("/nonexistent"), environ))
     assert location.override == f"VSCODE_AGENT_FOLDER={HOME / '.vscode-server'}"
-    found = [Path(p).name for p in vscode.scan(location)]
+    found = [
+        Path(p).name for p in vscode.scan(location) if vscode.context_of(str(p)) is None
+    ]
     assert found == ["9d1f3b5d-7f9b-4d1f-8b3d-5f7b9d1f3b68.json"]
 
 
@@ -913,3 +915,30 @@ def test_a_tools_hidden_internal_part_is_not_a_call_of_its_own(tmp_path: Path) -
     ])  # fmt: skip
     found = events(sessions(tmp_path)["s"])
     assert [e.kind for e in found if e.kind.startswith("tool")] == []
+
+
+def test_a_workspace_json_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a chat's folder comes from its workspace's workspace.json, which no chat's file
+    # holds: a warm `list` kept the folder it said before it changed, a cold one not
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return {row["id"]: row["cwd"] for row in json.loads(result.stdout)}
+
+    before = listed("warm")
+    (home / SHOP).parent.joinpath("workspace.json").write_text(
+        '{"folder": "file:///home/alex/code/shop"}'
+    )
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm[AGENT] == "/home/alex/code/shop" != before[AGENT]

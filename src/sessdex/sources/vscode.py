@@ -161,6 +161,8 @@ def scan(location: Location) -> Iterator[Path]:
             if folders.is_dir(folder):
                 # the old empty-window folder: only what VS Code did not copy on
                 yield from _chats(folder, seen, user, entry.name == OLD_EMPTY_WINDOW)
+                if folders.is_file(named := Path(entry.path) / _WORKSPACE):
+                    yield named  # a context file (`context_of`)
         yield from _chats(base.joinpath(*TRANSFERRED), seen, user, True)
 
 
@@ -181,7 +183,18 @@ def _chats(
         yield Path(entry.path)
 
 
+_WORKSPACE = "workspace.json"  # the folder of a workspace's chats (`_folder`)
+
+
+def context_of(path: str) -> str | None:
+    """A workspace's `workspace.json`, for its chats: their folder comes from it."""
+    folder, base = os.path.split(path)
+    return folder if base == _WORKSPACE else None
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == _WORKSPACE:  # read with the workspace's chats (`context_of`)
+        return []
     state = chat.load(path, diagnostics, listing=True)
     if state is None:
         return []
@@ -305,7 +318,7 @@ def _folder(path: Path) -> tuple[str | None, str | None]:
     """(the local folder, the remote workspace's URI) of a chat kept for a workspace."""
     if path.parent.name != CHATS:
         return None, None
-    data = files.read_json_file(path.parent.parent / "workspace.json", _WORKSPACE_CAP)
+    data = files.read_json_file(path.parent.parent / _WORKSPACE, _WORKSPACE_CAP)
     found = as_dict(data)
     folder = as_str(found.get("folder"))
     if folder:

@@ -1073,3 +1073,24 @@ def test_a_branch_fork_is_listed_and_bills_only_its_own_records(
     assert by_session[BASIC] == sum(
         e.usage.input_tokens for e in read(found[BASIC]) if e.usage
     )
+
+
+def test_trusted_folders_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 0.1.x chat's folder (tmp/<sha256>/) comes from trustedFolders.json, which no
+    # chat's file holds: a warm `list` kept the folder it named before, a cold one not
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def listed(state: str) -> dict[str, object]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return {row["id"]: row["cwd"] for row in json.loads(result.stdout)}
+
+    before = listed("warm")
+    (home / ".qwen" / "trustedFolders.json").write_text("{}")
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm != before

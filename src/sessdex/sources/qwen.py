@@ -69,6 +69,7 @@ elsewhere whose sha256 is the folder's name: a chat's `cwd`, `trustedFolders.jso
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -227,6 +228,8 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
+    if not location.also and folders.is_file(root / folders_of.TRUSTED):
+        yield root / folders_of.TRUSTED  # a context file (`context_of`)
     for project in folders.entries(root / "projects", root):
         if not project.is_dir():
             continue
@@ -259,7 +262,17 @@ def scan(location: Location) -> Iterator[Path]:
                         yield Path(chat.path)
 
 
+def context_of(path: str) -> str | None:
+    """`trustedFolders.json` beside `tmp/`, for what is in it: the folders whose sha256
+    names `tmp/<sha256>/` come from it (`_qwen_folders`). Not `usage_record.jsonl`,
+    which each new session appends to: each would read all of `tmp/` again."""
+    folder, base = os.path.split(path)
+    return os.path.join(folder, "tmp") if base == folders_of.TRUSTED else None
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == folders_of.TRUSTED:  # read with what is in tmp/ (`context_of`)
+        return []
     if path.name == prompt_log.FILE_NAME:
         cwd = folders_of.folder(location.root, path.parent, _config_dir(location))
         return prompt_log.sessions(path, diagnostics, NAME, cwd, {})

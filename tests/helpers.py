@@ -412,3 +412,20 @@ def claude_repl_session(home: Path, session_id: str, cwd: str, path: str) -> Pat
         + model(6, {"type": "text", "text": "It prints a."}, "claude-opus-4-6")
     )
     return file
+
+
+def list_rows(
+    home: Path, state: Path, monkeypatch: pytest.MonkeyPatch, *options: str
+) -> dict[str, dict[str, Any]]:
+    """`sessdex list --json` of `home` (`options`: `--all`, …), its rows by id, with
+    sessdex's own state (its index) in `state`: the same `state` again lists warm, a
+    new one cold."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    monkeypatch.setenv("SESSDEX_HOME", str(state))
+    args = ["list", "--json", *options, "--home", str(home)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return {row["id"]: row for row in json.loads(result.stdout)}

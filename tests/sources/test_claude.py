@@ -14,7 +14,7 @@ from sessdex import api, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, claude
-from tests.helpers import NESTED, SPAWNER, nested_claude_run
+from tests.helpers import NESTED, SPAWNER, list_rows, nested_claude_run
 
 DATA = Path(__file__).parent.parent / "data" / "claude"
 PROJECTS = DATA / "home" / ".claude" / "projects"
@@ -2197,21 +2197,14 @@ def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
 ) -> None:
     # a sub-agent's type and title come from its .meta.json beside its transcript: a
     # warm `list` kept what the meta said before it was rewritten, a cold one not
-    from click.testing import CliRunner
-
-    from sessdex.cli import main
-
     home = tmp_path / "home"
     shutil.copytree(Path(__file__).parent.parent / "data" / "claude" / "home", home)
     meta = next(home.rglob("subagents/agent-a1c1c1c1c1c1c1c1c.meta.json"))
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        args = ["list", "--json", "--all", "--home", str(home)]
-        result = CliRunner().invoke(main, args)
-        assert result.exit_code == 0, result.output
-        rows = {row["id"]: row for row in json.loads(result.stdout)}
-        return rows["a1c1c1c1c1c1c1c1c"]
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")[
+            "a1c1c1c1c1c1c1c1c"
+        ]
 
     assert listed("warm")["agent_type"] == "code-reviewer"
     meta.write_text(json.dumps({"agentType": "auditor", "description": "Audit"}))

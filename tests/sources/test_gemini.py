@@ -14,6 +14,7 @@ from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, _json_chat, gemini
+from tests.helpers import list_rows
 
 HOME = Path(__file__).parent.parent / "data" / "gemini" / "home"
 SHOP = "/home/alex/code/shop-api"
@@ -798,18 +799,12 @@ def test_a_project_map_changed_alone_is_read_again_by_a_warm_list(
     # a chat's folder comes from its project's .project_root, else projects.json, files
     # no chat's listing holds: a warm `list` kept the folders they said before, a cold
     # one not
-    from click.testing import CliRunner
-
-    from sessdex.cli import main
-
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
-        assert result.exit_code == 0, result.output
-        return {row["id"]: row["cwd"] for row in json.loads(result.stdout)}
+        rows = list_rows(home, tmp_path / state, monkeypatch)
+        return {key: row["cwd"] for key, row in rows.items()}
 
     before = listed("warm")
     (home / ".gemini" / changed).write_text(text)

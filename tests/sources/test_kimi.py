@@ -8,12 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, kimi
+from tests.helpers import list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "kimi"
 MAIN = "3f6c1d2e-8a4b-4c5d-9e6f-7a8b9c0d1e2f"
@@ -375,11 +374,7 @@ def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
     meta = next(home.rglob(f"subagents/{CHILD}/meta.json"))
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        args = ["list", "--json", "--all", "--home", str(home)]
-        result = CliRunner().invoke(main, args)
-        assert result.exit_code == 0, result.output
-        return {row["id"]: row for row in json.loads(result.stdout)}[CHILD]
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")[CHILD]
 
     assert listed("warm")["agent_type"] == "coder"
     meta.write_bytes(meta.read_bytes()[:20])

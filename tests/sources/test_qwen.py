@@ -17,6 +17,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, qwen
+from tests.helpers import list_rows
 
 HOME = Path(__file__).parent.parent / "data" / "qwen" / "home"
 SHOP = "/home/alex/code/shop-api"
@@ -1084,10 +1085,8 @@ def test_trusted_folders_changed_alone_is_read_again_by_a_warm_list(
     shutil.copytree(HOME, home)
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
-        assert result.exit_code == 0, result.output
-        return {row["id"]: row["cwd"] for row in json.loads(result.stdout)}
+        rows = list_rows(home, tmp_path / state, monkeypatch)
+        return {key: row["cwd"] for key, row in rows.items()}
 
     before = listed("warm")
     (home / ".qwen" / "trustedFolders.json").write_text("{}")

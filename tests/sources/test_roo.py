@@ -13,6 +13,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, roo
+from tests.helpers import list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "roo"
 PARENT = "7c1a2b3d-0e4f-4a5b-8c6d-7e8f9a0b1c2d"
@@ -284,9 +285,6 @@ def test_a_broken_history_item_is_counted_not_passed_over_in_silence(
 
 
 def test_list_types_a_sub_task_by_its_mode_as_tree_does() -> None:
-    from click.testing import CliRunner
-
-    from sessdex.cli import main
 
     def run(*argv: str) -> object:
         result = CliRunner().invoke(main, [*argv, "--home", str(DATA / "home")])
@@ -313,10 +311,7 @@ def test_a_task_whose_history_item_changed_alone_is_read_again_by_a_warm_list(
     item = next(home.rglob(f"tasks/{PARENT}/history_item.json"))
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
-        assert result.exit_code == 0, result.output
-        return {row["id"]: row for row in json.loads(result.stdout)}[PARENT]
+        return list_rows(home, tmp_path / state, monkeypatch)[PARENT]
 
     assert listed("warm")["cwd"] == "/home/alex/code/reports"
     item.write_bytes(item.read_bytes()[:20])

@@ -15,6 +15,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, vibe
+from tests.helpers import list_rows
 
 HOME = Path(__file__).parent.parent / "data" / "vibe" / "home"
 SAVE_DIR = Path(".vibe") / "logs" / "session"
@@ -698,11 +699,7 @@ def test_a_legacy_messages_file_changed_alone_is_read_again_by_a_warm_list(
     messages = home / SAVE_DIR / "session_20261130_081129_fe38b8f5" / "messages.jsonl"
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
-        assert result.exit_code == 0, result.output
-        rows = {row["id"]: row for row in json.loads(result.stdout)}
-        return rows[LEGACY_LEAD]
+        return list_rows(home, tmp_path / state, monkeypatch)[LEGACY_LEAD]
 
     assert listed("warm")["bytes"] == messages.stat().st_size
     messages.write_bytes(messages.read_bytes()[:9])

@@ -17,6 +17,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, vscode
 from sessdex.sources import _vscode_chat as chat
+from tests.helpers import list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "vscode"
 HOME = DATA / "home"
@@ -922,18 +923,12 @@ def test_a_workspace_json_changed_alone_is_read_again_by_a_warm_list(
 ) -> None:
     # a chat's folder comes from its workspace's workspace.json, which no chat's file
     # holds: a warm `list` kept the folder it said before it changed, a cold one not
-    from click.testing import CliRunner
-
-    from sessdex.cli import main
-
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
 
     def listed(state: str) -> dict[str, object]:
-        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
-        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
-        assert result.exit_code == 0, result.output
-        return {row["id"]: row["cwd"] for row in json.loads(result.stdout)}
+        rows = list_rows(home, tmp_path / state, monkeypatch)
+        return {key: row["cwd"] for key, row in rows.items()}
 
     before = listed("warm")
     (home / SHOP).parent.joinpath("workspace.json").write_text(

@@ -88,11 +88,14 @@ def live_options(f: F) -> F:
 class _Unreadable:
     """The lines the feeds of `watch` or `follow` could not read, said in one warning as
     the command ends (at its --duration, --once, a reader that left, or Ctrl-C), as
-    `show` says it after a read."""
+    `show` says it after a read. A command with -v/--verbose (`follow`) says it in
+    `show`'s words, naming each line with it; `watch`, of many sessions, sends to doctor."""
 
-    def __init__(self) -> None:
+    def __init__(self, verbose: bool | None = None) -> None:
         self.diagnostics = Diagnostics()
         self.feeds: list[Iterator[Any]] = []
+        self.verbose = verbose
+        self.app: str | None = None  # whose files, once the session is found
 
     def feed(self, feed: Iterator[Any]) -> Iterator[Any]:
         self.feeds.append(feed)
@@ -110,6 +113,9 @@ class _Unreadable:
         for feed in self.feeds:
             if isinstance(feed, Generator):
                 feed.close()  # one left waiting (--once) counts what it met as it ends
+        if self.verbose is not None:
+            report_diagnostics(self.diagnostics, self.verbose, self.app)
+            return
         for problem in self.diagnostics.problems:  # a file refused, gone, cut short
             err(f"warning: {problem}")
         if skipped := self.diagnostics.skipped_total:
@@ -359,6 +365,7 @@ def _nothing_recent(home: Home, since: str, apps: Sequence[str]) -> str:
     help="One JSON event per line (the show --json shape; seq counts from 0 here).",
 )
 @live_options
+@verbose_option
 @home_option
 @fail_nicely
 def follow_command(
@@ -368,6 +375,7 @@ def follow_command(
     as_nl: bool,
     duration: float | None,
     force_poll: bool,
+    verbose: bool,
     home_dir: str | None,
 ) -> None:
     """Stream a session's events as they are written (tail -f), sub-agents labelled.
@@ -378,7 +386,7 @@ def follow_command(
     from ..views.text import one_line
 
     home = resolve_home(home_dir)
-    with _Unreadable() as unreadable:
+    with _Unreadable(verbose) as unreadable:
         with progress_bar("Indexing sessions") as progress:
             session, batches = api.follow_session(
                 home,
@@ -390,6 +398,7 @@ def follow_command(
                 stop=output_gone,
                 diagnostics=unreadable.diagnostics,
             )
+        unreadable.app = session.app
         unreadable.feed(batches)
 
         # sub-agent labels, from spawns in the unshown history too

@@ -30,3 +30,18 @@ def test_follow_verbose_names_the_lines_it_skipped(tmp_path: Path) -> None:
     code, _, err = invoke(*follow)
     assert code == 0 and "skipped 1 unreadable line; see --verbose" in err
     assert str(path) not in err
+
+
+def _choices(command: str, option: str) -> str:
+    _, out, _ = invoke(command, "--help")
+    line = next(x for x in out.splitlines() if x.strip().startswith(option))
+    return line.split("[", 1)[1].split("]", 1)[0]
+
+
+def test_a_choice_two_commands_share_lists_its_values_in_one_order() -> None:
+    """`export --help` said `--subagents [tree|inline|none]`, `show --help`
+    `[inline|tree|none]`: the same option read as two."""
+    assert _choices("export", "--subagents") == "inline|tree|none"
+    assert _choices("show", "--subagents") == "inline|tree|none"
+    detail = {_choices(c, "--detail") for c in ("show", "follow", "replay")}
+    assert detail == {"full|normal|user"}

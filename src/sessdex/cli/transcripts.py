@@ -248,9 +248,9 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
 )
 @click.option(
     "--subagents",
-    type=click.Choice(["tree", "inline", "none"]),
-    help="Sub-agents' events under their spawn (tree: md and html's default), in time "
-    "order (inline: json's default), or left out.",
+    type=click.Choice(["inline", "tree", "none"]),  # show's order
+    help="Sub-agents' events in time order (inline: json's default), under their spawn "
+    "(tree: md and html's default), or left out.",
 )
 @verbose_option
 @home_option

@@ -45,3 +45,17 @@ def test_a_choice_two_commands_share_lists_its_values_in_one_order() -> None:
     assert _choices("show", "--subagents") == "inline|tree|none"
     detail = {_choices(c, "--detail") for c in ("show", "follow", "replay")}
     assert detail == {"full|normal|user"}
+
+
+def test_help_says_a_numbers_bound_in_words_not_click_notation() -> None:
+    """`--help` showed `[x>=0]` beside each count and `[default: 10.0; x>=0.01]` beside
+    `replay --speed`: math notation, where the refusal already says "give 0 or more"."""
+    from sessdex.cli import main as group
+
+    for name in sorted(group.commands):
+        code, out, _ = invoke(name, "--help")
+        assert code == 0 and "x>=" not in out and "x<" not in out, name
+    _, out, _ = invoke("replay", "--help")
+    assert "[default: 10.0; 0.01 or more]" in " ".join(out.split())
+    _, out, _ = invoke("list", "--help")
+    assert "Show at most N sessions. 0 shows none.\n" in out

@@ -51,6 +51,9 @@ class Count(click.IntRange):
 
     name = "whole number"
 
+    def _describe_range(self) -> str:
+        return ""  # `--help` said `[x>=0]`; each count's help says "0 shows none."
+
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> Any:
@@ -69,7 +72,7 @@ def at_least(
 ) -> Any:
     """`value` read by `plain` (a number type's convert, which names `bounded`), refused
     below `bounded.min` as people say it, "-1 is not a count: give 0 or more.", where
-    click said "-1 is not in the range x>=0.". Its bound still shows in `--help`."""
+    click said "-1 is not in the range x>=0.". `--help` says its bound in words too."""
     number = plain(bounded, value, param, ctx)
     if bounded.min is not None and number < bounded.min:
         bounded.fail(

@@ -58,6 +58,9 @@ class _Number(click.FloatRange):
         super().__init__(min=least)
         self.what = what  # what a number below `least` is not, in its refusal
 
+    def _describe_range(self) -> str:
+        return f"{self.min:g} or more"  # in words: `--help` said `[x>=0.01]`
+
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> Any:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from sessdex import api, quick
 from sessdex.cli import main
+from sessdex.selection import did_you_mean, parse_query
 from tests.helpers import write_claude_session
+from tests.test_quick import full, full_run, settled
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -59,3 +64,63 @@ def test_help_says_a_numbers_bound_in_words_not_click_notation() -> None:
     assert "[default: 10.0; 0.01 or more]" in " ".join(out.split())
     _, out, _ = invoke("list", "--help")
     assert "Show at most N sessions. 0 shows none.\n" in out
+
+
+DEMO = str(api.demo_home().path)
+
+
+def test_a_misspelt_scoped_word_is_mended_within_its_field() -> None:
+    """`find branch:featrue` and `find cwd:shop-apu` got no suggestion, where a plain
+    `find chekout` got one: a word narrowed to a field is mended from that field's
+    words, its prefix kept as typed."""
+    for typed, meant in [
+        ("branch:featrue", "branch:feature"),
+        ("cwd:shop-apu", "cwd:shop-api"),
+        ("folder:code/shop-apu", "folder:code/shop-api"),
+        ("title:chekout", "title:checkout"),
+    ]:
+        code, out, err = invoke("find", typed, "--home", DEMO)
+        assert (code, out) == (0, ""), typed
+        assert f"Did you mean '{meant}'? ('sessdex find {meant} --home " in err, err
+    # a branch word is not mended from a title's: `payments` is in a title alone
+    _, _, err = invoke("find", "branch:paymnets", "--home", DEMO)
+    assert "Did you mean" not in err, err
+
+
+def test_scoped_words_mend_only_into_a_value_that_matches() -> None:
+    searches = ["claude\x00zebra-1234\x00fix the checkout\x00/home/u/shop-api\x00main"]
+    assert did_you_mean(parse_query("dir:shop-apu"), searches) == ["dir:shop-api"]
+    assert did_you_mean(parse_query("branch:mian"), searches) == ["branch:main"]
+    # each word mended, but not into one value any folder holds: nothing to suggest
+    assert did_you_mean(parse_query("dir:apu/shpo"), searches) is None
+    assert did_you_mean(parse_query("branch:checkuot"), searches) is None
+    assert did_you_mean(parse_query("id:zebar"), searches) is None
+    # the user's own words (a `~` folder) stay as typed
+    query = parse_query("dir:~/shop-apu", home="/home/u")
+    assert did_you_mean(query, searches) == ["dir:~/shop-api"]
+
+
+def test_the_suggested_command_keeps_limit_and_all() -> None:
+    """`find --limit 5 chekout` suggested `sessdex find checkout`: the --limit (and
+    --all) given were dropped."""
+    _, _, err = invoke("find", "--limit", "5", "chekout", "--home", DEMO)
+    assert f"('sessdex find --limit 5 checkout --home {DEMO}')" in err, err
+    _, _, err = invoke("find", "--all", "-n", "3", "--app", "codex", "chekout", "--home", DEMO)  # fmt: skip
+    assert f"('sessdex find --app codex --all --limit 3 checkout --home {DEMO}')" in err
+
+
+def test_the_warm_quick_path_keeps_them_too(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    home = settled(Path(shutil.copytree(DEMO, tmp_path / "home", symlinks=True)))
+    full("--json", "--home", str(home))
+    for args in (
+        ["--limit", "5", "chekout", "--home", str(home)],
+        ["branch:featrue", "--home", str(home)],
+    ):
+        expected = full_run(*args, command="find")
+        assert b"Did you mean" in expected.stderr
+        capsysbinary.readouterr()
+        assert quick.answer("find", args)
+        printed = capsysbinary.readouterr()
+        assert (printed.out, printed.err) == (b"", expected.stderr)

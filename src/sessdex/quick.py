@@ -762,8 +762,17 @@ def _nothing_matches(
     from .views.text import for_stderr
 
     query = " ".join(request.words) if request.command == "find" else None
+    kept = selection.kept_options(request.limit, request.include_subagents)
     hint = selection.nothing_matches(
-        query, request.apps, request.since, request.here, hidden, wider, instead
+        query,
+        request.apps,
+        request.since,
+        request.here,
+        hidden,
+        wider,
+        instead,
+        None,  # a table's: --json and --nl are said by the full command
+        kept,
     )
     if hint is None:
         return None

@@ -35,17 +35,20 @@ FIELD_POSITIONS = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}
 class Query:
     """A `find` query: words that must all match, and scoped words (`branch:fix/`)."""
 
-    __slots__ = ("apps", "scoped", "words")
+    __slots__ = ("apps", "scoped", "typed", "words")
 
     def __init__(
         self,
         words: tuple[str, ...] = (),
         scoped: tuple[tuple[str, str], ...] = (),
         apps: tuple[str, ...] = (),
+        typed: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.words = words
         self.scoped = scoped  # (field, value): id, title, dir, branch
         self.apps = apps
+        # each scoped word as typed (`cwd`, `~/shop-apu`), for a suggestion to keep
+        self.typed = typed or scoped
 
     @property
     def id_prefix(self) -> str | None:
@@ -76,6 +79,7 @@ def parse_query(text: str, home: str | None = None) -> Query:
     `list` shows it."""
     words: list[str] = []
     scoped: list[tuple[str, str]] = []
+    typed: list[tuple[str, str]] = []
     apps: list[str] = []
     # a NUL is what parts of the index's search text are joined with: never a word
     for token in _unquoted(text.replace("\x00", " ").split()):
@@ -89,17 +93,18 @@ def parse_query(text: str, home: str | None = None) -> Query:
 
                     raise UnknownApp(app, BUILTIN)
                 apps.append(app)
-            elif scope == "dir":
-                scoped.append((scope, _under_home(value, home)))
-            else:
-                scoped.append((scope, value))
+                continue
+            folder = scope == "dir"
+            scoped.append((scope, _under_home(value, home) if folder else value))
+            typed.append((name, value))
         elif colon and name.lower() in BUILTIN and value:
             # "codex:7f3a": an id as `show` and `resume` take it, its app in front
             apps.append(name.lower())
             scoped.append(("id", value))
+            typed.append((name, value))
         else:
             words.append(token)
-    return Query(tuple(words), tuple(scoped), tuple(apps))
+    return Query(tuple(words), tuple(scoped), tuple(apps), tuple(typed))
 
 
 def _unquoted(tokens: list[str]) -> list[str]:
@@ -202,6 +207,7 @@ def nothing_matches(
     wider: int = 0,
     instead: Sequence[str] = (),
     output: str | None = None,
+    kept: Sequence[str] = (),
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
@@ -213,7 +219,8 @@ def nothing_matches(
     for one line. Where `SESSDEX_SHELL` names a
     shell sessdex does not know, the options are quoted as sh quotes them, and said so
     where that changed one: a hint is no reason to fail the listing. `output`: the
-    `--json` or `--nl` given, which the command it suggests keeps."""
+    `--json` or `--nl` given, which the command it suggests keeps, as it keeps `kept`,
+    the other options given that still apply (`--all`, `--limit 5`)."""
     from .errors import BadSetting
     from .shells import POSIX, current, word
 
@@ -233,12 +240,19 @@ def nothing_matches(
         and not hidden
         and not (wider and options[len(apps) :])
     ):
-        hint = _suggested(query, apps, since, here, instead, output)
+        given_too = [*kept, *([output] if output else [])]
+        hint = _suggested(query, apps, since, here, instead, given_too)
     given = [*apps, *([since] if since else [])]
     changed = any(word(value, shell) != value for value in given)
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
         hint += told
     return hint
+
+
+def kept_options(limit: int | None, include_subagents: bool) -> list[str]:
+    """The options `find` was given that a command it suggests keeps besides the
+    filters and the output: `--all` and `--limit N` (it dropped them)."""
+    return ["--all"] * include_subagents + (["--limit", str(limit)] if limit else [])
 
 
 def _nothing_matches(
@@ -275,14 +289,14 @@ def _suggested(
     since: str | None,
     here: bool,
     instead: Sequence[str],
-    output: str | None = None,
+    kept: Sequence[str] = (),
 ) -> str:
     """The hint naming the words to find instead, as a command to type (`hints.named`
     quotes it for the user's shell), with the options that were given."""
     typed = [word for app in apps for word in ("--app", app)]
     typed += ["--since", since] if since else []
     typed += ["--here"] if here else []
-    typed += [output] if output else []
+    typed += kept
     words = list(instead)
     if any(word.startswith("-") for word in words):
         words.insert(0, "--")
@@ -307,36 +321,91 @@ def did_you_mean(query: Query, searches: Iterable[str]) -> list[str] | None:
     index's, app, id, title, folder and branch, already folded) swapped for the word
     of a title, folder, branch or app one typo away (a letter left out, added, changed,
     or two swapped), the one most sessions hold: what `find` suggests when nothing
-    matched. None where every word is in some session (together they found none), a
-    word has none so near, or the query narrows by field (`branch:fix`). No `difflib`:
-    its import (with `re`) would cost an empty warm `find` more than the matching."""
-    if not query.words or query.scoped:
+    matched. A scoped word (`branch:featrue`, `cwd:shop-apu`) is mended within its own
+    field's words and keeps its prefix as typed. None where every word is in some
+    session (together they found none), a word has none so near, or it narrows by id.
+    No `difflib`: its import (with `re`) would cost an empty warm `find` more than the
+    matching."""
+    if not (query.words or query.scoped) or any(s == "id" for s, _ in query.scoped):
         return None
     texts = list(searches)
     keys = {word: folded(word) for word in query.words}
     missing = [w for w, key in keys.items() if not any(key in t for t in texts)]
-    if not missing:
+    fields = [
+        [field(text, FIELD_POSITIONS[scope]) for text in texts]
+        for scope, _ in query.scoped
+    ]
+    unmatched = [
+        n
+        for n, (_, value) in enumerate(query.scoped)
+        if not any(folded(value) in part for part in fields[n])
+    ]
+    if not missing and not unmatched:
         return None
-    # the words: each text but its id, cut at everything but letters and digits
-    joined = "\x00".join(
+    # the words: each text but its id
+    held = _held(
         part for text in texts for n, part in enumerate(text.split("\x00")) if n != 1
     )
+    swapped: dict[str, str] = {}
+    for word in missing:
+        near = _one_typo_from(keys[word], held)
+        if not near:
+            return None
+        swapped[word] = near
+    scoped = [f"{name}:{value}" for name, value in query.typed]
+    for n in unmatched:
+        mended = _mended(query.scoped[n][1], query.typed[n][1], fields[n])
+        if mended is None:
+            return None
+        scoped[n] = f"{query.typed[n][0]}:{mended}"
+    return [
+        *(f"app:{app}" for app in query.apps),
+        *scoped,
+        *(swapped.get(word, word) for word in query.words),
+    ]
+
+
+def _held(parts: Iterable[str]) -> Mapping[str, int]:
+    """The words of `parts` (cut at everything but letters and digits): how often."""
+    joined = "\x00".join(parts)
     for char in {char for char in set(joined) if not char.isalnum()}:
         joined = joined.replace(char, " ")  # few kinds: faster than str.translate
     from collections import Counter  # loaded with collections.abc
 
-    held = Counter(joined.split())
-    swapped: dict[str, str] = {}
-    for word in missing:
-        key = keys[word]
-        near = _one_typo_from(key, held)
-        if not near:
-            return None
-        swapped[word] = near
-    return [
-        *(f"app:{app}" for app in query.apps),
-        *(swapped.get(word, word) for word in query.words),
-    ]
+    return Counter(joined.split())
+
+
+def _mended(value: str, typed: str, parts: list[str]) -> str | None:
+    """`typed` (a scoped word's value, as typed; `value`, as the query reads it) with
+    each of its words no part holds swapped for one of `parts`' words a typo away, where
+    the whole then matches one of `parts`; else None (a value with a space too: the
+    command suggested would cut it in two)."""
+    if any(char.isspace() for char in typed):
+        return None
+    held = _held(parts)
+    swaps: dict[str, str] = {}
+    for run in _runs(typed):
+        key = folded(run)
+        if run[:1].isalnum() and not any(key in part for part in parts):
+            near = _one_typo_from(key, held)
+            if near is None:
+                return None
+            swaps[run] = near
+    mended = folded("".join(swaps.get(run, run) for run in _runs(value)))
+    if not swaps or not any(mended in part for part in parts):
+        return None
+    return "".join(swaps.get(run, run) for run in _runs(typed))
+
+
+def _runs(text: str) -> list[str]:
+    """`text` cut into its runs of letters and digits and the runs between them."""
+    runs: list[str] = []
+    for char in text:
+        if runs and runs[-1][-1].isalnum() == char.isalnum():
+            runs[-1] += char
+        else:
+            runs.append(char)
+    return runs
 
 
 def _one_typo_from(key: str, held: Mapping[str, int]) -> str | None:

@@ -12,7 +12,7 @@ from .. import api, hints
 from ..diagnostics import detail, unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
-from ..selection import here_folders
+from ..selection import here_folders, kept_options
 from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
@@ -162,6 +162,7 @@ def find_command(
             wider=listing.wider,
             instead=listing.instead,
             output="--json" if as_json else "--nl" if as_nl else None,
+            kept=kept_options(limit, include_subagents),
         )
 
 
@@ -185,6 +186,7 @@ def _say_why_empty(
     wider: int = 0,
     instead: Sequence[str] = (),
     output: str | None = None,
+    kept: Sequence[str] = (),
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
@@ -196,7 +198,9 @@ def _say_why_empty(
     locations = report.locations.values()
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
-    hint = nothing_matches(query, apps, since, here, hidden, wider, instead, output)
+    hint = nothing_matches(
+        query, apps, since, here, hidden, wider, instead, output, kept
+    )
     if locations and not any(
         api.app_found(sources.get(app), location)
         for app, location in report.locations.items()

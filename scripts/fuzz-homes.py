@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd] [--more]
-[home ...]`.
+[home ...]`, or `--warm-cold --cases 20` (warm list = cold list after one file changes).
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -46,6 +46,13 @@ def main() -> int:
         "--print), and list --json warm and cold, which must agree; terminal "
         "controls in what is shown fail",
     )
+    parser.add_argument(
+        "--warm-cold",
+        action="store_true",
+        help="instead: for up to --cases files per home, list warm, cut one file to "
+        "half, add its last line again or delete it, then list warm and cold, which "
+        "must agree (each difference names the file, the row and the field)",
+    )
     args = parser.parse_args()
     every = fuzzing.homes()
     names = args.homes or sorted(every)
@@ -55,6 +62,13 @@ def main() -> int:
         for name in names:
             folder = Path(work) / name
             folder.mkdir()
+            if args.warm_cold:
+                failures = fuzzing.warm_cold(name, every[name], folder, args.cases)
+                ran += 1
+                failed += bool(failures)
+                for failure in failures:
+                    print(failure, flush=True)
+                continue
             for case in range(args.first, args.first + args.cases):
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
@@ -72,6 +86,9 @@ def main() -> int:
                 for failure in failures:
                     print(failure, flush=True)
     took = time.monotonic() - started
+    if args.warm_cold:
+        print(f"{ran} homes, {failed} with warm and cold lists apart, {took:.0f} s")
+        return 1 if failed else 0
     print(f"{ran} mutants over {len(names)} homes, {failed} failed, {took:.0f} s")
     return 1 if failed else 0
 

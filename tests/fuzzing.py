@@ -1047,3 +1047,88 @@ def run_case(
         failures.append(f"{label}: lost {lost} without a word in doctor")
     shutil.rmtree(state, ignore_errors=True)
     return failures
+
+
+# --- warm = cold after one file changes alone ------------------------------------------
+
+CHANGES = ("cut to half", "its last line again", "deleted")
+
+
+def _change(path: Path, how: str) -> None:
+    """Change `path` as an app (or a crash) changes one file and nothing else."""
+    if how == "deleted":
+        path.unlink()
+        return
+    data = path.read_bytes()
+    if how == "cut to half":
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        last = data.rstrip(b"\n").rpartition(b"\n")[2]
+        path.write_bytes(data + (b"" if data.endswith(b"\n") else b"\n") + last + b"\n")
+
+
+def _listing(runner: CliRunner, home: Path, state: Path) -> dict[str, dict[str, Json]]:
+    """`list --json --all` of `home` with `state` as sessdex's folder, rows by app:id."""
+    from sessdex import databases
+    from sessdex.cli import main
+
+    os.environ["SESSDEX_HOME"] = str(state)
+    try:
+        result = runner.invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    finally:
+        databases.forget_snapshots()
+    if result.exit_code != 0:
+        return {"(list failed)": {"output": result.output[-300:]}}
+    return {f"{r['app']}:{r['id']}": r for r in json.loads(result.stdout)}
+
+
+def _mismatches(
+    warm: dict[str, dict[str, Json]], cold: dict[str, dict[str, Json]]
+) -> list[str]:
+    """Each row one listing has and the other lacks, and each field they disagree on."""
+    said = [f"{key} only warm" for key in sorted(warm.keys() - cold.keys())]
+    said += [f"{key} only cold" for key in sorted(cold.keys() - warm.keys())]
+    for key in sorted(warm.keys() & cold.keys()):
+        for name in sorted(warm[key].keys() | cold[key].keys()):
+            w, c = warm[key].get(name), cold[key].get(name)
+            if w != c:
+                said.append(f"{key} {name}: warm {w!r}, cold {c!r}")
+    return said
+
+
+def warm_cold(name: str, original: Path, work: Path, files: int) -> list[str]:
+    """For up to `files` files of home `name` (drawn from its name), one at a time: list
+    warm, change that file alone one way of `CHANGES`, then list warm again and cold (a
+    fresh state), which must agree; each disagreement names the file, the row and the
+    field."""
+    draw = random.Random(f"{name}-warm-cold")
+    home = work / "home"
+    copy_home(original, home)
+    candidates = sorted(
+        str(p.relative_to(home))
+        for p in home.rglob("*")
+        if p.is_file() and not p.is_symlink() and not p.name.endswith(("-wal", "-shm"))
+    )
+    runner = CliRunner()
+    saved = os.environ.get("SESSDEX_HOME")
+    failures: list[str] = []
+    try:
+        for relative in draw.sample(candidates, min(files, len(candidates))):
+            copy_home(original, home)
+            state = work / "state-warm"
+            _listing(runner, home, state)
+            how = draw.choice(CHANGES)
+            _change(home / relative, how)
+            warm = _listing(runner, home, state)
+            cold = _listing(runner, home, work / "state-cold")
+            for state_folder in (state, work / "state-cold"):
+                shutil.rmtree(state_folder, ignore_errors=True)
+            failures += [
+                f"{name}: {relative} {how}: {said}" for said in _mismatches(warm, cold)
+            ]
+    finally:
+        if saved is None:
+            os.environ.pop("SESSDEX_HOME", None)
+        else:
+            os.environ["SESSDEX_HOME"] = saved
+    return failures

@@ -615,3 +615,34 @@ def test_resume_keeps_a_read_only_agent_the_session_was_started_with(
     # the default agent needs no flag and no note
     plain = opencode.resume(sessions()[BASIC])
     assert plain is not None and "--agent" not in plain.argv and plain.notes == ()
+
+
+@pytest.mark.parametrize(
+    ("session", "messages"),
+    [
+        ("s_stage0_large", "storage/message/s_stage0_large"),
+        (
+            "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n",
+            "project/global/storage/session/message/ses_8a2f1c0d9ffeVbQm3kXw2LrT7n",
+        ),
+    ],
+)
+def test_a_message_file_written_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session: str, messages: str
+) -> None:
+    # OpenCode writes a message (its model) without its session file: a warm list read
+    # the session again only when the session file changed, and kept the old model
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    root = home / ".local/share/opencode"
+    for named in (root / "storage/session").glob("*/ses_s_*.json"):  # named by its id
+        named.rename(named.with_name(named.name.removeprefix("ses_")))
+    state = tmp_path / "state"
+    was = list_rows(home, state, monkeypatch, "--all")[session]["model"]
+    newest = sorted((root / messages).iterdir())[-1]
+    newest.write_text(newest.read_text().replace(was, "gpt-5"))
+    warm = list_rows(home, state, monkeypatch, "--all")[session]
+    cold = list_rows(home, tmp_path / "cold", monkeypatch, "--all")[session]
+    assert warm["model"] == cold["model"] == "gpt-5"

@@ -49,6 +49,7 @@ branch is not recorded.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -177,19 +178,58 @@ def scan(location: Location) -> Iterator[Path]:
             and Path(entry.path) not in named
         ):
             yield Path(entry.path)
+    messages = root / "storage" / "message"
     for project in folders.entries(root / "storage" / "session", root):
         if not project.is_dir():
             continue
         for entry in folders.entries(Path(project.path), root):
             if entry.name.endswith(".json") and entry.is_file():
                 yield Path(entry.path)
+                # the newest only: the first few (a placeholder title's prompt) are written
+                # with the session's first lines, and a stat each cost a warm list 40 %
+                yield from _read_messages(messages / entry.name[:-5], root, 0)
     for project in folders.entries(root / "project", root):  # early 0.x, per project
         if not project.is_dir():
             continue
-        info = Path(project.path) / "storage" / "session" / "info"
-        for entry in folders.entries(info, root):
+        store = Path(project.path) / "storage" / "session"
+        for entry in folders.entries(store / "info", root):
             if entry.name.endswith(".json") and entry.is_file():
                 yield Path(entry.path)
+                found = store / "message" / entry.name[:-5]
+                yield from _read_messages(found, root, _CWD_MESSAGES)
+
+
+def _read_messages(folder: Path, root: Path, first: int) -> Iterator[Path]:
+    """The message files of a JSON session that its listing reads (the `first` few: an
+    early 0.x session's folder; the newest: its model), as companions (`companion_of`):
+    OpenCode writes a message file without its session file."""
+    listed = [
+        entry for entry in folders.entries(folder, root) if entry.name.endswith(".json")
+    ]
+    for entry in listed[:first] + listed[first:][-1:]:
+        if entry.is_file():
+            yield Path(entry.path)
+
+
+def companion_of(path: str) -> str | None:
+    """The session file whose listing a message file changes: `…/session/message/<ses>/`
+    (early 0.x) speaks of `…/session/info/<ses>.json`, `storage/message/<ses>/` of
+    `storage/session/<project>/<ses>.json` (the one project folder holding it)."""
+    folder, base = os.path.split(path)
+    messages, session = os.path.split(folder)
+    store, kind = os.path.split(messages)
+    if kind != "message" or not base.endswith(".json"):
+        return None
+    if os.path.basename(store) == "session":  # early 0.x
+        return os.path.join(store, "info", session + ".json")
+    if os.path.basename(store) != "storage":
+        return None
+    sessions = os.path.join(store, "session")
+    for project in folders.listing(sessions):
+        owner = os.path.join(project.path, session + ".json")
+        if os.path.isfile(owner):
+            return owner
+    return os.path.join(sessions, "global", session + ".json")  # gone: none to read
 
 
 def _is_database(name: str) -> bool:
@@ -200,6 +240,8 @@ def _is_database(name: str) -> bool:
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".db":
         return parse_database(path, diagnostics)
+    if path.parent.parent.name == "message":  # read with its session (`companion_of`)
+        return []
     return _parse_json_session(path, diagnostics)
 
 

@@ -706,3 +706,27 @@ def test_a_legacy_messages_file_changed_alone_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm["bytes"] == 9
+
+
+def test_a_vibe_3_store_file_changed_alone_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the live generation's runtime state (effort, agent) changed with CURRENT as it
+    # was: a warm list kept what it said before
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent.parent / "data" / "vibe" / "home", home)
+    store = home / ".vibe/logs/session/unified/a63ab208-5aab-fb2c-9a25-672f66edb7ae"
+    state = tmp_path / "state"
+    assert list_rows(home, state, monkeypatch, "--all")[store.name]["effort"] == "off"
+    runtime = store / "generations/0000000000000042/runtime-state.json"
+    value = json.loads(runtime.read_text())
+    value["session_metadata"] |= {"agent_name": "plan", "reasoning_effort": "high"}
+    runtime.write_text(json.dumps(value))
+    warm = list_rows(home, state, monkeypatch, "--all")[store.name]
+    cold = list_rows(home, tmp_path / "cold", monkeypatch, "--all")[store.name]
+    said = ("effort", "permission_mode")
+    assert (
+        [warm[key] for key in said] == [cold[key] for key in said] == ["high", "plan"]
+    )

@@ -164,10 +164,12 @@ def load(
 
 
 def scan_store(folder: Path, root: Path) -> Iterator[Path]:
-    """CURRENT, meta.json (titles) and the newest journal segment (what happened since)."""
+    """CURRENT, meta.json (titles) and the newest journal segment (what happened since);
+    and CURRENT's companions (`companion_of`), the generation files its listing reads."""
     names = {entry.name for entry in folders.entries(folder, root)}
     if "CURRENT" in names:
         yield folder / "CURRENT"
+        yield from _generation_files(folder, root)
     if "meta.json" in names:
         yield folder / "meta.json"
     segments = [
@@ -179,10 +181,50 @@ def scan_store(folder: Path, root: Path) -> Iterator[Path]:
         yield Path(segments[-1].path)
 
 
+GENERATION_FILES = ("manifest.json", "projection-state.json", "runtime-state.json")
+
+
+def _generation_files(folder: Path, root: Path) -> Iterator[Path]:
+    """The live generation's manifest, envelope and runtime state: Vibe writes them before
+    it points CURRENT at them, so only damage changes one alone; a stat each on a warm
+    list. Not the transcript chunks (their sizes): content-addressed, never rewritten, and
+    a read of the manifest here and a stat of each cost a warm list of 1000 sessions more."""
+    current = _small_json(folder / "CURRENT")
+    generation = str(current.get("generation"))
+    if not generation.isdigit():  # a 16-digit name, never a path
+        return
+    live = folder / "generations" / generation
+    for entry in folders.entries(
+        live, root
+    ):  # one folder noted, not three files probed
+        if entry.name in GENERATION_FILES and entry.is_file():
+            yield Path(entry.path)
+
+
+def _small_json(path: Path) -> dict[str, object]:
+    data = files.read_small(path, SMALL_DOC)
+    try:
+        value = orjson.loads(data) if data is not None else None
+    except orjson.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def companion_of(path: str) -> str | None:
+    """The CURRENT whose listing a live generation's file changes
+    (`<id>/generations/<gen>/<file>`)."""
+    parts = Path(path).parts
+    if len(parts) > 3 and parts[-3] == "generations" and parts[-1] in GENERATION_FILES:
+        return str(Path(*parts[:-3], "CURRENT"))
+    return None
+
+
 # --- listing ----------------------------------------------------------------------------
 
 
 def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    if companion_of(str(path)) is not None:  # read with its CURRENT
+        return []
     if path.name == "CURRENT":
         return _list_current(path, diagnostics)
     if path.name == "meta.json":

@@ -185,9 +185,12 @@ def _scan(root: Path) -> Iterator[Path]:
 def companion_of(path: str) -> str | None:
     """The meta.json whose listing a legacy folder's messages.jsonl changes (its size,
     a title its first prompt gives): Vibe rewrites the meta after appending, but a crash
-    between the two, or a cut transcript, changes the messages alone."""
+    between the two, or a cut transcript, changes the messages alone. A unified session's
+    live generation files and chunks are its CURRENT's (`unified.companion_of`)."""
     folder, base = os.path.split(path)
-    return os.path.join(folder, "meta.json") if base == MESSAGES else None
+    if base == MESSAGES:
+        return os.path.join(folder, "meta.json")
+    return unified.companion_of(path) if "unified" in Path(path).parts else None
 
 
 # --- legacy folders ----------------------------------------------------------------------

@@ -96,3 +96,17 @@ def test_an_odd_file_is_never_a_crash_and_never_unsaid(
     for case in range(ODD_CASES_PER_HOME):
         failures += fuzzing.run_case(name, HOMES[name], case, tmp_path, odd=True)
     assert not failures, "\n".join(failures)
+
+
+WARM_COLD_FILES = 4  # files changed per home: a second or so each
+# homes whose listings depend on no file the index does not watch (see the known gaps
+# in scripts/fuzz-homes.py --warm-cold's runs): a regression there fails here
+WARM_COLD_HOMES = ("claude", "codex", "gemini", "opencode")
+
+
+@pytest.mark.parametrize("name", WARM_COLD_HOMES)
+def test_a_file_changed_alone_lists_warm_as_cold(name: str, tmp_path: Path) -> None:
+    # one file cut to half, its last line added again, or deleted: a warm list --json
+    # (which re-reads only what changed) says what a cold one does
+    failures = fuzzing.warm_cold(name, HOMES[name], tmp_path, WARM_COLD_FILES)
+    assert not failures, "\n".join(failures)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import app_home
 
 HEAVY = ("rich", "starlette", "mcp", "uvicorn", "zstandard", "watchfiles")
 
@@ -113,3 +117,36 @@ def test_every_module_and_the_commands_work_without_posix_only_modules() -> None
         [sys.executable, "-c", WITHOUT_POSIX], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+LOADED = """
+import sys
+from click.testing import CliRunner
+from sessdex.cli import main
+result = CliRunner().invoke(main, ["usage", "--json", "--home", sys.argv[1]])
+assert result.exit_code == 0, result.output
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_warm_usage_loads_no_source_of_an_app_with_nothing_there(
+    tmp_path: Path,
+) -> None:
+    home = shutil.copytree(app_home("gemini"), tmp_path / "home")
+    loaded = []
+    for _ in range(2):  # cold, then warm
+        done = subprocess.run(
+            [sys.executable, "-c", LOADED, str(home)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=os.environ,
+        )
+        loaded.append(set(done.stdout.split()))
+    cold, warm = loaded
+    assert "sessdex.sources.aider" in cold
+    assert "sessdex.sources.gemini" in warm
+    # the apps with usage readers of their own are listed anew on every run
+    assert {"sessdex.sources.claude", "sessdex.sources.codex"} <= warm
+    assert "sessdex.sources.aider" not in warm
+    assert "sessdex.sources.opencode" not in warm

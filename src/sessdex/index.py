@@ -304,6 +304,34 @@ class Index:
                 stored[app][1][path] = (what, value, inode, bool(nested))
         return {app: note for app, note in notes.items() if note != stored.get(app)}
 
+    def idle(self, apps: Sequence[str]) -> set[str]:
+        """The apps of `apps` that hold nothing here (no file, session or usage sums) and
+        whose noted scan still holds: a scan would find nothing again, so a warm run need
+        not load their sources."""
+        marks = ",".join("?" * len(apps))
+        found = {
+            app
+            for app, key in self.db.execute(
+                f"SELECT app, environ FROM scans WHERE app IN ({marks})", list(apps)
+            )
+            if freshness.environ_holds(bytes(key), self.home.environ)
+        }
+        for table in ("files", "sessions", "usage_files"):
+            found -= {
+                app
+                for (app,) in self.db.execute(
+                    f"SELECT DISTINCT app FROM {table} WHERE app IN ({marks})",
+                    list(apps),
+                )
+            }
+        for app, path, what, value, inode in self.db.execute(
+            f"SELECT app, path, what, value, inode FROM scan_paths WHERE app IN ({marks})",
+            list(apps),
+        ):
+            if app in found and not freshness.still_holds(path, what, value, inode):
+                found.discard(app)
+        return found
+
     def refresh_file(
         self, source: Source, path: str | None, report: RefreshReport | None = None
     ) -> bool:

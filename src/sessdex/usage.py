@@ -410,11 +410,17 @@ def collect(
     home: Home, apps: Sequence[str] = (), progress: Progress | None = None
 ) -> Collected:
     """Bring every selected app's usage sums up to date in the index, and return them."""
-    selected = sources.all_sources(apps)
+    for name in apps:  # an unknown app fails before the index is opened
+        if name not in sources.BUILTIN:
+            sources.get(name)
     catalogue = Catalogue.load()
     out = Collected(catalogue=catalogue.label)
     index = Index(home)
     try:
+        # apps the index vouches hold nothing are not even imported (a warm run's time)
+        named = apps or sources.BUILTIN
+        idle = index.idle([n for n in named if n not in sources.USAGE_HOOKED])
+        selected = [sources.get(name) for name in named if name not in idle]
         hooked = [s for s in selected if hasattr(s, "usage_records")]
         if hooked:
             # the files by the path the index reads the home by (a link's, or the real)

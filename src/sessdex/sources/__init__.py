@@ -152,6 +152,11 @@ TITLES: dict[str, str] = {
     "nanocoder": "Nanocoder",
 }
 
+# The apps whose sources count usage from their files themselves (`usage_records`), not
+# from the index's sessions: kept here, as BUILTIN is, so that `usage` knows which apps the
+# index can vouch for without importing every source; a test checks it.
+USAGE_HOOKED: frozenset[str] = frozenset({"claude", "codex", "qoder"})
+
 # An app whose name is no module name (a Python keyword): its module's.
 MODULES: dict[str, str] = {"continue": "continue_"}
 

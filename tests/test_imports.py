@@ -150,3 +150,5 @@ def test_a_warm_usage_loads_no_source_of_an_app_with_nothing_there(
     assert {"sessdex.sources.claude", "sessdex.sources.codex"} <= warm
     assert "sessdex.sources.aider" not in warm
     assert "sessdex.sources.opencode" not in warm
+    # Rich's console and tables load only where a table is drawn, not for --json
+    assert "rich.console" not in warm

@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from rich.cells import cell_len, set_cell_size
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    # Rich's console and table load only where a table is drawn: `usage --json` imports
+    # this module for its columns, and loading them cost it about a tenth of its run
+    from rich.console import Console
+    from rich.table import Table
 
 BATCH = 1000  # lines written at a time: few writes, and never the whole table held
 
@@ -46,6 +50,9 @@ class Layout:
     def __rich__(self) -> Table:
         """The same table as a Rich `Table`: what `print` falls back to, and the
         reference its lines are checked against."""
+        from rich.table import Table
+        from rich.text import Text
+
         if self.boxed:
             out = Table()
         else:
@@ -195,6 +202,8 @@ class Layout:
 def _edges_measured() -> bool:
     """Whether this Rich measures an unboxed table's edge columns without the padding
     they do not get (14.3 on); before, each was a cell wider than its text."""
+    from rich.table import Table
+
     probe = Table("a", "b", box=None, pad_edge=False)
     try:
         return probe._get_padding_width(0) == 1

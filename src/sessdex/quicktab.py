@@ -34,7 +34,7 @@ ID_COMMANDS: dict[str, frozenset[str]] = {
     ),
     "tree": frozenset({"--json", "--nl", "--verbose", "-v"}),
     "export": frozenset({"--verbose", "-v"}),
-    "follow": frozenset({"--nl", "--poll"}),
+    "follow": frozenset({"--nl", "--poll", "--verbose", "-v"}),
     "replay": frozenset({"--nl", "--verbose", "-v"}),
 }
 # The commands that take --app: their flags, and how many words they take as

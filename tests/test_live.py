@@ -2359,8 +2359,8 @@ def test_follow_says_how_many_unreadable_lines_it_met(
     )
     assert result.exit_code == 0, result.output
     assert result.stderr == (
-        "warning: skipped 2 unreadable lines; see "
-        f"'sessdex doctor --deep --home {tmp_path}'\n"
+        "warning: skipped 2 unreadable lines; see --verbose, or "
+        f"'sessdex doctor --deep --home {tmp_path}' for every session\n"
     )
     assert "hello there" in result.stdout  # the lines around them still shown
 

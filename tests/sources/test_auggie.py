@@ -763,3 +763,39 @@ def test_sub_agents_dollars_count_once_whether_their_runs_are_kept_or_not(
     unkept = [e for e in events(sessions(home)[MAIN]) if e.usage and not e.agent_id]
     assert unkept[-1].extra["app_cost_usd"] == pytest.approx(4.25)
     assert unkept[-1].usage is not None and unkept[-1].usage.total == 0
+
+
+def test_an_exchange_billed_in_dollars_costs_what_augment_billed_where_unpriced(
+    tmp_path: Path,
+) -> None:
+    """An exchange billed in dollars (`billing_metadata.usage_unit` 2) keeps what Augment
+    billed in `cost_usd`, a string, which Auggie's own session cost adds up once per
+    transaction: `usage` takes it for a model the catalogue has no price for (it said
+    no cost), and as the cost of an exchange that counted no token."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    first, second = (item["exchange"] for item in value["chatHistory"][:2])
+    first["model_id"] = second["model_id"] = "augment-in-house-1"  # no price known
+    value["agentState"]["modelId"] = "augment-in-house-1"
+    billing = {"transaction_id": "t1", "usage_unit": 2, "cost_usd": "0.125"}
+    first["response_nodes"][4]["billing_metadata"] = billing
+    again = {"id": 90, "type": 9, "billing_metadata": dict(billing)}  # the same one
+    second["response_nodes"] += [again]
+    alone = {"transaction_id": "t2", "usage_unit": 2, "cost_usd": "0.5"}
+    second["response_nodes"] = [  # its tokens not kept: its dollars alone
+        node for node in second["response_nodes"] if node["type"] != 10
+    ] + [{"id": 91, "type": 9, "billing_metadata": alone}]
+    path.write_text(json.dumps(value, indent=2))
+    result = CliRunner().invoke(
+        main,
+        ["usage", "app", "--json", "--app", "auggie", "--home", str(home)],
+        env={"SESSDEX_HOME": str(tmp_path / "sessdex")},
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)
+    # t1 once, and t2 (the sub-agent kept inside adds its priced tokens: $0.0001)
+    assert row["cost_usd"] == pytest.approx(0.125 + 0.5, abs=0.001)
+    lead = [e for e in events(sessions(home)[MAIN]) if e.usage and not e.agent_id]
+    assert [e.extra.get("cost_usd") for e in lead] == [0.125, None]
+    assert lead[-1].extra["app_cost_usd"] == 0.5

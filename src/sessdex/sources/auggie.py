@@ -56,8 +56,11 @@ on as any other. Response nodes as saved (0, 5, 8, 9, 10 only): 0 a piece of the
 text (the whole is `response_text`), 5 a call (`tool_use {tool_use_id, tool_name,
 input_json}`, its `started_at_ms`/`completed_at_ms` stamped while it runs, so after the
 save that first shows it: its time is the node's), 8 thinking (`thinking {content,
-summary, encrypted_content}`), 9 credits billed (`billing_metadata {transaction_id,
-credits_consumed}`: the exchange's credits, on its first counted response), 10 token usage
+summary, encrypted_content}`), 9 what was billed (`billing_metadata {transaction_id,
+credits_consumed}`: the exchange's credits, on its first counted response; with
+`usage_unit` 2, `cost_usd`, a string: the dollars billed, which Auggie's own session cost
+adds up once per transaction (0.36.0's bundle, confirmed): the recorded cost of that
+response, used where the catalogue has no price, or the cost where no token is counted), 10 token usage
 (`token_usage {input_tokens, output_tokens, cache_read_input_tokens,
 cache_creation_input_tokens, …}`, input without the cache: Auggie's own totals add the
 three); each carries `timestamp_ms`. Other node types are counted.
@@ -485,6 +488,7 @@ class _Reader:
         # the same in dollars (runs billed in dollars), by the kept runs' transactions
         self.subagent_usd = 0.0
         self.subagent_billed_usd: dict[str, float] = {}
+        self.billed_usd: set[str] = set()  # the dollar transactions counted so far
 
     def keep(self, top: dict[str, object]) -> None:
         """The session's sub-agents and summaries' costs, to give where they belong."""
@@ -687,7 +691,7 @@ class _Reader:
         thoughts: list[str] = []
         calls: list[dict[str, object]] = []
         usages: list[tuple[dict[str, object], datetime | None]] = []
-        credits = 0.0
+        credits = dollars = 0.0
         answered = thought_at = None
         for node in nodes:
             kind = node.get("type")
@@ -711,17 +715,19 @@ class _Reader:
                 calls.append(node)
             elif kind == _TOKENS:
                 usages.append((as_dict(node.get("token_usage")), when))
-            elif kind == _BILLING:  # what Augment charged for the exchange, in credits
+            elif kind == _BILLING:  # what Augment charged for the exchange
                 billing = as_dict(node.get("billing_metadata"))
                 credits += as_credits(billing.get("credits_consumed"))
                 transaction = as_str(billing.get("transaction_id"))
-                if (
-                    self.agent is not None
-                    and transaction
-                    and billing.get("usage_unit") == _IN_DOLLARS
-                ):  # a kept sub-agent run's dollars, by transaction
+                if transaction and billing.get("usage_unit") == _IN_DOLLARS:
+                    # billed in dollars: Auggie's own cost adds `cost_usd` up once
+                    # per transaction
                     cost = _dollars(billing.get("cost_usd"))
-                    self.subagent_billed_usd[transaction] = cost
+                    if transaction not in self.billed_usd:
+                        self.billed_usd.add(transaction)
+                        dollars += cost
+                    if self.agent is not None:  # a kept sub-agent run's dollars
+                        self.subagent_billed_usd[transaction] = cost
             elif kind != _MAIN_TEXT:
                 self.diagnostics.unknown_type(f"response_node:{kind}")
         if not usages and isinstance(exchange.get("token_usage"), dict):
@@ -776,12 +782,24 @@ class _Reader:
             if counted.total:
                 if credits:  # the exchange's credits, on its first counted response
                     counted, credits = replace(counted, credits=credits), 0.0
+                # ...and its dollars: the cost Augment billed, taken where the
+                # catalogue has no price for the model
+                extra: dict[str, JSONValue] = {"cost_usd": dollars} if dollars else {}
+                dollars = 0.0
                 yield self.emit(
-                    "usage", when or finished, estimated=when is None, usage=counted
+                    "usage",
+                    when or finished,
+                    estimated=when is None,
+                    usage=counted,
+                    extra=extra,
                 )
-        if credits and not copied:  # credits billed, no token counted
+        if (credits or dollars) and not copied:  # billed, no token counted
             billed = Usage(model=model, credits=credits)
-            yield self.emit("usage", finished, estimated=True, usage=billed)
+            # dollars with no tokens to price: Auggie's own figure is the cost
+            extra = {"app_cost_usd": dollars} if dollars else {}
+            yield self.emit(
+                "usage", finished, estimated=True, usage=billed, extra=extra
+            )
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield self.emit("turn_end", finished, estimated=True)
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from sessdex import files, jsonstream
 from sessdex.cli import main
@@ -799,3 +799,32 @@ def test_an_exchange_billed_in_dollars_costs_what_augment_billed_where_unpriced(
     lead = [e for e in events(sessions(home)[MAIN]) if e.usage and not e.agent_id]
     assert [e.extra.get("cost_usd") for e in lead] == [0.125, None]
     assert lead[-1].extra["app_cost_usd"] == 0.5
+
+
+def test_a_member_broken_after_the_history_is_counted_alike_by_every_command(
+    tmp_path: Path,
+) -> None:
+    """A session whose document breaks after its history (a member that does not parse,
+    a copy damaged there) is listed from its members read one at a time, the broken one
+    counted: `show -v` names that line as `list -v` does, and `doctor --deep` counts it
+    once with what the read met (`show` said nothing of it, one line fewer than the rest)."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{COMPACTED}.json"
+    text = path.read_text()
+    assert text.count('"modelId"') == 1
+    path.write_text(text.replace('"modelId"', "modelId"))  # in agentState, after
+    env = {"SESSDEX_HOME": str(tmp_path / "sessdex")}
+
+    def said(*args: str) -> Result:
+        result = CliRunner().invoke(main, [*args, "--home", str(home)], env=env)
+        assert result.exit_code == 0, result.output
+        return result
+
+    broken = f"{path}:0: not JSON"
+    assert broken in said("list", "-v", "--app", "auggie").stderr
+    shown = said("show", "-v", COMPACTED).stderr
+    assert broken in shown
+    named = [line.strip() for line in shown.splitlines() if f"{path}:" in line]
+    (report,) = json.loads(said("doctor", "--deep", "--json", "--app", "auggie").stdout)
+    counted = [f"{s['file']}:{s['line']}: {s['reason']}" for s in report["skipped_at"]]
+    assert sorted(counted) == sorted(named)

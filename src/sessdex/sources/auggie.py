@@ -418,8 +418,14 @@ def read(
         return
     reader = _Reader(session, diagnostics)
     # the sub-agents and summaries' costs, kept before the history is read so that a
-    # sub-agent is given where it ran: from the file's end where it is read in pieces
-    reader.keep(found.top if found.top is not None else _after_history(path))
+    # sub-agent is given where it ran: from the file's end where it is too big to parse,
+    # and from its members read one at a time where it is broken, what broke them
+    # counted as its listing counts it (a member after the history, out of the items)
+    top = found.top
+    if top is None:
+        small = (stat_size(path) or 0) <= WHOLE_CAP
+        top = found.members(diagnostics) if small else _after_history(path)
+    reader.keep(top)
     yield from reader.items(found.items)
     yield from reader.left()
 

@@ -39,6 +39,26 @@ def test_update_unseen_counts_a_line_two_passes_met_once_and_the_others_all() ->
     assert len(read.details) == 4
 
 
+def test_update_unseen_takes_one_line_the_listing_met_for_one_of_the_read() -> None:
+    """A JSON document's items are all named at line 0: the listing that met one bad
+    item and the read that met five (`doctor --deep`, listing first) counted 1, where
+    `show -v` and `usage` said 5; each line met stands for one line, not for all alike."""
+    listing = Diagnostics()
+    listing.skip("/s.json", 0, "not an object")
+    read = Diagnostics()
+    for _ in range(5):
+        read.skip("/s.json", 0, "not an object")
+    read.skip("/s.json", 0, "truncated")
+    listing.update_unseen(read)
+    assert listing.skipped == {"not an object": 5, "truncated": 1}
+    assert len(listing.details) == 6
+    # either way round
+    listing = Diagnostics()
+    listing.skip("/s.json", 0, "not an object")
+    read.update_unseen(listing)
+    assert read.skipped == {"not an object": 5, "truncated": 1}
+
+
 def test_update_unseen_adds_everything_when_the_lines_are_not_all_named() -> None:
     read = Diagnostics()
     read.skip("/t.json", 0, "truncated")

@@ -319,14 +319,28 @@ class Diagnostics:
             for d in other.details
             if d[2] not in NOT_LINES and d[2] not in other.passed_over
         ]
-        seen = set(self.details)
+        # each line this one named stands for one of `other`'s: a read that met five
+        # items at the line a listing named once (line 0 of a JSON document) met four more
+        pool = Counter(self.details)
+        matched = []
+        for detail in lines:
+            if pool[detail] > 0:
+                pool[detail] -= 1
+                matched.append(detail)
+        seen = set(matched)
         loose = self._unnumbered(lines, seen)
         counted = other.skipped_total + other.damaged_total
-        met = [d[2] for d in lines if d in seen] + [d[2] for d in loose]
+        met = [d[2] for d in matched] + [d[2] for d in loose]
         if len(lines) != counted or not met:
             self.update(other)
             return
-        details = [d for d in other.details if d not in seen]
+        unmatched = Counter(matched)
+        details = []
+        for detail in other.details:
+            if unmatched[detail] > 0:
+                unmatched[detail] -= 1
+            else:
+                details.append(detail)
         for detail in loose:
             details.remove(detail)
             if detail[1]:  # named here by its number, not as line 0

@@ -1,14 +1,14 @@
 """`show --tail 50` of a big chat kept as one JSON document, for the apps that keep one
-(Nanocoder's `messages`, Codebuff's list, Continue's `history`), in both layouts: as the
-app writes it (JSON.stringify(chat, null, 2): the last messages found from its end where the
-app has a `read_last`) and minified (another tool's copy: read through, a message at a
+(Nanocoder's `messages`, Codebuff's list, Continue's `history`, Auggie's `chatHistory`),
+in both layouts: as the app writes it (JSON.stringify(chat, null, 2): the last messages
+found from its end where the app has a `read_last`) and minified (another tool's copy: read through, a message at a
 time, the last events kept). Against `show --json` of the whole chat, in the same layout.
 
 Each chat is the app's fixture chat with its messages repeated to about --mb MB. Each
 command runs in its own process (`python -m sessdex ... --home`), its peak RSS read alone;
 figures are medians of --runs runs, the ratios tail/whole. Usage:
 
-    .venv/bin/python bench/bench_json_document_tail.py [--mb 500] [--runs 3] [--apps nanocoder,codebuff,continue]
+    .venv/bin/python bench/bench_json_document_tail.py [--mb 500] [--runs 3] [--apps nanocoder,codebuff,continue,auggie]
 """
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ CHATS = {  # app: (its fixture chat, the member holding the messages; None: a li
         ".continue/sessions/0b7e2c1a-5d4f-4e8a-9c3b-2f1e0d9c8b7a.json",
         "history",
     ),
+    "auggie": (  # its members after the history kept there, as Auggie writes them
+        ".augment/sessions/9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b.json",
+        "chatHistory",
+    ),
 }
 
 
@@ -47,18 +51,23 @@ def _write(path: Path, key: str | None, size: int, *, pretty: bool) -> int:
     streamed (never held whole); how many messages it holds."""
     chat = json.loads(path.read_text())
     found = chat if key is None else chat.pop(key)
+    # Auggie's members after its history stay after it (what finds its end needs them)
+    names = list(json.loads(path.read_text())) if key == "chatHistory" else []
+    after = {n: chat.pop(n) for n in names[names.index(key) + 1 :]} if names else {}
     indent = "    " if key is not None else "  "
     if pretty:
         pieces = ["\n" + indent + json.dumps(m, indent=2).replace("\n", "\n" + indent)
                   for m in found]  # fmt: skip
         head = json.dumps(chat, indent=2)[:-2] + f',\n  "{key}": [' if key else "["
-        tail = "\n  ]\n}" if key else "\n]"
+        rest = "," + json.dumps(after, indent=2)[1:] if after else "\n}"
+        tail = "\n  ]" + rest if key else "\n]"
     else:
         pieces = [json.dumps(m, separators=(",", ":")) for m in found]
         head = (
             json.dumps(chat, separators=(",", ":"))[:-1] + f',"{key}":[' if key else "["
         )
-        tail = "]}" if key else "]"
+        rest = "," + json.dumps(after, separators=(",", ":"))[1:] if after else "}"
+        tail = "]" + rest if key else "]"
     written, count = 0, 0
     with path.open("w") as out:
         out.write(head)

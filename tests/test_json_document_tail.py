@@ -51,7 +51,7 @@ CHATS = {
     "auggie": (
         ".augment/sessions/9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b.json",
         "chatHistory",
-        False,
+        True,
     ),
     "continue:totals": (  # the CLI's running totals: read whole
         ".continue/sessions/4f5fc9a5-a39f-4520-a3f4-893c822b4150.json",
@@ -165,3 +165,40 @@ def test_the_last_messages_are_not_taken_across_another_array(tmp_path: Path) ->
         {"n": 19},
     ]
     assert _json_chat.last_messages(path, 3) is None  # no member of that name
+
+
+@pytest.mark.parametrize("where", ["last", "first", "none"])
+def test_an_auggie_tail_reads_a_kept_sub_agent_from_the_end_only_where_it_ran_there(
+    tmp_path: Path, where: str
+) -> None:
+    """Auggie gives a kept sub-agent run (`subAgents[]`, after the history) after the
+    exchange that started it, and one no exchange names at the end: `show --tail` finds
+    the last items from the end where the run's exchange is among them, and reads the
+    whole session where it ran earlier or nowhere; the last N events are the same."""
+    shutil.copytree(DATA / "auggie" / "home", tmp_path / "home")
+    path = tmp_path / "home" / ".augment" / "sessions" / f"{MAIN_AUGGIE}.json"
+    chat = json.loads(path.read_text())
+    once = chat["chatHistory"]
+    copies = 8 * CAP // len(json.dumps(once)) + 2
+    items = []
+    for copy in range(copies):  # each exchange its own request id and calls
+        text = (
+            json.dumps(once)
+            .replace('"req-', f'"r{copy}-')
+            .replace('"toolu_', f'"t{copy}_')
+        )
+        items += json.loads(text)
+    chat["chatHistory"] = items
+    run = {"last": f"r{copies - 1}-1", "first": "r0-1", "none": "unknown"}[where]
+    chat["subAgents"][0]["tool_call_request_id"] = run
+    path.write_text(json.dumps(chat, indent=2))
+    home = Home.at(tmp_path / "home")
+    whole = [e for e in transcript(home, MAIN_AUGGIE).events if e.agent_id is None]
+    assert any(e.kind == "subagent" for e in whole)
+    for count in (1, 7, 40):
+        found = transcript(home, MAIN_AUGGIE, tail=count)
+        assert _shown(list(found.events)) == _shown(whole[-count:])
+        assert found.seq_relative == (where == "last")
+
+
+MAIN_AUGGIE = "5a3e1c2b-7d4f-4a6b-9c8d-1e2f3a4b5c6d"  # a call, its output, a sub-agent

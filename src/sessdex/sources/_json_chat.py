@@ -279,7 +279,7 @@ class _Layout:
 
 
 def last_messages(
-    path: Path, count: int, key: str | None = "messages"
+    path: Path, count: int, key: str | None = "messages", *, then: bytes | None = None
 ) -> list[dict[str, object]] | None:
     """The chat's last `count` messages (of its array under `key`, or the document itself
     where it is None), found from its end (the bytes before them never read), in order;
@@ -288,11 +288,14 @@ def last_messages(
     them is past READ_LIMIT (which the whole read parts, eliding). The messages are to be
     the document's last member that holds objects: the array closed last is taken for
     theirs (one after them, as Auggie's `subAgents`, of fewer than `count` is seen, as
-    they cross out of it; of more, not), so an app that writes another is not read so."""
+    they cross out of it; of more, not), so an app that writes another is not read so;
+    unless `then` names the member the app writes right after the messages (`"agentState":
+    `): their array is the one closed before it, looked for within READ_LIMIT of the end."""
     try:
         with files.open_regular(path) as stream:
             before = os.fstat(stream.fileno())
-            found = _last_messages(stream, before.st_size, count, _Layout.of(key))
+            layout = _Layout.of(key)
+            found = _last_messages(stream, before.st_size, count, layout, then)
             after = os.fstat(stream.fileno())
     except OSError:
         return None
@@ -302,19 +305,31 @@ def last_messages(
 
 
 def _last_messages(
-    stream: BinaryIO, size: int, count: int, layout: _Layout
+    stream: BinaryIO, size: int, count: int, layout: _Layout, then: bytes | None = None
 ) -> list[dict[str, object]] | None:
     head = stream.read(_ENDS)
     opened = head.find(layout.opens) if head.startswith(layout.document) else -1
     if opened < 0:
         return None
     first = opened + len(layout.opens)  # the first message's start, if any
-    stream.seek(max(first, size - _ENDS))
-    tail_at = stream.tell()
-    tail = stream.read()
-    closed = tail.rfind(layout.close)
-    if closed < 0 or layout.start in tail[closed:]:
-        return None  # not this layout, or an object after the messages
+    if then is None:
+        stream.seek(max(first, size - _ENDS))
+        tail_at = stream.tell()
+        tail = stream.read()
+        closed = tail.rfind(layout.close)
+        if closed < 0 or layout.start in tail[closed:]:
+            return None  # not this layout, or an object after the messages
+    else:  # the array closed right before the member `then`, objects after it
+        closed = -1
+        for back in (_ENDS, READ_LIMIT):  # what follows the messages may be long
+            stream.seek(max(first, size - back))
+            tail_at = stream.tell()
+            tail = stream.read()
+            closed = tail.rfind(layout.close + b",\n  " + then)
+            if closed >= 0 or tail_at == first:
+                break
+        if closed < 0:
+            return None
     end = tail_at + closed + layout.close.index(b"}") + 1  # the last message's end
     starts: list[int] = []
     stop = end

@@ -69,6 +69,10 @@ Guesses, from Auggie's own readers rather than its writers: an item that is a ba
 an exchange's tokens kept on it (`token_usage`, one fetched from Augment's service), a
 thinking node's text in its `content`.
 
+`show --tail` finds the last chat items from the file's end (`read_last`): the history
+closes right before `agentState`; a kept sub-agent run or summary cost that no item read
+names, or an item that needs an earlier one, has it read whole.
+
 The login (`~/.augment/session.json`, `oauth-state.json`) is beside `sessions/` and never
 opened: only `sessions/` is listed.
 
@@ -90,7 +94,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
-from typing import Unpack
+from typing import Unpack, overload
 
 import orjson
 
@@ -430,6 +434,67 @@ def read(
     yield from reader.left()
 
 
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the last `rows` chat items, found from the file's end (see
+    base.py): the history closes right before `agentState`, and what follows it (the
+    sub-agents kept, the summaries' costs) is read from the end as a big file's is. The
+    item before them is read first, unshown, for the calls its outputs answer and its
+    model. A whole read serves where the tail cannot give what it would: a kept sub-agent
+    run or summary cost that no item read names (given where an earlier item ran it, or
+    at the end where none does), an output of a call made before them, a model that
+    only an earlier exchange names. (A dollar transaction repeated before them is counted
+    again: Auggie writes one per exchange.)"""
+    from . import _json_chat
+    from .base import WholeRead
+
+    path = Path(session.path or "")
+    found = _json_chat.last_messages(path, rows + 1, "chatHistory", then=_STATE[3:])
+    after = _after_history(path, whole=True) if found is not None else None
+    if found is None or after is None:
+        raise WholeRead("not laid out to be read from its end, or no longer than that")
+    primer, items = found[0], found[1:]
+    exchanges = [_exchange(item) for item in found]
+    models = [stripped(exchange.get("model_id")) for exchange in exchanges]
+    if not models[0] and not all(models[1:]):
+        raise WholeRead("an exchange's model is named before the items read")
+    named = {as_str(exchange.get("request_id")) for exchange in exchanges}
+    made = {
+        _summary([as_dict(node) for node in as_list(e.get("request_nodes"))])[1]
+        for e in exchanges
+    }
+    runs = (
+        as_str(as_dict(r).get("tool_call_request_id"))
+        for r in as_list(after.get("subAgents"))
+    )
+    costs = (
+        as_str(as_dict(r).get("request_id"))
+        for r in as_list(after.get("summarizations"))
+    )
+    if any(not run or run not in named for run in runs) or any(
+        not cost or cost not in made for cost in costs
+    ):
+        raise WholeRead("a sub-agent run or summary cost of an earlier item")
+    called = {call for exchange in exchanges for call, _ in _calls(exchange)}
+    for exchange in exchanges[1:]:
+        for raw in as_list(exchange.get("request_nodes")):
+            node = as_dict(raw)
+            if node.get("type") == _TOOL_RESULT:
+                answers = as_str(
+                    as_dict(node.get("tool_result_node")).get("tool_use_id")
+                )
+                if answers and answers not in called:
+                    raise WholeRead("an output of a call made before the items read")
+    reader = _Reader(session, Diagnostics())
+    reader.keep(after)
+    for _ in reader.items([primer]):  # its calls, model and sub-agents: not shown
+        pass
+    reader.event, reader.diagnostics = Emitter(session.id), diagnostics
+    yield from reader.items(items)
+    yield from reader.left()
+
+
 # a top-level member's start as JSON.stringify(session, null, 2) writes it (a newline in a
 # string is escaped, so only structure starts a line)
 _MEMBER_START = re.compile(rb'\n  "([A-Za-z]+)": ')
@@ -443,16 +508,24 @@ _AFTER_HISTORY = (
 )
 
 
-def _after_history(path: Path) -> dict[str, object]:
+@overload
+def _after_history(path: Path) -> dict[str, object]: ...
+@overload
+def _after_history(path: Path, *, whole: bool) -> dict[str, object] | None: ...
+
+
+def _after_history(path: Path, *, whole: bool = False) -> dict[str, object] | None:
     """`subAgents`, `summarizations`, `subAgentCreditsUsed` and `subAgentCostUsd` of a
-    session too big to
-    parse whole, from its
-    last READ_LINE_CAP bytes (where Auggie writes them, after the history): one that
-    starts before them, or does not decode, is left out."""
+    session too big to parse whole, from its last READ_LINE_CAP bytes (where Auggie
+    writes them, after the history): one that starts before them, or does not decode, is
+    left out; with `whole`, None where they do not all lie there (`agentState`, written
+    before them, does not) or a member there does not decode."""
     try:
         _, block = files.tail_bytes(path, files.READ_LINE_CAP)
     except OSError:
-        return {}
+        return None if whole else {}
+    if whole and _STATE not in block:
+        return None
     starts = list(_MEMBER_START.finditer(block))
     found: dict[str, object] = {}
     for index, match in enumerate(starts):
@@ -465,6 +538,8 @@ def _after_history(path: Path) -> dict[str, object]:
         try:
             found[name] = orjson.loads(value.removesuffix(b","))
         except orjson.JSONDecodeError:
+            if whole:
+                return None
             continue
     return found
 

@@ -889,3 +889,43 @@ def test_usage_names_a_sessions_folder_under_the_home_given(tmp_path: Path) -> N
         assert result.exit_code == 0, result.output
         (row,) = json.loads(result.output)
         assert row["cwd"] == f"{home}/proj"
+
+
+def test_an_older_builds_index_without_skip_counts_hides_no_skipped_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """An index an older sessdex wrote, its files' skip counts not stored (the shape
+    before they were: `files.diagnostics` NULL), is never read by a newer build: the new
+    build's index is its own (`indexfile.code_stamp`), every file read again once, so
+    `list -v` and `doctor` name each skipped line, none taken for 0 from the old rows."""
+    import shutil
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from sessdex import indexfile
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(
+        Path(__file__).parent / "data" / "auggie" / "malformed" / "home", home
+    )
+
+    def listed() -> str:
+        result = CliRunner().invoke(main, ["list", "-v", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return result.stderr
+
+    monkeypatch.setattr(indexfile, "_STAMP", "0ld0b1d0", raising=False)
+    assert "not JSON" in listed()
+    (older,) = sessdex_state.rglob("index-*-0ld0b1d0.sqlite")
+    with sqlite3.connect(older) as db:  # as an index of before skip counts were kept
+        db.execute("UPDATE files SET diagnostics = NULL")
+    db.close()
+    assert "not JSON" not in listed()  # that build's own index: nothing to name
+    monkeypatch.setattr(indexfile, "_STAMP", "fe11b1d0", raising=False)  # an upgrade
+    said = listed()
+    assert "33333333-3333-4333-8333-333333333333.json:1: not JSON" in said
+    report = CliRunner().invoke(main, ["doctor", "--json", "--home", str(home)])
+    (auggie,) = [a for a in json.loads(report.stdout) if a["app"] == "auggie"]
+    assert auggie["skipped_lines"]

@@ -36,8 +36,9 @@ reading a KiB of each log's head, only once an answer names one. Without a log, 
 item's prompt logs' completions answer it. And a user turn that is Kiro's system prompt
 (`<identity>…`) is left out, as Kiro's own panel does. A chat keeps no time of its own but
 `dateCreated` in the index: the file's last write is its last activity, and every event is
-undated. `show --tail` reads the document whole (a JSON document has no
-line to start from) and keeps its end.
+undated. `show --tail` reads the document whole and keeps its end: the credits of every
+answer's execution are summed into one event at its end, which its last items alone do
+not give.
 
 Kiro 1.0 keeps its chats in a store of its own, `~/.kiro/sessions/<bucket>/<session id>/`
 (`$KIRO_HOME/sessions` where that is set), `session.json` and an event log `messages.jsonl`,

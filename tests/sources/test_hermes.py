@@ -225,7 +225,8 @@ def test_hermes_home_moves_it_and_a_windows_home_is_found(tmp_path: Path) -> Non
     moved = Home(tmp_path / "nobody", {"HERMES_HOME": str(HOME / ".hermes")})
     location = hermes.locate(moved)
     assert location.override == f"HERMES_HOME={HOME / '.hermes'}"
-    assert len(list(hermes.scan(location))) == 2
+    listed = list(hermes.scan(location))
+    assert sum(p.name == hermes.DB_NAME for p in listed) == 2
     windows = tmp_path / "win"
     shutil.copytree(HOME / ".hermes", windows / "AppData" / "Local" / "hermes")
     assert GATEWAY in sessions(windows)
@@ -701,17 +702,20 @@ def test_a_session_only_a_file_of_its_own_holds_is_listed_and_read() -> None:
 
 def test_a_pipe_in_place_of_a_session_file_is_counted(tmp_path: Path) -> None:
     """A session only its own file in sessions/ holds goes unlisted when a pipe stands in
-    that file's place: the parse that lists those files counts what it passed over."""
+    that file's place: the scan that lists those files counts what it passed over."""
+    from sessdex import folders
+
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     only_file = home / ".hermes" / "sessions" / "20260310_083000_7a7a7a.jsonl"
     only_file.unlink()
     os.mkfifo(only_file)
-    db = home / ".hermes" / "state.db"
-    diagnostics = Diagnostics()
-    found = hermes.parse(db, hermes.locate(Home(home)), diagnostics)
+    folders.take_passed_over()
+    location = hermes.locate(Home(home))
+    listed = list(hermes.scan(location))
+    assert [why for _, why in folders.take_passed_over()] == ["pipe"]
+    found = [s for p in listed for s in hermes.parse(p, location, Diagnostics())]
     assert "20260310_083000_7a7a7a" not in {s.id for s in found}
-    assert diagnostics.passed_over["pipe"] == 1
 
 
 # --- real hermes-agent 0.19.0 runs (schema v22) against the conformance suite's mock model
@@ -1033,3 +1037,24 @@ def test_a_bare_tool_marker_an_older_loop_saved_as_an_answer_is_not_said(
     said = [e.text for e in read if e.kind == "assistant"]
     assert " [memory] " not in said and said[-1] == "[memory]"  # no call: its own words
     assert any(e.kind == "tool_call" and e.call_id == "call_mem_1" for e in read)
+
+
+def test_a_deleted_transcript_or_log_lists_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session only a `sessions/` file holds, deleted, is gone from a warm list too;
+    a session titled from its transcript loses that title warm as cold. The files were
+    read with the database, which did not change, so a warm list kept them."""
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    transcripts = home / ".hermes" / "sessions"
+    list_rows(home, tmp_path / "warm", monkeypatch)
+    (transcripts / f"{ONLY_JSONL}.jsonl").unlink()
+    (transcripts / f"{OLD_CHAT}.jsonl").unlink()
+    (transcripts / f"session_{ONLY_LOG}.json").write_text('{"messages": [')
+    warm = list_rows(home, tmp_path / "warm", monkeypatch)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    assert ONLY_JSONL not in warm
+    assert warm[OLD_CHAT]["title"] is None

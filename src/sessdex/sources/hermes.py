@@ -100,6 +100,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -263,18 +264,44 @@ def locate(home: Home) -> Location:
 
 
 def scan(location: Location) -> Iterator[Path]:
-    """The home's `state.db`, then each named profile's."""
+    """The home's `state.db`, then each named profile's, each with its companions."""
     if not location.exists:
         return
-    if folders.is_file(location.root / DB_NAME):
-        yield location.root / DB_NAME
+    homes = [location.root]
     for entry in folders.entries(location.root / _PROFILES):
-        db = Path(entry.path) / DB_NAME
-        if not entry.name.startswith(".") and folders.is_file(db):
+        if not entry.name.startswith("."):
+            homes.append(Path(entry.path))
+    for home in homes:
+        db = home / DB_NAME
+        if folders.is_file(db):
             yield db
+            yield from _transcript_files(home / _TRANSCRIPTS)
+
+
+def _transcript_files(folder: Path) -> Iterator[Path]:
+    """The files of `<home>/sessions/` a listing of the database reads (a session's
+    JSONL transcript and JSON log): companions of the database, as a title or a session
+    comes from them and goes with them."""
+    for entry in folders.entries(folder):
+        if companion_of(entry.path) is not None:
+            yield Path(entry.path)
+
+
+def companion_of(path: str) -> str | None:
+    """The `state.db` a `<home>/sessions/` transcript or log is read with (see base.py)."""
+    folder, name = os.path.split(path)
+    if os.path.basename(folder) != _TRANSCRIPTS:
+        return None
+    if name.endswith(".jsonl") or (
+        name.startswith("session_") and name.endswith(".json")
+    ):
+        return os.path.join(os.path.dirname(folder), DB_NAME)
+    return None
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if companion_of(str(path)) is not None:
+        return []  # read with its database
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
@@ -382,12 +409,12 @@ def _file_sessions(
     """Sessions only a file of their own in `<home>/sessions/` holds: an older release's
     JSONL transcript or JSON log whose session the database has no row of (a database
     Hermes set aside as damaged and began again holds none of what came before). What
-    the listing passed over (a pipe or a looping link in a file's place) is counted, as
-    a scan's is: the session it held would go missing unsaid."""
+    the listing passed over (a pipe or a looping link in a file's place) the scan, which
+    lists the folder too, counts."""
     folder = db.parent / _TRANSCRIPTS
     ids: dict[str, Path] = {}
     listed = folders.entries(folder)
-    diagnostics.names_passed_over(NAME, folders.take_passed_over())
+    folders.take_passed_over()  # the scan's own listing of the folder says them
     for entry in listed:
         name = entry.name
         if name.endswith(".jsonl"):

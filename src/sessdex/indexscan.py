@@ -95,7 +95,9 @@ def _scan(
         return True
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
     context_of: Callable[[str], str | None] | None = getattr(source, "context_of", None)
-    tracked = owner_of is not None or context_of is not None
+    looks: Callable[[str], bool] | None = getattr(source, "looks_for_others", None)
+    tracked = owner_of is not None or context_of is not None or looks is not None
+    came = False  # with `looks_for_others`: a file of this scan is new
     listed: set[str] = set()  # with companions or context files: what this scan listed
     given: set[str] = set()  # ... and yielded
     owners: dict[str, None] = {}  # ... and the owners of those that changed
@@ -113,6 +115,7 @@ def _scan(
                     yield source.NAME, location, name, signature
                 continue
             listed.add(name)
+            came = came or name not in known
             if known.get(name) != signature or name in owners:
                 given.add(name)
                 if owner_of is not None and (owner := owner_of(name)) is not None:
@@ -123,6 +126,10 @@ def _scan(
         if context_of is not None:  # a context file changed, came or went
             yield from _context_changed(
                 source, location, context_of, known, seen, listed, given, contexts
+            )
+        if looks is not None:  # a file came or went: the files that look for others
+            yield from _others_changed(
+                source, location, looks, known, seen, listed, given, came
             )
         if owner_of is not None:  # a companion gone changes its owner too
             owners.update(
@@ -188,6 +195,34 @@ def _context_changed(
     under = tuple(folder.rstrip(os.sep) + os.sep for folder in contexts)
     for name in sorted(listed - given):
         if name.startswith(under) and context_of(name) is None:
+            signature = freshness.file_signature(name)
+            if signature is not None:
+                given.add(name)
+                yield source.NAME, location, name, signature
+
+
+def _others_changed(
+    source: Source,
+    location: Location,
+    looks: Callable[[str], bool],
+    known: dict[str, tuple[int, int, int, str]],
+    seen: set[str],
+    listed: set[str],
+    given: set[str],
+    came: bool,
+) -> Iterator[Job]:
+    """The listed files that look for the source's others (see base.py), not yet
+    yielded, where a file of the source came or went: read again, as what they list
+    depends on which files are there. Costs a pass over the known files otherwise."""
+    if not came:
+        roots = tuple(
+            str(root).rstrip(os.sep) + os.sep
+            for root in (location.root, *location.also)
+        )
+        if not any(name not in seen and name.startswith(roots) for name in known):
+            return
+    for name in sorted(listed - given):
+        if looks(name):
             signature = freshness.file_signature(name)
             if signature is not None:
                 given.add(name)

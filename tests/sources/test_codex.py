@@ -1680,3 +1680,21 @@ def test_a_side_chat_resumes_on_its_own_as_codex_reopens_it() -> None:
     assert plan is not None
     assert plan.argv[:3] == ("codex", "resume", side.id)
     assert not [note for note in plan.notes if "sub-agent" in note]
+
+
+def test_a_deleted_rollout_lists_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rollout deleted by hand leaves its thread listed from the state db's row, warm as
+    cold: the db, unchanged, was not read again, and a warm list kept the gone file's
+    path (what `show` and `resume` then looked for)."""
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    list_rows(home, tmp_path / "warm", monkeypatch)
+    (rollout,) = (home / ".codex" / "sessions").rglob(f"rollout-*-{TUI}.jsonl")
+    rollout.unlink()
+    warm = list_rows(home, tmp_path / "warm", monkeypatch)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    assert warm[TUI]["path"].endswith(f"#threads/{TUI}")

@@ -208,6 +208,15 @@ class Source(Protocol):
 # the scan listed under that folder (a warm listing that sees it changed scans again).
 
 
+# --- files that look for others (optional) -----------------------------------------------
+#
+# A source whose `parse` of one file looks whether other files it lists are there (a
+# database that names each session's transcript, and lists the session by it while it is
+# there) defines, at module level, `looks_for_others(path) -> bool`: True for such a file.
+# When a file of its scan comes or goes (not when one only changes), the index parses each
+# such file again.
+
+
 # --- why a session cannot be resumed (optional) -------------------------------------------
 #
 # A source whose `resume` returns None for some sessions of an app that does resume others

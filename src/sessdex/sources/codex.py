@@ -249,6 +249,12 @@ def scan(location: Location) -> Iterator[str | Path]:
     yield from _codex_json.session_files(root / "sessions", root)
 
 
+def looks_for_others(path: str) -> bool:
+    """Whether `path` is a state db, which lists a thread by its rollout while that is
+    on disk, else by its row (see base.py): a rollout deleted or archived changes it."""
+    return _STATE_DB.fullmatch(os.path.basename(path)) is not None
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     name = str(path)  # a rollout is handled as a plain string: a home holds thousands
     base = os.path.basename(name)

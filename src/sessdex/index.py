@@ -352,9 +352,9 @@ class Index:
             return False
         if tuple(row) == signature:
             return True
-        if context_folder(source.NAME, path) is not None:
-            return False  # many files' sessions changed: a scan finds them
         location = source.locate(self.home)
+        if context_folder(source.NAME, path, location) is not None:
+            return False  # many files' sessions changed: a scan finds them
         jobs: list[Job] = [(source.NAME, location, path, signature)]
         owner = owner_file(source.NAME, path)
         if owner is not None:  # a companion changed: its owner's sessions did

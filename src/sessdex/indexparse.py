@@ -56,7 +56,7 @@ def parse_one(job: Job) -> Parsed:
     app, location, name, signature = job
     if (
         owner_file(app, name) is not None and not _companions_parsed(app)
-    ) or context_folder(app, name) is not None:
+    ) or context_folder(app, name, location) is not None:
         return app, name, signature, [], Diagnostics()  # read with its owner only
     moves = 0  # reads the app committed during
     for attempt in range(REREADS + 1):
@@ -192,15 +192,15 @@ def owner_file(app: str, name: str) -> str | None:
     return owner_of(name) if owner_of is not None else None
 
 
-def context_folder(app: str, name: str) -> str | None:
+def context_folder(app: str, name: str, location: Location) -> str | None:
     """The folder whose listed files `name` speaks of, when it is a context file (see
     base.py)."""
     from .sources import get
 
-    context_of: Callable[[str], str | None] | None = getattr(
+    context_of: Callable[[str, Location], str | None] | None = getattr(
         get(app), "context_of", None
     )
-    return context_of(name) if context_of is not None else None
+    return context_of(name, location) if context_of is not None else None
 
 
 def _companions_parsed(app: str) -> bool:

@@ -94,7 +94,7 @@ def _scan(
     if not location.exists:
         return True
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
-    context_of: Callable[[str], str | None] | None = getattr(source, "context_of", None)
+    context_of = _context_hook(source, location)
     looks: Callable[[str], bool] | None = getattr(source, "looks_for_others", None)
     tracked = owner_of is not None or context_of is not None or looks is not None
     came = False  # with `looks_for_others`: a file of this scan is new
@@ -168,6 +168,18 @@ def _scan(
         seen.update(p for p in known if p.startswith(str(location.root)))
         return False
     return True
+
+
+def _context_hook(
+    source: Source, location: Location
+) -> Callable[[str], str | None] | None:
+    """The source's `context_of` (see base.py) for files of `location`, or None."""
+    hook: Callable[[str, Location], str | None] | None = getattr(
+        source, "context_of", None
+    )
+    if hook is None:
+        return None
+    return lambda name: hook(name, location)
 
 
 def _context_changed(

@@ -1093,3 +1093,32 @@ def test_trusted_folders_changed_alone_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm != before
+
+
+def test_trusted_folders_beside_moved_settings_is_read_again_by_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the runtime folder moved (`advanced.runtimeOutputDir`, as QWEN_RUNTIME_DIR): the
+    # chats and tmp/ are there, trustedFolders.json stays beside the settings, and a
+    # change of it alone was not seen by a warm `list` (it was looked for beside tmp/)
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    settings = home / ".qwen"
+    runtime = home / "runtime"
+    runtime.mkdir()
+    for name in ("projects", "tmp"):
+        (settings / name).rename(runtime / name)
+    (settings / "settings.json").write_text(
+        json.dumps({"advanced": {"runtimeOutputDir": "~/runtime"}})
+    )
+
+    def listed(state: str) -> dict[str, object]:
+        rows = list_rows(home, tmp_path / state, monkeypatch)
+        return {key: row["cwd"] for key, row in rows.items()}
+
+    before = listed("warm")
+    assert "/home/alex/code/legacy-cli" in before.values()
+    (settings / "trustedFolders.json").write_text("{}")
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm != before

@@ -332,7 +332,9 @@ def test_the_override_and_the_server_folder() -> None:
     location = vscode.locate(Home(Path("/nonexistent"), environ))
     assert location.override == f"VSCODE_AGENT_FOLDER={HOME / '.vscode-server'}"
     found = [
-        Path(p).name for p in vscode.scan(location) if vscode.context_of(str(p)) is None
+        Path(p).name
+        for p in vscode.scan(location)
+        if vscode.context_of(str(p), location) is None
     ]
     assert found == ["9d1f3b5d-7f9b-4d1f-8b3d-5f7b9d1f3b68.json"]
 

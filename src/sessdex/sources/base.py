@@ -202,10 +202,12 @@ class Source(Protocol):
 #
 # A source whose `parse` reads, for the sessions of many files, one small file the app
 # rewrites on its own (a map of projects to their folders) lists that file in `scan` too and
-# defines, at module level, `context_of(path) -> str | None`: the folder whose listed files'
-# sessions it speaks of, None for any other. The index keeps the context file's signature
-# but never parses it: when it changes, appears or goes, the index parses again every file
-# the scan listed under that folder (a warm listing that sees it changed scans again).
+# defines, at module level, `context_of(path, location) -> str | None`: the folder whose
+# listed files' sessions it speaks of (those of `location`, where the app may keep its
+# settings apart from its sessions), None for any other. The index keeps the context
+# file's signature but never parses it: when it changes, appears or goes, the index parses
+# again every file the scan listed under that folder (a warm listing that sees it changed
+# scans again).
 
 
 # --- files that look for others (optional) -----------------------------------------------

@@ -183,7 +183,7 @@ _MARKER = ".project_root"  # in tmp/<project>/
 _MAPS = ("projects.json", "trustedFolders.json")  # beside tmp/
 
 
-def context_of(path: str) -> str | None:
+def context_of(path: str, location: Location) -> str | None:
     """The folder whose chats' paths a project's marker or a map of projects names."""
     folder, base = os.path.split(path)
     if base == _MARKER:

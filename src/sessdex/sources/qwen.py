@@ -228,8 +228,9 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
-    if not location.also and folders.is_file(root / folders_of.TRUSTED):
-        yield root / folders_of.TRUSTED  # a context file (`context_of`)
+    trusted = _config_dir(location) / folders_of.TRUSTED
+    if folders.is_file(trusted):
+        yield trusted  # a context file (`context_of`)
     for project in folders.entries(root / "projects", root):
         if not project.is_dir():
             continue
@@ -262,12 +263,14 @@ def scan(location: Location) -> Iterator[Path]:
                         yield Path(chat.path)
 
 
-def context_of(path: str) -> str | None:
-    """`trustedFolders.json` beside `tmp/`, for what is in it: the folders whose sha256
-    names `tmp/<sha256>/` come from it (`_qwen_folders`). Not `usage_record.jsonl`,
-    which each new session appends to: each would read all of `tmp/` again."""
-    folder, base = os.path.split(path)
-    return os.path.join(folder, "tmp") if base == folders_of.TRUSTED else None
+def context_of(path: str, location: Location) -> str | None:
+    """`trustedFolders.json` beside the settings, for what is in `tmp/` (under the
+    runtime folder, where one moved it): the folders whose sha256 names `tmp/<sha256>/`
+    come from it (`_qwen_folders`). Not `usage_record.jsonl`, which each new session
+    appends to: each would read all of `tmp/` again."""
+    if path != str(_config_dir(location) / folders_of.TRUSTED):
+        return None
+    return os.path.join(location.root, "tmp")
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -186,7 +186,7 @@ def _chats(
 _WORKSPACE = "workspace.json"  # the folder of a workspace's chats (`_folder`)
 
 
-def context_of(path: str) -> str | None:
+def context_of(path: str, location: Location) -> str | None:
     """A workspace's `workspace.json`, for its chats: their folder comes from it."""
     folder, base = os.path.split(path)
     return folder if base == _WORKSPACE else None

@@ -583,3 +583,21 @@ def test_usage_sees_an_execution_log_that_changed_alone(tmp_path: Path) -> None:
     ]
     log.write_text(json.dumps(value))
     assert credits() == pytest.approx(before + 1)
+
+
+def test_a_deleted_store_copy_lists_its_old_chat_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Kiro 1.0 copy deleted from `~/.kiro/sessions` lists the older chat its
+    `.migrated-*.json` note named again, warm as cold: the note, unchanged, was not read
+    again, and a warm list showed neither chat."""
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    before = list_rows(home, tmp_path / "warm", monkeypatch)
+    assert DOCS not in before and f"sess_{DOCS}" in before
+    shutil.rmtree(next((home / ".kiro" / "sessions").glob(f"*/sess_{DOCS}")))
+    warm = list_rows(home, tmp_path / "warm", monkeypatch)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    assert DOCS in warm

@@ -201,6 +201,12 @@ def companion_of(path: str) -> str | None:
     return _kiroide_store.companion_of(path)
 
 
+def looks_for_others(path: str) -> bool:
+    """A Kiro 1.0 migration note, which supersedes its chat only while the copy it names
+    is in the store (see base.py): a copy deleted or written changes what it says."""
+    return _kiroide_store.is_note(Path(path))
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name in (_kiroide_store.META, _kiroide_store.LOG):
         return _kiroide_store.parse(path, NAME, diagnostics)

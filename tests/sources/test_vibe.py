@@ -730,3 +730,19 @@ def test_a_vibe_3_store_file_changed_alone_is_read_again_by_a_warm_list(
     assert (
         [warm[key] for key in said] == [cold[key] for key in said] == ["high", "plan"]
     )
+
+
+def test_a_grown_journal_counts_in_bytes_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Vibe 3 session's journal segment, grown by a turn, counts in its `bytes` on a
+    warm list too: the size came from CURRENT's listing, read again only at the next
+    generation, so a warm list stayed behind by what each turn appended."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    list_rows(home, tmp_path / "warm", monkeypatch)
+    segment = home / SAVE_DIR / "unified" / LEAD / "journal" / "0000000000000037.jsonl"
+    with segment.open("ab") as stream:
+        stream.write(b'{"type": "core_input", "payload": {}}\n' * 20)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)

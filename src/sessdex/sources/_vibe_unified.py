@@ -268,9 +268,6 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
         if parent and kind == "subagent" and _NAME.match(parent)
         else None
     )
-    size = sum(
-        file_size(part) for part in [*(store.chunk_paths() or []), store.segment]
-    )
     return [
         Session(
             app=APP,
@@ -283,7 +280,7 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
             model=alias,
             effort=text_of(metadata, "reasoning_effort"),
             permission_mode=text_of(metadata, "agent_name"),
-            bytes=size,
+            bytes=_size(store),
             # a fork (identity kind "fork", depth 0) is the user's own session
             parent_id=parent if kind != "fork" else None,
             agent_type=spawned,
@@ -391,6 +388,13 @@ def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
     ]
 
 
+def _size(store: Store) -> int:
+    """A session's bytes: its transcript chunks and its live journal segment."""
+    return sum(
+        file_size(part) for part in [*(store.chunk_paths() or []), store.segment]
+    )
+
+
 def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
     folder = path.parent.parent
     current = files.read_json_file(folder / "CURRENT", limit=SMALL_DOC)
@@ -426,7 +430,10 @@ def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
             if envelope:
                 break
     session = obj(envelope, "session")
-    if not session and not moved:
+    # the size here too: the segment grows at every turn, and CURRENT's listing, which
+    # says it as well, is read again only at the next generation (its problems said there)
+    store = load(folder, Diagnostics(), envelope=False)
+    if not session and not moved and store is None:
         return []
     return [
         Session(
@@ -435,6 +442,7 @@ def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
             title=one_line(text_of(session, "title")),
             updated=ms_time(session.get("updatedAt")),
             cwd=text_of(moved, "cwd"),  # newer than the snapshot's runtime state
+            bytes=_size(store) if store is not None else None,
             precedence=3,
             listed=False,
         )

@@ -96,7 +96,8 @@ def _scan(
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
     context_of = _context_hook(source, location)
     looks: Callable[[str], bool] | None = getattr(source, "looks_for_others", None)
-    tracked = owner_of is not None or context_of is not None or looks is not None
+    kin_of: Callable[[str], str | None] | None = getattr(source, "kin_of", None)
+    tracked = any(hook is not None for hook in (owner_of, context_of, looks, kin_of))
     came = False  # with `looks_for_others`: a file of this scan is new
     listed: set[str] = set()  # with companions or context files: what this scan listed
     given: set[str] = set()  # ... and yielded
@@ -130,6 +131,10 @@ def _scan(
         if looks is not None:  # a file came or went: the files that look for others
             yield from _others_changed(
                 source, location, looks, known, seen, listed, given, came
+            )
+        if kin_of is not None:  # one of files read together changed, came or went
+            yield from _kin_changed(
+                source, location, kin_of, known, seen, listed, given
             )
         if owner_of is not None:  # a companion gone changes its owner too
             owners.update(
@@ -235,6 +240,31 @@ def _others_changed(
             return
     for name in sorted(listed - given):
         if looks(name):
+            signature = freshness.file_signature(name)
+            if signature is not None:
+                given.add(name)
+                yield source.NAME, location, name, signature
+
+
+def _kin_changed(
+    source: Source,
+    location: Location,
+    kin_of: Callable[[str], str | None],
+    known: dict[str, tuple[int, int, int, str]],
+    seen: set[str],
+    listed: set[str],
+    given: set[str],
+) -> Iterator[Job]:
+    """The listed files read together with one that changed, came or went (`kin_of`, see
+    base.py), not yet yielded."""
+    kins = {kin for name in given if (kin := kin_of(name)) is not None}
+    kins.update(
+        kin for name in known if name not in seen and (kin := kin_of(name)) is not None
+    )
+    if not kins:
+        return
+    for name in sorted(listed - given):
+        if kin_of(name) in kins:
             signature = freshness.file_signature(name)
             if signature is not None:
                 given.add(name)

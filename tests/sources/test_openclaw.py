@@ -788,3 +788,27 @@ def test_a_store_entrys_fork_source_and_auto_label_are_read_too(tmp_path: Path) 
     assert found[MAIN].title == "Inventory sync"
     assert found[GROUP].extra["forked_from_id"] == MAIN
     assert found[GROUP].title == "Family chat"  # its subject still
+
+
+def test_a_spawner_in_another_agents_store_lists_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-agent of the coder agent whose spawner's key is the main agent's: when the
+    main store gives that key a new session (`/new`), a warm list names the new one as
+    its parent, as a cold list does (warm kept the old, the coder store unchanged)."""
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    assert (
+        list_rows(home, tmp_path / "warm", monkeypatch, "--all")[CODER]["parent_id"]
+        == MAIN
+    )
+    store = home / SESSIONS / "sessions.json"
+    members = json.loads(store.read_text())
+    members["agent:main:main"]["sessionId"] = GROUP
+    members["agent:main:main"].pop("sessionFile", None)
+    store.write_text(json.dumps(members))
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, "--all")
+    assert warm[CODER]["parent_id"] == GROUP

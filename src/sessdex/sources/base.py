@@ -219,6 +219,16 @@ class Source(Protocol):
 # such file again.
 
 
+# --- files read together (optional) ------------------------------------------------------
+#
+# A source whose `parse` of one file reads others of its kind (a store that resolves the
+# keys it names through the stores beside it) defines, at module level,
+# `kin_of(path) -> str | None`: a name such files share (the folder that holds them), None
+# for any other. When one of them changes, comes or goes, the index parses again each
+# listed file of the same name. For small files only: each is read again at every change
+# of any of them.
+
+
 # --- why a session cannot be resumed (optional) -------------------------------------------
 #
 # A source whose `resume` returns None for some sessions of an app that does resume others

@@ -73,6 +73,7 @@ reset) are not followed: a later entry's `parentId` is taken as it is.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -183,6 +184,20 @@ def _is_listed(name: str, names: set[str]) -> bool:
         return True
     reset = _RESET.fullmatch(name)
     return reset is not None and f"{reset.group(1)}.jsonl" not in names
+
+
+def kin_of(path: str) -> str | None:
+    """The `agents/` folder of a `sessions.json`, for each store of the install: a
+    sub-agent's parent may be a key of another agent's store (see base.py)."""
+    sessions, name = os.path.split(path)
+    agents = os.path.dirname(os.path.dirname(sessions))
+    if (
+        name != _STORE
+        or os.path.basename(sessions) != "sessions"
+        or os.path.basename(agents) != "agents"
+    ):
+        return None
+    return agents
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -749,6 +749,34 @@ def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_listed(
     app.close()
 
 
+def test_a_database_cut_short_lists_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database cut to half (a copy broken off, a disk that lost its end) lists what a
+    first listing of it lists, warm too: the rows a warm list kept from before are kept
+    only where the file could not be read for now (no room for its copy), not where it
+    is damaged; the problem is said either way."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+    from tests.helpers import list_rows
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "hermes" / "home", home)
+    db = home / ".hermes" / "state.db"
+    before = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "warm"))
+    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    assert f"cannot read {db}" in result.stderr
+    warm = {row["id"]: row for row in json.loads(result.stdout)}
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, "--all")
+    assert len(warm) < len(before)
+
+
 def test_a_session_dated_far_in_the_future_is_not_listed_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -89,13 +89,37 @@ def open_sqlite(
     name = os.fspath(path)
     if login:
         _hold_login(name, login if isinstance(login, tuple) else ())
-    connection = _connect(name)
+    try:
+        connection = _connect(name)
+    except OSError as error:
+        reading = inplace.current()
+        if error.errno in _FOR_NOW and reading is not None:
+            reading.for_now = True  # the database itself may be whole: kept as it was
+        raise
     connection.text_factory = _lenient_text
     # what a read depended on: the database, and its WAL (its newest rows), there or not
     freshness.note_opened(name)
     freshness.note_opened(name + "-wal")
     return connection
 
+
+# what keeps a copy from being made for now (a full disk, a database changing under every
+# try), not anything in the database
+_FOR_NOW = frozenset(
+    getattr(errno, name)
+    for name in (
+        "ENOSPC",
+        "EDQUOT",
+        "EAGAIN",
+        "EIO",
+        "EROFS",
+        "EMFILE",
+        "ENFILE",
+        "ENOMEM",
+        "EBUSY",
+    )
+    if hasattr(errno, name)
+)
 
 _lenient_text = functools.partial(str, encoding="utf-8", errors="replace")
 

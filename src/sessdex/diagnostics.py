@@ -173,6 +173,9 @@ class Diagnostics:
     unfinished: dict[str, int] = field(default_factory=dict)
     # reason -> lines read with damage (`damage`): shown, not skipped; named in `details`
     damaged: Counter[str] = field(default_factory=Counter)
+    # the file could not be read for now, not for what it holds (no room for a copy of
+    # it, or it changed under every read): what the index held of it is kept
+    for_now: bool = False
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a
@@ -186,6 +189,7 @@ class Diagnostics:
             or self.passed_over
             or self.unfinished
             or self.damaged
+            or self.for_now
         ):
             return (Diagnostics, ())
         return (
@@ -199,6 +203,7 @@ class Diagnostics:
                 dict(self.passed_over),
                 self.unfinished,
                 dict(self.damaged),
+                self.for_now,
             ),
         )
 
@@ -439,6 +444,7 @@ def _restored(
     passed_over: dict[str, int],
     unfinished: dict[str, int],
     damaged: dict[str, int],
+    for_now: bool,
 ) -> Diagnostics:
     return Diagnostics(
         Counter(skipped),
@@ -449,6 +455,7 @@ def _restored(
         Counter(passed_over),
         unfinished,
         Counter(damaged),
+        for_now,
     )
 
 

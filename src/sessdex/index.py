@@ -273,11 +273,15 @@ class Index:
         return report
 
     def _broke_off(self, result: Parsed, known: Mapping[str, object]) -> bool:
-        """Whether a file the index holds sessions of gave none, with a problem (its
-        database could not be opened or copied: a full disk, a lock): its sessions stay
-        listed as they were, the problem is said, and it is read again next time."""
+        """Whether a file the index holds sessions of gave none, with a problem that is
+        not in the file (no room for a copy of its database, or it changed under every
+        read: `Diagnostics.for_now`): its sessions stay listed as they were, the problem
+        is said, and it is read again next time. A file that is damaged (a cut database
+        or document) drops them, as a first listing of it would not show them."""
         _, name, _, fragments, diagnostics = result
-        if fragments or not diagnostics.problems or name not in known:
+        if fragments or not (diagnostics.problems and diagnostics.for_now):
+            return False
+        if name not in known:
             return False
         held = self.db.execute(
             "SELECT 1 FROM fragments WHERE path = ? LIMIT 1", (name,)

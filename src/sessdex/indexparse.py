@@ -68,6 +68,7 @@ def parse_one(job: Job) -> Parsed:
             try:
                 sessions, diagnostics = parse_as_is(app, location, name)
                 moved = reading.moved()
+                diagnostics.for_now = reading.for_now
             finally:
                 reading.close()
         moves += moved
@@ -80,6 +81,7 @@ def parse_one(job: Job) -> Parsed:
     else:
         if moved:
             diagnostics.problem(f"{app}: {name} changed during every read of it")
+            diagnostics.for_now = True
     if not sessions and (diagnostics.skipped or diagnostics.problems):
         diagnostics = _refused_or(diagnostics, name)
         if diagnostics.skipped[FILE_REFUSED]:

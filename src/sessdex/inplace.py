@@ -67,6 +67,8 @@ class Reading:
         ] = {}  # database -> (file, state)
         self._moved = False
         self._outer: Reading | None = None
+        # a database of the read could not be opened for now (`databases.open_sqlite`)
+        self.for_now = False
 
     def open_in_place(self, name: str) -> bool:
         """Note database `name`'s state before it is opened in place; False when a write

@@ -56,7 +56,7 @@ from .indexrows import Parsed
 from .indexscan import Job, Notes, RefreshReport, scan_all
 from .indexschema import begin_write
 from .model import Session
-from .sources import Home, Source
+from .sources import Home, Location, Source
 from .views.records import session_from_state
 from .workers import quiet_on_interrupt, signals_held
 
@@ -366,12 +366,31 @@ class Index:
             held = self.db.execute("SELECT 1 FROM files WHERE path = ?", (owner,))
             if owned is not None and held.fetchone() is not None:
                 jobs.append((source.NAME, location, owner, owned))
+        jobs += self._kin_jobs(source, location, path)
         report = RefreshReport() if report is None else report
         parsed = [parse_one(job) for job in jobs]
         for result in parsed:
             _count(report, result)
         self._write(parsed, [])
         return True
+
+    def _kin_jobs(self, source: Source, location: Location, path: str) -> list[Job]:
+        """The other files the index holds that are read together with `path` (`kin_of`,
+        see base.py), to parse again with it."""
+        kin_of: Callable[[str], str | None] | None = getattr(source, "kin_of", None)
+        kin = kin_of(path) if kin_of is not None else None
+        if kin_of is None or kin is None:
+            return []
+        jobs: list[Job] = []
+        for (other,) in self.db.execute(
+            "SELECT path FROM files WHERE app = ? AND path != ?", (source.NAME, path)
+        ):
+            if kin_of(other) != kin:
+                continue
+            held = freshness.file_signature(other)
+            if held is not None:
+                jobs.append((source.NAME, location, other, held))
+        return jobs
 
     def _write(
         self,

@@ -812,3 +812,36 @@ def test_a_spawner_in_another_agents_store_lists_warm_as_cold(
     warm = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch, "--all")
     assert warm[CODER]["parent_id"] == GROUP
+
+
+def test_a_spawner_in_another_agents_store_lists_warm_as_cold_on_the_quick_path(
+    tmp_path: Path,
+) -> None:
+    """The same through `sessdex` itself, whose warm list reads a changed file alone
+    where no folder changed: the other stores are read with it."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    command = [sys.executable, "-m", "sessdex", "list", "--json", "--all", "--home"]
+
+    def listed(state: str) -> dict[str, object]:
+        done = subprocess.run(
+            [*command, str(home)],
+            env={**os.environ, "SESSDEX_HOME": str(tmp_path / state)},
+            capture_output=True,
+            check=True,
+        )
+        return {row["id"]: row["parent_id"] for row in json.loads(done.stdout)}
+
+    assert listed("warm")[CODER] == MAIN
+    store = home / SESSIONS / "sessions.json"
+    members = json.loads(store.read_text())
+    members["agent:main:main"]["sessionId"] = GROUP
+    members["agent:main:main"].pop("sessionFile", None)
+    store.write_text(json.dumps(members))
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm[CODER] == GROUP

@@ -154,7 +154,6 @@ def parsed_live(home: Path, live: Path, mode: str, repeat: int = 20) -> float:
         start = time.perf_counter()
         for _ in range(repeat):
             _claude_spawns._kept.clear()
-            _claude_spawns._leads.clear()
             [row] = claude.parse(live, location, Diagnostics())
             assert mode == "off" or row.parent_id == "s" + "0" * 16  # its spawner
         return (time.perf_counter() - start) / repeat
@@ -179,7 +178,6 @@ def parsed(home: Path, look_up: bool) -> tuple[float, int]:
     location = claude.locate(Home.at(home))
     paths = [Path(name) for name in claude.scan(location)]
     _claude_spawns._kept.clear()
-    _claude_spawns._leads.clear()
     spawner = _claude_spawns.spawner
     if not look_up:
         _claude_spawns.spawner = lambda *_: None  # type: ignore[assignment]

@@ -18,7 +18,7 @@ import pytest
 
 from sessdex import sources
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Session, merge
+from sessdex.model import Session, merge, typed_by_leads
 from sessdex.sources import Home, Source
 
 
@@ -251,7 +251,7 @@ def sessions_of(source: Source, home: Path) -> dict[str, Session]:
     for path in source.scan(location):
         for session in source.parse(Path(path), location, Diagnostics()):
             parts.setdefault(session.id, []).append(session)
-    return {key: merge(value) for key, value in parts.items()}
+    return typed_by_leads({key: merge(value) for key, value in parts.items()})
 
 
 def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:

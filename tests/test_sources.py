@@ -21,7 +21,7 @@ import pytest
 from sessdex import sources
 from sessdex.diagnostics import Diagnostics
 from sessdex.indexparse import parse_as_is
-from sessdex.model import EVENT_KINDS, Session, merge
+from sessdex.model import EVENT_KINDS, Session, merge, typed_by_leads
 from sessdex.reading import read_session
 from sessdex.sources import Home, Source
 
@@ -38,7 +38,7 @@ def discover(
     for path in source.scan(location):
         for session in source.parse(Path(path), location, diagnostics):
             fragments.setdefault(session.id, []).append(session)
-    merged = {key: merge(parts) for key, parts in fragments.items()}
+    merged = typed_by_leads({key: merge(parts) for key, parts in fragments.items()})
     return {key: s for key, s in merged.items() if s.listed}
 
 

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-SCHEMA_VERSION = 4  # the number of migrations in `indexschema.MIGRATIONS`
+SCHEMA_VERSION = 5  # the number of migrations in `indexschema.MIGRATIONS`
 
 
 def state_home() -> str | None:

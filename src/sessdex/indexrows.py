@@ -20,6 +20,7 @@ from .indexscan import Notes
 from .indexschema import begin_write
 from .model import Session
 from .views.records import (
+    TITLE_LIMIT,
     merge_states,
     parse_iso,
     session_encodings,
@@ -261,7 +262,7 @@ def _merge(
                 ):
                     held.setdefault((app, session_id), []).append(state)
     gone: list[tuple[str, str]] = []
-    rows: list[tuple[object, ...]] = []
+    rows: list[_Row] = []
     for key in keys:
         new = fresh.get(key, [])
         old = held.get(key, [])
@@ -279,10 +280,87 @@ def _merge(
             gone.append(key)
             continue
         rows.append((app, session_id, parent_id, updated, cwd, search, record, state))
+    rows += _typed_by_leads(db, rows, gone)
     db.executemany("DELETE FROM sessions WHERE app = ? AND id = ?", gone)
     db.executemany(
         "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
     )
+
+
+# A sub-agent whose own files name no type may say which of its lead's calls started it
+# (`spawn_key` in its extra); a lead says what its calls asked for (`spawn_types` in its
+# extra: key -> type). The sub-agent's row takes its type here, where rows are written:
+# a lead read again (it grows every turn) retypes its sub-agents' rows, none of their
+# files read again, so that a warm list says what a cold one does.
+_KEY, _TYPES = b'"spawn_key"', b'"spawn_types"'
+_Row = tuple[str, str, str | None, float | None, str | None, str, bytes, bytes]
+
+
+def _typed_by_leads(
+    db: sqlite3.Connection, rows: list[_Row], gone: list[tuple[str, str]]
+) -> list[_Row]:
+    """Types `rows` that hold a spawn key from their lead's row (among `rows`, else the
+    stored one), in place; gives the stored rows of the sub-agents of each lead in
+    `rows` or `gone` whose type that lead changes, to write too."""
+    written = {(row[0], row[1]): n for n, row in enumerate(rows)}
+    dropped = set(gone)
+    leads: dict[tuple[str, str], dict[str, object]] = {}
+
+    def types_of(app: str, lead: str) -> dict[str, object]:
+        key = (app, lead)
+        if key not in leads:
+            n = written.get(key)
+            state = rows[n][7] if n is not None else None
+            if n is None and key not in dropped:
+                found = db.execute(
+                    "SELECT state FROM sessions WHERE app = ? AND id = ?", key
+                ).fetchone()
+                state = found[0] if found is not None else None
+            leads[key] = _spawn_types(state)
+        return leads[key]
+
+    for n, row in enumerate(rows):
+        app, _, lead, *_ = row
+        if lead is not None and _KEY in row[7]:
+            rows[n] = _typed(row, types_of(app, lead)) or row
+    retyped: list[_Row] = []
+    changed = [key for key, n in written.items() if _TYPES in rows[n][7]]
+    for app, lead in [*changed, *dropped]:
+        for stored in db.execute(
+            "SELECT app, id, parent_id, updated, cwd, search, record, state"
+            " FROM sessions WHERE app = ? AND parent_id = ?",
+            (app, lead),
+        ):
+            if (app, stored[1]) not in written and _KEY in stored[7]:
+                typed = _typed(stored, types_of(app, lead))
+                if typed is not None:
+                    retyped.append(typed)
+    return retyped
+
+
+def _spawn_types(state: bytes | None) -> dict[str, object]:
+    """A lead's spawn types, from its row's state (none: no such lead)."""
+    if state is None or _TYPES not in state:
+        return {}
+    extra = orjson.loads(state).get("extra")
+    types = extra.get("spawn_types") if isinstance(extra, dict) else None
+    return types if isinstance(types, dict) else {}
+
+
+def _typed(row: _Row, types: dict[str, object]) -> _Row | None:
+    """`row` with the type `types` gives its spawn key; None where that is its type."""
+    value = orjson.loads(row[7])
+    extra = value.get("extra")
+    key = extra.get("spawn_key") if isinstance(extra, dict) else None
+    found = types.get(key) if isinstance(key, str) else None
+    agent_type = found if isinstance(found, str) else None
+    if agent_type is not None and len(agent_type) > TITLE_LIMIT:  # as a record cuts it
+        agent_type = agent_type[: TITLE_LIMIT - 1] + "\u2026"
+    if value.get("agent_type") == agent_type:
+        return None
+    value["agent_type"] = agent_type
+    state, record = state_encodings(value)
+    return (*row[:6], record, state)
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

@@ -129,12 +129,23 @@ def _m004_home(db: sqlite3.Connection) -> None:
     _script(db, "CREATE TABLE home (path TEXT NOT NULL)")
 
 
+def _m005_sessions_parent(db: sqlite3.Connection) -> None:
+    """Sessions by their lead: a lead written again retypes its sub-agents' rows
+    (`indexrows`), found without reading every row."""
+    _script(
+        db,
+        "CREATE INDEX sessions_parent ON sessions(app, parent_id)"
+        " WHERE parent_id IS NOT NULL",
+    )
+
+
 # Numbered migrations: append, never edit a released one.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
     _m002_usage,
     _m003_notes,
     _m004_home,
+    _m005_sessions_parent,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 

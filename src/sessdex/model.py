@@ -188,6 +188,26 @@ def merge(fragments: list[Session]) -> Session:
     )
 
 
+def typed_by_leads(sessions: Mapping[str, Session]) -> dict[str, Session]:
+    """One app's merged sessions by id, each sub-agent whose files name no type but say
+    which of its lead's calls started it (`extra["spawn_key"]`) typed as that lead (its
+    `parent_id`) says its calls asked (`extra["spawn_types"]`: key -> type): a lead that
+    grows types its sub-agents, none of their files read again. (The index does the same
+    on the stored rows: `indexrows`.)"""
+    typed = dict(sessions)
+    for key, session in sessions.items():
+        spawn = session.extra.get("spawn_key")
+        if not isinstance(spawn, str) or session.parent_id is None:
+            continue
+        lead = sessions.get(session.parent_id)
+        types = lead.extra.get("spawn_types") if lead is not None else None
+        found = types.get(spawn) if isinstance(types, dict) else None
+        typed[key] = replace(
+            session, agent_type=found if isinstance(found, str) else None
+        )
+    return typed
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One thing that happened in a session, in the one closed set of kinds.

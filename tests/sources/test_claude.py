@@ -1867,11 +1867,11 @@ def test_a_live_sub_agent_without_meta_reads_only_siblings_written_since_its_cal
     assert (row.parent_id, row.agent_type) == ("s1", "x")
     assert sorted(scanned) == ["agent-b1.jsonl", "agent-s1.jsonl"]
     # one of the old ones, listed in the same process, still finds its spawner's call
-    # (none here: it is the lead's) and every sibling is then read, once, and the
-    # lead's ends, once, for its call
+    # (none here: it is the lead's) and every sibling is then read, once; the lead's
+    # call is looked up by the index, in what the lead's own listing found
     [first] = claude.parse(folder / "agent-a0.jsonl", location, Diagnostics())
     assert first.parent_id == "s"
-    assert len(scanned) == 43 and scanned.count("s.jsonl") == 1
+    assert len(scanned) == 42 and "s.jsonl" not in scanned
 
 
 def test_a_sub_agent_without_meta_has_one_spawner_whatever_was_listed_before_it(
@@ -2211,3 +2211,58 @@ def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert (warm["agent_type"], warm["title"]) == ("auditor", "Audit")
+
+
+def test_a_sub_agent_typed_by_its_leads_call_lists_warm_as_cold_when_the_lead_alone_grows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-agent without a meta file takes its type from its lead's call: a warm `list`
+    read it again only when its own file changed, so a call the lead wrote after the
+    child's file was listed typed it in a cold list alone."""
+    home = tmp_path / "home"
+    lead = "6f1e2d3c-0000-4000-8000-000000000001"
+    project = home / ".claude" / "projects" / "-home-dev-app"
+    opening = [prompt(1, "go", sessionId=lead), reply(2, "ok", sessionId=lead)]
+    write(project / f"{lead}.jsonl", opening)
+    task = prompt(3, "Review the diff.", isSidechain=True, agentId="b1", sessionId=lead)
+    child = [task, reply(4, "done", isSidechain=True, agentId="b1", sessionId=lead)]
+    write(project / lead / "subagents" / "agent-b1.jsonl", child)
+
+    def listed(state: str) -> dict[str, object]:
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")["b1"]
+
+    assert listed("warm")["agent_type"] is None
+    call = {"type": "tool_use", "id": "toolu_7", "name": "Agent",
+            "input": {"prompt": "Review the diff.", "subagent_type": "reviewer",
+                      "description": "Review"}}  # fmt: skip
+    spawn = reply(5, "", sessionId=lead)
+    spawn["message"]["content"] = [call]  # type: ignore[index]
+    write(project / f"{lead}.jsonl", [*opening, spawn])
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["agent_type"] == "reviewer"
+    # a sub-agent written after its lead's call: typed by the lead's row as it stands
+    asked = {**task, "agentId": "b2", "message": {"role": "user", "content": "Fix it."}}
+    write(project / lead / "subagents" / "agent-b2.jsonl", [asked])
+    fixing = {
+        **call,
+        "id": "toolu_8",
+        "input": {"prompt": "Fix it.", "subagent_type": "fixer"},
+    }
+    write(project / f"{lead}.jsonl", [*opening, spawn, {**spawn, "uuid": "u6",
+          "message": {**spawn["message"], "content": [fixing]}}])  # fmt: skip
+    rows = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
+    assert rows == list_rows(home, tmp_path / "cold2", monkeypatch, "--all")
+    assert (rows["b1"]["agent_type"], rows["b2"]["agent_type"]) == ("reviewer", "fixer")
+    # the call gone again (the lead rewound and rewritten): untyped, warm as cold
+    write(project / f"{lead}.jsonl", [*opening, reply(5, "no", sessionId=lead)])
+    warm = listed("warm")
+    assert warm == listed("cold3")
+    assert warm["agent_type"] is None
+    # the lead gone: its sub-agents name no type, warm as cold
+    write(project / f"{lead}.jsonl", [*opening, spawn])
+    assert listed("warm")["agent_type"] == "reviewer"
+    (project / f"{lead}.jsonl").unlink()
+    rows = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
+    assert rows == list_rows(home, tmp_path / "cold4", monkeypatch, "--all")
+    assert rows["b1"]["agent_type"] is None

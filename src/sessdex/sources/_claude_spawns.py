@@ -11,13 +11,15 @@ since the folder was read finds no spawner in what is kept, and then only if it 
 A spawner writes its call just before its child starts and its result after: a sibling
 last written well before the child started holds neither and is not read, so that a
 warm listing of the one sub-agent still writing reads the few siblings written lately.
+A lead's own calls are not looked up here: its listing says what they asked for
+(`types_by_task`), and the index types the sub-agents it started.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -79,28 +81,26 @@ def spawner(
     return _match(kept, own, agent, task, since, oldest)  # what it alone would see
 
 
-_leads: dict[str, tuple[int, int, tuple[Spawn, ...], frozenset[str]]] = {}
+def types_by_task(blocks: Iterable[tuple[bytes, bool]], path: str) -> dict[str, str]:
+    """What a lead's calls in `blocks` (its head's and tail's data, each whether its first
+    piece is a whole line) name: the type asked for, by `task_key` of the prompt, for each
+    prompt one call alone asks with a type. A sub-agent whose own files name no type takes
+    it from there (`spawn_key`), through the index: a lead that grows is read again, its
+    many sub-agents not. A call in the middle of a long lead is not seen."""
+    spawns, _ = _spawns_in(_marked(blocks, _CALLS), "", path)
+    asked: dict[str, list[str | None]] = {}
+    for spawn in spawns:
+        asked.setdefault(spawn.task, []).append(spawn.agent_type)
+    return {
+        task_key(task): types[0]
+        for task, types in asked.items()
+        if len(types) == 1 and types[0] is not None
+    }
 
 
-def by_lead(lead: str, agent: str, task: str | None) -> Spawn | None:
-    """The lead's call that started `agent` (a file beside the lead, 2.0, or one whose
-    `.meta.json` is lost that no sibling spawned): the one call in the lead's head and
-    tail whose prompt is `task`, while none other there asks the same. A call in the
-    middle of a long lead is not seen. What a lead's ends hold is kept while it is
-    unchanged: its many sub-agents' files read it once."""
-    try:
-        stat = os.stat(lead)
-    except (OSError, ValueError):
-        return None
-    known = _leads.get(lead)
-    if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
-        if len(_leads) >= _KEPT:
-            _leads.clear()
-        name = os.path.basename(lead)[: -len(".jsonl")]
-        spawns, results = _scan(lead, name, stat.st_size)
-        known = _leads[lead] = (stat.st_size, stat.st_mtime_ns, spawns, results)
-    asked = [spawn for spawn in known[2] if task and spawn.task == task]
-    return asked[0] if len(asked) == 1 else None
+def task_key(task: str) -> str:
+    """A task's text as a short key, the same in every process."""
+    return format(rec.task_key(task), "016x")
 
 
 def _oldest(since: datetime | None) -> int:
@@ -183,19 +183,27 @@ def _read(folder: str, old: _Folder | None, oldest: int) -> _Folder:
     return kept
 
 
-_MARKS = (b'"Agent"', b'"Task"', b'"toolUseResult"')
+_CALLS = (b'"Agent"', b'"Task"')
+_MARKS = (*_CALLS, b'"toolUseResult"')
 
 
 def _lines(path: str, size: int) -> Iterator[tuple[bytes, bool]]:
-    """The head's and tail's lines that may hold a spawn or its result: found by a byte
-    search of each block, so the other lines are never split out nor parsed."""
+    """The head's and tail's lines that may hold a spawn or its result."""
     blocks: list[tuple[bytes, bool]] = []  # (data, whether its first piece is whole)
     if size > files.TAIL_BYTES:  # the tail is not the whole file: its head too
         blocks.extend((line.data + b"\n", True) for line in files.head_lines(path))
     start, data = files.tail_bytes(path)
     blocks.append((data, start == 0))
+    return _marked(blocks)
+
+
+def _marked(
+    blocks: Iterable[tuple[bytes, bool]], marks: tuple[bytes, ...] = _MARKS
+) -> Iterator[tuple[bytes, bool]]:
+    """The lines of `blocks` that hold one of `marks` (a spawn or its result): found by
+    a byte search of each block, so the other lines are never split out nor parsed."""
     for data, whole in blocks:
-        for mark in _MARKS:  # a line with two marks is given twice: `_scan` keeps one
+        for mark in marks:  # a line with two marks is given twice: `_scan` keeps one
             hit = data.find(mark)
             while hit >= 0:
                 begin = data.rfind(b"\n", 0, hit) + 1
@@ -208,36 +216,41 @@ def _lines(path: str, size: int) -> Iterator[tuple[bytes, bool]]:
 
 def _scan(path: str, agent: str, size: int) -> tuple[tuple[Spawn, ...], frozenset[str]]:
     """The spawns and the agent ids spawn results name in a file's head and tail."""
+    try:
+        return _spawns_in(_lines(path, size), agent, path)
+    except OSError:
+        return (), frozenset()  # gone or unreadable: it names no child
+
+
+def _spawns_in(
+    lines: Iterator[tuple[bytes, bool]], agent: str, path: str
+) -> tuple[tuple[Spawn, ...], frozenset[str]]:
+    """The spawns `agent` made and the agent ids spawn results name, in `lines`."""
     spawns: dict[str, Spawn] = {}  # by call id: head and tail may share lines
     results: set[str] = set()
-    try:
-        for data, complete in _lines(path, size):
-            record = rec.load(data, complete, 0, None, path)
-            if record is None:
+    for data, complete in lines:
+        record = rec.load(data, complete, 0, None, path)
+        if record is None:
+            continue
+        outcome = record.get("toolUseResult")
+        if isinstance(outcome, dict) and (child := rec.string(outcome.get("agentId"))):
+            results.add(child)
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if record.get("type") != "assistant" or not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict):
                 continue
-            outcome = record.get("toolUseResult")
-            if isinstance(outcome, dict) and (
-                child := rec.string(outcome.get("agentId"))
-            ):
-                results.add(child)
-            message = record.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            if record.get("type") != "assistant" or not isinstance(content, list):
+            call, task = rec.spawn(block)
+            spec = block.get("input")
+            if call is None or not task or not isinstance(spec, dict):
                 continue
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                call, task = rec.spawn(block)
-                spec = block.get("input")
-                if call is None or not task or not isinstance(spec, dict):
-                    continue
-                spawns[call] = Spawn(
-                    agent,
-                    task,
-                    rec.string(spec.get("subagent_type")),
-                    rec.string(spec.get("description")),
-                    rec.moment(record.get("timestamp")),
-                )
-    except OSError:
-        pass  # gone or unreadable: it names no child
+            spawns[call] = Spawn(
+                agent,
+                task,
+                rec.string(spec.get("subagent_type")),
+                rec.string(spec.get("description")),
+                rec.moment(record.get("timestamp")),
+            )
     return tuple(spawns.values()), frozenset(results)

@@ -20,7 +20,10 @@ sub-agent whose `.meta.json` is lost is listed under the sibling whose call its 
 line's prompt is, or whose result names it (`_claude_spawns`: the siblings' heads and
 tails, as `tree` links it), else under its session. A sub-agent no meta file
 types (2.0's, beside the lead, or one the lead spawned whose meta is lost) takes the type
-of the lead's call whose prompt is its first line, where the lead's head or tail holds it. A custom or AI title line
+of the lead's call whose prompt is its first line, where the lead's head or tail holds it:
+the lead's listing keeps what its calls asked for (`extra["spawn_types"]`) and the
+sub-agent's names its prompt (`spawn_key`), joined by the index, so that a lead that
+grows types its sub-agents without their files read again. A custom or AI title line
 over the line cap (a pasted text as a name) gives the start of its title from its first
 bytes (`files.OPENING`), the rest never held. Both ends are searched key by key rather
 than split into lines: a line is parsed only when it holds the key of a field that can
@@ -538,16 +541,18 @@ def parse(
         if parent_id is None or parent_id == session_id:
             return []  # a side file we cannot place: its parent reads it
         if agent_type is None and parent_id == found.session_ref:
-            # no meta file names its type: the lead's call does, where its ends hold it
-            lead = os.path.dirname(name)
-            lead = os.path.dirname(os.path.dirname(lead)) if in_folder else lead
+            # no meta file names its type: the lead's call does, where its ends hold
+            # it; the index looks it up there, so that the lead grown alone types it
             task = task or _task_prompt(head, load)
-            if _SESSION_ID.fullmatch(parent_id):
-                lead = os.path.join(lead, parent_id + ".jsonl")
-                spawn = _claude_spawns.by_lead(lead, session_id, task)
-                agent_type = spawn.agent_type if spawn is not None else None
+            if task:
+                extra["spawn_key"] = _claude_spawns.task_key(task)
         if title is None:  # a sub-agent's task prompt is its title
             title = task
+    else:  # what its calls asked for: the type of each sub-agent that names none
+        ends = [(tail.data[tail.begin : tail.end], True)]
+        if head is not tail:
+            ends.append((head.data[head.begin : head.end], True))
+        extra["spawn_types"] = dict(_claude_spawns.types_by_task(ends, name))
     return [
         Session(
             app=NAME,

@@ -255,3 +255,28 @@ def test_a_naive_time_follows_the_local_zone_when_it_changes(
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_a_leads_spawn_types_from_several_files_are_joined_the_higher_winning() -> None:
+    """A Vibe 3 lead's newest spawns are in its journal, the older in its chunks: each
+    file says what it alone holds, and a sub-agent spawned in either is typed."""
+    from sessdex.views.records import (
+        merge_states,
+        session_encodings,
+        session_state,
+        state_encodings,
+    )
+
+    chunks = Session(app="vibe", id="l", precedence=1,
+                     extra={"spawn_types": {"c1": "explore", "c2": "old"}})  # fmt: skip
+    journal = Session(app="vibe", id="l", precedence=3, listed=False,
+                      extra={"spawn_types": {"c2": "review"}})  # fmt: skip
+    child = Session(app="vibe", id="c1", parent_id="l", extra={"spawn_key": "c1"})
+    for order in ([chunks, journal], [journal, chunks]):
+        lead = merge(order)
+        assert lead.extra["spawn_types"] == {"c1": "explore", "c2": "review"}
+        assert state_encodings(
+            merge_states([session_state(s) for s in order])
+        ) == session_encodings(lead)
+        typed = model.typed_by_leads({"l": lead, "c1": child})
+        assert typed["c1"].agent_type == "explore"

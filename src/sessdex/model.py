@@ -7,7 +7,7 @@ app's format.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Literal, TypeAlias
@@ -176,6 +176,9 @@ def merge(fragments: list[Session]) -> Session:
     extra: dict[str, JSONValue] = {}
     for fragment in reversed(ordered):
         extra.update(fragment.extra)
+    spawns = [s.extra.get(SPAWN_TYPES) for s in reversed(ordered)]
+    if sum(isinstance(types, dict) for types in spawns) > 1:
+        extra[SPAWN_TYPES] = joined_spawns(spawns)
     first = ordered[0]
     return Session(
         app=first.app,
@@ -186,6 +189,21 @@ def merge(fragments: list[Session]) -> Session:
         extra=extra,
         **values,
     )
+
+
+# what a lead's spawn calls asked for, key -> type (see `typed_by_leads`); where several
+# of its files say, each adds what it alone holds (a newer journal, older chunks)
+SPAWN_TYPES = "spawn_types"
+
+
+def joined_spawns(maps: Sequence[object]) -> dict[str, JSONValue]:
+    """The spawn types of several fragments, lowest precedence first: a key the higher
+    names wins."""
+    joined: dict[str, JSONValue] = {}
+    for types in maps:
+        if isinstance(types, dict):
+            joined.update(types)
+    return joined
 
 
 def typed_by_leads(sessions: Mapping[str, Session]) -> dict[str, Session]:

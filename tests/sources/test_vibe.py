@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, Usage, merge
+from sessdex.model import Event, Session, Usage, merge, typed_by_leads
 from sessdex.sources import Home, vibe
 from tests.helpers import list_rows
 
@@ -38,7 +38,7 @@ def sessions(home: Path = HOME) -> dict[str, Session]:
     for path in vibe.scan(location):
         for session in vibe.parse(path, location, Diagnostics()):
             fragments.setdefault(session.id, []).append(session)
-    merged = {key: merge(parts) for key, parts in fragments.items()}
+    merged = typed_by_leads({key: merge(parts) for key, parts in fragments.items()})
     return {key: session for key, session in merged.items() if session.listed}
 
 
@@ -746,3 +746,31 @@ def test_a_grown_journal_counts_in_bytes_warm_as_cold(
         stream.write(b'{"type": "core_input", "payload": {}}\n' * 20)
     warm = list_rows(home, tmp_path / "warm", monkeypatch)
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+
+
+def test_a_unified_sub_agent_lists_warm_as_cold_when_its_lead_alone_writes_its_spawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Vibe 3 sub-agent's type is in its lead's spawn: a warm `list` read the sub-agent
+    again only when its own files changed, so a spawn the lead's journal gained after the
+    sub-agent was listed typed it in a cold list alone."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    lead = home / ".vibe" / "logs" / "session" / "unified" / LEAD
+    for chunk in lead.glob("chunks/*.json"):  # the spawn not written yet
+        chunk.write_text(chunk.read_text().replace(CHILD, "child-other"))
+
+    def listed(state: str) -> dict[str, object]:
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")[CHILD]
+
+    assert listed("warm")["agent_type"] is None
+    effect = {"type": "effect", "id": "effect-9", "detail": {
+        "kind": "subagent", "childSessionId": CHILD, "toolName": "agents.spawn",
+        "input": {"agent": "reviewer", "task": "Review."}}}  # fmt: skip
+    record = {"type": "projection_delta", "sequence": 37,
+              "payload": {"delta": [{"op": "append_entry", "entry": effect}]}}  # fmt: skip
+    with open(lead / "journal" / "0000000000000037.jsonl", "a") as journal:
+        journal.write(json.dumps(record, separators=(",", ":")) + "\n")
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["agent_type"] == "reviewer"

@@ -10,7 +10,8 @@ journal segment `journal/<snapshot_sequence + 1>.jsonl` holds what happened sinc
 segments were folded into the snapshot already and are never replayed. Sub-agents are sibling
 folders `unified/child-<hex>/` with no meta.json; their envelope names the parent, and the
 parent's spawn effect names the child and its type (listed from the lead's newest journal
-and transcript chunks, `SPAWN_SEARCH` bytes at most). Checksums are not verified: we read, we do not restore.
+and transcript chunks, `SPAWN_SEARCH` bytes at most, as the lead's `spawn_types`: the index
+types the child's row from its lead's, so that a lead that grows types its children). Checksums are not verified: we read, we do not restore.
 """
 
 from __future__ import annotations
@@ -263,11 +264,8 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
         "subagent" if store.folder.name.startswith("child-") else "root"
     )
     alias = text_of(metadata, "active_model")
-    spawned = (
-        spawn_type(store.folder.parent, parent, store.session_id)
-        if parent and kind == "subagent" and _NAME.match(parent)
-        else None
-    )
+    # a sub-agent's type is in its lead's spawn (the index looks it up there by its id)
+    typed_by_lead = bool(parent and kind == "subagent" and _NAME.match(parent))
     return [
         Session(
             app=APP,
@@ -283,7 +281,6 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
             bytes=_size(store),
             # a fork (identity kind "fork", depth 0) is the user's own session
             parent_id=parent if kind != "fork" else None,
-            agent_type=spawned,
             precedence=1,  # above a legacy folder of the same id that Vibe 3 imported
             extra={
                 "engine": "unified",
@@ -291,31 +288,20 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
                 "subagent": kind == "subagent",
                 **({"model_alias": alias} if alias else {}),
                 **({"forked_from_id": parent} if kind == "fork" and parent else {}),
+                **({"spawn_key": store.session_id} if typed_by_lead else {}),
+                "spawn_types": _chunk_spawns(store),
             },
         )
     ]
 
 
-def spawn_type(unified: Path, lead: str, child: str) -> str | None:
-    """The agent type the lead's spawn of `child` names (what its tree shows): its own
-    files do not say it. Searched for in the lead's live journal segment's tail, then in
-    its transcript chunks from the newest back, `SPAWN_SEARCH` bytes at most (a child
-    spawned long before in a long lead stays untyped); a chunk is parsed only when its
-    bytes name the child."""
-    store = load(unified / lead, Diagnostics(), envelope=False)
-    if store is None:
-        return None
-    needle = b'"childSessionId":"' + child.encode() + b'"'
-    try:
-        lines = files.tail_lines(store.segment) if store.segment else []
-    except OSError:
-        lines = []  # none yet, or gone: the chunks may hold it
-    if lines:
-        for line in reversed(lines):
-            if needle in line.data:
-                found = _spawn_in(files.parse_json(line), child)
-                if found is not None:
-                    return found
+def _chunk_spawns(store: Store) -> dict[str, JSONValue]:
+    """The agent type each sub-agent's spawn names (what its tree shows; its own files do
+    not say it), in the transcript chunks from the newest back, `SPAWN_SEARCH` bytes at
+    most (a child spawned long before in a long lead stays untyped); a chunk is parsed
+    only when its bytes name a child. The live journal's tail comes first
+    (`_list_journal`), and the index types the sub-agents' rows from both."""
+    found: dict[str, JSONValue] = {}
     budget = SPAWN_SEARCH
     for chunk in reversed(store.chunk_paths() or []):
         size = file_size(chunk)
@@ -323,20 +309,31 @@ def spawn_type(unified: Path, lead: str, child: str) -> str | None:
         if budget < 0:
             break
         data = files.read_small(chunk, size + 1)
-        if data is None or needle not in data:
+        if data is None or _CHILD not in data:
             continue
         try:
-            found = _spawn_in(files.loads(data), child)
+            _add_spawns(found, files.loads(data), data)
         except orjson.JSONDecodeError:
             continue  # a broken chunk: `read` says so
-        if found is not None:
-            return found
-    return None
+    return found
 
 
-def _spawn_in(value: object, child: str) -> str | None:
-    """The agent type of the spawn effect of `child` within a chunk's list of entries or a
-    journal record (its delta's entries), as `_Translator._effect` reads one."""
+_CHILD = b'"childSessionId":"'
+
+
+def _add_spawns(found: dict[str, JSONValue], value: object, data: bytes) -> None:
+    """The type of each child whose first spawn effect in `value` (parsed from `data`,
+    which names it) names one, where `found` has none yet."""
+    for child, agent in _first_spawns(value).items():
+        if agent is not None and child not in found and _CHILD + child.encode() in data:
+            found[child] = agent
+
+
+def _first_spawns(value: object) -> dict[str, str | None]:
+    """The agent type of the first spawn effect of each child within a chunk's list of
+    entries or a journal record (its delta's entries), as `_Translator._effect` reads
+    one."""
+    first: dict[str, str | None] = {}
     stack, seen = [value], 0
     while stack and seen < 10_000:  # a record's few levels, never a walk without end
         item = stack.pop()
@@ -354,12 +351,12 @@ def _spawn_in(value: object, child: str) -> str | None:
             named = text_of(detail, "childSessionId") or text_of(
                 annotation, "childSessionId"
             )
-            if named == child:
+            if named and named not in first:
                 agent = text_of(obj(detail, "input"), "agent")
-                return agent or text_of(annotation, "agentType")
+                first[named] = agent or text_of(annotation, "agentType")
             continue
         stack.extend(v for v in item.values() if isinstance(v, dict | list))
-    return None
+    return first
 
 
 def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
@@ -407,6 +404,10 @@ def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
     moved: dict[str, object] = {}
     tail = files.tail_lines(path)
     files.note_unfinished_last(tail, diagnostics, str(path))  # Vibe still writing it
+    spawned: dict[str, JSONValue] = {}  # the newest spawns, before the chunks'
+    for line in reversed(tail):
+        if _CHILD in line.data:
+            _add_spawns(spawned, files.parse_json(line), line.data)
     for line in reversed(tail):
         if not moved and b'"session_relocated"' in line.data:
             record = files.parse_json(line)
@@ -433,7 +434,7 @@ def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
     # the size here too: the segment grows at every turn, and CURRENT's listing, which
     # says it as well, is read again only at the next generation (its problems said there)
     store = load(folder, Diagnostics(), envelope=False)
-    if not session and not moved and store is None:
+    if not session and not moved and store is None and not spawned:
         return []
     return [
         Session(
@@ -445,6 +446,7 @@ def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
             bytes=_size(store) if store is not None else None,
             precedence=3,
             listed=False,
+            extra={"spawn_types": spawned} if spawned else {},
         )
     ]
 

@@ -12,7 +12,15 @@ from typing import cast
 
 import orjson
 
-from ..model import FILLED_FIELDS, Event, JSONValue, Session, Usage
+from ..model import (
+    FILLED_FIELDS,
+    SPAWN_TYPES,
+    Event,
+    JSONValue,
+    Session,
+    Usage,
+    joined_spawns,
+)
 
 SESSION_FIELDS = (
     "app",
@@ -156,6 +164,13 @@ def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
     extra: dict[str, JSONValue] = {}
     for value in reversed(ordered):
         extra.update(cast(dict[str, JSONValue], value.get("extra") or {}))
+    spawns: list[object] = [
+        held.get(SPAWN_TYPES)
+        for value in reversed(ordered)
+        if isinstance(held := value.get("extra"), dict)
+    ]
+    if sum(isinstance(types, dict) for types in spawns) > 1:
+        extra[SPAWN_TYPES] = joined_spawns(spawns)
     merged["extra"] = extra
     merged["listed"] = (
         any(value.get("listed", True) for value in ordered)

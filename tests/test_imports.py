@@ -146,8 +146,10 @@ def test_a_warm_usage_loads_no_source_of_an_app_with_nothing_there(
     cold, warm = loaded
     assert "sessdex.sources.aider" in cold
     assert "sessdex.sources.gemini" in warm
-    # the apps with usage readers of their own are listed anew on every run
-    assert {"sessdex.sources.claude", "sessdex.sources.codex"} <= warm
+    # nor those that count their own files, whose kept listing holds (no folder)
+    assert "sessdex.sources.claude" in cold
+    assert "sessdex.sources.claude" not in warm
+    assert "sessdex.sources.codex" not in warm
     assert "sessdex.sources.aider" not in warm
     assert "sessdex.sources.opencode" not in warm
     # Rich's console and tables load only where a table is drawn, not for --json

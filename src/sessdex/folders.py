@@ -114,7 +114,7 @@ def entries(
 
 
 def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry[str]]:
-    """`entries`, not noted for the index: for walks no listing depends on (usage)."""
+    """`entries`, not noted for the index: for walks no listing depends on."""
     try:
         with os.scandir(directory) as it:
             found = sorted(

@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from . import files, folders, freshness, pathnames, sources
+from . import files, freshness, pathnames, sources, usage_listing
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
-from .sources.base import FoldedTooSoon, UsageRecord, UsageScan, not_text
+from .sources.base import FoldedTooSoon, UsageRecord, UsageScan
 from .zones import parse_tz as parse_tz  # usage.parse_tz, as it always was
 
 if TYPE_CHECKING:
@@ -417,15 +417,19 @@ def collect(
     out = Collected(catalogue=catalogue.label)
     index = Index(home)
     try:
-        # apps the index vouches hold nothing are not even imported (a warm run's time)
+        # apps the index vouches hold nothing are not even imported (a warm run's time),
+        # nor are those that count their own files while their kept listing holds
         named = apps or sources.BUILTIN
+        hooked = [name for name in named if name in sources.USAGE_HOOKED]
         idle = index.idle([n for n in named if n not in sources.USAGE_HOOKED])
-        selected = [sources.get(name) for name in named if name not in idle]
-        hooked = [s for s in selected if hasattr(s, "usage_records")]
         if hooked:
             # the files by the path the index reads the home by (a link's, or the real)
             _collect_files(index, index.home, hooked, catalogue, out, progress)
-        others = [s for s in selected if not hasattr(s, "usage_records")]
+        others = [
+            sources.get(name)
+            for name in named
+            if name not in idle and name not in sources.USAGE_HOOKED
+        ]
         if others:
             _collect_sessions(index, others, catalogue, out)
     finally:
@@ -470,12 +474,11 @@ def _lift(out: Collected) -> None:
 def _collect_files(
     index: Index,
     home: Home,
-    hooked: list[Source],
+    names: list[str],
     catalogue: Catalogue,
     out: Collected,
     progress: Progress | None,
 ) -> None:
-    names = [s.NAME for s in hooked]
     # without every file's reading state and keys: only a file read on needs its own
     cached = index.usage_files(names, whole=False)
     jobs: list[_Job] = []
@@ -487,34 +490,43 @@ def _collect_files(
     listed: list[tuple[str, str]] = []
     kept: dict[str, bytes] = {}
     fingerprint: dict[str, list[str]] = {}
-    for source in hooked:
-        location = source.locate(home)
-        unusable = not_text(location)
-        if unusable is not None:  # said, the app left out (as `list` does)
-            said = out.diagnostics.setdefault(source.NAME, Diagnostics())
-            said.problem(f"{source.NAME}: {unusable}")
-            continue
-        paths = out.files.setdefault(source.NAME, [])
-        for path in source.usage_files(location):  # type: ignore[attr-defined]
-            name = os.fspath(path)
+    meta: list[tuple[str, bytes]] = []
+    for app in names:
+        # the listing kept from the last run while it holds: the app's source is loaded
+        # only to list again, or to read a file that changed
+        stored = index.usage_meta(usage_listing.meta_name(app))
+        found = usage_listing.kept(stored, home)
+        if found is None:
+            listing = usage_listing.listed(sources.get(app), home)
+            if listing.kept != (stored or b""):
+                meta.append((usage_listing.meta_name(app), listing.kept))
+            if listing.unusable is not None:  # said, the app left out (as `list` does)
+                said = out.diagnostics.setdefault(app, Diagnostics())
+                said.problem(f"{app}: {listing.unusable}")
+                continue
+            found, passed = listing.paths, listing.passed_over or []
+        else:
+            passed = []
+        paths = out.files.setdefault(app, [])
+        for name in found:
             try:
                 st = os.stat(name)
             except OSError:
                 continue
             seen.add(name)
             paths.append(name)
-            listed.append((source.NAME, name))
+            listed.append((app, name))
             signature = f"{_signature(st)}:{_version(catalogue)}"
-            fingerprint.setdefault(source.NAME, []).append(f"{name}\0{signature}")
+            fingerprint.setdefault(app, []).append(f"{name}\0{signature}")
             row = cached.get(name)
             sizes[name] = st.st_size
             if row is not None and row[1] == signature:
                 kept[name] = row[4]
                 # unchanged since: a last line unfinished then is said again (-v)
-                said = out.diagnostics.setdefault(source.NAME, Diagnostics())
+                said = out.diagnostics.setdefault(app, Diagnostics())
                 _note_unfinished(name, int(row[2]), st.st_size, said)
                 continue
-            job = _Job(source.NAME, name, signature)
+            job = _Job(app, name, signature)
             if (
                 row is not None
                 and str(row[1]).endswith(f":{_version(catalogue)}")
@@ -529,9 +541,7 @@ def _collect_files(
                     job.buckets = _decode(row[4])
                     job.keys = index.usage_blob(name, "keys") or b""
             jobs.append(job)
-        out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
-            source.NAME, folders.take_passed_over()
-        )
+        out.diagnostics.setdefault(app, Diagnostics()).names_passed_over(app, passed)
     out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
     # each file's sums saved as they come, a batch at a time: its reading state and keys
     # are not held past its batch (the keys are read back from the index below)
@@ -574,21 +584,20 @@ def _collect_files(
         sums = fresh.pop(name, None) if blob is None else _decode(blob)
         out.buckets.extend((app, b) for b in sums or ())
     # responses that several files repeat: recomputed only when a file changed
-    meta = []
-    for source in hooked:
-        name = f"corrections:{source.NAME}"
+    for app in names:
+        name = f"corrections:{app}"
         digest = hashlib.sha256(
-            "\n".join(sorted(fingerprint.get(source.NAME, []))).encode()
+            "\n".join(sorted(fingerprint.get(app, []))).encode()
         ).hexdigest()
         stored = index.usage_meta(name)
         value = _decode(stored) if stored else None
         if value is not None and value[0] == digest:
-            found = value[1]
+            losers = value[1]
         else:
-            keys = _StoredKeys(index, out.files.get(source.NAME, []))
-            found = _cross_file(source, keys, catalogue)
-            meta.append((name, _encode([digest, found])))
-        out.buckets.extend((source.NAME, b) for b in found)
+            keys = _StoredKeys(index, out.files.get(app, []))
+            losers = _cross_file(sources.get(app), keys, catalogue)
+            meta.append((name, _encode([digest, losers])))
+        out.buckets.extend((app, b) for b in losers)
     index.save_usage([], [], meta)
 
 

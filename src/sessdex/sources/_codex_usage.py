@@ -29,7 +29,7 @@ from pathlib import Path
 
 import msgspec
 
-from .. import files, folders
+from .. import files, folders, freshness
 from ..diagnostics import NOT_UTF8, Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
@@ -93,7 +93,8 @@ def usage_files(location: Location) -> Iterator[str]:
         while stack:
             folder = stack.pop()
             subfolders = []
-            for entry in folders.listing(folder, location.root):  # no link out of it
+            # noted (`entries`): a warm `usage` trusts the listing while these hold
+            for entry in folders.entries(folder, location.root):  # no link out of it
                 if entry.is_dir():
                     subfolders.append(entry.path)
                 elif entry.name.startswith("rollout-") and entry.name.endswith(
@@ -112,6 +113,10 @@ def _rather(path: str, held: str) -> bool:
     packed, held_packed = path.endswith(".zst"), held.endswith(".zst")
     if packed != held_packed:
         return held_packed
+    # the longer wins: either growing may change which, and a file that grows is written
+    # (a warm `usage` trusts the listing while both are as they were)
+    freshness.note_read(path)
+    freshness.note_read(held)
     try:
         return os.stat(path).st_size > os.stat(held).st_size
     except OSError:

@@ -306,7 +306,8 @@ def _transcripts(projects: Path) -> Iterator[str]:
     while stack:
         folder = stack.pop()
         subfolders = []
-        for entry in folders.listing(folder, root):  # no link out of it
+        # noted (`entries`): a warm `usage` trusts the listing while these hold
+        for entry in folders.entries(folder, root):  # no link out of it
             if entry.is_dir():
                 subfolders.append(entry.path)
             elif entry.name.endswith(".jsonl"):

@@ -154,3 +154,32 @@ def test_a_warm_usage_loads_no_source_of_an_app_with_nothing_there(
     assert "sessdex.sources.opencode" not in warm
     # Rich's console and tables load only where a table is drawn, not for --json
     assert "rich.console" not in warm
+
+
+def test_the_library_and_a_warm_usage_load_no_database_code(tmp_path: Path) -> None:
+    """The code that reads apps' SQLite databases loads where one is read: not with
+    `sessdex.api` or the command line, nor for a warm `usage` of an app that keeps
+    its sessions in plain files."""
+    code = "import sys, sessdex.api, sessdex.cli; print(' '.join(sorted(sys.modules)))"
+    imported = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "sessdex.databases" not in imported
+    home = shutil.copytree(app_home("claude"), tmp_path / "home")
+    for folder, _, names in os.walk(
+        home
+    ):  # no folder just written: the listing is kept
+        for name in [*names, "."]:
+            os.utime(os.path.join(folder, name), (1_700_000_000, 1_700_000_000))
+    loaded = [
+        subprocess.run(
+            [sys.executable, "-c", LOADED, str(home)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=os.environ,
+        ).stdout.split()
+        for _ in range(2)  # cold, then warm
+    ]
+    assert "sessdex.databases" in loaded[0]  # the other apps' listings read some
+    assert "sessdex.databases" not in loaded[1]

@@ -15,11 +15,12 @@ from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import databases, hints, selection, sources
+from . import hints, selection, sources
 from .calls import Folders as Folders
 from .calls import (
     app_names,
     folder_texts,
+    new_view,
     parse_since,
     refuse_unknown,
     refuse_unless,
@@ -487,7 +488,7 @@ def usage_report(
             f"{hints.option('until', until)}, so nothing can "
             "match; swap them."
         )
-    databases.new_view()
+    new_view()
     return usage_module.run(
         home,
         kind,

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
-from . import databases, selection, sources
+from . import selection, sources
 from .errors import BadValue
 from .index import Index, Progress, RefreshReport
 from .sources import Home
@@ -40,6 +41,8 @@ def open_index(
     home: Home, apps: Sequence[str] = (), progress: Progress | None = None
 ) -> tuple[Index, RefreshReport]:
     """The home's index, refreshed for the selected apps: a call's new view of them."""
+    from . import databases
+
     selected = sources.all_sources(apps)
     databases.new_view()
     with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
@@ -50,6 +53,15 @@ def open_index(
     with contextlib.suppress(OSError):
         databases.prune_snapshots()
     return index, report
+
+
+def new_view() -> None:
+    """`databases.new_view`, where this process has loaded that module: one that has not
+    holds no snapshot a new view must set aside (and `usage`, which may read no database,
+    need not load it)."""
+    databases = sys.modules.get(f"{__package__}.databases")
+    if databases is not None:
+        databases.new_view()
 
 
 def refuse_unless(

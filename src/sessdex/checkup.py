@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import databases, hints, reading, sources
+from . import hints, reading, sources
 from .calls import app_names, open_index
 from .diagnostics import (
     FILE_REFUSED,
@@ -94,6 +94,8 @@ def own_files(home: Home) -> OwnFiles:
             homes.add(other_key)
             builds += other_build != build
             others_bytes += _file_bytes(path)
+    from .databases import folder_size
+
     snapshot_folder = snapshot_dir()
     snapshots = [f for f in snapshot_folder.iterdir() if f.is_dir()]
     passes, pass_bytes = passcache.usage()
@@ -105,7 +107,7 @@ def own_files(home: Home) -> OwnFiles:
         other_indexes=len(homes - {key}),  # an upgrade's old index is no other home
         other_index_bytes=others_bytes,
         snapshots=len(snapshots),
-        snapshot_bytes=sum(databases.folder_size(f) for f in snapshots),
+        snapshot_bytes=sum(folder_size(f) for f in snapshots),
         passes=passes,
         pass_bytes=pass_bytes,
         other_builds=builds,

@@ -12,7 +12,6 @@ import os
 import orjson
 
 from . import (
-    databases,
     files,
     freshness,
     hints,
@@ -21,7 +20,7 @@ from . import (
     reading,
     sources,
 )
-from .calls import storable
+from .calls import new_view, storable
 from .diagnostics import FILE_REFUSED, Diagnostics
 from .errors import AmbiguousId, BadValue, SessdexError, SessionNotFound, nearest
 from .index import Index, Progress, Row, once_more_if_damaged
@@ -62,7 +61,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     app, prefix = _app_and_prefix(reference)
     if not prefix or storable(prefix) != prefix:  # no stored id holds what is no text
         raise SessionNotFound(reference)
-    databases.new_view()  # this call, and the transcript read after it, see one state
+    new_view()  # this call, and the transcript read after it, see one state
     index = Index(home)
     typed = (app, prefix)
     # what the text may stand for, tried only where it matches no id as given; an app

@@ -185,3 +185,25 @@ def test_a_warm_usage_counts_the_codex_copy_that_grew_past_its_twin(
     warm, _ = _usage(home, "--json")
     assert warm == _cold(home, tmp_path, "--json")
     assert warm != before
+
+
+def test_a_warm_session_report_loads_no_source_and_sees_a_title_given_since(
+    tmp_path: Path,
+) -> None:
+    """The session report's titles come from the index, brought up to date only for an
+    app whose files changed: a `/rename` written since is shown, warm as cold."""
+    home = _home(tmp_path)
+    before, _ = _usage(home, "session", "--json")
+    warm, loaded = _usage(home, "session", "--json")
+    assert (warm, loaded) == (before, set())
+    transcript = _transcript(home, "claude")
+    renamed = {
+        "type": "custom-title",
+        "customTitle": "Renamed since",
+        "sessionId": transcript.stem,
+    }
+    with transcript.open("a") as out:
+        out.write(json.dumps(renamed) + "\n")
+    warm, _ = _usage(home, "session", "--json")
+    assert warm == _cold(home, tmp_path, "session", "--json")
+    assert "Renamed since" in warm and "Renamed since" not in before

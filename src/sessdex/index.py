@@ -336,6 +336,40 @@ class Index:
                 found.discard(app)
         return found
 
+    def unchanged(self, apps: Sequence[str]) -> set[str]:
+        """The apps of `apps` that a refresh would leave as they are: their noted scan
+        holds (see `idle`; sub-agents' folders too) and every file the index holds of
+        them has its recorded signature, none refused, read but for a file beside it, or
+        due to be read again (those a refresh looks at again). Their sources need not load."""
+        marks = ",".join("?" * len(apps))
+        found = {
+            app
+            for app, key in self.db.execute(
+                f"SELECT app, environ FROM scans WHERE app IN ({marks})", list(apps)
+            )
+            if freshness.environ_holds(bytes(key), self.home.environ)
+        }
+        for app, path, what, value, inode in self.db.execute(
+            f"SELECT app, path, what, value, inode FROM scan_paths WHERE app IN ({marks})",
+            list(apps),
+        ):
+            if app in found and not freshness.still_holds(path, what, value, inode):
+                found.discard(app)
+        for app, path, size, mtime_ns, inode, wal in self.db.execute(
+            f"SELECT app, path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})",
+            list(apps),
+        ):
+            if app not in found:
+                continue
+            # one refused, read but for a file beside it, or due: a refresh looks again
+            again = wal.startswith((freshness.REFUSED, freshness.DUE))
+            if again or freshness.SIDE in wal:
+                found.discard(app)
+                continue
+            if freshness.file_signature(path) != (size, mtime_ns, inode, wal):
+                found.discard(app)
+        return found
+
     def refresh_file(
         self, source: Source, path: str | None, report: RefreshReport | None = None
     ) -> bool:

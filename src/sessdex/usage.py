@@ -1232,7 +1232,10 @@ def describe_sessions(
     apps = sorted({app for row in rows for app in row.apps})
     index = Index(home)
     try:
-        index.refresh(sources.all_sources(apps), progress)
+        # an app whose files are all as the index holds them is not even loaded
+        changed = [app for app in apps if app not in index.unchanged(apps)]
+        if changed:
+            index.refresh(sources.all_sources(changed), progress)
         known = index.by_ids(
             (app, key)
             for row in rows

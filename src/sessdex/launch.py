@@ -1,4 +1,5 @@
-"""The `sessdex` command's entry point: a warm `list`/`find` from the index first, else the CLI.
+"""The `sessdex` command's entry point: a warm `list`/`find` from the index first, `usage
+--json` without click, else the CLI.
 
 `SESSDEX_NO_QUICK=1` always takes the full command (to compare the two, or to debug).
 """
@@ -48,6 +49,11 @@ def main() -> None:
                 from .quick import answer
 
                 if answer(args[0], args[1:]):
+                    return
+            elif quick and args[:1] == ["usage"]:
+                from .quickusage import answer as usage_answer
+
+                if usage_answer(args[1:]):
                     return
             from .cli import main as cli
 

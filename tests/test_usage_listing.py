@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from sessdex import freshness, sources
+from sessdex.sources import Home
 from tests.conftest import app_home
 
 HOOKED = ("claude", "codex", "qoder")
@@ -80,6 +82,22 @@ def test_a_warm_usage_loads_no_source_of_the_apps_that_count_their_own_files(
         assert _usage(home, report, "--json")[0] == _cold(
             home, tmp_path, report, "--json"
         )
+
+
+@pytest.mark.parametrize("app", sorted(sources.USAGE_HOOKED))
+def test_every_usage_files_walk_notes_each_folder_it_lists(app: str) -> None:
+    """A file added beside one the walk lists changes a folder the kept listing noted:
+    each listed file's folder is noted as listed (what a new adapter must keep)."""
+    source = sources.get(app)
+    with freshness.recording() as notes:
+        found = [
+            os.fspath(p)
+            for p in source.usage_files(source.locate(Home.at(app_home(app))))
+        ]  # type: ignore[attr-defined]
+    assert found
+    listed = {path for path, noted in notes.items() if noted[0] == freshness.LISTED}
+    for path in found:
+        assert os.path.dirname(path) in listed, path
 
 
 def _billed(line: bytes) -> bool:

@@ -454,7 +454,8 @@ class SessionFollow(Protocol):
 #
 # A source whose transcripts are big append-only JSON-lines files may also define, at module
 # level, `usage_files(location) -> Iterator[Path]` (every file that bills tokens; as cheap as
-# `scan`) and `usage_records(path, diagnostics, *, offset=0, state=None, explain=False) ->
+# `scan`, its folders listed through `folders.entries`: a warm `usage` keeps the list while
+# every folder noted so holds, see `usage_listing`) and `usage_records(path, diagnostics, *, offset=0, state=None, explain=False) ->
 # UsageScan`. `sessdex usage` then reads those files itself, with a byte prefilter and a
 # decoder that names only the fields it needs, keeps per-file sums in the index and reads only
 # the bytes appended since (from `offset`, with the `state` the previous call returned, so

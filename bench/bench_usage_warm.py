@@ -6,7 +6,7 @@ On the demo home (or --home), with the index built first and nothing changed sin
     as a ratio of the bare interpreter with `import sessdex` (the floor) and of a warm
     `list` (the quick path, which imports no source);
 (b) how many `sessdex.sources` modules a warm `usage --json` imports (an app with nothing
-    in the home should cost no import).
+    in the home, or whose files did not change, should cost no import).
 
 Runs alternate between the commands, with the bytecode cache on (see `_common`); figures
 are medians of --runs runs. Usage:

@@ -1847,6 +1847,21 @@ def test_a_cut_keeps_an_emoji_sequence_whole() -> None:
     assert left_cut(family * 3, 5) == "…" + family * 2
 
 
+def test_an_ascii_text_is_cut_as_any_text_of_one_column_characters() -> None:
+    """ASCII text (most titles, branches and folders) is cut without measuring each
+    character: at every width it keeps what a text of other one-column characters
+    keeps, from its end (titles) or its start (folders)."""
+    from sessdex.views.text import cut, left_cut
+
+    for text in ("", "a", "fix the login bug", "~/code/shop-api"):
+        other = text.replace("a", "é").replace("o", "ö")  # one column each, not ASCII
+        for width in range(-1, len(text) + 3):
+            for cutter in (cut, left_cut):
+                kept = cutter(text, width)
+                assert kept == cutter(other, width).replace("é", "a").replace("ö", "o")
+                assert len(kept) <= max(width, 1), (text, width, kept)
+
+
 def test_list_ages_past_a_year_are_years_and_keep_their_column() -> None:
     # weeks alone made a 1970 date (seconds an app wrote read as milliseconds) '2935w',
     # which pushed its line's branch, folder and title out of the others' columns

@@ -77,7 +77,10 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
         else:
             text = _CONTROLS.sub("", text)
     if not keep_newlines:
-        text = _SPACES.sub(" ", text).strip()
+        # every space but " " is unprintable: a printable text without "  " has no run
+        if "  " in text or not text.isprintable():
+            text = _SPACES.sub(" ", text)
+        text = text.strip()
     return text
 
 
@@ -233,6 +236,9 @@ def _graphemes(text: str) -> list[tuple[int, int, int]] | None:
 
 def cut(text: str, width: int) -> str:
     """`text` in at most `width` columns, its end replaced by "…" when too long."""
+    if text.isascii():  # a column a character: no piece to measure (a listing's most)
+        room = max(0, width - 1)
+        return text if len(text) <= max(width, room) else text[:room] + "…"
     if len(text) * 2 <= width or cells(text) <= width:  # no piece is over 2 wide
         return text
     room, kept = max(0, width - 1), 0
@@ -587,6 +593,9 @@ def _shown_length(text: str) -> int:
 def left_cut(text: str, width: int) -> str:
     """`text` in `width` columns, its start replaced by "…" when too long: a path's end
     (the project) says more than its start."""
+    if text.isascii():  # a column a character, as `cut`
+        room = max(0, width - 1)
+        return text if len(text) <= max(width, room) else "…" + text[len(text) - room :]
     if len(text) * 2 <= width or cells(text) <= width:
         return text
     room, kept = max(0, width - 1), 0
@@ -613,7 +622,8 @@ def short_id_width(shown: Iterable[str], every: Sequence[str]) -> int:
         low = session_id.lower()
         at = bisect.bisect_left(every, low)
         for other in (every[at - 1] if at else "", *every[at : at + 2]):
-            if other != low:
+            # ids that differ within what is printed already cannot widen it
+            if other != low and other[:width] == low[:width]:
                 common = next(
                     (
                         n

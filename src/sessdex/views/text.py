@@ -506,11 +506,16 @@ PIPED_WIDTH = 1 << 20  # piped lines are never cut: `grep` must see the whole ti
 def terminal_width() -> int:
     """The width `list` fits its lines to: the terminal's; piped, $COLUMNS when set, else
     no limit (as `gh` and `ls` do, a pipe gets whole titles to grep)."""
-    import shutil
     import sys
 
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size((120, 24)).columns
+    if sys.stdout.isatty():  # as shutil.get_terminal_size((120, 24)), whose module
+        # loads zlib, bz2 and lzma: some ms of a warm listing
+        stdout = sys.__stdout__
+        try:
+            shown = os.get_terminal_size(stdout.fileno()).columns if stdout else 0
+        except (AttributeError, ValueError, OSError):
+            shown = 0
+        return columns_asked() or shown or 120
     return columns_asked() or PIPED_WIDTH
 
 

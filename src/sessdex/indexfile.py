@@ -1,7 +1,7 @@
 """Where a home's index lives, worked out with the standard library alone.
 
 Both the index and the quick listing path (`quick`) need the file's name before anything
-heavy is imported, so this module uses only `os`, `sys` and `hashlib` (and, to set a
+heavy is imported, so this module uses only `os`, `sys` and SHA-256 (and, to set a
 damaged index aside, `sqlite3` and `logging`; for a home read by another path to it,
 `json` and `re`).
 """
@@ -9,12 +9,22 @@ damaged index aside, `sqlite3` and `logging`; for a home read by another path to
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 from collections.abc import Mapping
 
 SCHEMA_VERSION = 5  # the number of migrations in `indexschema.MIGRATIONS`
+# Python's own SHA-256, the digest hashlib's gives: hashlib loads OpenSSL first, some ms
+# of a warm listing
+try:
+    if sys.version_info >= (3, 12):
+        from _sha2 import sha256
+    else:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+except ImportError:  # a Python built without its own hashes
+    from hashlib import sha256
+
+SCHEMA_VERSION = 4  # the number of migrations in `indexschema.MIGRATIONS`
 
 
 def state_home() -> str | None:
@@ -169,7 +179,7 @@ def home_key(home_path: str, environ: Mapping[str, str]) -> str:
     )
     home_path = _real(home_path)
     key = "\x00".join([home_path, *relevant]).encode("utf-8", "surrogateescape")
-    return f"index-{hashlib.sha256(key).hexdigest()[:12]}"
+    return f"index-{sha256(key).hexdigest()[:12]}"
 
 
 def _resolved(value: str) -> str:
@@ -251,7 +261,7 @@ def code_stamp() -> str:
                         parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
                 except OSError:
                     continue
-        _STAMP = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
+        _STAMP = sha256("\n".join(parts).encode()).hexdigest()[:8]
     return _STAMP
 
 

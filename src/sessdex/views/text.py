@@ -285,11 +285,21 @@ def elapsed(seconds: float) -> str:
     return f"{int(seconds)}s"
 
 
+# folder -> as shown: a listing's thousands of sessions sit in a few dozen folders
+_SHORT_PATHS: dict[tuple[str, str | None], str] = {}
+
+
 def short_path(path: str | None, home: str | None = None) -> str:
     if not path:
         return "-"
-    below = pathnames.below_home(path, home) if home else None
-    return path if below is None else "~" + below
+    shown = _SHORT_PATHS.get((path, home))
+    if shown is None:
+        below = pathnames.below_home(path, home) if home else None
+        shown = path if below is None else "~" + below
+        if len(_SHORT_PATHS) >= 4096:  # a long-lived process (watch, the web UI)
+            _SHORT_PATHS.clear()
+        _SHORT_PATHS[(path, home)] = shown
+    return shown
 
 
 _INPUT_KEYS = (

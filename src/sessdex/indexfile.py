@@ -18,7 +18,7 @@ SCHEMA_VERSION = 5  # the number of migrations in `indexschema.MIGRATIONS`
 # of a warm listing
 try:
     if sys.version_info >= (3, 12):
-        from _sha2 import sha256
+        from _sha2 import sha256  # type: ignore[import-not-found]
     else:
         from _sha256 import sha256  # type: ignore[import-not-found]
 except ImportError:  # a Python built without its own hashes

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping
 
 SCHEMA_VERSION = 5  # the number of migrations in `indexschema.MIGRATIONS`
+
 # Python's own SHA-256, the digest hashlib's gives: hashlib loads OpenSSL first, some ms
 # of a warm listing
 try:
@@ -23,8 +24,6 @@ try:
         from _sha256 import sha256  # type: ignore[import-not-found]
 except ImportError:  # a Python built without its own hashes
     from hashlib import sha256
-
-SCHEMA_VERSION = 4  # the number of migrations in `indexschema.MIGRATIONS`
 
 
 def state_home() -> str | None:

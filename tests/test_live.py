@@ -2378,8 +2378,8 @@ def test_watch_says_how_many_unreadable_lines_it_met_for_every_app(
     )
     assert result.exit_code == 0, result.output
     assert re.fullmatch(
-        r"warning: skipped [1-9]\d* unreadable lines?; see "
-        rf"'sessdex doctor --deep --home {re.escape(str(home))}'\n",
+        r"warning: skipped [1-9]\d* unreadable lines?; see --verbose, or "
+        rf"'sessdex doctor --deep --home {re.escape(str(home))}' for every session\n",
         result.stderr,
     ), result.stderr
     sound = run.invoke(

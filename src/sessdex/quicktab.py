@@ -46,7 +46,10 @@ APP_COMMANDS: dict[str, tuple[frozenset[str], int | None]] = {
         None,
     ),
     "doctor": (frozenset({"--deep", "--own", "--json", "--nl", "--verbose", "-v"}), 0),
-    "watch": (frozenset({"--nl", "--json", "--once", "--poll"}), 0),
+    "watch": (
+        frozenset({"--nl", "--json", "--once", "--poll", "--verbose", "-v"}),
+        0,
+    ),
     "usage": (frozenset({"--here", "--json", "--nl", "--verbose", "-v"}), 1),
 }
 HELP = frozenset({"-h", "--help"})  # every command's

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import api
-from ..diagnostics import Diagnostics, damaged_lines, unreadable_lines
+from ..diagnostics import Diagnostics
 from ..hints import named
 from ..model import Event, Session
 from ..views.text import stderr_is_terminal
@@ -90,11 +90,10 @@ def live_options(f: F) -> F:
 
 class _Unreadable:
     """The lines the feeds of `watch` or `follow` could not read, said in one warning as
-    the command ends (at its --duration, --once, a reader that left, or Ctrl-C), as
-    `show` says it after a read. A command with -v/--verbose (`follow`) says it in
-    `show`'s words, naming each line with it; `watch`, of many sessions, sends to doctor."""
+    the command ends (at its --duration, --once, a reader that left, or Ctrl-C), in
+    `show`'s words: -v/--verbose names each line."""
 
-    def __init__(self, verbose: bool | None = None) -> None:
+    def __init__(self, verbose: bool) -> None:
         self.diagnostics = Diagnostics()
         self.feeds: list[Iterator[Any]] = []
         self.verbose = verbose
@@ -116,18 +115,7 @@ class _Unreadable:
         for feed in self.feeds:
             if isinstance(feed, Generator):
                 feed.close()  # one left waiting (--once) counts what it met as it ends
-        if self.verbose is not None:
-            report_diagnostics(self.diagnostics, self.verbose, self.app)
-            return
-        for problem in self.diagnostics.problems:  # a file refused, gone, cut short
-            err(f"warning: {problem}")
-        if skipped := self.diagnostics.skipped_total:
-            err(
-                f"warning: {unreadable_lines(skipped)}; see {named('doctor', '--deep')}"
-            )
-        if self.diagnostics.damaged:  # read and shown, with U+FFFD: said apart
-            said = damaged_lines(self.diagnostics.damaged)
-            err(f"warning: {said}; see {named('doctor', '--deep')}")
+        report_diagnostics(self.diagnostics, self.verbose, self.app)
 
 
 @main.command(
@@ -163,6 +151,7 @@ class _Unreadable:
 )
 @click.option("--once", is_flag=True, help="Print the board once and exit.")
 @live_options
+@verbose_option
 @home_option
 @fail_nicely
 def watch_command(
@@ -174,6 +163,7 @@ def watch_command(
     once: bool,
     duration: float | None,
     force_poll: bool,
+    verbose: bool,
     home_dir: str | None,
 ) -> None:
     """Show a live board of recent sessions: who works, who waits for you or on a sub-agent.
@@ -188,7 +178,7 @@ def watch_command(
     home = resolve_home(home_dir)
     as_json = json_array(as_json, as_nl)
     api.parse_since(since)  # a value it cannot read fails now, not at the first listing
-    with _Unreadable() as unreadable:
+    with _Unreadable(verbose) as unreadable:
         with progress_bar("Indexing sessions") as progress:
             boards = unreadable.feed(
                 api.watch_sessions(

@@ -1,0 +1,34 @@
+"""A heavy user's day, round 4: what a polished tool says and does, command by command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.helpers import write_claude_session
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_watch_verbose_names_the_lines_it_skipped(tmp_path: Path) -> None:
+    """`watch` took no -v/--verbose, where follow, show and list name each broken line
+    with it: its warning could only send the user to `doctor --deep`."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, "57575757-0000-4000-8000-000000000005", "/w/a")
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0] + "{not json\n" + "".join(lines[1:]))
+    watch = ("watch", "--once", "--since", "3000w", "--home", str(home))
+    code, out, err = invoke(*watch, "-v")
+    assert code == 0 and "57575757" in out
+    assert "warning: skipped 1 unreadable line:\n" in err
+    assert f"{path}:2" in err and "not JSON" in err
+    code, _, err = invoke(*watch, "--verbose")
+    assert code == 0 and f"{path}:2" in err
+    code, _, err = invoke(*watch)
+    assert code == 0 and "skipped 1 unreadable line; see --verbose" in err
+    assert str(path) not in err

@@ -61,10 +61,10 @@ def test_the_suggestion_takes_words_of_titles_folders_and_branches_not_ids() -> 
     assert did_you_mean(parse_query("fix chekout"), searches) == ["fix", "checkout"]
     # every word is in some session: nothing to suggest
     assert did_you_mean(parse_query("fix main"), searches) is None
-    # narrowed by field: the field kept as typed, the misspelt word mended
+    # narrowed by field: the field kept as typed, the misspelt word mended, in order
     assert did_you_mean(parse_query("chekout branch:main"), searches) == [
-        "branch:main",
         "checkout",
+        "branch:main",
     ]
 
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from sessdex import api, quick
 from sessdex.cli import main
 from tests.helpers import write_claude_session
+
+from .test_quick import full, full_run, settled
+
+DEMO = str(api.demo_home().path)
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -32,3 +39,28 @@ def test_watch_verbose_names_the_lines_it_skipped(tmp_path: Path) -> None:
     code, _, err = invoke(*watch)
     assert code == 0 and "skipped 1 unreadable line; see --verbose" in err
     assert str(path) not in err
+
+
+def test_did_you_mean_keeps_the_words_in_the_order_typed(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """`find chekout branch:featrue` suggested 'branch:feature checkout': the field
+    words were put before the plain ones, so the line read unlike what was typed."""
+    code, out, err = invoke(
+        "find", "chekout", "app:claude", "branch:featrue", "payemnts", "--home", DEMO
+    )
+    assert (code, out) == (0, "")
+    assert "Did you mean 'checkout branch:feature payments'?" in err, err
+    assert (
+        f"('sessdex find checkout app:claude branch:feature payments --home {DEMO}')"
+        in err
+    ), err
+    # the warm quick path says the same
+    home = settled(Path(shutil.copytree(DEMO, tmp_path / "home", symlinks=True)))
+    full("--json", "--home", str(home))
+    args = ["chekout", "branch:featrue", "--home", str(home)]
+    expected = full_run(*args, command="find")
+    assert b"Did you mean 'checkout branch:feature'?" in expected.stderr
+    capsysbinary.readouterr()
+    assert quick.answer("find", args)
+    assert capsysbinary.readouterr().err == expected.stderr

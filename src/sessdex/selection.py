@@ -35,7 +35,7 @@ FIELD_POSITIONS = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}
 class Query:
     """A `find` query: words that must all match, and scoped words (`branch:fix/`)."""
 
-    __slots__ = ("apps", "scoped", "typed", "words")
+    __slots__ = ("apps", "order", "scoped", "typed", "words")
 
     def __init__(
         self,
@@ -43,12 +43,20 @@ class Query:
         scoped: tuple[tuple[str, str], ...] = (),
         apps: tuple[str, ...] = (),
         typed: tuple[tuple[str, str], ...] = (),
+        order: tuple[tuple[str, int], ...] = (),
     ) -> None:
         self.words = words
         self.scoped = scoped  # (field, value): id, title, dir, branch
         self.apps = apps
         # each scoped word as typed (`cwd`, `~/shop-apu`), for a suggestion to keep
         self.typed = typed or scoped
+        # the words in the order typed, each ("app" | "scoped" | "word", its index), for
+        # a suggestion to keep it; apps, scoped words, then plain ones where not given
+        self.order = order or (
+            *(("app", n) for n in range(len(apps))),
+            *(("scoped", n) for n in range(len(scoped))),
+            *(("word", n) for n in range(len(words))),
+        )
 
     @property
     def id_prefix(self) -> str | None:
@@ -81,6 +89,7 @@ def parse_query(text: str, home: str | None = None) -> Query:
     scoped: list[tuple[str, str]] = []
     typed: list[tuple[str, str]] = []
     apps: list[str] = []
+    order: list[tuple[str, int]] = []
     # a NUL is what parts of the index's search text are joined with: never a word
     for token in _unquoted(text.replace("\x00", " ").split()):
         name, colon, value = token.partition(":")
@@ -92,19 +101,23 @@ def parse_query(text: str, home: str | None = None) -> Query:
                     from .errors import UnknownApp
 
                     raise UnknownApp(app, BUILTIN)
+                order.append(("app", len(apps)))
                 apps.append(app)
                 continue
             folder = scope == "dir"
+            order.append(("scoped", len(scoped)))
             scoped.append((scope, _under_home(value, home) if folder else value))
             typed.append((name, value))
         elif colon and name.lower() in BUILTIN and value:
             # "codex:7f3a": an id as `show` and `resume` take it, its app in front
+            order += [("app", len(apps)), ("scoped", len(scoped))]
             apps.append(name.lower())
             scoped.append(("id", value))
             typed.append((name, value))
         else:
+            order.append(("word", len(words)))
             words.append(token)
-    return Query(tuple(words), tuple(scoped), tuple(apps), tuple(typed))
+    return Query(tuple(words), tuple(scoped), tuple(apps), tuple(typed), tuple(order))
 
 
 def _unquoted(tokens: list[str]) -> list[str]:
@@ -358,11 +371,12 @@ def did_you_mean(query: Query, searches: Iterable[str]) -> list[str] | None:
         if mended is None:
             return None
         scoped[n] = f"{query.typed[n][0]}:{mended}"
-    return [
-        *(f"app:{app}" for app in query.apps),
-        *scoped,
-        *(swapped.get(word, word) for word in query.words),
-    ]
+    said = {
+        "app": [f"app:{app}" for app in query.apps],
+        "scoped": scoped,
+        "word": [swapped.get(word, word) for word in query.words],
+    }
+    return [said[kind][n] for kind, n in query.order]  # in the order typed
 
 
 def _held(parts: Iterable[str]) -> Mapping[str, int]:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from click.testing import CliRunner
 
 from sessdex import api, quick
 from sessdex.cli import main
-from tests.helpers import write_claude_session
+from tests.helpers import on_a_terminal, write_claude_session
 
 from .test_quick import full, full_run, settled
 
@@ -64,3 +66,46 @@ def test_did_you_mean_keeps_the_words_in_the_order_typed(
     capsysbinary.readouterr()
     assert quick.answer("find", args)
     assert capsysbinary.readouterr().err == expected.stderr
+
+
+def test_clicks_own_usage_errors_break_at_the_terminals_width() -> None:
+    """A usage error click words (`No such option '--sinse'. (Did you mean ...)`) ran
+    past a narrow terminal's edge, cut mid-word, where sessdex's own notes break at
+    spaces; in a pipe it stays one line, for grep."""
+    args = ["list", "--sinse", "3d"]
+    result, seen = on_a_terminal(args, dict(os.environ), columns=40)
+    assert result.returncode == 2
+    lines = seen.replace("\r", "").splitlines()
+    assert all(len(line) <= 40 for line in lines), lines
+    error = lines[next(n for n, line in enumerate(lines) if line.startswith("Error")) :]
+    said = (
+        "Error: No such option '--sinse'. (Did you mean one of: '--json', '--since'?)"
+    )
+    assert " ".join(error) == said
+    code, _, err = invoke(*args)
+    assert code == 2 and err.splitlines()[-1] == said
+    # a bad value, said by a command's own option, breaks too
+    result, seen = on_a_terminal(
+        ["show", "x", "--detail", "everything"], {**os.environ}, columns=40
+    )
+    lines = seen.replace("\r", "").splitlines()
+    assert result.returncode == 2 and all(len(line) <= 40 for line in lines), lines
+
+
+def test_a_wrapped_note_loses_no_character() -> None:
+    """Broken to a narrow terminal, a `--verbose` line indented under its warning lost
+    its indent where its path ran past the width, and two spaces in a quoted path lost
+    one at the break."""
+    from sessdex.views import text
+
+    path = "  /home/u/.claude/projects/-w-a/57575757.jsonl:2: not JSON"
+    with mock.patch.object(text, "stderr_width", return_value=30):
+        assert text.for_stderr(path) == (
+            "  /home/u/.claude/projects/-w-a/57575757.jsonl:2:\n  not JSON"
+        )
+        spaced = "see '/tmp/my  proj/a b' here"
+        assert text.for_stderr(spaced + " and more words") == (
+            "see '/tmp/my  proj/a b' here\nand more words"
+        )
+        gap = text.for_stderr("see '/tmp/aaaaaaaaaaaaaaaaaaa  proj'")
+        assert gap == "see '/tmp/aaaaaaaaaaaaaaaaaaa\n proj'"

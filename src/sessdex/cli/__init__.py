@@ -8,6 +8,9 @@ the commands that need them, so `sessdex list` starts fast.
 
 from __future__ import annotations
 
+import io
+from typing import IO, Any
+
 import click
 
 from .. import __version__
@@ -63,6 +66,18 @@ class _Commands(click.Group):
             hint = f" Did you mean '{meant}'?" if meant else ""
         raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as error:
+            raise _fitted(error) from error.__cause__
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given = list(args)  # the parser takes words off the list it is given
         try:
@@ -78,15 +93,18 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
-        except click.BadOptionUsage as error:
-            name = ctx.invoked_subcommand
-            command = (
-                self.get_command(ctx, name) if name and error.ctx is None else None
-            )
-            if command is None:
-                raise
-            raise _with_choices(error, click.Context(command, ctx, name)) from None
+            try:
+                return super().invoke(ctx)
+            except click.BadOptionUsage as error:
+                name = ctx.invoked_subcommand
+                command = (
+                    self.get_command(ctx, name) if name and error.ctx is None else None
+                )
+                if command is None:
+                    raise
+                raise _with_choices(error, click.Context(command, ctx, name)) from None
+        except click.ClickException as error:
+            raise _fitted(error) from error.__cause__
 
     def _after_the_command(
         self, ctx: click.Context, option: str, args: list[str]
@@ -102,6 +120,28 @@ class _Commands(click.Group):
         if option.split("=", 1)[0] not in taken:
             return None
         return [args[at], *args[:at], *args[at + 1 :]]
+
+
+def _fitted(error: click.ClickException) -> click.ClickException:
+    """`error`, said on a terminal broken at spaces to its width, as sessdex's own notes
+    are (`views.text.for_stderr`): click's `Error: No such option ...` ran past the edge,
+    cut mid-word. Where click is told where to say it, or stderr is no terminal, it is
+    said as click says it."""
+    show = error.show
+
+    def fitted(file: IO[Any] | None = None) -> None:
+        from ..views.text import broken, stderr_width
+
+        width = stderr_width()
+        if file is not None or width is None:
+            return show(file)
+        said = io.StringIO()
+        show(said)
+        lines = said.getvalue().split("\n")
+        click.echo("\n".join(broken(line, width) for line in lines), nl=False, err=True)
+
+    error.show = fitted  # type: ignore[method-assign]
+    return error
 
 
 def _with_choices(

@@ -107,16 +107,30 @@ def for_stderr(message: str | None) -> str:
     width = stderr_width()
     if width is None or cells(line) <= width:
         return line
+    return broken(line, width)
+
+
+def broken(line: str, width: int) -> str:
+    """`line` broken at spaces into lines of `width` cells, each break taking the one
+    space it stands for: a word wider than that runs on whole (a path stays one to copy),
+    spaces beside a break stay, and each line keeps the first's indent (a `--verbose`
+    line under its warning)."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    parts = _SPACE_RUNS.split(line[len(indent) :])  # word, spaces, word, ...
     lines: list[str] = []
-    current = ""
-    for word in line.split(" "):  # one word longer than the width stays whole
-        if current and cells(current) + 1 + cells(word) > width:
-            lines.append(current.rstrip(" "))
-            current = word
+    current = indent + parts[0]
+    for at in range(1, len(parts), 2):
+        gap, word = parts[at], parts[at + 1]
+        if current.strip(" ") and cells(current + gap + word) > width:
+            lines.append(current)
+            current = indent + gap[1:] + word
         else:
-            current = f"{current} {word}" if current else word
+            current += gap + word
     lines.append(current)
     return "\n".join(lines)
+
+
+_SPACE_RUNS = re.compile(r"( +)")
 
 
 def stderr_is_terminal() -> bool:

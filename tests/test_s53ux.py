@@ -109,3 +109,12 @@ def test_a_wrapped_note_loses_no_character() -> None:
         )
         gap = text.for_stderr("see '/tmp/aaaaaaaaaaaaaaaaaaa  proj'")
         assert gap == "see '/tmp/aaaaaaaaaaaaaaaaaaa\n proj'"
+
+
+def test_show_takes_n_for_its_tail_as_follow_does() -> None:
+    """`follow ID -n 20` shows the last 20 events, and `follow --tail 20` is taken "as
+    show takes it"; `show ID -n 20` was refused (No such option '-n')."""
+    tail = invoke("show", "3f2b", "--tail", "2", "--no-pager", "--home", DEMO)
+    short = invoke("show", "3f2b", "-n", "2", "--no-pager", "--home", DEMO)
+    assert tail[0] == 0 and tail[1].strip()
+    assert short == tail

@@ -55,6 +55,7 @@ from ._common import (
 )
 @count_option(
     "--tail",
+    "-n",  # as `follow -n N` takes it
     help="Only the lead agent's last N events, read from the end of its file "
     "(sub-agents left out).",
 )

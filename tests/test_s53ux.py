@@ -118,3 +118,19 @@ def test_show_takes_n_for_its_tail_as_follow_does() -> None:
     short = invoke("show", "3f2b", "-n", "2", "--no-pager", "--home", DEMO)
     assert tail[0] == 0 and tail[1].strip()
     assert short == tail
+
+
+def test_a_pager_with_a_quote_left_open_is_not_said_missing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`PAGER='less "-R'` (a quote left open) was said "not found", though less is
+    there: the shell cannot read the command, and that is what to mend."""
+    from sessdex.cli.pager import pager_command
+
+    monkeypatch.setenv("PAGER", 'less "-R')
+    assert pager_command() is None
+    said = capsys.readouterr().err
+    assert said == (
+        'warning: the shell cannot read $PAGER (less "-R): a quote is left open; '
+        "printing directly\n"
+    )

@@ -41,7 +41,13 @@ def pager_command() -> str | None:
         return subprocess.list2cmdline([found]) if windows else shlex.quote(found)
     try:  # cmd.exe keeps a backslash as it is: C:\Program Files\…
         words = shlex.split(command, posix=not windows)
-    except ValueError:
+    except ValueError as error:
+        if "quotation" in str(error):  # the shell fails too: its program may be there
+            err(
+                f"warning: the shell cannot read $PAGER ({command}): a quote is left "
+                "open; printing directly"
+            )
+            return None
         words = [command]
     if windows:
         program: str | None = words[0].strip('"') if words else None

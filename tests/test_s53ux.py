@@ -134,3 +134,16 @@ def test_a_pager_with_a_quote_left_open_is_not_said_missing(
         'warning: the shell cannot read $PAGER (less "-R): a quote is left open; '
         "printing directly\n"
     )
+
+
+def test_a_path_that_is_not_there_is_said_so(tmp_path: Path) -> None:
+    """`show ~/.claude/projects/x/gone.jsonl` (a transcript's path stands for its
+    session) said only that no session id starts with the whole path, as if a path
+    were a mistyped id."""
+    gone = tmp_path / "my proj" / "gone.jsonl"
+    code, out, err = invoke("show", str(gone), "--home", DEMO)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: no session id starts with {str(gone)!r}; no file is there either: "
+        f"check the path, or give the id 'sessdex list --home {DEMO}' shows.\n"
+    )

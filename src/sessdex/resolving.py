@@ -192,6 +192,12 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         return f"did you mean {f'{near}:{rest}'!r}?"  # a misspelt app
     path = os.path.expanduser(reference)
     if not os.path.isfile(path):
+        if ("/" in reference or os.sep in reference) and not os.path.lexists(path):
+            # a transcript's path stands for its session: one mistyped is no id either
+            return (
+                "no file is there either: check the path, or give the id "
+                f"{hints.named('list')} shows."
+            )
         return None
     held = index.in_file(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
     if not held:

@@ -147,3 +147,17 @@ def test_a_path_that_is_not_there_is_said_so(tmp_path: Path) -> None:
         f"Error: no session id starts with {str(gone)!r}; no file is there either: "
         f"check the path, or give the id 'sessdex list --home {DEMO}' shows.\n"
     )
+
+
+@pytest.mark.parametrize("command", ["show", "tree", "export", "resume"])
+def test_words_past_the_id_are_said_as_people_say_it(command: str) -> None:
+    """`show 3f2b fix checkout` (a title typed after an id, or two ids) got click's bare
+    "Got unexpected extra argument (fix checkout)"; `list`, `watch` and `doctor` say
+    what they take and the command that finds sessions by words."""
+    code, out, err = invoke(command, "3f2b", "retry", "checkout", "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert err.endswith(
+        f"Error: sessdex {command} takes one session id, and 'retry checkout' came "
+        f"after it; 'sessdex find 3f2b retry checkout --home {DEMO}' finds sessions "
+        "by their words.\n"
+    ), err

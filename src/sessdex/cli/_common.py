@@ -158,6 +158,26 @@ class TakesNoWords(click.Command):
         return "an app's name goes after --app, and the rest is in --help."
 
 
+class TakesOneId(click.Command):
+    """A command of one SESSION_ID given more words (a title typed after the id, or two
+    ids): said what it takes and the `find` that looks for the words, not click's bare
+    "Got unexpected extra argument"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.allow_extra_args = True  # kept in ctx.args, said below
+        rest = super().parse_args(ctx, args)
+        if ctx.args and not ctx.resilient_parsing:
+            given = ctx.params.get("session_id")
+            words = [*([given] if isinstance(given, str) else []), *ctx.args]
+            raise click.UsageError(
+                f"sessdex {self.name} takes one session id, and "
+                f"{' '.join(ctx.args)!r} came after it; "
+                f"{hints.named('find', *words)} finds sessions by their words.",
+                ctx,
+            )
+        return rest
+
+
 def apps_meant(command: Sequence[str], words: Sequence[str]) -> str | None:
     """Where every one of `words` is an app's name (`sessdex doctor claude`, `sessdex
     usage claude`), the `--app` line of `command` that keeps to them, as a sentence

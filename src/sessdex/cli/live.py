@@ -22,6 +22,7 @@ from ._common import (
     CONTEXT,
     F,
     TakesNoWords,
+    TakesOneId,
     apps_option,
     at_least,
     count_option,
@@ -337,6 +338,7 @@ def _nothing_recent(home: Home, since: str, apps: Sequence[str]) -> str:
 
 @main.command(
     "follow",
+    cls=TakesOneId,
     context_settings=CONTEXT,
     short_help="Stream a session's events as they are written (tail -f).",
 )
@@ -486,6 +488,7 @@ def _follow_text(
 
 @main.command(
     "replay",
+    cls=TakesOneId,
     context_settings=CONTEXT,
     short_help="Play a session back with its original pacing.",
 )

@@ -18,6 +18,7 @@ from . import main
 from ._common import (
     CONTEXT,
     TakesNoWords,
+    TakesOneId,
     apps_option,
     echo,
     err,
@@ -228,6 +229,7 @@ def _say_why_empty(
 
 @main.command(
     "resume",
+    cls=TakesOneId,
     context_settings=CONTEXT,
     short_help="Reopen a session in its app, folder, model and effort.",
 )

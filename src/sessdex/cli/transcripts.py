@@ -22,6 +22,7 @@ from ..views.text import one_line, stderr_is_terminal
 from . import main
 from ._common import (
     CONTEXT,
+    TakesOneId,
     count_option,
     counted_events,
     detail_option,
@@ -43,7 +44,7 @@ from ._common import (
 )
 
 
-@main.command("show", context_settings=CONTEXT)
+@main.command("show", cls=TakesOneId, context_settings=CONTEXT)
 @session_id_argument
 @detail_option
 @click.option(
@@ -157,6 +158,7 @@ def show_command(
 
 @main.command(
     "tree",
+    cls=TakesOneId,
     context_settings=CONTEXT,
     short_help="Show a session's sub-agents: type, status, tokens, duration.",
 )
@@ -229,6 +231,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
 
 @main.command(
     "export",
+    cls=TakesOneId,
     context_settings=CONTEXT,
     short_help="Export a session as Markdown, an HTML file or JSON events.",
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from unittest import mock
@@ -161,3 +162,29 @@ def test_words_past_the_id_are_said_as_people_say_it(command: str) -> None:
         f"after it; 'sessdex find 3f2b retry checkout --home {DEMO}' finds sessions "
         "by their words.\n"
     ), err
+
+
+@pytest.mark.parametrize("command", [("list",), ("find", "amp")])
+def test_verbose_listing_does_not_send_the_user_to_verbose(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """`list -v` said `warning: skipped 3 unreadable lines in 2 amp files; see
+    --verbose or 'sessdex doctor'`: the --verbose just given, its lines right below."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "amp" / "malformed" / "home", home)
+    log = home / ".cache/amp/logs/threads/T-33333333-3333-7333-8333-333333333333.log"
+    args = [*command, "--since", "3000w", "--home", str(home)]
+    for _ in ("cold", "warm"):
+        code, _, err = invoke(*args, "-v")
+        assert code == 0
+        assert re.search(
+            r"^warning: skipped \d unreadable lines in \d amp files?$", err, re.M
+        )
+        assert (
+            "1 session dated in the future or before 1970 is listed without that time\n"
+            in err
+        )
+        assert f"  amp: {log}:2: not JSON" in err
+        assert "see --verbose" not in err, err
+    code, _, err = invoke(*args)  # without it, the pointer is the way on
+    assert code == 0 and "; see --verbose or 'sessdex doctor" in err, err

@@ -686,17 +686,17 @@ def report_skipped(
     for diagnostics in report.diagnostics.values():
         for problem in diagnostics.problems:
             err(f"warning: {problem}")
-    for refused in api.refused_summaries(report):
-        err(f"warning: {refused}")
-    summary = api.skipped_summary(report)
-    if summary:
-        err(f"warning: {summary}")
-    odd = api.undated_summary(report)
-    if odd:
-        err(f"warning: {odd}")
-    damaged = api.damaged_summary(report)
-    if damaged:
-        err(f"warning: {damaged}")
+    summaries = [
+        *api.refused_summaries(report),
+        api.skipped_summary(report),
+        api.undated_summary(report),
+        api.damaged_summary(report),
+    ]
+    for summary in summaries:
+        if summary:
+            # with --verbose given, its lines follow: no pointer to it, or to doctor
+            told, see, _ = summary.rpartition("; see ")
+            err(f"warning: {told if verbose and see else summary}")
     if verbose:
         said: set[tuple[str, str, int, str]] = set()
         for app, diagnostics in sorted(report.diagnostics.items()):

@@ -188,3 +188,18 @@ def test_verbose_listing_does_not_send_the_user_to_verbose(
         assert "see --verbose" not in err, err
     code, _, err = invoke(*args)  # without it, the pointer is the way on
     assert code == 0 and "; see --verbose or 'sessdex doctor" in err, err
+
+
+def test_an_id_two_apps_share_is_not_told_to_type_more() -> None:
+    """Where every session matched has the same id (two apps, one id), `type more of the
+    id` can never settle it: only the app in front can, and each choice is named."""
+    from sessdex.errors import AmbiguousId
+
+    same = "44444444-4444-4444-8444-444444444444"
+    error = AmbiguousId("4444", [("claude", same, "a"), ("auggie", same, "b")])
+    assert str(error) == (
+        f"'4444' matches 2 sessions (1 auggie, 1 claude), which share the id {same}; "
+        "put the app in front: auggie:4444 or claude:4444."
+    )
+    other = AmbiguousId("4444", [("claude", same, "a"), ("claude", "4444ab", "b")])
+    assert "type more of the id" in str(other)

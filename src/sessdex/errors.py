@@ -101,8 +101,15 @@ class AmbiguousId(SessdexError):
         alone = sorted(app for app, n in apps.items() if n == 1)
         if len(apps) > 1 and alone:
             how += f", or put its app in front ({alone[0]}:{prefix})"
+        ids = {session_id.lower() for _, session_id, _ in candidates}
+        if len(ids) == 1 and len(apps) == len(candidates):  # more of it settles nothing
+            which = " or ".join(f"{app}:{prefix}" for app in sorted(apps))
+            how = f"put the app in front: {which}"
+            counted += f"), which share the id {candidates[0][1]}"
+        else:
+            counted += ")"
         super().__init__(
-            f"{prefix!r} matches {len(candidates)} sessions ({counted}); {how}."
+            f"{prefix!r} matches {len(candidates)} sessions ({counted}; {how}."
         )
         self.prefix = prefix
         self.candidates = list(candidates)

@@ -203,3 +203,18 @@ def test_an_id_two_apps_share_is_not_told_to_type_more() -> None:
     )
     other = AmbiguousId("4444", [("claude", same, "a"), ("claude", "4444ab", "b")])
     assert "type more of the id" in str(other)
+
+
+def test_find_with_options_but_no_word_suggests_the_list_that_keeps_them() -> None:
+    """`find --app claude` (no word) said `'sessdex list' shows every session`: the
+    options typed were dropped from the command it suggests."""
+    code, out, err = invoke("find", "--app", "claude", "--since", "3d", "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert err.endswith(
+        "Error: give a word to find; 'sessdex list --app claude --since 3d --home "
+        f"{DEMO}' lists the sessions those options keep.\n"
+    ), err
+    _, _, err = invoke("find", "--json", "--all", "-n", "5", "--home", DEMO)
+    assert f"'sessdex list --all --limit 5 --json --home {DEMO}' lists" in err, err
+    _, _, err = invoke("find", "--home", DEMO)  # none: as before
+    assert f"'sessdex list --home {DEMO}' shows every session." in err

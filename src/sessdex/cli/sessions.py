@@ -133,8 +133,15 @@ def find_command(
       sessdex find -- --dry-run
     """
     if not "".join(query).strip():  # every session matches no word: 'list' says that
+        kept = [word for app in apps for word in ("--app", app)]
+        kept += ["--since", since] if since else []
+        kept += ["--here"] * here + kept_options(limit, include_subagents)
+        kept += ["--json"] * as_json + ["--nl"] * as_nl
+        said = (
+            "lists the sessions those options keep" if kept else "shows every session"
+        )
         raise click.UsageError(
-            f"give a word to find; {hints.named('list')} shows every session."
+            f"give a word to find; {hints.named('list', *kept)} {said}."
         )
     home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:

@@ -218,3 +218,17 @@ def test_find_with_options_but_no_word_suggests_the_list_that_keeps_them() -> No
     assert f"'sessdex list --all --limit 5 --json --home {DEMO}' lists" in err, err
     _, _, err = invoke("find", "--home", DEMO)  # none: as before
     assert f"'sessdex list --home {DEMO}' shows every session." in err
+
+
+def test_an_id_one_typo_from_a_session_names_it() -> None:
+    """`show 3f2b9c1f` (one character off the demo's 3f2b9c1e) said only that no id
+    starts so and to run `list`, as for an id nowhere near any."""
+    for typed in ("3f2b9c1f", "3f2bc91e", "3f2b9cc1e", "3f2b9c1ee"):
+        code, out, err = invoke("show", typed, "--no-pager", "--home", DEMO)
+        assert (code, out) == (1, ""), typed
+        said = f"no session id starts with {typed!r}; did you mean '3f2b9c1e'?"
+        assert err == f"Error: {said}\n", err
+    # a prefix of an id is found as ever; one near no id gets the usual line
+    assert invoke("show", "3f2b9c1", "--no-pager", "--home", DEMO)[0] == 0
+    _, _, err = invoke("show", "zzzz9c1e", "--home", DEMO)
+    assert "Run 'sessdex list" in err and "did you mean" not in err

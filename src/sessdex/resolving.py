@@ -7,6 +7,7 @@ what it must. Nothing here names an app.
 
 from __future__ import annotations
 
+import bisect
 import os
 
 import orjson
@@ -190,6 +191,10 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     word, colon, rest = reference.partition(":")
     if colon and word.isalpha() and (near := nearest(word, sources.names())):
         return f"did you mean {f'{near}:{rest}'!r}?"  # a misspelt app
+    if "/" not in reference and os.sep not in reference:
+        near = _one_typo_away(prefix.lower(), index.ids())
+        if near is not None:
+            return f"did you mean {near!r}?"
     path = os.path.expanduser(reference)
     if not os.path.isfile(path):
         if ("/" in reference or os.sep in reference) and not os.path.lexists(path):
@@ -211,6 +216,62 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
     return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+
+
+def _one_typo_away(typed: str, ids: list[str]) -> str | None:
+    """The start of the one id (of `ids`, sorted) `typed` misspells by a character
+    (changed, left out, added, or two swapped), as long as typed and no shorter than it
+    need be to name that id alone; None where none or several are that near, or `typed`
+    is too short (4 characters) for a typo to tell ids apart. Each spelling one typo
+    from `typed` is looked up in `ids`: no id is compared in turn."""
+    if len(typed) < 4:
+        return None
+    near: dict[str, int] = {}  # each id that near: how much of it was typed
+    for spelling in _one_typo_from(typed):
+        at = bisect.bisect_left(ids, spelling)
+        while at < len(ids) and ids[at].startswith(spelling) and len(near) < 2:
+            near.setdefault(ids[at], len(spelling))
+            at += 1
+        if len(near) > 1:
+            return None
+    if len(near) != 1:
+        return None
+    ((session_id, typed_size),) = near.items()
+    for size in range(typed_size, len(session_id) + 1):
+        start = session_id[:size]
+        if _starting(ids, start) == 1:
+            bare = start.rstrip("-_")  # `3f2b9c1e`, not `3f2b9c1e-`
+            return bare if bare and _starting(ids, bare) == 1 else start
+    return session_id
+
+
+def _starting(ids: list[str], start: str) -> int:
+    """How many of `ids` (sorted) start with `start`: 0, 1, or 2 for more."""
+    at = bisect.bisect_left(ids, start)
+    return sum(other.startswith(start) for other in ids[at : at + 2])
+
+
+# the characters an id's typo may have put in or left out: ids are lowercased
+_ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz-_"
+
+
+def _one_typo_from(typed: str) -> list[str]:
+    """Every spelling `typed` is with one character changed, left out or added, or two
+    side by side swapped, the one-longer ones last (an id matched so typed all of it)."""
+    cuts = range(len(typed) + 1)
+    same = {
+        typed[:n] + char + typed[n + 1 :]
+        for n in range(len(typed))
+        for char in _ID_CHARACTERS
+    }
+    same |= {
+        typed[:n] + typed[n + 1] + typed[n] + typed[n + 2 :]
+        for n in range(len(typed) - 1)
+    }
+    shorter = {typed[:n] + typed[n + 1 :] for n in range(len(typed))}
+    longer = {typed[:n] + char + typed[n:] for n in cuts for char in _ID_CHARACTERS}
+    spellings = [*sorted(same - {typed}), *sorted(shorter), *sorted(longer)]
+    return spellings
 
 
 # where an id no session has may be a sub-agent an app keeps inside its lead's file: the

@@ -46,7 +46,7 @@ from ..diagnostics import NOT_UTF8, Diagnostics
 from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._claude_records import ADVISOR, recorded_cost
-from ._usage_scan import MarkedLines
+from ._usage_scan import MarkedLines, converted
 from ._values import as_credits, as_int
 from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 
@@ -66,28 +66,33 @@ US_ONLY = 1.1
 WEB_SEARCH_USD = 0.01
 
 
+# The counts are any JSON, taken by `as_int` as the reader takes them: a count of another
+# type (a fraction, a float past any count, a bool, a string) is that count broken, 0,
+# not the whole response gone from `usage` while `show` counts it.
+
+
 class _CacheCreation(msgspec.Struct):
-    ephemeral_1h_input_tokens: int | None = None
+    ephemeral_1h_input_tokens: Any = None
 
 
 class _Iteration(msgspec.Struct):
     type: str | None = None
     model: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_creation_input_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+    cache_read_input_tokens: Any = None
 
 
 class _ServerTools(msgspec.Struct):
-    web_search_requests: int | None = None
+    web_search_requests: Any = None
 
 
 class _Tokens(msgspec.Struct):
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_creation_input_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+    cache_read_input_tokens: Any = None
     cache_creation: _CacheCreation | None = None
     speed: str | None = None
     iterations: list[_Iteration] | None = None
@@ -150,25 +155,24 @@ def _epoch(stamp: str | None) -> float | None:
 
 
 def _loose(data: bytes) -> tuple[_Line | None, bool]:
-    """A line the strict types refuse (a float count, a stray type, bytes that are not
-    UTF-8): converted leniently, and whether it was read over such bytes (as U+FFFD)."""
+    """A line the strict types refuse (a member of another type, bytes that are not
+    UTF-8): converted leniently, such a member left out, and whether it was read over
+    such bytes (as U+FFFD)."""
     try:
         value, damaged = files.loads_checked(data)
     except orjson.JSONDecodeError:
         return None, False
     if not isinstance(value, dict):
         return None, False
-    try:
-        line = msgspec.convert(
-            {
-                k: value.get(k)
-                for k in _Line.__struct_fields__
-                if k not in _RAW and value.get(k) is not None
-            },
-            _Line,
-            strict=False,
-        )
-    except msgspec.ValidationError:
+    line = converted(
+        {
+            k: value.get(k)
+            for k in _Line.__struct_fields__
+            if k not in _RAW and value.get(k) is not None
+        },
+        _Line,
+    )
+    if line is None:
         return None, damaged  # read, if to no use
     if "costUSD" in value:
         line.costUSD = msgspec.Raw(orjson.dumps(value["costUSD"]))
@@ -188,8 +192,8 @@ def _cost(raw: msgspec.Raw) -> float | None:
         return None
 
 
-def _int(value: int | None) -> int:
-    return as_int(value) if isinstance(value, int) and value > 0 else 0
+def _int(value: object) -> int:
+    return max(as_int(value), 0)
 
 
 class _Scan:

@@ -22,17 +22,20 @@ finds them), by msgspec types naming the few fields needed. The rules are the re
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
+import orjson
 
 from .. import files, folders, freshness
 from ..diagnostics import NOT_UTF8, Diagnostics
 from ..model import JSONValue, Usage
-from ._usage_scan import MarkedLines
+from ._usage_scan import MarkedLines, converted
 from ._values import as_int
 from .base import DroppedLine, Location, UsageRecord, UsageScan
 
@@ -48,11 +51,14 @@ MARKERS = (
 
 
 class _Tokens(msgspec.Struct):
-    input_tokens: int = 0
-    cached_input_tokens: int = 0
-    cache_write_input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_output_tokens: int = 0
+    # any JSON, taken by `as_int` as the reader takes it: a count of another type (a
+    # fraction, a float past any count, a bool, a string) is that count broken, not the
+    # response gone
+    input_tokens: Any = 0
+    cached_input_tokens: Any = 0
+    cache_write_input_tokens: Any = 0
+    output_tokens: Any = 0
+    reasoning_output_tokens: Any = 0
 
 
 class _Info(msgspec.Struct):
@@ -213,7 +219,7 @@ class _Scan:
         except RecursionError:  # nested too deep for msgspec: passed over
             return
         except (msgspec.ValidationError, msgspec.DecodeError):
-            repaired = self._repaired(number, data, data, _decode_line)
+            repaired = self._lenient(number, data, data, _Line)
             if not isinstance(repaired, _Line):
                 return
             line = repaired
@@ -244,7 +250,7 @@ class _Scan:
         try:
             payload = _decode_payload(line.payload)
         except (msgspec.ValidationError, msgspec.DecodeError):
-            repaired = self._repaired(number, data, line.payload, _decode_payload)
+            repaired = self._lenient(number, data, line.payload, _Payload)
             if not isinstance(repaired, _Payload):
                 return
             payload = repaired
@@ -282,6 +288,34 @@ class _Scan:
         if not_utf8 and self.damaged is not None:
             self.damaged(number, line)
         return value
+
+    def _lenient(
+        self,
+        number: int,
+        line: bytes,
+        data: bytes | msgspec.Raw,
+        kind: type[_Line] | type[_Payload],
+    ) -> _Line | _Payload | None:
+        """`data` (the line or its payload) as `kind` where the strict decoder refused it:
+        repaired as `_repaired` does, each member of a type `kind` does not take left out
+        (a time written as a number, a count as a fraction), as the reader passes over
+        it and keeps the record; None where it is no JSON object."""
+        try:
+            value, not_utf8 = files.loads_checked(bytes(data))
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        payload = value.pop("payload", None) if kind is _Line else None
+        decoded = converted(value, kind)
+        if decoded is None:
+            return None
+        if isinstance(decoded, _Line) and payload is not None:
+            with contextlib.suppress(TypeError):  # a number past 64 bits: no payload
+                decoded.payload = msgspec.Raw(orjson.dumps(payload))
+        if not_utf8 and self.damaged is not None:
+            self.damaged(number, line)
+        return decoded
 
     def _replayed(self, line: _Line, time: float | None) -> bool:
         state = self.state

@@ -11,8 +11,12 @@ knows no app.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
+
+import msgspec
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -202,3 +206,49 @@ class _LongLine:
             self.edge = (
                 (self.edge + piece)[-width:] if len(piece) < width else piece[-width:]
             )
+
+
+T = TypeVar("T")
+ODD_MEMBERS = 16  # members of a type a line's struct does not take, left out one by one
+# where msgspec says a value failed ("Expected `str`, got `int` - at `$.message.model`")
+_AT = re.compile(r" - at `\$((?:\.[^.\[`]+|\[\d+\])+)`$")
+_STEP = re.compile(r"\.([^.\[`]+)|\[(\d+)\]")
+
+
+def converted(value: object, kind: type[T]) -> T | None:
+    """Decoded JSON as the msgspec struct `kind`, leniently, each member of a type it does
+    not take left out (a time written as a number, a model as a list): the reader passes
+    over such a member and keeps the record, and so must a usage scan. None when the value
+    itself is of another type."""
+    for _ in range(ODD_MEMBERS):
+        try:
+            return msgspec.convert(value, kind, strict=False)
+        except msgspec.ValidationError as error:
+            if not _left_out(value, str(error)):
+                return None
+    return None
+
+
+def _left_out(value: object, error: str) -> bool:
+    """Remove the member `error` names from `value`; False when it names none."""
+    found = _AT.search(error)
+    if found is None:
+        return False
+    steps: list[str | int] = [
+        key if key else int(at) for key, at in _STEP.findall(found.group(1))
+    ]
+    for step in steps[:-1]:
+        if isinstance(value, dict) and isinstance(step, str):
+            value = value.get(step)
+        elif isinstance(value, list) and isinstance(step, int) and step < len(value):
+            value = value[step]
+        else:
+            return False
+    last = steps[-1]
+    if isinstance(value, dict) and isinstance(last, str) and last in value:
+        del value[last]
+        return True
+    if isinstance(value, list) and isinstance(last, int) and last < len(value):
+        del value[last]
+        return True
+    return False

@@ -72,6 +72,19 @@ def nameable(entry: os.DirEntry[str]) -> bool:
     return False
 
 
+def plain_name(name: str) -> bool:
+    """Whether `name` is one entry's name, so that a path made of it stays in its folder:
+    not empty, `.` or `..`, with no separator and no NUL. An id read from a file names a
+    folder only so: a hostile or broken writer's `../..` led out of the app's home."""
+    return (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and "\x00" not in name
+        and (os.altsep is None or os.altsep not in name)
+        and os.sep not in name
+    )
+
+
 def take_passed_over() -> list[tuple[str, str]]:
     """What listings passed over since the last call, as (path, why): names that are not
     text (shown with their odd bytes escaped, `caf\\xe9`), folders that may not be

@@ -352,7 +352,8 @@ def _typed_children(path: Path, session_id: str, size: int) -> list[Session]:
     (`agentId`, `args.agent_name`). The call may lie mid-chat, so the whole file is
     searched for it (a byte search, as for the summary), only where the chat has a
     folder of sub-agents; past MIDDLE_CAP it is not, and the type stays unknown."""
-    if not (_chats_dir(path) / session_id).is_dir():
+    spawns = _spawns(path, session_id)
+    if spawns is None or not spawns.is_dir():
         return []
     types: dict[str, str] = {}
     for line in files.lines_with(path, b'"agentId"', 0, size):
@@ -400,6 +401,14 @@ def _parse_legacy(
 
 def _chats_dir(path: Path) -> Path:
     return path.parent if path.parent.name == "chats" else path.parent.parent
+
+
+def _spawns(path: Path, session_id: str | None) -> Path | None:
+    """The folder of the sub-agents' chats of the chat at `path`, named by its session id
+    (read from the chat) where that is one plain name: `..` or a NUL led elsewhere."""
+    if not session_id or not folders.plain_name(session_id):
+        return None
+    return _chats_dir(path) / session_id
 
 
 def _project_cwd(
@@ -680,18 +689,19 @@ def read_last(
     if path.suffix != ".json" or prompt_log.log_of(session) is not None:
         raise WholeRead("a JSONL chat is read from its end; a prompt log whole")
     session_id = json_chat.first_id(path)
-    if session_id and any(True for _ in folders.entries(_chats_dir(path) / session_id)):
+    spawns = _spawns(path, session_id)
+    if spawns is not None and any(True for _ in folders.entries(spawns)):
         raise WholeRead("its sub-agents' chats are read with it")
     found = json_chat.last_messages(path, rows + 1)
     if found is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     chat = messages.Chat(None, session_id)
     if (
-        session_id
+        spawns is not None
     ):  # a spawn's chat, missing (the folder is empty), is said as `read` does
         chat.read_child = partial(
             _child_chat,
-            _chats_dir(path) / session_id,
+            spawns,
             Emitter(""),
             diagnostics,
             full,
@@ -743,15 +753,14 @@ def _read_chat(
         chat.imported_from = timeline.imported_from
         chat.copied_from = _import_source(path, timeline.imported_from, timeline.probe)
         chat.copied = frozenset(timeline.imported if chat.copied_from else ())
-    if session_id and depth < SUBAGENT_DEPTH:
-        chat.read_child = partial(
-            _child_chat, _chats_dir(path) / session_id, emit, diagnostics, full, depth
-        )
+    spawns = _spawns(path, session_id)
+    if spawns is not None and depth < SUBAGENT_DEPTH:
+        chat.read_child = partial(_child_chat, spawns, emit, diagnostics, full, depth)
     for item in found:
         yield from messages.item_events(item, chat, emit)
-    if offset == 0 and chat.session_id and depth < SUBAGENT_DEPTH:
+    if offset == 0 and spawns is not None and depth < SUBAGENT_DEPTH:
         # sub-agent chats that no tool call pointed at still belong to this session
-        for child in folders.entries(_chats_dir(path) / chat.session_id):
+        for child in folders.entries(spawns):
             child_id = child.name.removesuffix(".jsonl")
             if child.name.endswith(".jsonl") and child_id not in chat.children:
                 chat.children.add(child_id)

@@ -502,8 +502,10 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     times = value.get("time") if isinstance(value.get("time"), dict) else {}
     assert isinstance(times, dict)
     project_store = _project_store(path)
+    # the id names the session's folders only where it is one plain name (`..` leads out)
+    plain = folders.plain_name(session_id)
     messages = (project_store or path.parents[2]) / "message" / session_id
-    model, provider = _last_model(messages, diagnostics)
+    model, provider = _last_model(messages, diagnostics) if plain else (None, None)
     version = as_str(value.get("version"))
     if version:
         diagnostics.versions[version] += 1
@@ -514,10 +516,10 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     parts = path.parents[2] / "part"
     if project_store is not None:
         extra["store"] = "json-project"
-        cwd = cwd or _message_cwd(messages, diagnostics)
+        cwd = cwd or (_message_cwd(messages, diagnostics) if plain else None)
         parts = project_store / "part" / session_id
     title = value.get("title")
-    if _is_placeholder(title):
+    if _is_placeholder(title) and plain:
         title = _json_first_prompt(messages, parts, diagnostics) or title
     return [
         Session(
@@ -549,6 +551,8 @@ def _json_first_prompt(
         if not isinstance(info, dict) or info.get("role") != "user":
             continue
         message_id = as_str(info.get("id")) or entry.name.removesuffix(".json")
+        if not folders.plain_name(message_id):
+            continue
         for part_entry in folders.entries(parts / message_id)[:8]:
             part = files.read_json_file(
                 part_entry.path, limit=1024 * 1024, diagnostics=diagnostics
@@ -841,7 +845,11 @@ class _Reader:
         path: Path | None = None,  # the session's own file, for a fork's copies
     ) -> Iterator[Event]:
         infos = []
-        for entry in folders.entries(storage / "message" / session_id):
+        # an id names a folder only where it is one plain name (`..` leads out)
+        listed = folders.plain_name(session_id)
+        for entry in (
+            folders.entries(storage / "message" / session_id) if listed else ()
+        ):
             info = files.read_json_compacted(entry.path, diagnostics=self.diagnostics)
             if not isinstance(info, dict):
                 if info is not None:  # JSON, but no object (None was counted)
@@ -867,7 +875,8 @@ class _Reader:
             part_folder = storage / "part"
             if self.parts_by_session:
                 part_folder /= session_id
-            for entry in folders.entries(part_folder / message_id):
+            plain = folders.plain_name(message_id)
+            for entry in folders.entries(part_folder / message_id) if plain else ():
                 part = files.read_json_compacted(
                     entry.path, full=self.full, diagnostics=self.diagnostics
                 )
@@ -1226,7 +1235,12 @@ def _json_copies(
     for entry in folders.entries(path.parent)[:_JSON_COPIES_CAP]:
         other = as_dict(files.read_json_file(entry.path, limit=1024 * 1024))
         other_id, created = as_str(other.get("id")), _created(other)
-        if other_id and other_id != session.get("id") and created is not None:
+        if (
+            other_id
+            and other_id != session.get("id")
+            and created is not None
+            and folders.plain_name(other_id)
+        ):
             candidates.append((created, other_id))
     where: dict[tuple[int, str, bytes], str] = {}
     examined = len(candidates)

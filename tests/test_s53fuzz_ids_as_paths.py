@@ -1,0 +1,104 @@
+"""An id read from a file's content names a folder only when it is one plain name: an
+OpenCode message or session id with a `/`, a `..` or a NUL in it (a hostile or broken
+writer; a 30 MB id, which sessdex elides) led `show` out of the app's folder, to read and
+show what lay there, or stopped the read as "a sessdex bug" (embedded null byte)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+STORAGE = Path(".local/share/opencode/storage")
+OUTSIDE = "SECRET-OUTSIDE-TEXT"
+
+
+def _home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home" / STORAGE, home / STORAGE)
+    # text in a folder beside the home, where a climbing id leads
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    (beside / "001.json").write_text(
+        json.dumps({"id": "p_x", "type": "text", "text": OUTSIDE})
+    )
+    return home
+
+
+def _show(home: Path, ref: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["show", ref, "--home", str(home)])
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    "message_id",
+    ["../../../../../../beside", "x\x00y", "\x00sessdex-elided:31457280"],
+)
+def test_a_message_id_never_leads_out_of_its_folder(
+    message_id: str, tmp_path: Path
+) -> None:
+    home = _home(tmp_path)
+    message = home / STORAGE / "message" / "s_stage0_small" / "msg_0001.json"
+    value = json.loads(message.read_text())
+    value["id"] = message_id
+    message.write_text(json.dumps(value))
+    code, output = _show(home, "opencode:s_stage0_small")
+    assert code == 0, output
+    assert OUTSIDE not in output
+    assert "sessdex bug" not in output
+    # the other message, whose id is plain, still shows its parts
+    assert "Found 2 files." in output
+
+
+@pytest.mark.parametrize("session_id", ["../../../../../../beside", "x\x00y"])
+def test_a_session_id_never_leads_out_of_its_folder(
+    session_id: str, tmp_path: Path
+) -> None:
+    home = _home(tmp_path)
+    info = home / STORAGE / "session" / "proj_test" / "ses_s_stage0_small.json"
+    value = json.loads(info.read_text())
+    value["id"] = session_id
+    info.write_text(json.dumps(value))
+    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert "sessdex bug" not in result.output
+    assert session_id in [row["id"] for row in json.loads(result.stdout)]
+    code, output = _show(home, f"opencode:{session_id[:1]}")  # (no NUL in a command)
+    assert code == 0, output
+    assert OUTSIDE not in output
+    assert "sessdex bug" not in output
+
+
+GEMINI_CHATS = Path(".gemini/tmp")
+GEMINI_JSON = (
+    "2136a2490b0bdc8f317d3e16aecb6c0b6c264127ce17e17345fe6c0dc2ce7069/chats/"
+    "session-2025-11-02T10-15-5a1e9c3b.json"
+)
+GEMINI_JSONL = "shop-api/chats/session-2026-11-30T08-11-b44832f3.jsonl"
+
+
+@pytest.mark.parametrize("chat", [GEMINI_JSON, GEMINI_JSONL])
+def test_a_gemini_session_id_with_a_nul_is_no_bug(chat: str, tmp_path: Path) -> None:
+    # its sub-agents' folder is named by the chat's session id
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "gemini" / "home", home)
+    path = home / GEMINI_CHATS / chat
+    text = path.read_text()
+    head, newline, rest = text.partition("\n") if chat.endswith("l") else (text, "", "")
+    value = json.loads(head)
+    value["sessionId"] = "x\x00y"
+    path.write_text(json.dumps(value) + newline + rest)
+    listed = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+    assert "sessdex bug" not in listed.output
+    # the listing names the session by its file where its id is no name
+    ids = [row["id"] for row in json.loads(listed.stdout) if row["path"] == str(path)]
+    assert ids, listed.stdout
+    code, output = _show(home, f"gemini:{ids[0][:1]}")  # (no NUL in a command line)
+    assert "sessdex bug" not in output, output
+    assert code == 0, output

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
-tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd] [--more]
-[home ...]`, or `--warm-cold --cases 20` (warm list = cold list after one file changes).
+tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
+--odd | --hostile] [--more] [home ...]`, or `--warm-cold --cases 20` (warm list = cold list after one file changes).
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -25,7 +25,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("homes", nargs="*", help="home names (default: all)")
     parser.add_argument("--cases", type=int, default=50, help="mutants per home")
-    parser.add_argument("--first", type=int, default=0, help="number of the first case")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="number of the first case (with --warm-cold: the seed that draws the files)",
+    )
     parser.add_argument(
         "--tree",
         action="store_true",
@@ -38,6 +43,14 @@ def main() -> int:
         help="a file as odd writers and failing systems leave one (UTF-16, Latin-1 "
         "bytes, a NUL run, a -wal and a stale -shm, a writer's lock, a file that "
         "shrinks as it is read)",
+    )
+    parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="a value a hostile or broken writer leaves: a token count as a string, "
+        "negative, 1e308 or past 64 bits; a time in s, ms, us or ns, or in an odd zone; "
+        "an id with a path in it; a 30 MB string; a -wal without its -shm, another "
+        "database's -wal, a page of junk",
     )
     parser.add_argument(
         "--more",
@@ -63,7 +76,9 @@ def main() -> int:
             folder = Path(work) / name
             folder.mkdir()
             if args.warm_cold:
-                failures = fuzzing.warm_cold(name, every[name], folder, args.cases)
+                failures = fuzzing.warm_cold(
+                    name, every[name], folder, args.cases, args.first
+                )
                 ran += 1
                 failed += bool(failures)
                 for failure in failures:
@@ -80,6 +95,7 @@ def main() -> int:
                     tree=args.tree,
                     odd=args.odd,
                     more=args.more,
+                    hostile=fuzzing.HOSTILE_WAYS if args.hostile else (),
                 )
                 ran += 1
                 failed += bool(failures)

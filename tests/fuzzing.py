@@ -12,7 +12,11 @@ systems leave one: in UTF-16, with Latin-1 bytes, CRLF or a BOM, a run of NULs a
 left, its last line cut inside a character; a database with its newest rows in a `-wal`
 beside it and a stale `-shm`, or locked by a writer (a child process that holds `BEGIN
 EXCLUSIVE` while the commands run); a folder or a dangling link in a file's place; a
-file that shrinks as it is opened, or one its app appends to while it is read. `check`
+file that shrinks as it is opened, or one its app appends to while it is read. Or
+(`hostile`, of `HOSTILE_WAYS`) a value a broken or hostile writer leaves: a token count
+as a string, below zero or past any count, a time in s, ms, us or ns or in an odd zone,
+an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another database's
+`-wal`, a page of junk. `check`
 runs the commands a user runs over it, in this process, and says what went wrong: a
 traceback, or the words sessdex says of its own bugs (each then run again with
 SESSDEX_DEBUG=1, to show where it was raised). With `more`, every other command, in text
@@ -735,11 +739,186 @@ def _grows(path: Path, data: bytes) -> Mutant | None:
     return Mutant(path, what, keeps=True, during=growing)
 
 
+HOSTILE_WAYS = (
+    "token count",
+    "odd time",
+    "odd id",
+    "huge string",
+    "WAL no shm",
+    "foreign WAL",
+    "corrupt page",
+)
+_COUNT_KEY = re.compile(r"(?i)(tokens?$|_count$|^count$|cost|credits)")
+_ID_KEY = re.compile(
+    r"(?i)^(id|uuid|session_?id|parent_?uuid|parent_?id|thread_?id|conversation_?id)$"
+)
+# a count as no app means it: a string, below zero, past any count, a fraction, a bool
+COUNTS: list[Json] = ["123", -5, 1e308, 10**30, 2**64, 5.5, True]
+# a time in seconds, ms, µs or ns since 1970, with odd zones, a leap second, past any year
+ODD_TIMES: list[Json] = [
+    1764490211,
+    1764490211371,
+    1764490211371000,
+    1764490211371000000,
+    "1764490211.5",
+    "2026-11-30T08:10:11+14:00",
+    "2026-11-30T08:10:11-12:00",
+    "2026-11-30T08:10:11+0530",
+    "2026-11-30T08:10:11+25:00",
+    "2026-11-30T23:59:60Z",
+    "2026-02-30T08:10:11Z",
+    "2026-11-30T08:10:11 UTC",
+    "+275760-09-13T00:00:00Z",
+    1e308,
+]
+# an id that is a path, climbs out of one, or is no id at all
+ODD_IDS: list[Json] = [
+    "../../../etc/passwd",
+    "a/b",
+    "..",
+    "/abs/path",
+    "a\\b",
+    "",
+    "-rf",
+]
+HUGE = 15 * 1024 * 1024  # characters of two bytes: a 30 MB string
+
+
+def mutate_hostile(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    """Change `path` one of the `HOSTILE_WAYS`; None when that way does not apply."""
+    data = path.read_bytes()
+    if way in ("WAL no shm", "foreign WAL", "corrupt page"):
+        if not data.startswith(SQLITE) or Path(f"{path}-wal").exists():
+            return None
+        if way == "corrupt page":
+            return _corrupt_page(path, data, draw)
+        return _wal_alone(path, foreign=way == "foreign WAL")
+    if data.startswith(SQLITE):
+        return None
+    lines = _lines(data)
+    if lines is not None:
+        values = [(n, _loads(line)) for n, line in enumerate(lines) if line.strip()]
+    elif (whole := _whole_json(data)) is not None:
+        values = [(-1, whole)]
+    else:
+        return None
+    draw.shuffle(values)
+    for at, value in values:
+        changed = _hostile_value(value, way, draw)
+        if changed is None:
+            continue
+        if at < 0:
+            path.write_bytes(dumps(value))
+            return Mutant(path, changed[0], keeps=changed[1])
+        assert lines is not None
+        lines[at] = dumps(value)
+        path.write_bytes(b"\n".join(lines))
+        return Mutant(path, f"line {at + 1}: {changed[0]}", keeps=changed[1])
+    return None
+
+
+def _hostile_value(
+    value: Json, way: str, draw: random.Random
+) -> tuple[str, bool] | None:
+    """Change one node of `value` `way`: what changed, and whether the file still holds
+    every session it held (an id changed may merge two, or name none)."""
+    nodes = _nodes(value)
+    if way == "huge string":
+        texts = [(p, k, n) for p, k, n in nodes if isinstance(n, str) and n]
+        if not texts:
+            return None
+        parent, key, node = max(texts, key=lambda text: len(text[2]))  # type: ignore[arg-type]
+        parent[key] = "\u00e9" * HUGE  # type: ignore[index]
+        return f"{key!r} became a 30 MB string", True
+    keyed, new, keeps = {
+        "token count": (_COUNT_KEY, COUNTS, True),
+        "odd time": (_TIME_KEY, ODD_TIMES, True),
+        "odd id": (_ID_KEY, ODD_IDS, False),
+    }[way]
+    leaves = [
+        (p, k, n)
+        for p, k, n in nodes
+        if isinstance(p, dict)
+        and isinstance(k, str)
+        and keyed.search(k)
+        and not isinstance(n, dict | list)
+    ]
+    if not leaves:
+        return None
+    parent, key, node = draw.choice(leaves)
+    parent[key] = draw.choice(new)  # type: ignore[index]
+    return f"{key!r} {node!r} became {parent[key]!r}", keeps  # type: ignore[index]
+
+
+def _corrupt_page(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
+    """One page past the first overwritten with junk, as a bad sector or a torn write
+    leaves it."""
+    size = int.from_bytes(data[16:18], "big") or 65536  # 1 means 65536
+    pages = len(data) // size
+    if pages < 2:
+        return None
+    page = draw.randrange(1, pages)
+    junk = bytes(draw.randrange(256) for _ in range(size))
+    path.write_bytes(data[: page * size] + junk + data[(page + 1) * size :])
+    return Mutant(path, f"page {page + 1} of {pages} overwritten with junk")
+
+
+# a database every app's home lacks: its WAL's pages are of another schema
+_OTHER_DB = DATA / "codex" / "home" / ".codex" / "state_5.sqlite"
+
+
+def _wal_alone(path: Path, *, foreign: bool) -> Mutant | None:
+    """A `-wal` and no `-shm` beside the database (the app crashed, a copy took the WAL
+    and left the index): its own rows rewritten into it, or another database's WAL."""
+    work = path.with_name(path.name + ".zz-other")
+    source = work if foreign else path
+    if foreign:
+        shutil.copyfile(_OTHER_DB, work)
+    db = sqlite3.connect(source, isolation_level=None)
+    try:
+        if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+            return None
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        tables = [
+            row[0]
+            for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        db.execute("BEGIN")
+        for table in tables:
+            columns = [r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+            if columns:
+                column = _quoted(columns[0])
+                with contextlib.suppress(sqlite3.Error):  # a view, a virtual table
+                    db.execute(f"UPDATE {_quoted(table)} SET {column} = {column}")
+        db.execute("COMMIT")
+        database, frames = source.read_bytes(), Path(f"{source}-wal").read_bytes()
+    finally:
+        db.close()
+        for leftover in (work, Path(f"{work}-wal"), Path(f"{work}-shm")):
+            leftover.unlink(missing_ok=True)
+    if not foreign:
+        path.write_bytes(database)
+    Path(f"{path}-wal").write_bytes(frames)
+    Path(f"{path}-shm").unlink(missing_ok=True)
+    if foreign:
+        return Mutant(path, "another database's -wal beside it, no -shm")
+    return Mutant(path, "its rows rewritten into a -wal beside it, no -shm", keeps=True)
+
+
 def draw_mutant(
-    home: Path, draw: random.Random, *, tree: bool = False, odd: bool = False
+    home: Path,
+    draw: random.Random,
+    *,
+    tree: bool = False,
+    odd: bool = False,
+    hostile: tuple[str, ...] = (),
 ) -> Mutant:
     """Change one file of `home` one way, both drawn; tries until one applies. With
-    `tree`, one of `TREE_WAYS` instead; with `odd`, one of `ODD_WAYS`."""
+    `tree`, one of `TREE_WAYS` instead; with `odd`, one of `ODD_WAYS`; with `hostile`,
+    one of those ways (of `HOSTILE_WAYS`)."""
     # not a database's -wal or -shm: SQLite itself reads a damaged one as none (the
     # app loses those rows too), and nothing sessdex reads can tell
     candidates = sorted(
@@ -749,6 +928,12 @@ def draw_mutant(
     )
     if tree:
         return mutate_tree(draw.choice(candidates), draw.choice(TREE_WAYS))
+    if hostile:
+        for _ in range(200):
+            path, way = draw.choice(candidates), draw.choice(hostile)
+            if path.is_file() and (mutant := mutate_hostile(path, way, draw)):
+                return mutant
+        raise AssertionError(f"no hostile way applies to {home}")
     if odd:
         for _ in range(200):
             path, way = draw.choice(candidates), draw.choice(ODD_WAYS)
@@ -1007,11 +1192,13 @@ def run_case(
     tree: bool = False,
     odd: bool = False,
     more: bool = False,
+    hostile: tuple[str, ...] = (),
 ) -> list[str]:
-    """Mutant `case` of home `name` (of its tree, with `tree`; an odd file, with `odd`):
-    the failures found, each naming the case. Every case is copied to the same folder,
-    as some apps' ids are made from their paths."""
-    kind = "tree" if tree else "odd" if odd else "fuzz"
+    """Mutant `case` of home `name` (of its tree, with `tree`; an odd file, with `odd`;
+    changed one of the `hostile` ways, with those): the failures found, each naming the
+    case. Every case is copied to the same folder, as some apps' ids are made from their
+    paths."""
+    kind = "tree" if tree else "odd" if odd else "hostile" if hostile else "fuzz"
     draw = random.Random(f"{name}-{kind}-{case}")
     home = work / "home"
     listed_file = work / "listed.json"
@@ -1022,7 +1209,7 @@ def run_case(
         listed_file.write_text(json.dumps(before.listed))
     listed_before: dict[str, str] = json.loads(listed_file.read_text())
     copy_home(original, home)
-    mutant = draw_mutant(home, draw, tree=tree, odd=odd)
+    mutant = draw_mutant(home, draw, tree=tree, odd=odd, hostile=hostile)
     changed = str(mutant.path)
     label = f"{name} {'' if kind == 'fuzz' else kind + ' '}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
     state = work / f"state-{case}"
@@ -1096,12 +1283,14 @@ def _mismatches(
     return said
 
 
-def warm_cold(name: str, original: Path, work: Path, files: int) -> list[str]:
-    """For up to `files` files of home `name` (drawn from its name), one at a time: list
-    warm, change that file alone one way of `CHANGES`, then list warm again and cold (a
-    fresh state), which must agree; each disagreement names the file, the row and the
-    field."""
-    draw = random.Random(f"{name}-warm-cold")
+def warm_cold(
+    name: str, original: Path, work: Path, files: int, seed: int = 0
+) -> list[str]:
+    """For up to `files` files of home `name` (drawn from its name, and `seed` where it is
+    not 0), one at a time: list warm, change that file alone one way of `CHANGES`, then
+    list warm again and cold (a fresh state), which must agree; each disagreement names
+    the file, the row and the field."""
+    draw = random.Random(f"{name}-warm-cold" + (f"-{seed}" if seed else ""))
     home = work / "home"
     copy_home(original, home)
     candidates = sorted(

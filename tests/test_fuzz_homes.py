@@ -110,3 +110,42 @@ def test_a_file_changed_alone_lists_warm_as_cold(name: str, tmp_path: Path) -> N
     # (which re-reads only what changed) says what a cold one does
     failures = fuzzing.warm_cold(name, HOMES[name], tmp_path, WARM_COLD_FILES)
     assert not failures, "\n".join(failures)
+
+
+def test_every_hostile_way_applies_to_some_home(tmp_path: Path) -> None:
+    import random
+
+    applied = set()
+    # a home with databases and one with JSON lines hold a file for every way
+    for name in ("opencode", "claude"):
+        for way in fuzzing.HOSTILE_WAYS:
+            home = tmp_path / name / way.replace(" ", "-")
+            fuzzing.copy_home(HOMES[name], home)
+            for path in sorted(home.rglob("*")):
+                if not path.is_file() or path.is_symlink():
+                    continue
+                if fuzzing.mutate_hostile(path, way, random.Random(0)):
+                    applied.add(way)
+                    break
+    assert applied == set(fuzzing.HOSTILE_WAYS)
+
+
+HOSTILE_CASES_PER_HOME = 2
+# the homes of the apps most people have; a 30 MB string costs seconds a case: the
+# script runs it (scripts/fuzz-homes.py --hostile)
+HOSTILE_HOMES = ("claude", "codex", "gemini", "opencode", "copilot", "cursor", "pi")
+HOSTILE_IN_SUITE = tuple(w for w in fuzzing.HOSTILE_WAYS if w != "huge string")
+
+
+@pytest.mark.parametrize("name", HOSTILE_HOMES)
+def test_a_hostile_value_is_never_a_crash_and_never_unsaid(
+    name: str, tmp_path: Path
+) -> None:
+    # a token count or a time no app writes, an id with a path in it, a -wal without its
+    # -shm or of another database, a page of junk
+    failures: list[str] = []
+    for case in range(HOSTILE_CASES_PER_HOME):
+        failures += fuzzing.run_case(
+            name, HOMES[name], case, tmp_path, hostile=HOSTILE_IN_SUITE
+        )
+    assert not failures, "\n".join(failures)

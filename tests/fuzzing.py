@@ -829,7 +829,8 @@ def _hostile_value(
             return None
         parent, key, node = max(texts, key=lambda text: len(text[2]))  # type: ignore[arg-type]
         parent[key] = "\u00e9" * HUGE  # type: ignore[index]
-        return f"{key!r} became a 30 MB string", True
+        # an id of 30 MB is no id: its session may go (said)
+        return f"{key!r} became a 30 MB string", not _ID_KEY.search(str(key))
     keyed, new, keeps = {
         "token count": (_COUNT_KEY, COUNTS, True),
         "odd time": (_TIME_KEY, ODD_TIMES, True),

@@ -102,3 +102,19 @@ def test_a_gemini_session_id_with_a_nul_is_no_bug(chat: str, tmp_path: Path) -> 
     code, output = _show(home, f"gemini:{ids[0][:1]}")  # (no NUL in a command line)
     assert "sessdex bug" not in output, output
     assert code == 0, output
+
+
+def test_an_opencode_session_file_with_a_huge_title_still_lists(tmp_path: Path) -> None:
+    # a session file past 4 MB (a pasted prompt kept as its title) was skipped as "not
+    # JSON", its session gone from the list; its long strings are elided as a line's are
+    home = _home(tmp_path)
+    info = home / STORAGE / "session" / "proj_test" / "ses_s_stage0_small.json"
+    value = json.loads(info.read_text())
+    value["title"] = "\u00e9" * (3 * 1024 * 1024)  # 6 MB
+    info.write_text(json.dumps(value, ensure_ascii=False))
+    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    assert "s_stage0_small" in rows
+    assert len(rows["s_stage0_small"]["title"] or "") < 1000
+    assert rows["s_stage0_small"]["cwd"] == "/tmp/repo"

@@ -491,12 +491,18 @@ def _session_rows(
 
 
 def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
-    value = files.read_json_file(path, limit=4 * 1024 * 1024, diagnostics=diagnostics)
+    # past READ_LINE_CAP (a pasted prompt kept as the title) its long strings are elided
+    skipped = diagnostics.skipped_total
+    value = files.read_json_compacted(path, diagnostics=diagnostics)
     if not isinstance(value, dict):
-        diagnostics.skip(str(path), 1, "not JSON" if path.exists() else "vanished")
+        if not path.exists():
+            diagnostics.skip(str(path), 1, "vanished")
+        elif value is not None or diagnostics.skipped_total == skipped:
+            # JSON but no object, or no file to read (a folder): the read counted none
+            diagnostics.skip(str(path), 1, "not JSON")
         return []
     session_id = as_str(value.get("id"))
-    if session_id is None:
+    if session_id is None or files.elided(session_id):
         diagnostics.skip(str(path), 1, "bad value")
         return []
     times = value.get("time") if isinstance(value.get("time"), dict) else {}

@@ -118,3 +118,21 @@ def test_an_opencode_session_file_with_a_huge_title_still_lists(tmp_path: Path) 
     assert "s_stage0_small" in rows
     assert len(rows["s_stage0_small"]["title"] or "") < 1000
     assert rows["s_stage0_small"]["cwd"] == "/tmp/repo"
+
+
+KIMI_SESSION = (
+    ".kimi-code/sessions/wd_shop-api_b2108ce9c0f9/"
+    "session_6701cc78-5e70-4edf-ae07-2cf66679335e"
+)
+
+
+def test_a_kimi_code_sub_agent_id_with_a_nul_is_no_bug(tmp_path: Path) -> None:
+    # the spawn record's sub-agent id names its folder, agents/<id>/wire.jsonl
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "kimi" / "real-code" / "home", home)
+    wire = home / KIMI_SESSION / "agents" / "main" / "wire.jsonl"
+    wire.write_text(wire.read_text().replace('"agent-0"', '"x\\u0000y"'))
+    code, output = _show(home, "kimi:6701cc78")
+    assert code == 0, output
+    assert "sessdex bug" not in output
+    assert "Greeting sub-agent" in output  # the spawn is still shown

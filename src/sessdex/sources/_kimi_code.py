@@ -866,8 +866,10 @@ class _Reader:
     ) -> Iterator[Event]:
         """The `subagent` event, then the sub-agent's own wire (not when reading a tail)."""
         self.spawned.add(child)
+        # the id names the sub-agent's folder only where it is one plain name
+        plain = folders.plain_name(child)
         path = self.folder / "agents" / child / WIRE
-        time = _first_time(path) if self.reads_children else None
+        time = _first_time(path) if self.reads_children and plain else None
         yield self.event(
             "subagent",
             time,
@@ -879,7 +881,7 @@ class _Reader:
         if not self.reads_children:
             return
         try:
-            if path.is_file():
+            if plain and path.is_file():
                 yield from self.wire(path, child, 0)
             else:  # named by state.json, a result or a spawn record: it was made
                 self.diagnostics.child_missing("kimi", child)

@@ -254,6 +254,15 @@ def cut(text: str, width: int) -> str:
         room = max(0, width - 1)
         return text if len(text) <= max(width, room) else text[:room] + "…"
     if len(text) * 2 <= width or cells(text) <= width:  # no piece is over 2 wide
+    if len(text) * 2 <= width:  # no piece is over 2 wide
+        return text
+    # a long text is measured only as far as the cut, not whole (a 30 MB tool input
+    # took a minute a line): its head holds `width` columns but in text made mostly of
+    # marks that take none, which is then measured whole
+    head = text[: 4 * width + 16]
+    if len(head) < len(text) and cells(head) > width:
+        text = head
+    elif cells(text) <= width:
         return text
     room, kept = max(0, width - 1), 0
     for start, _end, size in _pieces(text):

@@ -128,3 +128,25 @@ def test_codex_an_odd_member_keeps_its_response(
     after = _usage(home, "codex", CODEX)
     for name in ("responses", "input_tokens", "output_tokens"):
         assert after[name] == before[name], name
+
+
+def test_explain_lines_add_up_to_the_row_where_a_count_is_negative(
+    tmp_path: Path,
+) -> None:
+    # a count below zero is taken as 0 by the row: the explained line said the count
+    # itself (in -5000), and its lines no longer added up to the row
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home, symlinks=True)
+    _rewrite(home / CLAUDE_FILE, 8, _set(("message", "usage", "input_tokens"), -5000))
+    args = ["usage", "session", "--explain", CLAUDE, "--home", str(home)]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    explained = json.loads(result.stdout)
+    counted = explained["counted"]
+    assert sum(c["input_tokens"] for c in counted) == explained["row"]["input_tokens"]
+    line = next(c for c in counted if c["line"] == 8)
+    assert line["input_tokens"] == 0
+    assert "in -5000" in line["note"]
+    text = CliRunner().invoke(main, args).stdout
+    assert "in -5000" not in text.split("taken as 0")[0]
+    assert "counts no response has, taken as 0: in -5000" in text

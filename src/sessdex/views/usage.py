@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from ..audit import Explained
+from ..sources.base import UsageRecord
 from ..usage import TOKENS, Row
 from ..zones import zone_name
 from .table import Column, Layout, cell_width
@@ -364,7 +365,7 @@ def _explain_lines(
         f"counted ({len(explained.counted) + more.responses}): times in {zone_name(tz)}",
     ]
     for app, path, record, cost in explained.counted:
-        u = record.usage
+        u = record.usage.plausible()  # what the row counts of it
         price = "unpriced" if cost is None else f"${cost:.6f}"
         agent = f" agent {record.agent_id}" if record.agent_id else ""
         yield (
@@ -373,8 +374,8 @@ def _explain_lines(
             f"rs {u.reasoning_tokens}  {price}"
             + (f"  credits {credits_amount(u.credits)}" if u.credits else "")
         )
-        if record.note:
-            yield f"      {record.note}"
+        if note := _note(record):
+            yield f"      {note}"
     if more.responses:
         yield (
             f"  … and {more.responses:,} more, not listed (--limit lists more): input {more.input_tokens:,}, "
@@ -460,6 +461,7 @@ def explain_json(explained: Explained) -> Iterator[bytes]:
 
 def _counted_records(explained: Explained) -> Iterator[dict[str, object]]:
     for app, path, record, cost in explained.counted:
+        u = record.usage.plausible()  # what the row counts of it
         yield {
             "app": app,
             "file": path,
@@ -467,18 +469,42 @@ def _counted_records(explained: Explained) -> Iterator[dict[str, object]]:
             "time": _iso(record.time),
             "session_id": record.session_id,
             "agent_id": record.agent_id,
-            "model": record.usage.model,
-            "input_tokens": record.usage.input_tokens,
-            "output_tokens": record.usage.output_tokens,
-            "cache_write_tokens": record.usage.cache_write_tokens,
-            "cache_read_tokens": record.usage.cache_read_tokens,
-            "reasoning_tokens": record.usage.reasoning_tokens,
+            "model": u.model,
+            "input_tokens": u.input_tokens,
+            "output_tokens": u.output_tokens,
+            "cache_write_tokens": u.cache_write_tokens,
+            "cache_read_tokens": u.cache_read_tokens,
+            "reasoning_tokens": u.reasoning_tokens,
             # to the millionth, as the rows: a sum of float products ends in noise
             "cost_usd": cost if cost is None else round(cost, 6),
             # the app's own unit (`app` says whose), never a cost
-            "credits": round(record.usage.credits, 6),
-            "note": record.note,
+            "credits": round(u.credits, 6),
+            "note": _note(record),
         }
+
+
+_COUNTS = (
+    ("in", "input_tokens"),
+    ("out", "output_tokens"),
+    ("cw", "cache_write_tokens"),
+    ("cr", "cache_read_tokens"),
+    ("rs", "reasoning_tokens"),
+)
+
+
+def _note(record: UsageRecord) -> str | None:
+    """The record's note, and the counts no response can have that its line held (below
+    zero, past any response's), which the row counts as 0: the lines then add up to it."""
+    raw, counted = record.usage, record.usage.plausible()
+    broken = [
+        f"{short} {getattr(raw, name)}"
+        for short, name in _COUNTS
+        if getattr(raw, name) != getattr(counted, name)
+    ]
+    if raw.credits != counted.credits:
+        broken.append(f"credits {raw.credits}")
+    said = f"counts no response has, taken as 0: {', '.join(broken)}" if broken else ""
+    return "; ".join(n for n in (record.note, said) if n) or None
 
 
 def _dropped_records(explained: Explained) -> list[dict[str, object]]:

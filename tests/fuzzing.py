@@ -909,6 +909,10 @@ def _wal_alone(path: Path, *, foreign: bool) -> Mutant | None:
     return Mutant(path, "its rows rewritten into a -wal beside it, no -shm", keeps=True)
 
 
+class NoWay(AssertionError):
+    """No hostile way applies to any file of a home (one of text files alone: Aider's)."""
+
+
 def draw_mutant(
     home: Path,
     draw: random.Random,
@@ -934,7 +938,7 @@ def draw_mutant(
             path, way = draw.choice(candidates), draw.choice(hostile)
             if path.is_file() and (mutant := mutate_hostile(path, way, draw)):
                 return mutant
-        raise AssertionError(f"no hostile way applies to {home}")
+        raise NoWay(f"no hostile way applies to {home}")
     if odd:
         for _ in range(200):
             path, way = draw.choice(candidates), draw.choice(ODD_WAYS)
@@ -1210,7 +1214,10 @@ def run_case(
         listed_file.write_text(json.dumps(before.listed))
     listed_before: dict[str, str] = json.loads(listed_file.read_text())
     copy_home(original, home)
-    mutant = draw_mutant(home, draw, tree=tree, odd=odd, hostile=hostile)
+    try:
+        mutant = draw_mutant(home, draw, tree=tree, odd=odd, hostile=hostile)
+    except NoWay:
+        return []  # nothing in this home holds a JSON value or a database
     changed = str(mutant.path)
     label = f"{name} {'' if kind == 'fuzz' else kind + ' '}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
     state = work / f"state-{case}"

@@ -253,7 +253,6 @@ def cut(text: str, width: int) -> str:
     if text.isascii():  # a column a character: no piece to measure (a listing's most)
         room = max(0, width - 1)
         return text if len(text) <= max(width, room) else text[:room] + "…"
-    if len(text) * 2 <= width or cells(text) <= width:  # no piece is over 2 wide
     if len(text) * 2 <= width:  # no piece is over 2 wide
         return text
     # a long text is measured only as far as the cut, not whole (a 30 MB tool input

@@ -811,3 +811,44 @@ def test_a_project_map_changed_alone_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm != before
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_a_sub_agent_lists_warm_as_cold_when_its_lead_alone_writes_its_spawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick: bool
+) -> None:
+    """A sub-agent's type is in its lead's call: a warm `list` that read the lead alone
+    again (it gained the spawn) must type the sub-agent as a cold list does, through
+    `sessdex` itself too (its warm list reads a changed file alone, the quick path)."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chats = home / ".gemini/tmp/shop-api/chats"
+    lead = next(chats.glob(f"session-*-{DELEGATING[:8]}.jsonl"))
+    lines = lead.read_text().splitlines(keepends=True)
+    [spawn] = [line for line in lines if CHILD in line]
+    lead.write_text("".join(line for line in lines if line is not spawn))
+
+    command = [sys.executable, "-m", "sessdex", "list", "--json", "--all", "--home"]
+
+    def listed(state: str) -> dict[str, object]:
+        if not quick:
+            return list_rows(home, tmp_path / state, monkeypatch, "--all")[CHILD]
+        done = subprocess.run(
+            [*command, str(home)],
+            env={**os.environ, "SESSDEX_HOME": str(tmp_path / state)},
+            capture_output=True,
+            check=True,
+        )
+        rows: list[dict[str, object]] = json.loads(done.stdout)
+        return next(row for row in rows if row["id"] == CHILD)
+
+    assert listed("warm")["agent_type"] is None
+    with lead.open("a") as stream:  # the lead alone grows with the spawn
+        stream.write(spawn)
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["agent_type"] == "generalist"

@@ -774,3 +774,45 @@ def test_a_unified_sub_agent_lists_warm_as_cold_when_its_lead_alone_writes_its_s
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm["agent_type"] == "reviewer"
+
+
+def _listed_quick(home: Path, state: Path) -> dict[str, dict[str, object]]:
+    """`sessdex list --json --all` run as itself: its warm list takes the quick path."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "sessdex", "list", "--json", "--all", "--home"]
+    done = subprocess.run(
+        [*command, str(home)],
+        env={**os.environ, "SESSDEX_HOME": str(state)},
+        capture_output=True,
+        check=True,
+    )
+    return {row["id"]: row for row in json.loads(done.stdout)}
+
+
+@pytest.mark.parametrize("quick", [False, True])
+@pytest.mark.parametrize("session", [LEAD, CHILD])
+def test_a_unified_transcript_chunk_deleted_lists_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session: str, quick: bool
+) -> None:
+    """A Vibe 3 session's bytes are its chunks' and its lead's spawns (its sub-agents'
+    types) lie in them: a warm `list` after a chunk was deleted kept both (the lead's
+    sub-agent typed 'generic', the bytes counted) where a cold one has neither."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def listed(state: str) -> dict[str, dict[str, object]]:
+        if quick:
+            return _listed_quick(home, tmp_path / state)
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")
+
+    before = listed("warm")
+    assert before[CHILD]["agent_type"] == "generic"
+    for chunk in (home / SAVE_DIR / "unified" / session / "chunks").iterdir():
+        chunk.unlink()
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm[session]["bytes"] == 0
+    assert warm[CHILD]["agent_type"] == (None if session == LEAD else "generic")

@@ -16,6 +16,7 @@ types the child's row from its lead's, so that a lead that grows types its child
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -186,20 +187,35 @@ GENERATION_FILES = ("manifest.json", "projection-state.json", "runtime-state.jso
 
 
 def _generation_files(folder: Path, root: Path) -> Iterator[Path]:
-    """The live generation's manifest, envelope and runtime state: Vibe writes them before
-    it points CURRENT at them, so only damage changes one alone; a stat each on a warm
-    list. Not the transcript chunks (their sizes): content-addressed, never rewritten, and
-    a read of the manifest here and a stat of each cost a warm list of 1000 sessions more."""
+    """The live generation's manifest, envelope and runtime state, and the transcript
+    chunks its manifest names: Vibe writes them before it points CURRENT at them, so only
+    damage changes, or deletes, one alone; a stat each on a warm list. Of the chunks only
+    the live ones (the manifest read here: content-addressed, the folder keeps every
+    generation's)."""
     current = _small_json(folder / "CURRENT")
     generation = str(current.get("generation"))
     if not generation.isdigit():  # a 16-digit name, never a path
         return
     live = folder / "generations" / generation
+    names = set()
     for entry in folders.entries(
         live, root
     ):  # one folder noted, not three files probed
         if entry.name in GENERATION_FILES and entry.is_file():
+            names.add(entry.name)
             yield Path(entry.path)
+    if "manifest.json" not in names:
+        return
+    chunks = obj(_small_json(live / "manifest.json"), "projection_state").get("chunks")
+    wanted = (
+        {f"{c}.json" for c in chunks or () if isinstance(c, str) and _SHA.match(c)}
+        if isinstance(chunks, list)
+        else set()
+    )
+    if wanted:
+        for entry in folders.entries(folder / "chunks", root):
+            if entry.name in wanted and entry.is_file():
+                yield Path(entry.path)
 
 
 def _small_json(path: Path) -> dict[str, object]:
@@ -212,11 +228,27 @@ def _small_json(path: Path) -> dict[str, object]:
 
 
 def companion_of(path: str) -> str | None:
-    """The CURRENT whose listing a live generation's file changes
-    (`<id>/generations/<gen>/<file>`)."""
+    """The CURRENT whose listing a live generation's file, or a transcript chunk, changes
+    (`<id>/generations/<gen>/<file>`, `<id>/chunks/<sha256>.json`)."""
     parts = Path(path).parts
     if len(parts) > 3 and parts[-3] == "generations" and parts[-1] in GENERATION_FILES:
         return str(Path(*parts[:-3], "CURRENT"))
+    if len(parts) > 2 and kin_of(path) is not None and parts[-2] == "chunks":
+        return str(Path(*parts[:-2], "CURRENT"))
+    return None
+
+
+def kin_of(path: str) -> str | None:
+    """The session folder of a transcript chunk or a journal segment: a segment's listing
+    says the session's bytes from the chunks' sizes too, so a chunk gone lists it again
+    (and a segment grown parses the chunks again: nothing, they are CURRENT's). String
+    work alone: a warm list asks it of every file of the app."""
+    parent, name = os.path.split(path)
+    folder, kind = os.path.split(parent)
+    if kind == "journal" and name.endswith(".jsonl"):
+        return folder
+    if kind == "chunks" and name.endswith(".json") and _SHA.match(name[:-5]):
+        return folder
     return None
 
 

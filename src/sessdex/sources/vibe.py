@@ -193,6 +193,11 @@ def companion_of(path: str) -> str | None:
     return unified.companion_of(path) if "unified" in Path(path).parts else None
 
 
+def kin_of(path: str) -> str | None:
+    """A unified session's chunks and journal segment, read together (`unified.kin_of`)."""
+    return unified.kin_of(path) if f"{os.sep}unified{os.sep}" in path else None
+
+
 # --- legacy folders ----------------------------------------------------------------------
 
 

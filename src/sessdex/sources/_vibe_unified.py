@@ -167,7 +167,8 @@ def load(
 
 def scan_store(folder: Path, root: Path) -> Iterator[Path]:
     """CURRENT, meta.json (titles) and the newest journal segment (what happened since);
-    and CURRENT's companions (`companion_of`), the generation files its listing reads."""
+    and CURRENT's companions (`companion_of`), the generation files and live transcript
+    chunks its listing reads."""
     names = {entry.name for entry in folders.entries(folder, root)}
     if "CURRENT" in names:
         yield folder / "CURRENT"

@@ -414,18 +414,53 @@ def claude_repl_session(home: Path, session_id: str, cwd: str, path: str) -> Pat
     return file
 
 
+# the two ways a `sessdex list` goes: click's command (all CliRunner runs), and the real
+# command, whose warm list answers from the index (quick.py), re-reading a changed file
+# alone (Index.refresh_file), and hands over to click's only where it cannot
+LIST_PATHS = pytest.mark.parametrize("path", ["cli", "quick"])
+
+
 def list_rows(
-    home: Path, state: Path, monkeypatch: pytest.MonkeyPatch, *options: str
+    home: Path,
+    state: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *options: str,
+    path: str = "cli",
 ) -> dict[str, dict[str, Any]]:
     """`sessdex list --json` of `home` (`options`: `--all`, …), its rows by id, with
     sessdex's own state (its index) in `state`: the same `state` again lists warm, a
-    new one cold."""
+    new one cold. `path` "quick" runs the real command (`real_list`)."""
+    monkeypatch.setenv("SESSDEX_HOME", str(state))
+    args = ["list", "--json", *options, "--home", str(home)]
+    if path == "quick":
+        return {row["id"]: row for row in json.loads(real_list(home, args))}
     from click.testing import CliRunner
 
     from sessdex.cli import main
 
-    monkeypatch.setenv("SESSDEX_HOME", str(state))
-    args = ["list", "--json", *options, "--home", str(home)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     return {row["id"]: row for row in json.loads(result.stdout)}
+
+
+_settled = iter(range(3600, 10**9))  # seconds back: each settling a stamp never used
+
+
+def real_list(home: Path, args: list[str]) -> str:
+    """The stdout of `python -m sessdex ARGS` (the environment's SESSDEX_HOME), as a
+    user runs it: a warm list takes the quick path. The folders of `home` changed in the
+    last seconds are dated back first (to a stamp no earlier run saw, so a change still
+    shows): a scan never trusts a folder changed just now, which would send every warm
+    list of a test's fresh copy to the full command, where no user's list goes."""
+    import time
+
+    recent, back = time.time() - 5, time.time() - next(_settled)
+    for folder, _, _ in os.walk(home):
+        with contextlib.suppress(OSError):  # one the test made unreadable, or gone
+            if os.stat(folder).st_mtime > recent:
+                os.utime(folder, (back, back))
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", *args], capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return done.stdout.decode()

@@ -749,6 +749,49 @@ def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_listed(
     app.close()
 
 
+def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_on_the_quick_path(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """The same on a real warm `sessdex list`, which re-reads the changed database
+    alone (no folder changed): its sessions vanished there while the full command kept
+    them."""
+    import shutil
+    import sqlite3
+    from collections import namedtuple
+
+    from sessdex import databases, quick
+    from tests.helpers import list_rows, real_list
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "opencode" / "home", home)
+    db = home / ".local" / "share" / "opencode" / "opencode.db"
+    app = sqlite3.connect(db)
+    app.execute("PRAGMA journal_mode = WAL")
+    app.execute("PRAGMA wal_autocheckpoint = 0")
+    app.execute("UPDATE session SET title = title || '!' WHERE rowid = 1")
+    app.commit()
+    args = ["--json", "--home", str(home)]
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    before = {row["id"] for row in json.loads(real_list(home, ["list", *args]))}
+    assert before
+    app.execute("UPDATE session SET title = title || '?' WHERE rowid = 1")
+    app.commit()
+    databases.forget_snapshots()  # a new run: a new snapshot is due
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9, 0))
+    capsysbinary.readouterr()
+    for _ in range(2):
+        assert quick.answer("list", args)  # the quick path: the database alone re-read
+        said = capsysbinary.readouterr()
+        assert {row["id"] for row in json.loads(said.out)} == before
+        assert b"no room" in said.err
+    monkeypatch.undo()
+    app.close()
+    assert set(list_rows(home, tmp_path / "state", monkeypatch)) == before
+
+
 def test_a_database_cut_short_lists_warm_as_cold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,7 +24,7 @@ import itertools
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -272,7 +272,7 @@ class Index:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _broke_off(self, result: Parsed, known: Mapping[str, object]) -> bool:
+    def _broke_off(self, result: Parsed, known: Container[str]) -> bool:
         """Whether a file the index holds sessions of gave none, with a problem that is
         not in the file (no room for a copy of its database, or it changed under every
         read: `Diagnostics.for_now`): its sessions stay listed as they were, the problem
@@ -405,7 +405,8 @@ class Index:
         parsed = [parse_one(job) for job in jobs]
         for result in parsed:
             _count(report, result)
-        self._write(parsed, [])
+        indexed = {job[2] for job in jobs}  # each a file the index holds
+        self._write([r for r in parsed if not self._broke_off(r, indexed)], [])
         return True
 
     def _kin_jobs(self, source: Source, location: Location, path: str) -> list[Job]:

@@ -417,7 +417,7 @@ def claude_repl_session(home: Path, session_id: str, cwd: str, path: str) -> Pat
 # the two ways a `sessdex list` goes: click's command (all CliRunner runs), and the real
 # command, whose warm list answers from the index (quick.py), re-reading a changed file
 # alone (Index.refresh_file), and hands over to click's only where it cannot
-LIST_PATHS = pytest.mark.parametrize("path", ["cli", "quick"])
+LIST_PATHS = pytest.mark.parametrize("listing", ["cli", "quick"])
 
 
 def list_rows(
@@ -425,15 +425,17 @@ def list_rows(
     state: Path,
     monkeypatch: pytest.MonkeyPatch,
     *options: str,
-    path: str = "cli",
+    listing: str = "cli",
 ) -> dict[str, dict[str, Any]]:
     """`sessdex list --json` of `home` (`options`: `--all`, …), its rows by id, with
     sessdex's own state (its index) in `state`: the same `state` again lists warm, a
-    new one cold. `path` "quick" runs the real command (`real_list`)."""
+    new one cold. `listing` "quick": a warm list runs the real command (`real_list`)."""
     monkeypatch.setenv("SESSDEX_HOME", str(state))
     args = ["list", "--json", *options, "--home", str(home)]
-    if path == "quick":
-        return {row["id"]: row for row in json.loads(real_list(home, args))}
+    if listing == "quick":
+        settle(home)  # for the index this builds too: it notes no folder unsettled
+        if state.exists():  # no index: the real command is click's (2 s a subprocess)
+            return {row["id"]: row for row in json.loads(real_list(home, args).stdout)}
     from click.testing import CliRunner
 
     from sessdex.cli import main
@@ -446,12 +448,11 @@ def list_rows(
 _settled = iter(range(3600, 10**9))  # seconds back: each settling a stamp never used
 
 
-def real_list(home: Path, args: list[str]) -> str:
-    """The stdout of `python -m sessdex ARGS` (the environment's SESSDEX_HOME), as a
-    user runs it: a warm list takes the quick path. The folders of `home` changed in the
-    last seconds are dated back first (to a stamp no earlier run saw, so a change still
-    shows): a scan never trusts a folder changed just now, which would send every warm
-    list of a test's fresh copy to the full command, where no user's list goes."""
+def settle(home: Path) -> None:
+    """Date back the folders of `home` changed in the last seconds, to a stamp no earlier
+    run saw (so a change still shows): a scan never trusts a folder changed just now,
+    which would send every warm list of a test's fresh copy to the full command, where
+    a user's list, a moment after the app wrote, does not go."""
     import time
 
     recent, back = time.time() - 5, time.time() - next(_settled)
@@ -459,8 +460,14 @@ def real_list(home: Path, args: list[str]) -> str:
         with contextlib.suppress(OSError):  # one the test made unreadable, or gone
             if os.stat(folder).st_mtime > recent:
                 os.utime(folder, (back, back))
+
+
+def real_list(home: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """What `python -m sessdex ARGS` printed (the environment's SESSDEX_HOME), run as a
+    user runs it: a warm list takes the quick path (`settle`d first)."""
+    settle(home)
     done = subprocess.run(
-        [sys.executable, "-m", "sessdex", *args], capture_output=True, check=False
+        [sys.executable, "-m", "sessdex", *args], capture_output=True, text=True
     )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    return done.stdout.decode()
+    assert done.returncode == 0, done.stderr
+    return done

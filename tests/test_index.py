@@ -11,12 +11,18 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sessdex import api, diagnostics, index, indexdb, indexparse, indexschema, sources
 from sessdex.sources import Home
-from tests.helpers import counting_parse, scramble_table, write_claude_session
+from tests.helpers import (
+    LIST_PATHS,
+    counting_parse,
+    scramble_table,
+    write_claude_session,
+)
 
 
 def make_home(tmp_path: Path, count: int) -> Path:
@@ -774,7 +780,7 @@ def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_on_the_quick_
     app.commit()
     args = ["--json", "--home", str(home)]
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
-    before = {row["id"] for row in json.loads(real_list(home, ["list", *args]))}
+    before = {row["id"] for row in json.loads(real_list(home, ["list", *args]).stdout)}
     assert before
     app.execute("UPDATE session SET title = title || '?' WHERE rowid = 1")
     app.commit()
@@ -792,8 +798,9 @@ def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_on_the_quick_
     assert set(list_rows(home, tmp_path / "state", monkeypatch)) == before
 
 
+@LIST_PATHS
 def test_a_database_cut_short_lists_warm_as_cold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A database cut to half (a copy broken off, a disk that lost its end) lists what a
     first listing of it lists, warm too: the rows a warm list kept from before are kept
@@ -804,19 +811,25 @@ def test_a_database_cut_short_lists_warm_as_cold(
     from click.testing import CliRunner
 
     from sessdex.cli import main
-    from tests.helpers import list_rows
+    from tests.helpers import list_rows, real_list
 
     home = tmp_path / "home"
     shutil.copytree(Path(__file__).parent / "data" / "hermes" / "home", home)
     db = home / ".hermes" / "state.db"
-    before = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
+    before = list_rows(home, tmp_path / "warm", monkeypatch, "--all", listing=listing)
     data = db.read_bytes()
     db.write_bytes(data[: len(data) // 2])
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "warm"))
-    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    args = ["list", "--json", "--all", "--home", str(home)]
+    if listing == "quick":
+        result: Any = real_list(home, args)
+    else:
+        result = CliRunner().invoke(main, args)
     assert f"cannot read {db}" in result.stderr
     warm = {row["id"]: row for row in json.loads(result.stdout)}
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, "--all")
+    assert warm == list_rows(
+        home, tmp_path / "cold", monkeypatch, "--all", listing=listing
+    )
     assert len(warm) < len(before)
 
 

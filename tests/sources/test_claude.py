@@ -14,7 +14,7 @@ from sessdex import api, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, claude
-from tests.helpers import NESTED, SPAWNER, list_rows, nested_claude_run
+from tests.helpers import LIST_PATHS, NESTED, SPAWNER, list_rows, nested_claude_run
 
 DATA = Path(__file__).parent.parent / "data" / "claude"
 PROJECTS = DATA / "home" / ".claude" / "projects"
@@ -2192,8 +2192,9 @@ def test_list_all_marks_an_observer_apart_from_the_sub_agents(
     assert capsysbinary.readouterr().out.decode() == shown.stdout
 
 
+@LIST_PATHS
 def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a sub-agent's type and title come from its .meta.json beside its transcript: a
     # warm `list` kept what the meta said before it was rewritten, a cold one not
@@ -2202,7 +2203,7 @@ def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
     meta = next(home.rglob("subagents/agent-a1c1c1c1c1c1c1c1c.meta.json"))
 
     def listed(state: str) -> dict[str, object]:
-        return list_rows(home, tmp_path / state, monkeypatch, "--all")[
+        return list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)[
             "a1c1c1c1c1c1c1c1c"
         ]
 

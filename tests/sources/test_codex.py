@@ -15,6 +15,7 @@ import pytest
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, codex
+from tests.helpers import LIST_PATHS
 
 DATA = Path(__file__).parent.parent / "data" / "codex"
 HOME = DATA / "home"
@@ -1682,8 +1683,9 @@ def test_a_side_chat_resumes_on_its_own_as_codex_reopens_it() -> None:
     assert not [note for note in plan.notes if "sub-agent" in note]
 
 
+@LIST_PATHS
 def test_a_deleted_rollout_lists_warm_as_cold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A rollout deleted by hand leaves its thread listed from the state db's row, warm as
     cold: the db, unchanged, was not read again, and a warm list kept the gone file's
@@ -1692,9 +1694,9 @@ def test_a_deleted_rollout_lists_warm_as_cold(
 
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
-    list_rows(home, tmp_path / "warm", monkeypatch)
+    list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     (rollout,) = (home / ".codex" / "sessions").rglob(f"rollout-*-{TUI}.jsonl")
     rollout.unlink()
-    warm = list_rows(home, tmp_path / "warm", monkeypatch)
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
     assert warm[TUI]["path"].endswith(f"#threads/{TUI}")

@@ -14,7 +14,7 @@ from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, _json_chat, gemini
-from tests.helpers import list_rows
+from tests.helpers import LIST_PATHS, list_rows
 
 HOME = Path(__file__).parent.parent / "data" / "gemini" / "home"
 SHOP = "/home/alex/code/shop-api"
@@ -793,8 +793,13 @@ def test_list_types_a_sub_agent_by_the_call_that_spawned_it_as_tree_does(
         ("projects.json", '{"projects": {}}'),
     ],
 )
+@LIST_PATHS
 def test_a_project_map_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str, text: str
+    listing: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    changed: str,
+    text: str,
 ) -> None:
     # a chat's folder comes from its project's .project_root, else projects.json, files
     # no chat's listing holds: a warm `list` kept the folders they said before, a cold
@@ -803,7 +808,7 @@ def test_a_project_map_changed_alone_is_read_again_by_a_warm_list(
     shutil.copytree(HOME, home)
 
     def listed(state: str) -> dict[str, object]:
-        rows = list_rows(home, tmp_path / state, monkeypatch)
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
         return {key: row["cwd"] for key, row in rows.items()}
 
     before = listed("warm")

@@ -16,6 +16,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, hermes
 from sessdex.sources.base import Opened, WholeRead
+from tests.helpers import LIST_PATHS
 
 HOME = Path(__file__).parent.parent / "data" / "hermes" / "home"
 MALFORMED = Path(__file__).parent.parent / "data" / "hermes" / "malformed" / "home"
@@ -1039,8 +1040,9 @@ def test_a_bare_tool_marker_an_older_loop_saved_as_an_answer_is_not_said(
     assert any(e.kind == "tool_call" and e.call_id == "call_mem_1" for e in read)
 
 
+@LIST_PATHS
 def test_a_deleted_transcript_or_log_lists_warm_as_cold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session only a `sessions/` file holds, deleted, is gone from a warm list too;
     a session titled from its transcript loses that title warm as cold. The files were
@@ -1050,11 +1052,11 @@ def test_a_deleted_transcript_or_log_lists_warm_as_cold(
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     transcripts = home / ".hermes" / "sessions"
-    list_rows(home, tmp_path / "warm", monkeypatch)
+    list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     (transcripts / f"{ONLY_JSONL}.jsonl").unlink()
     (transcripts / f"{OLD_CHAT}.jsonl").unlink()
     (transcripts / f"session_{ONLY_LOG}.json").write_text('{"messages": [')
-    warm = list_rows(home, tmp_path / "warm", monkeypatch)
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
     assert ONLY_JSONL not in warm
     assert warm[OLD_CHAT]["title"] is None

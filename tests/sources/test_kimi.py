@@ -12,7 +12,7 @@ import pytest
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, kimi
-from tests.helpers import list_rows
+from tests.helpers import LIST_PATHS, list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "kimi"
 MAIN = "3f6c1d2e-8a4b-4c5d-9e6f-7a8b9c0d1e2f"
@@ -364,8 +364,9 @@ def test_a_retried_step_is_no_failure_on_the_board() -> None:
     assert status.status == "working", status
 
 
+@LIST_PATHS
 def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a sub-agent's type, model and title come from its meta.json beside its wire: a
     # warm `list` kept what the meta said before it was cut, a cold one not
@@ -374,7 +375,9 @@ def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
     meta = next(home.rglob(f"subagents/{CHILD}/meta.json"))
 
     def listed(state: str) -> dict[str, object]:
-        return list_rows(home, tmp_path / state, monkeypatch, "--all")[CHILD]
+        return list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)[
+            CHILD
+        ]
 
     assert listed("warm")["agent_type"] == "coder"
     meta.write_bytes(meta.read_bytes()[:20])

@@ -17,6 +17,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, continue_, kiroide
+from tests.helpers import LIST_PATHS
 
 DATA = Path(__file__).parent.parent / "data" / "kiroide"
 STORAGE = Path("User/globalStorage/kiro.kiroagent/workspace-sessions")
@@ -585,8 +586,9 @@ def test_usage_sees_an_execution_log_that_changed_alone(tmp_path: Path) -> None:
     assert credits() == pytest.approx(before + 1)
 
 
+@LIST_PATHS
 def test_a_deleted_store_copy_lists_its_old_chat_warm_as_cold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Kiro 1.0 copy deleted from `~/.kiro/sessions` lists the older chat its
     `.migrated-*.json` note named again, warm as cold: the note, unchanged, was not read
@@ -595,9 +597,9 @@ def test_a_deleted_store_copy_lists_its_old_chat_warm_as_cold(
 
     home = tmp_path / "home"
     shutil.copytree(DATA / "home", home)
-    before = list_rows(home, tmp_path / "warm", monkeypatch)
+    before = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     assert DOCS not in before and f"sess_{DOCS}" in before
     shutil.rmtree(next((home / ".kiro" / "sessions").glob(f"*/sess_{DOCS}")))
-    warm = list_rows(home, tmp_path / "warm", monkeypatch)
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
     assert DOCS in warm

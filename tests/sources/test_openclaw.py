@@ -16,6 +16,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, openclaw
+from tests.helpers import LIST_PATHS
 
 DATA = Path(__file__).parent.parent / "data" / "openclaw"
 SESSIONS = Path(".openclaw") / "agents" / "main" / "sessions"
@@ -790,8 +791,9 @@ def test_a_store_entrys_fork_source_and_auto_label_are_read_too(tmp_path: Path) 
     assert found[GROUP].title == "Family chat"  # its subject still
 
 
+@LIST_PATHS
 def test_a_spawner_in_another_agents_store_lists_warm_as_cold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sub-agent of the coder agent whose spawner's key is the main agent's: when the
     main store gives that key a new session (`/new`), a warm list names the new one as
@@ -801,7 +803,9 @@ def test_a_spawner_in_another_agents_store_lists_warm_as_cold(
     home = tmp_path / "home"
     shutil.copytree(DATA / "home", home)
     assert (
-        list_rows(home, tmp_path / "warm", monkeypatch, "--all")[CODER]["parent_id"]
+        list_rows(home, tmp_path / "warm", monkeypatch, "--all", listing=listing)[
+            CODER
+        ]["parent_id"]
         == MAIN
     )
     store = home / SESSIONS / "sessions.json"
@@ -809,39 +813,8 @@ def test_a_spawner_in_another_agents_store_lists_warm_as_cold(
     members["agent:main:main"]["sessionId"] = GROUP
     members["agent:main:main"].pop("sessionFile", None)
     store.write_text(json.dumps(members))
-    warm = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, "--all")
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, "--all", listing=listing)
+    assert warm == list_rows(
+        home, tmp_path / "cold", monkeypatch, "--all", listing=listing
+    )
     assert warm[CODER]["parent_id"] == GROUP
-
-
-def test_a_spawner_in_another_agents_store_lists_warm_as_cold_on_the_quick_path(
-    tmp_path: Path,
-) -> None:
-    """The same through `sessdex` itself, whose warm list reads a changed file alone
-    where no folder changed: the other stores are read with it."""
-    import os
-    import subprocess
-    import sys
-
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "home", home)
-    command = [sys.executable, "-m", "sessdex", "list", "--json", "--all", "--home"]
-
-    def listed(state: str) -> dict[str, object]:
-        done = subprocess.run(
-            [*command, str(home)],
-            env={**os.environ, "SESSDEX_HOME": str(tmp_path / state)},
-            capture_output=True,
-            check=True,
-        )
-        return {row["id"]: row["parent_id"] for row in json.loads(done.stdout)}
-
-    assert listed("warm")[CODER] == MAIN
-    store = home / SESSIONS / "sessions.json"
-    members = json.loads(store.read_text())
-    members["agent:main:main"]["sessionId"] = GROUP
-    members["agent:main:main"].pop("sessionFile", None)
-    store.write_text(json.dumps(members))
-    warm = listed("warm")
-    assert warm == listed("cold")
-    assert warm[CODER] == GROUP

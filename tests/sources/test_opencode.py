@@ -15,6 +15,7 @@ from sessdex import databases, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, opencode
+from tests.helpers import LIST_PATHS
 
 HOME = Path(__file__).parent.parent / "data" / "opencode" / "home"
 DB = HOME / ".local" / "share" / "opencode" / "opencode.db"
@@ -627,8 +628,13 @@ def test_resume_keeps_a_read_only_agent_the_session_was_started_with(
         ),
     ],
 )
+@LIST_PATHS
 def test_a_message_file_written_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session: str, messages: str
+    listing: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    session: str,
+    messages: str,
 ) -> None:
     # OpenCode writes a message (its model) without its session file: a warm list read
     # the session again only when the session file changed, and kept the old model
@@ -640,9 +646,13 @@ def test_a_message_file_written_alone_is_read_again_by_a_warm_list(
     for named in (root / "storage/session").glob("*/ses_s_*.json"):  # named by its id
         named.rename(named.with_name(named.name.removeprefix("ses_")))
     state = tmp_path / "state"
-    was = list_rows(home, state, monkeypatch, "--all")[session]["model"]
+    was = list_rows(home, state, monkeypatch, "--all", listing=listing)[session][
+        "model"
+    ]
     newest = sorted((root / messages).iterdir())[-1]
     newest.write_text(newest.read_text().replace(was, "gpt-5"))
-    warm = list_rows(home, state, monkeypatch, "--all")[session]
-    cold = list_rows(home, tmp_path / "cold", monkeypatch, "--all")[session]
+    warm = list_rows(home, state, monkeypatch, "--all", listing=listing)[session]
+    cold = list_rows(home, tmp_path / "cold", monkeypatch, "--all", listing=listing)[
+        session
+    ]
     assert warm["model"] == cold["model"] == "gpt-5"

@@ -17,7 +17,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, qwen
-from tests.helpers import list_rows
+from tests.helpers import LIST_PATHS, list_rows
 
 HOME = Path(__file__).parent.parent / "data" / "qwen" / "home"
 SHOP = "/home/alex/code/shop-api"
@@ -1095,8 +1095,9 @@ def test_trusted_folders_changed_alone_is_read_again_by_a_warm_list(
     assert warm != before
 
 
+@LIST_PATHS
 def test_trusted_folders_beside_moved_settings_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the runtime folder moved (`advanced.runtimeOutputDir`, as QWEN_RUNTIME_DIR): the
     # chats and tmp/ are there, trustedFolders.json stays beside the settings, and a
@@ -1113,7 +1114,7 @@ def test_trusted_folders_beside_moved_settings_is_read_again_by_a_warm_list(
     )
 
     def listed(state: str) -> dict[str, object]:
-        rows = list_rows(home, tmp_path / state, monkeypatch)
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
         return {key: row["cwd"] for key, row in rows.items()}
 
     before = listed("warm")

@@ -13,7 +13,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, roo
-from tests.helpers import list_rows
+from tests.helpers import LIST_PATHS, list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "roo"
 PARENT = "7c1a2b3d-0e4f-4a5b-8c6d-7e8f9a0b1c2d"
@@ -301,8 +301,9 @@ def test_list_types_a_sub_task_by_its_mode_as_tree_does() -> None:
     assert listed[PARENT]["agent_type"] is None  # the user's own task has no type
 
 
+@LIST_PATHS
 def test_a_task_whose_history_item_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the task's folder comes from history_item.json, beside ui_messages.json: a warm
     # `list` kept the folder it said before it was cut (or rewritten), a cold one not
@@ -311,7 +312,7 @@ def test_a_task_whose_history_item_changed_alone_is_read_again_by_a_warm_list(
     item = next(home.rglob(f"tasks/{PARENT}/history_item.json"))
 
     def listed(state: str) -> dict[str, object]:
-        return list_rows(home, tmp_path / state, monkeypatch)[PARENT]
+        return list_rows(home, tmp_path / state, monkeypatch, listing=listing)[PARENT]
 
     assert listed("warm")["cwd"] == "/home/alex/code/reports"
     item.write_bytes(item.read_bytes()[:20])

@@ -15,7 +15,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge, typed_by_leads
 from sessdex.sources import Home, vibe
-from tests.helpers import list_rows
+from tests.helpers import LIST_PATHS, list_rows
 
 HOME = Path(__file__).parent.parent / "data" / "vibe" / "home"
 SAVE_DIR = Path(".vibe") / "logs" / "session"
@@ -688,8 +688,9 @@ def test_a_unified_turn_the_user_interrupted_says_interrupted_on_watch(
     assert status.reason.startswith("interrupted "), status.reason  # not "turn ended"
 
 
+@LIST_PATHS
 def test_a_legacy_messages_file_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Vibe appends to messages.jsonl, then rewrites meta.json: a crash between the two
     # (or a repair that cuts the transcript) changes the messages alone. A warm `list`
@@ -699,7 +700,9 @@ def test_a_legacy_messages_file_changed_alone_is_read_again_by_a_warm_list(
     messages = home / SAVE_DIR / "session_20261130_081129_fe38b8f5" / "messages.jsonl"
 
     def listed(state: str) -> dict[str, object]:
-        return list_rows(home, tmp_path / state, monkeypatch)[LEGACY_LEAD]
+        return list_rows(home, tmp_path / state, monkeypatch, listing=listing)[
+            LEGACY_LEAD
+        ]
 
     assert listed("warm")["bytes"] == messages.stat().st_size
     messages.write_bytes(messages.read_bytes()[:9])
@@ -708,8 +711,9 @@ def test_a_legacy_messages_file_changed_alone_is_read_again_by_a_warm_list(
     assert warm["bytes"] == 9
 
 
+@LIST_PATHS
 def test_a_vibe_3_store_file_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the live generation's runtime state (effort, agent) changed with CURRENT as it
     # was: a warm list kept what it said before
@@ -719,28 +723,36 @@ def test_a_vibe_3_store_file_changed_alone_is_read_again_by_a_warm_list(
     shutil.copytree(Path(__file__).parent.parent / "data" / "vibe" / "home", home)
     store = home / ".vibe/logs/session/unified/a63ab208-5aab-fb2c-9a25-672f66edb7ae"
     state = tmp_path / "state"
-    assert list_rows(home, state, monkeypatch, "--all")[store.name]["effort"] == "off"
+    assert (
+        list_rows(home, state, monkeypatch, "--all", listing=listing)[store.name][
+            "effort"
+        ]
+        == "off"
+    )
     runtime = store / "generations/0000000000000042/runtime-state.json"
     value = json.loads(runtime.read_text())
     value["session_metadata"] |= {"agent_name": "plan", "reasoning_effort": "high"}
     runtime.write_text(json.dumps(value))
-    warm = list_rows(home, state, monkeypatch, "--all")[store.name]
-    cold = list_rows(home, tmp_path / "cold", monkeypatch, "--all")[store.name]
+    warm = list_rows(home, state, monkeypatch, "--all", listing=listing)[store.name]
+    cold = list_rows(home, tmp_path / "cold", monkeypatch, "--all", listing=listing)[
+        store.name
+    ]
     said = ("effort", "permission_mode")
     assert (
         [warm[key] for key in said] == [cold[key] for key in said] == ["high", "plan"]
     )
 
 
+@LIST_PATHS
 def test_a_grown_journal_counts_in_bytes_warm_as_cold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Vibe 3 session's journal segment, grown by a turn, counts in its `bytes` on a
     warm list too: the size came from CURRENT's listing, read again only at the next
     generation, so a warm list stayed behind by what each turn appended."""
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
-    list_rows(home, tmp_path / "warm", monkeypatch)
+    list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     segment = home / SAVE_DIR / "unified" / LEAD / "journal" / "0000000000000037.jsonl"
     with segment.open("ab") as stream:
         stream.write(b'{"type": "core_input", "payload": {}}\n' * 20)
@@ -816,3 +828,5 @@ def test_a_unified_transcript_chunk_deleted_lists_warm_as_cold(
     assert warm == listed("cold")
     assert warm[session]["bytes"] == 0
     assert warm[CHILD]["agent_type"] == (None if session == LEAD else "generic")
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)

@@ -17,7 +17,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, vscode
 from sessdex.sources import _vscode_chat as chat
-from tests.helpers import list_rows
+from tests.helpers import LIST_PATHS, list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "vscode"
 HOME = DATA / "home"
@@ -920,8 +920,9 @@ def test_a_tools_hidden_internal_part_is_not_a_call_of_its_own(tmp_path: Path) -
     assert [e.kind for e in found if e.kind.startswith("tool")] == []
 
 
+@LIST_PATHS
 def test_a_workspace_json_changed_alone_is_read_again_by_a_warm_list(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a chat's folder comes from its workspace's workspace.json, which no chat's file
     # holds: a warm `list` kept the folder it said before it changed, a cold one not
@@ -929,7 +930,7 @@ def test_a_workspace_json_changed_alone_is_read_again_by_a_warm_list(
     shutil.copytree(HOME, home)
 
     def listed(state: str) -> dict[str, object]:
-        rows = list_rows(home, tmp_path / state, monkeypatch)
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
         return {key: row["cwd"] for key, row in rows.items()}
 
     before = listed("warm")

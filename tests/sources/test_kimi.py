@@ -384,3 +384,25 @@ def test_a_sub_agents_meta_changed_alone_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm["agent_type"] is None
+
+
+@LIST_PATHS
+def test_a_sub_agents_prompt_deleted_alone_lists_its_parents_title_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the state's title is dropped where it is a sub-agent's task (its prompt.txt):
+    # with the prompt gone a cold list shows the state's title, a warm one kept the
+    # first prompt until the state changed
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "real" / "home", home)
+    prompt = next(home.rglob("subagents/*/prompt.txt"))
+    lead = prompt.parents[2].name
+
+    def title(state: str) -> object:
+        rows = list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)
+        return rows[lead]["title"]
+
+    assert title("warm").startswith("SCENARIO=subagent")
+    prompt.unlink()
+    assert title("warm") == title("cold")
+    assert title("cold").startswith("SCENARIO=child")

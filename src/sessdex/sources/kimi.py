@@ -171,10 +171,14 @@ def scan(location: Location) -> Iterator[Path]:
 def companion_of(path: str) -> str | None:
     """Kimi Code's `state.json` of a session whose main wire this is (see `_kimi_code`);
     a Kimi CLI sub-agent's wire, for its `meta.json` (its type, model and title: a meta
-    changed alone, cut or rewritten, changes its listing)."""
+    changed alone, cut or rewritten, changes its listing); its session's `state.json`,
+    for its `prompt.txt` (whether the state's title is the sub-agent's task)."""
     child, base = os.path.split(path)
-    if base == _META and os.path.basename(os.path.dirname(child)) == "subagents":
+    subagents = os.path.dirname(child)
+    if base == _META and os.path.basename(subagents) == "subagents":
         return os.path.join(child, _WIRE)
+    if base == _PROMPT and os.path.basename(subagents) == "subagents":
+        return os.path.join(os.path.dirname(subagents), _STATE)
     return _kimi_code.companion_of(path)
 
 
@@ -213,6 +217,7 @@ def _scan_cli(root: Path) -> Iterator[Path]:
 
 
 _META = "meta.json"  # a sub-agent's, beside its wire
+_PROMPT = "prompt.txt"  # a sub-agent's task, beside its wire
 
 
 def _session_files(folder: Path, root: Path) -> Iterator[Path]:
@@ -237,12 +242,14 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
                         if _META in child_names:  # a companion (`companion_of`)
                             yield Path(child.path) / _META
                         break
+                if _STATE in names and _PROMPT in child_names:  # the state's companion
+                    yield Path(child.path) / _PROMPT
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if _kimi_code.owns(path):
         return _kimi_code.parse(path, diagnostics)
-    if path.name == _META:  # a sub-agent's, read with its wire (`companion_of`)
+    if path.name in (_META, _PROMPT):  # a sub-agent's, read with its wire or state
         return []
     if path.name == _STATE:
         return _parse_state(path, diagnostics)

@@ -2,6 +2,9 @@
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
 --odd | --hostile] [--more] [home ...]`, or `--warm-cold --cases 20` (warm list = cold list after one file changes).
+tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd] [--more]
+[home ...]`, or `--warm-cold --cases 20 [--seed N] [--quick]` (warm list = cold list after
+one file changes; --quick: the real command's warm list too).
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -66,6 +69,17 @@ def main() -> int:
         "half, add its last line again or delete it, then list warm and cold, which "
         "must agree (each difference names the file, the row and the field)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="with --warm-cold: draw other files and changes (each seed its own draw)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="with --warm-cold: the real command's warm list too (python -m sessdex, "
+        "whose warm list answers from the index and re-reads a changed file alone)",
+    )
     args = parser.parse_args()
     every = fuzzing.homes()
     names = args.homes or sorted(every)
@@ -78,6 +92,7 @@ def main() -> int:
             if args.warm_cold:
                 failures = fuzzing.warm_cold(
                     name, every[name], folder, args.cases, args.first
+                    name, every[name], folder, args.cases, args.seed, args.quick
                 )
                 ran += 1
                 failed += bool(failures)

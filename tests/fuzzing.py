@@ -45,7 +45,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from tests.helpers import deadline
+from tests.helpers import deadline, settle
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -1262,14 +1262,25 @@ def _change(path: Path, how: str) -> None:
         path.write_bytes(data + (b"" if data.endswith(b"\n") else b"\n") + last + b"\n")
 
 
-def _listing(runner: CliRunner, home: Path, state: Path) -> dict[str, dict[str, Json]]:
-    """`list --json --all` of `home` with `state` as sessdex's folder, rows by app:id."""
+def _listing(
+    runner: CliRunner, home: Path, state: Path, real: bool = False
+) -> dict[str, dict[str, Json]]:
+    """`list --json --all` of `home` with `state` as sessdex's folder, rows by app:id;
+    `real`: through `python -m sessdex`, whose warm list takes the quick path."""
     from sessdex import databases
     from sessdex.cli import main
 
     os.environ["SESSDEX_HOME"] = str(state)
+    args = ["list", "--json", "--all", "--home", str(home)]
+    if real:
+        done = subprocess.run(
+            [sys.executable, "-m", "sessdex", *args], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            return {"(list failed)": {"output": done.stderr[-300:]}}
+        return {f"{r['app']}:{r['id']}": r for r in json.loads(done.stdout)}
     try:
-        result = runner.invoke(main, ["list", "--json", "--all", "--home", str(home)])
+        result = runner.invoke(main, args)
     finally:
         databases.forget_snapshots()
     if result.exit_code != 0:
@@ -1299,6 +1310,19 @@ def warm_cold(
     list warm again and cold (a fresh state), which must agree; each disagreement names
     the file, the row and the field."""
     draw = random.Random(f"{name}-warm-cold" + (f"-{seed}" if seed else ""))
+    name: str,
+    original: Path,
+    work: Path,
+    files: int,
+    seed: int | None = None,
+    quick: bool = False,
+) -> list[str]:
+    """For up to `files` files of home `name` (drawn from its name, and `seed`), one at
+    a time: list warm, change that file alone one way of `CHANGES`, then list warm again
+    and cold (a fresh state), which must agree; each disagreement names the file, the
+    row and the field. `quick`: the second warm list is also the real command's (`python
+    -m sessdex`, whose warm list re-reads a changed file alone), which must agree too."""
+    draw = random.Random(f"{name}-warm-cold" + ("" if seed is None else f"-{seed}"))
     home = work / "home"
     copy_home(original, home)
     candidates = sorted(
@@ -1313,9 +1337,16 @@ def warm_cold(
         for relative in draw.sample(candidates, min(files, len(candidates))):
             copy_home(original, home)
             state = work / "state-warm"
+            if quick:
+                settle(home)  # folders the copy just made: not trusted by a scan
             _listing(runner, home, state)
+            if quick:  # the same index for the real command's warm list
+                shutil.rmtree(work / "state-real", ignore_errors=True)
+                shutil.copytree(state, work / "state-real")
             how = draw.choice(CHANGES)
             _change(home / relative, how)
+            if quick:
+                settle(home)  # a user's list a moment later, not this instant
             warm = _listing(runner, home, state)
             cold = _listing(runner, home, work / "state-cold")
             for state_folder in (state, work / "state-cold"):
@@ -1323,6 +1354,14 @@ def warm_cold(
             failures += [
                 f"{name}: {relative} {how}: {said}" for said in _mismatches(warm, cold)
             ]
+            if quick:
+                real = _listing(runner, home, work / "state-real", real=True)
+                shutil.rmtree(work / "state-real", ignore_errors=True)
+                failures += [
+                    f"{name}: {relative} {how} (real warm list): "
+                    + said.replace("warm", "real warm", 1)
+                    for said in _mismatches(real, cold)
+                ]
     finally:
         if saved is None:
             os.environ.pop("SESSDEX_HOME", None)

@@ -148,4 +148,11 @@ def test_a_hostile_value_is_never_a_crash_and_never_unsaid(
         failures += fuzzing.run_case(
             name, HOMES[name], case, tmp_path, hostile=HOSTILE_IN_SUITE
         )
+@pytest.mark.parametrize("name", ["claude", "opencode"])
+def test_a_file_changed_alone_lists_warm_as_cold_on_the_quick_path(
+    name: str, tmp_path: Path
+) -> None:
+    # the same through the real command too, whose warm list re-reads a changed file
+    # alone (quick.py, Index.refresh_file): a few files, for its subprocesses' cost
+    failures = fuzzing.warm_cold(name, HOMES[name], tmp_path, 2, seed=83000, quick=True)
     assert not failures, "\n".join(failures)

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile] [--more] [home ...]`, or `--warm-cold --cases 20` (warm list = cold list after one file changes).
-tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree | --odd] [--more]
-[home ...]`, or `--warm-cold --cases 20 [--seed N] [--quick]` (warm list = cold list after
-one file changes; --quick: the real command's warm list too).
+--odd | --hostile] [--more] [home ...]`, or `--warm-cold --cases 20 [--first N] [--quick]`
+(warm list = cold list after one file changes; --first: the seed that draws the files;
+--quick: the real command's warm list too).
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -70,11 +69,6 @@ def main() -> int:
         "must agree (each difference names the file, the row and the field)",
     )
     parser.add_argument(
-        "--seed",
-        type=int,
-        help="with --warm-cold: draw other files and changes (each seed its own draw)",
-    )
-    parser.add_argument(
         "--quick",
         action="store_true",
         help="with --warm-cold: the real command's warm list too (python -m sessdex, "
@@ -91,8 +85,7 @@ def main() -> int:
             folder.mkdir()
             if args.warm_cold:
                 failures = fuzzing.warm_cold(
-                    name, every[name], folder, args.cases, args.first
-                    name, every[name], folder, args.cases, args.seed, args.quick
+                    name, every[name], folder, args.cases, args.first, args.quick
                 )
                 ran += 1
                 failed += bool(failures)

@@ -1303,26 +1303,20 @@ def _mismatches(
 
 
 def warm_cold(
-    name: str, original: Path, work: Path, files: int, seed: int = 0
-) -> list[str]:
-    """For up to `files` files of home `name` (drawn from its name, and `seed` where it is
-    not 0), one at a time: list warm, change that file alone one way of `CHANGES`, then
-    list warm again and cold (a fresh state), which must agree; each disagreement names
-    the file, the row and the field."""
-    draw = random.Random(f"{name}-warm-cold" + (f"-{seed}" if seed else ""))
     name: str,
     original: Path,
     work: Path,
     files: int,
-    seed: int | None = None,
+    seed: int = 0,
     quick: bool = False,
 ) -> list[str]:
-    """For up to `files` files of home `name` (drawn from its name, and `seed`), one at
-    a time: list warm, change that file alone one way of `CHANGES`, then list warm again
-    and cold (a fresh state), which must agree; each disagreement names the file, the
-    row and the field. `quick`: the second warm list is also the real command's (`python
-    -m sessdex`, whose warm list re-reads a changed file alone), which must agree too."""
-    draw = random.Random(f"{name}-warm-cold" + ("" if seed is None else f"-{seed}"))
+    """For up to `files` files of home `name` (drawn from its name, and `seed` where it is
+    not 0), one at a time: list warm, change that file alone one way of `CHANGES`, then
+    list warm again and cold (a fresh state), which must agree; each disagreement names
+    the file, the row and the field. `quick`: the second warm list is also the real
+    command's (`python -m sessdex`, whose warm list re-reads a changed file alone), which
+    must agree too."""
+    draw = random.Random(f"{name}-warm-cold" + (f"-{seed}" if seed else ""))
     home = work / "home"
     copy_home(original, home)
     candidates = sorted(

@@ -148,6 +148,9 @@ def test_a_hostile_value_is_never_a_crash_and_never_unsaid(
         failures += fuzzing.run_case(
             name, HOMES[name], case, tmp_path, hostile=HOSTILE_IN_SUITE
         )
+    assert not failures, "\n".join(failures)
+
+
 @pytest.mark.parametrize("name", ["claude", "opencode"])
 def test_a_file_changed_alone_lists_warm_as_cold_on_the_quick_path(
     name: str, tmp_path: Path

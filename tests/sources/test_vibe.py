@@ -756,8 +756,8 @@ def test_a_grown_journal_counts_in_bytes_warm_as_cold(
     segment = home / SAVE_DIR / "unified" / LEAD / "journal" / "0000000000000037.jsonl"
     with segment.open("ab") as stream:
         stream.write(b'{"type": "core_input", "payload": {}}\n' * 20)
-    warm = list_rows(home, tmp_path / "warm", monkeypatch)
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
 
 
 def test_a_unified_sub_agent_lists_warm_as_cold_when_its_lead_alone_writes_its_spawn(
@@ -828,5 +828,3 @@ def test_a_unified_transcript_chunk_deleted_lists_warm_as_cold(
     assert warm == listed("cold")
     assert warm[session]["bytes"] == 0
     assert warm[CHILD]["agent_type"] == (None if session == LEAD else "generic")
-    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
-    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)

@@ -136,3 +136,32 @@ def test_a_kimi_code_sub_agent_id_with_a_nul_is_no_bug(tmp_path: Path) -> None:
     assert code == 0, output
     assert "sessdex bug" not in output
     assert "Greeting sub-agent" in output  # the spawn is still shown
+
+
+ROO_TASKS = Path(".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks")
+ROO_LEAD = "7c1a2b3d-0e4f-4a5b-8c6d-7e8f9a0b1c2d"
+
+
+@pytest.mark.parametrize("child", ["../../../../../../../beside", "x\x00y"])
+def test_a_vscode_task_child_id_never_leads_out_of_its_folder(
+    child: str, tmp_path: Path
+) -> None:
+    # Cline, Roo Code and Kilo Code: a history item's childIds name the sub-tasks'
+    # folders beside the lead's (tasks/<id>/ui_messages.json)
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "roo" / "home", home)
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    (beside / "ui_messages.json").write_text(
+        json.dumps([{"ts": 1, "type": "say", "say": "text", "text": OUTSIDE}])
+    )
+    item = home / ROO_TASKS / ROO_LEAD / "history_item.json"
+    value = json.loads(item.read_text())
+    value["childIds"] = [child]
+    item.write_text(json.dumps(value))
+    for command in ("show", "tree"):
+        result = CliRunner().invoke(main, [command, ROO_LEAD[:8], "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        assert OUTSIDE not in result.output
+        assert "sessdex bug" not in result.output
+        assert "Implement CSV export" in result.output  # the spawn is still shown

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, Unpack
@@ -293,7 +293,7 @@ class TaskStore:
             children = item.get("childIds")
             extra: dict[str, JSONValue] = {}
             if isinstance(children, list):
-                extra["children"] = [c for c in children if isinstance(c, str)]
+                extra["children"] = list(_child_ids(children))
             sessions.append(
                 Session(
                     app=self.app,
@@ -354,7 +354,7 @@ class TaskStore:
         children = item.get("childIds")
         delegated: list[str] = []
         if isinstance(children, list):
-            extra["children"] = [c for c in children if isinstance(c, str)]
+            extra["children"] = list(_child_ids(children))
         elif _SUBTASK_SEEN in head or _SUBTASK_SEEN in tail:
             delegated = [c for c in _subtask_ids(folder) if c != folder.name]
             extra["delegated"] = list(delegated)  # `children`, from a history, wins
@@ -470,12 +470,12 @@ class _Translator:
             for key in ("children", "delegated"):
                 listed = self.session.extra.get(key)
                 if isinstance(listed, list):
-                    return [c for c in listed if isinstance(c, str)]
+                    return list(_child_ids(listed))
         item = files.read_json_counted(
             path.parent / "history_item.json", SMALL_CAP, self.diagnostics
         )
         if isinstance(item, dict) and isinstance(item.get("childIds"), list):
-            return [c for c in item["childIds"] if isinstance(c, str)]
+            return list(_child_ids(item["childIds"]))
         return []
 
     def _message(
@@ -862,6 +862,13 @@ class _State:
 
 
 # --- small helpers ---------------------------------------------------------------------
+
+
+def _child_ids(values: Iterable[object]) -> Iterator[str]:
+    """The sub-task ids a history item's `childIds` lists, each a task's folder beside
+    its lead's: only one plain name is (a hostile `../..` led `show` out of the app's
+    folder)."""
+    return (c for c in values if isinstance(c, str) and folders.plain_name(c))
 
 
 def _opens_with(task: Path, content: str | None) -> bool:

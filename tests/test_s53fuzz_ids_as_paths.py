@@ -165,3 +165,41 @@ def test_a_vscode_task_child_id_never_leads_out_of_its_folder(
         assert OUTSIDE not in result.output
         assert "sessdex bug" not in result.output
         assert "Implement CSV export" in result.output  # the spawn is still shown
+
+
+def _kiro_team(home: Path) -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "kiro_make_databases", DATA / "kiro" / "make_databases.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write_team(home)  # type: ignore[attr-defined]
+    return module
+
+
+@pytest.mark.parametrize("child", ["../../../../beside/x", "x\x00y"])
+def test_a_kiro_spawned_session_id_never_leads_out_of_its_folder(
+    child: str, tmp_path: Path
+) -> None:
+    # a spawn_session result's session_id names the child's log beside the lead's
+    home = tmp_path / "home"
+    make = _kiro_team(home)
+    folder = home / ".kiro/sessions/cli"
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    log = (folder / f"{make.CHILD}.jsonl").read_text()  # type: ignore[attr-defined]
+    (beside / "x.jsonl").write_text(log.replace("refund() has none", OUTSIDE))
+    lead = folder / f"{make.LEAD}.jsonl"  # type: ignore[attr-defined]
+    lead.write_text(lead.read_text().replace(make.GONE, json.dumps(child)[1:-1]))  # type: ignore[attr-defined]
+    for command in ("show", "tree"):
+        result = CliRunner().invoke(
+            main,
+            [command, make.LEAD[:8], "--home", str(home)],  # type: ignore[attr-defined]
+        )
+        assert result.exit_code == 0, result.output
+        assert OUTSIDE not in result.output
+        assert "sessdex bug" not in result.output
+        assert command == "tree" or "retries" in result.output  # the spawn is shown

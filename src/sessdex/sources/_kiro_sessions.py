@@ -66,7 +66,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, Session, Usage
 from ._kiro_read import metered_credits
@@ -597,8 +597,10 @@ class LogReader:
         )
         if self.folder is None:
             return
-        log = self.folder / f"{child}{LOG}"
-        if not log.is_file():
+        # the id is the tool result's text: it names a log beside the lead's only where
+        # it is one plain name (a hostile `../..` led out of the sessions folder)
+        log = self.folder / f"{child}{LOG}" if folders.plain_name(child) else None
+        if log is None or not log.is_file():
             self.diagnostics.child_missing(NAME, child)
             return
         reader = LogReader(

@@ -203,3 +203,33 @@ def test_a_kiro_spawned_session_id_never_leads_out_of_its_folder(
         assert OUTSIDE not in result.output
         assert "sessdex bug" not in result.output
         assert command == "tree" or "retries" in result.output  # the spawn is shown
+
+
+OPENCLAW_SESSIONS = Path(".openclaw/agents/main/sessions")
+OPENCLAW_CHILD = "2f033825-d2ce-4a88-ad72-cec5c71bc233"
+
+
+@pytest.mark.parametrize("child", ["../../../../../beside/x", "x\x00y"])
+def test_an_openclaw_child_session_id_never_leads_out_of_its_folder(
+    child: str, tmp_path: Path
+) -> None:
+    # a sessions_spawn result names the child's key; the store (sessions.json) names its
+    # sessionId, and <sessionId>.jsonl beside the lead's is the child's transcript
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "openclaw" / "home", home)
+    sessions = home / OPENCLAW_SESSIONS
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    log = (sessions / f"{OPENCLAW_CHILD}.jsonl").read_text()
+    (beside / "x.jsonl").write_text(log.replace("41 archives", OUTSIDE))
+    store = sessions / "sessions.json"
+    value = json.loads(store.read_text())
+    for entry in value.values():
+        if entry["sessionId"] == OPENCLAW_CHILD:
+            entry["sessionId"] = child
+    store.write_text(json.dumps(value))
+    result = CliRunner().invoke(main, ["show", "a717db17", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert OUTSIDE not in result.output
+    assert "sessdex bug" not in result.output
+    assert "Spawned sub-agent subagent" in result.output  # the spawn is still shown

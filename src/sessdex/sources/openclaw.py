@@ -507,6 +507,8 @@ class _Children:
                 path=f"{self.database}{_openclaw_db.WHERE}{child_id}",
             )
         assert self.stores is not None
+        if not folders.plain_name(child_id):  # the store's sessionId: `../..` led out
+            return None
         parts = key.split(":")
         agent = parts[1].lower() if len(parts) >= 3 and parts[0] == "agent" else ""
         folders_ = [self.stores.sessions]

@@ -969,6 +969,35 @@ def test_json_rows_have_the_documented_fields(mixed: Home, run: object) -> None:
                 "reasoning_tokens", "cost_usd", "unpriced_models"} <= set(record)  # fmt: skip
 
 
+def test_session_rows_of_two_apps_sharing_an_id_have_keys_of_their_own(
+    mixed: Home, run: object
+) -> None:
+    """A script keys on `key`: where a Claude Code and a Codex session share an id, each
+    row's key is `app:id` (what every command takes for it); other rows keep the id."""
+    from .helpers import write_claude_session
+
+    shared = "01a1f000-0000-7000-8000-00000000000a"  # a Codex session's id
+    write_claude_session(mixed.path, shared, "/tmp/elsewhere")
+    result = run.invoke(main, ["usage", "session", "--home", str(mixed.path), "--json"])  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
+    records = orjson.loads(result.output)
+    keys = [r["key"] for r in records]
+    assert len(keys) == len(set(keys))
+    by_key = {r["key"]: r for r in records}
+    assert by_key[f"codex:{shared}"]["id"] == shared
+    assert by_key[f"claude:{shared}"]["app"] == "claude"
+    assert "01a1f000-0000-7000-8000-00000000000b" in by_key  # no other app has its id
+    for key in (f"codex:{shared}", f"claude:{shared}"):  # each key explains its row
+        audit = run.invoke(  # type: ignore[attr-defined]
+            main,
+            ["usage", "session", "--home", str(mixed.path), "--explain", key, "--json"],
+        )
+        assert audit.exit_code == 0, audit.output
+        row = orjson.loads(audit.output)["row"]
+        assert row["key"] == key
+        assert row["input_tokens"] == by_key[key]["input_tokens"]
+
+
 def test_the_table_says_unpriced(mixed: Home, run: object) -> None:
     result = run.invoke(main, ["usage", "--home", str(mixed.path), "--app", "claude"])  # type: ignore[attr-defined]
     assert result.exit_code == 0

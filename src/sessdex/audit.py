@@ -418,7 +418,7 @@ def explain(
     if kept is None:
         kept = keep(collected.buckets, filters)
     # an id two apps share (a task Kilo copied from Roo) is two rows, one per app
-    given = key
+    given, whole = key, kept
     if kind == "session":
         kept, apps = _one_app(kept, key, apps)
     rows: dict[str, Row] = {}
@@ -449,7 +449,11 @@ def explain(
             for r in shared
         ]
         raise AmbiguousId(given, about)
-    del kept
+    if kind == "session":  # keyed `app:id`, as the whole report keys it (`report`)
+        row = rows[key]
+        if any(b[0] == key and app not in row.apps for app, b in whole):
+            row.label = f"{min(row.apps)}:{key}"
+    del kept, whole
     if kind == "session" and home is not None and "title" not in rows[key].about:
         describe_sessions(home, [rows[key]])  # its title and folder, as --json gives
     reader = _Reader(home, kind, key, filters, limit, collected.lifted)

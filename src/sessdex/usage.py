@@ -17,6 +17,7 @@ import io
 import math
 import os
 import time
+from collections import Counter
 from collections.abc import (
     Callable,
     Collection,
@@ -982,6 +983,9 @@ class Row:
     )
     # the rows `--limit` left out, where this is the one row that sums them (`cut`)
     folded: list[Row] = field(default_factory=list, repr=False, compare=False)
+    # the key `--json` gives, where `key` is not one: a session row's `app:id` where
+    # another app's session has the same id (scripts key on it)
+    label: str | None = None
 
     def add(self, app: str, b: Bucket) -> None:
         self.input_tokens += b[5]
@@ -1066,7 +1070,7 @@ class Row:
         return bool(unknown) and (bool(self.models - unknown) or self.cost > 0)
 
     def record(self) -> dict[str, object]:
-        out: dict[str, object] = {"key": self.key, **self.about}
+        out: dict[str, object] = {"key": self.label or self.key, **self.about}
         for name in TOKENS:
             out[name] = getattr(self, name)
         out["cost_usd"] = self.cost_usd
@@ -1208,6 +1212,11 @@ def report(
             row.about = {"model": None if row.key == "(unknown model)" else row.key}
         elif kind == "app":
             row.about = {"app": row.key}
+    if kind == "session":
+        seen = Counter(row.key for row in ordered)
+        for row in ordered:
+            if seen[row.key] > 1:
+                row.label = f"{min(row.apps)}:{row.key}"
     if kind in ("session", "project", "model", "app"):
         ordered.sort(
             key=lambda r: (-r.cost, -(r.input_tokens + r.output_tokens), r.key)

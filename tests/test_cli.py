@@ -2739,9 +2739,10 @@ def test_doctor_lists_versions_by_number_and_apps_with_sessions_first(
 def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
     tmp_path: Path,
 ) -> None:
-    out = tmp_path / "s.json"
+    out = tmp_path / "my s.json"
     code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(out), "--home", DEMO)
-    assert code == 0 and f"wrote {out}" in err
+    # quoted, as every other message names a path: a space ends no name
+    assert code == 0 and f"wrote {str(out)!r}" in err
     assert isinstance(json.loads(out.read_text()), list)  # JSON, as the name says
     code, _, _ = invoke(
         "export", CLAUDE_A[:8], "-o", str(tmp_path / "s.html"), "--home", DEMO
@@ -2836,7 +2837,7 @@ def test_an_export_cut_short_leaves_the_earlier_file_whole(
     link = tmp_path / "link"
     link.symlink_to(target.name)
     code, _, err = invoke("export", CLAUDE_A[:8], "-f", fmt, "-o", str(link), "--home", DEMO)  # fmt: skip
-    assert code == 0 and f"wrote {link}" in err
+    assert code == 0 and f"wrote {str(link)!r}" in err
     assert link.is_symlink() and target.read_text() != "the earlier export"
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(tmp_path.iterdir()) == [link, target]

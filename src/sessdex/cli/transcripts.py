@@ -328,7 +328,7 @@ def export_command(
         else:
             write_file(output, chunks, binary=False)
     if output is not None:
-        err(f"wrote {output}")
+        err(f"wrote {output!r}")
     elif fmt == "html" and _to_a_terminal():
         # a page's source scrolled past: what was wanted was a file to open
         named = hints.named("export", session_id, "-o", "session.html")

@@ -151,6 +151,13 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             f"sessdex could not open {refused} (permission denied: another user's, "
             "a 'sudo' run's?), which may hold it."
         )
+    if not index.count(include_subagents=True) and not os.path.lexists(
+        os.path.expanduser(reference)
+    ):  # `list` would show nothing: say so, and where to look
+        return (
+            "sessdex found no sessions at all, of any app: "
+            f"{hints.named('doctor')} shows where it looked."
+        )
     orphans = index.orphans(prefix, app)
     leads = {(lead_app, lead) for lead_app, lead, _ in orphans}
     if len(leads) == 1:

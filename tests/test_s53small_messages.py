@@ -1,0 +1,30 @@
+"""What a command says where it found nothing, or wrote a file: the thing it names,
+quoted, and what to try next that can help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_an_id_on_a_home_with_no_sessions_says_there_are_none(tmp_path: Path) -> None:
+    # 'Run sessdex list to see recent ones' sent the user to an empty list
+    home = tmp_path / "home"
+    home.mkdir()
+    for ref in ("7f", "claude:7f"):
+        result = CliRunner().invoke(main, ["show", ref, "--home", str(home)])
+        assert result.exit_code == 1
+        assert "no sessions at all" in result.output
+        assert "doctor" in result.output and "to see recent ones" not in result.output
+    # where there are sessions, the list is still where to look
+    result = CliRunner().invoke(
+        main, ["show", "7f", "--home", str(DATA / "claude" / "home")]
+    )
+    assert result.exit_code == 1
+    assert "to see recent ones" in result.output
+    assert "no sessions at all" not in result.output

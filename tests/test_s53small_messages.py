@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -28,3 +29,18 @@ def test_an_id_on_a_home_with_no_sessions_says_there_are_none(tmp_path: Path) ->
     assert result.exit_code == 1
     assert "to see recent ones" in result.output
     assert "no sessions at all" not in result.output
+
+
+def test_list_here_finding_nothing_names_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "No session matches --here" left the user to wonder which folder it took
+    here = tmp_path / "my project"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    monkeypatch.delenv("PWD", raising=False)
+    home = str(DATA / "claude" / "home")
+    for args in (["list", "--here"], ["find", "zzz", "--here"]):
+        result = CliRunner().invoke(main, [*args, "--home", home])
+        assert result.exit_code == 0, result.output
+        assert f"--here (in {str(here)!r})" in result.stderr

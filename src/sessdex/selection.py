@@ -246,6 +246,8 @@ def nothing_matches(
     options += [f"--since {word(since, shell)}"] if since else []
     options += ["--here"] if here else []
     hint = _nothing_matches(query, apps, options, hidden, wider)
+    if hint and here:  # which folder: the one the shell is in may not be the one meant
+        hint = hint.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)
     if (
         hint
         and query

@@ -44,3 +44,20 @@ def test_list_here_finding_nothing_names_the_folder(
         result = CliRunner().invoke(main, [*args, "--home", home])
         assert result.exit_code == 0, result.output
         assert f"--here (in {str(here)!r})" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["follow", "--limit", "2", "x"], "-n/--lines"),
+        (["show", "--lines", "2", "x"], "-n/--tail"),
+        (["show", "--limit=2", "x"], "-n/--tail"),
+    ],
+)
+def test_a_count_option_the_command_spells_otherwise_names_its_n(
+    args: list[str], meant: str, tmp_path: Path
+) -> None:
+    # click said only "No such option '--limit'", finding no close spelling
+    result = CliRunner().invoke(main, [*args, "--home", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"Did you mean '{meant}'?" in result.output

@@ -148,7 +148,10 @@ class TakesNoWords(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.allow_extra_args = True  # kept in ctx.args, said below
-        rest = super().parse_args(ctx, args)
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise _count_meant(self, error) or error from None
         if ctx.args and not ctx.resilient_parsing:
             told = apps_meant((self.name or "",), ctx.args) or self.other_words(ctx)
             raise click.UsageError(f"sessdex {self.name} takes no words; {told}", ctx)
@@ -165,7 +168,10 @@ class TakesOneId(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.allow_extra_args = True  # kept in ctx.args, said below
-        rest = super().parse_args(ctx, args)
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise _count_meant(self, error) or error from None
         if ctx.args and not ctx.resilient_parsing:
             given = ctx.params.get("session_id")
             words = [*([given] if isinstance(given, str) else []), *ctx.args]
@@ -176,6 +182,26 @@ class TakesOneId(click.Command):
                 ctx,
             )
         return rest
+
+
+# how many to show, as other tools and sessdex's own list spell it: the command's -n
+_COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
+
+
+def _count_meant(
+    command: click.Command, error: click.NoSuchOption
+) -> click.UsageError | None:
+    """`follow --limit 2` as meant: the command's own `-n` option, named in the error
+    where click found no close spelling (it said only "No such option")."""
+    if error.possibilities or error.option_name.split("=", 1)[0] not in _COUNT_WORDS:
+        return None
+    taken = next((p.opts for p in command.params if "-n" in p.opts), None)
+    long = next((o for o in taken or () if o.startswith("--")), None)
+    if long is None:
+        return None
+    return click.UsageError(
+        f"{error.format_message()} Did you mean '-n/{long}'?", error.ctx
+    )
 
 
 def apps_meant(command: Sequence[str], words: Sequence[str]) -> str | None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
@@ -124,6 +123,8 @@ def _read_toml(path: Path) -> dict[str, object]:
     data = files.read_small(path, PROJECT_LIST_CAP)
     if data is None:
         return {}
+    import tomllib  # here: most homes hold no such file, and every full list loads us
+
     try:
         return tomllib.loads(data.decode("utf-8", "replace"))
     except tomllib.TOMLDecodeError:

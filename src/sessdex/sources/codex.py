@@ -211,11 +211,11 @@ def locate(home: Home) -> Location:
 
 def _configured_sqlite_home(root: Path, home: Home) -> Path | None:
     """`sqlite_home` in Codex's `config.toml`: where its state database lives."""
-    import tomllib
-
     data = files.read_small(root / "config.toml", 1 << 20)
     if data is None or b"sqlite_home" not in data:
         return None
+    import tomllib  # here: every full list locates Codex; few configs name the folder
+
     try:
         value = tomllib.loads(data.decode("utf-8", "replace")).get("sqlite_home")
     except tomllib.TOMLDecodeError:

@@ -97,7 +97,6 @@ import html
 import json
 import os
 import re
-import tomllib
 import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -406,6 +405,8 @@ def _chat_config(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
             continue
         if inside:
             kept.append(line)
+    import tomllib  # here: only a home with gptme's config pays for the TOML parser
+
     try:
         table = tomllib.loads("\n".join(kept))
     except tomllib.TOMLDecodeError:

@@ -50,7 +50,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -140,6 +139,8 @@ def _configured_save_dir(config: Path) -> Path | None:
     data = files.read_small(config, 1024 * 1024)
     if data is None:
         return None
+    import tomllib  # here: only a home with Vibe's config pays for the TOML parser
+
     try:
         settings = tomllib.loads(data.decode())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):

@@ -185,28 +185,46 @@ def test_the_library_and_a_warm_usage_load_no_database_code(tmp_path: Path) -> N
     assert "sessdex.databases" not in loaded[1]
 
 
+FULL_LIST = """
+import sys
+from click.testing import CliRunner
+from sessdex.cli import main
+result = CliRunner().invoke(main, ["list", "--json", "--home", sys.argv[1]])
+assert result.exit_code == 0, result.output
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def _full_list_loads(home: Path, own: Path) -> list[str]:
+    """The modules a full `list` (the quick path refused) of `home` loads."""
+    env = dict(os.environ, SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(own))
+    return subprocess.run(
+        [sys.executable, "-c", FULL_LIST, str(home)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.split()
+
+
 def test_a_full_list_loads_no_toml_parser_where_no_app_keeps_a_toml_file(
     tmp_path: Path,
 ) -> None:
     """Every full `list` loads every source: those that read a TOML config load the
     parser only when there is one to read."""
     home = shutil.copytree(app_home("claude"), tmp_path / "home")
-    code = (
-        "import sys\n"
-        "from click.testing import CliRunner\n"
-        "from sessdex.cli import main\n"
-        "result = CliRunner().invoke(main, ['list', '--json', '--home', sys.argv[1]])\n"
-        "assert result.exit_code == 0, result.output\n"
-        "print(' '.join(sorted(sys.modules)))\n"
-    )
-    env = dict(os.environ, SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path / "own"))
-    loaded = subprocess.run(
-        [sys.executable, "-c", code, str(home)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    ).stdout.split()
+    loaded = _full_list_loads(home, tmp_path / "own")
     assert "sessdex.sources.vibe" in loaded  # every source, so the guard can fail
     assert "sessdex.sources.gptme" in loaded
     assert "tomllib" not in loaded
+
+
+def test_a_warm_full_list_loads_no_openssl(tmp_path: Path) -> None:
+    """hashlib loads OpenSSL (some ms): the sources and the database code that hash a
+    name or a text load it where they hash, which a warm full list does not."""
+    home = shutil.copytree(app_home("claude"), tmp_path / "home")
+    _full_list_loads(home, tmp_path / "own")  # cold: the index is made
+    loaded = _full_list_loads(home, tmp_path / "own")
+    assert "sessdex.sources.kimi" in loaded  # every source, so the guard can fail
+    assert "sessdex.databases" in loaded
+    assert "hashlib" not in loaded

@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import hashlib
 import math
 import os
 import shutil
@@ -184,6 +183,8 @@ def _refuse_special(name: str) -> None:
 
 
 def _snapshot_key(name: str) -> str:
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     return hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
 
 

@@ -18,7 +18,6 @@ week goes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import time
 from pathlib import Path
@@ -42,6 +41,8 @@ def load(
     """(offset, state) kept for `path`'s first `offset` bytes by pass `kind`, if they are
     unchanged; else None. With `stream`, the file as `stream` reads it is checked (the
     one the caller reads on: `path` may name another file by now); its position moves."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     try:
         if stream is None:
             with open_regular(path) as own:
@@ -91,6 +92,8 @@ def save(
     """Keep `state`, the pass's state after `path`'s first `offset` bytes (as `stream`,
     when given, read them: the same file even if it was replaced since). Quietly does
     nothing for a small file or when the cache folder cannot be written."""
+    import hashlib
+
     if offset < MIN_SIZE:
         return
     try:
@@ -116,6 +119,8 @@ def save(
 
 
 def _entry(path: Path, kind: str) -> Path:
+    import hashlib
+
     from .indexfile import code_stamp
 
     name = os.fsencode(os.path.abspath(path))
@@ -125,6 +130,8 @@ def _entry(path: Path, kind: str) -> Path:
 
 def _digest(stream: BinaryIO, offset: int) -> str:
     """A hash of the bytes at the start, the end and `_SAMPLES` spots of [0, offset)."""
+    import hashlib
+
     spots = {0, max(0, offset - _WINDOW)}
     spots.update(offset * n // (_SAMPLES + 1) for n in range(1, _SAMPLES + 1))
     digest = hashlib.sha256(str(offset).encode())

@@ -7,7 +7,6 @@ lines from big reads and never hold an over-long line.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -569,6 +568,8 @@ def spawn(block: dict[str, object]) -> tuple[str | None, str]:
 
 def task_key(task: str | None) -> int:
     """A task's text as a number that is the same in every process (`hash` is not)."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     text = (task or "").encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 

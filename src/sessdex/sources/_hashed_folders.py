@@ -9,7 +9,6 @@ files beyond the two they share, `trustedFolders.json` and a chat's tool calls.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
@@ -41,6 +40,8 @@ def hashed_folder(
 
     `fold_case`: a Windows path is also hashed lower-cased (Qwen Code lower-cases the
     project's path before hashing it on Windows, where paths ignore case)."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     for raw in islice(paths, tried):
         windows = WINDOWS_PATH.match(raw) is not None
         pure = PureWindowsPath(raw) if windows else PurePosixPath(raw)

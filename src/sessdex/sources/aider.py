@@ -48,7 +48,6 @@ whole file the session is in.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -570,6 +569,8 @@ def _header_time(data: bytes, text: Text) -> datetime | None:
 
 
 def _session_id(folder: str, first_header: str, offset: int) -> str:
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     key = f"{folder}\0{first_header}\0{offset}".encode()
     return hashlib.sha1(key).hexdigest()[:12]
 

@@ -37,7 +37,6 @@ are read by `_cursor_chat`; nothing reopens those.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import re
@@ -317,6 +316,8 @@ def _parse_chat_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
 
 def _resolve_slug(slug: str, session_id: str, chat_roots: list[Path]) -> str | None:
     """The workspace path whose md5 names the chat folder holding this session, if any."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     digests = {
         workspace.name
         for chats in chat_roots

@@ -65,7 +65,6 @@ a message later dropped by `$rewindTo` were still billed: they are kept, at the 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -418,6 +417,8 @@ def _project_cwd(
     named by the sha256 of the path (before Gemini 0.29's short names, and never renamed if
     the project was not opened since), a folder of `trustedFolders.json` or one holding a
     path the chat's tools took whose sha256 is that name; else None."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     try:
         with files.open_regular(project / ".project_root") as stream:
             marker = stream.read(64 * 1024).decode("utf-8", "replace").strip()

@@ -34,7 +34,6 @@ branch.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -472,6 +471,8 @@ def _context_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
 
 def _work_dirs(root: Path) -> dict[str, str]:
     """Session folder name -> work directory, from kimi.json."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     metadata = files.read_json_file(root / "kimi.json", limit=16 * 1024 * 1024)
     found: dict[str, str] = {}
     listed = as_dict(metadata).get("work_dirs")

@@ -71,7 +71,6 @@ import base64
 import binascii
 import contextlib
 import dataclasses
-import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -370,6 +369,8 @@ class _Executions:
     def __init__(
         self, chat: Path, workspace: str | None, diagnostics: Diagnostics
     ) -> None:
+        import hashlib  # here: OpenSSL loads only where a hash is taken
+
         self.folder: Path | None = None
         if workspace and len(chat.parents) > 2:
             digest = hashlib.sha256(
@@ -383,6 +384,8 @@ class _Executions:
 
     def actions(self, execution_id: str) -> list[dict[str, object]] | None:
         """The actions of one execution, in order; None where no log of it is kept."""
+        import hashlib
+
         if self.folder is None:
             return None
         # Kiro names a log `sha256(executionId)[:32]`: found without listing the folder

@@ -219,7 +219,7 @@ def test_a_full_list_loads_no_toml_parser_where_no_app_keeps_a_toml_file(
     assert "tomllib" not in loaded
 
 
-def test_a_warm_full_list_loads_no_openssl(tmp_path: Path) -> None:
+def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> None:
     """hashlib loads OpenSSL (some ms): the sources and the database code that hash a
     name or a text load it where they hash, which a warm full list does not."""
     home = shutil.copytree(app_home("claude"), tmp_path / "home")
@@ -228,3 +228,8 @@ def test_a_warm_full_list_loads_no_openssl(tmp_path: Path) -> None:
     assert "sessdex.sources.kimi" in loaded  # every source, so the guard can fail
     assert "sessdex.databases" in loaded
     assert "hashlib" not in loaded
+    # nor Claude's transcript reader, which reading a session loads (msgspec's structs,
+    # the stream of records): a full list reads no transcript of a session it knows
+    assert "sessdex.sources.claude" in loaded
+    assert "sessdex.sources._claude_read" not in loaded
+    assert "sessdex.sources._claude_stream" not in loaded

@@ -133,8 +133,8 @@ from .. import files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
-from . import _claude_read, _claude_spawns
 from . import _claude_records as rec
+from . import _claude_spawns
 from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
 from ._values import type_tag
 from .base import Home, Location, Opened, ResumeFlags, SessionFollow, opened_by_flags
@@ -1063,6 +1063,9 @@ def read(
     if path is None or not path.is_file():
         diagnostics.problem(f"{session.path}: the transcript vanished")
         return
+    # here: every full list loads this module, and reads no transcript
+    from . import _claude_read
+
     yield from _claude_read.read(
         path, session.id, diagnostics, full=full, offset=offset
     )

@@ -233,3 +233,7 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     assert "sessdex.sources.claude" in loaded
     assert "sessdex.sources._claude_read" not in loaded
     assert "sessdex.sources._claude_stream" not in loaded
+    # nor the usage hooks' msgspec structs, which only `usage` reads with
+    assert "sessdex.sources.codex" in loaded
+    assert "sessdex.sources.qoder" in loaded
+    assert "msgspec" not in loaded

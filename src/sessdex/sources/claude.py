@@ -135,9 +135,18 @@ from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _claude_records as rec
 from . import _claude_spawns
-from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
 from ._values import type_tag
-from .base import Home, Location, Opened, ResumeFlags, SessionFollow, opened_by_flags
+from .base import (
+    DroppedLine,
+    Home,
+    Location,
+    Opened,
+    ResumeFlags,
+    SessionFollow,
+    UsageRecord,
+    UsageScan,
+    opened_by_flags,
+)
 
 NAME = "claude"
 TITLE = "Claude Code"
@@ -298,6 +307,31 @@ def usage_files(location: Location) -> Iterator[str]:
         return
     for projects in project_folders(location):
         yield from _transcripts(projects)
+
+
+def usage_records(
+    path: Path,
+    diagnostics: Diagnostics,
+    *,
+    offset: int = 0,
+    state: dict[str, JSONValue] | None = None,
+    explain: bool = False,
+    fold: Callable[[UsageRecord], None] | None = None,
+    drop: Callable[[DroppedLine], None] | None = None,
+) -> UsageScan:
+    """The `sessdex usage` hook: `_claude_usage.usage_records`."""
+    # here: every full list loads this module, and counts no usage (msgspec's structs)
+    from ._claude_usage import usage_records as records
+
+    return records(
+        path,
+        diagnostics,
+        offset=offset,
+        state=state,
+        explain=explain,
+        fold=fold,
+        drop=drop,
+    )
 
 
 def _transcripts(projects: Path) -> Iterator[str]:

@@ -78,7 +78,7 @@ import os
 import re
 import sqlite3
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -91,7 +91,6 @@ from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _codex_json
 from ._codex_read import read_events
-from ._codex_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
 from ._codex_values import (
     EPOCH,
     ROLLOUT_ID,
@@ -118,7 +117,16 @@ from ._codex_values import (
     segment_id,
     tag,
 )
-from .base import Home, Location, Opened, SessionFollow, is_uuid
+from .base import (
+    DroppedLine,
+    Home,
+    Location,
+    Opened,
+    SessionFollow,
+    UsageRecord,
+    UsageScan,
+    is_uuid,
+)
 
 NAME = "codex"
 TITLE = "OpenAI Codex CLI"
@@ -1188,3 +1196,35 @@ def _recorded_permissions(session: Session) -> tuple[str | None, str | None]:
         approval = approval if isinstance(approval, str) else parsed.get("approval")
         sandbox = sandbox if isinstance(sandbox, str) else parsed.get("sandbox")
     return approval, sandbox
+
+
+def usage_files(location: Location) -> Iterator[str]:
+    """The `sessdex usage` hook: `_codex_usage.usage_files`."""
+    from ._codex_usage import usage_files as listed
+
+    yield from listed(location)
+
+
+def usage_records(
+    path: Path,
+    diagnostics: Diagnostics,
+    *,
+    offset: int = 0,
+    state: dict[str, JSONValue] | None = None,
+    explain: bool = False,
+    fold: Callable[[UsageRecord], None] | None = None,
+    drop: Callable[[DroppedLine], None] | None = None,
+) -> UsageScan:
+    """The `sessdex usage` hook: `_codex_usage.usage_records`."""
+    # here: every full list loads this module, and counts no usage (msgspec's structs)
+    from ._codex_usage import usage_records as records
+
+    return records(
+        path,
+        diagnostics,
+        offset=offset,
+        state=state,
+        explain=explain,
+        fold=fold,
+        drop=drop,
+    )

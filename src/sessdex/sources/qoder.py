@@ -77,7 +77,7 @@ import orjson
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
-from . import _claude_usage, claude
+from . import claude
 from ._values import as_str
 from .base import (
     DroppedLine,
@@ -255,6 +255,10 @@ def usage_records(
     def folded(record: UsageRecord) -> None:
         if fold is not None and counted(record):
             fold(_tier_record(record))
+
+    from . import (
+        _claude_usage,
+    )  # here: a full list loads this module, and counts no usage
 
     result = _claude_usage.usage_records(
         path,

@@ -237,3 +237,6 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     assert "sessdex.sources.codex" in loaded
     assert "sessdex.sources.qoder" in loaded
     assert "msgspec" not in loaded
+    # nor subprocess, which only resume's branch check (git) runs
+    assert "sessdex.resuming" in loaded
+    assert "subprocess" not in loaded

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -459,6 +458,8 @@ def branch_check(cwd: str) -> tuple[str | None, str | None]:
     when `cwd` is simply no git work tree). Git refuses a repository another user owns
     ("dubious ownership": a copied home, a container's mount) as it refuses a folder
     outside any: that must not read as "no branch to compare"."""
+    import subprocess  # here: every command loads this module, few run git
+
     problem: str | None = None
     # rev-parse fails on a branch with no commits yet; symbolic-ref still names it.
     for args in (

@@ -240,3 +240,4 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     # nor subprocess, which only resume's branch check (git) runs
     assert "sessdex.resuming" in loaded
     assert "subprocess" not in loaded
+    assert "html" not in loaded  # gptme unescapes the calls of a transcript it reads

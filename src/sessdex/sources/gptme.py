@@ -93,7 +93,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import html
 import json
 import os
 import re
@@ -905,6 +904,8 @@ def _calls(
 ) -> tuple[list[tuple[str, str, JSONValue, bool]], str]:
     """The tool calls in an answer (id, tool, input, whether native) and its text
     without them."""
+    import html  # here: every full list loads this source, and reads no answer
+
     found: list[tuple[int, str, str, JSONValue, bool]] = []
     kept: list[str] = []
     lines = content.split("\n")

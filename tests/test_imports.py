@@ -241,3 +241,5 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     assert "sessdex.resuming" in loaded
     assert "subprocess" not in loaded
     assert "html" not in loaded  # gptme unescapes the calls of a transcript it reads
+    assert "sessdex.sources.warp" in loaded
+    assert "sessdex.sources._warp_read" not in loaded

@@ -96,7 +96,6 @@ from .. import databases, folders
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._values import as_str, db_time, json_object, one_line
-from ._warp_read import Reader, query_text
 from .base import Home, Location
 
 NAME = "warp"
@@ -261,6 +260,8 @@ def _sessions(
             entry.summary.get("initial_query")
         )
         if not title and isinstance(entry.first_id, int):
+            from ._warp_read import query_text
+
             title = query_text(
                 databases.bounded_value(
                     connection, "ai_queries", "input", entry.first_id
@@ -330,6 +331,9 @@ def read(
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
         return
+    # here: every full list loads this source, and reads no conversation
+    from ._warp_read import Reader
+
     try:
         reader = Reader(connection, database, conversation_id, diagnostics, full)
         yield from reader.events(session.id)

@@ -24,7 +24,7 @@ import itertools
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -53,7 +53,7 @@ from .indexparse import (
     parse_stream,
 )
 from .indexrows import Parsed
-from .indexscan import Job, Notes, RefreshReport, scan_all
+from .indexscan import Job, Notes, RefreshReport, same_meaning, scan_all
 from .indexschema import begin_write
 from .model import Session
 from .sources import Home, Location, Source
@@ -238,8 +238,9 @@ class Index:
         seen: set[str] = set()
         notes: dict[str, Notes | None] = {}
         late: list[bool] = []  # the scan stopped at the deadline
+        digests = self._digests()
         scan = scan_all(
-            self.home, sources, known, seen, notes, report, (deadline, late)
+            self.home, sources, known, seen, notes, report, (deadline, late), digests
         )
         jobs: Iterator[Job] = scan
         if most is not None:  # the whole scan first, and only so many files read
@@ -264,13 +265,20 @@ class Index:
                 continue  # kept as it was, and read again at the next refresh
             batch.append(result)
             if len(batch) == WRITE_BATCH:
-                unpacked |= self._write(batch, vanished, pack=False)
+                unpacked |= self._write(batch, vanished, pack=False, digests=digests)
                 batch, vanished = [], []
         new_notes = self._changed_notes(notes)
         if batch or vanished or new_notes or unpacked:
-            self._write(batch, vanished, new_notes, pack=True, also=unpacked)
+            self._write(
+                batch, vanished, new_notes, pack=True, also=unpacked, digests=digests
+            )
         report.seconds = time.perf_counter() - started
         return report
+
+    def _digests(self) -> dict[str, bytes]:
+        """The stored digest of each context file (`context_digest`, see base.py)."""
+        rows = self.db.execute("SELECT path, digest FROM contexts")
+        return {path: bytes(digest) for path, digest in rows}
 
     def _broke_off(self, result: Parsed, known: Container[str]) -> bool:
         """Whether a file the index holds sessions of gave none, with a problem that is
@@ -392,7 +400,16 @@ class Index:
             return True
         location = source.locate(self.home)
         if context_folder(source.NAME, path, location) is not None:
-            return False  # many files' sessions changed: a scan finds them
+            # many files' sessions changed, which a scan finds, unless its meaning did not
+            stored = self.db.execute(
+                "SELECT digest FROM contexts WHERE path = ?", (path,)
+            ).fetchone()
+            digests = {} if stored is None else {path: bytes(stored[0])}
+            if not same_meaning(source, path, True, digests):
+                return False
+            unread: Parsed = (source.NAME, path, signature, [], Diagnostics())
+            self._write([unread], [], digests=digests)
+            return True
         jobs: list[Job] = [(source.NAME, location, path, signature)]
         owner = owner_file(source.NAME, path)
         if owner is not None:  # a companion changed: its owner's sessions did
@@ -435,6 +452,7 @@ class Index:
         *,
         pack: bool = True,
         also: Iterable[str] = (),
+        digests: Mapping[str, bytes] | None = None,
     ) -> set[str]:
         """`indexrows.write`, done in a stand-in for this run where the index's disk has no
         room left (or is read-only): the listing is still answered."""
@@ -449,6 +467,7 @@ class Index:
                     pack=pack,
                     also=also,
                     home=str(self.home.path),
+                    digests=digests,
                 )
             except sqlite3.OperationalError as error:
                 if not self._stand_in(error):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -119,9 +119,12 @@ def write(
     pack: bool = True,
     also: Iterable[str] = (),
     home: str | None = None,
+    digests: Mapping[str, bytes] | None = None,
 ) -> set[str]:
     """One transaction into `db` (the index at `path`): the files parsed, those vanished,
-    the notes, the path the home was read by (`home`); the apps touched.
+    the notes, the path the home was read by (`home`), the digests of the context files
+    parsed (`digests`, by path: one parsed without is read anew next time); the apps
+    touched.
 
     With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
     without, they are dropped, and the quick path reads the rows until a later write
@@ -152,6 +155,7 @@ def write(
             )
             db.execute(f"DELETE FROM fragments WHERE path IN ({marks})", paths)
             db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
+            db.execute(f"DELETE FROM contexts WHERE path IN ({marks})", paths)
         file_rows = []
         fragment_rows = []
         fresh: dict[tuple[str, str], list[Fragment]] = {}
@@ -194,6 +198,15 @@ def write(
             "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             file_rows,
         )
+        if digests:
+            db.executemany(
+                "INSERT OR REPLACE INTO contexts VALUES (?, ?)",
+                [
+                    (name, digests[name])
+                    for _, name, _, _, _ in parsed
+                    if name in digests
+                ],
+            )
         _merge(db, affected, fresh)  # before the new fragments join the old
         db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
         if pack:

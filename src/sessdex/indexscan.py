@@ -63,15 +63,17 @@ def scan_all(
     notes: dict[str, Notes | None],
     report: RefreshReport,
     until: tuple[float | None, list[bool]] = (None, []),
+    digests: dict[str, bytes] | None = None,
 ) -> Generator[Job, None, None]:
     """Every changed file of every source, as a parse job, noting each scan; with a
-    deadline in `until`, stopped there, its list then told so."""
+    deadline in `until`, stopped there, its list then told so. `digests`: the context
+    files' stored digests, those of the context files that changed put in their place."""
     for source in sources:
         environ = freshness.RecordingEnviron(home.environ)
         with freshness.recording() as paths:
             location = _locate(home, source, report, environ)
             complete = location is not None and (
-                yield from _scan(source, location, known, seen, report, until)
+                yield from _scan(source, location, known, seen, report, until, digests)
             )
         noted = complete and getattr(source, "SCAN_NOTED", False)
         notes[source.NAME] = (
@@ -86,6 +88,7 @@ def _scan(
     seen: set[str],
     report: RefreshReport,
     until: tuple[float | None, list[bool]] = (None, []),
+    digests: dict[str, bytes] | None = None,
 ) -> Generator[Job, None, bool]:
     """Stat what the source lists, yielding the changed files; False when its
     listing failed part way, or passed over names that hide sessions (not UTF-8, a
@@ -121,7 +124,11 @@ def _scan(
                 given.add(name)
                 if owner_of is not None and (owner := owner_of(name)) is not None:
                     owners[owner] = None
-                if context_of is not None and (folder := context_of(name)) is not None:
+                if (
+                    context_of is not None
+                    and (folder := context_of(name)) is not None
+                    and not same_meaning(source, name, name in known, digests)
+                ):
                     contexts[folder] = None
                 yield source.NAME, location, name, signature
         if context_of is not None:  # a context file changed, came or went
@@ -185,6 +192,25 @@ def _context_hook(
     if hook is None:
         return None
     return lambda name: hook(name, location)
+
+
+def same_meaning(
+    source: Source, name: str, held: bool, digests: dict[str, bytes] | None
+) -> bool:
+    """Whether the context file `name`, changed, means to its files what it meant when
+    they were read (`context_digest`, see base.py; `held`: the index holds it); its new
+    digest put in `digests`. A file an app rewrites for a field its sessions never read
+    (at each session's start) reads none of them again."""
+    hook: Callable[[str], bytes | None] | None = getattr(source, "context_digest", None)
+    if hook is None or digests is None:
+        return False
+    before = digests.pop(name, None)
+    with freshness.paused():  # the file's signature is held already: not a note too
+        digest = hook(name)
+    if digest is None:
+        return False
+    digests[name] = digest
+    return held and digest == before
 
 
 def _context_changed(

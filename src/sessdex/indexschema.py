@@ -139,6 +139,12 @@ def _m005_sessions_parent(db: sqlite3.Connection) -> None:
     )
 
 
+def _m006_contexts(db: sqlite3.Connection) -> None:
+    """What each context file meant to the files read with it (`context_digest`, see
+    sources/base.py): one rewritten with the same meaning reads none of them again."""
+    _script(db, "CREATE TABLE contexts (path TEXT PRIMARY KEY, digest BLOB NOT NULL)")
+
+
 # Numbered migrations: append, never edit a released one.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
@@ -146,6 +152,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m003_notes,
     _m004_home,
     _m005_sessions_parent,
+    _m006_contexts,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -406,3 +407,73 @@ def test_a_sub_agents_prompt_deleted_alone_lists_its_parents_title_warm_as_cold(
     prompt.unlink()
     assert title("warm") == title("cold")
     assert title("cold").startswith("SCENARIO=child")
+
+
+def _rewrite_work_dirs(home: Path, edit: str) -> None:
+    """kimi.json as kimi-cli rewrites it: `edit` "path" names another work dir,
+    "last_session_id" only notes another session begun there."""
+    kimi_json = home / ".kimi" / "kimi.json"
+    metadata = json.loads(kimi_json.read_text())
+    metadata["work_dirs"][0][edit] = (
+        "/home/dev/code/elsewhere" if edit == "path" else "0000-begun-since"
+    )
+    kimi_json.write_text(json.dumps(metadata, indent=2))
+
+
+@LIST_PATHS
+@pytest.mark.parametrize("change", ["path", "deleted"])
+def test_kimi_json_changed_alone_lists_the_work_dirs_warm_as_cold(
+    listing: str, change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each session's cwd is kimi.json's work dir whose md5 names its folder: with that
+    # renamed or the file gone a cold list shows none, a warm one kept the old path
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "real" / "home", home)
+
+    def cwds(state: str) -> dict[str, object]:
+        rows = list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)
+        return {id: row["cwd"] for id, row in rows.items()}
+
+    assert set(cwds("warm").values()) == {"/home/dev/code/shop-api"}
+    if change == "path":
+        _rewrite_work_dirs(home, "path")
+    else:
+        (home / ".kimi" / "kimi.json").unlink()
+    assert cwds("warm") == cwds("cold")
+    assert set(cwds("cold").values()) == {None}
+
+
+def test_kimi_json_rewritten_for_a_session_begun_reads_no_session_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # kimi-cli rewrites kimi.json at every session's start (`last_session_id`), which
+    # no session's listing reads: re-reading every session then made each warm list
+    # after a new session as slow as a cold one
+    from sessdex.index import Index
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "real" / "home", home)
+    parsed: list[str] = []
+    original = kimi.parse
+
+    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
+        parsed.append(path.name)
+        return original(path, location, diagnostics)
+
+    monkeypatch.setattr(kimi, "parse", parse)
+    before = list_rows(home, tmp_path / "state", monkeypatch, "--all")
+    assert parsed
+    parsed.clear()
+    _rewrite_work_dirs(home, "last_session_id")
+    assert list_rows(home, tmp_path / "state", monkeypatch, "--all") == before
+    assert parsed == []  # the full scan's refresh
+    _rewrite_work_dirs(home, "last_session_id")
+    os.utime(home / ".kimi" / "kimi.json", ns=(1, 1))  # a stat unlike the last one's
+    index = Index(Home.at(home))
+    try:  # the quick path's refresh of the file alone
+        assert index.refresh_file(kimi, str(home / ".kimi" / "kimi.json"))
+    finally:
+        index.close()
+    assert parsed == []
+    assert list_rows(home, tmp_path / "state", monkeypatch, "--all") == before
+    assert parsed == []

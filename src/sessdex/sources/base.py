@@ -207,7 +207,10 @@ class Source(Protocol):
 # settings apart from its sessions), None for any other. The index keeps the context
 # file's signature but never parses it: when it changes, appears or goes, the index parses
 # again every file the scan listed under that folder (a warm listing that sees it changed
-# scans again).
+# scans again). Where the app rewrites that file for fields those sessions never read (at
+# each session's start), the source defines `context_digest(path) -> bytes | None` too: a
+# digest of what the sessions read of it (None: unreadable). The index keeps it, and when
+# the file changes with the same digest, reads none of its files again.
 
 
 # --- files that look for others (optional) -----------------------------------------------

@@ -203,6 +203,8 @@ _OLD_SHARE_MARK = "kept_by_kimi_0_33"
 
 
 def _scan_cli(root: Path) -> Iterator[Path]:
+    if folders.is_file(root / _WORK_DIRS):  # read with the sessions (`context_of`)
+        yield root / _WORK_DIRS
     for work_dir in folders.entries(root / "sessions", root):
         if not work_dir.is_dir():
             continue
@@ -217,6 +219,25 @@ def _scan_cli(root: Path) -> Iterator[Path]:
 
 _META = "meta.json"  # a sub-agent's, beside its wire
 _PROMPT = "prompt.txt"  # a sub-agent's task, beside its wire
+
+
+_WORK_DIRS = "kimi.json"  # work dirs by path (whose md5 names their sessions' folders)
+
+
+def context_of(path: str, location: Location) -> str | None:
+    """The sessions folder whose sessions' work dirs a Kimi CLI `kimi.json` names."""
+    folder, base = os.path.split(path)
+    roots = (location.root, *(r for r in location.also if _is_old_share(r)))
+    if base != _WORK_DIRS or all(folder != os.fspath(r) for r in roots):
+        return None
+    return os.path.join(folder, "sessions")
+
+
+def context_digest(path: str) -> bytes | None:
+    """What the sessions use of a `kimi.json`: its work dirs, without the
+    `last_session_id` kimi-cli rewrites the file for at every session's start."""
+    named = sorted(_work_dirs(Path(path).parent).items())
+    return hashlib.sha256(repr(named).encode("utf-8", "surrogatepass")).digest()
 
 
 def _session_files(folder: Path, root: Path) -> Iterator[Path]:
@@ -248,7 +269,7 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if _kimi_code.owns(path):
         return _kimi_code.parse(path, diagnostics)
-    if path.name in (_META, _PROMPT):  # a sub-agent's, read with its wire or state
+    if path.name in (_META, _PROMPT, _WORK_DIRS):  # read with a wire or state
         return []
     if path.name == _STATE:
         return _parse_state(path, diagnostics)

@@ -236,6 +236,8 @@ def context_of(path: str, location: Location) -> str | None:
 def context_digest(path: str) -> bytes | None:
     """What the sessions use of a `kimi.json`: its work dirs, without the
     `last_session_id` kimi-cli rewrites the file for at every session's start."""
+    import hashlib  # here: OpenSSL loads only where a hash is taken
+
     named = sorted(_work_dirs(Path(path).parent).items())
     return hashlib.sha256(repr(named).encode("utf-8", "surrogatepass")).digest()
 

@@ -415,6 +415,22 @@ def test_a_migration_note_of_the_other_spelling_supersedes_by_its_member(
     assert set(sessions(tmp_path)) == {"sess_new"}
 
 
+def test_a_migration_note_naming_a_copy_outside_the_store_supersedes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A `v2SessionId` of `../..` names no copy: a log it reaches outside the store
+    does not hide the old chat."""
+    old = "11111111-2222-4333-8444-555555555555"
+    chat(tmp_path / LINUX / SHOP, old, [{"message": {"role": "user", "content": "x"}}])
+    note = tmp_path / LINUX / SHOP / f".migrated-{old}.json"
+    note.write_text(json.dumps({"sessionId": old, "v2SessionId": "../../outside"}))
+    (tmp_path / STORE / "0123456789abcdef").mkdir(parents=True)
+    outside = tmp_path / STORE / ".." / "outside"  # the bucket's ../..
+    outside.mkdir(parents=True, exist_ok=True)
+    (outside / "messages.jsonl").write_text("")
+    assert old in sessions(tmp_path)
+
+
 def test_a_kiro_1_chat_reads_line_by_line() -> None:
     got = events(sessions(DATA / "home")[NATIVE])
     shown = [

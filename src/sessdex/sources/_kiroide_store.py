@@ -206,7 +206,14 @@ def parse_note(
             if path.name.startswith(prefix):
                 old = path.name[len(prefix) : -len(".json")] or None
                 break
-    if not copy or not old or store is None or copy == old:
+    # the copy's id names its folder: a `../..` one led the is_file check out of the store
+    if (
+        not copy
+        or not old
+        or store is None
+        or copy == old
+        or not folders.plain_name(copy)
+    ):
         return []
     if not any(
         bucket.is_dir() and folders.is_file(Path(bucket.path) / copy / LOG)

@@ -2267,3 +2267,34 @@ def test_a_sub_agent_typed_by_its_leads_call_lists_warm_as_cold_when_the_lead_al
     rows = list_rows(home, tmp_path / "warm", monkeypatch, "--all")
     assert rows == list_rows(home, tmp_path / "cold4", monkeypatch, "--all")
     assert rows["b1"]["agent_type"] is None
+
+
+@LIST_PATHS
+def test_a_sub_agent_beside_its_gone_lead_names_no_type_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listing: str
+) -> None:
+    """2.0's layout (`agent-<id>.jsonl` beside the lead, no subagents/ folder): a
+    sub-agent typed by its lead's call names no type once the lead is deleted, as a
+    cold list says."""
+    home = tmp_path / "home"
+    lead = "6f1e2d3c-0000-4000-8000-000000000002"
+    project = home / ".claude" / "projects" / "-home-dev-app"
+    call = {"type": "tool_use", "id": "toolu_7", "name": "Task",
+            "input": {"prompt": "Review the diff.", "subagent_type": "reviewer",
+                      "description": "Review"}}  # fmt: skip
+    spawn = reply(2, "", sessionId=lead)
+    spawn["message"]["content"] = [call]  # type: ignore[index]
+    write(project / f"{lead}.jsonl", [prompt(1, "go", sessionId=lead), spawn])
+    task = prompt(3, "Review the diff.", isSidechain=True, agentId="b1", sessionId=lead)
+    write(project / "agent-b1.jsonl", [task, reply(4, "done", isSidechain=True,
+          agentId="b1", sessionId=lead)])  # fmt: skip
+
+    def listed(state: str) -> dict[str, object]:
+        rows = list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)
+        return rows["b1"]
+
+    assert listed("warm")["agent_type"] == "reviewer"
+    (project / f"{lead}.jsonl").unlink()
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["agent_type"] is None

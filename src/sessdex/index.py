@@ -431,7 +431,7 @@ class Index:
         see base.py), to parse again with it."""
         kin_of: Callable[[str], str | None] | None = getattr(source, "kin_of", None)
         kin = kin_of(path) if kin_of is not None else None
-        if kin_of is None or kin is None:
+        if kin_of is None or kin is None or getattr(source, "KIN_GONE", False):
             return []
         jobs: list[Job] = []
         for (other,) in self.db.execute(

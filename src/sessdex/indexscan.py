@@ -283,7 +283,12 @@ def _kin_changed(
 ) -> Iterator[Job]:
     """The listed files read together with one that changed, came or went (`kin_of`, see
     base.py), not yet yielded."""
-    kins = {kin for name in given if (kin := kin_of(name)) is not None}
+    # a source whose kin matter only when one goes: a change or a new file reads none of
+    # the others (see base.py)
+    gone_only = getattr(source, "KIN_GONE", False)
+    kins = (
+        set() if gone_only else {k for name in given if (k := kin_of(name)) is not None}
+    )
     kins.update(
         kin for name in known if name not in seen and (kin := kin_of(name)) is not None
     )

@@ -2298,3 +2298,25 @@ def test_a_sub_agent_beside_its_gone_lead_names_no_type_warm_as_cold(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm["agent_type"] is None
+
+
+@LIST_PATHS
+def test_a_title_from_a_summary_beside_goes_with_its_file_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listing: str
+) -> None:
+    """1.0 wrote a conversation's summary at the head of the project's next transcript:
+    that transcript deleted, a warm list kept the summary as the other's title, a cold
+    one showed its first command."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    project = home / ".claude" / "projects" / "-path-to-Demo"
+    titled = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+
+    def title(state: str) -> object:
+        rows = list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)
+        return rows[titled]["title"]
+
+    assert title("warm") == "Empty Repo Setup: CLAUDE.md Foundation Created"
+    summarizing = project / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+    summarizing.unlink()
+    assert title("warm") == title("cold") == "/init"

@@ -230,6 +230,9 @@ class Source(Protocol):
 # for any other. When one of them changes, comes or goes, the index parses again each
 # listed file of the same name. For small files only: each is read again at every change
 # of any of them.
+# A source whose kin matter only when one goes (a title another file gave, which the app
+# no longer writes) sets `KIN_GONE = True` too: its kin are read again only when one is
+# deleted, never when one changes or comes, so large files may be kin.
 
 
 # --- why a session cannot be resumed (optional) -------------------------------------------

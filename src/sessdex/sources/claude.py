@@ -12,8 +12,8 @@ transcript, sub-agent files included (listed under their parent); the project fo
 is lossy, so `cwd` comes from the records. Title:
 newest custom title, else newest AI title, else a `summary` whose leaf is in the lines
 read, else (a 1.x file) a summary another transcript of the project opens with naming one
-of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
-once that file exists: an older transcript is re-read when it changes), else the first
+of those lines (1.0 wrote a conversation's summary at the head of the next one: one
+deleted reads its project's others again, `kin_of`), else the first
 typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
 comes first, and an observer's meta (`isObserver`) marks it `extra["observer"]`. A
 sub-agent whose `.meta.json` is lost is listed under the sibling whose call its first
@@ -299,6 +299,22 @@ def companion_of(path: str) -> str | None:
     if base.endswith(META) and os.path.basename(folder) == "subagents":
         return os.path.join(folder, base[: -len(META)] + ".jsonl")
     return None
+
+
+# only 1.0 wrote a summary at a new transcript's head, and no transcript gains one later:
+# one deleted (Claude Code's clean-up of old ones) is what retitles the others today
+KIN_GONE = True
+
+
+def kin_of(path: str) -> str | None:
+    """A project's folder, for its transcripts: a 1.x one's title may be the summary
+    another opens with (`_title_beside`), so one deleted reads the others again."""
+    folder, base = os.path.split(path)
+    if not base.endswith(".jsonl") or base.startswith("agent-"):
+        return None
+    if os.path.basename(os.path.dirname(folder)) != "projects":
+        return None
+    return folder
 
 
 def usage_files(location: Location) -> Iterator[str]:

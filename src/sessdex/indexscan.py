@@ -236,12 +236,13 @@ def _context_changed(
     if not contexts:
         return
     under = tuple(folder.rstrip(os.sep) + os.sep for folder in contexts)
-    for name in sorted(listed - given):
-        if name.startswith(under) and context_of(name) is None:
-            signature = freshness.file_signature(name)
-            if signature is not None:
-                given.add(name)
-                yield source.NAME, location, name, signature
+    yield from _again(
+        source,
+        location,
+        lambda name: name.startswith(under) and context_of(name) is None,
+        listed,
+        given,
+    )
 
 
 def _others_changed(
@@ -264,12 +265,7 @@ def _others_changed(
         )
         if not any(name not in seen and name.startswith(roots) for name in known):
             return
-    for name in sorted(listed - given):
-        if looks(name):
-            signature = freshness.file_signature(name)
-            if signature is not None:
-                given.add(name)
-                yield source.NAME, location, name, signature
+    yield from _again(source, location, looks, listed, given)
 
 
 def _kin_changed(
@@ -294,8 +290,22 @@ def _kin_changed(
     )
     if not kins:
         return
+    yield from _again(
+        source, location, lambda name: kin_of(name) in kins, listed, given
+    )
+
+
+def _again(
+    source: Source,
+    location: Location,
+    wanted: Callable[[str], bool],
+    listed: set[str],
+    given: set[str],
+) -> Iterator[Job]:
+    """The listed files `wanted` says to read again, not yet yielded (each once), as
+    they are now; one gone since is left to the scan."""
     for name in sorted(listed - given):
-        if kin_of(name) in kins:
+        if wanted(name):
             signature = freshness.file_signature(name)
             if signature is not None:
                 given.add(name)

@@ -590,7 +590,27 @@ def _wal_beside(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
     if wal.exists() or Path(f"{path}-journal").exists():
         return None
-    db = sqlite3.connect(path, isolation_level=None)
+    rewritten = _rows_into_wal(path)
+    if rewritten is None:
+        return None
+    database, frames = rewritten
+    path.write_bytes(database)
+    torn = draw.random() < 0.5
+    wal.write_bytes(frames + (os.urandom(draw.choice([24, 1000])) if torn else b""))
+    shm.write_bytes(bytes(draw.randrange(256) for _ in range(64)) * 512)
+    torn_said = ", a torn frame after its last commit" if torn else ""
+    return Mutant(
+        path,
+        f"rows rewritten into a -wal beside it{torn_said}, a stale -shm",
+        keeps=True,
+    )
+
+
+def _rows_into_wal(source: Path) -> tuple[bytes, bytes] | None:
+    """`source` in WAL mode with its every row rewritten into its `-wal` (no checkpoint
+    yet): the database's bytes and the WAL's, read before the last connection closes
+    (SQLite then checkpoints, and removes the WAL); None where it keeps no WAL."""
+    db = sqlite3.connect(source, isolation_level=None)
     try:
         if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
             return None
@@ -610,19 +630,9 @@ def _wal_beside(path: Path, data: bytes, draw: random.Random) -> Mutant | None:
                 with contextlib.suppress(sqlite3.Error):  # a view, a virtual table
                     db.execute(f"UPDATE {_quoted(table)} SET {column} = {column}")
         db.execute("COMMIT")
-        database, frames = path.read_bytes(), wal.read_bytes()
+        return source.read_bytes(), Path(f"{source}-wal").read_bytes()
     finally:
-        db.close()  # the last connection: SQLite checkpoints, and removes the WAL
-    path.write_bytes(database)
-    torn = draw.random() < 0.5
-    wal.write_bytes(frames + (os.urandom(draw.choice([24, 1000])) if torn else b""))
-    shm.write_bytes(bytes(draw.randrange(256) for _ in range(64)) * 512)
-    torn_said = ", a torn frame after its last commit" if torn else ""
-    return Mutant(
-        path,
-        f"rows rewritten into a -wal beside it{torn_said}, a stale -shm",
-        keeps=True,
-    )
+        db.close()
 
 
 _HOLD = """
@@ -875,31 +885,14 @@ def _wal_alone(path: Path, *, foreign: bool) -> Mutant | None:
     source = work if foreign else path
     if foreign:
         shutil.copyfile(_OTHER_DB, work)
-    db = sqlite3.connect(source, isolation_level=None)
     try:
-        if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
-            return None
-        db.execute("PRAGMA wal_autocheckpoint = 0")
-        tables = [
-            row[0]
-            for row in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'"
-                " AND name NOT LIKE 'sqlite_%'"
-            )
-        ]
-        db.execute("BEGIN")
-        for table in tables:
-            columns = [r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table)})")]
-            if columns:
-                column = _quoted(columns[0])
-                with contextlib.suppress(sqlite3.Error):  # a view, a virtual table
-                    db.execute(f"UPDATE {_quoted(table)} SET {column} = {column}")
-        db.execute("COMMIT")
-        database, frames = source.read_bytes(), Path(f"{source}-wal").read_bytes()
+        rewritten = _rows_into_wal(source)
     finally:
-        db.close()
         for leftover in (work, Path(f"{work}-wal"), Path(f"{work}-shm")):
             leftover.unlink(missing_ok=True)
+    if rewritten is None:
+        return None
+    database, frames = rewritten
     if not foreign:
         path.write_bytes(database)
     Path(f"{path}-wal").write_bytes(frames)

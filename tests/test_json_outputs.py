@@ -131,7 +131,7 @@ def test_usage_explain_of_an_id_two_apps_share_audits_the_named_apps_row(
     it was the other app's row, with both apps' responses listed under it."""
     home = _shared_id_home(tmp_path)
     rows = _json("usage", "session", "--json", "--home", home)
-    row = next(r for r in rows if r["key"] == SHARED and r["apps"] == [app])
+    row = next(r for r in rows if r["key"] == f"{app}:{SHARED}" and r["apps"] == [app])
     for key in (f"{app}:{SHARED}", f"{app}:{SHARED[:8]}"):
         audit = _json("usage", "session", "--explain", key, "--json", "--home", home)
         assert audit["row"] == row

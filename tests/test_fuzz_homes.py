@@ -12,6 +12,7 @@ skipped). A failure names its home and case: `scripts/fuzz-homes.py NAME --first
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,21 +67,9 @@ def test_a_file_gone_odd_in_its_folder_is_never_a_hang_and_never_unsaid(
 
 
 def test_every_odd_way_applies_to_some_home(tmp_path: Path) -> None:
-    import random
-
-    applied = set()
-    # a home with a database and one with JSON lines hold a file for every way
-    for name in ("opencode", "claude"):
-        for way in fuzzing.ODD_WAYS:
-            home = tmp_path / name / way.replace(" ", "-")
-            fuzzing.copy_home(HOMES[name], home)
-            for path in sorted(home.rglob("*")):
-                if not path.is_file() or path.is_symlink():
-                    continue
-                if fuzzing.mutate_odd(path, way, random.Random(0)):
-                    applied.add(way)
-                    break
-    assert applied == set(fuzzing.ODD_WAYS)
+    assert _ways_applied(tmp_path, fuzzing.ODD_WAYS, fuzzing.mutate_odd) == set(
+        fuzzing.ODD_WAYS
+    )
 
 
 ODD_CASES_PER_HOME = 2
@@ -113,21 +102,30 @@ def test_a_file_changed_alone_lists_warm_as_cold(name: str, tmp_path: Path) -> N
 
 
 def test_every_hostile_way_applies_to_some_home(tmp_path: Path) -> None:
+    assert _ways_applied(tmp_path, fuzzing.HOSTILE_WAYS, fuzzing.mutate_hostile) == set(
+        fuzzing.HOSTILE_WAYS
+    )
+
+
+def _ways_applied(
+    tmp_path: Path, ways: tuple[str, ...], mutate: Callable[..., object]
+) -> set[str]:
+    """The ways `mutate` could apply to some file of a home with databases (OpenCode's)
+    or of one with JSON lines (Claude Code's): between them they hold a file for each."""
     import random
 
     applied = set()
-    # a home with databases and one with JSON lines hold a file for every way
     for name in ("opencode", "claude"):
-        for way in fuzzing.HOSTILE_WAYS:
+        for way in ways:
             home = tmp_path / name / way.replace(" ", "-")
             fuzzing.copy_home(HOMES[name], home)
             for path in sorted(home.rglob("*")):
                 if not path.is_file() or path.is_symlink():
                     continue
-                if fuzzing.mutate_hostile(path, way, random.Random(0)):
+                if mutate(path, way, random.Random(0)):
                     applied.add(way)
                     break
-    assert applied == set(fuzzing.HOSTILE_WAYS)
+    return applied
 
 
 HOSTILE_CASES_PER_HOME = 2

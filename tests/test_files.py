@@ -165,6 +165,24 @@ def test_iter_lines_from_an_offset(tmp_path: Path) -> None:
     assert [(line.number, value) for line, value in got] == [(2, {"b": 2})]
 
 
+def test_line_start_moves_an_offset_inside_a_line_to_the_next_line(
+    tmp_path: Path,
+) -> None:
+    # what a read from an offset (`show --tail`) starts at: a whole line, never a piece
+    long = b"x" * (files.CHUNK + 10)  # the next newline is a chunk further on
+    path = write_lines(
+        tmp_path / "a.jsonl", [b'{"a":1}', long, b'{"b":2}', b"cut"], False
+    )
+    second, third = 8, 8 + len(long) + 1
+    size = path.stat().st_size
+    assert files.line_start(path, 0) == 0
+    assert files.line_start(path, second) == second  # a line starts there
+    assert files.line_start(path, 3) == second
+    assert files.line_start(path, second + 1) == third
+    assert files.line_start(path, third + 2) == third + 8
+    assert files.line_start(path, size - 1) == size  # inside the unfinished last line
+
+
 def _make_wal_db(path: Path) -> sqlite3.Connection:
     writer = sqlite3.connect(path)
     writer.execute("PRAGMA journal_mode=WAL")

@@ -36,7 +36,7 @@ def read(
     if (
         offset > 0
     ):  # `show --tail`: the main file from the next whole line, nothing else
-        stream = Stream(context, path, None, offset=_next_line(path, offset))
+        stream = Stream(context, path, None, offset=files.line_start(path, offset))
         for seq, event in enumerate(stream.events()):
             yield renumber(event, seq)
         return
@@ -737,18 +737,3 @@ def _opening(path: Path) -> tuple[float | None, int | None]:
         if first is not None and asked:
             break
     return first, task
-
-
-def _next_line(path: Path, offset: int) -> int:
-    """`offset` if a line starts there, else the start of the next line."""
-    with files.open_regular(path) as stream:
-        stream.seek(offset - 1)
-        if stream.read(1) == b"\n":
-            return offset
-        position = offset
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position

@@ -384,7 +384,7 @@ class _Reader:
         if start:
             self._load_meta()
             try:
-                start = _line_start(self.path, start)
+                start = files.line_start(self.path, start)
             except read_errors():
                 pass  # the read below says what is wrong with the file
         for line, record in self._records(self.path, start, self._unread):
@@ -1311,21 +1311,6 @@ def _replay_key(
             if value := as_str(payload.get(key)):
                 return ("event", item, value)
     return None
-
-
-def _line_start(path: Path, offset: int) -> int:
-    """`offset` if a line starts there, else the start of the next line (a partial line is dropped)."""
-    with files.open_binary(path) as stream:
-        stream.seek(offset - 1)
-        if stream.read(1) == b"\n":
-            return offset
-        position = offset
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
 
 
 def _reasoning_text(payload: Mapping[str, object]) -> str:

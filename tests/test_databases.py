@@ -339,3 +339,24 @@ def test_a_copy_of_a_database_is_readable_by_its_user_only(tmp_path: Path) -> No
         assert folder.stat().st_mode & 0o777 == 0o700
     finally:
         writer.close()
+
+
+def test_open_or_say_gives_the_database_or_says_why_not_once(tmp_path: Path) -> None:
+    path = database(tmp_path / "store.db", "hello")
+    diagnostics = Diagnostics()
+    connection = databases.open_or_say(path, "someapp", diagnostics)
+    assert connection is not None
+    try:
+        assert connection.execute("SELECT data FROM part").fetchall() == [("hello",)]
+    finally:
+        connection.close()
+    (tmp_path / "folder.db").mkdir()
+    for name, why in (
+        ("gone.db", "unable to open"),
+        ("folder.db", "not a regular file"),
+    ):
+        assert databases.open_or_say(tmp_path / name, "someapp", diagnostics) is None
+        assert diagnostics.problems[-1].startswith(
+            f"someapp: cannot open {tmp_path / name}: {why}"
+        )
+    assert len(diagnostics.problems) == 2  # nothing said of the one that opened

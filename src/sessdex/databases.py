@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from . import files, freshness, inplace
+from .diagnostics import read_failed
 from .indexfile import SNAPSHOTS_SWEPT, sqlite_uri
 
 if TYPE_CHECKING:
@@ -100,6 +101,22 @@ def open_sqlite(
     freshness.note_opened(name)
     freshness.note_opened(name + "-wal")
     return connection
+
+
+def open_or_say(
+    path: str | os.PathLike[str],
+    app: str,
+    diagnostics: Diagnostics,
+    *,
+    login: bool | tuple[str, ...] = False,
+) -> sqlite3.Connection | None:
+    """`open_sqlite`, or None where the database cannot be opened, the problem said in
+    the words every app uses (`<app>: cannot open <path>: <why>`, or that it was refused)."""
+    try:
+        return open_sqlite(path, login=login)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(app, path, error, "cannot open"))
+        return None
 
 
 # what keeps a copy from being made for now (a full disk, a database changing under every

@@ -109,10 +109,10 @@ def _listed(
 ) -> list[Session]:
     """`job`'s sessions from one of the IDE's stores; none (and a problem said) when the
     store cannot be opened or read, none when it has no key/value `table`."""
-    try:
-        connection = databases.open_sqlite(path, login=login_tables(path))
-    except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
+    connection = databases.open_or_say(
+        path, "cursor", diagnostics, login=login_tables(path)
+    )
+    if connection is None:
         return []
     try:
         if not {"key", "value"} <= databases.table_columns(connection, table):
@@ -277,10 +277,10 @@ def read(
     db, _, cid = (session.path or "").rpartition("#")
     if last is not None and cid.startswith(_cursor_chat.PREFIX):
         raise WholeRead("a Chat panel tab is one JSON document")
-    try:
-        connection = databases.open_sqlite(db, login=login_tables(db))
-    except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(read_failed("cursor", db, error, "cannot open"))
+    connection = databases.open_or_say(
+        db, "cursor", diagnostics, login=login_tables(db)
+    )
+    if connection is None:
         return
     emit = Emitter(session.id)
     try:

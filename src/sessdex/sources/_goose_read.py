@@ -313,10 +313,8 @@ class _Reader:
             self.diagnostics.unknown_type(f"actionRequired:{kind}")
 
     def database(self, db: str) -> Iterator[Event]:
-        try:
-            connection = databases.open_sqlite(db)
-        except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(read_failed(_NAME, db, error, "cannot open"))
+        connection = databases.open_or_say(db, _NAME, self.diagnostics)
+        if connection is None:
             return
         self.connection, self.db = connection, db
         try:

@@ -73,10 +73,8 @@ def sessions(
 ) -> list[Session]:
     """The sessions (windows) of one agent database; none where it keeps no transcripts
     (an agent database of before 2026.8)."""
-    try:
-        connection = databases.open_sqlite(path, login=LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(app, path, error, "cannot open"))
+    connection = databases.open_or_say(path, app, diagnostics, login=LOGIN)
+    if connection is None:
         return []
     try:
         return _sessions(connection, path, app, diagnostics, synthetic)

@@ -351,11 +351,9 @@ def last_active_times(value: object) -> dict[str, datetime]:
 
 def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """Fill-in fragments from the IDE's summaries; the conversation files are what list."""
-    try:
-        # the IDE's login too (`antigravityUnifiedStateSync.oauthToken`, never read)
-        connection = databases.open_sqlite(path, login=True)
-    except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(read_failed("antigravity", path, error, "cannot open"))
+    # the IDE's login too (`antigravityUnifiedStateSync.oauthToken`, never read)
+    connection = databases.open_or_say(path, "antigravity", diagnostics, login=True)
+    if connection is None:
         return []
     try:
         if "key" not in databases.table_columns(connection, "ItemTable"):
@@ -423,10 +421,8 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
 def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """Fill-in fragments from agy's catalog: the title agy shows (or its preview), the
     workspace, the last change, and the parent of a sub-agent's conversation."""
-    try:
-        connection = databases.open_sqlite(path)
-    except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(read_failed("antigravity", path, error, "cannot open"))
+    connection = databases.open_or_say(path, "antigravity", diagnostics)
+    if connection is None:
         return []
     try:
         columns = databases.table_columns(connection, "conversation_summaries")
@@ -757,12 +753,8 @@ class _Reader:
 
     def usage(self, database: Path) -> Iterator[Event]:
         """A `usage` event per model call the conversation's database keeps."""
-        try:
-            connection = databases.open_sqlite(database)
-        except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(
-                read_failed("antigravity", database, error, "cannot open")
-            )
+        connection = databases.open_or_say(database, "antigravity", self.diagnostics)
+        if connection is None:
             return
         try:
             for call in _generations(connection):

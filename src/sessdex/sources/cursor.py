@@ -214,10 +214,8 @@ def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """The chat store's `meta` (title, model, mode: they fill in what the transcript lacks),
     and, where the store holds a conversation, the store itself as a session listed in its
     own right: a chat run in a dev container or over SSH has no transcript here."""
-    try:
-        connection = databases.open_sqlite(path)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
+    connection = databases.open_or_say(path, "cursor", diagnostics)
+    if connection is None:
         return []
     try:
         meta = _cursor_store.meta(connection)
@@ -455,10 +453,8 @@ class _Reader:
     ) -> Iterator[Event]:
         """A chat store's conversation: its messages in the root blob's order (`last`:
         only the last ones)."""
-        try:
-            connection = databases.open_sqlite(path)
-        except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
+        connection = databases.open_or_say(path, "cursor", self.diagnostics)
+        if connection is None:
             return
         try:
             root_id = as_str(_cursor_store.meta(connection).get("latestRootBlobId"))

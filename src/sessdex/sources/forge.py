@@ -160,10 +160,8 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    try:
-        connection = databases.open_sqlite(path)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+    connection = databases.open_or_say(path, NAME, diagnostics)
+    if connection is None:
         return []
     try:
         available = databases.table_columns(connection, "conversations")
@@ -364,10 +362,8 @@ def read(
     if not session.path or "#conversations/" not in session.path:
         return
     database, _, conversation_id = session.path.rpartition("#conversations/")
-    try:
-        connection = databases.open_sqlite(database)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+    connection = databases.open_or_say(database, NAME, diagnostics)
+    if connection is None:
         return
     try:
         reader = _Reader(connection, session, database, diagnostics, full)

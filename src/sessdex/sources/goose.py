@@ -186,10 +186,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             _data_folders(location)
         )
         return _parse_legacy(path, diagnostics, before_1_0_6=before)
-    try:
-        connection = databases.open_sqlite(path)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+    connection = databases.open_or_say(path, NAME, diagnostics)
+    if connection is None:
         return []
     try:
         available = databases.table_columns(connection, "sessions")

@@ -302,10 +302,8 @@ def companion_of(path: str) -> str | None:
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if companion_of(str(path)) is not None:
         return []  # read with its database
-    try:
-        connection = databases.open_sqlite(path)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+    connection = databases.open_or_say(path, NAME, diagnostics)
+    if connection is None:
         return []
     try:
         available = databases.table_columns(connection, "sessions")
@@ -819,10 +817,8 @@ def _read(
     if not session.path or "#sessions/" not in session.path:
         return
     db = session.path.split("#sessions/")[0]
-    try:
-        connection = databases.open_sqlite(db)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
+    connection = databases.open_or_say(db, NAME, diagnostics)
+    if connection is None:
         return
     reader = _Reader(session.id, diagnostics, connection, db, full, last)
     chain = [

@@ -184,10 +184,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return _kiro_sessions.listed(Path(path), diagnostics)
     if name.endswith(_kiro_sessions.META):
         return []  # metadata: listed with its log
-    try:
-        connection = databases.open_sqlite(path, login=LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+    connection = databases.open_or_say(path, NAME, diagnostics, login=LOGIN)
+    if connection is None:
         return []
     try:
         v2 = databases.table_columns(connection, V2)
@@ -441,10 +439,8 @@ def read(
     if not marker or table not in (V1, V2):
         return
     database = head + DATABASE
-    try:
-        connection = databases.open_sqlite(database, login=LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+    connection = databases.open_or_say(database, NAME, diagnostics, login=LOGIN)
+    if connection is None:
         return
     try:
         where = f"{database}#{table}/{conversation_id}"

@@ -543,10 +543,10 @@ def _events(
         )
         return
     database, _, session_id = where.rpartition(_openclaw_db.WHERE)
-    try:
-        connection = databases.open_sqlite(database, login=_openclaw_db.LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+    connection = databases.open_or_say(
+        database, NAME, diagnostics, login=_openclaw_db.LOGIN
+    )
+    if connection is None:
         return
     try:
         branch = _openclaw_db.branch(connection, session_id)

@@ -249,10 +249,8 @@ def parse_database(
     path: Path, diagnostics: Diagnostics, app: str = NAME
 ) -> list[Session]:
     """The sessions of one database; `app` names a fork that keeps the same tables (Kilo)."""
-    try:
-        connection = databases.open_sqlite(path, login=LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(app, path, error, "cannot open"))
+    connection = databases.open_or_say(path, app, diagnostics, login=LOGIN)
+    if connection is None:
         return []
     try:
         tables = [
@@ -687,10 +685,8 @@ class _Reader:
 
     def database(self, db: str, last: int | None = None) -> Iterator[Event]:
         self.db = db
-        try:
-            connection = databases.open_sqlite(db, login=LOGIN)
-        except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(read_failed(self.app, db, error, "cannot open"))
+        connection = databases.open_or_say(db, self.app, self.diagnostics, login=LOGIN)
+        if connection is None:
             return
         try:
             messages = databases.table_columns(connection, "message")

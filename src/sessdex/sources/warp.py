@@ -157,10 +157,8 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    try:
-        connection = databases.open_sqlite(path, login=LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+    connection = databases.open_or_say(path, NAME, diagnostics, login=LOGIN)
+    if connection is None:
         return []
     try:
         return _sessions(connection, path, diagnostics)
@@ -326,10 +324,8 @@ def read(
     if not session.path or "#conversations/" not in session.path:
         return
     database, _, conversation_id = session.path.rpartition("#conversations/")
-    try:
-        connection = databases.open_sqlite(database, login=LOGIN)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+    connection = databases.open_or_say(database, NAME, diagnostics, login=LOGIN)
+    if connection is None:
         return
     # here: every full list loads this source, and reads no conversation
     from ._warp_read import Reader

@@ -131,10 +131,8 @@ def doctor_notes(location: Location) -> list[str]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    try:
-        connection = databases.open_sqlite(path)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+    connection = databases.open_or_say(path, NAME, diagnostics)
+    if connection is None:
         return []
     try:
         available = databases.table_columns(connection, "threads")
@@ -269,10 +267,8 @@ def read(
     if not session.path or "#threads/" not in session.path:
         return
     database, _, thread_id = session.path.rpartition("#threads/")
-    try:
-        connection = databases.open_sqlite(database)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+    connection = databases.open_or_say(database, NAME, diagnostics)
+    if connection is None:
         return
     try:
         reader = Reader(

@@ -360,3 +360,29 @@ def test_open_or_say_gives_the_database_or_says_why_not_once(tmp_path: Path) -> 
             f"someapp: cannot open {tmp_path / name}: {why}"
         )
     assert len(diagnostics.problems) == 2  # nothing said of the one that opened
+
+
+def test_known_columns_says_a_database_without_the_table_is_not_the_apps(
+    tmp_path: Path,
+) -> None:
+    path = database(tmp_path / "store.db", "hello")
+    connection = databases.open_sqlite(path)
+    diagnostics = Diagnostics()
+    try:
+        where = ("someapp", path)
+        assert databases.known_columns(
+            connection, "part", {"id"}, diagnostics, where, "Some database"
+        ) == {"id", "data"}
+        for table, needed in (("sessions", {"id"}), ("part", {"id", "title"})):
+            assert (
+                databases.known_columns(
+                    connection, table, needed, diagnostics, where, "Some database"
+                )
+                is None
+            )
+    finally:
+        connection.close()
+    assert diagnostics.problems == [
+        f"someapp: {path} has no sessions table; not a Some database we know",
+        f"someapp: {path} has no part table; not a Some database we know",
+    ]

@@ -1065,6 +1065,27 @@ def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in rows}
 
 
+def known_columns(
+    connection: sqlite3.Connection,
+    table: str,
+    needed: set[str],
+    diagnostics: Diagnostics,
+    where: tuple[str, str | os.PathLike[str]],
+    known_as: str,
+) -> set[str] | None:
+    """`table_columns`, or None where `needed` are not all among them (no such table: the
+    database is another's), said as `<app>: <path> has no <table> table; not a
+    <known_as> we know` (`where`: the app and the database's path)."""
+    available = table_columns(connection, table)
+    if needed <= available:
+        return available
+    app, path = where
+    diagnostics.problem(
+        f"{app}: {os.fspath(path)} has no {table} table; not a {known_as} we know"
+    )
+    return None
+
+
 def indexed(connection: sqlite3.Connection, table: str, *columns: str) -> bool:
     """Whether an index of `table` starts with `columns`, in that order: a look-up by
     them is then a seek, not a scan of the table."""

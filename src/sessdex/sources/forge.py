@@ -164,11 +164,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if connection is None:
         return []
     try:
-        available = databases.table_columns(connection, "conversations")
-        if not {"conversation_id", "context"} <= available:
-            diagnostics.problem(
-                f"{NAME}: {path} has no conversations table; not a Forge database we know"
-            )
+        available = databases.known_columns(
+            connection,
+            "conversations",
+            {"conversation_id", "context"},
+            diagnostics,
+            (NAME, path),
+            "Forge database",
+        )
+        if available is None:
             return []
         columns = [c for c in _COLUMNS if c in available]
         rows = [

@@ -190,11 +190,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if connection is None:
         return []
     try:
-        available = databases.table_columns(connection, "sessions")
-        if "id" not in available:
-            diagnostics.problem(
-                f"{NAME}: {path} has no sessions table; not a Goose database we know"
-            )
+        available = databases.known_columns(
+            connection, "sessions", {"id"}, diagnostics, (NAME, path), "Goose database"
+        )
+        if available is None:
             return []
         if "working_dir" not in available:
             diagnostics.problem(f"{NAME}: {path} sessions table lacks working_dir")

@@ -306,11 +306,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if connection is None:
         return []
     try:
-        available = databases.table_columns(connection, "sessions")
-        if "id" not in available:
-            diagnostics.problem(
-                f"{NAME}: {path} has no sessions table; not a Hermes database we know"
-            )
+        available = databases.known_columns(
+            connection, "sessions", {"id"}, diagnostics, (NAME, path), "Hermes database"
+        )
+        if available is None:
             return []
         columns = [c for c in _SESSION_COLUMNS if c in available]
         order = "started_at, id" if "started_at" in available else "id"

@@ -135,11 +135,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if connection is None:
         return []
     try:
-        available = databases.table_columns(connection, "threads")
-        if "id" not in available:
-            diagnostics.problem(
-                f"{NAME}: {path} has no threads table; not a Zed threads database we know"
-            )
+        available = databases.known_columns(
+            connection,
+            "threads",
+            {"id"},
+            diagnostics,
+            (NAME, path),
+            "Zed threads database",
+        )
+        if available is None:
             return []
         columns = [c for c in _COLUMNS if c in available]
         rows = [

@@ -208,6 +208,27 @@ def test_an_emitters_events_are_those_event_makes_numbered_in_order() -> None:
     assert made[3].extra is not made[4].extra
 
 
+def test_an_emitters_by_gives_each_event_the_agent_named_in_one_numbering() -> None:
+    """`Emitter.by` (the event maker of readers that name each event's agent as they
+    go): the agent given, None for the lead, numbered with the emitter's other events."""
+    from sessdex.sources._values import Emitter
+
+    when = datetime(2026, 1, 2, tzinfo=UTC)
+    emit = Emitter("s1")
+    made = [
+        emit.by("user", when, None, text="hi"),
+        emit.by("tool_call", when, "a1", tool="Bash", call_id="c1"),
+        emit("meta"),
+        emit.by("assistant", None, "a1", text="done"),
+    ]
+    assert made == [
+        Event("s1", 0, "user", when, text="hi"),
+        Event("s1", 1, "tool_call", when, agent_id="a1", tool="Bash", call_id="c1"),
+        Event("s1", 2, "meta"),
+        Event("s1", 3, "assistant", agent_id="a1", text="done"),
+    ]
+
+
 @pytest.mark.parametrize(
     "value",
     [

@@ -11,7 +11,6 @@ import itertools
 import sqlite3
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Unpack
 
 import orjson
 
@@ -29,7 +28,6 @@ from ._goose_usage import (
 )
 from ._values import (
     Emitter,
-    EventFields,
     as_dict,
     as_str,
     copied_note,
@@ -233,6 +231,7 @@ class _Reader:
         self.diagnostics = diagnostics
         self.full = full  # huge messages whole, not with their long strings elided
         self.event = Emitter(session_id)
+        self.say = self.event.by
         self.last_time: datetime | None = None
         self.connection: sqlite3.Connection | None = None
         self.db = ""
@@ -245,16 +244,6 @@ class _Reader:
         # agents whose history a compaction took from the model (agentVisible false)
         # and whose summary has not come yet
         self.compacted: set[str | None] = set()
-
-    def say(
-        self,
-        kind: EventKind,
-        time: datetime | None,
-        agent: str | None,
-        **fields: Unpack[EventFields],
-    ) -> Event:
-        fields["agent_id"] = agent
-        return self.event(kind, time, **fields)
 
     def action(
         self, data: dict[str, object], time: datetime | None, agent: str | None

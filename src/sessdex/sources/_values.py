@@ -523,6 +523,18 @@ class Emitter:
         self.seq += 1
         return event
 
+    def by(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        agent: str | None,
+        **fields: Unpack[EventFields],
+    ) -> Event:
+        """The next event, of `agent` (None: the lead): for a reader that tells each
+        event's agent as it goes, a bound `by` is its event maker."""
+        fields["agent_id"] = agent
+        return self(kind, time, **fields)
+
 
 def _noted(value: JSONValue, depth: int = 0) -> JSONValue:
     """The value with each elision marker in it replaced by its note; the value itself

@@ -43,7 +43,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Unpack
 
 import orjson
 
@@ -53,7 +52,6 @@ from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._project_folders import as_written, below_copy, recorded_folders
 from ._values import (
     Emitter,
-    EventFields,
     as_dict,
     as_int,
     as_str,
@@ -431,21 +429,12 @@ class _Reader:
         self.diagnostics = diagnostics
         self.connection = connection
         self.emit = Emitter(session_id)
+        self.event = self.emit.by
         self.message_columns = databases.table_columns(connection, "messages")
         self.session_columns = databases.table_columns(connection, "sessions")
         # the sessions being read (lead first), and each one's children's rows' cost
         self.reading: list[str] = []
         self.children_cost: dict[str, float] = {}
-
-    def event(
-        self,
-        kind: EventKind,
-        time: datetime | None,
-        agent: str | None,
-        **fields: Unpack[EventFields],
-    ) -> Event:
-        fields["agent_id"] = agent
-        return self.emit(kind, time, **fields)
 
     def session(
         self, session_id: str, agent: str | None, depth: int

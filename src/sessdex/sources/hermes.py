@@ -107,7 +107,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Unpack
 
 import orjson
 
@@ -115,7 +114,6 @@ from .. import databases, files, folders, jsonstream
 from ..diagnostics import Diagnostics, read_failed
 from ..model import (
     Event,
-    EventKind,
     JSONValue,
     ResumePlan,
     Session,
@@ -124,7 +122,6 @@ from ..model import (
 )
 from ._values import (
     Emitter,
-    EventFields,
     as_dict,
     as_int,
     as_list,
@@ -855,18 +852,9 @@ class _Reader:
         self.full = full
         self.last = last
         self.emit = Emitter(session_id)
+        self.event = self.emit.by
         self.message_columns = databases.table_columns(connection, "messages")
         self.session_columns = databases.table_columns(connection, "sessions")
-
-    def event(
-        self,
-        kind: EventKind,
-        time: datetime | None,
-        agent: str | None,
-        **fields: Unpack[EventFields],
-    ) -> Event:
-        fields["agent_id"] = agent
-        return self.emit(kind, time, **fields)
 
     def session(
         self,

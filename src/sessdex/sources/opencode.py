@@ -55,17 +55,15 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Unpack
 
 import orjson
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics, read_failed
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session
 from . import _opencode_v2
 from ._values import (
     Emitter,
-    EventFields,
     as_dict,
     as_str,
     copied_note,
@@ -649,6 +647,7 @@ class _Reader:
         self.full = full  # huge values whole, not with their long strings elided
         self.db = ""
         self.emit = Emitter(session_id)
+        self.event = self.emit.by
         self.message_time = "time_created"
         self.legacy = True  # the 1.x message and part tables are there
         self.rows = False  # the 2.x session_message table is there
@@ -657,16 +656,6 @@ class _Reader:
         # `subagent` with a `sessionID`, 1.x `task` with a `session_id`) does not repeat it
         self.inlined: set[str] = set()
         self.copied = False  # the message being read is a fork's copy, billed elsewhere
-
-    def event(
-        self,
-        kind: EventKind,
-        time: datetime | None,
-        agent: str | None,
-        **fields: Unpack[EventFields],
-    ) -> Event:
-        fields["agent_id"] = agent
-        return self.emit(kind, time, **fields)
 
     # -- SQLite --
 

@@ -1114,3 +1114,31 @@ def test_the_check_for_another_users_file_never_opens_a_credential(
     finally:
         watching[0] = False
     assert os.path.realpath(secret) not in opened
+
+
+def test_say_if_refused_says_a_refused_file_once_and_nothing_of_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shut = tmp_path / "another_users.json"
+    shut.write_text("{}")
+    opener = os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        # as the kernel refuses another user's file (mode 000 would not stop root)
+        if os.fspath(path) == str(shut):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", str(shut))
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    (tmp_path / "open.json").write_text("{}")
+    diagnostics = Diagnostics()
+    assert files.say_if_refused("someapp", shut, diagnostics)
+    for other in (
+        "open.json",
+        "gone.json",
+        ".",
+    ):  # one that opens, a missing one, a folder
+        assert not files.say_if_refused("someapp", tmp_path / other, diagnostics)
+    assert diagnostics.problems == [
+        f"someapp: could not open {shut} (permission denied)"
+    ]

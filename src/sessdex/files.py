@@ -160,6 +160,17 @@ def refused_problem(app: str, path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+def say_if_refused(
+    app: str, path: str | os.PathLike[str], diagnostics: Diagnostics
+) -> bool:
+    """Whether the system will not let sessdex open `path` (another user's file); if so,
+    the problem `refused_problem` words is said."""
+    problem = refused_problem(app, path)
+    if problem:
+        diagnostics.problem(problem)
+    return problem is not None
+
+
 def stopped_problem(app: str, path: str | None, error: OSError) -> str:
     """The problem to say of a read `error` stopped: where the system refused to open a
     file (its name on the error), the words `refused_problem` uses, since nothing of

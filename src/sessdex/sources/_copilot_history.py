@@ -135,9 +135,8 @@ def _load(path: Path, diagnostics: Diagnostics) -> _Document | None:
     if size > _WHOLE:
         return _load_in_pieces(path, diagnostics)
     document = files.read_json_file(path, limit=_WHOLE, diagnostics=diagnostics)
-    refused = files.refused_problem(NAME, path) if document is None else None
-    if refused:  # another user's: unread
-        diagnostics.problem(refused)
+    if document is None and files.say_if_refused(NAME, path, diagnostics):
+        # another user's: unread
         return None
     if not isinstance(document, dict) or not isinstance(
         document.get("chatMessages"), list

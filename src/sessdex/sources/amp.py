@@ -478,9 +478,8 @@ def _load(
     if size > WHOLE_CAP:
         return _load_in_pieces(path, diagnostics)
     value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
-    refused = files.refused_problem(NAME, path) if value is None else None
-    if refused:  # another user's: unread
-        diagnostics.problem(refused)
+    if value is None and files.say_if_refused(NAME, path, diagnostics):
+        # another user's: unread
         return None
     if value is None and size and path.exists():
         # broken: in pieces, so that a thread cut short (a write stopped half way, a

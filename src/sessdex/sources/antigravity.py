@@ -472,9 +472,7 @@ def _parse_last_conversations(path: Path, diagnostics: Diagnostics) -> list[Sess
     """Fill-in fragments from agy's folder -> last conversation map: each conversation's
     folder, below what its own files or the catalog say."""
     data = files.read_small(path, LAST_CONVERSATIONS_CAP)
-    refused = files.refused_problem("antigravity", path) if data is None else None
-    if refused:
-        diagnostics.problem(refused)
+    if data is None and files.say_if_refused("antigravity", path, diagnostics):
         return []
     try:
         value = files.loads(data) if data is not None else None

@@ -192,9 +192,7 @@ class _Facts:
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     size = stat_size(path)
     if size is None:
-        refused = files.refused_problem(NAME, path)
-        if refused:
-            diagnostics.problem(refused)
+        files.say_if_refused(NAME, path, diagnostics)
         return []
     facts: _Facts | None
     if size > WHOLE_CAP:

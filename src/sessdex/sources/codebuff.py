@@ -162,9 +162,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []
     size = stat_size(path)
     if size is None:
-        refused = files.refused_problem(NAME, path)
-        if refused:
-            diagnostics.problem(refused)
+        files.say_if_refused(NAME, path, diagnostics)
         return []
     if path.name == _legacy.MESSAGES:
         return _parse_legacy(path, size, diagnostics)

@@ -135,9 +135,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return _parse_index(path, diagnostics)
     size = stat_size(path)
     if size is None:
-        refused = files.refused_problem(NAME, path)
-        if refused:
-            diagnostics.problem(refused)
+        files.say_if_refused(NAME, path, diagnostics)
         return []
     if size > WHOLE_CAP:
         facts = _ends(path) or _in_pieces(path, diagnostics)

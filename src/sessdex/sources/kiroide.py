@@ -215,9 +215,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return continue_._parse_index(path, diagnostics, NAME)
     size = stat_size(path)
     if size is None:
-        refused = files.refused_problem(NAME, path)
-        if refused:
-            diagnostics.problem(refused)
+        files.say_if_refused(NAME, path, diagnostics)
         return []
     if size > continue_.WHOLE_CAP:
         facts = continue_._ends(path) or continue_._in_pieces(path, diagnostics, NAME)

@@ -252,9 +252,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return _parse_index(path, diagnostics)
     size = stat_size(path)
     if size is None:
-        refused = files.refused_problem(NAME, path)
-        if refused:
-            diagnostics.problem(refused)
+        files.say_if_refused(NAME, path, diagnostics)
         return []
     top = _head(path)
     if top is None:  # not laid out as Nanocoder writes it: parsed, up to a cap

@@ -1142,3 +1142,25 @@ def test_say_if_refused_says_a_refused_file_once_and_nothing_of_others(
     assert diagnostics.problems == [
         f"someapp: could not open {shut} (permission denied)"
     ]
+
+
+def test_take_tail_parses_the_lines_with_a_key_and_stamps_the_rest(
+    tmp_path: Path,
+) -> None:
+    path = write_lines(
+        tmp_path / "a.jsonl",
+        [
+            b'{"type":"model","model":"m1"}',  # read with the head
+            b'{"type":"model","model":"m2"}',
+            b'{"type":"text","time":5}',
+            b"not JSON but model",
+            b'{"type":"model","model":"m3"',  # torn: still being written
+        ],
+        final_newline=False,
+    )
+    taken: list[dict[str, object]] = []
+    stamped: list[bytes] = []
+    tail = files.tail_lines(path)
+    files.take_tail(tail, 30, (b'"model"',), taken.append, stamped.append)
+    assert taken == [{"type": "model", "model": "m2"}]
+    assert stamped == [b'{"type":"text","time":5}', b"not JSON but model"]

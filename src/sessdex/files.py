@@ -1053,6 +1053,27 @@ def note_unfinished_last(
         parse_json(lines[-1], diagnostics, path)
 
 
+def take_tail(
+    tail: Iterable[Line],
+    after: int,
+    keys: tuple[bytes, ...],
+    take: Callable[[dict[str, object]], None],
+    stamp: Callable[[bytes], None],
+) -> None:
+    """What a listing learns from the whole lines of a file's tail that start at `after`
+    or later (those its head did not read): a line holding one of `keys` is parsed and
+    taken, any other only stamped (its time found without parsing the line)."""
+    for line in tail:
+        if line.offset < after or not line.complete:
+            continue
+        if any(key in line.data for key in keys):
+            record = parse_json(line)
+            if record is not None:
+                take(record)
+        else:
+            stamp(line.data)
+
+
 def iter_records(
     path: str | os.PathLike[str],
     diagnostics: Diagnostics | None = None,

@@ -244,15 +244,7 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
         if record is not None:
             summary.take(record)
     last_head = head[-1].end if head else 0
-    for line in tail:
-        if line.offset < last_head or not line.complete:
-            continue
-        if any(key in line.data for key in _TAIL_KEYS):
-            record = files.parse_json(line)
-            if record is not None:
-                summary.take(record)
-        else:
-            summary.stamp(line.data)
+    files.take_tail(tail, last_head, _TAIL_KEYS, summary.take, summary.stamp)
     if not summary.talked:
         return []  # a session kimi opened but nobody spoke in yet
     extra: dict[str, JSONValue] = {}

@@ -203,15 +203,7 @@ def parse(
         if record is not None and record.get("type") == "session_info":
             state.take(record)
             break
-    for line in tail:
-        if line.offset < last_head or not line.complete:
-            continue
-        if any(key in line.data for key in _TAIL_KEYS):
-            record = files.parse_json(line)
-            if record is not None:
-                state.take(record)
-        else:
-            state.stamp(line.data)
+    files.take_tail(tail, last_head, _TAIL_KEYS, state.take, state.stamp)
     parent = as_str(header.get("parentSession"))
     version = header.get("version")
     extra: dict[str, JSONValue] = {

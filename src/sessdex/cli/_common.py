@@ -141,10 +141,10 @@ class _SessionId(click.Argument):
             ) from None
 
 
-class TakesNoWords(click.Command):
-    """A command that takes options only, given words: an app's names (`sessdex doctor
-    claude`) get the `--app` line that keeps to them; others what `other_words` says,
-    not click's bare "Got unexpected extra argument"."""
+class _SaysItsWords(click.Command):
+    """A command given words it does not take: `words_error` says what it takes, not
+    click's bare "Got unexpected extra argument"; a count option another tool spells
+    (`--limit`) is named as the command's own `-n`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.allow_extra_args = True  # kept in ctx.args, said below
@@ -153,35 +153,38 @@ class TakesNoWords(click.Command):
         except click.NoSuchOption as error:
             raise _count_meant(self, error) or error from None
         if ctx.args and not ctx.resilient_parsing:
-            told = apps_meant((self.name or "",), ctx.args) or self.other_words(ctx)
-            raise click.UsageError(f"sessdex {self.name} takes no words; {told}", ctx)
+            raise self.words_error(ctx)
         return rest
+
+    def words_error(self, ctx: click.Context) -> click.UsageError:
+        raise NotImplementedError
+
+
+class TakesNoWords(_SaysItsWords):
+    """A command that takes options only, given words: an app's names (`sessdex doctor
+    claude`) get the `--app` line that keeps to them; others what `other_words` says."""
+
+    def words_error(self, ctx: click.Context) -> click.UsageError:
+        told = apps_meant((self.name or "",), ctx.args) or self.other_words(ctx)
+        return click.UsageError(f"sessdex {self.name} takes no words; {told}", ctx)
 
     def other_words(self, ctx: click.Context) -> str:
         return "an app's name goes after --app, and the rest is in --help."
 
 
-class TakesOneId(click.Command):
+class TakesOneId(_SaysItsWords):
     """A command of one SESSION_ID given more words (a title typed after the id, or two
-    ids): said what it takes and the `find` that looks for the words, not click's bare
-    "Got unexpected extra argument"."""
+    ids): said what it takes and the `find` that looks for the words."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.allow_extra_args = True  # kept in ctx.args, said below
-        try:
-            rest = super().parse_args(ctx, args)
-        except click.NoSuchOption as error:
-            raise _count_meant(self, error) or error from None
-        if ctx.args and not ctx.resilient_parsing:
-            given = ctx.params.get("session_id")
-            words = [*([given] if isinstance(given, str) else []), *ctx.args]
-            raise click.UsageError(
-                f"sessdex {self.name} takes one session id, and "
-                f"{' '.join(ctx.args)!r} came after it; "
-                f"{hints.named('find', *words)} finds sessions by their words.",
-                ctx,
-            )
-        return rest
+    def words_error(self, ctx: click.Context) -> click.UsageError:
+        given = ctx.params.get("session_id")
+        words = [*([given] if isinstance(given, str) else []), *ctx.args]
+        return click.UsageError(
+            f"sessdex {self.name} takes one session id, and "
+            f"{' '.join(ctx.args)!r} came after it; "
+            f"{hints.named('find', *words)} finds sessions by their words.",
+            ctx,
+        )
 
 
 # how many to show, as other tools and sessdex's own list spell it: the command's -n

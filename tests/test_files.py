@@ -159,6 +159,18 @@ def test_zstd_files_read_like_plain_ones(tmp_path: Path) -> None:
     assert [line.data for line in files.head_lines(path, 1)] == [b'{"a":1}']
 
 
+def test_the_tail_of_a_zstd_file_is_the_plain_ones_offsets_too(tmp_path: Path) -> None:
+    lines = [orjson.dumps({"n": i, "pad": "x" * 100}) for i in range(2000)]
+    plain = write_lines(tmp_path / "a.jsonl", lines)
+    packed = tmp_path / "a.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    for nbytes in (4096, 10**7):  # cut (its first piece dropped), and whole
+        tail = files.tail_lines(plain, nbytes=nbytes)
+        assert files.tail_lines(packed, nbytes=nbytes) == tail
+        assert files.tail_bytes(packed, nbytes) == files.tail_bytes(plain, nbytes)
+        assert orjson.loads(tail[-1].data)["n"] == 1999
+
+
 def test_iter_lines_from_an_offset(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":2}'])
     got = list(files.iter_records(path, offset=8, first_number=2))

@@ -808,14 +808,7 @@ def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[L
 
     Line numbers are unknown this far from the start: they are counted from 1 within the tail.
     """
-    name = os.fspath(path)
-    if name.endswith(".zst"):
-        return _tail_of_stream(name, nbytes)
-    with open_regular(name) as stream:
-        size = stream.seek(0, os.SEEK_END)
-        start = max(0, size - nbytes)
-        stream.seek(start)
-        data = stream.read(nbytes)
+    start, data = tail_bytes(path, nbytes)
     return _split_tail(data, start)
 
 
@@ -887,16 +880,6 @@ def _line_at(stream: BinaryIO, inside: int, floor: int) -> Line | None:
     if stop < 0:
         return None  # too long, or not written whole yet
     return Line(0, begin, data[:stop], begin + stop + 1, True)
-
-
-def _tail_of_stream(name: str, nbytes: int) -> list[Line]:
-    kept = b""
-    position = 0
-    with open_binary(name) as stream:
-        while chunk := stream.read(CHUNK):
-            kept = (kept + chunk)[-nbytes:]
-            position += len(chunk)
-    return _split_tail(kept, position - len(kept))
 
 
 def _split_tail(data: bytes, start: int) -> list[Line]:

@@ -301,3 +301,18 @@ def test_a_leads_spawn_types_from_several_files_are_joined_the_higher_winning() 
         ) == session_encodings(lead)
         typed = model.typed_by_leads({"l": lead, "c1": child})
         assert typed["c1"].agent_type == "explore"
+
+
+def test_parsed_arguments_parse_json_text_and_keep_other_text_as_it_is() -> None:
+    """A tool call's arguments as crush and hermes keep them (JSON text): the call's
+    input as the app meant it, the text itself where it is not JSON."""
+    from sessdex.sources._values import parsed_arguments
+
+    assert parsed_arguments('{"command": "ls", "n": [1, 2]}') == {
+        "command": "ls",
+        "n": [1, 2],
+    }
+    assert parsed_arguments('{"command": "ls"') == '{"command": "ls"'  # cut short
+    assert parsed_arguments("") == ""
+    assert parsed_arguments(None) is None
+    assert parsed_arguments({"k": (1, 2)}) == {"k": [1, 2]}  # copied, as JSON holds it

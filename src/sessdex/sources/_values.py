@@ -228,6 +228,18 @@ def shown_arguments(value: object) -> JSONValue:
     return shown_json(value)
 
 
+def parsed_arguments(raw: object) -> JSONValue:
+    """Tool-call arguments an app keeps as JSON text, parsed (the text as it is where it
+    does not parse); any other value copied through JSON (`json_copy`)."""
+    if not isinstance(raw, str) or not raw:
+        return json_copy(raw)
+    try:
+        parsed: JSONValue = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return raw
+    return parsed
+
+
 def json_object(value: object) -> dict[str, object]:
     """A dict, or the dict that JSON text (str or bytes) holds; {} for anything else."""
     if isinstance(value, dict):

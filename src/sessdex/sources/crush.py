@@ -57,8 +57,8 @@ from ._values import (
     as_str,
     db_time,
     decoded_size,
-    json_copy,
     one_line,
+    parsed_arguments,
     shown_text,
     type_tag,
 )
@@ -691,7 +691,7 @@ class _Reader:
         call_id = as_str(data.get("id"))
         name = as_str(data.get("name"))
         raw = data.get("input")
-        arguments = _arguments(raw)
+        arguments = parsed_arguments(raw)
         if isinstance(arguments, str):
             yield self.event(
                 "tool_call",
@@ -806,16 +806,6 @@ def _parts(
         diagnostics.skip(where, 0, "not JSON")
         return []
     return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
-
-
-def _arguments(raw: object) -> JSONValue:
-    if not isinstance(raw, str) or not raw:
-        return json_copy(raw)
-    try:
-        parsed: JSONValue = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return raw
-    return parsed
 
 
 def _binary_label(data: dict[str, object]) -> str:

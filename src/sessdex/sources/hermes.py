@@ -128,8 +128,8 @@ from ._values import (
     as_str,
     db_time,
     iso_time,
-    json_copy,
     one_line,
+    parsed_arguments,
     shown_text,
 )
 from .base import (
@@ -1279,7 +1279,7 @@ class _Reader:
                 continue
             name = as_str(function.get("name"))
             call_id = as_str(as_dict(call).get("id"))
-            arguments = _arguments(function.get("arguments"))
+            arguments = parsed_arguments(function.get("arguments"))
             yield self.event(
                 "tool_call",
                 time,
@@ -1512,16 +1512,6 @@ def _failed(text: str | None) -> bool:
         isinstance(status, str)
         and status.strip().lower() in ("error", "failed", "failure", "timeout")
     )
-
-
-def _arguments(raw: object) -> JSONValue:
-    if not isinstance(raw, str) or not raw:
-        return json_copy(raw)
-    try:
-        parsed: JSONValue = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return raw
-    return parsed
 
 
 def _tasks(arguments: JSONValue) -> list[object]:

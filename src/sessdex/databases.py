@@ -89,6 +89,9 @@ def open_sqlite(
     name = os.fspath(path)
     if login:
         _hold_login(name, login if isinstance(login, tuple) else ())
+    # what a parse depends on, as it is before the read (see freshness.depending)
+    freshness.note_depended(name)
+    freshness.note_depended(name + "-wal")
     try:
         connection = _connect(name)
     except OSError as error:

@@ -109,6 +109,7 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     name = os.fspath(path)
     if _credential(name):
         raise NotAFile(errno.EACCES, "an agent's credential file, never read", name)
+    freshness.note_depended(name)  # as it is before the read, or not there
     try:
         fd = os.open(name, _NO_WAIT)
     except PermissionError:

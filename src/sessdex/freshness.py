@@ -222,6 +222,75 @@ class _Notes:
 _recording: _Notes | None = None
 _refusals: dict[str, None] | None = None  # files refused while `refusals` records
 _openings: dict[str, None] | None = None  # files opened while `openings` records
+_depending: dict[str, str] | None = None  # files read while `depending` records
+
+
+# How a file a parse read looks (`read_signature`) when it was not there: a parse that
+# looked for it and went on without it depends on its absence too.
+ABSENT = ""
+
+
+def read_signature(path: str) -> str:
+    """A file a parse read (or looked for), as a stat and a database's WAL tell: ABSENT
+    where it cannot be stat'ed. Compared whole: any change reads the parsed file again."""
+    signature = file_signature(path)
+    if signature is None:
+        return ABSENT
+    size, changed, inode, wal = signature
+    return f"{size} {changed} {inode} {wal}"
+
+
+def note_depended(path: str | os.PathLike[str]) -> None:
+    """A file a parse read or looked for, there or not (see `depending`): called by
+    `files` and `databases` where they open one, and by an adapter that opens a file
+    some other way; free when nothing records."""
+    if _depending is not None:
+        name = os.fspath(path)
+        if name not in _depending and len(_depending) < MAX_DEPENDED:
+            _depending[name] = read_signature(name)  # as it was before the read
+
+
+# Files noted per parse: past these, a parse's later reads are not followed.
+MAX_DEPENDED = 512
+
+
+@contextmanager
+def depending() -> Iterator[dict[str, str]]:
+    """Note every file opened or looked for inside the block (a parse's), with how it
+    looked then (`read_signature`): the index reads the parsed file again when one of
+    them changes, comes or goes, as what it listed came from them too."""
+    global _depending
+    outer, _depending = _depending, {}
+    try:
+        yield _depending
+    finally:
+        _depending = outer
+
+
+def read_again(depended: Iterable[tuple[str, str]], looks: dict[str, str]) -> bool:
+    """Whether one of the files a parse read or looked for (`depending`: path, how it
+    looked) looks otherwise now; `looks` holds each path's look within one run, so that
+    a file many parses read is stat'ed once."""
+    for path, signature in depended:
+        now = looks.get(path)
+        if now is None:
+            now = looks[path] = read_signature(path)
+        if now != signature:
+            return True
+    return False
+
+
+@contextmanager
+def not_depending() -> Iterator[None]:
+    """Note no file read inside the block as a parse's: reads an adapter keeps (a cache
+    of every folder's ids, fixed when each was made) for many parses, which tie none of
+    them to those files."""
+    global _depending
+    outer, _depending = _depending, None
+    try:
+        yield
+    finally:
+        _depending = outer
 
 
 def note_refused(path: str | os.PathLike[str]) -> None:
@@ -247,6 +316,7 @@ def note_opened(path: str | os.PathLike[str]) -> None:
     nothing records."""
     if _openings is not None:
         _openings[os.fspath(path)] = None
+    note_depended(path)
 
 
 @contextmanager

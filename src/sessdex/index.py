@@ -239,8 +239,17 @@ class Index:
         notes: dict[str, Notes | None] = {}
         late: list[bool] = []  # the scan stopped at the deadline
         digests = self._digests()
+        depends = self._depends(names)
         scan = scan_all(
-            self.home, sources, known, seen, notes, report, (deadline, late), digests
+            self.home,
+            sources,
+            known,
+            seen,
+            notes,
+            report,
+            (deadline, late),
+            digests,
+            depends,
         )
         jobs: Iterator[Job] = scan
         if most is not None:  # the whole scan first, and only so many files read
@@ -275,6 +284,18 @@ class Index:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _depends(self, apps: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """The other files each file of `apps` was read with, and how each looked
+        (`freshness.depending`), by the file."""
+        marks = ",".join("?" * len(apps))
+        found: dict[str, list[tuple[str, str]]] = {}
+        for path, depended, signature in self.db.execute(
+            f"SELECT path, depended, signature FROM depends WHERE app IN ({marks})",
+            list(apps),
+        ):
+            found.setdefault(path, []).append((depended, signature))
+        return found
+
     def _digests(self) -> dict[str, bytes]:
         """The stored digest of each context file (`context_digest`, see base.py)."""
         rows = self.db.execute("SELECT path, digest FROM contexts")
@@ -286,7 +307,7 @@ class Index:
         read: `Diagnostics.for_now`): its sessions stay listed as they were, the problem
         is said, and it is read again next time. A file that is damaged (a cut database
         or document) drops them, as a first listing of it would not show them."""
-        _, name, _, fragments, diagnostics = result
+        _, name, _, fragments, diagnostics, _ = result
         if fragments or not (diagnostics.problems and diagnostics.for_now):
             return False
         if name not in known:
@@ -376,6 +397,14 @@ class Index:
                 continue
             if freshness.file_signature(path) != (size, mtime_ns, inode, wal):
                 found.discard(app)
+        looks: dict[str, str] = {}  # nor has any file their parses read changed
+        marks = ",".join("?" * len(found))
+        for app, depended, signature in self.db.execute(
+            f"SELECT app, depended, signature FROM depends WHERE app IN ({marks})",
+            sorted(found),
+        ):
+            if app in found and freshness.read_again([(depended, signature)], looks):
+                found.discard(app)
         return found
 
     def refresh_file(
@@ -396,8 +425,13 @@ class Index:
         signature = freshness.file_signature(path)
         if signature is None:
             return False
-        if tuple(row) == signature:
-            return True
+        if tuple(row) == signature and not freshness.read_again(
+            self.db.execute(
+                "SELECT depended, signature FROM depends WHERE path = ?", (path,)
+            ).fetchall(),
+            {},
+        ):
+            return True  # nor has any file its parse read changed
         location = source.locate(self.home)
         if context_folder(source.NAME, path, location) is not None:
             # many files' sessions changed, which a scan finds, unless its meaning did not
@@ -407,7 +441,7 @@ class Index:
             digests = {} if stored is None else {path: bytes(stored[0])}
             if not same_meaning(source, path, True, digests):
                 return False
-            unread: Parsed = (source.NAME, path, signature, [], Diagnostics())
+            unread: Parsed = (source.NAME, path, signature, [], Diagnostics(), [])
             self._write([unread], [], digests=digests)
             return True
         jobs: list[Job] = [(source.NAME, location, path, signature)]

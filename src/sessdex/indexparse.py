@@ -25,7 +25,7 @@ from .diagnostics import (
     Diagnostics,
     read_failed,
 )
-from .indexrows import Parsed, fragment_of
+from .indexrows import Depended, Parsed, fragment_of
 from .indexscan import Job
 from .model import Session
 from .sources import Location
@@ -57,13 +57,14 @@ def parse_one(job: Job) -> Parsed:
     if (
         owner_file(app, name) is not None and not _companions_parsed(app)
     ) or context_folder(app, name, location) is not None:
-        return app, name, signature, [], Diagnostics()  # read with its owner only
+        return app, name, signature, [], Diagnostics(), []  # read with its owner only
     moves = 0  # reads the app committed during
     for attempt in range(REREADS + 1):
         copied = moves > 1 or (moves > 0 and attempt == REREADS)
         with (
             inplace.Reading(copied=copied) as reading,
             freshness.refusals() as refused,
+            freshness.depending() as read,
         ):
             try:
                 sessions, diagnostics = parse_as_is(app, location, name)
@@ -104,7 +105,34 @@ def parse_one(job: Job) -> Parsed:
         signature,
         [fragment_of(s) for s in sessions],
         diagnostics,
+        depended(app, name, location, read),
     )
+
+
+def depended(
+    app: str, name: str, location: Location, read: dict[str, str]
+) -> list[Depended]:
+    """The other files the parse of `name` read or looked for (`freshness.depending`),
+    and how each looked: those a warm listing stats to read `name` again. Left out: the
+    files a hook of the source ties to it already (its companions, the context files
+    whose digest says when they matter, its kin), read again as that hook says."""
+    from .sources import get
+
+    source = get(app)
+    owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
+    kin_of: Callable[[str], str | None] | None = getattr(source, "kin_of", None)
+    kin = kin_of(name) if kin_of is not None else None
+    wal = name + "-wal" if name.endswith(freshness.DB_SUFFIXES) else name
+    found: list[Depended] = []
+    for path, signature in read.items():
+        if path in (name, wal) or (owner_of is not None and owner_of(path) == name):
+            continue  # itself, its WAL (in its own signature), or a companion
+        if context_folder(app, path, location) is not None:
+            continue
+        if kin is not None and kin_of is not None and kin_of(path) == kin:
+            continue
+        found.append((path, signature))
+    return found
 
 
 def _said_refused(diagnostics: Diagnostics, refused: Iterable[str]) -> None:

@@ -36,7 +36,11 @@ _T = TypeVar("_T")
 Fragment = tuple[
     str, str, str | None, bool, float | None, str | None, str, bytes, bytes
 ]
-Parsed = tuple[str, str, tuple[int, int, int, str], list[Fragment], Diagnostics]
+# Another file a file's parse read or looked for, and how it looked (`freshness.depending`).
+Depended = tuple[str, str]
+Parsed = tuple[
+    str, str, tuple[int, int, int, str], list[Fragment], Diagnostics, list[Depended]
+]
 
 
 def _search_text(
@@ -135,8 +139,8 @@ def write(
             db.execute("DELETE FROM home")
             db.execute("INSERT INTO home VALUES (?)", (home,))
         affected: set[tuple[str, str]] = set()
-        touched = {app for app, _, _, _, _ in parsed} | set(notes or {})
-        gone = [(p,) for p in vanished] + [(name,) for _, name, _, _, _ in parsed]
+        touched = {app for app, *_ in parsed} | set(notes or {})
+        gone = [(p,) for p in vanished] + [(name,) for _, name, *_ in parsed]
         if db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None:
             gone = []  # a first index: nothing to replace
         for chunk in _chunks(gone, 500):
@@ -156,7 +160,9 @@ def write(
             db.execute(f"DELETE FROM fragments WHERE path IN ({marks})", paths)
             db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
             db.execute(f"DELETE FROM contexts WHERE path IN ({marks})", paths)
+            db.execute(f"DELETE FROM depends WHERE path IN ({marks})", paths)
         file_rows = []
+        depend_rows = []
         fragment_rows = []
         fresh: dict[tuple[str, str], list[Fragment]] = {}
         for app, name, (
@@ -164,7 +170,7 @@ def write(
             mtime_ns,
             inode,
             wal,
-        ), sessions, diagnostics in parsed:
+        ), sessions, diagnostics, read in parsed:
             blob = None
             if (
                 diagnostics.skipped
@@ -189,6 +195,7 @@ def write(
                 and freshness.SIDE not in wal
             )
             file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
+            depend_rows += [(name, app, nested, *each) for each in read]
             for fragment in sessions:
                 key = (fragment[0], fragment[1])
                 fragment_rows.append((name, *key, fragment[7]))
@@ -198,14 +205,11 @@ def write(
             "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             file_rows,
         )
+        db.executemany("INSERT INTO depends VALUES (?, ?, ?, ?, ?)", depend_rows)
         if digests:
             db.executemany(
                 "INSERT OR REPLACE INTO contexts VALUES (?, ?)",
-                [
-                    (name, digests[name])
-                    for _, name, _, _, _ in parsed
-                    if name in digests
-                ],
+                [(name, digests[name]) for _, name, *_ in parsed if name in digests],
             )
         _merge(db, affected, fresh)  # before the new fragments join the old
         db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)

@@ -64,16 +64,27 @@ def scan_all(
     report: RefreshReport,
     until: tuple[float | None, list[bool]] = (None, []),
     digests: dict[str, bytes] | None = None,
+    depends: Mapping[str, list[tuple[str, str]]] | None = None,
 ) -> Generator[Job, None, None]:
     """Every changed file of every source, as a parse job, noting each scan; with a
     deadline in `until`, stopped there, its list then told so. `digests`: the context
-    files' stored digests, those of the context files that changed put in their place."""
+    files' stored digests, those of the context files that changed put in their place.
+    `depends`: the other files each file's parse read, and how they looked
+    (`freshness.depending`): a file one of whose changed, came or went is read again."""
+    looks: dict[str, str] = {}  # each of those stat'ed once a scan
+
+    def read_again(name: str) -> bool:
+        held = depends.get(name) if depends else None
+        return held is not None and freshness.read_again(held, looks)
+
     for source in sources:
         environ = freshness.RecordingEnviron(home.environ)
         with freshness.recording() as paths:
             location = _locate(home, source, report, environ)
             complete = location is not None and (
-                yield from _scan(source, location, known, seen, report, until, digests)
+                yield from _scan(
+                    source, location, known, seen, report, until, digests, read_again
+                )
             )
         noted = complete and getattr(source, "SCAN_NOTED", False)
         notes[source.NAME] = (
@@ -89,6 +100,7 @@ def _scan(
     report: RefreshReport,
     until: tuple[float | None, list[bool]] = (None, []),
     digests: dict[str, bytes] | None = None,
+    read_again: Callable[[str], bool] = lambda name: False,
 ) -> Generator[Job, None, bool]:
     """Stat what the source lists, yielding the changed files; False when its
     listing failed part way, or passed over names that hide sessions (not UTF-8, a
@@ -115,12 +127,12 @@ def _scan(
             seen.add(name)
             report.scanned += 1
             if not tracked:
-                if known.get(name) != signature:
+                if known.get(name) != signature or read_again(name):
                     yield source.NAME, location, name, signature
                 continue
             listed.add(name)
             came = came or name not in known
-            if known.get(name) != signature or name in owners:
+            if known.get(name) != signature or name in owners or read_again(name):
                 given.add(name)
                 if owner_of is not None and (owner := owner_of(name)) is not None:
                     owners[owner] = None

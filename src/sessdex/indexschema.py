@@ -145,6 +145,26 @@ def _m006_contexts(db: sqlite3.Connection) -> None:
     _script(db, "CREATE TABLE contexts (path TEXT PRIMARY KEY, digest BLOB NOT NULL)")
 
 
+def _m007_depends(db: sqlite3.Connection) -> None:
+    """The other files each file's parse read or looked for, and how each looked then
+    (`freshness.depending`): a warm listing reads the file again when one changed, came
+    or went. `nested` as its file's, so that a top-level listing stats only its own."""
+    _script(
+        db,
+        """
+        CREATE TABLE depends (
+            path TEXT NOT NULL,
+            app TEXT NOT NULL,
+            nested INTEGER NOT NULL,
+            depended TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX depends_path ON depends(path);
+        CREATE INDEX depends_app ON depends(app, nested)
+        """,
+    )
+
+
 # Numbered migrations: append, never edit a released one.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
@@ -153,6 +173,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m004_home,
     _m005_sessions_parent,
     _m006_contexts,
+    _m007_depends,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 

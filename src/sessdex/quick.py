@@ -526,7 +526,33 @@ def _changed_files(
             refused += [(app, path) for path in shut]
             for name in sides:
                 _noted_refusals(db, app, name, refused, problems)
-    return changed
+    return _read_again(db, apps, nested, changed)
+
+
+def _read_again(
+    db: sqlite3.Connection,
+    apps: list[str],
+    nested: str,
+    changed: list[tuple[str, str]],
+) -> list[tuple[str, str]] | None:
+    """`changed`, with the files of `apps` one of whose parse's other files (see
+    `freshness.depending`) changed, came or went since; None when too many."""
+    marks = ",".join("?" * len(apps))
+    looks: dict[str, str] = {}  # each stat'ed once, however many files read it
+    more: dict[tuple[str, str], None] = {}
+    for app, path, depended, signature in db.execute(
+        f"SELECT app, path, depended, signature FROM depends WHERE app IN ({marks})"
+        + nested,
+        apps,
+    ):
+        key = (app, path)
+        if key not in more and freshness.read_again([(depended, signature)], looks):
+            more[key] = None
+    if not more:
+        return changed
+    have = set(changed)
+    changed += [key for key in more if key not in have]
+    return None if len(changed) > MAX_REREAD else changed
 
 
 # diagnostics.FILE_REFUSED, the reason a refused file is noted with (that module loads

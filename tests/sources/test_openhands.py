@@ -15,8 +15,10 @@ from click.testing import CliRunner
 from sessdex import files
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
+from sessdex.index import Index
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, openhands
+from tests.helpers import LIST_PATHS, list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "openhands"
 CONVERSATIONS = Path(".openhands") / "conversations"
@@ -838,3 +840,53 @@ def test_a_sub_agents_copied_metrics_bill_the_model_it_used(tmp_path: Path) -> N
     ] * 3
     assert task[-1].extra["usage_id"] == "task:t1"
     assert task[-1].extra["cost_usd"] == 0.5
+
+
+@LIST_PATHS
+def test_an_event_file_changed_alone_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the title is the first user message, read from its event file: an older SDK
+    # rewrites base_state.json only at a status change, so a warm list kept the title
+    # the file held before (and the last time, before the newest event file came)
+    home = copy_home(tmp_path)
+    events_folder = home / CONVERSATIONS / FINISHED / "events"
+
+    def listed(state: str) -> dict[str, object]:
+        return list_rows(home, tmp_path / state, monkeypatch, listing=listing)[FINISHED]
+
+    assert listed("warm")["title"] == "Add a /health endpoint to the API"
+    first = next(
+        path
+        for path in sorted(events_folder.iterdir())
+        if '"source": "user"' in path.read_text()
+    )
+    first.write_text(first.read_text().replace("Add a /health", "Add a /ready"))
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["title"] == "Add a /ready endpoint to the API"
+    record = {
+        "kind": "PauseEvent",
+        "source": "user",
+        "timestamp": "2026-10-02T09:30:00",
+    }
+    (events_folder / "event-99999.json").write_text(json.dumps(record))
+    warm = listed("warm")
+    assert warm == listed("cold2")
+    assert warm["updated"] == listed("cold3")["updated"]
+
+
+def test_an_unchanged_home_reads_no_conversation_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each conversation's parse read its event files: a warm list stats them, and
+    # reads nothing again while none changed
+    home = copy_home(tmp_path)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    index = Index(Home.at(home))
+    try:
+        assert index.refresh([openhands]).parsed == 2
+        assert index.refresh([openhands]).parsed == 0
+        assert index.unchanged(["openhands"]) == {"openhands"}
+    finally:
+        index.close()

@@ -213,6 +213,18 @@ class Source(Protocol):
 # the file changes with the same digest, reads none of its files again.
 
 
+# --- other files a parse reads (automatic) ------------------------------------------------
+#
+# Every other file a source's `parse` opens through `files` or `databases` (or looks for
+# there, and finds missing) is noted with how it looked (`freshness.depending`): the index
+# keeps them per parsed file, and a warm listing reads that file again when one changed,
+# came or went. A source that opens a file some other way, or whose listing depends on a
+# folder's entries, calls `freshness.note_depended(path)`; one that keeps what it read for
+# many parses (a cache of every folder's ids) reads it under `freshness.not_depending()`.
+# Files a hook below ties to the parsed one already (its companions, context files, kin)
+# are left out: read again as the hook says.
+
+
 # --- files that look for others (optional) -----------------------------------------------
 #
 # A source whose `parse` of one file looks whether other files it lists are there (a

@@ -100,7 +100,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from .. import files, folders
+from .. import files, folders, freshness
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -206,6 +206,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if not state:
         return []
     names = event_files(path.parent)
+    # a new event file (its time the updated one) changes the folder, not base_state.json
+    # where an older SDK wrote it: the listing depends on the folder too
+    freshness.note_depended(path.parent / EVENTS)
     head = names[:_HEAD_FILES]
     tail = names[max(len(head), len(names) - _TAIL_FILES) :]
     created = updated = None

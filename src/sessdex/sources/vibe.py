@@ -58,7 +58,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files, folders, jsonstream
+from .. import files, folders, freshness, jsonstream
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
@@ -369,7 +369,9 @@ def _links(root: Path) -> _Links:
         stamp = root.stat().st_mtime_ns
     except OSError:
         return _Links({}, {})
-    return _links_cached(str(root), stamp)
+    # ids fixed when each folder was made, kept for every parse: not what one parse read
+    with freshness.not_depending():
+        return _links_cached(str(root), stamp)
 
 
 @lru_cache(maxsize=4)

@@ -828,3 +828,32 @@ def test_a_unified_transcript_chunk_deleted_lists_warm_as_cold(
     assert warm == listed("cold")
     assert warm[session]["bytes"] == 0
     assert warm[CHILD]["agent_type"] == (None if session == LEAD else "generic")
+
+
+@LIST_PATHS
+def test_an_older_legacy_folder_changed_alone_lists_its_chain_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a compacted conversation is listed under its newest folder, whose listing reads the
+    # older folders: the title from an older meta.json, the bytes of every messages.jsonl.
+    # A warm `list` kept what they said before, a cold one reads them now.
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    older = home / SAVE_DIR / "session_20261201_100000_3f1c2a9e"
+
+    def listed(state: str) -> dict[str, object]:
+        return list_rows(home, tmp_path / state, monkeypatch, listing=listing)[NEWER]
+
+    assert listed("warm")["title"] == "Payment client retries"
+    meta = older / "meta.json"
+    meta.write_text(meta.read_text().replace("Payment client retries", "Retry charges"))
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["title"] == "Retry charges"
+    messages = older / "messages.jsonl"
+    messages.write_bytes(
+        messages.read_bytes() + b'{"role": "user", "content": "more"}\n'
+    )
+    warm = listed("warm")
+    assert warm == listed("cold2")
+    assert warm["bytes"] == listed("cold3")["bytes"]

@@ -1123,3 +1123,28 @@ def test_trusted_folders_beside_moved_settings_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm != before
+
+
+@LIST_PATHS
+def test_a_usage_record_written_alone_names_a_prompt_logs_folder_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a prompt log's folder is the path whose sha256 names tmp/<sha256>/: with no
+    # trustedFolders.json entry for it, usage_record.jsonl (0.21 and later, one line per
+    # session) may name it. Written alone, a warm `list` kept the log's sessions without
+    # a folder, where a cold one shows it.
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    (home / ".qwen" / "trustedFolders.json").write_text("{}")
+
+    def listed(state: str) -> dict[str, object]:
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
+        return {key: row["cwd"] for key, row in rows.items()}
+
+    before = listed("warm")
+    assert "/home/alex/code/legacy-cli" not in before.values()
+    record = {"project": "/home/alex/code/legacy-cli", "sessionId": "s-1"}
+    (home / ".qwen" / "usage_record.jsonl").write_text(json.dumps(record) + "\n")
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert "/home/alex/code/legacy-cli" in warm.values()

@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TypeGuard
 
-from .. import files
+from .. import files, freshness
 from ._values import dicts, obj
 
 HASH_NAME = re.compile(r"^[0-9a-f]{64}$")
@@ -71,7 +71,10 @@ def tool_paths(messages: Iterable[dict[str, object]]) -> Iterator[str]:
 
 
 def cached_pairs(path: Path, reader: Reader) -> tuple[tuple[str, str], ...]:
-    """What `reader` makes of a file, read again only once its size or mtime changed."""
+    """What `reader` makes of a file, read again only once its size or mtime changed.
+    A read of the cache is a read of the file, there or not, for the parse it serves
+    (`freshness.depending`): only the first would note it otherwise."""
+    freshness.note_depended(path)
     try:
         st = path.stat()
     except OSError:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, freshness
 from . import _hashed_folders as hashed
 from ._values import as_str, text_of
 
@@ -70,7 +70,7 @@ def folder(root: Path, log_folder: Path, config: Path) -> str | None:
             tried=LISTED_TRIED,
         )
         or hashed.hashed_folder(
-            hashes, _chat_cwds(root), fold_case=True, tried=PROJECTS_TRIED
+            hashes, _chat_cwds_unnoted(root), fold_case=True, tried=PROJECTS_TRIED
         )
         or hashed.hashed_folder(
             hashes, _checkpoint_files(log_folder, root), ancestors=True, fold_case=True
@@ -79,6 +79,19 @@ def folder(root: Path, log_folder: Path, config: Path) -> str | None:
             hashes, _saved_directories(log_folder, root), fold_case=True
         )
     )
+
+
+def _chat_cwds_unnoted(root: Path) -> Iterator[str]:
+    """`_chat_cwds`, their reads not noted as the parse's (`freshness.depending`): the
+    chats grow at every turn, and the `cwd` their first lines hold does not change, so a
+    warm listing would read each prompt log again at every turn of any chat."""
+    found = iter(_chat_cwds(root))
+    while True:
+        with freshness.not_depending():
+            cwd = next(found, None)
+        if cwd is None:
+            return
+        yield cwd
 
 
 def _chat_cwds(root: Path) -> Iterator[str]:

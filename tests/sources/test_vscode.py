@@ -940,3 +940,34 @@ def test_a_workspace_json_changed_alone_is_read_again_by_a_warm_list(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm[AGENT] == "/home/alex/code/shop" != before[AGENT]
+
+
+@LIST_PATHS
+def test_a_state_vscdb_cut_alone_lists_its_chats_title_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a chat renamed from VS Code's history list has its title in the workspace's
+    # state.vscdb only: cut (a crash, a disk that filled), a cold `list` shows the first
+    # prompt, where a warm one kept the title the database held before
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    database = next(
+        path for path in home.rglob("state.vscdb") if "workspaceStorage" in path.parts
+    )
+
+    # another chat of the workspace, listed first: the index read for it is kept for
+    # the next (VS Code's index is one value for all of them)
+    chats = database.parent / "chatSessions"
+    shutil.copy(
+        chats / f"{ASKED}.json", chats / "0aaaaaaa-0000-4000-8000-000000000000.json"
+    )
+
+    def listed(state: str) -> dict[str, object]:
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
+        return {key: row["title"] for key, row in rows.items()}
+
+    assert listed("warm")[ASKED] == "Which build tool does mono use"
+    database.write_bytes(database.read_bytes()[:100])
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm[ASKED] != "Which build tool does mono use"

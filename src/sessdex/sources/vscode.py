@@ -61,7 +61,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from .. import databases, files, folders, shells
+from .. import databases, files, folders, freshness, shells
 from ..diagnostics import Diagnostics
 from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session
@@ -258,7 +258,11 @@ def _indexed_title(path: Path, session_id: str) -> str | None:
 
 def _index(database: Path) -> dict[str, object]:
     """The index's entries by session id; empty where there is no index. Kept for the
-    last few databases read: a workspace's chats are listed one after another."""
+    last few databases read: a workspace's chats are listed one after another. Each
+    call reads the database for the parse it serves (`freshness.depending`), from the
+    cache or not: a chat's title follows what the index holds now."""
+    freshness.note_depended(database)
+    freshness.note_depended(f"{database}-wal")
     try:
         stamps = tuple(
             (st.st_mtime_ns, st.st_size)

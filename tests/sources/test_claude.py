@@ -2320,3 +2320,27 @@ def test_a_title_from_a_summary_beside_goes_with_its_file_warm_as_cold(
     summarizing = project / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
     summarizing.unlink()
     assert title("warm") == title("cold") == "/init"
+
+
+@LIST_PATHS
+def test_a_nested_sub_agent_titled_by_its_spawners_call_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a nested sub-agent whose meta file is lost takes its lead and title from its
+    # spawner's call, in a sibling's file: that file rewritten alone (the call's
+    # description changed), a cold `list` titles it anew, where a warm one kept the
+    # title it had read before
+    home = tmp_path / "home"
+    lead = nested_claude_run(home, "missing")
+    spawner = lead.with_suffix("") / "subagents" / f"agent-{SPAWNER}.jsonl"
+
+    def listed(state: str) -> dict[str, object]:
+        return list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)[
+            NESTED
+        ]
+
+    assert listed("warm")["title"] == "Nested greeting"
+    spawner.write_text(spawner.read_text().replace("Nested greeting", "Nested hello"))
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm["title"] == "Nested hello"

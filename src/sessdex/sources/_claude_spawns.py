@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .. import files, folders
+from .. import files, folders, freshness
 from . import _claude_records as rec
 
 _KEPT = 8  # folders whose files' spawns are kept, for their other files without meta
@@ -64,14 +64,38 @@ def spawner(
 ) -> Spawn | None:
     """The one sibling's call that started `agent` (whose file is `path`): its result
     names `agent`, else its prompt is `task` and it came at or before `since`. None where
-    no sibling, or more than one, has such a call (the lead may have made it)."""
+    no sibling, or more than one, has such a call (the lead may have made it).
+
+    The parse that asks depends on the spawner's file alone (`freshness.depending`),
+    kept or read: the siblings grow at every turn, and the folder's are kept for many
+    parses."""
+    with freshness.not_depending():
+        found = _spawner(path, agent, task, since)
+    if found is not None:
+        freshness.note_depended(os.path.join(os.path.dirname(path), _file(found.agent)))
+    return found
+
+
+def _file(agent: str) -> str:
+    return f"agent-{agent}.jsonl"
+
+
+def _spawner(
+    path: str, agent: str, task: str | None, since: datetime | None
+) -> Spawn | None:
     folder, own = os.path.split(path)
     oldest = read_from = _oldest(since)
     kept = _kept.get(folder)
     if kept is not None and kept.oldest <= oldest:
         found = _match(kept, own, agent, task, since, oldest)
-        if found is not None or not _written_since(kept, own, path):
-            return found  # else each of a folder's many lead-spawned files lists it
+        if found is None and not _written_since(kept, own, path):
+            return None  # else each of a folder's many lead-spawned files lists it
+        if (
+            found is not None
+        ):  # its spawner's file as it was kept (a long-lived process)
+            spawning = _file(found.agent)
+            if not _written_since(kept, spawning, os.path.join(folder, spawning)):
+                return found
         read_from = kept.oldest
     elif kept is not None:
         read_from = 0  # an older child: the whole folder, so it is listed twice at most
@@ -150,7 +174,7 @@ def _match(
     asked = [
         spawn
         for spawn in (kept.by_task.get(task, ()) if task else ())
-        if seen(f"agent-{spawn.agent}.jsonl")
+        if seen(_file(spawn.agent))
         and (since is None or spawn.time is None or spawn.time <= since)
     ]
     return asked[0] if len({spawn.agent for spawn in asked}) == 1 else None

@@ -1013,3 +1013,37 @@ def test_an_older_builds_index_without_skip_counts_hides_no_skipped_line(
     report = CliRunner().invoke(main, ["doctor", "--json", "--home", str(home)])
     (auggie,) = [a for a in json.loads(report.stdout) if a["app"] == "auggie"]
     assert auggie["skipped_lines"]
+
+
+@pytest.mark.parametrize(
+    "app", ["openhands", "vibe", "qwen", "vscode", "crush", "aider", "opencode"]
+)
+def test_a_home_unchanged_reads_nothing_again_though_parses_read_other_files(
+    app: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each of these apps' parses reads files beside the one parsed (noted with how they
+    # looked, `freshness.depending`): none changed, a refresh, the quick path's check
+    # and `unchanged` read nothing again
+    import shutil
+    import sqlite3
+
+    from sessdex import quick
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / app / "home", home)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    source = sources.get(app)
+    held = index.Index(Home.at(home))
+    try:
+        assert held.refresh([source]).parsed > 0
+        depends = held.db.execute("SELECT count(*) FROM depends").fetchone()[0]
+        assert depends > 0  # what this test is about
+        assert held.refresh([source]).parsed == 0
+        assert held.unchanged([app]) == {app}
+        db = sqlite3.connect(held.path)
+        try:
+            assert quick._changed_files(db, [app], "") == []
+        finally:
+            db.close()
+    finally:
+        held.close()

@@ -233,11 +233,16 @@ ABSENT = ""
 def read_signature(path: str) -> str:
     """A file a parse read (or looked for), as a stat and a database's WAL tell: ABSENT
     where it cannot be stat'ed. Compared whole: any change reads the parsed file again."""
-    signature = file_signature(path)
-    if signature is None:
+    try:
+        st = os.stat(path)
+    except OSError:
         return ABSENT
-    size, changed, inode, wal = signature
-    return f"{size} {changed} {inode} {wal}"
+    mode = st.st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return ABSENT  # a pipe: never opened (as `file_signature`)
+    changed = st.st_mtime_ns if st.st_mtime_ns > st.st_ctime_ns else st.st_ctime_ns
+    wal = wal_signature(path) if path.endswith(DB_SUFFIXES) else ""
+    return f"{st.st_size} {changed} {st.st_ino} {wal}"
 
 
 def note_depended(path: str | os.PathLike[str]) -> None:

@@ -148,7 +148,8 @@ def _m006_contexts(db: sqlite3.Connection) -> None:
 def _m007_depends(db: sqlite3.Connection) -> None:
     """The other files each file's parse read or looked for, and how each looked then
     (`freshness.depending`): a warm listing reads the file again when one changed, came
-    or went. `nested` as its file's, so that a top-level listing stats only its own."""
+    or went. `nested` as its file's, so that a top-level listing stats only its own;
+    `depends_app` holds every column, so that a warm listing reads the index alone."""
     _script(
         db,
         """
@@ -160,7 +161,7 @@ def _m007_depends(db: sqlite3.Connection) -> None:
             signature TEXT NOT NULL
         );
         CREATE INDEX depends_path ON depends(path);
-        CREATE INDEX depends_app ON depends(app, nested)
+        CREATE INDEX depends_app ON depends(app, nested, path, depended, signature)
         """,
     )
 

@@ -540,14 +540,17 @@ def _read_again(
     marks = ",".join("?" * len(apps))
     looks: dict[str, str] = {}  # each stat'ed once, however many files read it
     more: dict[tuple[str, str], None] = {}
+    look = freshness.read_signature
     for app, path, depended, signature in db.execute(
         f"SELECT app, path, depended, signature FROM depends WHERE app IN ({marks})"
         + nested,
         apps,
     ):
-        key = (app, path)
-        if key not in more and freshness.read_again([(depended, signature)], looks):
-            more[key] = None
+        now = looks.get(depended)
+        if now is None:
+            now = looks[depended] = look(depended)
+        if now != signature:
+            more[(app, path)] = None
     if not more:
         return changed
     have = set(changed)

@@ -66,6 +66,7 @@ def parse_one(job: Job) -> Parsed:
             freshness.refusals() as refused,
             freshness.depending() as read,
         ):
+            read[name] = freshness.ABSENT  # itself: never stat'ed for this (`depended`)
             try:
                 sessions, diagnostics = parse_as_is(app, location, name)
                 moved = reading.moved()

@@ -16,7 +16,7 @@ import click
 from .. import __version__
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
-from ._common import CONTEXT, Example
+from ._common import CONTEXT, Example, count_meant
 
 # what a user may type from other tools' habits, and the command that does it here
 _MEANT = {
@@ -103,6 +103,10 @@ class _Commands(click.Group):
                 if command is None:
                     raise
                 raise _with_choices(error, click.Context(command, ctx, name)) from None
+            except click.NoSuchOption as error:
+                # `list --lines 5`: the command's own -n, whatever command it is
+                meant = error.ctx and count_meant(error.ctx.command, error)
+                raise meant or error from None
         except click.ClickException as error:
             raise _fitted(error) from error.__cause__
 
@@ -163,7 +167,8 @@ def _with_choices(
     if missing and isinstance(option, Example):
         return click.BadOptionUsage(
             error.option_name,
-            f"{error.option_name} needs {option.needs}, e.g. {option.example}.",
+            f"{error.option_name} needs {option.needs}, "
+            f"e.g. {option.example.replace('{}', error.option_name)}.",
             ctx,
         )
     if option is None or not isinstance(option.type, click.Choice) or not missing:

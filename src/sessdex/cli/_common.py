@@ -83,7 +83,8 @@ def at_least(
 
 class Example(click.Option):
     """An option that, given no value, says what it `needs` and an `example` of it, where
-    click said only "Option '--tz' requires an argument."."""
+    click said only "Option '--tz' requires an argument."; `{}` in the example is the
+    option as it was typed (`-n 20`, `--limit 20`)."""
 
     def __init__(
         self, names: Sequence[str], *, needs: str, example: str, **settings: Any
@@ -104,6 +105,9 @@ def count_option(*names: str, help: str, **settings: Any) -> Callable[[F], F]:
 
     return click.option(
         *names,
+        cls=Example,
+        needs="a count",
+        example="{} 20",
         type=Count(min=0),
         metavar="N",
         callback=at_most_many,
@@ -151,7 +155,7 @@ class _SaysItsWords(click.Command):
         try:
             rest = super().parse_args(ctx, args)
         except click.NoSuchOption as error:
-            raise _count_meant(self, error) or error from None
+            raise count_meant(self, error) or error from None
         if ctx.args and not ctx.resilient_parsing:
             raise self.words_error(ctx)
         return rest
@@ -191,20 +195,19 @@ class TakesOneId(_SaysItsWords):
 _COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
 
 
-def _count_meant(
+def count_meant(
     command: click.Command, error: click.NoSuchOption
 ) -> click.UsageError | None:
     """`follow --limit 2` as meant: the command's own `-n` option, named in the error
-    where click found no close spelling (it said only "No such option")."""
-    if error.possibilities or error.option_name.split("=", 1)[0] not in _COUNT_WORDS:
+    where click said only "No such option", or guessed a look-alike (`list --lines`:
+    "Did you mean '--since'?")."""
+    if error.option_name.split("=", 1)[0] not in _COUNT_WORDS:
         return None
     taken = next((p.opts for p in command.params if "-n" in p.opts), None)
     long = next((o for o in taken or () if o.startswith("--")), None)
     if long is None:
         return None
-    return click.UsageError(
-        f"{error.format_message()} Did you mean '-n/{long}'?", error.ctx
-    )
+    return click.UsageError(f"{error.message} Did you mean '-n/{long}'?", error.ctx)
 
 
 def apps_meant(command: Sequence[str], words: Sequence[str]) -> str | None:

@@ -1276,7 +1276,8 @@ def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
 
 def test_the_live_board_is_the_plain_board_fitted_to_the_terminal() -> None:
     """`watch` on a terminal shows --once's lines, fitted to its width: the reason, then
-    the folder, then the app give way and the title narrows; the status heading, the id,
+    the folder give way, the app is cut to the letters that tell the board's apps apart
+    and the title narrows; the status heading, the id,
     the age and the tokens are never cut."""
     import io
 
@@ -1320,7 +1321,7 @@ def test_the_live_board_is_the_plain_board_fitted_to_the_terminal() -> None:
         "test in CI tool Bash running 42s",
         80: "  opencode 01a22b81-66   5m  123.5k …de/shop-api Fix the flaky checkout test in…",
         60: "  opencode 01a22b81-66   5m  123.5k Fix the flaky checkout …",
-        40: "  01a22b81-66   5m  123.5k Fix the flak…",
+        40: "  ope 01a22b81-66   5m  123.5k Fix the …",  # the app's first letters
     }
 
 
@@ -2291,7 +2292,8 @@ def test_a_terminal_too_narrow_for_a_title_still_gets_each_age_and_token_count()
     None
 ):
     """A narrow pane (30 columns, a phone's terminal): once the title cannot keep even
-    its narrowest width, it goes, as the reason, folder and app went before it; the live
+    its narrowest width, it goes, as the reason and folder went before it (the app's
+    first letters stay where they fit); the live
     board cropped each line's age and tokens instead ('Checkou…   3d  ')."""
     import io
 
@@ -2319,7 +2321,8 @@ def test_a_terminal_too_narrow_for_a_title_still_gets_each_age_and_token_count()
         sessions = [line for line in lines if line[:2] == "  "]
         assert len(sessions) == 2 and all(len(line) <= width for line in lines)
         assert all(  # whole, after the id, as `list` has its age
-            re.match(r"  01a22b81-6\w   3d    2\.5k( |$)", line) for line in sessions
+            re.match(r"  (cod )?01a22b81-6\w   3d    2\.5k( |$)", line)
+            for line in sessions
         ), lines
         assert ("Checkout" in sessions[0]) == (width >= 36)
 

@@ -49,3 +49,45 @@ def test_a_count_word_click_guessed_otherwise_names_the_commands_n(
     assert (code, out) == (2, "")
     said = f"Error: No such option '{args[-2]}'. Did you mean '{meant}'?"
     assert err.rstrip().endswith(said), err
+
+
+def _board(apps_titles: list[tuple[str, str]], width: int) -> list[str]:
+    from datetime import UTC, datetime
+
+    from sessdex.live import BoardRow
+    from sessdex.model import Session
+    from sessdex.status import Status
+    from sessdex.views.board import plain
+
+    now = 1_780_000_000.0
+    rows = [
+        BoardRow(
+            Session(app, f"{n}f3a9c2e-77", title=title, cwd="/home/dev/code/shop"),
+            Status("working", "tool Bash running 42s"),
+            now - 300,
+            12_000,
+            False,
+        )
+        for n, (app, title) in enumerate(apps_titles)
+    ]
+    text = plain(rows, "/home/dev", datetime.fromtimestamp(now, UTC), width=width)
+    return [line for line in text.splitlines() if line.startswith("  ")]
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_a_narrow_watch_board_still_says_each_sessions_app(width: int) -> None:
+    # at 60 columns or less the app column went whole: the same task run in claude and in
+    # codex showed as two alike lines; now each app keeps the letters that tell it apart
+    same = "Fix the flaky checkout test in CI"
+    lines = _board([("claude", same), ("codex", same), ("copilot", same)], width)
+    assert all(len(line) <= width for line in lines), lines
+    tags = [line.split()[0] for line in lines]
+    assert len(set(tags)) == 3, lines
+    apps = ("claude", "codex", "copilot")
+    assert all(a.startswith(t) for a, t in zip(apps, tags, strict=True)), lines
+    assert all("Fix the" in line for line in lines), lines  # and the title stays
+
+
+def test_a_narrow_board_cuts_apps_one_names_the_start_of_apart() -> None:
+    lines = _board([("kiro", "Plan the release"), ("kiroide", "Plan the release")], 40)
+    assert [line.split()[0] for line in lines] == ["kiro", "kiroi"]

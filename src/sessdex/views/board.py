@@ -208,10 +208,12 @@ def _lines(
     for each status group, (None, line) for each of its sessions, its columns in
     `list`'s order (app, id, age, then the tokens, folder, title and reason). Fitted to `width`: the reason, the folder and
     the title narrow, in that order, to _NARROWEST; where that is not enough, the reason
-    column goes, then the folder column, then the app column, and the rest narrow as
-    before (the title to _TITLE_LEAST), and last the title column goes. Status, id, age
-    and tokens stay whole."""
-    app_column = app_width(row.session.app for row in rows)
+    column goes, then the folder column, then each app's name is cut to the fewest
+    letters that tell the board's apps apart (`cla`, `cod`), and the rest narrow as
+    before (the title to _TITLE_LEAST); then the app column goes, for a title; then the
+    title, the app's letters back; and last both. Status, id, age and tokens stay whole."""
+    apps = {row.session.app for row in rows}
+    app_column = app_width(apps)
     id_width = _id_width(rows, ids)
     cells = {id(row): _cells(row, home, now) for row in rows}
     widest = [
@@ -219,15 +221,23 @@ def _lines(
     ]  # title, folder, why: as shown
     columns = list(widest)
     if width is not None:
-        least = list(_NARROWEST)
-        for step in ("", "why", "folder", "app", "title", "no title"):
-            if step in ("why", "folder", "no title"):
-                gone = {"why": 2, "folder": 1, "no title": 0}[step]
-                widest[gone] = least[gone] = 0
-            elif step == "app":
-                app_column = 0
-            elif step == "title":  # nothing more to leave out: it narrows further
-                least[0] = _TITLE_LEAST
+        tag = _tag_width(apps)
+        # each try: the app column, the columns left out (2 the reason, 1 the folder, 0
+        # the title) and the title's narrowest; the first that fits is kept
+        tries = (
+            (app_column, (), _NARROWEST[0]),
+            (app_column, (2,), _NARROWEST[0]),
+            (app_column, (2, 1), _NARROWEST[0]),
+            (tag, (2, 1), _NARROWEST[0]),
+            (tag, (2, 1), _TITLE_LEAST),
+            (0, (2, 1), _TITLE_LEAST),
+            (tag, (2, 1, 0), _TITLE_LEAST),
+            (0, (2, 1, 0), _TITLE_LEAST),
+        )
+        for app_column, gone, title_least in tries:
+            least = [title_least, *_NARROWEST[1:]]
+            for n in gone:
+                widest[n] = least[n] = 0
             columns = [min(w, n) for w, n in zip(widest, least, strict=True)]
             if _length(id_width, app_column, columns) <= width:
                 break
@@ -246,7 +256,7 @@ def _lines(
             app, title, folder, why, when, count = cells[id(row)]
             # in `list`'s order (app, id, age, folder, title), the tokens beside the
             # age and the reason last; an id is what a file says: cleaned as `list` does
-            line = "  " + (f"{app:<{app_column}} " if app_column else "")
+            line = "  " + (f"{app[:app_column]:<{app_column}} " if app_column else "")
             line += f"{one_line(row.session.id)[:id_width]:<{id_width}} "
             line += f"{when:>4} {count:>7} "
             if folder_w:
@@ -257,6 +267,16 @@ def _lines(
                 line += pad(cut(why, why_w), why_w)
             lines.append((None, line.rstrip(" ")))
     return id_width, lines, 2 + (app_column + 1 if app_column else 0)
+
+
+def _tag_width(apps: set[str]) -> int:
+    """The fewest letters (3 or more) of each app's name that tell these apps apart on
+    a narrow board: `cla` and `cod`, `kiro` and `kiroi`."""
+    longest = max(map(len, apps), default=0)
+    return next(
+        (n for n in range(3, longest) if len({app[:n] for app in apps}) == len(apps)),
+        longest,
+    )
 
 
 def _length(id_width: int, app_column: int, columns: Sequence[int]) -> int:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
+
+from .test_json_outputs import _shared_id_home
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -91,3 +95,20 @@ def test_a_narrow_watch_board_still_says_each_sessions_app(width: int) -> None:
 def test_a_narrow_board_cuts_apps_one_names_the_start_of_apart() -> None:
     lines = _board([("kiro", "Plan the release"), ("kiroide", "Plan the release")], 40)
     assert [line.split()[0] for line in lines] == ["kiro", "kiroi"]
+
+
+@pytest.mark.parametrize("columns", ["120", "40"])
+def test_usage_session_table_names_the_app_of_an_id_two_apps_share(
+    tmp_path: Path, columns: str
+) -> None:
+    # Roo's task and Kilo's copy of it were two alike rows, `2b9d4c1e  Set up a CI/CD…`;
+    # --json keys them `roo:2b9d…` and `kilo:2b9d…`, and --explain takes those
+    home = _shared_id_home(tmp_path)
+    code, out, _ = invoke("usage", "session", "--home", home, env={"COLUMNS": columns})
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("│ ")]
+    keys = [row.split("│")[1].split()[0] for row in rows[:-1]]  # the total last
+    assert keys == ["7c1a2b3d", "└", "└", "kilo:2b9d4c1e", "roo:2b9d4c1e"], out
+    for key in keys[-2:]:
+        code, said, _ = invoke("usage", "session", "--explain", key, "--home", home)
+        assert code == 0 and key.split(":")[0] in said, said

@@ -164,8 +164,8 @@ def table(
     key = Column(
         key_header,
         [
-            label if style else _fit(label, key_width, kind, id_width)
-            for _, label, style, _ in lines
+            label if style else _fit(label, key_width, kind, id_width + len(_app(row)))
+            for row, label, style, _ in lines
         ],
         [style for _, _, style, _ in lines],
         max_width=key_width,
@@ -272,14 +272,24 @@ def _fit(label: str, width: int, kind: str, id_width: int) -> str:
 
 
 def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
-    """The row's key; a session's short id and title, a folder under `home` from `~`
-    (`--explain` takes either), a long one without its start."""
+    """The row's key; a session's short id and title (its app before an id two apps'
+    sessions share), a folder under `home` from `~` (`--explain` takes either), a long
+    one without its start."""
     title = row.about.get("title") if kind == "session" else None
     if title:
-        return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, TITLE_MAX)}"
+        short = _app(row) + one_line(row.key, 80)[:id_width]
+        return f"{short}  {one_line(title, TITLE_MAX)}"
+    if kind == "session":
+        return _app(row) + one_line(row.key, 80)
     if kind == "project":  # a folder's end names the project: its start goes
         return left_cut(one_line(short_path(row.key, home) if home else row.key), 80)
     return one_line(row.key, 80)
+
+
+def _app(row: Row) -> str:
+    """`roo:` before a session's id that another app's session shares (as `--json` keys
+    it, and `--explain` takes it); else nothing."""
+    return f"{row.label.split(':', 1)[0]}:" if row.label else ""
 
 
 def _agent_label(key: str, agent: Row, id_width: int) -> str:

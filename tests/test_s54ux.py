@@ -112,3 +112,18 @@ def test_usage_session_table_names_the_app_of_an_id_two_apps_share(
     for key in keys[-2:]:
         code, said, _ = invoke("usage", "session", "--explain", key, "--home", home)
         assert code == 0 and key.split(":")[0] in said, said
+
+
+def test_export_to_a_folder_names_a_file_in_it(tmp_path: Path) -> None:
+    # click's "Invalid value for '--output' / '-o': File 'out' is a directory." said
+    # what was wrong, not what to type; the file is named for the id typed
+    out = tmp_path / "my out"
+    out.mkdir()
+    code, stdout, err = invoke("export", "3f2b9c1e", "-f", "html", "-o", str(out))
+    assert (code, stdout, list(out.iterdir())) == (2, "", [])
+    name = str(out / "3f2b9c1e.html")
+    said = (
+        f"is a directory: name a file in it, e.g. \"sessdex export 3f2b9c1e -o '{name}'"
+    )
+    assert said in err, err
+    assert "Invalid value" not in err

@@ -246,7 +246,8 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+    # a folder is said by `_export_format`, with a file name in it to give instead
+    type=click.Path(writable=True, allow_dash=True),
     callback=not_blank,  # '' would be found unwritable only after the whole read
     help="Write to FILE (- for stdout, the default).",
 )
@@ -278,7 +279,7 @@ def export_command(
         output = None
     home = resolve_home(home_dir)
     try:
-        fmt, note = _export_format(fmt, output)
+        fmt, note = _export_format(fmt, output, session_id)
     except BadValue:
         if output is not None:  # a path refused is said as such, not as misnamed
             api.refuse_agent_folder(home, output)
@@ -341,9 +342,12 @@ def _to_a_terminal() -> bool:
     return sys.stdout.isatty() and stderr_is_terminal()
 
 
-def _export_format(fmt: str | None, output: str | None) -> tuple[str, str]:
+def _export_format(
+    fmt: str | None, output: str | None, session_id: str
+) -> tuple[str, str]:
     """The format asked for, else the one the output file's name says; and a folder for
-    the file that exists (said before any reading, not as a traceback after it). With
+    the file that exists, and is no folder itself (said before any reading, not as a
+    traceback after it: a folder, with a file in it named for `session_id`). With
     it, a note on a name that says no format, for the caller to say once the path has
     passed every check."""
     from ..errors import BadValue
@@ -367,6 +371,12 @@ def _export_format(fmt: str | None, output: str | None) -> tuple[str, str]:
     elif suffix in named and named[suffix] != fmt:
         raise BadValue(
             f"--format {fmt} and the file name {output!r} disagree: drop one of them."
+        )
+    if output is not None and os.path.isdir(output):
+        name = os.path.join(output, f"{session_id.replace(os.sep, '-')}.{fmt}")
+        raise BadValue(
+            f"{output!r} is a directory: name a file in it, "
+            f"e.g. {hints.named('export', session_id, '-o', name)}."
         )
     folder = os.path.dirname(output or "")
     if folder and not os.path.isdir(folder):  # a usage error, as an -o that is a folder

@@ -127,3 +127,21 @@ def test_export_to_a_folder_names_a_file_in_it(tmp_path: Path) -> None:
     )
     assert said in err, err
     assert "Invalid value" not in err
+    assert "-o, --output FILE " in invoke("export", "--help")[1]  # as the help says it
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("export", "7f3a", "--json"), "No such option '--json'. Did you mean '-f json'?"),
+        (("show", "7f3a", "--app", "codex"), "An id takes its app in front instead: 'sessdex show claude:7f3a'."),
+        (("resume", "--app=codex", "7f3a"), "'sessdex resume claude:7f3a'."),
+    ],
+)  # fmt: skip
+def test_an_option_other_commands_take_names_this_ones_way(
+    args: tuple[str, ...], said: str
+) -> None:
+    # `export --json` said only "No such option '--json'."; `show ID --app codex` the same
+    code, out, err = invoke(*args)
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith(said), err

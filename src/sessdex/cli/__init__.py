@@ -16,7 +16,7 @@ import click
 from .. import __version__
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
-from ._common import CONTEXT, Example, count_meant
+from ._common import CONTEXT, Example, option_meant
 
 # what a user may type from other tools' habits, and the command that does it here
 _MEANT = {
@@ -105,7 +105,7 @@ class _Commands(click.Group):
                 raise _with_choices(error, click.Context(command, ctx, name)) from None
             except click.NoSuchOption as error:
                 # `list --lines 5`: the command's own -n, whatever command it is
-                meant = error.ctx and count_meant(error.ctx.command, error)
+                meant = error.ctx and option_meant(error.ctx.command, error)
                 raise meant or error from None
         except click.ClickException as error:
             raise _fitted(error) from error.__cause__

@@ -155,7 +155,7 @@ class _SaysItsWords(click.Command):
         try:
             rest = super().parse_args(ctx, args)
         except click.NoSuchOption as error:
-            raise count_meant(self, error) or error from None
+            raise option_meant(self, error) or error from None
         if ctx.args and not ctx.resilient_parsing:
             raise self.words_error(ctx)
         return rest
@@ -195,13 +195,25 @@ class TakesOneId(_SaysItsWords):
 _COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
 
 
-def count_meant(
+def option_meant(
     command: click.Command, error: click.NoSuchOption
 ) -> click.UsageError | None:
     """`follow --limit 2` as meant: the command's own `-n` option, named in the error
     where click said only "No such option", or guessed a look-alike (`list --lines`:
-    "Did you mean '--since'?")."""
-    if error.option_name.split("=", 1)[0] not in _COUNT_WORDS:
+    "Did you mean '--since'?"). With it, the other options other commands have that
+    this one says otherwise (`export --json`: `-f json`; `show ID --app claude`: the
+    app in front of the id)."""
+    option = error.option_name.split("=", 1)[0]
+    names = {name for p in command.params for name in p.opts}
+    if option == "--json" and "--format" in names:
+        return click.UsageError(f"{error.message} Did you mean '-f json'?", error.ctx)
+    if option == "--app" and "session_id" in {p.name for p in command.params}:
+        return click.UsageError(
+            f"{error.message} An id takes its app in front instead: "
+            f"{hints.named(command.name or '', 'claude:7f3a')}.",
+            error.ctx,
+        )
+    if option not in _COUNT_WORDS:
         return None
     taken = next((p.opts for p in command.params if "-n" in p.opts), None)
     long = next((o for o in taken or () if o.startswith("--")), None)

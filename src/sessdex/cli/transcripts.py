@@ -248,6 +248,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     "-o",
     # a folder is said by `_export_format`, with a file name in it to give instead
     type=click.Path(writable=True, allow_dash=True),
+    metavar="FILE",
     callback=not_blank,  # '' would be found unwritable only after the whole read
     help="Write to FILE (- for stdout, the default).",
 )

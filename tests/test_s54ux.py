@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from tests.helpers import write_claude_session
 
 from .test_json_outputs import _shared_id_home
 
@@ -145,3 +147,30 @@ def test_an_option_other_commands_take_names_this_ones_way(
     code, out, err = invoke(*args)
     assert (code, out) == (2, "")
     assert err.rstrip().endswith(said), err
+
+
+def test_watch_n_0_says_no_session_changed_of_none(tmp_path: Path) -> None:
+    # `watch --once -n 0` said "no session changed in the last 1d; the newest changed
+    # 0s ago: --since 1h shows it", of a session that had; -n 0 shows none, as list's
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    write_claude_session(
+        tmp_path, "5a5a5a5a-0000-4000-8000-000000000001", "/w/shop", when=now
+    )
+    home = ["--home", str(tmp_path)]
+    assert invoke("watch", "--once", *home)[1].count("5a5a5a5a") == 1
+    assert invoke("watch", "--once", "-n", "0", *home) == (0, "", "")
+    assert invoke("list", "-n", "0", *home) == (0, "", "")
+
+
+def test_an_empty_board_says_a_session_changed_a_moment_ago_as_just_now() -> None:
+    # "the newest changed now ago", of a session the board did not show (one -n left out)
+    from datetime import timedelta
+
+    from sessdex.views.board import empty_board
+
+    now = datetime.now(UTC)
+    said = empty_board("30m", now - timedelta(seconds=20), now)
+    assert said == (
+        "no session changed in the last 30m; the newest changed just now: "
+        "--since 1h shows it"
+    )

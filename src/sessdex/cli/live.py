@@ -213,9 +213,9 @@ def watch_command(
         elif as_nl:
             _watch_lines(shown, once)
         elif once or not sys.stdout.isatty():
-            _watch_plain(shown, home, once, since, apps)
+            _watch_plain(shown, home, once, since, apps, limit)
         else:
-            _watch_live(shown, home, since, apps)
+            _watch_live(shown, home, since, apps, limit)
     if output_gone():
         reader_left()
 
@@ -269,6 +269,7 @@ def _watch_plain(
     once: bool,
     since: str,
     apps: Sequence[str],
+    limit: int,
 ) -> None:
     from ..views.board import plain
     from ..views.text import terminal_width
@@ -282,7 +283,8 @@ def _watch_plain(
         if states != last:
             last = states
             if not rows:  # a hint, not data: a pipe reading the board gets no line
-                err(_nothing_recent(home, since, apps))
+                if limit != 0:  # -n 0 asked for none, as `list -n 0` shows none
+                    err(_nothing_recent(home, since, apps))
             else:
                 if printed:
                     echo()
@@ -296,7 +298,11 @@ def _watch_plain(
 
 
 def _watch_live(
-    boards: Iterable[Sequence[Any]], home: Home, since: str, apps: Sequence[str]
+    boards: Iterable[Sequence[Any]],
+    home: Home,
+    since: str,
+    apps: Sequence[str],
+    limit: int,
 ) -> None:
     from rich.live import Live
 
@@ -317,7 +323,7 @@ def _watch_live(
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
-            empty = "" if rows else _nothing_recent(home, since, apps)
+            empty = "" if rows or limit == 0 else _nothing_recent(home, since, apps)
             board = render(rows, str(home.path), width=out.width, ids=ids, empty=empty)
             screen.update(board, refresh=True)  # type: ignore[arg-type]
 

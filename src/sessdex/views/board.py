@@ -61,9 +61,9 @@ def empty_board(
     reach = next((value for value, length in _RUNGS if length > ago + _SLACK), None)
     if reach is None:  # a date: its midnight (UTC, as --since reads it) comes before
         reach = newest.astimezone(UTC).date().isoformat()
-    return (
-        f"{given}; the newest changed {age(newest, now)} ago: --since {reach} shows it"
-    )
+    when = age(newest, now)
+    when = "just now" if when == "now" else f"{when} ago"  # not "now ago"
+    return f"{given}; the newest changed {when}: --since {reach} shows it"
 
 
 LABELS = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -174,3 +175,33 @@ def test_an_empty_board_says_a_session_changed_a_moment_ago_as_just_now() -> Non
         "no session changed in the last 30m; the newest changed just now: "
         "--since 1h shows it"
     )
+
+
+def test_watch_here_keeps_to_the_folder_as_list_here_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # list, find and usage took --here; watch said "No such option '--here'"
+    home, shop, docs = tmp_path / "home", tmp_path / "shop", tmp_path / "docs"
+    for folder in (shop / "api", docs):
+        folder.mkdir(parents=True)
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    for n, folder in enumerate((shop / "api", docs)):
+        session = f"{n}b{n}b{n}b{n}b-0000-4000-8000-000000000001"
+        write_claude_session(home, session, str(folder), when=now)
+    monkeypatch.chdir(shop)
+    monkeypatch.delenv("PWD", raising=False)
+    code, out, _ = invoke("watch", "--once", "--here", "--home", str(home))
+    assert code == 0 and "0b0b0b0b" in out and "1b1b1b1b" not in out, out
+    code, out, _ = invoke("watch", "--json", "--here", "--home", str(home))
+    assert [row["id"][:8] for row in json.loads(out)] == ["0b0b0b0b"]
+    code, out, err = invoke(
+        "watch", "--once", "--here", "--since", "2000-01-01", "--home", str(home)
+    )
+    assert code == 0 and "1b1b1b1b" not in out
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    code, out, err = invoke("watch", "--once", "--here", "--home", str(home))
+    assert (code, out) == (0, "")
+    said = f"no session in {str(tmp_path / 'empty')!r} or below it yet; "
+    assert err.startswith(said), err

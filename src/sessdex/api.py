@@ -314,12 +314,15 @@ def session_ids(home: Home) -> list[str]:
         index.close()
 
 
-def newest_change(home: Home, apps: Sequence[str] = ()) -> datetime | None:
-    """When the newest session of `apps` (or of any app) last changed, as the index last
-    left it (not refreshed: one indexed query); None where it holds none with a time."""
+def newest_change(
+    home: Home, apps: Sequence[str] = (), here: Folders = None
+) -> datetime | None:
+    """When the newest session of `apps` (or of any app; whose folder is `here` or
+    below it, where given) last changed, as the index last left it (not refreshed: one
+    indexed query); None where it holds none with a time."""
     index = Index(home)
     try:
-        newest = index.newest(app_names(apps))
+        newest = index.newest(app_names(apps), storable_folders(here))
     finally:
         index.close()
     return None if newest is None else datetime.fromtimestamp(newest, UTC)
@@ -331,13 +334,15 @@ def watch_sessions(
     apps: Sequence[str] = (),
     since: datetime | date | str | None = None,
     limit: int | None = None,
+    here: Folders = None,
     duration: float | None = None,
     notify: bool | None = None,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
     diagnostics: Diagnostics | None = None,
 ) -> Iterator[list[BoardRow]]:
-    """The status of every recent session, again whenever one changes, until `duration`
+    """The status of every recent session (whose folder is `here` or below it, where
+    given), again whenever one changes, until `duration`
     seconds passed or `stop()` says so; in the user's own home, a row too for each CLI
     running with no session yet (`BoardRow.pid`). `progress` follows the first listing (the one
     that may index every session first). A `since` given as text ('1d') moves with the
@@ -354,7 +359,7 @@ def watch_sessions(
     def recent() -> list[Session]:
         cutoff = since_bound(since)
         listing = list_sessions(
-            home, apps=apps, since=cutoff, limit=limit, with_state=True,
+            home, apps=apps, since=cutoff, here=here, limit=limit, with_state=True,
             progress=first.pop() if first else None,
         )  # fmt: skip
         return listing.sessions()
@@ -375,7 +380,7 @@ def watch_sessions(
     # a CLI running with no session yet writes into this machine's own home: not into
     # another one `--home` reads
     own = home.path.resolve() == Path.home().resolve()
-    return live.watch(
+    boards = live.watch(
         recent,
         duration=duration,
         notify=notify,
@@ -385,6 +390,21 @@ def watch_sessions(
         clis=sources.all_sources(apps) if own else (),
         since=window,
         sharing=lambda app, start: ids_starting(home, app, start),
+    )
+    if here is None:
+        return boards
+    from . import pathnames
+
+    # a CLI with no session yet, kept where it runs in the folder, as a session is
+    folders = selection.folders_of(storable_folders(here) or ())
+    return (
+        [
+            row
+            for row in rows
+            if row.pid is None
+            or any(pathnames.under(row.session.cwd or "", f) for f in folders)
+        ]
+        for rows in boards
     )
 
 

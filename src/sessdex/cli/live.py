@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import itertools
 import sys
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from .. import api
 from ..diagnostics import Diagnostics
 from ..hints import named
 from ..model import Event, Session
+from ..selection import here_folders
 from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
@@ -135,6 +137,9 @@ class _Unreadable:
     help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (local "
     "midnight) or a date (its midnight UTC).",
 )
+@click.option(
+    "--here", is_flag=True, help="Only sessions whose folder is this one or below it."
+)
 @count_option(
     "--limit", "-n", default=50, show_default=True, help="Follow at most N sessions."
 )
@@ -158,6 +163,7 @@ class _Unreadable:
 def watch_command(
     apps: tuple[str, ...],
     since: str,
+    here: bool,
     limit: int,
     as_nl: bool,
     as_json: bool,
@@ -179,6 +185,8 @@ def watch_command(
     home = resolve_home(home_dir)
     as_json = json_array(as_json, as_nl)
     api.parse_since(since)  # a value it cannot read fails now, not at the first listing
+    folders = here_folders() if here else None
+    empty = functools.partial(_nothing_recent, home, since, apps, folders)
     with _Unreadable(verbose) as unreadable:
         with progress_bar("Indexing sessions") as progress:
             boards = unreadable.feed(
@@ -187,6 +195,7 @@ def watch_command(
                     apps=apps,
                     since=since,  # read again at each listing: '1d' stays the last day
                     limit=limit,
+                    here=folders,
                     duration=0 if once or as_json else duration,
                     notify=False if force_poll else None,
                     progress=progress,
@@ -209,13 +218,13 @@ def watch_command(
             stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
             if not rows and limit != 0 and stderr_is_terminal():
                 # typed at a terminal, as `list --json` says why it is empty
-                err(_nothing_recent(home, since, apps))
+                err(empty())
         elif as_nl:
             _watch_lines(shown, once)
         elif once or not sys.stdout.isatty():
-            _watch_plain(shown, home, once, since, apps, limit)
+            _watch_plain(shown, home, once, empty, limit)
         else:
-            _watch_live(shown, home, since, apps, limit)
+            _watch_live(shown, home, empty, limit)
     if output_gone():
         reader_left()
 
@@ -267,8 +276,7 @@ def _watch_plain(
     boards: Iterable[Sequence[Any]],
     home: Home,
     once: bool,
-    since: str,
-    apps: Sequence[str],
+    empty: Callable[[], str],
     limit: int,
 ) -> None:
     from ..views.board import plain
@@ -284,7 +292,7 @@ def _watch_plain(
             last = states
             if not rows:  # a hint, not data: a pipe reading the board gets no line
                 if limit != 0:  # -n 0 asked for none, as `list -n 0` shows none
-                    err(_nothing_recent(home, since, apps))
+                    err(empty())
             else:
                 if printed:
                     echo()
@@ -300,8 +308,7 @@ def _watch_plain(
 def _watch_live(
     boards: Iterable[Sequence[Any]],
     home: Home,
-    since: str,
-    apps: Sequence[str],
+    empty: Callable[[], str],
     limit: int,
 ) -> None:
     from rich.live import Live
@@ -323,17 +330,25 @@ def _watch_live(
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
-            empty = "" if rows or limit == 0 else _nothing_recent(home, since, apps)
-            board = render(rows, str(home.path), width=out.width, ids=ids, empty=empty)
+            said = "" if rows or limit == 0 else empty()
+            board = render(rows, str(home.path), width=out.width, ids=ids, empty=said)
             screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 
-def _nothing_recent(home: Home, since: str, apps: Sequence[str]) -> str:
-    """What an empty board says: how far it looked and the --since that reaches the
-    newest session, or, where no app has written a session yet, that none is there."""
+def _nothing_recent(
+    home: Home, since: str, apps: Sequence[str], here: Sequence[str] | None = None
+) -> str:
+    """What an empty board says: how far it looked (in which folder, with --here) and
+    the --since that reaches the newest session, or, where no app has written a session
+    yet, that none is there."""
     from ..views.board import empty_board
 
-    newest = api.newest_change(home, apps)
+    newest = api.newest_change(home, apps, here)
+    if here:
+        where = f" in {here[0]!r} or below it"
+        if newest is None:
+            return f"no session{where} yet; {named('watch')} shows every folder's"
+        return empty_board(since, newest, where=where)
     if newest is not None or api.session_ids(home):
         return empty_board(since, newest)
     return (

@@ -42,18 +42,18 @@ _SLACK = 60.0  # seconds: the value still reaches the session when typed a bit l
 
 
 def empty_board(
-    since: str, newest: datetime | None, now: datetime | None = None
+    since: str, newest: datetime | None, now: datetime | None = None, where: str = ""
 ) -> str:
     """What an empty board says for `--since VALUE`: how far it looked, and the shortest
     --since that reaches the newest session (changed at `newest`; None: there is none
-    to reach, so none is suggested)."""
+    to reach, so none is suggested); `where` the folder it kept to (` in '~/shop'`)."""
     import re
 
     found = re.fullmatch(r"\s*(\d+)\s*([mhdwyHDWY])\s*", since)
     if found is None:
-        given = f"no session changed since {since}"
+        given = f"no session{where} changed since {since}"
     else:
-        given = f"no session changed in the last {found[1]}{found[2].lower()}"
+        given = f"no session{where} changed in the last {found[1]}{found[2].lower()}"
     if newest is None:
         return f"{given}, nor before: there is no session to show"
     now = now or datetime.now(UTC)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -205,3 +206,16 @@ def test_watch_here_keeps_to_the_folder_as_list_here_does(
     assert (code, out) == (0, "")
     said = f"no session in {str(tmp_path / 'empty')!r} or below it yet; "
     assert err.startswith(said), err
+
+
+def test_a_status_of_a_session_dated_decades_ago_says_long_ago(tmp_path: Path) -> None:
+    # a clock set to 1990 (the board's age said 36y): "exited after its turn, ever ago"
+    session = "e0e0e0e0-0000-4000-8000-000000000001"
+    path = write_claude_session(
+        tmp_path, session, "/w/old", when="1990-01-01T00:00:00.000Z"
+    )
+    os.utime(path, (631152000, 631152000))  # its file's time too: 1990-01-01
+    args = ("watch", "--json", "--since", "1900-01-01", "--home", str(tmp_path))
+    code, out, _ = invoke(*args)
+    [row] = json.loads(out)
+    assert code == 0 and row["reason"].endswith(", long ago"), row

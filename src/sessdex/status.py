@@ -385,7 +385,7 @@ def decide(
                 if c not in working and (alive or now - c.active < ENDED_AFTER)
             ]
             if busy:
-                ended = f"turn ended {ago(quiet)} ago"
+                ended = f"turn ended {past(quiet)}"
                 if len(busy) > 1:
                     doing = f"{len(busy)} sub-agents working"
                 else:
@@ -397,17 +397,17 @@ def decide(
             if alive is None:
                 # no one can type into it, and nothing is left for it to wait on: with no
                 # process to ask, its turn's end is the run's
-                return Status("ended", f"headless run finished, {ago(quiet)} ago")
+                return Status("ended", f"headless run finished, {past(quiet)}")
         many = "sub-agents" if len(working) > 1 else "sub-agent"
         tail = f" ({len(working)} {many} working)" if working else ""
         ended = "interrupted" if lead.interrupted else "turn ended"
         if alive is False:
-            return Status("ended", f"exited after its turn, {ago(quiet)} ago")
+            return Status("ended", f"exited after its turn, {past(quiet)}")
         if quiet < IDLE_AFTER:
-            return Status("waiting_for_user", f"{ended} {ago(quiet)} ago{tail}")
+            return Status("waiting_for_user", f"{ended} {past(quiet)}{tail}")
         if alive:
             return Status("idle", f"waiting for you for {ago(quiet)}{tail}")
-        return Status("ended", f"last turn ended {ago(quiet)} ago")
+        return Status("ended", f"last turn ended {past(quiet)}")
     if quiet < QUIET_WORKING or (alive and quiet < STALLED_AFTER):
         doing = {
             "thinking": "thinking",
@@ -420,7 +420,7 @@ def decide(
     if alive:
         return Status("idle", f"nothing written for {ago(quiet)}")
     if alive is False:
-        return Status("ended", f"stopped mid-turn {ago(quiet)} ago (process gone)")
+        return Status("ended", f"stopped mid-turn {past(quiet)} (process gone)")
     if quiet < ENDED_AFTER:
         return Status("idle", f"nothing written for {ago(quiet)}")
     return Status("ended", f"nothing written for {ago(quiet)}")
@@ -543,6 +543,13 @@ def _short(text: str | None, width: int = 32) -> str:
 def _first_line(text: str) -> str:
     stripped = text.strip()
     return stripped.splitlines()[0][:200] if stripped else "unknown"
+
+
+def past(seconds: float) -> str:
+    """'42s ago', or 'long ago' where `ago` says 'ever' ('exited after its turn, long
+    ago', never 'ever ago')."""
+    said = ago(seconds)
+    return "long ago" if said == "ever" else f"{said} ago"
 
 
 def ago(seconds: float) -> str:

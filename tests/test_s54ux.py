@@ -219,3 +219,13 @@ def test_a_status_of_a_session_dated_decades_ago_says_long_ago(tmp_path: Path) -
     code, out, _ = invoke(*args)
     [row] = json.loads(out)
     assert code == 0 and row["reason"].endswith(", long ago"), row
+
+
+def test_find_of_a_word_like_an_option_says_where_it_goes() -> None:
+    # "No such option '--dry-run'." left the README's `find -- --dry-run` unsaid
+    code, out, err = invoke("find", "--dry-run")
+    assert (code, out) == (2, "")
+    said = "A word that starts with '-' goes after '--': 'sessdex find -- --dry-run'."
+    assert err.rstrip().endswith(said), err
+    code, out, err = invoke("find", "--limt", "3", "x")  # a typo keeps click's guess
+    assert code == 2 and "Did you mean one of: '--limit'" in err and "--'" not in err

@@ -202,7 +202,8 @@ def option_meant(
     where click said only "No such option", or guessed a look-alike (`list --lines`:
     "Did you mean '--since'?"). With it, the other options other commands have that
     this one says otherwise (`export --json`: `-f json`; `show ID --app claude`: the
-    app in front of the id)."""
+    app in front of the id), and a word to find that looks like an option (`find
+    --dry-run`) where no option looks like it."""
     option = error.option_name.split("=", 1)[0]
     names = {name for p in command.params for name in p.opts}
     if option == "--json" and "--format" in names:
@@ -211,6 +212,17 @@ def option_meant(
         return click.UsageError(
             f"{error.message} An id takes its app in front instead: "
             f"{hints.named(command.name or '', 'claude:7f3a')}.",
+            error.ctx,
+        )
+    if (
+        "query" in {p.name for p in command.params}
+        and option.startswith("--")
+        and not error.possibilities
+        and option not in _COUNT_WORDS
+    ):  # `find --dry-run`: a word, as README says, once after `--`
+        line = hints.named(command.name or "", "--", error.option_name)
+        return click.UsageError(
+            f"{error.message} A word that starts with '-' goes after '--': {line}.",
             error.ctx,
         )
     if option not in _COUNT_WORDS:

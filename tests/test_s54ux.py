@@ -229,3 +229,23 @@ def test_find_of_a_word_like_an_option_says_where_it_goes() -> None:
     assert err.rstrip().endswith(said), err
     code, out, err = invoke("find", "--limt", "3", "x")  # a typo keeps click's guess
     assert code == 2 and "Did you mean one of: '--limit'" in err and "--'" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("usage", "--by", "session"), "No such option '--by'. The report is a word after usage: 'sessdex usage session'; the reports are daily, weekly, monthly, session, project, model or app."),
+        (("usage", "--by=model"), "after usage: 'sessdex usage model';"),
+        (("usage", "--group-by", "days"), "after usage: 'sessdex usage daily';"),
+        (("usage", "--daily"), "No such option '--daily'. Did you mean 'sessdex usage daily'?"),
+        (("usage", "sessions"), "'sessions' is no usage report. Did you mean 'sessdex usage session'?"),
+    ],
+)  # fmt: skip
+def test_usage_report_typed_as_an_option_or_plural_names_the_report(
+    args: tuple[str, ...], said: str
+) -> None:
+    # ccusage and others spell the report otherwise: click said "No such option '--by'."
+    # and `usage sessions` listed the seven reports, `session` among them
+    code, out, err = invoke(*args)
+    assert (code, out) == (2, "")
+    assert said in err, err

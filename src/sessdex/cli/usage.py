@@ -52,7 +52,11 @@ class _Usage(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.allow_extra_args = True  # kept in ctx.args, said below
-        rest = super().parse_args(ctx, args)
+        given = list(args)  # the parser takes words off the list it is given
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise _report_meant(error, given) or error from None
         if ctx.resilient_parsing:
             return rest
         report = ctx.params.get("report")
@@ -61,6 +65,9 @@ class _Usage(click.Command):
             told = apps_meant(("usage",), [str(report), *ctx.args])
             if told is not None:
                 raise click.UsageError(f"{report!r} is an app, not a report: {told} The reports are {reports}.", ctx)  # fmt: skip
+            near = _near_report(str(report))
+            if near is not None:
+                raise click.UsageError(f"{report!r} is no usage report. Did you mean {named('usage', near)}?", ctx)  # fmt: skip
             raise click.UsageError(f"{report!r} is no usage report; the reports are {reports}.", ctx)  # fmt: skip
         if ctx.args:
             told = apps_meant(("usage", str(report)), ctx.args)
@@ -72,6 +79,51 @@ class _Usage(click.Command):
                 ctx,
             )
         return rest
+
+
+# how other tools name the report: `--by session`, `--group-by model`
+_REPORT_OPTIONS = frozenset({"--by", "--group-by", "--groupby", "--report", "--per"})
+
+
+def _near_report(word: str) -> str | None:
+    """The report `word` was meant as: `sessions`, `days`, `Model`; else None."""
+    import difflib
+
+    word = word.lower()
+    singular = {"days": "daily", "day": "daily", "weeks": "weekly", "week": "weekly"}
+    singular |= {"months": "monthly", "month": "monthly", "apps": "app"}
+    if word in singular:
+        return singular[word]
+    return next(iter(difflib.get_close_matches(word, REPORTS, n=1, cutoff=0.75)), None)
+
+
+def _report_meant(
+    error: click.NoSuchOption, given: list[str]
+) -> click.UsageError | None:
+    """`usage --by session` or `usage --daily` as meant, `usage session` and `usage
+    daily`: the report is a word, not an option. None for any other option."""
+    option = error.option_name.partition("=")[0]
+    if option in _REPORT_OPTIONS:
+        # its value: in the same word (`--by=model`, which click names `--by`) or next
+        at = next((n for n, w in enumerate(given) if w.split("=")[0] == option), None)
+        word = given[at] if at is not None else ""
+        value = word.partition("=")[2] if "=" in word else ""
+        if not value and at is not None and at + 1 < len(given):
+            value = given[at + 1]
+        report = value if value in REPORTS else _near_report(value) if value else None
+        line = named("usage", report or "session")
+        return click.UsageError(
+            f"{error.message} The report is a word after usage: {line}; "
+            f"the reports are {', '.join(REPORTS[:-1])} or {REPORTS[-1]}.",
+            error.ctx,
+        )
+    report = option.lstrip("-")
+    if option.startswith("--") and (report in REPORTS or _near_report(report)):
+        meant = report if report in REPORTS else _near_report(report)
+        return click.UsageError(
+            f"{error.message} Did you mean {named('usage', str(meant))}?", error.ctx
+        )
+    return None
 
 
 @main.command(

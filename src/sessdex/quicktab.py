@@ -47,7 +47,7 @@ APP_COMMANDS: dict[str, tuple[frozenset[str], int | None]] = {
     ),
     "doctor": (frozenset({"--deep", "--own", "--json", "--nl", "--verbose", "-v"}), 0),
     "watch": (
-        frozenset({"--nl", "--json", "--once", "--poll", "--verbose", "-v"}),
+        frozenset({"--here", "--nl", "--json", "--once", "--poll", "--verbose", "-v"}),
         0,
     ),
     "usage": (frozenset({"--here", "--json", "--nl", "--verbose", "-v"}), 1),

@@ -27,8 +27,8 @@ def test_an_empty_find_names_the_fields_it_looked_in() -> None:
     `find` looks at, so the user does not take it for a missing session."""
     err = err_of("find", "zzzz", "--home", DEMO)
     assert err == (
-        "No session matches 'zzzz' in its title, folder, branch, app or id. Fewer "
-        "words find more; 'sessdex list --home "
+        "No session matches 'zzzz' in its title, folder, branch, app or id. What "
+        "was said in a session is not searched; 'sessdex list --home "
         f"{DEMO}' shows recent sessions.\n"
     )
 
@@ -45,7 +45,8 @@ def test_an_empty_find_names_the_since_that_hid_the_matches() -> None:
     assert "but 1 does without --since 2030-01-01." in err, err
     # words that match nothing at all still say so
     err = err_of("find", "zzzz", "--since", "2030-01-01", "--home", DEMO)
-    assert "Fewer words find more" in err and "without" not in err, err
+    assert "What was said in a session is not searched" in err, err
+    assert "without" not in err, err
 
 
 def test_an_empty_find_names_the_here_that_hid_the_matches(

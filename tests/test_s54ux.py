@@ -249,3 +249,14 @@ def test_usage_report_typed_as_an_option_or_plural_names_the_report(
     code, out, err = invoke(*args)
     assert (code, out) == (2, "")
     assert said in err, err
+
+
+def test_find_of_one_word_that_matches_nothing_asks_for_no_fewer_words() -> None:
+    # "Fewer words find more" was said of one word; where one was typed, what find does
+    # not search (what was said) is the likelier reason
+    demo = str(Path(__file__).parents[1] / "src" / "sessdex" / "demo" / "home")
+    err = invoke("find", "zzzz", "--home", demo)[2]
+    assert "Fewer words" not in err
+    assert "What was said in a session is not searched;" in err, err
+    err = invoke("find", "zzzz", "checkout", "--home", demo)[2]
+    assert "Fewer words find more;" in err, err

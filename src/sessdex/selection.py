@@ -292,7 +292,8 @@ def _nothing_matches(
             return f"No session matches {query!r} with {' '.join(options)}, but {does} without {' '.join(left_out)}."  # fmt: skip
         within = f", with {' '.join(options)}" if options else ""
         # what was said in a session is not searched: a word from it finds nothing
-        return f"No session matches {query!r} in its title, folder, branch, app or id{within}. Fewer words find more; {named('list')} shows recent sessions."  # fmt: skip
+        fewer = "Fewer words find more" if len(query.split()) > 1 else "What was said in a session is not searched"  # fmt: skip
+        return f"No session matches {query!r} in its title, folder, branch, app or id{within}. {fewer}; {named('list')} shows recent sessions."  # fmt: skip
     if options:
         return f"No session matches {' '.join(options)}; {named('list')} alone shows them all."  # fmt: skip
     return None

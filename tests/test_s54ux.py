@@ -260,3 +260,12 @@ def test_find_of_one_word_that_matches_nothing_asks_for_no_fewer_words() -> None
     assert "What was said in a session is not searched;" in err, err
     err = invoke("find", "zzzz", "checkout", "--home", demo)[2]
     assert "Fewer words find more;" in err, err
+
+
+@pytest.mark.parametrize("given", ["", "claude:"])
+def test_an_id_left_out_is_said_in_a_whole_sentence(given: str) -> None:
+    # "... or the start of one ('sessdex list --app claude')" ended with no full stop,
+    # where the library's own BadValue, and every other message, has one
+    code, out, err = invoke("show", given)
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith("')."), err

@@ -123,8 +123,8 @@ def session_id_argument(f: F) -> F:
 
     def not_empty(_: click.Context, __: click.Parameter, value: str) -> str:
         told = api.id_left_out(value)
-        if told is not None:  # as the library says it (`api.resolve`)
-            raise click.BadParameter(told)
+        if told is not None:  # as the library says it (`api.resolve`), a sentence
+            raise click.BadParameter(f"{told}.")
         return value
 
     return click.argument(

@@ -7,8 +7,8 @@ hold the ready-made JSON record so that listing never re-reads a transcript.
 
 Each app's scan is noted while it runs (`freshness`: the folders it listed, the paths it
 probed, the environment it read), with each app's file signatures packed in one value and
-a generation bumped by every write: what the quick path (`quick`) checks instead of
-scanning.
+a generation bumped by every write that changes a session: what the quick path (`quick`)
+checks instead of scanning.
 
 Two sessdex processes may refresh at once: parsing happens outside any transaction, and
 writes are short IMMEDIATE transactions (a big refresh writes in parts while it parses),

@@ -219,8 +219,9 @@ def write(
             db.executemany(
                 "DELETE FROM signatures WHERE app = ?", [(a,) for a in touched]
             )
-        db.execute("UPDATE generation SET value = value + 1")
-        db.execute("DELETE FROM listings")
+        if affected:  # the listings saved hold sessions' records alone
+            db.execute("UPDATE generation SET value = value + 1")
+            db.execute("DELETE FROM listings")
         for app, note in (notes or {}).items():
             db.execute("DELETE FROM scans WHERE app = ?", (app,))
             db.execute("DELETE FROM scan_paths WHERE app = ?", (app,))

@@ -26,6 +26,11 @@ except ImportError:  # a Python built without its own hashes
     from hashlib import sha256
 
 
+def sha256_of(data: bytes) -> bytes:
+    """The SHA-256 digest of `data`, without loading OpenSSL where Python has its own."""
+    return bytes(sha256(data).digest())
+
+
 def state_home() -> str | None:
     """`SESSDEX_HOME`, when set: the folder all of sessdex's state goes below. A relative
     value (an env file's `.sessdex`, never expanded) is taken below the user's home: taken

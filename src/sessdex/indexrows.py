@@ -6,7 +6,6 @@ nor the reading (`index`).
 
 from __future__ import annotations
 
-import marshal
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -214,7 +213,7 @@ def write(
         _merge(db, affected, fresh)  # before the new fragments join the old
         db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
         if pack:
-            _pack_signatures(db, touched.union(also))
+            freshness.pack_signatures(db, touched.union(also))
         else:
             db.executemany(
                 "DELETE FROM signatures WHERE app = ?", [(a,) for a in touched]
@@ -237,24 +236,6 @@ def write(
             db.execute("ROLLBACK")
         raise
     return touched
-
-
-def _pack_signatures(db: sqlite3.Connection, apps: set[str]) -> None:
-    """Each app's file signatures as one marshalled list per `nested` value: the quick
-    path loads 10,000 of them in a few milliseconds, where rows take several times that."""
-    version = freshness.PACKED_FORMAT
-    for app in apps:
-        db.execute("DELETE FROM signatures WHERE app = ?", (app,))
-        for nested in (0, 1):
-            rows = db.execute(
-                "SELECT path, size, mtime_ns, inode, wal FROM files "
-                "WHERE app = ? AND nested = ?",
-                (app, nested),
-            ).fetchall()
-            db.execute(
-                "INSERT INTO signatures VALUES (?, ?, ?, ?)",
-                (app, nested, version, marshal.dumps(rows)),
-            )
 
 
 def _merge(

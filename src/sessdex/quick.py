@@ -46,6 +46,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
+    from .freshness import FileSignature
+
 
 class _Request:
     """What `sessdex list`/`find` was asked for, when this path can answer it."""
@@ -372,7 +374,8 @@ def _body_from_index(
             return None
         if changed:  # a live session grew: re-read just those files, then answer
             db.execute("COMMIT")
-            if not _warning_said(_bring_up_to_date, path, home, changed):
+            changed = _same_meaning(db, path, changed)
+            if changed and not _warning_said(_bring_up_to_date, path, home, changed):
                 return None
             db.execute("BEGIN")
         (generation,) = db.execute("SELECT value FROM generation").fetchone()
@@ -727,6 +730,50 @@ _TITLE = (
     "CASE WHEN instr(record, '\\u0000') > 0 THEN record END "
     "FROM sessions WHERE rowid = ?"
 )
+
+
+def _same_meaning(
+    db: sqlite3.Connection, path: str, changed: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """`changed` less the context files rewritten with the same meaning to the files
+    read with them (`sources.CONTEXT_DIGESTS`), whose new signatures are written in their
+    place: nothing is read again, and no session changed (the listings saved hold)."""
+    import importlib
+
+    from .sources import CONTEXT_DIGESTS
+
+    kept: list[tuple[str, FileSignature]] = []
+    for app, name in changed:
+        module = CONTEXT_DIGESTS.get(app)
+        row = db.execute("SELECT digest FROM contexts WHERE path = ?", (name,))
+        stored = row.fetchone() if module is not None else None
+        signature = freshness.file_signature(
+            name
+        )  # before the read: a later write shows
+        if stored is None or signature is None:
+            continue
+        hook = importlib.import_module(f".sources.{module}", __package__).digest
+        if hook(name) == bytes(stored[0]):
+            kept.append((name, signature))
+    if not kept or not os.access(path, os.W_OK):
+        return changed
+    names = {name for name, _ in kept}
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(
+                "UPDATE files SET size = ?, mtime_ns = ?, inode = ?, wal = ? "
+                "WHERE path = ?",
+                [(*signature, name) for name, signature in kept],
+            )
+            freshness.pack_signatures(db, {app for app, n in changed if n in names})
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    except sqlite3.Error:  # busy, or a full disk: the full path writes, or says why
+        return changed
+    return [(app, name) for app, name in changed if name not in names]
 
 
 def _bring_up_to_date(

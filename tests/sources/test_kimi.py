@@ -509,3 +509,70 @@ def test_kimi_json_rewritten_for_a_session_begun_prints_the_listing_saved_before
     _rewrite_work_dirs(home, "path")  # the meaning changed: the full command lists
     settle(home)
     assert not quick.answer("list", args)
+
+
+def test_kimi_json_rewritten_for_a_session_begun_loads_no_source_on_a_warm_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the warm list loaded the index's writer and Kimi's source to learn that nothing a
+    # session lists changed: most of its time, where nothing changed costs none of it
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "real" / "home", home)
+    list_rows(home, tmp_path / "state", monkeypatch, "--all")  # the index, cold
+    args = ["list", "--json", "--all", "--home", str(home)]
+    probe = (
+        "import sys; from sessdex.launch import main; main(); "
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m in "
+        "('sessdex.sources.kimi', 'sessdex.index', 'sessdex.model'))))"
+    )
+
+    def warm() -> tuple[bytes, str]:
+        settle(home)
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args], capture_output=True, check=True
+        )
+        return done.stdout, done.stderr.decode()
+
+    before, loaded = warm()
+    assert loaded == "" and b"shop-api" in before
+    _rewrite_work_dirs(home, "last_session_id")
+    assert warm() == (before, "")
+    assert warm() == (before, "")  # the new signature kept
+
+
+def test_each_context_digest_loaded_without_its_source_is_the_sources_own() -> None:
+    import importlib
+
+    from sessdex import sources
+
+    for app, module in sources.CONTEXT_DIGESTS.items():
+        light = importlib.import_module(f"sessdex.sources.{module}")
+        assert sources.get(app).context_digest is light.digest  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "same"),
+    [
+        ('"last_session_id": "a"', '"last_session_id": "b\\u00e9\\"c"', True),
+        ('"last_session_id": "a"', '"last_session_id":"b"', True),
+        ('"last_session_id": "a"', '"last_session_id": null', False),
+        # a raw tab in the string is no JSON: kimi then reads no work dir at all
+        ('"last_session_id": "a"', '"last_session_id": "\tb"', False),
+        ('"path": "/w/a"', '"path": "/w/b"', False),
+    ],
+)
+def test_kimi_json_digest_leaves_out_last_session_id_alone(
+    tmp_path: Path, before: str, after: str, same: bool
+) -> None:
+    kimi_json = tmp_path / "kimi.json"
+    digests = []
+    for member in (before, after):
+        text = '{"work_dirs": [{"kaos": "local", ' + member + ', "x": 1}]}'
+        if member.startswith('"path"'):
+            text = '{"work_dirs": [{' + member + ', "last_session_id": "s"}]}'
+        kimi_json.write_text(text)
+        digests.append(kimi.context_digest(str(kimi_json)))
+    assert (digests[0] == digests[1]) is same

@@ -157,6 +157,11 @@ TITLES: dict[str, str] = {
 # index can vouch for without importing every source; a test checks it.
 USAGE_HOOKED: frozenset[str] = frozenset({"claude", "codex", "qoder"})
 
+# The apps whose `context_digest` (see base.py) is the `digest` of a module that loads
+# without the source: a warm list tells a context file rewritten with the same meaning
+# (Kimi CLI's `kimi.json` at every session's start) without loading the app's source.
+CONTEXT_DIGESTS: dict[str, str] = {"kimi": "_kimi_json"}
+
 # An app whose name is no module name (a Python keyword): its module's.
 MODULES: dict[str, str] = {"continue": "continue_"}
 

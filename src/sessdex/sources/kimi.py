@@ -46,7 +46,7 @@ from .. import files, folders, programs
 from ..diagnostics import Diagnostics
 from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
-from . import _kimi_code
+from . import _kimi_code, _kimi_json
 from ._values import (
     Emitter,
     as_dict,
@@ -233,13 +233,9 @@ def context_of(path: str, location: Location) -> str | None:
     return os.path.join(folder, "sessions")
 
 
-def context_digest(path: str) -> bytes | None:
-    """What the sessions use of a `kimi.json`: its work dirs, without the
-    `last_session_id` kimi-cli rewrites the file for at every session's start."""
-    import hashlib  # here: OpenSSL loads only where a hash is taken
-
-    named = sorted(_work_dirs(Path(path).parent).items())
-    return hashlib.sha256(repr(named).encode("utf-8", "surrogatepass")).digest()
+# a `kimi.json` without the `last_session_id` kimi-cli rewrites it for at every session's
+# start: the work dirs its sessions read (a warm list loads it without this module)
+context_digest = _kimi_json.digest
 
 
 def _session_files(folder: Path, root: Path) -> Iterator[Path]:
@@ -496,7 +492,7 @@ def _work_dirs(root: Path) -> dict[str, str]:
     """Session folder name -> work directory, from kimi.json."""
     import hashlib  # here: OpenSSL loads only where a hash is taken
 
-    metadata = files.read_json_file(root / "kimi.json", limit=16 * 1024 * 1024)
+    metadata = files.read_json_file(root / "kimi.json", limit=_kimi_json.LIMIT)
     found: dict[str, str] = {}
     listed = as_dict(metadata).get("work_dirs")
     for work_dir in listed if isinstance(listed, list) else []:

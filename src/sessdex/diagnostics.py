@@ -192,19 +192,21 @@ class Diagnostics:
             or self.for_now
         ):
             return (Diagnostics, ())
+        return (_restored, self.plain())
+
+    def plain(self) -> tuple[object, ...]:
+        """What it holds as plain values (dicts, lists, text), which `restored` reads back:
+        sent by an index worker, kept by `usage` for a read it does not do again."""
         return (
-            _restored,
-            (
-                dict(self.skipped),
-                dict(self.unknown),
-                dict(self.versions),
-                self.details,
-                self.problems,
-                dict(self.passed_over),
-                self.unfinished,
-                dict(self.damaged),
-                self.for_now,
-            ),
+            dict(self.skipped),
+            dict(self.unknown),
+            dict(self.versions),
+            self.details,
+            self.problems,
+            dict(self.passed_over),
+            self.unfinished,
+            dict(self.damaged),
+            self.for_now,
         )
 
     def skip(self, path: str, line: int, reason: str) -> None:
@@ -433,6 +435,17 @@ class Diagnostics:
         for path, size in value.get("unfinished", {}).items():
             found.unfinished_line(path, size)
         return found
+
+
+def restored(values: list[object]) -> Diagnostics | None:
+    """The diagnostics `Diagnostics.plain` gave, back from a store that keeps tuples as
+    lists (msgpack); None for anything else."""
+    try:
+        found = _restored(*values)  # type: ignore[arg-type]
+        found.details = [(str(p), int(n), str(r)) for p, n, r in found.details]
+    except (TypeError, ValueError):
+        return None
+    return found
 
 
 def _restored(

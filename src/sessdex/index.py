@@ -783,6 +783,28 @@ class Index:
                 found.append((app, path, size))
         return found
 
+    def noted_diagnostics(
+        self, apps: Sequence[str], besides: Container[str] = ()
+    ) -> dict[str, Diagnostics]:
+        """Per app, what the parses of its files the index holds met (but those named in
+        `besides`: parsed this run, their news said), as each parse noted it: a warm
+        refresh parses nothing again, and a command that says it each run says it."""
+        marks = ",".join("?" * len(apps))
+        found: dict[str, Diagnostics] = {}
+        for app, path, blob in self.db.execute(
+            "SELECT app, path, diagnostics FROM files WHERE diagnostics IS NOT NULL"
+            f" AND app IN ({marks}) ORDER BY app, path",
+            list(apps),
+        ):
+            if path in besides:
+                continue
+            value = orjson.loads(blob)
+            noted = Diagnostics.from_json(value)
+            noted.details = [(p, n, r) for p, n, r in value.get("details", [])]
+            noted.problems = list(value.get("problems", []))
+            found.setdefault(app, Diagnostics()).update(noted)
+        return found
+
     def skipped_details(
         self, apps: Sequence[str] = ()
     ) -> list[tuple[str, str, int, str]]:
@@ -939,4 +961,5 @@ class Index:
 
 def _count(report: RefreshReport, result: Parsed) -> None:
     report.parsed += 1
+    report.parsed_paths.add(result[1])
     report.diagnostics.setdefault(result[0], Diagnostics()).update(result[4])

@@ -41,6 +41,9 @@ class RefreshReport:
     # app -> what its scan's own listings passed over, by what it is: a parse's are in
     # `diagnostics` too, and in the index with the file parsed
     passed_over: dict[str, Counter[str]] = field(default_factory=dict)
+    # the files parsed (their news in `diagnostics`): what the index noted of the others
+    # was news when they were parsed (`Index.noted_diagnostics`)
+    parsed_paths: set[str] = field(default_factory=set)
 
 
 def _until(

@@ -114,8 +114,8 @@ def _report(home: Home, report: str, apps: list[str], as_nl: bool) -> bytes:
     result = usage.run(home, report, apps=apps)
     said = sorted(result.collected.diagnostics.items())
     if any(d.problems or d.skipped or d.damaged for _, d in said):
-        # said as the full command says it (the read is not done again: a warm one
-        # would not meet a skipped line of a file it does not read)
+        # said as the full command says it (the read is not done again: a file's sums
+        # kept from an earlier run come with what that read met)
         from .cli._common import report_diagnostics
 
         for app, diagnostics in said:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from . import files, freshness, pathnames, sources, usage_listing
-from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed
+from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed, restored
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
 from .pricing import Catalogue, plain_name
@@ -170,6 +170,7 @@ class _Done:
     app: str
     path: str
     signature: str
+    start: int  # where the read began: past 0, what came before was read before
     offset: int
     state: dict[str, Any]
     buckets: list[Bucket]
@@ -262,7 +263,7 @@ def _scan(job: _Job) -> _Done:
     state = dict(scan.state)
     state[_BEFORE] = _bytes_before(job.path, scan.offset).hex()
     return _Done(
-        job.app, job.path, job.signature, scan.offset, state,
+        job.app, job.path, job.signature, job.offset, scan.offset, state,
         [b for b in sums.buckets.values() if b[11]], sums.keys.getvalue(), diagnostics,
     )  # fmt: skip
 
@@ -472,6 +473,42 @@ def _lift(out: Collected) -> None:
         ]
 
 
+def _said_before(index: Index, app: str) -> dict[str, Diagnostics]:
+    """What the reads of the app's files (or sessions) met, by file (or `app:id`), as
+    the last run kept it (`_keep_said`): a warm run that reads one no more says it too."""
+    stored = index.usage_meta(f"said:{app}")
+    try:
+        value = _decode(stored) if stored else {}
+    except msgspec.DecodeError:
+        return {}
+    found = {}
+    for key, plain in value.items() if isinstance(value, dict) else ():
+        said = restored(plain) if isinstance(plain, list) else None
+        if said is not None:
+            found[key] = said
+    return found
+
+
+def _keep_said(
+    index: Index, app: str, said: dict[str, Diagnostics], meta: list[tuple[str, bytes]]
+) -> None:
+    """`said` (file or `app:id` -> what its read met) to store, in `meta`, where it is
+    not what is stored: a read that broke off is read again, and says so then."""
+    kept = _encode(
+        {key: d.plain() for key, d in sorted(said.items()) if not d.problems}
+    )
+    if kept != (index.usage_meta(f"said:{app}") or _encode({})):
+        meta.append((f"said:{app}", kept))
+
+
+def _without_unfinished(diagnostics: Diagnostics) -> Diagnostics:
+    """A copy without the unfinished last line, which each run finds anew."""
+    copy = Diagnostics()
+    copy.update(diagnostics)
+    copy.unfinished = {}
+    return copy
+
+
 def _collect_files(
     index: Index,
     home: Home,
@@ -492,7 +529,11 @@ def _collect_files(
     kept: dict[str, bytes] = {}
     fingerprint: dict[str, list[str]] = {}
     meta: list[tuple[str, bytes]] = []
+    # app -> file -> what its read met: as the last run kept it, and as this one keeps it
+    met_before: dict[str, dict[str, Diagnostics]] = {}
+    met_now: dict[str, dict[str, Diagnostics]] = {}
     for app in names:
+        met_before[app], met_now[app] = _said_before(index, app), {}
         # the listing kept from the last run while it holds: the app's source is loaded
         # only to list again, or to read a file that changed
         stored = index.usage_meta(usage_listing.meta_name(app))
@@ -523,9 +564,13 @@ def _collect_files(
             sizes[name] = st.st_size
             if row is not None and row[1] == signature:
                 kept[name] = row[4]
-                # unchanged since: a last line unfinished then is said again (-v)
-                said = out.diagnostics.setdefault(app, Diagnostics())
-                _note_unfinished(name, int(row[2]), st.st_size, said)
+                # unchanged since: what its read met is said again, and a last line
+                # unfinished then (-v)
+                told = out.diagnostics.setdefault(app, Diagnostics())
+                if (earlier := met_before[app].get(name)) is not None:
+                    told.update(earlier)
+                    met_now[app][name] = earlier
+                _note_unfinished(name, int(row[2]), st.st_size, told)
                 continue
             job = _Job(app, name, signature)
             if (
@@ -561,7 +606,15 @@ def _collect_files(
             index.db.close()  # no SQLite connection is carried across fork
 
     for result in _run(jobs, sizes, progress, forking):
-        out.diagnostics.setdefault(result.app, Diagnostics()).update(result.diagnostics)
+        told = out.diagnostics.setdefault(result.app, Diagnostics())
+        met = _without_unfinished(result.diagnostics)
+        earlier = met_before[result.app].get(result.path) if result.start else None
+        if earlier is not None:  # read on from where it was read to: met before that
+            told.update(earlier)
+            met.update(earlier)
+        told.update(result.diagnostics)
+        if met.skipped or met.damaged or met.details or met.problems or met.unknown:
+            met_now[result.app][result.path] = met
         saved = (
             result.path,
             result.app,
@@ -599,6 +652,7 @@ def _collect_files(
             losers = _cross_file(sources.get(app), keys, catalogue)
             meta.append((name, _encode([digest, losers])))
         out.buckets.extend((app, b) for b in losers)
+        _keep_said(index, app, met_now[app], meta)
     index.save_usage([], [], meta)
 
 
@@ -784,6 +838,10 @@ def _collect_sessions(
     cached = index.usage_files(names)
     save = []
     seen = set()
+    # app -> `app:id` -> what the read of its session met: as the last run kept it, and
+    # as this one keeps it
+    met_before = {app: _said_before(index, app) for app in names}
+    met_now: dict[str, dict[str, Diagnostics]] = {app: {} for app in names}
     for row, session in decoded:
         if session.parent_id and (row.app, session.parent_id) in ids:
             continue  # its events come with its parent's
@@ -799,6 +857,9 @@ def _collect_sessions(
         hit = cached.get(path)
         if hit is not None and hit[1] == signature and _read_files_hold(hit[3]):
             out.buckets.extend((row.app, b) for b in _decode(hit[4]))
+            if (earlier := met_before[row.app].get(path)) is not None:
+                out.diagnostics.setdefault(row.app, Diagnostics()).update(earlier)
+                met_now[row.app][path] = earlier
             continue
         diagnostics = Diagnostics()
         buckets: dict[tuple[Any, ...], Bucket] = {}
@@ -811,6 +872,8 @@ def _collect_sessions(
         found = list(buckets.values())
         out.buckets.extend((row.app, b) for b in found)
         out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
+        if diagnostics.skipped or diagnostics.damaged or diagnostics.details:
+            met_now[row.app][path] = diagnostics
         if not diagnostics.problems:  # a read that broke off is not kept: read it again
             # the session's own stores (and its sub-agents') are its records' to tell: a
             # database of many sessions changes with each, the record with its own
@@ -819,7 +882,10 @@ def _collect_sessions(
             state = _encode({_READ: freshness.SIDE.join(map(freshness.side, beside))})
             save.append((path, row.app, signature, 0, state, _encode(found), b""))
     # what the refresh's listings met, after the reads: a line the listing of a file and
-    # its read both met (a broken head line, a cut document) is one line, counted once
+    # its read both met (a broken head line, a cut document) is one line, counted once;
+    # with what the listings of the files it did not parse again met, as a cold run says
+    for app, noted in index.noted_diagnostics(names, report.parsed_paths).items():
+        report.diagnostics.setdefault(app, Diagnostics()).update(noted)
     for app, diagnostics in report.diagnostics.items():
         out.diagnostics.setdefault(app, Diagnostics()).update_unseen(diagnostics)
     # a last line unfinished when its file was listed, said again while it is unchanged
@@ -827,7 +893,10 @@ def _collect_sessions(
     for app, path, size in index.unfinished_lines(names):
         out.diagnostics.setdefault(app, Diagnostics()).unfinished_line(path, size)
     gone = [p for p in cached if p not in seen]
-    index.save_usage(save, gone)
+    meta: list[tuple[str, bytes]] = []
+    for app in names:
+        _keep_said(index, app, met_now[app], meta)
+    index.save_usage(save, gone, meta)
 
 
 def _own_files(sessions: Iterable[Any]) -> set[str]:

@@ -73,3 +73,20 @@ def test_a_warm_usage_says_the_damaged_lines_a_cold_one_said(
     assert warning in cold
     assert _usage(home, path, *options) == cold
     assert warning in _usage(home, "cli", "--app", app)  # the table says it too
+
+
+def test_a_file_read_on_from_where_it_was_read_to_says_what_came_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript that grew is read from where it was read to: the damaged line before
+    that is still said, once, as a cold run says it."""
+    home = tmp_path / "home"
+    warning = _claude(home)
+    assert warning in _usage(home, "cli", "--json")
+    path = sorted((home / ".claude" / "projects").glob("*/*.jsonl"))[0]
+    with path.open("ab") as out:  # the app's next line
+        out.write(b'{"type":"user","message":{"role":"user","content":"and then?"}}\n')
+    warm = _usage(home, "cli", "--json")
+    assert warm.count(warning) == 1
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "cold"))
+    assert _usage(home, "cli", "--json") == warm

@@ -30,9 +30,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import PYTHON, ROOT, environment, ms, run
 
 REAL = ROOT / "tests" / "data" / "kimi" / "real" / "home"
-# the real command, with the kimi adapter's digest hook taken away first
+# the real command, with the kimi adapter's digest hook taken away first (and the one the
+# quick path loads without the adapter, `sources.CONTEXT_DIGESTS`)
 PLAIN = (
-    "import runpy, sys; from sessdex.sources import kimi; del kimi.context_digest; "
+    "import runpy, sys; from sessdex import sources; sources.CONTEXT_DIGESTS.clear(); "
+    "from sessdex.sources import kimi; del kimi.context_digest; "
     "sys.argv[0] = 'sessdex'; runpy.run_module('sessdex', run_name='__main__')"
 )
 

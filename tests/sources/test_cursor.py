@@ -141,8 +141,7 @@ def test_events_of_a_transcript() -> None:
         "assistant",
         "turn_end",
         "user",
-        "assistant",
-        "tool_call",
+        "tool_call",  # its "[REDACTED]" marks withheld thinking, not words said
         "assistant",
         "turn_end",
     ]
@@ -417,3 +416,47 @@ def test_resume_keeps_plan_or_ask_mode() -> None:
     for mode in ("search", "default", None):
         plain = cursor.resume(replace(found[NOTES], permission_mode=mode))
         assert plain is not None and "--mode" not in plain.argv
+
+
+def test_a_transcripts_stamps_date_its_turns_and_its_redacted_marks_are_not_said(
+    tmp_path: Path,
+) -> None:
+    """Real transcripts (2026-07, per public readers of them) open each prompt with a
+    `<timestamp>` in the user's local time and end the assistant's text with a
+    `[REDACTED]` marker where its thinking was withheld (a turn of thinking alone holds
+    only the marker): the prompt and what follows it are dated, and the marker is not
+    shown as something the agent said."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    folder = (
+        tmp_path / ".cursor" / "projects" / "home-dev-app" / "agent-transcripts" / BARE
+    )
+    folder.mkdir(parents=True)
+    stamp = "<timestamp>Tuesday, Jul 21, 2026, 1:11 PM (UTC+3)</timestamp>\n"
+    lines = [
+        {"role": "user", "message": {"content": [{"type": "text", "text":
+            stamp + "<user_query>\nrun ls\n</user_query>"}]}},
+        {"role": "assistant", "message": {"content": [
+            {"type": "text", "text": "[REDACTED]"},
+            {"type": "tool_use", "name": "Shell", "input": {"command": "ls"}}]}},
+        {"role": "assistant", "message": {"content": [
+            {"type": "text", "text": "Two files.\n\n[REDACTED]"}]}},
+        {"type": "turn_ended", "status": "success"},
+    ]  # fmt: skip
+    (folder / f"{BARE}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    shown = CliRunner().invoke(main, ["show", BARE, "--json", "--home", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    got = json.loads(shown.stdout)
+    assert [(e["kind"], e["text"]) for e in got if e["kind"] != "tool_call"] == [
+        ("user", "run ls"),
+        ("assistant", "Two files."),
+        ("turn_end", None),
+    ]
+    assert [(e["time"], e["time_estimated"]) for e in got] == [
+        ("2026-07-21T10:11:00.000Z", False)
+    ] + [("2026-07-21T10:11:00.000Z", True)] * 3
+    text = CliRunner().invoke(main, ["show", BARE, "--home", str(tmp_path)]).stdout
+    assert "REDACTED" not in text and "<timestamp>" not in text
+    assert "2026-07-21 10:11" in text  # the header's start, no longer the file's mtime

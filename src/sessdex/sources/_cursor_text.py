@@ -53,6 +53,7 @@ _MONTHS = {
 }
 HEAD_LINES = 200  # lines read for the listing's first prompt and time
 QUERY_CAP = 256 * 1024  # a prompt's text held while its tag is open
+STAMP_REACH = 4096  # the stamp opens a prompt: a long one is not searched through
 
 
 def first_query(path: Path) -> tuple[str | None, datetime | None, bool]:
@@ -70,6 +71,17 @@ def first_query(path: Path) -> tuple[str | None, datetime | None, bool]:
         when(stamp.group(1)) if stamp else None,
         spoken,
     )
+
+
+def stamp(text: str) -> datetime | None:
+    """The time of a prompt's `<timestamp>` tag in `text`, if it has one."""
+    found = _STAMP.search(text[:STAMP_REACH])
+    return when(found.group(1)) if found else None
+
+
+def unstamped(text: str) -> str:
+    """`text` without its `<timestamp>` tags."""
+    return _STAMP.sub("", text)
 
 
 def when(value: str) -> datetime | None:

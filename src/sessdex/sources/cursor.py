@@ -5,7 +5,10 @@ What it writes: `projects/<slug>/agent-transcripts/<id>/<id>.jsonl` (before abou
 2026 a plain-text `agent-transcripts/<id>.txt`, read by `_cursor_text`) (slug: the workspace
 path without its leading `/`, other `/` as `-`; the IDE's agent writes here too), records
 `{role, message: {content: [text | tool_use | …]}}` and `{type: "turn_ended", status}`, with
-no times, no tool results, no usage and no model. The CLI rewrites the file whole on resume.
+no tool results, no usage and no model; a prompt's time only in the `<timestamp>` tag its
+text opens with in newer files (the user's local time, to the minute: the events after it
+are dated by it, as a guess), and a `[REDACTED]` mark ending the answer's text where its
+thinking was withheld (dropped). The CLI rewrites the file whole on resume.
 Sub-agents: `…/<id>/subagents/<sub id>.jsonl`. The CLI also keeps
 `chats/<md5(workspace)>/<id>/store.db` (SQLite: a `meta` row of hex-encoded JSON with
 `name`, `mode`, `isRunEverything`, `lastUsedModel`, `createdAt`; content-addressed blobs
@@ -85,6 +88,7 @@ _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
 # `meta.mode` says `plan` for a chat in plan mode (public readers' notes)
 _READ_ONLY_MODES = frozenset({"plan", "ask"})
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
+_REDACTED = re.compile(r"\s*\[REDACTED\]\s*\Z")  # where thinking was withheld
 _MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
 
 
@@ -158,6 +162,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     session_dir = path.parent.parent if child else path.parent
     slug = session_dir.parent.parent.name
     first_query: str | None = None
+    created: datetime | None = None
     roles = 0
     for line in head:
         record = files.parse_json(line, diagnostics, str(path))
@@ -166,6 +171,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         roles += 1
         if record.get("role") == "user" and first_query is None:
             first_query = one_line(_user_text(_blocks(record)), limit=None)
+            created = _stamp(_blocks(record))
     if roles == 0:
         return []
     return [
@@ -175,6 +181,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             path=str(path),
             cwd=_resolve_slug(slug, session_dir.name, _chat_roots(location)),
             title=first_query,
+            created=created,
             updated=datetime.fromtimestamp(stat.st_mtime, UTC),
             bytes=stat.st_size,
             parent_id=session_dir.name if child else None,
@@ -413,21 +420,25 @@ class _Reader:
         self.session = session
         self.diagnostics = diagnostics
         self.emit = Emitter(session.id)
+        self.time: datetime | None = None  # the last prompt's `<timestamp>`
 
     def event(
         self, kind: EventKind, agent: str | None, **fields: Unpack[EventFields]
     ) -> Event:
         fields["agent_id"] = agent
-        return self.emit(kind, **fields)
+        # the time of the prompt these events answer: a guess for all but the prompt
+        return self.emit(kind, self.time, estimated=kind != "user", **fields)
 
     def transcript(
         self, path: Path, *, full: bool, offset: int, agent: str | None
     ) -> Iterator[Event]:
+        self.time = None  # a sub-agent's own prompts date its events
         for _line, record in files.iter_records(
             path, self.diagnostics, offset=offset, full=full
         ):
             role = record.get("role")
             if role == "user":
+                self.time = _stamp(_blocks(record)) or self.time
                 text = _user_text(_blocks(record))
                 if text:
                     yield self.event("user", agent, text=text)
@@ -504,6 +515,9 @@ class _Reader:
             kind = type_tag(block.get("type"))
             if kind == "text":
                 value = shown_text(block.get("text"))
+                if value and not user:
+                    # withheld thinking leaves this mark at the end of the text
+                    value = _REDACTED.sub("", value)
                 if value and not user:
                     texts.append(value)
             elif kind in ("thinking", "reasoning"):
@@ -648,7 +662,18 @@ def _user_text(blocks: list[dict[str, object]]) -> str | None:
         return None
     joined = "\n".join(texts)
     queries = _USER_QUERY.findall(joined)
-    return "\n".join(queries) if queries else joined.strip()
+    return "\n".join(queries) if queries else _cursor_text.unstamped(joined).strip()
+
+
+def _stamp(blocks: list[dict[str, object]]) -> datetime | None:
+    """The time a prompt's `<timestamp>` gives (the user's local time, to the minute)."""
+    for block in blocks:
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str):
+            found = _cursor_text.stamp(text)
+            if found is not None:
+                return found
+    return None
 
 
 def _content_text(value: object) -> str | None:

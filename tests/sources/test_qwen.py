@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
@@ -1148,3 +1149,31 @@ def test_a_usage_record_written_alone_names_a_prompt_logs_folder_warm_as_cold(
     warm = listed("warm")
     assert warm == listed("cold")
     assert "/home/alex/code/legacy-cli" in warm.values()
+
+
+def test_an_image_sent_with_a_prompt_is_a_short_note_not_dropped(
+    tmp_path: Path,
+) -> None:
+    """An image pasted or @-named in a prompt reaches the model, and the chat file, as an
+    `inlineData` part (base64) beside the text (a file by URI as `fileData`): `show` says
+    one was sent, by its type and size, as it does for Gemini CLI, never the data."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = home / ".qwen" / "projects" / "-home-alex-code-shop-api" / "chats"
+    lines = (path / f"{BASIC}.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    data = base64.b64encode(b"\x89PNG" + bytes(2044)).decode()
+    first["message"] = {"role": "user", "parts": [
+        {"text": "What is in this picture?"},
+        {"inlineData": {"mimeType": "image/png", "data": data}},
+        {"fileData": {"mimeType": "application/pdf", "fileUri": "file:///tmp/spec.pdf"}},
+    ]}  # fmt: skip
+    (path / f"{BASIC}.jsonl").write_text(
+        "\n".join([json.dumps(first), *lines[1:]]) + "\n"
+    )
+    shown = CliRunner().invoke(main, ["show", BASIC, "--json", "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    [prompt, *_] = [e for e in json.loads(shown.stdout) if e["kind"] == "user"]
+    assert prompt["text"] == (
+        "What is in this picture?\n[image/png, 2.0 KB]\n[file file:///tmp/spec.pdf]"
+    )

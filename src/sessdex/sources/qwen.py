@@ -89,6 +89,7 @@ from ._values import (
     Emitter,
     as_int,
     as_str,
+    blob,
     epoch_or_iso_time,
     iso_time,
     json_copy,
@@ -458,13 +459,18 @@ def _user_text(record: dict[str, object]) -> str | None:
     display = as_str(payload.get("displayText")) if isinstance(payload, dict) else None
     if display is not None:
         return display
-    texts = [
-        text
-        for part in _parts(record.get("message"))
-        if isinstance(text := part.get("text"), str)
-        and not part.get("thought")
-        and not text.lstrip().startswith(_HOOK_CONTEXT)
-    ]
+    texts: list[str] = []
+    for part in _parts(record.get("message")):
+        text = part.get("text")
+        inline = part.get("inlineData")
+        linked = part.get("fileData")
+        if isinstance(text, str):
+            if not part.get("thought") and not text.lstrip().startswith(_HOOK_CONTEXT):
+                texts.append(text)
+        elif isinstance(inline, dict):  # an image sent with the prompt, in base64
+            texts.append(blob(as_str(inline.get("mimeType")), inline.get("data")))
+        elif isinstance(linked, dict) and (uri := as_str(linked.get("fileUri"))):
+            texts.append(f"[file {uri}]")
     return "\n".join(texts) if texts else None
 
 

@@ -558,3 +558,51 @@ def test_a_fork_of_a_fork_names_the_fork_it_was_copied_from(tmp_path: Path) -> N
     assert found[second].extra.get("forked_from_id") == FORK
     assert found[FORK].extra.get("forked_from_id") == FORK_ORIGIN
     assert total(events(found[second])) == Usage()  # it made no call of its own
+
+
+def test_what_a_prompt_attached_is_named_and_an_image_never_dumped(
+    tmp_path: Path,
+) -> None:
+    """A prompt's `attachments` (copilot-sdk's session-events schema: a file, a folder, a
+    selection, a GitHub item, a pasted image as a base64 `blob`) are what the user sent
+    with the words: `show` names each on a line of its own, an image by its type and
+    size, never its data."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = next(home.rglob(f"{BASIC}/events.jsonl"))
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    first = next(r for r in records if r["type"] == "user.message")
+    first["data"]["attachments"] = [
+        {"type": "file", "path": "/home/alex/code/shop-api/checkout.py",
+         "displayName": "checkout.py"},
+        {"type": "directory", "path": "/home/alex/code/shop-api/tests",
+         "displayName": "tests"},
+        {"type": "selection", "filePath": "/home/alex/code/shop-api/api.py",
+         "displayName": "api.py", "text": "def pay():",
+         "selection": {"start": {"line": 11, "character": 0},
+                       "end": {"line": 14, "character": 0}}},
+        {"type": "github_reference", "number": 42, "title": "Retry checkout",
+         "referenceType": "issue", "state": "open",
+         "url": "https://github.com/alex/shop-api/issues/42"},
+        {"type": "blob", "mimeType": "image/png", "displayName": "screenshot.png",
+         "data": "iVBORw0KGgo" + "A" * 4085},
+        {"type": "blob", "mimeType": "image/jpeg", "assetId": "sha256:ab12",
+         "byteLength": 20480},
+    ]  # fmt: skip
+    write_events(path, records)
+    shown = CliRunner().invoke(main, ["show", BASIC, "--json", "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    [prompt, *_] = [e for e in json.loads(shown.stdout) if e["kind"] == "user"]
+    assert prompt["text"].splitlines() == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "[file /home/alex/code/shop-api/checkout.py]",
+        "[folder /home/alex/code/shop-api/tests]",
+        "[selection /home/alex/code/shop-api/api.py:12-15]",
+        "[issue #42 Retry checkout]",
+        "[image/png screenshot.png, 3.0 KB]",
+        "[image/jpeg, 20.0 KB]",
+    ]

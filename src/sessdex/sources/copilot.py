@@ -69,6 +69,7 @@ from ._values import (
     as_int,
     as_str,
     copied_note,
+    decoded_size,
     epoch_or_iso_time,
     line_start,
     one_line,
@@ -622,7 +623,9 @@ class _Reader:
                     extra={"injected": True, "source": as_str(data.get("source"))},
                 )
             else:
-                yield self.event("user", record, text=shown_text(data.get("content")))
+                pieces = [shown_text(data.get("content")) or "", *_attached(data)]
+                typed = "\n".join(piece for piece in pieces if piece)
+                yield self.event("user", record, text=typed or None)
         elif kind == "assistant.reasoning":
             yield from self.thinking(record, agent, data.get("content"))
         elif kind == "assistant.message":
@@ -957,3 +960,50 @@ def _injected(data: dict[str, object]) -> bool:
     ):
         return True
     return source not in _TYPED_SOURCES and not source.startswith("agent-")
+
+
+def _attached(data: Mapping[str, object]) -> list[str]:
+    """A note for each thing a prompt attached (copilot-sdk's `Attachment` union): named
+    by its path, place or title, an image by its type and size, never its bytes."""
+    notes: list[str] = []
+    attachments = data.get("attachments")
+    for item in attachments if isinstance(attachments, list) else []:
+        if not isinstance(item, dict):
+            continue
+        kind = as_str(item.get("type")) or "attachment"
+        name = as_str(item.get("displayName"))
+        if kind == "file":
+            notes.append(f"[file {as_str(item.get('path')) or name}]")
+        elif kind == "directory":
+            notes.append(f"[folder {as_str(item.get('path')) or name}]")
+        elif kind == "selection":
+            place = as_dict(item.get("selection"))
+            start = as_int(as_dict(place.get("start")).get("line"))
+            end = as_int(as_dict(place.get("end")).get("line"))
+            lines = (
+                f":{start + 1}-{end + 1}"
+                if start is not None and end is not None
+                else ""
+            )
+            notes.append(f"[selection {as_str(item.get('filePath')) or name}{lines}]")
+        elif kind == "blob":  # pasted bytes: a size, from the data or the asset's count
+            size = as_int(item.get("byteLength")) or decoded_size(item.get("data"))
+            label = " ".join(
+                part for part in (as_str(item.get("mimeType")) or "data", name) if part
+            )
+            notes.append(
+                f"[{label}, {files.human_bytes(size)}]" if size else f"[{label}]"
+            )
+        elif kind == "github_reference":
+            number = as_int(item.get("number"))
+            title = as_str(item.get("title"))
+            noun = as_str(item.get("referenceType")) or "reference"
+            notes.append(
+                f"[{noun} #{number} {title}]" if number else f"[{noun} {title}]"
+            )
+        else:  # a commit, release, job, repository, diff, URL, an extension's context
+            where = as_str(item.get("url")) or name or as_str(item.get("name"))
+            notes.append(
+                f"[{kind.removeprefix('github_')}{' ' + where if where else ''}]"
+            )
+    return [shown_text(note) or "" for note in notes]

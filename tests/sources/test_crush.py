@@ -652,3 +652,27 @@ def test_list_and_watch_say_a_session_was_last_active_at_its_last_message() -> N
     for session_id, updated in watched.items():
         if session_id is not None:
             assert listed[session_id] == updated, session_id
+
+
+def test_a_batch_calls_results_read_as_each_calls_output_not_json() -> None:
+    """Go OpenCode's `batch` tool ran several tools in one call and answered with their
+    results as one JSON document (`{"results": [{tool_name, tool_input, result}]}`,
+    real in the Noora database): each shows as the output of the call it answers, under
+    the call's name and argument, never the JSON."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    shown = CliRunner().invoke(main, ["show", NOORA, "--json", "--home", str(HOME)])
+    assert shown.exit_code == 0, shown.output
+    answered = [e for e in json.loads(shown.stdout) if e["kind"] == "tool_result"]
+    assert len(answered) == 2
+    first = answered[0]["text"]
+    assert '"results"' not in first and "\\u003c" not in first
+    readme = "/home/alex/code/noora/packages/cli/README.md"
+    assert first.startswith(f"[view — {readme}]\n<file>\n     1|# Noora")
+    assert "\n\n[glob — .all-contributorsrc]\nNo files found\n\n" in first
+    assert first.endswith(
+        "[view — /home/alex/code/noora/package.json] (failed)\n"
+        "File not found: /home/alex/code/noora/package.json"
+    )

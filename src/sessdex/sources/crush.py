@@ -642,7 +642,7 @@ class _Reader:
         elif kind == "tool_result":
             content = data.get("content")
             text = (
-                shown_text(content, keep_empty=False)
+                _batch_results(content) or shown_text(content, keep_empty=False)
                 if isinstance(content, str)
                 else None
             )
@@ -806,6 +806,34 @@ def _parts(
         diagnostics.skip(where, 0, "not JSON")
         return []
     return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+
+
+def _batch_results(content: str) -> str | None:
+    """Go OpenCode's `batch` tool answers with its calls' results as one JSON document
+    (`{"results": [{tool_name, tool_input, result: {content, is_error}}]}`): each result
+    under the call it answers, as `[view — README.md]`; None for any other output."""
+    if not content.startswith('{"results":['):
+        return None
+    try:
+        results = orjson.loads(content).get("results")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    blocks: list[str] = []
+    for item in results if isinstance(results, list) else []:
+        item = as_dict(item)
+        result = as_dict(item.get("result"))
+        name = as_str(item.get("tool_name"))
+        if name is None:
+            return None
+        argument = next(
+            (v for v in as_dict(item.get("tool_input")).values() if isinstance(v, str)),
+            None,
+        )
+        head = f"[{name}{' — ' + argument if argument else ''}]"
+        failed = " (failed)" if result.get("is_error") is True else ""
+        body = shown_text(result.get("content"), keep_empty=False) or ""
+        blocks.append(f"{head}{failed}\n{body}".rstrip("\n"))
+    return shown_text("\n\n".join(blocks), keep_empty=False) if blocks else None
 
 
 def _binary_label(data: dict[str, object]) -> str:

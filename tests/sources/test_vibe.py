@@ -857,3 +857,30 @@ def test_an_older_legacy_folder_changed_alone_lists_its_chain_warm_as_cold(
     warm = listed("warm")
     assert warm == listed("cold2")
     assert warm["bytes"] == listed("cold3")["bytes"]
+
+
+def test_a_legacy_shell_result_shows_what_the_command_printed(tmp_path: Path) -> None:
+    """The legacy harness gives the model a shell call's fields as `key: value` lines
+    (`command:`, `shell:`, `exit_code:` before `stdout:`), so the folded result showed
+    the command again and hid its output; its `tool_result.output` keeps the fields:
+    what it printed (stdout, then stderr) is the result, failed on a non-zero exit."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = home / SAVE_DIR / "session_20261130_081121_ee760971" / "messages.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    second = [r for r in records if r.get("role") == "tool"][1]
+    second["tool_result"]["output"].update(
+        exit_code=2, returncode=2, stdout="", stderr="sh: no such file\n"
+    )
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    shown = CliRunner().invoke(
+        main, ["show", "ee760971", "--json", "--home", str(home)]
+    )
+    assert shown.exit_code == 0, shown.output
+    results = [e for e in json.loads(shown.stdout) if e["kind"] == "tool_result"]
+    assert [(e["text"], e["is_error"]) for e in results] == [
+        ("hello-from-tool", False),
+        ("sh: no such file", True),
+    ]
+    text = CliRunner().invoke(main, ["show", "ee760971", "--home", str(home)]).stdout
+    assert "  ⎿ hello-from-tool\n" in text and "exit_code" not in text

@@ -745,6 +745,13 @@ def _folder_events(
             shown = obj(obj(result, "presentation"), "display")
             failed = result.get("cancelled") is True or shown.get("success") is False
             failed = failed or bool(text and text.lstrip().startswith(_CAUTION))
+            output = obj(result, "output")
+            if "stdout" in output or "stderr" in output:
+                # a shell call: the model is given its fields as `key: value` lines,
+                # the command first; what it printed is the result
+                text = _printed(output) or None
+                code = output.get("returncode", output.get("exit_code"))
+                failed = failed or (isinstance(code, int) and code != 0)
             yield say(
                 "tool_result",
                 time=when,
@@ -993,6 +1000,16 @@ def process_session(args: Sequence[str]) -> Opened | None:
     `--resume <id>` that session, `--continue` (`-c`) its folder's latest. A picker
     (`--resume` alone): one not known yet."""
     return opened_by_flags(args, RESUME_FLAGS)
+
+
+def _printed(output: dict[str, object]) -> str:
+    """What a shell command printed: its stdout, then its stderr."""
+    printed = [
+        text.rstrip("\n")
+        for key in ("stdout", "stderr")
+        if (text := text_of(output, key)) and text.strip()
+    ]
+    return plain("\n".join(printed))
 
 
 def _manual_shell(

@@ -9,8 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from sessdex import files
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, _json_chat, gemini
@@ -857,3 +859,18 @@ def test_a_sub_agent_lists_warm_as_cold_when_its_lead_alone_writes_its_spawn(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm["agent_type"] == "generalist"
+
+
+def test_a_shell_output_is_shown_without_its_untrusted_context_wrapper() -> None:
+    """Gemini CLI 0.61 wraps what a shell command printed in `<untrusted_context>` tags
+    for the model (real run): the wrapper is not output, so the result starts with what
+    the command printed and the folded view keeps a line of it more."""
+    shown = CliRunner().invoke(main, ["show", BASIC, "--json", "--home", str(HOME)])
+    assert shown.exit_code == 0, shown.output
+    results = [
+        e["text"] for e in json.loads(shown.stdout) if e["kind"] == "tool_result"
+    ]
+    assert results == [
+        "Output: hello-from-tool\nProcess Group PGID: 28474",
+        "Output: hello-after-resume\nProcess Group PGID: 28504",
+    ]

@@ -341,10 +341,22 @@ def _response_text(response: dict[str, object]) -> tuple[str | None, bool]:
     if error := text_of(body, "error"):
         return plain(error), True
     if output := text_of(body, "output"):
-        return plain(output), False
+        return plain(_unwrapped(output)), False
     if isinstance(body, str):
         return plain(body), False
     return (orjson.dumps(body).decode() if body else None), False
+
+
+# Gemini CLI wraps a shell command's output in these for the model (0.61): not output
+_UNTRUSTED = ("<untrusted_context>\n", "\n</untrusted_context>")
+
+
+def _unwrapped(output: str) -> str:
+    """The output inside the `<untrusted_context>` tags that wrap it whole, if they do."""
+    start, end = _UNTRUSTED
+    if output.startswith(start) and output.rstrip("\n").endswith(end):
+        return output[len(start) : len(output.rstrip("\n")) - len(end)]
+    return output
 
 
 def _result_text(result: object, display: object) -> tuple[str | None, bool]:

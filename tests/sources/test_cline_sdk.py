@@ -435,3 +435,28 @@ def test_a_linked_sub_agent_whose_file_is_gone_takes_no_other_file(
     got = events(sessions(Home.at(home))[NEXT_LEAD])
     started = [(e.call_id, e.extra["child_id"]) for e in got if e.kind == "subagent"]
     assert started == [("toolu_foot", f"{NEXT_LEAD}__agent_foot")]
+
+
+def test_a_sub_agents_answer_shows_as_its_words_not_its_run_record() -> None:
+    """`spawn_agent` gives the lead its sub-agent's run as one JSON record (`text`,
+    `iterations`, `finishReason`, `usage`; real, CLI 3.0.65): the result is the words the
+    sub-agent sent back, so `show` reads as it does for other apps and `export -f md`
+    points at the sub-agent's last reply instead of repeating it as JSON."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    shown = CliRunner().invoke(main, ["show", REAL_LEAD, "--json", "--home", str(REAL)])
+    assert shown.exit_code == 0, shown.output
+    lead = [
+        e for e in json.loads(shown.stdout)
+        if e["kind"] == "tool_result" and e["agent_id"] is None
+    ]  # fmt: skip
+    assert [(e["text"], e["is_error"]) for e in lead] == [
+        ("Sub-agent report: the greeting command printed hello-from-subagent.", False)
+    ]
+    exported = CliRunner().invoke(
+        main, ["export", REAL_LEAD, "-f", "md", "--home", str(REAL)]
+    )
+    assert '"finishReason"' not in exported.stdout
+    assert "its last reply, above" in exported.stdout

@@ -385,10 +385,13 @@ class _Reader:
                 if texts:
                     yield event("user", text="\n".join(texts))
                     texts.clear()
+                text = result_text(block.get("content"))
+                if as_str(block.get("name")) in (SPAWN_TOOL, None):
+                    text = _spawn_reply(text)
                 yield event(
                     "tool_result",
                     call_id=as_str(block.get("tool_use_id")),
-                    text=result_text(block.get("content")),
+                    text=text,
                     is_error=block.get("is_error") is True,
                 )
             elif kind == "text":
@@ -617,6 +620,25 @@ def display_text(value: object) -> str | None:
         inner = _MODE_NOTICE.sub("", command.group(2)).strip()
         text = f"/{command.group(1)} {inner}".strip()
     return plain(text) if text else None
+
+
+def _spawn_reply(text: str) -> str:
+    """A `spawn_agent` result is the sub-agent's run as one JSON record (`text`,
+    `iterations`, `finishReason`, `usage`): the words it sent back (and why it stopped,
+    where it did not complete), else `text` as is."""
+    if not text.startswith('{"text":'):
+        return text
+    try:
+        record = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    reply = record.get("text") if isinstance(record, dict) else None
+    if not isinstance(reply, str) or "finishReason" not in record:
+        return text
+    reason = record.get("finishReason")
+    if isinstance(reason, str) and reason != "completed":  # cut short: say why
+        return f"{reply}\n[{plain(reason)}]".lstrip("\n")
+    return reply
 
 
 def result_text(content: object) -> str:

@@ -576,3 +576,34 @@ def test_kimi_json_digest_leaves_out_last_session_id_alone(
         kimi_json.write_text(text)
         digests.append(kimi.context_digest(str(kimi_json)))
     assert (digests[0] == digests[1]) is same
+
+
+@pytest.mark.parametrize(
+    ("home", "lead", "header"),
+    [
+        (REAL, REAL_PARENT, "agent_id: aa2b6a024"),  # Kimi CLI 1.51
+        (DATA / "real-code" / "home", "6701cc78", "agent_id: agent-0"),  # Kimi Code
+    ],
+)
+def test_a_sub_agents_answer_shows_as_its_summary_not_its_header(
+    home: Path, lead: str, header: str
+) -> None:
+    """The `Agent` tool answers the lead with a header (`agent_id:`, `status:`, …), then
+    `[summary]` and what the sub-agent sent back (Kimi Code adds a `resume_hint:` for the
+    model after it): the result is the summary, so the folded view shows it rather than
+    the header's first lines."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    shown = CliRunner().invoke(main, ["show", lead, "--json", "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    [answer] = [
+        e["text"] for e in json.loads(shown.stdout)
+        if e["kind"] == "tool_result" and e["agent_id"] is None
+    ]  # fmt: skip
+    assert (
+        answer == "Sub-agent report: the greeting command printed hello-from-subagent."
+    )
+    text = CliRunner().invoke(main, ["show", lead, "--home", str(home)]).stdout
+    assert header not in text and "resume_hint" not in text

@@ -772,7 +772,7 @@ class _Reader:
                 time,
                 agent_id=agent,
                 call_id=call_id,
-                text=text,
+                text=agent_reply(text),
                 is_error=result.get("isError") is True,
             )
         elif kind == "step.end":
@@ -825,7 +825,7 @@ class _Reader:
                 time,
                 agent_id=agent,
                 call_id=as_str(message.get("toolCallId")),
-                text=parts_text(message.get("content")),
+                text=agent_reply(parts_text(message.get("content"))),
                 is_error=message.get("isError") is True,
             )
         elif role != "system":
@@ -988,6 +988,24 @@ def _spawned(text: str | None) -> str | None:
     """The agent id an `Agent` tool result names on a line of its own."""
     match = _SPAWNED.search(text[:2000]) if text else None
     return match.group(1) if match else None
+
+
+_SUMMARY = "\n\n[summary]\n"
+_RESUME_HINT = "\n\nresume_hint: "  # Kimi Code's note to the model after the summary
+
+
+def agent_reply(text: str | None) -> str | None:
+    """An `Agent` tool's answer to the lead is a header (`agent_id:`, `status:`, …), then
+    `[summary]` and the words the sub-agent sent back: those words (with its status where
+    it did not complete); any other text as it is."""
+    if not text or not text.startswith("agent_id: "):
+        return text
+    head, found, rest = text.partition(_SUMMARY)
+    if not found:
+        return text
+    reply = rest.partition(_RESUME_HINT)[0]
+    status = _line_value(head, "status")
+    return f"{reply}\n[{status}]" if status and status != "completed" else reply
 
 
 def _line_value(text: str | None, key: str) -> str | None:

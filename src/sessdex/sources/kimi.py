@@ -670,7 +670,7 @@ class _Reader:
                 time,
                 agent_id=agent,
                 call_id=as_str(payload.get("tool_call_id")),
-                text=text,
+                text=_kimi_code.agent_reply(text),
                 is_error=value.get("is_error") is True,
             )
         elif kind == "PlanDisplay":
@@ -840,7 +840,7 @@ class _Reader:
                     None,
                     agent_id=agent,
                     call_id=as_str(record.get("tool_call_id")),
-                    text=_parts_text(content),
+                    text=_kimi_code.agent_reply(_parts_text(content)),
                 )
             else:
                 self.diagnostics.unknown_type(f"context/{role}")

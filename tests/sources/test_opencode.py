@@ -656,3 +656,27 @@ def test_a_message_file_written_alone_is_read_again_by_a_warm_list(
         session
     ]
     assert warm["model"] == cold["model"] == "gpt-5"
+
+
+def test_a_sub_agents_answer_shows_without_the_task_tags_around_it() -> None:
+    """OpenCode 1.18's `task` tool answers with the sub-agent's words inside
+    `<task id=… state="completed"><task_result>…` tags for the model (real run): the
+    result is the words, so `show` starts with them and `export -f md` points at the
+    sub-agent's last reply instead of repeating it, tags and all."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    shown = CliRunner().invoke(main, ["show", PARENT, "--json", "--home", str(HOME)])
+    assert shown.exit_code == 0, shown.output
+    [answer] = [
+        e["text"] for e in json.loads(shown.stdout)
+        if e["kind"] == "tool_result" and e["tool"] == "task"
+    ]  # fmt: skip
+    assert answer == "Sub-agent report: the command printed hello-from-subagent."
+    exported = (
+        CliRunner()
+        .invoke(main, ["export", PARENT, "-f", "md", "--home", str(HOME)])
+        .stdout
+    )
+    assert "<task_result>" not in exported and "its last reply, above" in exported

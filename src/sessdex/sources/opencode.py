@@ -130,6 +130,11 @@ _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 # a background task's state, as its tool answers at launch and as the synthetic part that
 # reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">
 _TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
+_TASK_REPLY = re.compile(
+    r'\s*<task id="[^"<>]{1,200}" state="([a-z_]{1,20})">\n<task_result>\n(.*)\n'
+    r"</task_result>\n</task>\s*",
+    re.DOTALL,
+)
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
 _COPIES_CAP = 200_000  # a fork's messages examined as copies of its source's
 _JSON_COPIES_CAP = 20_000  # files read to find a JSON fork's source
@@ -1111,6 +1116,8 @@ class _Reader:
                 )
             )
         )
+        if name in _opencode_v2.SPAWN_TOOLS and isinstance(output, str):
+            output = _task_reply(output)
         yield self.event(
             "tool_result",
             ms_time(times.get("end")) or when,
@@ -1127,6 +1134,17 @@ class _Reader:
             if is_error and isinstance(partial, str)
             else {},
         )
+
+
+def _task_reply(output: str) -> str:
+    """A sub-agent's answer inside the tags `task` gives the model (`<task id=… state=…>
+    <task_result>…</task_result></task>`): the words alone, with the state where it is
+    not `completed`; any other output as it is."""
+    found = _TASK_REPLY.fullmatch(output)
+    if found is None:
+        return output
+    state, reply = found.groups()
+    return reply if state == "completed" else f"{reply}\n[{state}]"
 
 
 def _copies(

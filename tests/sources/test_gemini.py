@@ -874,3 +874,21 @@ def test_a_shell_output_is_shown_without_its_untrusted_context_wrapper() -> None
         "Output: hello-from-tool\nProcess Group PGID: 28474",
         "Output: hello-after-resume\nProcess Group PGID: 28504",
     ]
+
+
+def test_a_sub_agents_answer_shows_as_its_response_not_its_report_frame() -> None:
+    """`invoke_agent` answers the lead with a frame for the model (`Subagent '…'
+    finished.`, `Termination Reason: GOAL`, `Result:` and a JSON `{"response": …}`; real,
+    0.61): the result is the response, so `show` does not fold it away behind the frame
+    and `export -f md` points at the sub-agent's last words."""
+    shown = CliRunner().invoke(
+        main, ["show", DELEGATING, "--json", "--home", str(HOME)]
+    )
+    assert shown.exit_code == 0, shown.output
+    [answer] = [
+        e["text"] for e in json.loads(shown.stdout)
+        if e["kind"] == "tool_result" and e["agent_id"] is None
+    ]  # fmt: skip
+    assert answer == "Sub-agent report: the command printed hello-from-subagent."
+    text = CliRunner().invoke(main, ["show", DELEGATING, "--home", str(HOME)]).stdout
+    assert "  ⎿ Sub-agent report: the command printed hello-from-subagent.\n" in text

@@ -341,7 +341,7 @@ def _response_text(response: dict[str, object]) -> tuple[str | None, bool]:
     if error := text_of(body, "error"):
         return plain(error), True
     if output := text_of(body, "output"):
-        return plain(_unwrapped(output)), False
+        return plain(_agent_reply(_unwrapped(output))), False
     if isinstance(body, str):
         return plain(body), False
     return (orjson.dumps(body).decode() if body else None), False
@@ -357,6 +357,29 @@ def _unwrapped(output: str) -> str:
     if output.startswith(start) and output.rstrip("\n").endswith(end):
         return output[len(start) : len(output.rstrip("\n")) - len(end)]
     return output
+
+
+# `invoke_agent`'s frame around a sub-agent's answer, for the model (0.61)
+_AGENT_FRAME = re.compile(
+    r"Subagent '[^'\n]{1,200}' finished\.\nTermination Reason: (\w{1,40})\nResult:\n"
+)
+
+
+def _agent_reply(output: str) -> str:
+    """A sub-agent's answer without its frame: its `response` (the Result's JSON), with
+    the termination reason where it is not GOAL; any other output as it is."""
+    found = _AGENT_FRAME.match(output)
+    if found is None:
+        return output
+    result = output[found.end() :]
+    try:
+        value = orjson.loads(result)
+    except orjson.JSONDecodeError:
+        value = None
+    reply = text_of(value, "response") if isinstance(value, dict) else None
+    reply = reply if reply is not None and len(value) == 1 else result
+    reason = found.group(1)
+    return reply if reason == "GOAL" else f"{reply}\n[{reason}]"
 
 
 def _result_text(result: object, display: object) -> tuple[str | None, bool]:

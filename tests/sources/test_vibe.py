@@ -884,3 +884,25 @@ def test_a_legacy_shell_result_shows_what_the_command_printed(tmp_path: Path) ->
     ]
     text = CliRunner().invoke(main, ["show", "ee760971", "--home", str(home)]).stdout
     assert "  ⎿ hello-from-tool\n" in text and "exit_code" not in text
+
+
+def test_a_legacy_task_result_is_the_sub_agents_response() -> None:
+    """The legacy harness gives the model a `task` call's outcome as `response:`,
+    `turns_used:` and `completed:` lines; its `tool_result.output` keeps them apart: the
+    result is the response (real run), so `export -f md` can point at the sub-agent's
+    last reply instead of repeating it."""
+    shown = CliRunner().invoke(
+        main, ["show", LEGACY_LEAD, "--json", "--home", str(HOME)]
+    )
+    assert shown.exit_code == 0, shown.output
+    [answer] = [
+        (e["text"], e["is_error"]) for e in json.loads(shown.stdout)
+        if e["kind"] == "tool_result" and e["agent_id"] is None
+    ]  # fmt: skip
+    assert answer == ("Report: README.md starts with '# shop'.", False)
+    exported = (
+        CliRunner()
+        .invoke(main, ["export", LEGACY_LEAD, "-f", "md", "--home", str(HOME)])
+        .stdout
+    )
+    assert "turns_used" not in exported and "its last reply, above" in exported

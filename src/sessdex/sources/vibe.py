@@ -752,6 +752,13 @@ def _folder_events(
                 text = _printed(output) or None
                 code = output.get("returncode", output.get("exit_code"))
                 failed = failed or (isinstance(code, int) and code != 0)
+            elif (
+                isinstance(reply := output.get("response"), str)
+                and "completed" in output
+            ):
+                # a `task` call: the sub-agent's response, not the lines around it
+                text = plain(reply)
+                failed = failed or output.get("completed") is False
             yield say(
                 "tool_result",
                 time=when,

@@ -1060,3 +1060,30 @@ def test_a_deleted_transcript_or_log_lists_warm_as_cold(
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
     assert ONLY_JSONL not in warm
     assert warm[OLD_CHAT]["title"] is None
+
+
+def test_a_commands_output_and_a_delegations_summary_are_shown_not_their_json() -> None:
+    """Hermes answers the model with JSON: `terminal` as `{"output", "exit_code",
+    "error"}`, `delegate_task` as `{"results": [{status, summary, …}]}` (real, 0.19):
+    the result is what the command printed and what the sub-agent sent back."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    real = Path(__file__).parent.parent / "data" / "hermes" / "real" / "home"
+    shown = CliRunner().invoke(
+        main, ["show", "20261205_191422_2ef38f", "--json", "--home", str(real)]
+    )
+    assert shown.exit_code == 0, shown.output
+    results = [
+        (e["agent_id"] is None, e["text"], e["is_error"])
+        for e in json.loads(shown.stdout) if e["kind"] == "tool_result"
+    ]  # fmt: skip
+    assert results == [
+        (False, "hello-from-subagent", False),
+        (
+            True,
+            "Sub-agent report: the greeting command printed hello-from-subagent.",
+            False,
+        ),
+    ]

@@ -1213,7 +1213,7 @@ class _Reader:
                 agent,
                 call_id=as_str(message.get("tool_call_id")),
                 tool=as_str(message.get("tool_name")),
-                text=text,
+                text=_shown_result(text),
                 is_error=_failed(text),
             )
         elif role == "system":
@@ -1494,6 +1494,39 @@ def _cost(extra: dict[str, JSONValue], actual: object, estimated: object) -> Non
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
             extra["app_cost_usd"] = float(value)
             return
+
+
+def _shown_result(text: str | None) -> str | None:
+    """What a tool's JSON answer to the model says: a command's `output` (and `error`),
+    a delegation's `results` as each sub-agent's `summary` (its status where it did not
+    complete); any other answer as it is."""
+    if not text or not text.startswith("{") or len(text) > _TEXT_CAP:
+        return text
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    if not isinstance(value, dict):
+        return text
+    output, error = value.get("output"), value.get("error")
+    if isinstance(output, str) and "exit_code" in value:  # `terminal`
+        said = [output.rstrip("\n"), error if isinstance(error, str) else ""]
+        return shown_text("\n".join(part for part in said if part), keep_empty=False)
+    results = value.get("results")
+    if (
+        isinstance(results, list)
+        and results
+        and all(
+            isinstance(r, dict) and isinstance(r.get("summary"), str) for r in results
+        )
+    ):  # `delegate_task`
+        replies = []
+        for result in results:
+            status = as_str(result.get("status"))
+            mark = f"\n[{status}]" if status and status != "completed" else ""
+            replies.append(f"{result['summary']}{mark}")
+        return shown_text("\n\n".join(replies), keep_empty=False)
+    return text
 
 
 def _failed(text: str | None) -> bool:

@@ -80,8 +80,8 @@ def stamp(text: str) -> datetime | None:
 
 
 def unstamped(text: str) -> str:
-    """`text` without its `<timestamp>` tags."""
-    return _STAMP.sub("", text)
+    """`text` without the `<timestamp>` tag it opens with."""
+    return _STAMP.sub("", text[:STAMP_REACH], count=1) + text[STAMP_REACH:]
 
 
 def when(value: str) -> datetime | None:

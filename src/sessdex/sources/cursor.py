@@ -88,7 +88,7 @@ _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
 # `meta.mode` says `plan` for a chat in plan mode (public readers' notes)
 _READ_ONLY_MODES = frozenset({"plan", "ask"})
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
-_REDACTED = re.compile(r"\s*\[REDACTED\]\s*\Z")  # where thinking was withheld
+_REDACTED = "[REDACTED]"  # ends the answer's text where its thinking was withheld
 _MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
 
 
@@ -516,8 +516,7 @@ class _Reader:
             if kind == "text":
                 value = shown_text(block.get("text"))
                 if value and not user:
-                    # withheld thinking leaves this mark at the end of the text
-                    value = _REDACTED.sub("", value)
+                    value = _unredacted(value)
                 if value and not user:
                     texts.append(value)
             elif kind in ("thinking", "reasoning"):
@@ -663,6 +662,12 @@ def _user_text(blocks: list[dict[str, object]]) -> str | None:
     joined = "\n".join(texts)
     queries = _USER_QUERY.findall(joined)
     return "\n".join(queries) if queries else _cursor_text.unstamped(joined).strip()
+
+
+def _unredacted(text: str) -> str:
+    """An answer's text without the mark withheld thinking leaves at its end."""
+    kept = text.rstrip()
+    return kept[: -len(_REDACTED)].rstrip() if kept.endswith(_REDACTED) else text
 
 
 def _stamp(blocks: list[dict[str, object]]) -> datetime | None:

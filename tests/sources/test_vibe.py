@@ -906,3 +906,20 @@ def test_a_legacy_task_result_is_the_sub_agents_response() -> None:
         .stdout
     )
     assert "turns_used" not in exported and "its last reply, above" in exported
+
+
+def test_a_legacy_read_file_result_is_the_files_lines() -> None:
+    """The legacy harness gives the model a `read_file` call's fields as `key: value`
+    lines (`file_path:`, then `content:`, then `num_lines:` … `was_truncated:`); the
+    result is the lines read (real run), not the path again."""
+    shown = CliRunner().invoke(
+        main, ["show", LEGACY_CHILD, "--json", "--home", str(HOME)]
+    )
+    assert shown.exit_code == 0, shown.output
+    [result] = [
+        e["text"] for e in json.loads(shown.stdout) if e["kind"] == "tool_result"
+    ]
+    assert result == (
+        "        1→# shop\n        2→\n"
+        "        3→A tiny throwaway repo for session-format fixtures."
+    )

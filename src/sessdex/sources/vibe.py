@@ -753,6 +753,12 @@ def _folder_events(
                 code = output.get("returncode", output.get("exit_code"))
                 failed = failed or (isinstance(code, int) and code != 0)
             elif (
+                isinstance(lines := output.get("content"), str)
+                and "file_path" in output
+                and "num_lines" in output
+            ):
+                text = plain(lines) or None  # `read_file`: the lines read
+            elif (
                 isinstance(reply := output.get("response"), str)
                 and "completed" in output
             ):

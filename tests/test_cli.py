@@ -1746,6 +1746,22 @@ def test_an_empty_result_says_why_and_what_to_try(tmp_path: Path) -> None:
     assert out == "" and "No sessions found" in err and "sessdex doctor" in err
 
 
+def test_an_empty_warm_listing_still_says_that_no_agent_is_there(
+    tmp_path: Path,
+) -> None:
+    """A warm full `list` of a home with no agent's folder, where every app is left as
+    the index holds it (its source not loaded), still looks for each app's folder to
+    say why it is empty: no agent is there yet, as the first listing said."""
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    for path in (home / "notes", home):  # not just written: the index trusts them
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    for _ in range(2):  # the index made, then read warm
+        code, out, err = invoke("list", "--home", str(home))
+        assert code == 0 and out == ""
+        assert err.startswith("No agent sessions in the --home folder yet."), err
+
+
 def test_an_empty_result_never_sends_to_a_list_that_is_empty_too(
     tmp_path: Path,
 ) -> None:

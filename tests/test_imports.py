@@ -189,22 +189,88 @@ FULL_LIST = """
 import sys
 from click.testing import CliRunner
 from sessdex.cli import main
-result = CliRunner().invoke(main, ["list", "--json", "--home", sys.argv[1]])
+result = CliRunner().invoke(main, [*sys.argv[2:], "--home", sys.argv[1]])
 assert result.exit_code == 0, result.output
 print(" ".join(sorted(sys.modules)))
 """
 
 
-def _full_list_loads(home: Path, own: Path) -> list[str]:
-    """The modules a full `list` (the quick path refused) of `home` loads."""
+def _full_list_loads(home: Path, own: Path, *args: str) -> list[str]:
+    """The modules a full `list --json` (the quick path refused) of `home` loads, or
+    the full command `args` give."""
     env = dict(os.environ, SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(own))
     return subprocess.run(
-        [sys.executable, "-c", FULL_LIST, str(home)],
+        [sys.executable, "-c", FULL_LIST, str(home), *(args or ("list", "--json"))],
         capture_output=True,
         text=True,
         check=True,
         env=env,
     ).stdout.split()
+
+
+def _backdated(home: Path) -> Path:
+    """`home`, every file and folder dated in 2023: no folder just written, whose
+    listing the index would not trust (it might change again within the same tick)."""
+    for folder, _, names in os.walk(home):
+        for name in [*names, "."]:
+            os.utime(os.path.join(folder, name), (1_700_000_000, 1_700_000_000))
+    return home
+
+
+def _sources(loaded: list[str]) -> list[str]:
+    """The apps whose sources `loaded` holds."""
+    prefix = "sessdex.sources."
+    return [
+        name.removeprefix(prefix)
+        for name in loaded
+        if name.startswith(prefix) and not name.startswith(f"{prefix}_")
+        if name != f"{prefix}base"
+    ]
+
+
+def test_a_warm_full_list_loads_the_sources_of_the_apps_that_changed_alone(
+    tmp_path: Path,
+) -> None:
+    """A full `list` or `find` (the quick path refused: a new session's folder changed)
+    loads the sources of the apps whose files or folders changed since the index read
+    them, not those of the 30 others: their rows are in the index as they are."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    own = tmp_path / "own"
+    cold = _full_list_loads(home, own)  # the index is made: every app looked for
+    assert "sessdex.sources.opencode" in cold
+    assert _sources(_full_list_loads(home, own)) == []  # nothing changed
+    _new_claude_session(home)
+    for args in (("list", "--json"), ("find", "shop", "--json")):
+        loaded = _full_list_loads(home, own, *args)
+        assert _sources(loaded) == ["claude"], args
+
+
+def _new_claude_session(home: Path) -> str:
+    """A session of Claude Code begun in `home` (a copy of one there, by a new id)."""
+    project = home / ".claude" / "projects" / "-home-dev-shop"
+    old, new = (
+        "11111111-1111-4111-8111-111111111111",
+        "44444444-4444-4444-8444-444444444444",
+    )
+    text = (project / f"{old}.jsonl").read_text(encoding="utf-8")
+    (project / f"{new}.jsonl").write_text(text.replace(old, new), encoding="utf-8")
+    return new
+
+
+def test_show_of_a_session_begun_since_the_last_look_loads_its_app_alone(
+    tmp_path: Path,
+) -> None:
+    """`show <id>` of a session the index does not hold yet (begun since the last
+    listing) lists again the apps whose files changed: on a home of Claude Code alone,
+    Claude's source loads, not OpenCode's nor any other."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    own = tmp_path / "own"
+    _full_list_loads(home, own)  # the index is made
+    new = _new_claude_session(home)
+    loaded = _full_list_loads(home, own, "show", new[:8], "--json")
+    assert "sessdex.sources.claude" in loaded
+    assert "sessdex.sources.opencode" not in loaded
+    assert _sources(loaded) == ["claude"]
 
 
 def test_a_full_list_loads_no_toml_parser_where_no_app_keeps_a_toml_file(
@@ -224,7 +290,8 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     name or a text load it where they hash, which a warm full list does not."""
     home = shutil.copytree(app_home("claude"), tmp_path / "home")
     _full_list_loads(home, tmp_path / "own")  # cold: the index is made
-    loaded = _full_list_loads(home, tmp_path / "own")
+    # warm, with --verbose: every app's scan runs again (what it passed over is said)
+    loaded = _full_list_loads(home, tmp_path / "own", "list", "--json", "-v")
     assert "sessdex.sources.kimi" in loaded  # every source, so the guard can fail
     assert "sessdex.databases" in loaded
     assert "hashlib" not in loaded

@@ -154,7 +154,8 @@ def list_sessions(
     apps = app_names(apps)
     refuse_unless("limit", limit, 0)
     since = since_bound(since)
-    index, report = open_index(home, apps, progress)
+    # --verbose names what each app's scan passed over: every app's scan runs then
+    index, report = open_index(home, apps, progress, every=with_skipped)
     try:
         matching: dict[str, Any] = {
             "apps": apps,
@@ -222,7 +223,7 @@ def find_sessions(
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
         return Listing([], RefreshReport())
-    index, report = open_index(home, selected, progress)
+    index, report = open_index(home, selected, progress, every=with_skipped)
     prefix = query.id_prefix
     try:
         matching: dict[str, Any] = {

@@ -38,18 +38,30 @@ def since_bound(value: datetime | date | str | None) -> datetime | None:
 
 
 def open_index(
-    home: Home, apps: Sequence[str] = (), progress: Progress | None = None
+    home: Home,
+    apps: Sequence[str] = (),
+    progress: Progress | None = None,
+    *,
+    every: bool = True,
 ) -> tuple[Index, RefreshReport]:
-    """The home's index, refreshed for the selected apps: a call's new view of them."""
+    """The home's index, refreshed for the selected apps: a call's new view of them.
+    Without `every`, the apps whose files and folders are as the index read them are
+    left as they are, their sources not loaded (`Index.refresh_changed`)."""
     from . import databases
 
-    selected = sources.all_sources(apps)
+    names = apps or sources.BUILTIN
+    for name in names:  # an unknown app fails before the index is opened
+        if name not in sources.BUILTIN:
+            sources.get(name)
     databases.new_view()
     with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
         databases.sweep_login_copies()  # before this run copies anything
         databases.sweep_at_exit()  # what it, or its workers, copied
     index = Index(home)
-    report = index.refresh(selected, progress)
+    if every:
+        report = index.refresh(sources.all_sources(names), progress)
+    else:
+        report = index.refresh_changed(names, progress)
     with contextlib.suppress(OSError):
         databases.prune_snapshots()
     return index, report

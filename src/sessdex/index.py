@@ -209,6 +209,23 @@ class Index:
         assert report is not None
         return report
 
+    def refresh_changed(
+        self, apps: Sequence[str], progress: Progress | None = None
+    ) -> RefreshReport:
+        """`refresh` of the apps of `apps` (names) a refresh would change: those it would
+        leave as they are (`unchanged`) are named in the report's `kept`, their sources
+        not even loaded (a home holds the files of a few apps, and sessdex reads many).
+        Their scans are not run, so what those would pass over (a socket in the app's
+        folder) is not in the report: `refresh` them where that is said."""
+        from . import sources
+
+        kept = self.unchanged(apps)
+        report = self.refresh(
+            [sources.get(app) for app in apps if app not in kept], progress
+        )
+        report.kept = [app for app in apps if app in kept]
+        return report
+
     def refresh_few(
         self, sources: Sequence[Source], most: int, deadline: float | None = None
     ) -> RefreshReport | None:

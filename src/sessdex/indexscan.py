@@ -44,6 +44,9 @@ class RefreshReport:
     # the files parsed (their news in `diagnostics`): what the index noted of the others
     # was news when they were parsed (`Index.noted_diagnostics`)
     parsed_paths: set[str] = field(default_factory=set)
+    # apps left as the index held them, their files and folders as it last read them
+    # (`Index.refresh_changed`): their sources not loaded, nor in `locations`
+    kept: list[str] = field(default_factory=list)
 
 
 def _until(

@@ -82,7 +82,8 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             current = _unique(index.by_prefix(row.id, row.app), row.id)
             if current is not None:
                 return index.shown(current.session())
-        index.refresh(sources.all_sources(), progress)
+        # an app whose files and folders are as the index read them holds no other id
+        index.refresh_changed(sources.BUILTIN, progress)
         app, prefix, rows = _matching(index, typed, forms)
         rows = rows or _replacement(index, prefix, app) or _shown_as(index, prefix, app)
         row = _unique(rows, prefix)

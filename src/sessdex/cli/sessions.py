@@ -13,6 +13,7 @@ from ..diagnostics import detail, unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
 from ..selection import here_folders, kept_options
+from ..sources import Home
 from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
@@ -83,6 +84,7 @@ def list_command(
     print_rows(listing, as_json, as_nl, home, grouped=include_subagents)
     if not listing.rows and _hint_read(as_json or as_nl, limit):
         _say_why_empty(
+            home,
             listing.report,
             apps,
             here,
@@ -160,6 +162,7 @@ def find_command(
     print_rows(listing, as_json, as_nl, home, grouped=include_subagents)
     if not listing.rows and _hint_read(as_json or as_nl, limit):
         _say_why_empty(
+            home,
             listing.report,
             apps,
             here,
@@ -183,6 +186,7 @@ def _hint_read(as_data: bool, limit: int | None) -> bool:
 
 
 def _say_why_empty(
+    home: Home,
     report: RefreshReport,
     apps: tuple[str, ...],
     here: bool,
@@ -203,15 +207,16 @@ def _say_why_empty(
     from ..selection import nothing_matches, parse_query
 
     # no location at all: no app was read (`--app` and `app:` words that exclude each other)
-    locations = report.locations.values()
+    locations = dict(report.locations)
+    # an app the refresh left as it was, unloaded: located now, to say whether it is there
+    locations.update((app, sources.get(app).locate(home)) for app in report.kept)
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(
         query, apps, since, here, hidden, wider, instead, output, kept
     )
     if locations and not any(
-        api.app_found(sources.get(app), location)
-        for app, location in report.locations.items()
+        api.app_found(sources.get(app), location) for app, location in locations.items()
     ):  # a shared folder (the editors' ~/.config) is no app's own: not "found"
         if named:
             err(

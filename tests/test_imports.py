@@ -239,13 +239,17 @@ def test_a_warm_full_list_loads_the_sources_of_the_apps_that_changed_alone(
     cold = _full_list_loads(home, own)  # the index is made: every app looked for
     assert "sessdex.sources.opencode" in cold
     assert _sources(_full_list_loads(home, own)) == []  # nothing changed
-    _new_claude_session(home)
-    for args in (("list", "--json"), ("find", "shop", "--json")):
+    project = _new_claude_session(home).parent
+    # a word no session holds too: why nothing matched needs no other app's folder
+    for stamp, args in enumerate(
+        (("list", "--json"), ("find", "shop", "--json"), ("find", "zzzz")), 1
+    ):
+        os.utime(project, (1_700_000_000 + stamp,) * 2)  # its folder changed again
         loaded = _full_list_loads(home, own, *args)
         assert _sources(loaded) == ["claude"], args
 
 
-def _new_claude_session(home: Path) -> str:
+def _new_claude_session(home: Path) -> Path:
     """A session of Claude Code begun in `home` (a copy of one there, by a new id)."""
     project = home / ".claude" / "projects" / "-home-dev-shop"
     old, new = (
@@ -254,7 +258,7 @@ def _new_claude_session(home: Path) -> str:
     )
     text = (project / f"{old}.jsonl").read_text(encoding="utf-8")
     (project / f"{new}.jsonl").write_text(text.replace(old, new), encoding="utf-8")
-    return new
+    return project / f"{new}.jsonl"
 
 
 def test_show_of_a_session_begun_since_the_last_look_loads_its_app_alone(
@@ -266,7 +270,7 @@ def test_show_of_a_session_begun_since_the_last_look_loads_its_app_alone(
     home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
     own = tmp_path / "own"
     _full_list_loads(home, own)  # the index is made
-    new = _new_claude_session(home)
+    new = _new_claude_session(home).stem
     loaded = _full_list_loads(home, own, "show", new[:8], "--json")
     assert "sessdex.sources.claude" in loaded
     assert "sessdex.sources.opencode" not in loaded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -206,17 +207,21 @@ def _say_why_empty(
     from .. import sources
     from ..selection import nothing_matches, parse_query
 
-    # no location at all: no app was read (`--app` and `app:` words that exclude each other)
-    locations = dict(report.locations)
-    # an app the refresh left as it was, unloaded: located now, to say whether it is there
-    locations.update((app, sources.get(app).locate(home)) for app in report.kept)
+    # no app read at all: `--app` and `app:` words that exclude each other
+    read = bool(report.locations or report.kept)
+    # where each app looked; one the refresh left as it was (its source not loaded) is
+    # located only while no app before it was found
+    located = itertools.chain(
+        report.locations.items(),
+        ((app, sources.get(app).locate(home)) for app in report.kept),
+    )
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(
         query, apps, since, here, hidden, wider, instead, output, kept
     )
-    if locations and not any(
-        api.app_found(sources.get(app), location) for app, location in locations.items()
+    if read and not any(
+        api.app_found(sources.get(app), location) for app, location in located
     ):  # a shared folder (the editors' ~/.config) is no app's own: not "found"
         if named:
             err(

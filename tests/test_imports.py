@@ -314,3 +314,18 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     assert "html" not in loaded  # gptme unescapes the calls of a transcript it reads
     assert "sessdex.sources.warp" in loaded
     assert "sessdex.sources._warp_read" not in loaded
+
+
+def test_a_watch_of_another_home_loads_the_sources_of_its_apps_alone(
+    tmp_path: Path,
+) -> None:
+    """`watch --json` of a home given with --home (whose apps' CLIs do not run on this
+    machine) checks the apps named by their names: on a home of Claude Code alone, no
+    other app's source loads, where it loaded all 34."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    own = tmp_path / "own"
+    _full_list_loads(home, own)  # the index is made
+    loaded = _full_list_loads(home, own, "watch", "--json")
+    assert "sessdex.live" in loaded  # the board was drawn
+    assert "sessdex.sources.opencode" not in loaded
+    assert set(_sources(loaded)) <= {"claude"}

@@ -20,6 +20,7 @@ from .calls import Folders as Folders
 from .calls import (
     app_names,
     folder_texts,
+    known_apps,
     new_view,
     parse_since,
     refuse_unknown,
@@ -352,7 +353,7 @@ def watch_sessions(
     from . import live
 
     apps = app_names(apps)
-    sources.all_sources(apps)  # an unknown app fails now, not inside the loop
+    known_apps(apps)  # an unknown app fails now, not inside the loop
     refuse_unless("limit", limit, 0)
     refuse_unless("duration", duration, 0)
     first = [progress]

@@ -49,10 +49,7 @@ def open_index(
     left as they are, their sources not loaded (`Index.refresh_changed`)."""
     from . import databases
 
-    names = apps or sources.BUILTIN
-    for name in names:  # an unknown app fails before the index is opened
-        if name not in sources.BUILTIN:
-            sources.get(name)
+    names = known_apps(apps)  # an unknown app fails before the index is opened
     databases.new_view()
     with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
         databases.sweep_login_copies()  # before this run copies anything
@@ -65,6 +62,15 @@ def open_index(
     with contextlib.suppress(OSError):
         databases.prune_snapshots()
     return index, report
+
+
+def known_apps(apps: Sequence[str]) -> Sequence[str]:
+    """`apps`, or every app where none is named; UnknownApp for one sessdex does not
+    read. No source is loaded: a command loads those of the apps it reads."""
+    for name in apps:
+        if name not in sources.BUILTIN:
+            sources.get(name)  # raises UnknownApp
+    return apps or sources.BUILTIN
 
 
 def new_view() -> None:

@@ -1107,11 +1107,14 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+NO_ROWID = "no rowid (a view, not a table): not read"
+
+
 def bounded_value(
     connection: sqlite3.Connection,
     table: str,
     column: str,
-    rowid: int,
+    rowid: int | None,
     *,
     full: bool = False,
     diagnostics: Diagnostics | None = None,
@@ -1125,10 +1128,15 @@ def bounded_value(
     in `diagnostics` as "too long" at `where`). Read through SQLite's incremental blob IO,
     which learns a value's size without loading it (`length()` and every other SQL function
     load it whole). A value that IO cannot open (NULL, a number), or text in a UTF-16
-    database (blob IO gives its raw bytes), is read the plain way.
+    database (blob IO gives its raw bytes), is read the plain way; a view's row, which
+    has no rowid to find it by, is None (counted as `NO_ROWID`).
     """
     from . import files
 
+    if not isinstance(rowid, int):  # a view's rows have none (NULL): nothing opens them
+        if diagnostics is not None:
+            diagnostics.skip(where, 0, NO_ROWID)
+        return None
     try:
         blob = connection.blobopen(table, column, rowid, readonly=True)
     except sqlite3.Error:

@@ -471,3 +471,29 @@ def real_list(home: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     )
     assert done.returncode == 0, done.stderr
     return done
+
+
+def tables_as_views(database: Path, *tables: str) -> None:
+    """Each of `tables` renamed `<name>_data`, a view of it under its name: rows SQLite
+    gives no rowid (NULL), which blob IO cannot open."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(database, isolation_level=None)) as db:
+        db.execute("PRAGMA legacy_alter_table = ON")
+        for table in tables:
+            db.execute(f'ALTER TABLE "{table}" RENAME TO "{table}_data"')
+            db.execute(f'CREATE VIEW "{table}" AS SELECT * FROM "{table}_data"')
+
+
+def cli_over(home: Path, *args: str) -> Any:
+    """`sessdex *args --home home`, its result; a traceback or a bug's words fail."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    result = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.exception
+    )
+    assert "a sessdex bug" not in result.stderr, result.stderr
+    return result

@@ -15,6 +15,7 @@ from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, crush
+from tests.helpers import cli_over, tables_as_views
 
 HOME = Path(__file__).parent.parent / "data" / "crush" / "home"
 SHOP_DB = HOME / "code" / "shop-api" / ".crush" / "crush.db"
@@ -683,27 +684,14 @@ def test_a_messages_table_made_a_view_lists_its_sessions_and_counts_what_it_hide
 ) -> None:
     """A view's rows have no rowid (SQLite gives NULL) for blob IO to open: each
     message it holds is counted as unread, never a crash that loses the session."""
-    from click.testing import CliRunner
-
-    from sessdex.cli import main
-
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
-    db = home / "code" / "dbos-transact-golang" / ".crush" / "crush.db"
-    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as connection:
-        connection.execute("PRAGMA legacy_alter_table = ON")
-        connection.execute("ALTER TABLE messages RENAME TO messages_data")
-        connection.execute("CREATE VIEW messages AS SELECT * FROM messages_data")
-    at = ["--home", str(home)]
-    listed = CliRunner().invoke(
-        main, ["list", "--json", "--all", "--app", "crush", *at]
+    tables_as_views(
+        home / "code" / "dbos-transact-golang" / ".crush" / "crush.db", "messages"
     )
-    assert listed.exit_code == 0 and "a sessdex bug" not in listed.stderr, listed.stderr
+    listed = cli_over(home, "list", "--json", "--all", "--app", "crush")
     assert DBOS in {row["id"] for row in json.loads(listed.stdout)}
-    shown = CliRunner().invoke(main, ["show", DBOS, *at])
-    assert shown.exit_code == 0 and "a sessdex bug" not in shown.stderr, shown.stderr
-    doctor = CliRunner().invoke(
-        main, ["doctor", "--deep", "--json", "--app", "crush", *at]
-    )
+    assert cli_over(home, "show", DBOS).exit_code == 0
+    doctor = cli_over(home, "doctor", "--deep", "--json", "--app", "crush")
     (app,) = json.loads(doctor.stdout)
     assert app["skipped_lines"], app

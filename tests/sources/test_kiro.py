@@ -20,6 +20,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, ResumePlan, Session, merge
 from sessdex.sources import Home, kiro
+from tests.helpers import cli_over, tables_as_views
 
 DATA = Path(__file__).parent.parent / "data" / "kiro"
 HOME = DATA / "home"
@@ -1007,3 +1008,18 @@ def _fixture_credits(tmp_path: Path) -> float:
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     return float(rows[0]["credits"].get("kiro", 0)) if rows else 0.0
+
+
+def test_a_conversations_table_made_a_view_lists_its_chats_and_counts_what_it_hides(
+    tmp_path: Path,
+) -> None:
+    """A view's rows have no rowid (SQLite gives NULL) for blob IO to open: the chats
+    list from the view's columns and each value it hides is counted, never a crash."""
+    home = copy(tmp_path)
+    tables_as_views(home / KIRO_DB, "conversations_v2")
+    listed = cli_over(home, "list", "--json", "--all", "--app", "kiro")
+    assert NEWEST in {row["id"] for row in json.loads(listed.stdout)}
+    assert cli_over(home, "show", NEWEST).exit_code == 0
+    doctor = cli_over(home, "doctor", "--deep", "--json", "--app", "kiro")
+    (app,) = json.loads(doctor.stdout)
+    assert app["skipped_at"] and not app["problems"], app

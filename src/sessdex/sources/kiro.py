@@ -217,7 +217,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
 def _load(
     connection: sqlite3.Connection,
     table: str,
-    rowid: int,
+    rowid: int | None,
     where: str,
     diagnostics: Diagnostics,
     *,
@@ -256,7 +256,7 @@ _UNREAD = frozenset({
 def _streamed(
     connection: sqlite3.Connection,
     table: str,
-    rowid: int,
+    rowid: int | None,
     where: str,
     diagnostics: Diagnostics,
 ) -> dict[str, object] | None:
@@ -265,6 +265,8 @@ def _streamed(
     top-level members, and its history read one entry at a time when iterated, an entry
     still too long counted and passed over. None where the row is not that big, or not
     UTF-8 text SQLite's blob IO can read (the plain way reads it then)."""
+    if not isinstance(rowid, int):  # a view's row: `bounded_value` counts it
+        return None
     try:
         with connection.blobopen(table, "value", rowid, readonly=True) as blob:
             if len(blob) <= files.WHOLE_JSON_CAP or b"\x00" in blob.read(64):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -495,5 +496,8 @@ def cli_over(home: Path, *args: str) -> Any:
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         result.exception
     )
-    assert "a sessdex bug" not in result.stderr, result.stderr
+    # what sessdex says of an error it did not expect (`diagnostics.why`)
+    assert not re.search(
+        r"a sessdex bug|\b[A-Z]\w*(Error|Exception): ", result.stderr
+    ), result.stderr
     return result

@@ -21,6 +21,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, _warp_read, warp
 from sessdex.views.diffs import change_counts
+from tests.helpers import cli_over, tables_as_views
 
 DATA = Path(__file__).parent.parent / "data" / "warp"
 HOME = DATA / "home"
@@ -930,3 +931,20 @@ def test_conversation_rows_that_share_one_id_are_counted(tmp_path: Path) -> None
     assert LEGACY not in found and "{" in found
     assert diagnostics.skipped["repeated id"] == rows - 1
     assert (f"{home / DB}#agent_conversations", 0, "repeated id") in diagnostics.details
+
+
+def test_tables_made_views_show_the_conversation_and_count_what_they_hide(
+    tmp_path: Path,
+) -> None:
+    """A view's rows have no rowid (SQLite gives NULL) for blob IO to open: each task
+    and block the views hide is counted as not read, never a crash."""
+    home = copy(tmp_path)
+    tables_as_views(home / DB, "agent_tasks", "blocks")
+    assert SHOP in {
+        row["id"]
+        for row in json.loads(cli_over(home, "list", "--json", "--all").stdout)
+    }
+    assert cli_over(home, "show", SHOP).exit_code == 0
+    doctor = cli_over(home, "doctor", "--deep", "--json", "--app", "warp")
+    (app,) = json.loads(doctor.stdout)
+    assert app["skipped_lines"] and not app["problems"], app

@@ -20,6 +20,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, zed
+from tests.helpers import cli_over, tables_as_views
 
 DATA = Path(__file__).parent.parent / "data" / "zed"
 HOME = DATA / "home"
@@ -552,3 +553,18 @@ def test_a_loop_of_leads_is_listed_not_hidden(tmp_path: Path) -> None:
     assert found["a"].parent_id is None and found["b"].parent_id is None
     assert found["c"].parent_id == "a"  # under a, which is listed
     assert found[CHILD].parent_id == LEAD  # a real sub-agent, as ever
+
+
+def test_a_threads_table_made_a_view_lists_its_threads_and_counts_what_it_hides(
+    tmp_path: Path,
+) -> None:
+    """A view's rows have no rowid (SQLite gives NULL) for blob IO to open: the threads
+    list from the view's columns and each one's data is counted as not read."""
+    home = copy(tmp_path)
+    tables_as_views(home / THREADS / "threads.db", "threads")
+    listed = cli_over(home, "list", "--json", "--all", "--app", "zed")
+    assert LEAD in {row["id"] for row in json.loads(listed.stdout)}
+    assert cli_over(home, "show", LEAD).exit_code == 0
+    doctor = cli_over(home, "doctor", "--deep", "--json", "--app", "zed")
+    (app,) = json.loads(doctor.stdout)
+    assert app["skipped_lines"] and not app["problems"], app

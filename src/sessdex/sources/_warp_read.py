@@ -309,6 +309,9 @@ class Reader:
         self.held = 0
         for rowid in rowids:
             where = f"{self.database}#agent_tasks/{rowid}"
+            if not isinstance(rowid, int):  # a view's row: nothing opens it by rowid
+                self.diagnostics.skip(where, 0, databases.NO_ROWID)
+                continue
             try:
                 with self.connection.blobopen(
                     "agent_tasks", "task", rowid, readonly=True
@@ -610,6 +613,11 @@ class Reader:
                 continue
             if meta.get("conversation_id") != self.id:
                 continue  # the id is elsewhere in the metadata: another conversation's
+            if not isinstance(
+                rowid, int
+            ):  # a view's row: its command and output unread
+                self.diagnostics.skip(where, 0, databases.NO_ROWID)
+                continue
             call_id = as_str(meta.get("action_id")) or as_str(
                 meta.get("requested_command_action_id")
             )

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .. import files
+from .. import databases, files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Usage
 from ._values import (
@@ -132,6 +132,9 @@ def load(
         diagnostics.skip(where, 0, "vanished")
         return None
     rowid, data_type = row
+    if not isinstance(rowid, int):  # a view's row: nothing opens it by its rowid
+        diagnostics.skip(where, 0, databases.NO_ROWID)
+        return None
     if data_type not in ("json", "zstd"):
         diagnostics.unknown_type(f"data_type {one_line(data_type, limit=40)}")
         diagnostics.skip(where, 0, "bad value")

@@ -52,7 +52,7 @@ def main() -> int:
         help="a value a hostile or broken writer leaves: a token count as a string, "
         "negative, 1e308 or past 64 bits; a time in s, ms, us or ns, or in an odd zone; "
         "an id with a path in it; a 30 MB string; a -wal without its -shm, another "
-        "database's -wal, a page of junk",
+        "database's -wal, a page of junk, tables made views",
     )
     parser.add_argument(
         "--more",

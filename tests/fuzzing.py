@@ -16,7 +16,7 @@ file that shrinks as it is opened, or one its app appends to while it is read. O
 (`hostile`, of `HOSTILE_WAYS`) a value a broken or hostile writer leaves: a token count
 as a string, below zero or past any count, a time in s, ms, us or ns or in an odd zone,
 an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another database's
-`-wal`, a page of junk. `check`
+`-wal`, a page of junk, its tables made views of themselves. `check`
 runs the commands a user runs over it, in this process, and says what went wrong: a
 traceback, or the words sessdex says of its own bugs (each then run again with
 SESSDEX_DEBUG=1, to show where it was raised). With `more`, every other command, in text
@@ -757,6 +757,7 @@ HOSTILE_WAYS = (
     "WAL no shm",
     "foreign WAL",
     "corrupt page",
+    "tables as views",
 )
 _COUNT_KEY = re.compile(r"(?i)(tokens?$|_count$|^count$|cost|credits)")
 _ID_KEY = re.compile(
@@ -797,11 +798,13 @@ HUGE = 15 * 1024 * 1024  # characters of two bytes: a 30 MB string
 def mutate_hostile(path: Path, way: str, draw: random.Random) -> Mutant | None:
     """Change `path` one of the `HOSTILE_WAYS`; None when that way does not apply."""
     data = path.read_bytes()
-    if way in ("WAL no shm", "foreign WAL", "corrupt page"):
+    if way in ("WAL no shm", "foreign WAL", "corrupt page", "tables as views"):
         if not data.startswith(SQLITE) or Path(f"{path}-wal").exists():
             return None
         if way == "corrupt page":
             return _corrupt_page(path, data, draw)
+        if way == "tables as views":
+            return _tables_as_views(path)
         return _wal_alone(path, foreign=way == "foreign WAL")
     if data.startswith(SQLITE):
         return None
@@ -872,6 +875,34 @@ def _corrupt_page(path: Path, data: bytes, draw: random.Random) -> Mutant | None
     junk = bytes(draw.randrange(256) for _ in range(size))
     path.write_bytes(data[: page * size] + junk + data[(page + 1) * size :])
     return Mutant(path, f"page {page + 1} of {pages} overwritten with junk")
+
+
+def _tables_as_views(path: Path) -> Mutant | None:
+    """Each table renamed, a view of it in its place (a hand-made migration, a tool's
+    rewrite): the same rows, which SQLite gives no rowid (NULL) for blob IO to open."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        tables = [
+            row[0]
+            for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        db.execute("PRAGMA legacy_alter_table = ON")  # views of them keep their names
+        made = []
+        for table in tables:
+            with contextlib.suppress(sqlite3.Error):  # a virtual table's shadow tables
+                db.execute(
+                    f"ALTER TABLE {_quoted(table)} RENAME TO {_quoted(table + '_zz')}"
+                )
+                db.execute(
+                    f"CREATE VIEW {_quoted(table)} AS SELECT * FROM {_quoted(table + '_zz')}"
+                )
+                made.append(table)
+    finally:
+        db.close()
+    return Mutant(path, f"tables made views: {made}") if made else None
 
 
 # a database every app's home lacks: its WAL's pages are of another schema

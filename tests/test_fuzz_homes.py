@@ -157,3 +157,25 @@ def test_a_file_changed_alone_lists_warm_as_cold_on_the_quick_path(
     # alone (quick.py, Index.refresh_file): a few files, for its subprocesses' cost
     failures = fuzzing.warm_cold(name, HOMES[name], tmp_path, 2, seed=83000, quick=True)
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", ["crush", "kiro", "zed", "warp"])
+def test_every_table_made_a_view_is_never_a_crash(name: str, tmp_path: Path) -> None:
+    # a view's rows have no rowid (NULL): the readers that open a value by its rowid
+    # (SQLite's blob IO) count it unread instead of stopping on a TypeError
+    import random
+
+    home = tmp_path / "home"
+    fuzzing.copy_home(HOMES[name], home)
+    made = [
+        mutant
+        for path in sorted(home.rglob("*"))
+        if path.is_file()
+        and not path.is_symlink()
+        and (
+            mutant := fuzzing.mutate_hostile(path, "tables as views", random.Random(0))
+        )
+    ]
+    assert made
+    outcome = fuzzing.check(home, tmp_path / "state", more=True)
+    assert not outcome.failures, "\n".join(outcome.failures)

@@ -1176,3 +1176,29 @@ def test_take_tail_parses_the_lines_with_a_key_and_stamps_the_rest(
     files.take_tail(tail, 30, (b'"model"',), taken.append, stamped.append)
     assert taken == [{"type": "model", "model": "m2"}]
     assert stamped == [b'{"type":"text","time":5}', b"not JSON but model"]
+
+
+def test_a_line_cut_anywhere_closes_up_as_an_object_or_none() -> None:
+    # escapes, a surrogate pair, two-byte characters, nesting, numbers and literals:
+    # every cut of the line is an object (its last string cut short) or None
+    import json
+
+    import orjson
+
+    line = json.dumps(
+        {"type": "user", "n": 12.5, "ok": True, "message": {"content": [
+            {"type": "text", "text": 'a "quoted" \\ back\nslash é \U0001f600 \u00e9'},
+            {"type": "image", "data": None},
+        ]}},
+    ).encode()  # fmt: skip
+    for cut in range(len(line) + 1):
+        closed = files.closed_opening(line[:cut])
+        if closed is not None:
+            assert isinstance(files.loads(closed), dict), (cut, closed)
+    assert orjson.loads(files.closed_opening(line) or b"") == orjson.loads(line)
+    cut_text = files.closed_opening(line[: line.index(b"back") + 2])
+    assert cut_text and files.loads(cut_text) == {
+        "type": "user", "n": 12.5, "ok": True,
+        "message": {"content": [{"type": "text", "text": 'a "quoted" \\ ba'}]},
+    }  # fmt: skip
+    assert files.closed_opening(b'["a", "b"') is None  # no object

@@ -609,15 +609,93 @@ class Head:
             diagnostics.skip(path, index + 1, "too long")
 
     def lines(
-        self, diagnostics: Diagnostics | None = None, path: str = ""
+        self,
+        diagnostics: Diagnostics | None = None,
+        path: str = "",
+        *,
+        openings: bool = False,
     ) -> list[Line]:
-        """The lines that are not too long; those that are, counted in `diagnostics`."""
+        """The lines that are not too long; those that are, counted in `diagnostics`,
+        and with `openings` given as their first bytes closed up as JSON
+        (`closed_opening`, `compacted` set): a first prompt with an image or a long
+        paste in it still says what was asked."""
         skipped = set(self.too_long)
         if diagnostics is not None:
             self.count_too_long(diagnostics, path)
-        return [
-            self.line(index) for index in range(len(self.ends)) if index not in skipped
-        ]
+        found: list[Line] = []
+        for index in range(len(self.ends)):
+            if index not in skipped:
+                found.append(self.line(index))
+            elif openings and (opening := self.openings.get(index)) is not None:
+                closed = closed_opening(opening)
+                if closed is not None:
+                    found.append(self.line(index)._replace(data=closed, compacted=True))
+        return found
+
+
+_CLOSERS = {ord("{"): b"}", ord("["): b"]"}
+
+
+def closed_opening(opening: bytes) -> bytes | None:
+    """The first bytes of a JSON object too long to hold (`Head.openings`), closed up as
+    JSON: the value string they end in cut where they end (less a cut escape or
+    character), a member cut before its value left out, each open array and object
+    closed. None where no object is left. Every string in it is whole but the last."""
+    if not opening.startswith(b"{"):
+        return None
+    stack = bytearray()
+    good, closers = 0, b""  # where the text may be cut, and what then closes it
+    in_string = is_key = False
+    escape_at = -1  # where the escape the string is in began (-1: none)
+    previous = 0  # the last byte outside a string that is no white space
+    for i, byte in enumerate(opening):
+        if in_string:
+            if escape_at >= 0:
+                # `\uXXXX` runs to its fourth digit; any other escape is two bytes
+                if opening[escape_at + 1] != 0x75 or i - escape_at == 5:
+                    escape_at = -1
+            elif byte == 0x5C:  # a backslash
+                escape_at = i
+            elif byte == 0x22:  # the string ends
+                in_string, previous = False, byte
+                if not is_key:
+                    good, closers = i + 1, _closing(stack)
+            continue
+        if byte in b" \t\r\n":
+            continue
+        if byte == 0x22:
+            in_string = True
+            # a key where an object expects one: after its `{` or a `,` in it
+            is_key = bool(stack) and stack[-1] == 0x7B and previous in (0x7B, 0x2C)
+        elif byte in (0x7B, 0x5B):  # { [
+            stack.append(byte)
+            good, closers = i + 1, _closing(stack)
+        elif byte in (0x7D, 0x5D):  # } ]
+            if not stack:
+                return None
+            stack.pop()
+            good, closers = i + 1, _closing(stack)
+        elif byte == 0x2C and stack:  # a comma: what came before it is whole
+            good, closers = i, _closing(stack)
+        previous = byte
+    if in_string and not is_key:  # cut inside a value: keep what it holds so far
+        text = opening[:escape_at] if escape_at >= 0 else opening
+        try:
+            text.decode()
+        except UnicodeDecodeError as error:  # a character cut by the read
+            text = text[: error.start]
+        closed = text + b'"' + _closing(stack)
+    else:
+        closed = opening[:good] + closers
+    try:
+        value = loads(closed)
+    except orjson.JSONDecodeError:
+        return None
+    return closed if isinstance(value, dict) else None
+
+
+def _closing(stack: bytearray) -> bytes:
+    return b"".join(_CLOSERS[byte] for byte in reversed(stack))
 
 
 @overload
@@ -767,16 +845,18 @@ def head_lines(
     max_lines: int = HEAD_LINES,
     *,
     diagnostics: Diagnostics | None = None,
+    openings: bool = False,
 ) -> list[Line]:
     """The first `max_lines` lines, each at most LINE_CAP long (longer ones are skipped
-    and counted among the `max_lines`); never more than about HEAD_BYTES are read."""
+    and counted among the `max_lines`, or with `openings` given as their first bytes
+    closed up, `Head.lines`); never more than about HEAD_BYTES are read."""
     with open_binary(path) as stream:
         if not os.fspath(path).endswith(".zst"):  # a .zst is read through
             ends_only(stream)
         head = split_head(
             stream.read(HEAD_PROBE), stream, whole=False, max_lines=max_lines
         )
-    return head.lines(diagnostics, os.fspath(path))
+    return head.lines(diagnostics, os.fspath(path), openings=openings)
 
 
 def tail_bytes(

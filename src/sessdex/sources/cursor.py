@@ -87,8 +87,10 @@ _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
 # the modes the CLI's `--mode` takes, both read-only (Cursor's CLI docs); the store's
 # `meta.mode` says `plan` for a chat in plan mode (public readers' notes)
 _READ_ONLY_MODES = frozenset({"plan", "ask"})
-_USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 _REDACTED = "[REDACTED]"  # ends the answer's text where its thinking was withheld
+# its end tag may be missing: the query of a line too long to hold is its first bytes.
+# No \s* around the lazy group (stripped after): that made long blank runs quadratic.
+_USER_QUERY = re.compile(r"<user_query>(.*?)(?:</user_query>|\Z)", re.DOTALL)
 _MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
 
 
@@ -155,7 +157,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return _parse_text(path, location)
     try:
         stat = path.stat()
-        head = files.head_lines(path, diagnostics=diagnostics)
+        # a first prompt too long to hold (a pasted image or log) still titles it
+        head = files.head_lines(path, diagnostics=diagnostics, openings=True)
     except FileNotFoundError:
         return []
     child = path.parent.name == "subagents"
@@ -660,7 +663,7 @@ def _user_text(blocks: list[dict[str, object]]) -> str | None:
     if not texts:
         return None
     joined = "\n".join(texts)
-    queries = _USER_QUERY.findall(joined)
+    queries = [query.strip() for query in _USER_QUERY.findall(joined)]
     return "\n".join(queries) if queries else _cursor_text.unstamped(joined).strip()
 
 

@@ -280,7 +280,8 @@ def _parse_jsonl(
     path: Path, location: Location, size: int, diagnostics: Diagnostics
 ) -> list[Session]:
     name, listing = str(path), _Listing()
-    head = files.head_lines(path, diagnostics=diagnostics)
+    # a first prompt too long to hold (a pasted image or log) still titles it
+    head = files.head_lines(path, diagnostics=diagnostics, openings=True)
     head_end = head[-1].end if head else 0
     for line in head:
         if (record := files.parse_json(line, diagnostics, name)) is not None:

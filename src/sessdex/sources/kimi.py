@@ -425,7 +425,8 @@ Facts = tuple[datetime | None, datetime | None, str | None, str | None]
 def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
     """(first time, last time, first prompt, protocol version); None for a wire with no turn yet."""
     try:
-        head = files.head_lines(path, diagnostics=diagnostics)
+        # a first prompt too long to hold (a pasted image or log) still titles it
+        head = files.head_lines(path, diagnostics=diagnostics, openings=True)
         tail = files.tail_lines(path)
     except FileNotFoundError:
         return None
@@ -470,7 +471,7 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
 
 def _context_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
     try:
-        head = files.head_lines(path, diagnostics=diagnostics)
+        head = files.head_lines(path, diagnostics=diagnostics, openings=True)
     except FileNotFoundError:
         return None
     prompt: str | None = None

@@ -171,7 +171,8 @@ def parse(
     delivery mirrors): no model answered them, so they name no model of the session."""
     try:
         size = path.stat().st_size
-        head = files.head_lines(path, diagnostics=diagnostics)
+        # a first prompt too long to hold (a pasted image or log) still titles it
+        head = files.head_lines(path, diagnostics=diagnostics, openings=True)
         tail = files.tail_lines(path)
     except FileNotFoundError:
         return []

@@ -1199,6 +1199,6 @@ def test_a_line_cut_anywhere_closes_up_as_an_object_or_none() -> None:
     cut_text = files.closed_opening(line[: line.index(b"back") + 2])
     assert cut_text and files.loads(cut_text) == {
         "type": "user", "n": 12.5, "ok": True,
-        "message": {"content": [{"type": "text", "text": 'a "quoted" \\ ba'}]},
+        "message": {"content": [{"type": "text", "text": 'a "quoted" \\ ba\u2026'}]},
     }  # fmt: skip
     assert files.closed_opening(b'["a", "b"') is None  # no object

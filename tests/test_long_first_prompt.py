@@ -19,6 +19,7 @@ PASTE = "\n" + "ERROR retry failed\n" * 1_100_000  # 20 MB
 
 # (app, session id, its transcript in the app's home, the prompt its listing is titled by)
 FIRST_PROMPTS = [
+    ("claude", "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", ".claude/projects/-tmp/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl", "Delegate a repo search to a subagent"),
     ("cursor", "7e6d5c4b-3a29-4180-b7c6-d5e4f3a2b1c0", ".cursor/projects/home-dev-code-api/agent-transcripts/7e6d5c4b-3a29-4180-b7c6-d5e4f3a2b1c0/7e6d5c4b-3a29-4180-b7c6-d5e4f3a2b1c0.jsonl", "Add a health check route"),
     ("gemini", "d00dfeed-1111-4222-8333-944455556666", ".gemini/tmp/webapp/chats/session-2026-12-02T14-30-d00dfeed.jsonl", "Write a migration for the sessions table."),
     ("pi", "0190a1c7-0000-7aaa-8bbb-ccccdddd0001", ".pi/agent/sessions/--home-dev-code-ledger--/2026-11-21T10-00-00-000Z_0190a1c7-0000-7aaa-8bbb-ccccdddd0001.jsonl", "Continue on a fork: add a test"),

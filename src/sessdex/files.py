@@ -639,8 +639,9 @@ _CLOSERS = {ord("{"): b"}", ord("["): b"]"}
 def closed_opening(opening: bytes) -> bytes | None:
     """The first bytes of a JSON object too long to hold (`Head.openings`), closed up as
     JSON: the value string they end in cut where they end (less a cut escape or
-    character), a member cut before its value left out, each open array and object
-    closed. None where no object is left. Every string in it is whole but the last."""
+    character) and ended with "…", a member cut before its value left out, each open
+    array and object closed. None where no object is left. Every string in it is whole
+    but the last, which says it is not."""
     if not opening.startswith(b"{"):
         return None
     stack = bytearray()
@@ -684,7 +685,7 @@ def closed_opening(opening: bytes) -> bytes | None:
             text.decode()
         except UnicodeDecodeError as error:  # a character cut by the read
             text = text[: error.start]
-        closed = text + b'"' + _closing(stack)
+        closed = text + "\u2026".encode() + b'"' + _closing(stack)  # cut: says so
     else:
         closed = opening[:good] + closers
     try:

@@ -235,7 +235,7 @@ def test_a_head_line_after_a_skipped_long_one_keeps_its_number(
 ) -> None:
     lines = [
         {"type": "queue-operation", "timestamp": "2026-11-24T11:59:59.000Z"},
-        prompt(1, "x" * (files.LINE_CAP + 10)),  # skipped: over the cap
+        reply(1, "x" * (files.LINE_CAP + 10)),  # skipped: over the cap
         prompt(2, "Fix it please"),
         {"type": "custom-title", "customTitle": "Named", "sessionId": "s"},
         *padding(3, PADDED),

@@ -464,6 +464,22 @@ class _Block:
             return _long_title(opening)
         return None
 
+    def cut_record(self, begin: int, stop: int) -> dict[str, object] | None:
+        """The record on the line from `begin` to `stop` when it is too long to parse, as
+        far as its first bytes go (`files.closed_opening`: its last string cut short)."""
+        if stop - begin > files.LINE_CAP:
+            opening: bytes | None = self.data[begin : begin + files.OPENING]
+        else:
+            opening = self.openings.get(begin) if begin == stop else None
+        closed = files.closed_opening(opening) if opening else None
+        if closed is None:
+            return None
+        try:
+            record = files.loads(closed)
+        except ValueError:  # orjson's error is one
+            return None
+        return record if isinstance(record, dict) else None
+
 
 def _long_title(opening: bytes) -> dict[str, object] | None:
     """A custom or AI title record from the first bytes of its line (files.OPENING, more
@@ -904,6 +920,13 @@ def _read_head(
         if stop - begin > files.LINE_CAP or begin == stop:
             if titles and (named := head.long_title(begin, stop)) is not None:
                 _title(named, named["type"], found)
+            elif titles and found.prompt is None:
+                # a first prompt with a long paste or an image: what its first bytes
+                # hold (only that: a string of its other fields may be the one cut)
+                cut = head.cut_record(begin, stop)
+                if cut is not None and type_tag(cut.get("type")) == "user":
+                    found.prompt, command = rec.prompt(cut)
+                    found.command = found.command or command
             continue
         line = data[begin:stop]
         if TIMESTAMP not in line and not (

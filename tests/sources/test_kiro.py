@@ -1023,3 +1023,19 @@ def test_a_conversations_table_made_a_view_lists_its_chats_and_counts_what_it_hi
     doctor = cli_over(home, "doctor", "--deep", "--json", "--app", "kiro")
     (app,) = json.loads(doctor.stdout)
     assert app["skipped_at"] and not app["problems"], app
+
+
+def test_a_conversations_v2_table_gone_after_its_migration_is_said(
+    tmp_path: Path,
+) -> None:
+    """Its chats go with it, but not unsaid: the older table's are listed, and doctor
+    says the newer table its migrations made is missing."""
+    home = copy(tmp_path)
+    with sqlite3.connect(home / KIRO_DB) as db:
+        db.execute("DROP TABLE conversations_v2")
+    db.close()
+    listed = cli_over(home, "list", "--json", "--all", "--app", "kiro")
+    assert NEWEST not in {row["id"] for row in json.loads(listed.stdout)}
+    doctor = cli_over(home, "doctor", "--json", "--app", "kiro")
+    (app,) = json.loads(doctor.stdout)
+    assert any("no conversations_v2 table" in p for p in app["problems"]), app

@@ -193,6 +193,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             return _listed_v2(connection, path, v2, diagnostics)
         v1 = databases.table_columns(connection, V1)
         if {"key", "value"} <= v1:
+            if not v2 and _migrated_to_v2(connection):  # dropped, or a damaged schema
+                diagnostics.problem(
+                    f"{NAME}: {path} has no {V2} table though its migrations made one "
+                    f"(008); only the chats of its older {V1} table are listed"
+                )
             return _listed_v1(connection, path, diagnostics)
         for table, columns in ((V2, v2), (V1, v1)):
             if columns:  # there, but not as the CLI makes it: its chats go unlisted
@@ -383,6 +388,14 @@ def _latest_rows(rows: Iterable[tuple[int, object, object]]) -> dict[str, int]:
 def _earliest(*moments: datetime | None) -> datetime | None:
     known = [m for m in moments if m is not None]
     return min(known) if known else None
+
+
+def _migrated_to_v2(connection: sqlite3.Connection) -> bool:
+    """Whether the `migrations` table says 008, which makes `conversations_v2`, ran."""
+    if "version" not in databases.table_columns(connection, "migrations"):
+        return False
+    (newest,) = connection.execute("SELECT max(version) FROM migrations").fetchone()
+    return isinstance(newest, int) and newest >= 8
 
 
 def _listed_v1(

@@ -478,7 +478,8 @@ def _head_and_tail(path: Path, size: int) -> list[files.Line]:
     """The whole file when it is small, else its first lines and its last TAIL_BYTES."""
     if size <= files.TAIL_BYTES:
         return files.tail_lines(path)
-    head = files.head_lines(path)
+    # a first prompt too long to hold (a pasted image or log) still titles it
+    head = files.head_lines(path, openings=True)
     boundary = head[-1].offset if head else -1
     return head + [line for line in files.tail_lines(path) if line.offset > boundary]
 

@@ -474,7 +474,9 @@ def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
 
 def _first_prompt(folder: Path) -> str | None:
     path = folder / "messages.jsonl"
-    for line in files.head_lines(path, 20) if path.is_file() else []:
+    # a first prompt too long to hold (a pasted image or log) still titles it
+    lines = files.head_lines(path, 20, openings=True) if path.is_file() else []
+    for line in lines:
         record = files.parse_json(line)
         if record and record.get("role") == "user" and not record.get("injected"):
             text = _message_text(record) or ""

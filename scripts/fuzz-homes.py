@@ -37,7 +37,7 @@ def main() -> int:
         "--tree",
         action="store_true",
         help="damage the folder tree, not a file's content (a pipe, a broken or looping "
-        "link, a name that is not UTF-8)",
+        "link, a link to /dev/zero, a name that is not UTF-8)",
     )
     parser.add_argument(
         "--odd",

@@ -6,8 +6,8 @@ never seen, a time in another format, a value nested past any parser's depth, a 
 stray byte, CRLF, a BOM, terminal controls in a text, an empty file, a directory in a
 file's place, a SQLite column or table gone or of another type, a row of NULLs. Or,
 drawn apart (`tree=True`, so content cases keep their numbers), one file's place damaged
-(`TREE_WAYS`): a pipe, a broken or looping link in it, a name that is not UTF-8, a
-looping link beside it. Or (`odd=True`, `ODD_WAYS`) a file as odd writers and failing
+(`TREE_WAYS`): a pipe, a broken or looping link in it, a link to /dev/zero, a name
+that is not UTF-8, a looping link beside it. Or (`odd=True`, `ODD_WAYS`) a file as odd writers and failing
 systems leave one: in UTF-16, with Latin-1 bytes, CRLF or a BOM, a run of NULs a crash
 left, its last line cut inside a character; a database with its newest rows in a `-wal`
 beside it and a stale `-shm`, or locked by a writer (a child process that holds `BEGIN
@@ -369,7 +369,14 @@ def _mutate_bytes(
     raise ValueError(way)
 
 
-TREE_WAYS = ("pipe", "link loop", "broken link", "odd name", "loop beside")
+TREE_WAYS = (
+    "pipe",
+    "link loop",
+    "broken link",
+    "odd name",
+    "loop beside",
+    "endless link",
+)
 
 
 def mutate_tree(path: Path, way: str) -> Mutant:
@@ -393,6 +400,9 @@ def mutate_tree(path: Path, way: str) -> Mutant:
     if way == "broken link":  # a dotfiles link whose target moved
         path.symlink_to(path.with_name(path.name + ".moved"))
         return Mutant(path, "a link to a file that is gone in its place")
+    if way == "endless link":  # a read that never ends, nor ever blocks
+        path.symlink_to("/dev/zero")
+        return Mutant(path, "a link to /dev/zero in its place")
     raise ValueError(way)
 
 

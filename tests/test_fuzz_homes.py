@@ -179,3 +179,18 @@ def test_every_table_made_a_view_is_never_a_crash(name: str, tmp_path: Path) -> 
     assert made
     outcome = fuzzing.check(home, tmp_path / "state", more=True)
     assert not outcome.failures, "\n".join(outcome.failures)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini", "opencode", "copilot"])
+def test_a_session_file_linked_to_dev_zero_is_never_read_forever(
+    name: str, tmp_path: Path
+) -> None:
+    # every file of the home a link to /dev/zero, whose read never ends: each is passed
+    # over (a link out of the home) or read to a bound, never to the end
+    home = tmp_path / "home"
+    fuzzing.copy_home(HOMES[name], home)
+    for path in sorted(home.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            fuzzing.mutate_tree(path, "endless link")
+    outcome = fuzzing.check(home, tmp_path / "state", seconds=60)
+    assert not outcome.failures, "\n".join(outcome.failures)

@@ -680,3 +680,29 @@ def test_a_sub_agents_answer_shows_without_the_task_tags_around_it() -> None:
         .stdout
     )
     assert "<task_result>" not in exported and "its last reply, above" in exported
+
+
+def test_session_times_kept_as_text_are_still_its_times(tmp_path: Path) -> None:
+    """A database a tool rewrote with TEXT columns (an export and import) keeps each
+    epoch as its digits: the list still dates the session."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = home / DB.relative_to(HOME)
+    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as connection:
+        columns = [r[1] for r in connection.execute("PRAGMA table_info(session)")]
+        cast = ", ".join(f'CAST("{c}" AS TEXT) AS "{c}"' for c in columns)
+        connection.execute("PRAGMA foreign_keys = OFF")
+        connection.execute(f"CREATE TABLE session_text AS SELECT {cast} FROM session")
+        connection.execute("DROP TABLE session")
+        connection.execute("ALTER TABLE session_text RENAME TO session")
+        assert connection.execute(
+            "SELECT typeof(time_created) FROM session"
+        ).fetchone() == ("text",)
+    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    assert rows[BASIC]["created"] == "2026-11-30T08:12:19.501Z"
+    assert rows[BASIC]["updated"] == "2026-11-30T08:12:26.592Z"

@@ -152,6 +152,17 @@ _RUN_WORD = re.compile(r'"((?:\\"|\\(?!")|[^"\\])*)"|[^ "]+')
 Children = _opencode_v2.Children
 
 
+def _row_number(value: object) -> object:
+    """A row's number: as it is, or from its digits where it is text (a database a tool
+    rewrote with TEXT columns keeps its epochs so)."""
+    return int(value) if isinstance(value, str) and value.isdigit() else value
+
+
+def _row_time(value: object) -> datetime | None:
+    """A row's epoch milliseconds, kept as a number or as its digits."""
+    return ms_time(_row_number(value))
+
+
 def locate(home: Home) -> Location:
     """`$XDG_DATA_HOME/opencode` (else `~/.local/share/opencode`); `OPENCODE_DB` names
     another database, absolute or in that folder."""
@@ -303,7 +314,7 @@ def parse_database(
             connection, [i for i, row in rows.items() if row.get("table") == "session"]
         )
         for session_id, stamp in answered.items():
-            stamped = rows[session_id].get("time_updated")
+            stamped = _row_number(rows[session_id].get("time_updated"))
             if not isinstance(stamped, int | float) or stamp > stamped:
                 rows[session_id]["time_updated"] = stamp
     except sqlite3.Error as error:
@@ -344,8 +355,8 @@ def parse_database(
                 path=f"{path}#session/{session_id}",
                 cwd=as_str(row.get("directory")),
                 title=one_line(row.get("title"), limit=None),
-                created=ms_time(row.get("time_created")),
-                updated=ms_time(row.get("time_updated")),
+                created=_row_time(row.get("time_created")),
+                updated=_row_time(row.get("time_updated")),
                 model=as_str(model.get("id")),
                 effort=variant if variant != "default" else None,
                 cli_version=version,

@@ -1039,3 +1039,23 @@ def test_a_conversations_v2_table_gone_after_its_migration_is_said(
     doctor = cli_over(home, "doctor", "--json", "--app", "kiro")
     (app,) = json.loads(doctor.stdout)
     assert any("no conversations_v2 table" in p for p in app["problems"]), app
+
+
+def test_chat_times_kept_as_text_are_still_its_times(tmp_path: Path) -> None:
+    """A database a tool rewrote with TEXT columns (an export and import) keeps each
+    epoch as its digits: the list still dates the chat."""
+    home = copy(tmp_path)
+    listed = cli_over(home, "list", "--json", "--all", "--app", "kiro")
+    before = {row["id"]: row for row in json.loads(listed.stdout)}
+    with sqlite3.connect(home / KIRO_DB, isolation_level=None) as db:
+        columns = [r[1] for r in db.execute("PRAGMA table_info(conversations_v2)")]
+        cast = ", ".join(f'CAST("{c}" AS TEXT) AS "{c}"' for c in columns)
+        db.execute(f"CREATE TABLE as_text AS SELECT {cast} FROM conversations_v2")
+        db.execute("DROP TABLE conversations_v2")
+        db.execute("ALTER TABLE as_text RENAME TO conversations_v2")
+    db.close()
+    listed = cli_over(home, "list", "--json", "--all", "--app", "kiro")
+    after = {row["id"]: row for row in json.loads(listed.stdout)}
+    for chat in (NEWEST, MIGRATED):
+        for field in ("created", "updated"):
+            assert after[chat][field] == before[chat][field], (chat, field)

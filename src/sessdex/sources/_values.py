@@ -262,6 +262,12 @@ def _epoch(value: object, ms: bool) -> datetime | None:
         return None
 
 
+def row_number(value: object) -> object:
+    """A database row's number: as it is, or from its digits where it is text (a database
+    a tool rewrote with TEXT columns keeps its epochs and counts so)."""
+    return int(value) if isinstance(value, str) and value.isdigit() else value
+
+
 def ms_time(value: object) -> datetime | None:
     """Epoch milliseconds; None for 0, negatives and non-numbers."""
     return _epoch(value, ms=True)

@@ -57,7 +57,7 @@ from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _kiro_sessions
 from ._kiro_read import Reader, StreamedHistory, summary
-from ._values import as_str, loaded_object, ms_time, one_line
+from ._values import as_str, loaded_object, ms_time, one_line, row_number
 from .base import Home, Location, Opened
 
 NAME = "kiro"
@@ -311,10 +311,13 @@ def _listed_v2(
     diagnostics: Diagnostics,
 ) -> list[Session]:
     times = [c if c in columns else "NULL" for c in ("created_at", "updated_at")]
-    rows = connection.execute(
-        f"SELECT rowid, key, conversation_id, {times[0]}, {times[1]} FROM {V2} "
-        "ORDER BY rowid"
-    ).fetchall()
+    rows = [
+        (rowid, key, conversation_id, row_number(created), row_number(updated))
+        for rowid, key, conversation_id, created, updated in connection.execute(
+            f"SELECT rowid, key, conversation_id, {times[0]}, {times[1]} FROM {V2} "
+            "ORDER BY rowid"
+        )
+    ]
     newest: dict[str, tuple[int, str]] = {}  # folder: (updated_at, id) of its newest
     for _, key, conversation_id, _, updated in rows:
         if isinstance(key, str) and isinstance(conversation_id, str):
@@ -378,8 +381,9 @@ def _latest_rows(rows: Iterable[tuple[int, object, object]]) -> dict[str, int]:
     chat reopened by its id in another folder is saved there as a second row, the first
     left as it was; the CLI goes on in the newer."""
     latest: dict[str, tuple[int, int]] = {}
-    for rowid, conversation_id, updated in rows:
+    for rowid, conversation_id, stamp in rows:
         if isinstance(conversation_id, str):
+            updated = row_number(stamp)
             mark = (updated if isinstance(updated, int) else 0, rowid)
             latest[conversation_id] = max(latest.get(conversation_id, mark), mark)
     return {conversation_id: mark[1] for conversation_id, mark in latest.items()}

@@ -71,6 +71,7 @@ from ._values import (
     json_object,
     ms_time,
     one_line,
+    row_number,
     shown_text,
     type_tag,
 )
@@ -152,15 +153,9 @@ _RUN_WORD = re.compile(r'"((?:\\"|\\(?!")|[^"\\])*)"|[^ "]+')
 Children = _opencode_v2.Children
 
 
-def _row_number(value: object) -> object:
-    """A row's number: as it is, or from its digits where it is text (a database a tool
-    rewrote with TEXT columns keeps its epochs so)."""
-    return int(value) if isinstance(value, str) and value.isdigit() else value
-
-
 def _row_time(value: object) -> datetime | None:
     """A row's epoch milliseconds, kept as a number or as its digits."""
-    return ms_time(_row_number(value))
+    return ms_time(row_number(value))
 
 
 def locate(home: Home) -> Location:
@@ -314,7 +309,7 @@ def parse_database(
             connection, [i for i, row in rows.items() if row.get("table") == "session"]
         )
         for session_id, stamp in answered.items():
-            stamped = _row_number(rows[session_id].get("time_updated"))
+            stamped = row_number(rows[session_id].get("time_updated"))
             if not isinstance(stamped, int | float) or stamp > stamped:
                 rows[session_id]["time_updated"] = stamp
     except sqlite3.Error as error:

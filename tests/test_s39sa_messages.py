@@ -93,7 +93,8 @@ def test_a_warning_while_the_board_shows_goes_where_stderr_goes(
         yield []
 
     try:
-        live._watch_live(boards(), Home.at(home), "1d", [])
+        at = Home.at(home)
+        live._watch_live(boards(), at, lambda: live._nothing_recent(at, "1d", []), 20)
     finally:
         terminal.close()
         log.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 from dataclasses import replace
@@ -15,7 +16,7 @@ from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, crush
-from tests.helpers import cli_over, tables_as_views
+from tests.helpers import LIST_PATHS, cli_over, list_rows, settle, tables_as_views
 
 HOME = Path(__file__).parent.parent / "data" / "crush" / "home"
 SHOP_DB = HOME / "code" / "shop-api" / ".crush" / "crush.db"
@@ -442,6 +443,7 @@ def test_projects_crush_never_registered_are_found_where_other_agents_recorded_t
     assert sorted(map(str, crush.scan(crush.locate(Home.at(home))))) == sorted(
         str(p)
         for p in (
+            home / ".local" / "share" / "crush" / "projects.json",  # read with each
             home / "code" / "shop-api" / ".crush" / "crush.db",
             home / "code" / "noora" / ".opencode" / "opencode.db",
         )
@@ -695,3 +697,120 @@ def test_a_messages_table_made_a_view_lists_its_sessions_and_counts_what_it_hide
     doctor = cli_over(home, "doctor", "--deep", "--json", "--app", "crush")
     (app,) = json.loads(doctor.stdout)
     assert app["skipped_lines"], app
+
+
+def _rewrite_registry(home: Path, edit: str) -> None:
+    """projects.json as Crush rewrites it: `edit` "last_accessed" only notes a start
+    (every start), "path" moves shop-api's project folder, its data kept."""
+    registry = home / ".local" / "share" / "crush" / "projects.json"
+    listed = json.loads(registry.read_text())
+    entry = listed["projects"][0]
+    if edit == "last_accessed":
+        entry["last_accessed"] = "2026-12-06T11:00:00.123456789Z"
+    else:
+        entry["path"] = "/home/alex/code/shop"
+    registry.write_text(json.dumps(listed, indent=2))
+
+
+@LIST_PATHS
+def test_a_projects_path_changed_in_the_registry_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def cwd(state: str) -> object:
+        rows = list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)
+        return rows[MAIN]["cwd"]
+
+    assert cwd("warm") == SHOP
+    _rewrite_registry(home, "path")
+    assert cwd("warm") == cwd("cold") == "/home/alex/code/shop"
+
+
+def test_a_registry_rewritten_for_a_start_reads_no_database_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Crush rewrites projects.json's `last_accessed` at every start, and every
+    # database's parse reads the registry: each start made a warm list read every
+    # project's database again, as slow as a cold one
+    from sessdex.index import Index
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry = home / ".local" / "share" / "crush" / "projects.json"
+    parsed: list[str] = []
+    original = crush.parse
+
+    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
+        parsed.append(path.name)
+        return original(path, location, diagnostics)
+
+    monkeypatch.setattr(crush, "parse", parse)
+    before = list_rows(home, tmp_path / "state", monkeypatch, "--all")
+    assert "crush.db" in parsed
+    parsed.clear()
+    _rewrite_registry(home, "last_accessed")
+    assert list_rows(home, tmp_path / "state", monkeypatch, "--all") == before
+    assert [name for name in parsed if name != "projects.json"] == []  # full refresh
+    _rewrite_registry(home, "last_accessed")
+    os.utime(registry, ns=(1, 1))  # a stat unlike the last one's
+    index = Index(Home.at(home))
+    try:  # the quick path's refresh of the file alone
+        assert index.refresh_file(crush, str(registry))
+    finally:
+        index.close()
+    assert list_rows(home, tmp_path / "state", monkeypatch, "--all") == before
+    assert [name for name in parsed if name != "projects.json"] == []
+
+
+def test_a_registry_rewritten_for_a_start_prints_the_listing_saved_before(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    # the real command's warm list after a Crush start: the listing saved before, with
+    # no source loaded and no database parsed (the full command read them all)
+    from sessdex import quick
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    list_rows(home, tmp_path / "state", monkeypatch, "--all")  # the index, cold
+    args = ["--json", "--all", "--home", str(home)]
+    settle(home)
+    assert quick.answer("list", args)
+    before = capsysbinary.readouterr().out
+    parsed: list[str] = []
+    parse = crush.parse
+    monkeypatch.setattr(crush, "parse", lambda *a: parsed.append(1) or parse(*a))
+    _rewrite_registry(home, "last_accessed")
+    settle(home)
+    assert quick.answer("list", args)
+    assert capsysbinary.readouterr().out == before
+    assert parsed == []
+    _rewrite_registry(home, "path")  # the meaning changed: the full command lists
+    settle(home)
+    assert not quick.answer("list", args)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "same"),
+    [
+        ('"last_accessed": "a"', '"last_accessed": "b\\u00e9\\"c"', True),
+        ('"last_accessed": "a"', '"last_accessed":"b"', True),
+        ('"last_accessed": "a"', '"last_accessed": null', False),
+        ('"path": "/w/a"', '"path": "/w/b"', False),
+    ],
+)
+def test_the_registrys_digest_leaves_out_last_accessed_alone(
+    tmp_path: Path, before: str, after: str, same: bool
+) -> None:
+    registry = tmp_path / "projects.json"
+    digests = []
+    for member in (before, after):
+        text = '{"projects": [{"data_dir": "/w/a/.crush", ' + member + "}]}"
+        if member.startswith('"path"'):
+            text = '{"projects": [{' + member + ', "last_accessed": "s"}]}'
+        registry.write_text(text)
+        digests.append(crush.context_digest(str(registry)))  # type: ignore[attr-defined]
+    assert (digests[0] == digests[1]) is same

@@ -159,8 +159,9 @@ USAGE_HOOKED: frozenset[str] = frozenset({"claude", "codex", "qoder"})
 
 # The apps whose `context_digest` (see base.py) is the `digest` of a module that loads
 # without the source: a warm list tells a context file rewritten with the same meaning
-# (Kimi CLI's `kimi.json` at every session's start) without loading the app's source.
-CONTEXT_DIGESTS: dict[str, str] = {"kimi": "_kimi_json"}
+# (Kimi CLI's `kimi.json` at every session's start, Crush's `projects.json` at every
+# start) without loading the app's source.
+CONTEXT_DIGESTS: dict[str, str] = {"crush": "_crush_projects", "kimi": "_kimi_json"}
 
 # An app whose name is no module name (a Python keyword): its module's.
 MODULES: dict[str, str] = {"continue": "continue_"}

@@ -37,6 +37,7 @@ nothing in the database tells apart.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -46,9 +47,10 @@ from pathlib import Path, PurePosixPath
 
 import orjson
 
-from .. import databases, files, folders
+from .. import databases, files, folders, freshness
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from . import _crush_projects
 from ._project_folders import as_written, below_copy, recorded_folders
 from ._values import (
     Emitter,
@@ -129,8 +131,15 @@ def scan(location: Location) -> Iterator[Path]:
     folders other agents recorded that Crush never registered (`_project_folders`)."""
     if not location.exists:
         return
+    registry = location.root / _REGISTRY
+    if folders.is_file(registry):  # read with each database (`context_of`)
+        yield registry
     found = set()
-    for project in _projects(location):
+    # not noted as the scan's: the registry is listed itself, and its digest says when
+    # it changed for more than the `last_accessed` Crush rewrites at every start
+    with freshness.paused():
+        projects = _projects(location)
+    for project in projects:
         for db in (
             project.found_data / "crush.db",
             project.found / ".opencode" / "opencode.db",
@@ -148,6 +157,23 @@ def scan(location: Location) -> Iterator[Path]:
     yield from sorted(found)
 
 
+_REGISTRY = "projects.json"
+
+
+def context_of(path: str, location: Location) -> str | None:
+    """The folder under which the databases lie whose projects Crush's `projects.json`
+    names: the whole disk's (a project may be anywhere), as every database's parse reads
+    it to learn its project's folder."""
+    if path != os.path.join(location.root, _REGISTRY):
+        return None
+    return os.path.splitdrive(path)[0] + os.sep
+
+
+# a `projects.json` without the `last_accessed` Crush rewrites it for at every start: the
+# folders its projects' databases read (a warm list loads it without this module)
+context_digest = _crush_projects.digest
+
+
 def _projects(location: Location) -> list[_Project]:
     return _registry(location)[0]
 
@@ -155,7 +181,7 @@ def _projects(location: Location) -> list[_Project]:
 def _registry(location: Location) -> tuple[list[_Project], int]:
     """The projects `projects.json` names, and how many of its entries name none."""
     registry = files.read_json_file(
-        location.root / "projects.json", limit=16 * 1024 * 1024
+        location.root / _REGISTRY, limit=_crush_projects.LIMIT
     )
     listed = registry.get("projects") if isinstance(registry, dict) else None
     if not isinstance(listed, list):  # torn, or not the shape Crush writes
@@ -219,7 +245,7 @@ _NAMED = re.compile(rb'"(path|data_dir)"\s*:\s*("(?:\\.|[^"\\\n])*")')
 def _registry_torn(location: Location) -> bool:
     """A `projects.json` that is there but does not parse as Crush writes it."""
     registry = files.read_json_file(
-        location.root / "projects.json", limit=16 * 1024 * 1024
+        location.root / _REGISTRY, limit=_crush_projects.LIMIT
     )
     shaped = isinstance(registry, dict) and isinstance(registry.get("projects"), list)
     return not shaped and folders.is_file(location.root / "projects.json")
@@ -257,6 +283,8 @@ def _relocated(recorded: str, registry: Path) -> Path:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path == location.root / _REGISTRY:  # read with each database
+        return []
     project = next(
         (
             p

@@ -2792,6 +2792,24 @@ def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
     assert code == 2 and "disagree" in err  # the options contradict: a usage error
 
 
+def test_an_export_onto_a_file_says_it_replaced_what_was_there(
+    tmp_path: Path,
+) -> None:
+    """A file `-o` names that held something is replaced whole: said with what it held
+    (a mistyped name loses a file), never of a new or empty one."""
+    out = tmp_path / "notes.md"
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(out), "--home", DEMO)
+    assert code == 0 and err == f"wrote {str(out)!r}\n"
+    out.write_text("my own notes, typed by hand\n")
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(out), "--home", DEMO)
+    assert code == 0
+    assert err == f"wrote {str(out)!r}, replacing the 28 B file that was there\n"
+    assert out.read_text().startswith("# ")
+    out.write_text("")
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(out), "--home", DEMO)
+    assert code == 0 and err == f"wrote {str(out)!r}\n"
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /proc and /dev/full")
 @pytest.mark.parametrize(
     ("target", "fmt", "reason"),

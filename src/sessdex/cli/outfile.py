@@ -21,8 +21,9 @@ from ..errors import SessdexError
 
 def write_file(
     path: str, chunks: Iterable[str] | Iterable[bytes], *, binary: bool
-) -> None:
-    """Write `chunks` to `path`. The OS's refusal to open, write or close it (a
+) -> int:
+    """Write `chunks` to `path`; the size of the plain file it replaced (0 where there
+    was none, or it was empty). The OS's refusal to open, write or close it (a
     read-only disk, a full one, /proc) is said as an error about that path; a failure
     to read the session is not mistaken for one."""
 
@@ -31,11 +32,15 @@ def write_file(
 
     target = _replaceable(path)
     temporary = None
+    replaced = 0
     if target is not None:
         try:
-            mode: int | None = os.stat(target).st_mode
+            found = os.stat(target)
         except OSError:
-            mode = None
+            mode: int | None = None
+        else:
+            mode = found.st_mode
+            replaced = found.st_size if stat.S_ISREG(mode) else 0
         if mode is None or stat.S_ISREG(mode):
             temporary = _new_beside(target, mode)
     try:
@@ -61,6 +66,7 @@ def write_file(
             with contextlib.suppress(OSError):  # already said, or a reading error
                 handle.close()
         _remove(temporary)
+    return replaced
 
 
 def _replaceable(path: str) -> str | None:

@@ -318,18 +318,24 @@ def export_command(
         chunks = html.render(found.session, ordered, resume, lead)
     from .outfile import write_file
 
+    replaced = 0  # the size of the file -o replaced: what a mistyped name lost
     with contextlib.closing(events):
         if fmt == "json":  # bytes as orjson writes them, as show --json does
             if output is None:
                 write_events(ordered, False)
             else:
-                write_file(output, event_chunks(ordered, False), binary=True)
+                replaced = write_file(output, event_chunks(ordered, False), binary=True)
         elif output is None:
             for chunk in chunks:
                 echo(chunk, nl=False)
         else:
-            write_file(output, chunks, binary=False)
-    if output is not None:
+            replaced = write_file(output, chunks, binary=False)
+    if output is not None and replaced:
+        from ..files import human_bytes
+
+        size = human_bytes(replaced)
+        err(f"wrote {output!r}, replacing the {size} file that was there")
+    elif output is not None:
         err(f"wrote {output!r}")
     elif fmt == "html" and _to_a_terminal():
         # a page's source scrolled past: what was wanted was a file to open

@@ -57,6 +57,29 @@ def test_clean_keeps_the_text_after_a_string_sequence_never_ended() -> None:
     assert clean("a\x1b]0;title\x07b\x1b]8;;http://e\x1b\\c\x9d0;t\x9cd") == "abcd"
 
 
+def test_a_calls_nested_arguments_read_without_their_json() -> None:
+    """An input with no text argument the views know: a list of calls counted and
+    named, else its first values by name, never the JSON, and at most a line."""
+    calls = {"calls": [{"name": "view", "input": {"file_path": "a"}},
+                       {"name": "grep", "input": {"pattern": "x"}},
+                       {"tool": "ls", "input": {}}]}  # fmt: skip
+    assert tool_summary("batch", calls) == "batch — 3 calls: view, grep, ls"
+    assert (
+        tool_summary("batch", {"calls": calls["calls"][:1]}) == "batch — 1 call: view"
+    )
+    nested = {"options": {"depth": 2, "mode": "fast", "skip": None}, "dry": True}
+    assert tool_summary("plan", nested) == "plan — depth: 2, mode: fast, dry: true"
+    assert tool_summary("pick", {"ids": [1, 2, 3]}) == "pick — ids: 1, 2, 3"
+    huge = {"steps": [{"name": f"step{n}"} for n in range(100_000)]}
+    shown = tool_summary("run", huge)
+    assert shown.startswith("run — 100000 steps: step0, step1, ") and len(shown) <= 110
+    deep: dict[str, object] = {"v": "bottom"}
+    for _ in range(10_000):
+        deep = {"in": deep}
+    assert tool_summary("deep", deep) == "deep"  # past what is looked into: nothing
+    assert tool_summary("empty", {"a": {}, "b": []}) == "empty"
+
+
 def test_tool_summary_and_fold() -> None:
     assert (
         tool_summary("Bash", {"command": "npm test", "description": "run"})
@@ -78,7 +101,7 @@ def test_tool_summary_and_fold() -> None:
         ("newTask", {"tool": "newTask", "mode": "code", "content": "Add CSV export"}, "Add CSV export"),
         ("complete_task", {"result": {"response": "the report"}}, "the report"),
         ("Write", {"file_path": "/w/a.py", "content": "print(1)"}, "/w/a.py"),
-        ("odd", {"level": 3}, '{"level":3}'),
+        ("odd", {"level": 3}, "level: 3"),
         # the text editor tool: its `command` is a sub-command, not a shell's
         ("editor", {"command": "create", "path": "t/h.ts", "file_text": "x"}, "create t/h.ts"),
         ("Bash", {"command": "view", "description": "a shell command"}, "view"),

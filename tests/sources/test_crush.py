@@ -814,3 +814,19 @@ def test_the_registrys_digest_leaves_out_last_accessed_alone(
         registry.write_text(text)
         digests.append(crush.context_digest(str(registry)))  # type: ignore[attr-defined]
     assert (digests[0] == digests[1]) is same
+
+
+def test_a_batch_call_shows_its_calls_not_their_json() -> None:
+    """Go OpenCode's `batch` call (its calls' names and inputs, as a list) is named by
+    its calls in `show`, not by the start of its arguments' JSON."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    shown = CliRunner().invoke(main, ["show", NOORA, "--home", str(HOME)])
+    assert shown.exit_code == 0, shown.output
+    lines = [line for line in shown.stdout.splitlines() if "batch" in line]
+    assert lines == [
+        "Using batch — 4 calls: view, view, glob, view",
+        "Using batch — 3 calls: view, view, view",
+    ]

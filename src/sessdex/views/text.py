@@ -8,6 +8,7 @@ the window, write a hyperlink or hide text.
 from __future__ import annotations
 
 import bisect
+import itertools
 import os
 import re
 from collections.abc import Container, Iterable, Iterator, Sequence
@@ -429,6 +430,77 @@ def _telling_argument(value: dict[str, object]) -> str:
     return ""
 
 
+# A nested input read for its summary: this many values looked at, this many levels down
+# (a huge or deep input costs what fits on the line, not its size).
+_NESTED_VALUES = 64
+_NESTED_DEPTH = 6
+# what names each of a list of like things (the calls a batch call makes)
+_ITEM_NAME_KEYS = ("name", "tool", "tool_name", "toolName", "type", "kind", "action")
+
+
+def _nested_summary(value: dict[str, object], width: int) -> str:
+    """An input no text argument tells, read out without its JSON: its first list of
+    like things counted and named (`3 calls: view, grep, ls`), else its first values by
+    name (`depth: 2, mode: fast`); "" where it holds none within the bounds."""
+    for key, found in itertools.islice(value.items(), _NESTED_VALUES):
+        if isinstance(found, list) and found and isinstance(found[0], dict):
+            noun = key[:-1] if len(found) == 1 and key.endswith("s") else key[:width]
+            names: list[str] = []
+            for item in found[:_NESTED_VALUES]:
+                item = item if isinstance(item, dict) else {}
+                name = next(
+                    (n for k in _ITEM_NAME_KEYS if isinstance(n := item.get(k), str)),
+                    None,
+                )
+                if name is not None:
+                    names.append(name[:width])
+                if sum(map(len, names)) > width:
+                    break
+            said = f"{len(found)} {noun}"
+            return f"{said}: {', '.join(names)}" if names else said
+    parts: list[str] = []
+    for key, shown in _named_values(value, 0, [_NESTED_VALUES]):
+        parts.append(f"{key[:width]}: {shown}")
+        if sum(map(len, parts)) > width:
+            break
+    return ", ".join(parts)
+
+
+def _named_values(
+    value: dict[str, object], depth: int, left: list[int]
+) -> Iterator[tuple[str, str]]:
+    """The plain values of `value` and of the objects in it, each with its name (a list
+    of them joined), in order; `left`: how many more members may be looked at."""
+    for key, item in value.items():
+        left[0] -= 1
+        if left[0] < 0:
+            return
+        if isinstance(item, dict):
+            if depth < _NESTED_DEPTH:
+                yield from _named_values(item, depth + 1, left)
+        elif isinstance(item, list):
+            values = [v for i in item[:_NESTED_VALUES] if (v := _plain(i)) is not None]
+            if values:
+                yield key, ", ".join(values)
+            elif depth < _NESTED_DEPTH:
+                for inner in item[:_NESTED_VALUES]:
+                    if isinstance(inner, dict):
+                        yield from _named_values(inner, depth + 1, left)
+        elif (shown := _plain(item)) is not None:
+            yield key, shown
+
+
+def _plain(value: object) -> str | None:
+    """A text, number or truth value as a summary shows it (`true`); None for others."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value[:200] if value.strip() else None
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
 def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
     from .diffs import change_counts
@@ -456,9 +528,7 @@ def tool_detail(value: object, width: int = 100) -> str:
             (inner,) = value.values()
             detail = _telling_argument(inner) if isinstance(inner, dict) else ""
         if not detail and value:
-            from .records import dumps
-
-            detail = dumps(value).decode()
+            detail = _nested_summary(value, width)
     elif isinstance(value, str):
         detail = value
     return visible_line(detail, width)  # nothing of what ran may be hidden

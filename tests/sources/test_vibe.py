@@ -923,3 +923,15 @@ def test_a_legacy_read_file_result_is_the_files_lines() -> None:
         "        1→# shop\n        2→\n"
         "        3→A tiny throwaway repo for session-format fixtures."
     )
+
+
+def test_a_wait_shows_why_it_ended_not_its_json() -> None:
+    """`self.wait` answers the lead with why it stopped waiting (`{"reason":
+    "input_available"}`): said in words in `show`, its deadline and timeout by name."""
+    shown = CliRunner().invoke(main, ["show", LEAD, "--home", str(HOME)])
+    assert shown.exit_code == 0, shown.output
+    at = shown.stdout.index("Using self.wait")
+    assert shown.stdout[at:].splitlines()[:2] == [
+        "Using self.wait — deadline_unix_ms: 1796026266512, timeout_ms: 5000",
+        "  ⎿ stopped waiting: input available",
+    ]

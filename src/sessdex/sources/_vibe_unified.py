@@ -779,7 +779,7 @@ class _EntryReader:
                 agent_id=agent,
                 time=ms_time(entry.get("updatedAt")) or when,
                 call_id=call_id,
-                text=_effect_output(state),
+                text=_effect_output(state, tool),
                 is_error=status != "completed",
                 extra={"launched": True} if launched else {},
             )
@@ -883,12 +883,15 @@ def _blocks_text(content: object) -> str | None:
     return text or None
 
 
-def _effect_output(state: dict[str, object]) -> str | None:
+def _effect_output(state: dict[str, object], tool: str | None = None) -> str | None:
     output = obj(state, "output")
     text = text_of(state, "outputText") or _blocks_text(output.get("content"))
     if text:
         return plain(text)
     structured = output.get("structured_content")
+    reason = text_of(structured, "reason") if isinstance(structured, dict) else None
+    if tool == "self.wait" and reason:  # why the lead woke (`input_available`)
+        return plain(f"stopped waiting: {reason.replace('_', ' ')}")
     if isinstance(structured, dict) and (
         "stdout" in structured or "stderr" in structured
     ):

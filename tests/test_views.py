@@ -67,6 +67,12 @@ def test_a_calls_nested_arguments_read_without_their_json() -> None:
     assert (
         tool_summary("batch", {"calls": calls["calls"][:1]}) == "batch — 1 call: view"
     )
+    todos = {"todos": [{"content": "Fix the bug", "status": "done"},
+                       {"content": "Add tests", "status": "pending"}]}  # fmt: skip
+    shown = tool_summary("TodoWrite", todos)
+    assert shown == "TodoWrite — 2 todos: Fix the bug, Add tests"
+    edits = {"edits": [{"old_string": "a", "new_string": "b"}] * 2}
+    assert tool_summary("MultiEdit", edits) == "MultiEdit — 2 edits (+2 -2)"
     nested = {"options": {"depth": 2, "mode": "fast", "skip": None}, "dry": True}
     assert tool_summary("plan", nested) == "plan — depth: 2, mode: fast, dry: true"
     assert tool_summary("pick", {"ids": [1, 2, 3]}) == "pick — ids: 1, 2, 3"

@@ -440,8 +440,9 @@ _ITEM_NAME_KEYS = ("name", "tool", "tool_name", "toolName", "type", "kind", "act
 
 def _nested_summary(value: dict[str, object], width: int) -> str:
     """An input no text argument tells, read out without its JSON: its first list of
-    like things counted and named (`3 calls: view, grep, ls`), else its first values by
-    name (`depth: 2, mode: fast`); "" where it holds none within the bounds."""
+    like things counted and named (`3 calls: view, grep, ls`) or told by their own
+    telling argument (`2 todos: Fix the bug, Add tests`), else its first values by name
+    (`depth: 2, mode: fast`); "" where it holds none within the bounds."""
     for key, found in itertools.islice(value.items(), _NESTED_VALUES):
         if isinstance(found, list) and found and isinstance(found[0], dict):
             noun = key[:-1] if len(found) == 1 and key.endswith("s") else key[:width]
@@ -451,8 +452,9 @@ def _nested_summary(value: dict[str, object], width: int) -> str:
                 name = next(
                     (n for k in _ITEM_NAME_KEYS if isinstance(n := item.get(k), str)),
                     None,
-                )
-                if name is not None:
+                )  # else what each one says (a to-do's content, a read's path)
+                name = name if name is not None else _telling_argument(item)
+                if name:
                     names.append(name[:width])
                 if sum(map(len, names)) > width:
                     break

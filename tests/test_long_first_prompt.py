@@ -25,6 +25,8 @@ FIRST_PROMPTS = [
     ("pi", "0190a1c7-0000-7aaa-8bbb-ccccdddd0001", ".pi/agent/sessions/--home-dev-code-ledger--/2026-11-21T10-00-00-000Z_0190a1c7-0000-7aaa-8bbb-ccccdddd0001.jsonl", "Continue on a fork: add a test"),
     ("qwen", "51ca07c5-86d5-4e2f-bd10-43feff49e3db", ".qwen/projects/-home-alex-code-shop-api/chats/51ca07c5-86d5-4e2f-bd10-43feff49e3db.jsonl", "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back."),
     ("vibe", "9e8d7c6b-5a4f-4e3d-9c2b-5d6e7f8a9b0c", ".vibe/logs/session/session_20261201_103000_9e8d7c6b/messages.jsonl", "Refactor the payment client to retry failed charges"),
+    # Goose 0.x writes an item's "text" before its "type": the cut line names no type
+    ("goose", "flaky-tests", ".config/goose/sessions/flaky-tests.jsonl", "test_checkout fails now and then; find out why"),
     ("kimi", "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b", ".kimi/sessions/e32247ebaf80119f9feb17957c5ede2c/5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b/context.jsonl", "Add a /health endpoint"),
 ]  # fmt: skip
 

@@ -330,12 +330,30 @@ def _first_text(content: object) -> str | None:
     return None
 
 
+def _cut_text(content: object) -> str | None:
+    """The first text of a message cut short (`files.closed_opening`), as one line: Goose
+    0.x writes an item's "text" before its "type", so the cut item may have no type;
+    an item of another shape is read as today's."""
+    for item in content if isinstance(content, list) else []:
+        if not isinstance(item, dict):
+            continue
+        text = as_str(item.get("text"))
+        if (
+            found := one_line(text, limit=None)
+            if text
+            else _first_text(_current_items([item]))
+        ):
+            return found
+    return None
+
+
 def _parse_legacy(
     path: Path, diagnostics: Diagnostics, *, before_1_0_6: bool = False
 ) -> list[Session]:
     try:
         size = path.stat().st_size
-        head = files.head_lines(path, 2)
+        # a first prompt too long to hold (a pasted log or image) still titles it
+        head = files.head_lines(path, 2, openings=True)
         tail = files.tail_lines(path, 256 * 1024)
     except FileNotFoundError:
         diagnostics.skip(str(path), 0, "vanished")
@@ -344,13 +362,17 @@ def _parse_legacy(
         diagnostics.skip(str(path), 0, "unreadable")
         return []
     files.note_unfinished_last(tail, diagnostics, str(path))
-    records = [files.parse_json(line) for line in head]
+    records = [(files.parse_json(line), line.compacted) for line in head]
     meta = (
-        records[0]
-        if records and records[0] is not None and "role" not in records[0]
+        records[0][0]
+        if records and records[0][0] is not None and "role" not in records[0][0]
         else {}
     )
-    first = next((r for r in records if r is not None and "role" in r), None)
+    # `cut`: the first message is the first bytes of a line too long to hold
+    first, cut = next(
+        ((r, compacted) for r, compacted in records if r is not None and "role" in r),
+        (None, False),
+    )
     last = None
     for line in reversed(tail):
         record = files.parse_json(line)
@@ -359,6 +381,10 @@ def _parse_legacy(
             break
     if not meta and first is None:
         return []
+    prompt = None
+    if first is not None and first.get("role") == "user":
+        content = first.get("content")
+        prompt = _cut_text(content) if cut else _first_text(_current_items(content))
     extra: dict[str, JSONValue] = {"store": "config" if before_1_0_6 else "jsonl"}
     if first is not None and (shape := _shape(first.get("content"))):
         extra["format"] = shape
@@ -376,12 +402,7 @@ def _parse_legacy(
             id=path.stem,
             path=str(path),
             cwd=as_str(meta.get("working_dir")),
-            title=one_line(meta.get("description"), limit=None)
-            or (
-                _first_text(_current_items(first.get("content")))
-                if first and first.get("role") == "user"
-                else None
-            ),
+            title=one_line(meta.get("description"), limit=None) or prompt,
             created=db_time(first.get("created")) if first else None,
             updated=db_time(last.get("created")) if last else None,
             bytes=size,

@@ -935,3 +935,22 @@ def test_a_wait_shows_why_it_ended_not_its_json() -> None:
         "Using self.wait — deadline_unix_ms: 1796026266512, timeout_ms: 5000",
         "  ⎿ stopped waiting: input available",
     ]
+
+
+def test_a_current_too_long_to_hold_is_said_too_long_not_broken(
+    tmp_path: Path,
+) -> None:
+    """A CURRENT past the size sessdex reads whole (a 30 MB `manifest_sha256`) loses its
+    session, and `list -v` says the file was too long, not that it is no JSON."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    current = home / SAVE_DIR / "unified" / RESUMED / "CURRENT"
+    pointer = json.loads(current.read_bytes())
+    pointer["manifest_sha256"] = "\u00e9" * 15 * 1024 * 1024
+    current.write_text(json.dumps(pointer, ensure_ascii=False))
+    result = CliRunner().invoke(
+        main, ["list", "-v", "--all", "--app", "vibe", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{current}:1: too long" in result.stderr
+    assert "not JSON" not in result.stderr

@@ -39,6 +39,7 @@ from ._values import (
     obj,
     one_line,
     plain,
+    stat_size,
     text_of,
     type_tag,
 )
@@ -125,8 +126,10 @@ def load(
     if not isinstance(current, dict):
         if files.refuses_reading(str(current_path)):  # another user's: not read at all
             diagnostics.refused(str(current_path))
-        elif current_path.exists():
-            diagnostics.skip(str(current_path), 1, "not JSON")
+        elif (size := stat_size(current_path)) is not None:
+            # past SMALL_DOC it is not read at all: its bytes may well be JSON
+            reason = "too long" if size > SMALL_DOC else "not JSON"
+            diagnostics.skip(str(current_path), 1, reason)
         return None
     if current.get("store_format") != STORE_FORMAT:
         diagnostics.unknown_type(f"store_format:{current.get('store_format')}")

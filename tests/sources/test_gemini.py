@@ -369,6 +369,30 @@ def test_a_chat_too_big_to_list_whole_without_a_summary_is_titled_by_its_first_p
     assert sessions(home)[LEGACY].title == "Run the test suite"
 
 
+def test_a_chat_whose_first_line_is_too_long_to_hold_is_listed_from_what_is_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 20 MB string in a chat's first line (its header) cuts the header short: the
+    session is listed from its first bytes and the messages, as before the cut, its start
+    the first message's time where the cut took the header's."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = Path(str(sessions(home)[COMPRESSED].path))
+    before = list_rows(home, tmp_path / "before", monkeypatch, "--all")[COMPRESSED]
+    lines = path.read_bytes().split(b"\n")
+    header = json.loads(lines[0])
+    header["projectHash"] = "x" * 20_000_000
+    lines[0] = json.dumps(header).encode()
+    path.write_bytes(b"\n".join(lines))
+    after = list_rows(home, tmp_path / "after", monkeypatch, "--all")[COMPRESSED]
+    assert (
+        after["title"] == before["title"] == "Write a migration for the sessions table."
+    )
+    assert after["cwd"] == before["cwd"] == "/home/dev/webapp"
+    assert after["updated"] == before["updated"]
+    assert after["created"] == "2026-12-02T14:30:10.000Z"  # its first message
+
+
 def test_a_rerecorded_history_is_not_shown_twice(tmp_path: Path) -> None:
     """When Gemini masks old tool output (or trims content) it writes every message of
     the history again under a new id, with no tokens, then a checkpoint naming only the

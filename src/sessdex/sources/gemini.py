@@ -248,6 +248,8 @@ class _Listing:
     # the file `gemini --session-file` imported, named by the chat's first note
     imported_from: str | None = None
     opened: bool = False  # a message was seen in the head
+    # the first message's time: the start where a header cut short lost its own
+    first_time: datetime | None = None
 
     def saw(self, record: dict[str, object], *, in_head: bool) -> None:
         patch = obj(record, "$set")
@@ -259,6 +261,7 @@ class _Listing:
             if in_head and not self.opened:  # an import's note comes first
                 self.opened = True
                 self.imported_from = messages.imported_from(record)
+                self.first_time = iso_time(record.get("timestamp"), naive="local")
             if record.get("type") == "gemini":
                 self.model = text_of(record, "model") or self.model
                 if len(self.tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
@@ -334,7 +337,8 @@ def _parse_jsonl(
             title=listing.first_user
             if subagent
             else (listing.summary or listing.first_user),
-            created=iso_time(header.get("startTime"), naive="local"),
+            created=iso_time(header.get("startTime"), naive="local")
+            or listing.first_time,
             updated=listing.updated,
             model=listing.model,
             bytes=size,

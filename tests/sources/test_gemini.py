@@ -653,6 +653,21 @@ def test_a_session_only_the_prompt_log_holds_is_listed_from_its_prompts() -> Non
     assert gemini.resume(session) is None  # no chat for gemini --resume to open
 
 
+def test_a_prompt_too_long_to_keep_in_the_prompt_log_titles_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 20 MB prompt in the log (a paste) is kept as a note of its size: the next
+    prompt titles the session, never that note."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = Path(str(sessions(home)[PROMPTS_ONLY].path).partition("#")[0])
+    log = json.loads(path.read_bytes())
+    log[1]["message"] = "x" * 20_000_000
+    path.write_text(json.dumps(log))
+    row = list_rows(home, tmp_path / "state", monkeypatch, "--all")[PROMPTS_ONLY]
+    assert row["title"] == "Add a test for it"
+
+
 def test_a_session_with_a_chat_file_takes_nothing_from_the_prompt_log() -> None:
     """Every prompt is in the log, so most logged sessions have chats: those list and read
     from the chat alone, and the log adds no session of its own (real gemini 0.61 files)."""

@@ -80,7 +80,7 @@ def sessions(
             prompts.first = min(prompts.first or when, when)
             prompts.last = max(prompts.last or when, when)
         message = text_of(entry, "message")
-        if prompts.title is None and message and not message.startswith(("/", "?")):
+        if prompts.title is None and _titles(message):
             prompts.title = one_line(message)
     return [
         Session(
@@ -96,6 +96,14 @@ def sessions(
         )
         for session_id, prompts in found.items()
     ]
+
+
+def _titles(message: str | None) -> bool:
+    """Whether a prompt may title its session: not a slash command, nor the note of a
+    prompt too long to keep (a paste read in pieces, `jsonstream`)."""
+    if not message or message.startswith(("/", "?")):
+        return False
+    return files.elided(message) is None
 
 
 def log_of(session: Session) -> Path | None:

@@ -1153,6 +1153,18 @@ def bounded_value(
         return compact
 
 
+def value_opening(
+    connection: sqlite3.Connection, table: str, column: str, rowid: int, size: int
+) -> bytes | None:
+    """The first `size` bytes of one row's value, read through blob IO (never the rest);
+    None where that IO cannot open it (NULL, a number, a view's row)."""
+    try:
+        with connection.blobopen(table, column, rowid, readonly=True) as blob:
+            return blob.read(size)
+    except sqlite3.Error:
+        return None
+
+
 def _plain_value(
     connection: sqlite3.Connection, table: str, column: str, rowid: int
 ) -> bytes | str | None:

@@ -1146,7 +1146,8 @@ def test_a_foreground_delegate_runs_after_the_result_that_scheduled_it(
 
 def test_an_unnamed_session_is_listed_by_its_first_prompt(tmp_path: Path) -> None:
     """Goose names a session after its first exchange (`name` stays ''): until then the
-    list shows what the user typed, never a prompt elided for its size; a name wins."""
+    list shows what the user typed (of a prompt too long to keep, its first bytes); a
+    name wins."""
     home, db = v16_home(tmp_path)
     add_session(db, "20260820_1")
     add_message(db, "20260820_1", "user", [{"type": "image", "data": "AAAA"}], 0)
@@ -1159,12 +1160,9 @@ def test_an_unnamed_session_is_listed_by_its_first_prompt(tmp_path: Path) -> Non
     db.commit()
     db.close()
     found = sessions(home)
-    assert [found[f"20260820_{n}"].title for n in range(1, 5)] == [
-        "Fix the flaky test",
-        "Retry work",
-        None,
-        None,
-    ]
+    titles = [found[f"20260820_{n}"].title for n in range(1, 5)]
+    assert titles[:2] == ["Fix the flaky test", "Retry work"] and titles[3] is None
+    assert titles[2] and titles[2].startswith("x" * 1000) and len(titles[2]) < 20_000
 
 
 def test_a_windows_homes_goose_sessions_are_listed(tmp_path: Path) -> None:
@@ -1224,3 +1222,31 @@ def test_a_session_row_with_no_id_is_counted_not_dropped_unsaid(
     found = sessions(home, diagnostics)
     assert SUB not in found and MAIN in found
     assert diagnostics.skipped == {"bad value": 1}
+
+
+def test_an_unnamed_sessions_first_prompt_too_long_to_hold_still_titles_it(
+    tmp_path: Path,
+) -> None:
+    """A 20 MB paste in the first prompt of a session Goose has not named: its
+    `content_json` is read no further than its first 16 KB, which title the session."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / ".local/share/goose/sessions/sessions.db")
+    with db:
+        db.execute("UPDATE sessions SET name = '', description = ''")
+        prompt = "Find callers of checkout"
+        paste = "\n" + "ERROR retry failed\n" * 1_100_000
+        content = json.dumps([{"type": "text", "text": prompt + paste}])
+        db.execute(
+            "UPDATE messages SET content_json = ? WHERE content_json LIKE ?",
+            (content, f"%{prompt}%"),
+        )
+    db.close()
+    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    title = {row["id"]: row["title"] for row in json.loads(result.stdout)}["20261201_2"]
+    assert title and title.startswith(f"{prompt} ERROR retry failed"), title

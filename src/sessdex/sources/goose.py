@@ -312,9 +312,25 @@ def _first_prompt(
             items = orjson.loads(content) if content is not None else None
         except orjson.JSONDecodeError:
             continue
-        if text := _first_text(items):
+        if text := _first_text(items) or _opening_text(connection, rowid, items):
             return text
     return None
+
+
+def _opening_text(
+    connection: sqlite3.Connection, rowid: int, items: object
+) -> str | None:
+    """The first text of a prompt too long to keep (its text elided): from the value's
+    first bytes (files.OPENING) closed up as JSON, never read whole."""
+    first = next(iter(items if isinstance(items, list) else []), None)
+    text = first.get("text") if isinstance(first, dict) else None
+    if not isinstance(text, str) or files.elided(text) is None:
+        return None
+    opening = databases.value_opening(
+        connection, "messages", "content_json", rowid, files.OPENING
+    )
+    closed = files.closed_opening(b'{"content":' + opening) if opening else None
+    return _cut_text(orjson.loads(closed).get("content")) if closed else None
 
 
 def _first_text(content: object) -> str | None:

@@ -90,3 +90,21 @@ def test_a_file_read_on_from_where_it_was_read_to_says_what_came_before(
     assert warm.count(warning) == 1
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "cold"))
     assert _usage(home, "cli", "--json") == warm
+
+
+def test_a_warm_usage_says_each_store_it_cannot_read_in_a_cold_runs_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two Crush stores that are no database, one of them rewritten since: the warm run
+    reads that one again and takes the other's warning from the index, and says both in
+    the order a cold run says them (before: the store read again first)."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("crush").parent / "malformed" / "home", home)
+    _usage(home, "cli", "--json")
+    store = home / "code" / "odd" / ".crush" / "crush.db"
+    store.write_bytes(b"no database at all, rewritten " * 40)
+    warm = _usage(home, "cli", "--json")
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "cold"))
+    cold = _usage(home, "cli", "--json")
+    assert cold.count("file is not a database") == 2
+    assert warm == cold

@@ -887,6 +887,9 @@ def _collect_sessions(
     for app, noted in index.noted_diagnostics(names, report.parsed_paths).items():
         report.diagnostics.setdefault(app, Diagnostics()).update(noted)
     for app, diagnostics in report.diagnostics.items():
+        # in one order whichever run parsed which file (a warm run's news come first)
+        diagnostics.problems.sort()
+        diagnostics.details.sort()
         out.diagnostics.setdefault(app, Diagnostics()).update_unseen(diagnostics)
     # a last line unfinished when its file was listed, said again while it is unchanged
     # (a session's sums kept from before are not read again to meet it)

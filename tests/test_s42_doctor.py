@@ -5,8 +5,10 @@ the step to take, and long lines stay readable on a narrow terminal."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -126,3 +128,26 @@ def test_doctor_deep_counts_a_line_its_listing_also_met_once(tmp_path: Path) -> 
     assert claude["skipped_at"] == [
         {"file": str(path), "line": 2, "reason": "not JSON"}
     ]
+
+
+def test_a_warm_doctor_names_what_it_skipped_in_a_cold_ones_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Auggie sessions that could not be read, one of them written again since: a warm
+    doctor names the files and their problems in the order a cold one does (before:
+    the one read again last, as the index had stored it last)."""
+    from tests.conftest import app_home
+
+    home = tmp_path / "home"
+    shutil.copytree(app_home("auggie").parent / "malformed" / "home", home)
+    args = ("--json", "--app", "auggie", "--home", str(home))
+    doctor(*args)
+    session = (
+        home / ".augment" / "sessions" / f"{'2' * 8}-2222-4222-8222-{'2' * 12}.json"
+    )
+    session.write_bytes(session.read_bytes() + b"\n")
+    warm = json.loads(doctor(*args)[0])
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "cold"))
+    cold = json.loads(doctor(*args)[0])
+    assert len(cold[0]["problems"]) >= 2
+    assert warm == cold

@@ -854,8 +854,10 @@ class Index:
                 versions = stats.setdefault(app, {}).setdefault("versions", {})
                 assert isinstance(versions, dict)
                 versions[version] = versions.get(version, 0) + 1
+        # by path: a file read again since is named where a cold run names it
         for app, blob in self.db.execute(
             "SELECT app, diagnostics FROM files WHERE diagnostics IS NOT NULL"
+            " ORDER BY app, path"
         ):
             value = orjson.loads(blob)
             entry = stats.setdefault(app, {})

@@ -9,31 +9,13 @@ database is read again, as it is when a project's path or data folder changes.
 
 from __future__ import annotations
 
+from . import _string_blanked
+
 # the most of projects.json read (`crush._registry` reads no more)
 LIMIT = 16 * 1024 * 1024
-
-# a `last_accessed` member whose value is a string that is valid JSON whatever it holds
-# (no control character, no unknown escape): another such string leaves the document as
-# valid as it was, and every other member as it was. A quote that opens the name may be
-# an escaped one inside a key (`"x\"last_accessed"`): a member Crush reads no more.
-_MEMBER = (
-    rb'"last_accessed"[ \t\r\n]*:[ \t\r\n]*'
-    rb'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
-)
 
 
 def digest(path: str) -> bytes | None:
     """The digest of the file at `path`, each `last_accessed` string left out; None where
     it cannot be read, or is bigger than `crush._registry` reads."""
-    import re
-
-    from ..indexfile import sha256_of
-
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(LIMIT + 1)
-    except OSError:
-        return None
-    if len(data) > LIMIT:
-        return None
-    return sha256_of(re.sub(_MEMBER, b'"last_accessed":""', data))
+    return _string_blanked.digest(path, b"last_accessed", LIMIT)

@@ -343,7 +343,6 @@ def note_opened(path: str | os.PathLike[str]) -> None:
     nothing records."""
     if _openings is not None:
         _openings[os.fspath(path)] = None
-    note_depended(path)
 
 
 @contextmanager

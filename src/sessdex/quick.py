@@ -745,12 +745,15 @@ def _same_meaning(
     kept: list[tuple[str, FileSignature]] = []
     for app, name in changed:
         module = CONTEXT_DIGESTS.get(app)
+        if module is None:  # most changed files: a session that grew
+            continue
         row = db.execute("SELECT digest FROM contexts WHERE path = ?", (name,))
-        stored = row.fetchone() if module is not None else None
-        signature = freshness.file_signature(
-            name
-        )  # before the read: a later write shows
-        if stored is None or signature is None:
+        stored = row.fetchone()
+        if stored is None:
+            continue
+        # its signature before the read: a later write shows
+        signature = freshness.file_signature(name)
+        if signature is None:
             continue
         hook = importlib.import_module(f".sources.{module}", __package__).digest
         if hook(name) == bytes(stored[0]):

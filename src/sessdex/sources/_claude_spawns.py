@@ -90,9 +90,8 @@ def _spawner(
         found = _match(kept, own, agent, task, since, oldest)
         if found is None and not _written_since(kept, own, path):
             return None  # else each of a folder's many lead-spawned files lists it
-        if (
-            found is not None
-        ):  # its spawner's file as it was kept (a long-lived process)
+        if found is not None:
+            # its spawner's file as it was kept (a long-lived process)
             spawning = _file(found.agent)
             if not _written_since(kept, spawning, os.path.join(folder, spawning)):
                 return found

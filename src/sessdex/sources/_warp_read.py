@@ -613,9 +613,7 @@ class Reader:
                 continue
             if meta.get("conversation_id") != self.id:
                 continue  # the id is elsewhere in the metadata: another conversation's
-            if not isinstance(
-                rowid, int
-            ):  # a view's row: its command and output unread
+            if not isinstance(rowid, int):  # a view's row: command and output unread
                 self.diagnostics.skip(where, 0, databases.NO_ROWID)
                 continue
             call_id = as_str(meta.get("action_id")) or as_str(

@@ -112,6 +112,16 @@ def read_by(db: sqlite3.Connection, home: Home) -> Home:
     return Home(Path(row[0]), home.environ)
 
 
+def _noted(blob: bytes) -> Diagnostics:
+    """What a file's parse met, as `indexrows.write` keeps it (`files.diagnostics`): the
+    counts, its problems and the lines it named."""
+    value = orjson.loads(blob)
+    noted = Diagnostics.from_json(value)
+    noted.details = [(p, n, r) for p, n, r in value.get("details", [])]
+    noted.problems = list(value.get("problems", []))
+    return noted
+
+
 class Index:
     """The index of one home. Use `refresh()` then the query methods."""
 
@@ -815,11 +825,7 @@ class Index:
         ):
             if path in besides:
                 continue
-            value = orjson.loads(blob)
-            noted = Diagnostics.from_json(value)
-            noted.details = [(p, n, r) for p, n, r in value.get("details", [])]
-            noted.problems = list(value.get("problems", []))
-            found.setdefault(app, Diagnostics()).update(noted)
+            found.setdefault(app, Diagnostics()).update(_noted(blob))
         return found
 
     def skipped_details(
@@ -859,16 +865,10 @@ class Index:
             "SELECT app, diagnostics FROM files WHERE diagnostics IS NOT NULL"
             " ORDER BY app, path"
         ):
-            value = orjson.loads(blob)
             entry = stats.setdefault(app, {})
             diagnostics = entry.setdefault("diagnostics", Diagnostics())
             assert isinstance(diagnostics, Diagnostics)
-            diagnostics.update(Diagnostics.from_json(value))
-            for problem in value.get("problems", []):
-                diagnostics.problem(problem)
-            for path, line, reason in value.get("details", []):
-                if len(diagnostics.details) < 200:
-                    diagnostics.details.append((path, line, reason))
+            diagnostics.update(_noted(blob))  # its details up to MAX_DETAILS
         for app, count in self.db.execute(
             "SELECT app, count(*) FROM files GROUP BY app"
         ):

@@ -118,10 +118,12 @@ def _report_meant(
             error.ctx,
         )
     report = option.lstrip("-")
-    if option.startswith("--") and (report in REPORTS or _near_report(report)):
+    meant = None
+    if option.startswith("--"):
         meant = report if report in REPORTS else _near_report(report)
+    if meant:
         return click.UsageError(
-            f"{error.message} Did you mean {named('usage', str(meant))}?", error.ctx
+            f"{error.message} Did you mean {named('usage', meant)}?", error.ctx
         )
     return None
 

@@ -430,13 +430,15 @@ def list_rows(
 ) -> dict[str, dict[str, Any]]:
     """`sessdex list --json` of `home` (`options`: `--all`, …), its rows by id, with
     sessdex's own state (its index) in `state`: the same `state` again lists warm, a
-    new one cold. `listing` "quick": a warm list runs the real command (`real_list`)."""
+    new one cold. `listing` "quick": a warm list runs the real command (`real_list`);
+    "cli": click's, which lists again only the apps whose folders or files changed."""
     monkeypatch.setenv("SESSDEX_HOME", str(state))
     args = ["list", "--json", *options, "--home", str(home)]
-    if listing == "quick":
-        settle(home)  # for the index this builds too: it notes no folder unsettled
-        if state.exists():  # no index: the real command is click's (2 s a subprocess)
-            return {row["id"]: row for row in json.loads(real_list(home, args).stdout)}
+    # settled for both: a folder changed just now sends every app to a full listing,
+    # where a user's list, a moment after the app wrote, keeps the apps that did not change
+    settle(home)
+    if listing == "quick" and state.exists():  # no index: the real command is click's
+        return {row["id"]: row for row in json.loads(real_list(home, args).stdout)}
     from click.testing import CliRunner
 
     from sessdex.cli import main

@@ -1119,6 +1119,7 @@ def bounded_value(
     full: bool = False,
     diagnostics: Diagnostics | None = None,
     where: str = "",
+    key: tuple[str, object] | None = None,
 ) -> bytes | str | None:
     """One row's JSON text without ever holding a huge one whole.
 
@@ -1129,11 +1130,16 @@ def bounded_value(
     which learns a value's size without loading it (`length()` and every other SQL function
     load it whole). A value that IO cannot open (NULL, a number), or text in a UTF-16
     database (blob IO gives its raw bytes), is read the plain way; a view's row, which
-    has no rowid to find it by, is None (counted as `NO_ROWID`).
+    has no rowid to find it by, is read by its `key` (column, value) where one is given
+    (`_keyed_value`), else None (counted as `NO_ROWID`).
     """
     from . import files
 
     if not isinstance(rowid, int):  # a view's rows have none (NULL): nothing opens them
+        if key is not None:
+            return _keyed_value(
+                connection, table, column, key, full, diagnostics, where
+            )
         if diagnostics is not None:
             diagnostics.skip(where, 0, NO_ROWID)
         return None
@@ -1151,6 +1157,37 @@ def bounded_value(
         if compact is None and diagnostics is not None:
             diagnostics.skip(where, 0, "too long")
         return compact
+
+
+def _keyed_value(
+    connection: sqlite3.Connection,
+    table: str,
+    column: str,
+    key: tuple[str, object],
+    full: bool,
+    diagnostics: Diagnostics | None,
+    where: str,
+) -> bytes | str | None:
+    """A view's value found by its key: no blob IO opens it, so its size is asked first
+    (the cast makes `length` count bytes) and one past `files.READ_LINE_CAP` is counted
+    "too long" rather than read whole (a table's is streamed, its long strings elided)."""
+    from . import files
+
+    found = (
+        f"FROM {quote_identifier(table)} WHERE {quote_identifier(key[0])} = ? LIMIT 1"
+    )
+    value = quote_identifier(column)
+    if not full:
+        row = connection.execute(
+            f"SELECT length(CAST({value} AS BLOB)) {found}", (key[1],)
+        ).fetchone()
+        if row and isinstance(row[0], int) and row[0] > files.READ_LINE_CAP:
+            if diagnostics is not None:
+                diagnostics.skip(where, 0, "too long")
+            return None
+    row = connection.execute(f"SELECT {value} {found}", (key[1],)).fetchone()
+    data = row[0] if row else None
+    return data if isinstance(data, bytes | str) else None
 
 
 def value_opening(

@@ -15,7 +15,7 @@ from sessdex import databases, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, opencode
-from tests.helpers import LIST_PATHS
+from tests.helpers import LIST_PATHS, cli_over, tables_as_views
 
 HOME = Path(__file__).parent.parent / "data" / "opencode" / "home"
 DB = HOME / ".local" / "share" / "opencode" / "opencode.db"
@@ -706,3 +706,17 @@ def test_session_times_kept_as_text_are_still_its_times(tmp_path: Path) -> None:
     rows = {row["id"]: row for row in json.loads(result.stdout)}
     assert rows[BASIC]["created"] == "2026-11-30T08:12:19.501Z"
     assert rows[BASIC]["updated"] == "2026-11-30T08:12:26.592Z"
+
+
+def test_tables_that_are_views_are_shown_as_the_tables_are(tmp_path: Path) -> None:
+    """A `message` and `part` made views (fuzzing's "tables as views": their rows have
+    no rowid for blob IO) are read by their ids: `show --json` gives the same events,
+    where every part was an unknown `part:None` and every message nothing."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    before = cli_over(home, "show", BASIC, "--json").stdout
+    tables_as_views(home / ".local/share/opencode/opencode.db", "message", "part")
+    after = cli_over(home, "show", BASIC, "--json", "--verbose")
+    assert "not recognised" not in after.stderr and "not read" not in after.stderr
+    assert json.loads(after.stdout) == json.loads(before)
+    assert any(e["kind"] == "tool_result" for e in json.loads(after.stdout))

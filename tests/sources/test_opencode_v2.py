@@ -15,6 +15,7 @@ from pathlib import Path
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import opencode
+from tests.helpers import tables_as_views
 
 from .test_opencode import BASIC, DB, sessions
 
@@ -466,3 +467,19 @@ def test_a_compaction_keeps_the_cost_opencode_recorded(tmp_path: Path) -> None:
         e for e in events if e.usage is not None and e.usage.model == "in-house-9"
     ]
     assert usage.extra == {"provider": "acme", "cost_usd": 0.0125}
+
+
+def test_a_session_message_table_that_is_a_view_is_read_as_the_table_is(
+    tmp_path: Path,
+) -> None:
+    """2.x rows in a view (no rowid for blob IO) read by their ids: the same events, the
+    same title; before, every row was an empty object and the session said nothing."""
+    home = tmp_path / "home"
+    database_v2(home / ".local/share/opencode").commit()
+    expected = [(e.kind, e.text, e.call_id) for e in read(sessions(home)[NATIVE])[0]]
+    tables_as_views(home / ".local/share/opencode/opencode.db", "session_message")
+    found = sessions(home)
+    assert found[NATIVE].title == "run the tests"
+    events, diagnostics = read(found[NATIVE])
+    assert [(e.kind, e.text, e.call_id) for e in events] == expected
+    assert not diagnostics.skipped_total

@@ -91,7 +91,7 @@ class Reader(Protocol):
     ) -> Iterator[Event]: ...
 
     def value(
-        self, connection: sqlite3.Connection, table: str, rowid: object
+        self, connection: sqlite3.Connection, table: str, rowid: object, key: object
     ) -> dict[str, object]: ...
 
 
@@ -112,11 +112,11 @@ def first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
     """A title for a session OpenCode has not titled yet: its first typed prompt (the
     caller checked `has_row_data`)."""
     rows = connection.execute(
-        "SELECT rowid FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
+        "SELECT rowid, id FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
         (session_id,),
     )
-    for (rowid,) in rows:
-        text = as_str(_data(connection, rowid).get("text"))
+    for rowid, row_id in rows:
+        text = as_str(_data(connection, rowid, row_id).get("text"))
         if text and not text.startswith(SUBAGENT_PROMPT):
             return text
     return None
@@ -154,7 +154,7 @@ def history(
         while legacy is not None and isinstance(created, int) and legacy[0] <= created:
             yield from legacy_message(legacy[1], legacy[0])  # written before this row
             legacy = next(waiting, None)
-        data = reader.value(connection, "session_message", rowid)
+        data = reader.value(connection, "session_message", rowid, row_id)
         yield from _row(reader, kind, data, created, agent, children, copied, spawned)
     while legacy is not None:
         yield from legacy_message(legacy[1], legacy[0])
@@ -442,16 +442,25 @@ def _billed_calls(connection: sqlite3.Connection, source: str | None) -> set[byt
     if source is None:
         return set()
     rows = connection.execute(
-        "SELECT rowid FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
+        "SELECT rowid, id FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
         (source, _IDS_CAP),
     )
-    return {_call_key(_data(connection, rowid)) for (rowid,) in rows}
+    return {_call_key(_data(connection, rowid, row_id)) for rowid, row_id in rows}
 
 
-def _data(connection: sqlite3.Connection, rowid: int) -> dict[str, object]:
-    """A row's data, a huge one with its long strings elided (`databases.bounded_value`)."""
+def _data(
+    connection: sqlite3.Connection, rowid: object, row_id: object
+) -> dict[str, object]:
+    """A row's data, a huge one with its long strings elided (`databases.bounded_value`);
+    a view's row (no rowid) found by its id."""
     return json_object(
-        databases.bounded_value(connection, "session_message", "data", rowid)
+        databases.bounded_value(
+            connection,
+            "session_message",
+            "data",
+            rowid if isinstance(rowid, int) else None,
+            key=("id", row_id),
+        )
     )
 
 

@@ -458,16 +458,20 @@ def _stored_first_prompt(connection: sqlite3.Connection, session_id: str) -> str
         (session_id,),
     ).fetchall()
     for message_id, rowid in messages:
-        value = databases.bounded_value(connection, "message", "data", rowid)
+        value = databases.bounded_value(
+            connection, "message", "data", rowid, key=("id", message_id)
+        )
         if json_object(value).get("role") != "user":
             continue
         parts = connection.execute(
-            "SELECT rowid FROM part WHERE message_id = ? ORDER BY id LIMIT 8",
+            "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id LIMIT 8",
             (message_id,),
         ).fetchall()
-        for (part_rowid,) in parts:
+        for part_rowid, part_id in parts:
             part = json_object(
-                databases.bounded_value(connection, "part", "data", part_rowid)
+                databases.bounded_value(
+                    connection, "part", "data", part_rowid, key=("id", part_id)
+                )
             )
             text = as_str(part.get("text"))
             # a prompt elided for its size names no session well: the placeholder stays
@@ -671,15 +675,18 @@ class _Reader:
     # -- SQLite --
 
     def value(
-        self, connection: sqlite3.Connection, table: str, rowid: object
+        self, connection: sqlite3.Connection, table: str, rowid: object, key: object
     ) -> dict[str, object]:
-        """A row's `data` object, never held whole when huge (`databases.bounded_value`)."""
-        if not isinstance(rowid, int):
+        """A row's `data` object, never held whole when huge (`databases.bounded_value`);
+        a table that is a view (no rowid) found by its `id`, `key`."""
+        if not isinstance(rowid, int) and not isinstance(key, str):
             return {}
         return json_object(
             databases.bounded_value(
-                connection, table, "data", rowid, full=self.full,
-                diagnostics=self.diagnostics, where=f"{self.db}#{table}/{rowid}",
+                connection, table, "data", rowid if isinstance(rowid, int) else None,
+                full=self.full, diagnostics=self.diagnostics,
+                where=f"{self.db}#{table}/{rowid if isinstance(rowid, int) else key}",
+                key=("id", key),
             )
         )  # fmt: skip
 
@@ -744,12 +751,13 @@ class _Reader:
 
         def legacy_message(message_id: str, created: int | None) -> Iterator[Event]:
             parts = connection.execute(
-                "SELECT rowid FROM part WHERE message_id = ? ORDER BY id", (message_id,)
+                "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id",
+                (message_id,),
             )
             yield from self.message(
-                self.value(connection, "message", rowid_of.get(message_id)),
+                self.value(connection, "message", rowid_of.get(message_id), message_id),
                 created,
-                (self.value(connection, "part", p[0]) for p in parts),
+                (self.value(connection, "part", *p) for p in parts),
                 agent,
                 children,
             )
@@ -759,7 +767,10 @@ class _Reader:
                 (
                     created,
                     message_id,
-                    as_str(self.value(connection, "message", rowid).get("role")) or "",
+                    as_str(
+                        self.value(connection, "message", rowid, message_id).get("role")
+                    )
+                    or "",
                 )
                 for message_id, created, rowid in messages
                 if isinstance(message_id, str) and isinstance(created, int)
@@ -807,12 +818,13 @@ class _Reader:
             if not isinstance(message_id, str):
                 continue
             parts = connection.execute(
-                "SELECT rowid FROM part WHERE message_id = ? ORDER BY id", (message_id,)
+                "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id",
+                (message_id,),
             )
             yield from self.message(
-                self.value(connection, "message", rowid),
+                self.value(connection, "message", rowid, message_id),
                 created if isinstance(created, int) else None,
-                (self.value(connection, "part", p[0]) for p in parts),
+                (self.value(connection, "part", *p) for p in parts),
                 None,
                 None,  # no sub-agent is read
             )

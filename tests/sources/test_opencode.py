@@ -720,3 +720,51 @@ def test_tables_that_are_views_are_shown_as_the_tables_are(tmp_path: Path) -> No
     assert "not recognised" not in after.stderr and "not read" not in after.stderr
     assert json.loads(after.stdout) == json.loads(before)
     assert any(e["kind"] == "tool_result" for e in json.loads(after.stdout))
+
+
+def test_an_image_a_tool_gave_the_model_is_named_in_its_result(tmp_path: Path) -> None:
+    """`read` of an image (or an MCP screenshot) keeps it in the completed state's
+    `attachments`, file parts whose url is the image itself: the result names it as a
+    prompt's file is named, never its bytes; before, only the tool's text showed."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    pixels = "data:image/png;base64," + "iVBORw0KGgo" * 1000
+    part = {
+        "type": "tool",
+        "callID": "call_shot",
+        "tool": "read",
+        "state": {
+            "status": "completed",
+            "input": {"filePath": "/srv/shot.png"},
+            "output": "Image read successfully",
+            "attachments": [
+                {
+                    "type": "file",
+                    "mime": "image/png",
+                    "filename": "shot.png",
+                    "url": pixels,
+                },
+                {"type": "file", "mime": "image/jpeg", "url": pixels},
+            ],
+            "time": {"start": 1, "end": 2},
+        },
+    }
+    writer = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    message_id, created = writer.execute(
+        "SELECT message_id, time_created FROM part WHERE session_id = ? ORDER BY id DESC",
+        (BASIC,),
+    ).fetchone()
+    writer.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+        "VALUES ('prt_zzzz_shot', ?, ?, ?, ?, ?)",
+        (message_id, BASIC, created, created, json.dumps(part)),
+    )
+    writer.commit()
+    writer.close()
+    shown = json.loads(cli_over(home, "show", BASIC, "--json").stdout)
+    [result] = [
+        e for e in shown if e["kind"] == "tool_result" and e["call_id"] == "call_shot"
+    ]
+    assert result["text"] == (
+        "Image read successfully\n[file shot.png, image/png]\n[file image/jpeg]"
+    )

@@ -483,3 +483,27 @@ def test_a_session_message_table_that_is_a_view_is_read_as_the_table_is(
     events, diagnostics = read(found[NATIVE])
     assert [(e.kind, e.text, e.call_id) for e in events] == expected
     assert not diagnostics.skipped_total
+
+
+def test_a_file_in_a_tool_results_content_is_named_after_its_text(
+    tmp_path: Path,
+) -> None:
+    """2.x keeps what a tool gave the model as `content` items, `{type: file, uri, mime,
+    name}` beside the text ones (Tool.FileContent): named, never the data: URI."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        ("msg_a4", "assistant", assistant(T0 + 1600, [
+            {"type": "tool", "id": "call_4", "name": "read", "state": {
+                "status": "completed", "input": {"filePath": "/work/proj/shot.png"},
+                "content": [
+                    {"type": "text", "text": "Image read successfully"},
+                    {"type": "file", "uri": "data:image/png;base64,iVBORw0KGgo=",
+                     "mime": "image/png", "name": "shot.png"},
+                ]}},
+        ], finish="tool-calls")),
+    ])  # fmt: skip
+    db.commit()
+    events, _ = read(sessions(home)[NATIVE])
+    [result] = [e for e in events if e.kind == "tool_result" and e.call_id == "call_4"]
+    assert result.text == "Image read successfully\n[file shot.png, image/png]"

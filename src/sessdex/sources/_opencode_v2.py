@@ -343,6 +343,12 @@ def _tool_part(block: dict[str, object], spawned: _Spawned) -> dict[str, object]
         output = "\n".join(texts)
     elif state.get("result") is not None:
         output = json_copy(state.get("result"))
+    # a file in the content (an image `read` gave the model) as 1.x keeps it
+    attachments = [
+        item
+        for item in as_list(state.get("content"))
+        if as_dict(item).get("type") == "file"
+    ]
     error = state.get("error")
     message = as_str(as_dict(error).get("message")) or as_str(error)
     child: str | None = None
@@ -372,6 +378,7 @@ def _tool_part(block: dict[str, object], spawned: _Spawned) -> dict[str, object]
             "error": message or "error",
             "metadata": {"sessionId": child} if child else {},
             "time": json_copy(state.get("time")),
+            "attachments": json_copy(attachments),
         },
     }
 
@@ -411,6 +418,14 @@ def file_name(file: object) -> str:
     if uri.startswith("file://"):
         return uri.rstrip("/").rpartition("/")[2] or "file"
     return as_str(found.get("mime")) or "file"
+
+
+def file_label(file: object) -> str:
+    """A file a prompt or a tool result holds, as the transcript names it: `[file
+    shot.png, image/png]`."""
+    name = file_name(file)  # never a pasted image's data: URI
+    mime = as_str(as_dict(file).get("mime"))
+    return f"[file {name}{', ' + mime if mime and mime != name else ''}]"
 
 
 def _compaction(

@@ -65,6 +65,7 @@ from . import _opencode_v2
 from ._values import (
     Emitter,
     as_dict,
+    as_list,
     as_str,
     copied_note,
     json_copy,
@@ -136,6 +137,7 @@ _TASK_REPLY = re.compile(
     r"</task_result>\n</task>\s*",
     re.DOTALL,
 )
+_ATTACHMENTS_NAMED = 20  # of one tool result: past them a result says no more
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
 _COPIES_CAP = 200_000  # a fork's messages examined as copies of its source's
 _JSON_COPIES_CAP = 20_000  # files read to find a JSON fork's source
@@ -1003,11 +1005,11 @@ class _Reader:
         elif kind == "tool":
             yield from self.tool(part, when, agent, children)
         elif kind == "file":
-            name = _opencode_v2.file_name(part)  # never a pasted image's data: URI
-            mime = as_str(part.get("mime"))
-            label = f"[file {name}{', ' + mime if mime and mime != name else ''}]"
             yield self.event(
-                "user" if role == "user" else "assistant", when, agent, text=label
+                "user" if role == "user" else "assistant",
+                when,
+                agent,
+                text=_opencode_v2.file_label(part),
             )
         elif kind == "agent":
             agent_name = as_str(part.get("name"))
@@ -1136,15 +1138,26 @@ class _Reader:
         )
         if name in _opencode_v2.SPAWN_TOOLS and isinstance(output, str):
             output = _task_reply(output)
+        text = (
+            shown_text(output, keep_empty=False)
+            if isinstance(output, str)
+            else (orjson.dumps(output).decode() if output else None)
+        )
+        # what the tool gave the model beside its text (`read` of an image or a PDF,
+        # an MCP screenshot): named as a prompt's file is, never its bytes
+        attached = [
+            _opencode_v2.file_label(file)
+            for file in as_list(state.get("attachments"))[:_ATTACHMENTS_NAMED]
+        ]
+        if attached:
+            text = "\n".join([text, *attached] if text else attached)
         yield self.event(
             "tool_result",
             ms_time(times.get("end")) or when,
             agent,
             tool=name,
             call_id=call_id,
-            text=shown_text(output, keep_empty=False)
-            if isinstance(output, str)
-            else (orjson.dumps(output).decode() if output else None),
+            text=text,
             is_error=is_error,
             extra={"launched": True}
             if launched

@@ -222,13 +222,52 @@ def test_show_in_the_terminal_folds_tool_calls(tmp_path: Path) -> None:
     assert "42 passed in 2.84s" in out
     _, out, _ = invoke("show", CLAUDE_A[:8], "--detail", "user", "--home", DEMO)
     assert "Using Bash" not in out and "Add a retry" in out
-    # a long output: its first lines, each under the first, and how many were left out
+    # a shell result Qwen Code (as older Gemini CLI) wraps for the model in its command,
+    # folder and exit code: the output first, which the user asked to see (the command is
+    # on the call's line); this pinned the wrapping's first three lines before
     home = str(Path(__file__).parent / "data" / "qwen" / "home")
     _, out, _ = invoke("show", "06673cb3", "--home", home)
     assert (
-        "  ⎿ Command: echo hello-from-tool\n    Directory: (root)\n    Output: hello-from-tool\n    … 4 more lines\n"
-        in out
+        "Using run_shell_command — echo hello-from-tool\n  ⎿ hello-from-tool\n" in out
     )
+    assert "Command:" not in out and "Directory:" not in out
+    _, out, _ = invoke("show", "06673cb3", "--detail", "full", "--home", home)
+    assert "  ⎿ Command: echo hello-from-tool\n    Directory: (root)\n" in out
+
+
+def test_a_shell_report_shows_its_output_then_what_says_something() -> None:
+    """The span of a result's text that is the output, folded as any output is, then
+    the notes an adapter kept (a failure, an exit code but 0); a span that does not fit
+    the text is not trusted."""
+    from sessdex.sources._gemini_messages import shell_report
+    from sessdex.views.terminal import render_events
+
+    output = "\n".join(f"line {n}" for n in range(1, 8))
+    text = (
+        f"Command: make test\nDirectory: (root)\nOutput: {output}\nError: (none)\n"
+        "Exit Code: 2\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 7"
+    )
+    older = (
+        "Command: ls\nDirectory: src\nStdout: a.py\nStderr: (empty)\nError: (none)\n"
+        "Exit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 8"
+    )
+    empty = text.replace(output, "(empty)").replace("Exit Code: 2", "Exit Code: 0")
+    events = [
+        Event("s", n, "tool_result", text=t, extra=shell_report(t))
+        for n, t in enumerate([text, older, empty, "Command: not a report"])
+    ]
+    events.append(Event("s", 9, "tool_result", text="short",
+                        extra={"output_span": [0, 99], "output_notes": ["x"]}))  # fmt: skip
+    shown = [line.plain for line in render_events(events)]
+    assert shown == [
+        "  ⎿ line 1\n    line 2\n    line 3\n    … 5 more lines",
+        "  ⎿ a.py",
+        "  ⎿ (no output)",
+        "  ⎿ Command: not a report",
+        "  ⎿ short",
+    ]
+    assert [e.extra["output_notes"] for e in events[:2]] == [["Exit Code: 2"], []]
+    assert events[0].text == text  # --json keeps what the model saw
 
 
 def test_show_full_shows_each_tool_input_whole() -> None:

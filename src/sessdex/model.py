@@ -244,7 +244,10 @@ class Event:
       result carries `extra["virtual"]` too.
     - tool_result: `call_id`, `text` (the output flattened to text), `is_error`;
       `extra["launched"]` when it only says a sub-agent started in the background (the
-      spawning call returned at once; the sub-agent ends later).
+      spawning call returned at once; the sub-agent ends later). `extra["output_span"]`
+      ([start, end], character offsets into `text`) where the app wrapped the output in
+      lines for the model (the command again, its folder): the views show that span
+      first, then `extra["output_notes"]` (the wrapping's lines that say something).
     - usage: `usage`, one event per billed model response after the app's de-duplication;
       its `time` is the response's last line. `extra["app_cost_usd"]`: what the app itself
       recorded as the cost of what the event counts, where its token counts cannot be

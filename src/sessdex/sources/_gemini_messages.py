@@ -17,7 +17,7 @@ from functools import partial
 
 import orjson
 
-from ..model import Event, JSONValue, Usage
+from ..model import Event, Extra, JSONValue, Usage
 from ._values import (
     Emitter,
     blob,
@@ -126,6 +126,7 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
                     call_id=call_id,
                     text=output,
                     is_error=failed,
+                    extra=shell_report(output),
                 )
         if text := typed_text(message):
             if text.lstrip().startswith(_HOOK_CONTEXT):  # a hook's, not the user's
@@ -237,6 +238,7 @@ def _model_events(
             call_id=call_id or None,
             text=output,
             is_error=failed or call.get("status") in ("error", "cancelled"),
+            extra=shell_report(output),
         )
     if (
         chat.turn_ends
@@ -248,6 +250,52 @@ def _model_events(
         # (a response with no text is one whose tool calls are not written yet: Gemini
         # records them once they have run, in a second write of the same message)
         yield say("turn_end", time=when)
+
+
+# the lines Gemini CLI's (and Qwen Code's) shell tool wraps its output in for the model
+# (shell.ts before 0.30; older builds say `Stdout:` and `Stderr:`): the command, its
+# folder, the output, then a trailer of `Key: value` lines
+_REPORT_REACH = 64 * 1024  # of a report's head and tail looked at: a huge output is not
+_REPORT_OUTPUT = re.compile(r"\nDirectory: [^\n]*\n(Output|Stdout): ")
+_REPORT_QUIET = {
+    "Error": ("(none)",),
+    "Exit Code": ("0", "(none)"),
+    "Signal": ("0", "(none)"),
+    "Background PIDs": ("(none)",),
+    "Process Group PGID": None,  # never worth a line
+}
+_NOTES = 4
+
+
+def shell_report(text: str | None) -> Extra:
+    """Where a shell result is that report, what a person reads first: the span of
+    `text` that is the output itself (`output_span`), and the trailer's lines that say
+    something (`output_notes`: a failure, an exit code but 0); {} for any other text.
+    The command is on the call's line already; `text` stays whole for --json."""
+    if not text or not text.startswith("Command: "):
+        return {}
+    found = _REPORT_OUTPUT.search(text, 0, _REPORT_REACH)
+    if found is None:
+        return {}
+    start = found.end()
+    end = text.rfind("\nError: ", max(start, len(text) - _REPORT_REACH))
+    if end < 0:
+        return {}
+    if found.group(1) == "Stdout":  # its stderr shown after it, unless empty
+        stderr = text.rfind("\nStderr: ", start, end)
+        if stderr >= 0 and text[stderr + 9 : end] == "(empty)":
+            end = stderr
+    if text[start:end] == "(empty)":
+        start = end
+    notes: list[JSONValue] = []
+    for line in text[text.rfind("\nError: ", end) + 1 :].split("\n"):
+        key, _, value = line.partition(": ")
+        quiet = _REPORT_QUIET.get(key, "")
+        if key in _REPORT_QUIET and (quiet is None or value in quiet):
+            continue
+        if len(notes) < _NOTES and line.strip():
+            notes.append(line[:200])
+    return {"output_span": [start, end], "output_notes": notes}
 
 
 def imported_from(message: dict[str, object]) -> str | None:

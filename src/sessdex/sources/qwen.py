@@ -85,6 +85,7 @@ from . import _prompt_log as prompt_log
 from . import _qwen_folders as folders_of
 from . import _qwen_json_chats as json_chats
 from . import _qwen_subagents as sub
+from ._gemini_messages import shell_report
 from ._values import (
     Emitter,
     as_int,
@@ -963,7 +964,7 @@ class _Reader:
                 tool=as_str(response.get("name")),
                 text=text,
                 is_error=bool(error or status in ("error", "cancelled")),
-                extra={"launched": True} if launched else {},
+                extra={"launched": True} if launched else shell_report(text),
             )
 
     def system(

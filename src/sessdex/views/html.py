@@ -25,6 +25,7 @@ from .text import (
     credits_amount,
     error_message,
     one_line,
+    output_first,
     sender_name,
     spawn_name,
     title_line,
@@ -305,7 +306,8 @@ def _event(
         elif answers is not None:  # one of calls made together, answered after them all
             label += f" of {_e(answers)}"
         # its first line, as `show` shows its first lines: folded, a result says something
-        first = one_line((event.text or "").lstrip()[:400].partition("\n")[0], 100)
+        shown = output_first(event) or ""
+        first = one_line(shown.lstrip()[:400].partition("\n")[0], 100)
         label += f" — {_e(first) if first else '(no output)'}"
         return f'<details class="{css}"><summary>{label}</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "subagent":

@@ -37,6 +37,7 @@ from .text import (
     fold,
     id_mark,
     one_line,
+    output_first,
     sender_name,
     short_path,
     shown_whole,
@@ -251,7 +252,7 @@ def _render(
                 out.append(text, style=style)
     elif kind == "tool_result":
         style = "red" if event.is_error else "dim"
-        body = clean(event.text) if detail == "full" else fold(event.text, 3)
+        body = clean(event.text) if detail == "full" else fold(output_first(event), 3)
         # its lines under the first, as the agents' own terminals show an output
         body = body.replace("\n", "\n    ")
         out.append("  ✗ " if event.is_error else "  ⎿ ", style=style)

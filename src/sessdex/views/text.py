@@ -792,6 +792,25 @@ def listing_line(
     return line
 
 
+def output_first(event: Event) -> str | None:
+    """A tool result as a person reads it first: where the app wrapped the output in
+    lines for the model (the command again, its folder), the output itself (the span
+    of its text `extra["output_span"]` names), then what else says something
+    (`extra["output_notes"]`: an exit code but 0); else its text. --json and
+    `--detail full` keep the text whole."""
+    span, notes = event.extra.get("output_span"), event.extra.get("output_notes")
+    text = event.text or ""
+    start, end = span if isinstance(span, list) and len(span) == 2 else (None, None)
+    if not (
+        isinstance(start, int)
+        and isinstance(end, int)
+        and 0 <= start <= end <= len(text)
+    ):
+        return event.text
+    said = [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+    return "\n".join([text[start:end], *said] if start < end else said)
+
+
 # agent -> its calls waiting for a result: call id -> (the call's summary, whether
 # another call was made while it waited)
 Waiting = dict[str | None, dict[str, tuple[str, bool]]]

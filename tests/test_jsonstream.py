@@ -299,3 +299,18 @@ def test_elements_holding_objects_parted_as_they_are_are_still_read_exactly() ->
     items = [{"n": n, "text": pasted, "meta": inner[: n % 7]} for n in range(300)]
     text = json.dumps({"messages": items}, separators=(",", ":")).encode()
     assert list(array_items(io.BytesIO(text), "messages")) == items
+
+
+@pytest.mark.parametrize("chunk", [3, 7, 64 * 1024])
+@pytest.mark.parametrize("bom", [b"", files.BOM])
+def test_a_cursor_says_where_each_element_starts(chunk: int, bom: bytes) -> None:
+    """Each element's offset in the stream, a byte order mark counted, however the
+    chunks cut it: where a reader goes back to an elided element's opening."""
+    from sessdex.jsonstream import Cursor
+
+    document = bom + b'[ {"a": 1},\n  {"b": "two"} ,{"c": [3]}, 4]'
+    cursor = Cursor()
+    starts = []
+    for _ in array_items(io.BytesIO(document), chunk=chunk, cursor=cursor):
+        starts.append(cursor.start)
+    assert [document[s : s + 4] for s in starts] == [b'{"a"', b'{"b"', b'{"c"', b"4]"]

@@ -58,6 +58,17 @@ def note_cut(diagnostics: Diagnostics, app: str, path: str | os.PathLike[str]) -
         diagnostics.skip(os.fspath(path), 0, "truncated")
 
 
+class Cursor:
+    """Where the element `array_items` last gave starts in the file (`start`, a byte
+    offset, -1 before the first): read as each element comes, to go back to its opening
+    (one whose long strings were elided)."""
+
+    __slots__ = ("start",)
+
+    def __init__(self) -> None:
+        self.start = -1
+
+
 def file_items(
     path: str | os.PathLike[str],
     key: str | None,
@@ -65,14 +76,16 @@ def file_items(
     app: str,
     *,
     chunk: int | None = None,
+    cursor: Cursor | None = None,
 ) -> Iterator[object]:
     """`array_items` of the file at `path`. Where it cannot be read to its end (not laid
     out so, cut short, gone), what came before is kept and the stop is said."""
     try:
         with files.open_binary(path) as stream:
             yield from array_items(
-                stream, key, diagnostics=diagnostics, path=os.fspath(path), chunk=chunk
-            )
+                stream, key, diagnostics=diagnostics, path=os.fspath(path),
+                chunk=chunk, cursor=cursor,
+            )  # fmt: skip
     except CutShort:
         note_cut(diagnostics, app, path)
     except NotThisShape as error:
@@ -89,12 +102,14 @@ def array_items(
     diagnostics: Diagnostics | None = None,
     path: str = "",
     chunk: int | None = None,
+    cursor: Cursor | None = None,
 ) -> Iterator[object]:
     """The elements of the document's array: the document itself, or the value of its
     top-level member `key`. An element that cannot be decoded, or stays too long once
     its long strings are elided, is counted (numbered from 1) and passed over.
     Raises NotThisShape where the document is not laid out so. The stream is read
-    `chunk` bytes at a time (files.CHUNK unless said): what is held between elements."""
+    `chunk` bytes at a time (files.CHUNK unless said): what is held between elements;
+    `cursor` says where in the stream each element given starts."""
     scanner = _Scanner(stream, chunk)
     first = scanner.significant()
     if key is None:
@@ -110,6 +125,8 @@ def array_items(
     parting = _Parting()
     while True:
         number += 1
+        if cursor is not None:
+            cursor.start = scanner.offset + scanner.at - 1
         found = parting.element(scanner, byte)
         if found is not _MISSED:
             yield found
@@ -381,19 +398,22 @@ class _Scanner:
         self.compactor: files.Compactor | None = None
         self.kept_from = 0
         self.chunks = 0  # read so far: whether two places are in one chunk
+        self.offset = 0  # where `data` starts in the stream
 
     def _more(self) -> bool:
         """Read the next chunk (what is kept of the current one is set aside first)."""
         chunk = self.stream.read(self.chunk)
         if not chunk:
             return False
+        self.offset += len(self.data)
         if not self.started:  # a byte order mark, however the first reads cut it
             self.started = True
             while len(chunk) < len(files.BOM) and (
                 more := self.stream.read(self.chunk)
             ):
                 chunk += more
-            chunk = chunk.removeprefix(files.BOM)
+            if chunk.startswith(files.BOM):
+                chunk, self.offset = chunk[len(files.BOM) :], len(files.BOM)
         if self.kept is not None:
             self._keep(self.data[self.kept_from :])
             self.kept_from = 0

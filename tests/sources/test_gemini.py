@@ -653,16 +653,22 @@ def test_a_session_only_the_prompt_log_holds_is_listed_from_its_prompts() -> Non
     assert gemini.resume(session) is None  # no chat for gemini --resume to open
 
 
-def test_a_prompt_too_long_to_keep_in_the_prompt_log_titles_nothing(
+def test_a_prompt_too_long_to_keep_in_the_prompt_log_titles_by_its_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 20 MB prompt in the log (a paste) is kept as a note of its size: the next
-    prompt titles the session, never that note."""
+    """A 20 MB prompt in the log (a paste) is kept as a note of its size: the session
+    is titled by its start, read alone from the entry's first 16 KB (before, by the
+    next prompt), never by that note."""
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     path = Path(str(sessions(home)[PROMPTS_ONLY].path).partition("#")[0])
     log = json.loads(path.read_bytes())
-    log[1]["message"] = "x" * 20_000_000
+    log[1]["message"] = "Why does this trace fail?\n" + "x" * 20_000_000
+    path.write_text(json.dumps(log))
+    row = list_rows(home, tmp_path / "state", monkeypatch, "--all")[PROMPTS_ONLY]
+    assert row["title"].startswith("Why does this trace fail? xxx")
+    assert "sessdex-elided" not in row["title"]
+    log[1]["message"] = "/" + log[1]["message"]  # a slash command titles nothing
     path.write_text(json.dumps(log))
     row = list_rows(home, tmp_path / "state", monkeypatch, "--all")[PROMPTS_ONLY]
     assert row["title"] == "Add a test for it"

@@ -16,6 +16,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -23,19 +26,27 @@ from ..hints import named
 from ..model import Event, JSONValue, Session
 from ._values import Emitter, iso_time, one_line, plain, text_of
 
+if TYPE_CHECKING:
+    from ..jsonstream import Cursor
+
 FILE_NAME = "logs.json"
 WHOLE = 16 * 1024 * 1024  # a bigger prompt log is read one entry at a time
 
 
 def entries(
-    path: Path, size: int, diagnostics: Diagnostics, app: str
+    path: Path,
+    size: int,
+    diagnostics: Diagnostics,
+    app: str,
+    cursor: Cursor | None = None,
 ) -> Iterator[dict[str, object]]:
-    """The log's entries that name a session, whole when small, else one at a time."""
+    """The log's entries that name a session, whole when small, else one at a time
+    (`cursor` then says where each starts)."""
     found: Iterable[object]
     if size > WHOLE:
         from ..jsonstream import file_items
 
-        found = file_items(path, None, diagnostics, app)
+        found = file_items(path, None, diagnostics, app, cursor=cursor)
     else:
         document = files.read_json_file(path, limit=WHOLE, diagnostics=diagnostics)
         if not isinstance(document, list):
@@ -73,13 +84,20 @@ def sessions(
         diagnostics.skip(str(path), 0, "vanished")
         return []
     found: dict[str, _Prompts] = {}
-    for entry in entries(path, size, diagnostics, app):
+    cursor: Cursor | None = None
+    if size > WHOLE:  # read one entry at a time: where each starts is known
+        from ..jsonstream import Cursor
+
+        cursor = Cursor()
+    for entry in entries(path, size, diagnostics, app, cursor):
         prompts = found.setdefault(str(entry["sessionId"]), _Prompts())
         when = iso_time(entry.get("timestamp"))
         if when is not None:
             prompts.first = min(prompts.first or when, when)
             prompts.last = max(prompts.last or when, when)
         message = text_of(entry, "message")
+        if prompts.title is None and cursor and message and files.elided(message):
+            message = _opening_message(path, cursor.start)
         if prompts.title is None and _titles(message):
             prompts.title = one_line(message)
     return [
@@ -96,6 +114,26 @@ def sessions(
         )
         for session_id, prompts in found.items()
     ]
+
+
+def _opening_message(path: Path, start: int) -> str | None:
+    """The start of a prompt too long to keep (its text elided as the log was read one
+    entry at a time): its entry's first bytes (files.OPENING), read alone and closed up
+    as JSON, its message cut where they end (`files.closed_opening`)."""
+    if start < 0:
+        return None
+    try:
+        with files.open_binary(path) as stream:
+            stream.seek(start)
+            opening = stream.read(files.OPENING)
+    except OSError:
+        return None
+    closed = files.closed_opening(opening)
+    try:
+        found = files.loads(closed) if closed else None
+    except orjson.JSONDecodeError:
+        return None
+    return text_of(found, "message") if isinstance(found, dict) else None
 
 
 def _titles(message: str | None) -> bool:

@@ -606,3 +606,35 @@ def test_what_a_prompt_attached_is_named_and_an_image_never_dumped(
         "[image/png screenshot.png, 3.0 KB]",
         "[image/jpeg, 20.0 KB]",
     ]
+
+
+def test_a_tool_result_shows_what_copilots_timeline_shows(tmp_path: Path) -> None:
+    """A result keeps what the model was given (`content`, maybe cut short for tokens)
+    and what Copilot's own timeline shows (`detailedContent`: an edit's diff, an output
+    whole; copilot-sdk's session-events schema, which falls back to `content`): `show`
+    gives the timeline's; before, the model's ('File … updated with changes.')."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = next(home.rglob(f"{BASIC}/events.jsonl"))
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    first, second = [r for r in records if r["type"] == "tool.execution_complete"][:2]
+    diff = (
+        "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n"
+        "@@ -1 +1 @@\n-retries = 1\n+retries = 3\n"
+    )
+    first["data"]["result"] = {
+        "content": "File /home/alex/code/shop-api/app.py updated with changes.",
+        "detailedContent": diff,
+    }
+    second["data"]["result"] = {"content": "kept", "detailedContent": ""}
+    write_events(path, records)
+    shown = CliRunner().invoke(main, ["show", BASIC, "--json", "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    results = [
+        e["text"] for e in json.loads(shown.stdout) if e["kind"] == "tool_result"
+    ]
+    assert results[:2] == [diff, "kept"]  # an empty detailedContent: the model's

@@ -724,8 +724,11 @@ class _Reader:
         self, record: Mapping[str, object], data: Mapping[str, object]
     ) -> Event:
         result = as_dict(data.get("result"))
-        text = shown_text(result.get("content")) or shown_text(
-            result.get("detailedContent")
+        # `detailedContent` is what Copilot's timeline shows (an edit's diff, an output
+        # whole); `content` what the model was given, maybe cut short for tokens: the
+        # schema says the UI falls back to it (copilot-sdk session-events.ts)
+        text = shown_text(result.get("detailedContent")) or shown_text(
+            result.get("content")
         )
         error = data.get("error")
         if not text and error is not None:

@@ -252,9 +252,14 @@ def test_a_shell_report_shows_its_output_then_what_says_something() -> None:
         "Exit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 8"
     )
     empty = text.replace(output, "(empty)").replace("Exit Code: 2", "Exit Code: 0")
+    later = (  # later Gemini builds: the output and the trailer alone, tagged
+        "<untrusted_context>\nOutput: boom\nExit Code: 1\nProcess Group PGID: 9\n"
+        "</untrusted_context>"
+    )
+    reports = [text, older, empty, "Command: not a report", later, "Output: hi"]
     events = [
         Event("s", n, "tool_result", text=t, extra=shell_report(t))
-        for n, t in enumerate([text, older, empty, "Command: not a report"])
+        for n, t in enumerate(reports)
     ]
     events.append(Event("s", 9, "tool_result", text="short",
                         extra={"output_span": [0, 99], "output_notes": ["x"]}))  # fmt: skip
@@ -264,6 +269,8 @@ def test_a_shell_report_shows_its_output_then_what_says_something() -> None:
         "  ⎿ a.py",
         "  ⎿ (no output)",
         "  ⎿ Command: not a report",
+        "  ⎿ boom\n    Exit Code: 1",
+        "  ⎿ Output: hi",  # no trailer: not the report
         "  ⎿ short",
     ]
     assert [e.extra["output_notes"] for e in events[:2]] == [["Exit Code: 2"], []]

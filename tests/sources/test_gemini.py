@@ -937,3 +937,14 @@ def test_a_sub_agents_answer_shows_as_its_response_not_its_report_frame() -> Non
     assert answer == "Sub-agent report: the command printed hello-from-subagent."
     text = CliRunner().invoke(main, ["show", DELEGATING, "--home", str(HOME)]).stdout
     assert "  ⎿ Sub-agent report: the command printed hello-from-subagent.\n" in text
+
+
+def test_a_shell_result_shows_its_output_not_the_lines_around_it() -> None:
+    """Gemini 0.61 gives the model `<untrusted_context>`, `Output: …` and a `Process
+    Group PGID` line (real files): `show` draws the output; --json keeps it all."""
+    shown = CliRunner().invoke(main, ["show", BASIC, "--home", str(HOME)])
+    assert "echo hello-from-tool\n  ⎿ hello-from-tool\nDone." in shown.stdout
+    assert "PGID" not in shown.stdout and "untrusted_context" not in shown.stdout
+    whole = CliRunner().invoke(main, ["show", BASIC, "--json", "--home", str(HOME)])
+    [result, *_] = [e for e in json.loads(whole.stdout) if e["kind"] == "tool_result"]
+    assert "Process Group PGID: 28474" in result["text"]

@@ -253,8 +253,9 @@ def _model_events(
 
 
 # the lines Gemini CLI's (and Qwen Code's) shell tool wraps its output in for the model
-# (shell.ts before 0.30; older builds say `Stdout:` and `Stderr:`): the command, its
-# folder, the output, then a trailer of `Key: value` lines
+# (shell.ts): the command, its folder, the output (older builds: `Stdout:` and
+# `Stderr:`), then a trailer of `Key: value` lines; later Gemini builds keep the output
+# and the trailer alone, inside `<untrusted_context>` tags
 _REPORT_REACH = 64 * 1024  # of a report's head and tail looked at: a huge output is not
 _REPORT_OUTPUT = re.compile(r"\nDirectory: [^\n]*\n(Output|Stdout): ")
 _REPORT_QUIET = {
@@ -264,6 +265,7 @@ _REPORT_QUIET = {
     "Background PIDs": ("(none)",),
     "Process Group PGID": None,  # never worth a line
 }
+_WRAPPED = ("<untrusted_context>\n", "\n</untrusted_context>")
 _NOTES = 4
 
 
@@ -272,8 +274,10 @@ def shell_report(text: str | None) -> Extra:
     `text` that is the output itself (`output_span`), and the trailer's lines that say
     something (`output_notes`: a failure, an exit code but 0); {} for any other text.
     The command is on the call's line already; `text` stays whole for --json."""
-    if not text or not text.startswith("Command: "):
+    if not text:
         return {}
+    if not text.startswith("Command: "):
+        return _bare_report(text)
     found = _REPORT_OUTPUT.search(text, 0, _REPORT_REACH)
     if found is None:
         return {}
@@ -281,14 +285,40 @@ def shell_report(text: str | None) -> Extra:
     end = text.rfind("\nError: ", max(start, len(text) - _REPORT_REACH))
     if end < 0:
         return {}
+    trailer = text[end + 1 :]
     if found.group(1) == "Stdout":  # its stderr shown after it, unless empty
         stderr = text.rfind("\nStderr: ", start, end)
         if stderr >= 0 and text[stderr + 9 : end] == "(empty)":
             end = stderr
+    return _report(text, start, end, trailer)
+
+
+def _bare_report(text: str) -> Extra:
+    """The later report: `Output: …` then trailer lines (each a key the report uses),
+    maybe inside `<untrusted_context>` tags; {} for any other text."""
+    opening, closing = _WRAPPED
+    first = len(opening) if text.startswith(opening) else 0
+    last = len(text)
+    if first and text.endswith(closing):
+        last -= len(closing)
+    if not text.startswith("Output: ", first):
+        return {}
+    start, end = first + len("Output: "), last
+    floor = max(start, last - _REPORT_REACH)
+    while (line := text.rfind("\n", floor, end)) >= 0:
+        if text[line + 1 : end].partition(": ")[0] not in _REPORT_QUIET:
+            break
+        end = line
+    if end == last:  # no trailer: some other text that opens so
+        return {}
+    return _report(text, start, end, text[end + 1 : last])
+
+
+def _report(text: str, start: int, end: int, trailer: str) -> Extra:
     if text[start:end] == "(empty)":
         start = end
     notes: list[JSONValue] = []
-    for line in text[text.rfind("\nError: ", end) + 1 :].split("\n"):
+    for line in trailer.split("\n"):
         key, _, value = line.partition(": ")
         quiet = _REPORT_QUIET.get(key, "")
         if key in _REPORT_QUIET and (quiet is None or value in quiet):

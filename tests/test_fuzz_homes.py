@@ -159,7 +159,7 @@ def test_a_file_changed_alone_lists_warm_as_cold_on_the_quick_path(
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("name", ["crush", "kiro", "zed", "warp"])
+@pytest.mark.parametrize("name", ["crush", "kiro", "zed", "warp", "opencode"])
 def test_every_table_made_a_view_is_never_a_crash(name: str, tmp_path: Path) -> None:
     # a view's rows have no rowid (NULL): the readers that open a value by its rowid
     # (SQLite's blob IO) count it unread instead of stopping on a TypeError

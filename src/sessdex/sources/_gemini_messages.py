@@ -315,8 +315,8 @@ def _bare_report(text: str) -> Extra:
 
 
 def _report(text: str, start: int, end: int, trailer: str) -> Extra:
-    if text[start:end] == "(empty)":
-        start = end
+    if end - start == len("(empty)") and text.startswith("(empty)", start):
+        start = end  # (no slice of a huge output is made to tell)
     notes: list[JSONValue] = []
     for line in trailer.split("\n"):
         key, _, value = line.partition(": ")

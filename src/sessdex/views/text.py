@@ -808,6 +808,8 @@ def output_first(event: Event) -> str | None:
     ):
         return event.text
     said = [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+    if not said:  # the output alone: one copy of it, not two
+        return text[start:end]
     return "\n".join([text[start:end], *said] if start < end else said)
 
 

@@ -23,11 +23,13 @@ from .calls import (
     known_apps,
     new_view,
     parse_since,
+    refuse_empty_span,
     refuse_unknown,
     refuse_unless,
     since_bound,
     storable,
     storable_folders,
+    until_bound,
 )
 from .calls import open_index as open_index
 from .checkup import AppReport, OwnFiles, doctor, own_files
@@ -132,6 +134,7 @@ def list_sessions(
     *,
     apps: Sequence[str] = (),
     since: datetime | date | str | None = None,
+    until: datetime | date | str | None = None,
     here: Folders = None,
     limit: int | None = None,
     include_subagents: bool = False,
@@ -147,20 +150,24 @@ def list_sessions(
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
     `since` is a datetime, a date, or text as `parse_since` reads it ('3d',
     '2026-11-01'); a time given without a zone, in any of the three, is UTC.
+    `until`: only sessions updated before it, read as `since` is, but a day (a date,
+    '2026-11-30', 'yesterday') up to its end, as `list --until` reads it.
     `here`: only sessions whose recorded folder is this one or below it (text or a
     path; a list: any of them).
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
-    `since` it cannot read or a negative `limit`, IndexBusy.
+    `since` or `until` it cannot read (or a `since` not before `until`) or a negative
+    `limit`, IndexBusy.
     """
     apps = app_names(apps)
     refuse_unless("limit", limit, 0)
-    since = since_bound(since)
+    since, until = _bounds(since, until)
     # --verbose names what each app's scan passed over: every app's scan runs then
     index, report = open_index(home, apps, progress, every=with_skipped)
     try:
         matching: dict[str, Any] = {
             "apps": apps,
             "since": since,
+            "until": until,
             "under": storable_folders(here),
         }
         rows = index.rows(
@@ -179,6 +186,15 @@ def list_sessions(
     finally:
         index.close()
     return Listing(rows, report, ids, skipped, hidden, empty, unfinished)
+
+
+def _bounds(
+    since: datetime | date | str | None, until: datetime | date | str | None
+) -> tuple[datetime | None, datetime | None]:
+    """`since=` and `until=` as the index takes them; BadValue where no time is both."""
+    low, high = since_bound(since), until_bound(until)
+    refuse_empty_span(low, high, (since, until))
+    return low, high
 
 
 def _hidden(
@@ -208,6 +224,7 @@ def find_sessions(
     *,
     apps: Sequence[str] = (),
     since: datetime | date | str | None = None,
+    until: datetime | date | str | None = None,
     here: Folders = None,
     limit: int | None = None,
     include_subagents: bool = False,
@@ -215,11 +232,11 @@ def find_sessions(
     with_skipped: bool = False,
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
-    (`since`, `with_skipped` as `list_sessions` takes them). Raises UnknownApp,
+    (`since`, `until`, `with_skipped` as `list_sessions` takes them). Raises UnknownApp,
     BadValue, IndexBusy."""
     apps = app_names(apps)
     refuse_unless("limit", limit, 0)
-    since = since_bound(since)
+    since, until = _bounds(since, until)
     query = parse_query(storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
@@ -230,6 +247,7 @@ def find_sessions(
         matching: dict[str, Any] = {
             "apps": selected,
             "since": since,
+            "until": until,
             "under": storable_folders(here),
             "words": query.words,
             "scoped": query.scoped,
@@ -244,7 +262,7 @@ def find_sessions(
         hidden = _hidden(index, rows, include_subagents, limit, matching)
         rows = index.shown_rows(rows)
         wider = 0
-        if not rows and limit != 0 and (since is not None or here is not None):
+        if not rows and limit != 0 and (since, until, here) != (None, None, None):
             wider = index.count(  # what the words match at any time, in any folder
                 apps=selected,
                 words=query.words,

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
-from . import selection, sources
+from . import hints, selection, sources
 from .errors import BadValue
 from .index import Index, Progress, RefreshReport
 from .sources import Home
@@ -21,6 +21,32 @@ from .sources import Home
 def parse_since(value: str, now: datetime | None = None) -> datetime:
     """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601); UTC."""
     return datetime.fromtimestamp(selection.parse_since(value, now), UTC)
+
+
+def parse_until(value: str, now: datetime | None = None) -> datetime:
+    """`--until`'s bound: as `parse_since`, but a day counts whole (to its next midnight)."""
+    return datetime.fromtimestamp(selection.parse_until(value, now), UTC)
+
+
+def until_bound(value: datetime | date | str | None) -> datetime | None:
+    """An `until=` bound as the index takes it (sessions updated before it): text as
+    `parse_until` reads it, a date as that whole day (to its next midnight UTC), a
+    datetime as it is (UTC where it names no zone)."""
+    if isinstance(value, str | date) and not isinstance(value, datetime):
+        return parse_until(value if isinstance(value, str) else value.isoformat())
+    return since_bound(value)
+
+
+def refuse_empty_span(
+    since: datetime | None, until: datetime | None, given: tuple[object, object]
+) -> None:
+    """BadValue where `since` is not before `until`: nothing could match, and an empty
+    list would read as no sessions at all."""
+    if since is not None and until is not None and since >= until:
+        raise BadValue(
+            f"{hints.option('since', given[0])} is not before "
+            f"{hints.option('until', given[1])}, so nothing can match; swap them."
+        )
 
 
 def since_bound(value: datetime | date | str | None) -> datetime | None:

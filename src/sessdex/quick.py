@@ -61,11 +61,12 @@ class _Request:
         self.apps: list[str] = []
         self.limit: int | None = None
         self.since: str | None = None
+        self.until: str | None = None
         self.here = False
         self.include_subagents = False
 
 
-_VALUED = ("--home", "--app", "--limit", "-n", "--since")
+_VALUED = ("--home", "--app", "--limit", "-n", "--since", "--until")
 # More changed files than this, and the full command re-reads them, on every core.
 MAX_REREAD = 32
 # How long a tab press waits for another sessdex writing the index, before it offers
@@ -108,6 +109,8 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
             request.home = value
         elif name == "--since" and request.since is None and value.strip():
             request.since = value
+        elif name == "--until" and request.until is None and value.strip():
+            request.until = value
         elif name == "--app" and value in BUILTIN:
             request.apps.append(value)
         elif name in ("--limit", "-n") and request.limit is None:
@@ -185,11 +188,15 @@ class _Plan:
         if self.grouped and not self.table:
             columns += ", app, id, " + selection.LEAD_COLUMNS
         since = selection.parse_since(request.since) if request.since else None
+        until = selection.parse_until(request.until) if request.until else None
+        if since is not None and until is not None and since >= until:
+            raise SessdexError("an empty span")  # the full command says so
         under = selection.here_folders() if request.here else None
         self.sql, self.args = selection.sessions_sql(
             columns,
             apps=apps,
             since=since,
+            until=until,
             under=under,
             words=words,
             scoped=self.scoped,
@@ -207,6 +214,7 @@ class _Plan:
                 "count(*)",
                 apps=apps,
                 since=since,
+                until=until,
                 under=under,
                 words=words,
                 scoped=self.scoped,
@@ -225,7 +233,7 @@ class _Plan:
                 include_subagents=request.include_subagents,
                 home=home,
             )
-            if request.command == "find" and (since is not None or under is not None)
+            if request.command == "find" and (since, until, under) != (None, None, None)
             else ("", [])
         )
         # unchanged files sessdex may not open, met by the checks: said with the answer
@@ -236,7 +244,7 @@ class _Plan:
         # answer is never kept
         self.key = (
             None
-            if request.since or self.table
+            if request.since or request.until or self.table
             else f"{request.as_json} {self.sql} {self.args} {self.limit}"
         )
 
@@ -852,6 +860,7 @@ def _nothing_matches(
         instead,
         None,  # a table's: --json and --nl are said by the full command
         kept,
+        request.until,
     )
     if hint is None:
         return None

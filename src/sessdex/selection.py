@@ -221,13 +221,15 @@ def nothing_matches(
     instead: Sequence[str] = (),
     output: str | None = None,
     kept: Sequence[str] = (),
+    until: str | None = None,
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
     None when no word or option narrowed the listing. `hidden`: how many sub-agents
     matched, which only `--all` lists; `wider`: how many sessions the words match
-    without `--since` and `--here`; `instead`: the words to find in their place, each
-    that matched nothing swapped for the closest the index holds (`did_you_mean`).
+    without `--since`, `--until` and `--here`; `instead`: the words to find in their
+    place, each that matched nothing swapped for the closest the index holds
+    (`did_you_mean`).
     Shared with the quick path, which says it too rather than start the full command
     for one line. Where `SESSDEX_SHELL` names a
     shell sessdex does not know, the options are quoted as sh quotes them, and said so
@@ -244,6 +246,7 @@ def nothing_matches(
         told = " (quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
     options = [f"--app {word(app, shell)}" for app in apps]
     options += [f"--since {word(since, shell)}"] if since else []
+    options += [f"--until {word(until, shell)}"] if until else []
     options += ["--here"] if here else []
     hint = _nothing_matches(query, apps, options, hidden, wider)
     if hint and here:  # which folder: the one the shell is in may not be the one meant
@@ -256,8 +259,9 @@ def nothing_matches(
         and not (wider and options[len(apps) :])
     ):
         given_too = [*kept, *([output] if output else [])]
-        hint = _suggested(query, apps, since, here, instead, given_too)
-    given = [*apps, *([since] if since else [])]
+        bounds = (since, until)
+        hint = _suggested(query, apps, bounds, here, instead, given_too)
+    given = [*apps, *(bound for bound in (since, until) if bound)]
     changed = any(word(value, shell) != value for value in given)
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
         hint += told
@@ -302,7 +306,7 @@ def _nothing_matches(
 def _suggested(
     query: str,
     apps: Sequence[str],
-    since: str | None,
+    bounds: tuple[str | None, str | None],
     here: bool,
     instead: Sequence[str],
     kept: Sequence[str] = (),
@@ -310,7 +314,8 @@ def _suggested(
     """The hint naming the words to find instead, as a command to type (`hints.named`
     quotes it for the user's shell), with the options that were given."""
     typed = [word for app in apps for word in ("--app", app)]
-    typed += ["--since", since] if since else []
+    for option, bound in zip(("--since", "--until"), bounds, strict=True):
+        typed += [option, bound] if bound else []
     typed += ["--here"] if here else []
     typed += kept
     words = list(instead)
@@ -509,6 +514,7 @@ def sessions_sql(
     *,
     apps: Sequence[str] = (),
     since: float | None = None,
+    until: float | None = None,
     under: str | Sequence[str] | None = None,
     words: Sequence[str] = (),
     scoped: Sequence[tuple[str, str]] = (),
@@ -529,18 +535,13 @@ def sessions_sql(
     if since is not None:
         where.append("updated >= ?")
         args.append(since)
+    if until is not None:
+        where.append("updated < ?")
+        args.append(until)
     if under is not None:
-        tests = []
-        for folder in folders_of(under):
-            column = "cwd"
-            if pathnames.is_windows(folder):  # C:\\… and c:/… are one folder there
-                column = pathnames.comparable_sql("cwd")
-                folder = pathnames.comparable(folder)
-            tests.append(f"{column} = ? OR substr({column}, 1, ?) = ?")
-            base = folder.rstrip("/") or "/"
-            prefix = base if base.endswith("/") else base + "/"
-            args.extend([base, len(prefix), prefix])
-        where.append("(" + " OR ".join(tests) + ")")
+        within, within_args = _under_sql(under)
+        where.append(within)
+        args.extend(within_args)
     if not include_subagents:
         where.append("parent_id IS NULL")
     # the home's own path is not shown, so not matched: `alex` or, on macOS, `users`
@@ -585,18 +586,34 @@ def sessions_sql(
         where.append("(" + " OR ".join([f"instr({part}, ?) > 0"] * len(values)) + ")")
         args.extend(folded(one) for one in values)
     order = "updated DESC, app, id"  # NULLs sort last in DESC: the sessions_order index
+    order_args: list[object] = []
     if first_prefix:  # in any case, as `find` matches and `resolve` takes a prefix
         order = "(lower(substr(id, 1, ?)) = ?) DESC, " + order
+        order_args = [len(first_prefix), first_prefix.lower(), *order_args]
     sql = f"SELECT {columns} FROM sessions"
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY " + order
-    if first_prefix:
-        args.extend([len(first_prefix), first_prefix.lower()])
+    args.extend(order_args)
     if limit is not None:
         sql += " LIMIT ?"
         args.append(limit)
     return sql, args
+
+
+def _under_sql(under: str | Sequence[str]) -> tuple[str, list[object]]:
+    """The test that a session's folder is one of `under` or below it, and its values."""
+    tests, args = [], []
+    for folder in folders_of(under):
+        column = "cwd"
+        if pathnames.is_windows(folder):  # C:\\… and c:/… are one folder there
+            column = pathnames.comparable_sql("cwd")
+            folder = pathnames.comparable(folder)
+        tests.append(f"{column} = ? OR substr({column}, 1, ?) = ?")
+        base = folder.rstrip("/") or "/"
+        prefix = base if base.endswith("/") else base + "/"
+        args.extend([base, len(prefix), prefix])
+    return "(" + " OR ".join(tests) + ")", args
 
 
 # what `list --all` asks for besides a row's own columns, to put it under its lead
@@ -747,3 +764,34 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
     except (OverflowError, ValueError):  # a zone that moves it past year 1 or 9999
         return 0.0 if parsed.year < 1970 else _LATEST
+
+
+def parse_until(value: str, now: datetime | None = None) -> float:
+    """`--until`'s bound, as a POSIX timestamp before which a session was last updated:
+    what `parse_since` reads, but a day (`today`, `yesterday`, `2026-11-30`) counts
+    whole, up to its next midnight (as `usage --until` counts it), where a span (3d)
+    or a time (2026-11-30T09:00) is that moment."""
+    from datetime import date, timedelta
+
+    text = value.strip()
+    if text.lower() in DAYS_BACK:
+        midnight = parse_since(text, now)
+        return midnight + _day_after(midnight)
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return parse_since(value, now)
+    start = parse_since(text, now)  # its midnight UTC, as --since reads the date
+    return min(start + timedelta(days=1).total_seconds(), _LATEST)
+
+
+def _day_after(midnight: float) -> float:
+    """The seconds from a local midnight to the next (23 or 25 on a clock change)."""
+    from datetime import datetime, timedelta
+
+    from .zones import local_zone
+
+    start = datetime.fromtimestamp(midnight, local_zone())
+    day = start.date() + timedelta(days=1)
+    following = datetime(day.year, day.month, day.day, tzinfo=local_zone())
+    return following.timestamp() - midnight

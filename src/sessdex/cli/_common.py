@@ -389,16 +389,25 @@ def json_array(as_json: bool, as_nl: bool) -> bool:
     return as_json and not as_nl
 
 
+# `--since` of list, find and watch, worded alike
+SINCE_HELP = (
+    "Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (their local "
+    "midnight) or a date (2026-11-01: its midnight UTC, as --json's times; a time without "
+    "an offset is UTC too)."
+)
+
+
 def filter_options(f: F) -> F:
     f = count_option("--limit", "-n", help="Show at most N sessions.")(f)
     f = click.option(
-        "--since",
+        "--until",
         metavar="WHEN",
         callback=not_blank,
-        help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (their "
-        "local midnight) or a date (2026-11-01: its midnight UTC, as --json's times; a time "
-        "without an offset is UTC too).",
+        help="Only sessions last updated before: 3d, 12h, ... (that long ago), or up to "
+        "the end of today, yesterday (local) or a date (2026-11-30: to its next midnight "
+        "UTC); takes what --since takes.",
     )(f)
+    f = click.option("--since", metavar="WHEN", callback=not_blank, help=SINCE_HELP)(f)
     f = click.option(
         "--here",
         is_flag=True,

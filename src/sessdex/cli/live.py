@@ -22,6 +22,7 @@ from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
     CONTEXT,
+    SINCE_HELP,
     F,
     TakesNoWords,
     TakesOneId,
@@ -134,8 +135,7 @@ class _Unreadable:
     default="1d",
     callback=not_blank,
     show_default=True,
-    help="Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (local "
-    "midnight) or a date (its midnight UTC).",
+    help=SINCE_HELP,
 )
 @click.option(
     "--here", is_flag=True, help="Only sessions whose folder is this one or below it."

@@ -57,6 +57,7 @@ def list_command(
     apps: tuple[str, ...],
     here: bool,
     since: str | None,
+    until: str | None,
     limit: int | None,
     include_subagents: bool,
     as_json: bool,
@@ -67,14 +68,18 @@ def list_command(
     """List sessions of every app, newest first.
 
     \b
-    Example: sessdex list --app claude --since 3d
+    \b
+    Examples:
+      sessdex list --app claude --since 3d
+      sessdex list --since 2026-11-01 --until 2026-11-30
     """
     home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:
         listing = api.list_sessions(
             home,
             apps=apps,
-            since=api.parse_since(since) if since else None,
+            since=since,
+            until=until,
             here=here_folders() if here else None,
             limit=limit,
             include_subagents=include_subagents,
@@ -92,6 +97,7 @@ def list_command(
             since,
             hidden=listing.hidden,
             empty=listing.empty,
+            until=until,
         )
 
 
@@ -111,6 +117,7 @@ def find_command(
     apps: tuple[str, ...],
     here: bool,
     since: str | None,
+    until: str | None,
     limit: int | None,
     include_subagents: bool,
     as_json: bool,
@@ -138,6 +145,7 @@ def find_command(
     if not "".join(query).strip():  # every session matches no word: 'list' says that
         kept = [word for app in apps for word in ("--app", app)]
         kept += ["--since", since] if since else []
+        kept += ["--until", until] if until else []
         kept += ["--here"] * here + kept_options(limit, include_subagents)
         kept += ["--json"] * as_json + ["--nl"] * as_nl
         said = (
@@ -152,7 +160,8 @@ def find_command(
             home,
             " ".join(query),
             apps=apps,
-            since=api.parse_since(since) if since else None,
+            since=since,
+            until=until,
             here=here_folders() if here else None,
             limit=limit,
             include_subagents=include_subagents,
@@ -175,6 +184,7 @@ def find_command(
             instead=listing.instead,
             output="--json" if as_json else "--nl" if as_nl else None,
             kept=kept_options(limit, include_subagents),
+            until=until,
         )
 
 
@@ -200,6 +210,7 @@ def _say_why_empty(
     instead: Sequence[str] = (),
     output: str | None = None,
     kept: Sequence[str] = (),
+    until: str | None = None,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
@@ -218,7 +229,7 @@ def _say_why_empty(
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(
-        query, apps, since, here, hidden, wider, instead, output, kept
+        query, apps, since, here, hidden, wider, instead, output, kept, until
     )
     if read and not any(
         api.app_found(sources.get(app), location) for app, location in located

@@ -226,13 +226,16 @@ def find_sessions(
     since: datetime | date | str | None = None,
     until: datetime | date | str | None = None,
     here: Folders = None,
+    near: Folders = None,
     limit: int | None = None,
     include_subagents: bool = False,
     progress: Progress | None = None,
     with_skipped: bool = False,
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
-    (`since`, `until`, `with_skipped` as `list_sessions` takes them). Raises UnknownApp,
+    (`since`, `until`, `with_skipped` as `list_sessions` takes them), newest first, but a
+    session whose id starts with the only word first, then those whose folder is `near`
+    or below it (`sessdex find` gives the folder it runs in). Raises UnknownApp,
     BadValue, IndexBusy."""
     apps = app_names(apps)
     refuse_unless("limit", limit, 0)
@@ -257,6 +260,7 @@ def find_sessions(
             include_subagents=include_subagents,
             limit=limit,
             first_prefix=prefix,
+            first_under=storable_folders(near),
             grouped=include_subagents,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)

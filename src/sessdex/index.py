@@ -548,10 +548,12 @@ class Index:
         include_subagents: bool = False,
         limit: int | None = None,
         first_prefix: str | None = None,
+        first_under: str | Sequence[str] | None = None,
         with_state: bool = False,
         grouped: bool = False,
     ) -> list[Row]:
-        """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first.
+        """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first,
+        then `first_under` those in that folder or below it.
         `grouped`: each sub-agent right after its lead, as `list --all` shows them
         (`selection.under_leads`), `limit` taking the first rows of that order."""
         columns = f"app, id, record, {'state' if with_state else 'NULL'}"
@@ -568,6 +570,7 @@ class Index:
             include_subagents=include_subagents,
             limit=None if grouped else limit,
             first_prefix=first_prefix,
+            first_under=first_under,
             home=str(self.home.path),
         )
         if scoped:

@@ -192,6 +192,9 @@ class _Plan:
         if since is not None and until is not None and since >= until:
             raise SessdexError("an empty span")  # the full command says so
         under = selection.here_folders() if request.here else None
+        near = None
+        if request.command == "find" and under is None:
+            near = selection.project_folders()
         self.sql, self.args = selection.sessions_sql(
             columns,
             apps=apps,
@@ -203,6 +206,7 @@ class _Plan:
             include_subagents=request.include_subagents,
             limit=None if self.grouped else request.limit,
             first_prefix=first_prefix,
+            first_under=near,
             home=home,
         )
         # the sub-agents only --all lists, counted when nothing else matches (the hint

@@ -521,11 +521,13 @@ def sessions_sql(
     include_subagents: bool = False,
     limit: int | None = None,
     first_prefix: str | None = None,
+    first_under: str | Sequence[str] | None = None,
     home: str | None = None,
 ) -> tuple[str, list[object]]:
     """SELECT `columns` FROM sessions, filtered, newest first; an id starting with
-    `first_prefix` ranks first. Uses `_field(search, n)` when `scoped` is given. Plain
-    words are matched against a folder under `home` as `list` shows it, `~/code/shop`."""
+    `first_prefix` ranks first, then a session in `first_under` or below it. Uses
+    `_field(search, n)` when `scoped` is given. Plain words are matched against a
+    folder under `home` as `list` shows it, `~/code/shop`."""
     where: list[str] = []
     args: list[object] = []
     if apps:
@@ -587,6 +589,9 @@ def sessions_sql(
         args.extend(folded(one) for one in values)
     order = "updated DESC, app, id"  # NULLs sort last in DESC: the sessions_order index
     order_args: list[object] = []
+    if first_under is not None:  # the project the user is in, before the others
+        within, order_args = _under_sql(first_under)
+        order = f"{within} DESC, " + order
     if first_prefix:  # in any case, as `find` matches and `resolve` takes a prefix
         order = "(lower(substr(id, 1, ?)) = ?) DESC, " + order
         order_args = [len(first_prefix), first_prefix.lower(), *order_args]
@@ -614,6 +619,20 @@ def _under_sql(under: str | Sequence[str]) -> tuple[str, list[object]]:
         prefix = base if base.endswith("/") else base + "/"
         args.extend([base, len(prefix), prefix])
     return "(" + " OR ".join(tests) + ")", args
+
+
+def project_folders() -> tuple[str, ...] | None:
+    """The folder the user is in (as `--here` names it), whose sessions `find` ranks
+    first; None in their home or at the root, which hold every project, or where the
+    folder is gone."""
+    from .errors import SessdexError
+
+    try:
+        folders = here_folders()
+    except SessdexError:
+        return None
+    ignored = {os.sep, os.path.expanduser("~").rstrip(os.sep)}
+    return None if any(f.rstrip(os.sep) in ignored | {""} for f in folders) else folders
 
 
 # what `list --all` asks for besides a row's own columns, to put it under its lead

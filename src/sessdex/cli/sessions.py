@@ -13,7 +13,7 @@ from .. import api, hints
 from ..diagnostics import detail, unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
-from ..selection import here_folders, kept_options
+from ..selection import here_folders, kept_options, project_folders
 from ..sources import Home
 from ..views.text import stderr_is_terminal
 from . import main
@@ -135,7 +135,8 @@ def find_command(
 
     Words match in any case and with or without accents (cafe finds a cafe
     written with an accent), inside longer words too. A session whose id
-    starts with the only word comes first; the rest are newest first.
+    starts with the only word comes first, then the sessions of the folder
+    you are in (or below it); the rest are newest first.
 
     \b
     Examples:
@@ -163,6 +164,7 @@ def find_command(
             since=since,
             until=until,
             here=here_folders() if here else None,
+            near=None if here else project_folders(),
             limit=limit,
             include_subagents=include_subagents,
             progress=progress,

@@ -581,6 +581,20 @@ class Index:
         order = selection.under_leads([(r[0], r[1], r[4], r[5]) for r in found])
         return [Row(*found[n][:4]) for n in order[:limit]]
 
+    def folders_named(self, name: str, limit: int = 50) -> list[tuple[str, float]]:
+        """(folder, its newest lead session's update) of the folders whose last part is
+        `name`, newest first, under the home as the user gave it: where a project that
+        left its folder may have gone."""
+        tail = "/" + name
+        rows = self.db.execute(
+            "SELECT cwd, max(updated) FROM sessions WHERE parent_id IS NULL"
+            " AND updated IS NOT NULL AND substr(cwd, -?) = ?"
+            " GROUP BY cwd ORDER BY 2 DESC LIMIT ?",
+            (len(tail), tail, limit),
+        )
+        recorded, given = str(self.home.path), str(self.given.path)
+        return [(rehomed(cwd, recorded, given), updated) for cwd, updated in rows]
+
     def count(
         self,
         *,

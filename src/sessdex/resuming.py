@@ -236,9 +236,10 @@ def check_resume(
             if os.path.lexists(plan.cwd)
             else "no longer exists"
         )
-        check.refusals.append(
-            f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."
-        )
+        refusal = f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."  # fmt: skip
+        if gone == "no longer exists":
+            refusal += _moved_hint(home, session, source, plan)
+        check.refusals.append(refusal)
     elif not os.access(plan.cwd, os.X_OK):
         check.refusals.append(
             f"the session's folder {plan.cwd} cannot be entered (no permission); "
@@ -282,6 +283,63 @@ def check_resume(
         lambda start: ids_starting(home, session.app, start),
     ) or _continuing(home, session, plan, source, progress)
     return check
+
+
+def _moved_hint(
+    home: Home, session: Session, source: sources.Source, plan: ResumePlan
+) -> str:
+    """Where the project of a session whose folder is gone may have moved (`_moved_to`),
+    and how to resume it there, for the user to do: the line to paste where the app's CLI
+    finds the session from any folder, else that it finds it only from the old folder.
+    The branch there is said, never switched; "" when no such folder is known."""
+    from .errors import BadSetting
+    from .shells import cd_then_run
+
+    moved = _moved_to(home, session, plan.cwd)
+    if moved is None:
+        return ""
+    said = (
+        f" A folder of the same name, {moved}, holds newer sessions: the project may "
+        "have moved there"
+    )
+    current = current_branch(moved) if session.branch else None
+    if current is not None and current != session.branch:
+        said += (
+            f" (on branch {current!r} now, the session's was {session.branch!r}: "
+            "check it out first to go on with it)"
+        )
+    if not resumes_anywhere(source):
+        return (
+            f"{said}. {source.TITLE} finds a session only from the folder it ran in: "
+            f"move the project back to {plan.cwd} to resume it."
+        )
+    try:
+        line = cd_then_run(moved, plan.argv)
+    except (NotQuotable, BadSetting):  # the folder is said; the user types the rest
+        return f"{said}."
+    return f"{said}. {plan.program} finds the session from any folder; to resume it there: {line}"  # fmt: skip
+
+
+@once_more_if_damaged
+def _moved_to(home: Home, session: Session, gone: str) -> str | None:
+    """The newest folder that exists, of the same name as the session's gone one, where
+    sessions newer than it ran (any app's): a project moved or renamed above its own
+    folder (`~/code/shop` to `~/work/shop`) goes on there. None when there is none."""
+    name = os.path.basename(gone.rstrip("/"))
+    if not name or not gone.startswith("/"):
+        return None
+    after = session.updated.timestamp() if session.updated else None
+    index = Index(home)
+    try:
+        named = index.folders_named(name)
+    finally:
+        index.close()
+    for folder, updated in named:  # newest first
+        if after is not None and updated <= after:
+            break
+        if folder != gone and os.path.isdir(folder):
+            return folder
+    return None
 
 
 def ids_starting(home: Home, app: str, start: str) -> list[str]:

@@ -1,0 +1,91 @@
+"""`resume` of a session whose folder is gone: where the project may have moved, and
+how to resume it there, said (never done, never on another branch unsaid)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, sources
+from sessdex.cli import main
+from sessdex.shells import cd_then_run
+from sessdex.sources import Home
+
+from .helpers import write_claude_session
+
+GONE = "61616161-0000-4000-8000-000000000001"  # ran in old/my shop, removed since
+MOVED = "62626262-0000-4000-8000-000000000002"  # newer, in new/my shop
+OLDER = "63636363-0000-4000-8000-000000000003"  # older, in stale/my shop
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+
+
+@pytest.fixture
+def moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    home = tmp_path / "home"
+    old, new = tmp_path / "old" / "my shop", tmp_path / "new" / "my shop"
+    stale = tmp_path / "stale" / "my shop"
+    new.mkdir(parents=True)
+    stale.mkdir(parents=True)
+    for session, folder, day in ((OLDER, stale, "01"), (GONE, old, "10")):
+        when = f"2026-11-{day}T10:00:00.000Z"
+        write_claude_session(home, session, str(folder), when=when)
+    return home
+
+
+def refusal(home: Path) -> str:
+    check = api.check_resume(Home.at(home), GONE[:8])
+    gone = [r for r in check.refusals if "no longer exists" in r]
+    assert len(gone) == 1, check.refusals
+    return gone[0]
+
+
+def test_no_newer_folder_of_that_name_no_hint(moved: Path) -> None:
+    """stale/my shop is older than the session: no reason to think it moved there."""
+    old = moved.parent / "old" / "my shop"
+    assert refusal(moved) == (
+        f"the session's folder {old} no longer exists; sessdex never resumes elsewhere."
+    )
+
+
+@needs_git
+def test_a_folder_bound_cli_is_told_where_the_project_went(moved: Path) -> None:
+    """Claude Code finds a session only from the folder it ran in: the hint names the
+    new folder and its branch, and says to move the project back."""
+    old, new = moved.parent / "old" / "my shop", moved.parent / "new" / "my shop"
+    subprocess.run(["git", "init", "-q", "-b", "other", str(new)], check=True)
+    write_claude_session(moved, MOVED, str(new), when="2026-11-20T10:00:00.000Z")
+    assert refusal(moved) == (
+        f"the session's folder {old} no longer exists; sessdex never resumes "
+        f"elsewhere. A folder of the same name, {new}, holds newer sessions: the "
+        "project may have moved there (on branch 'other' now, the session's was "
+        "'main': check it out first to go on with it). Claude Code finds a session "
+        f"only from the folder it ran in: move the project back to {old} to resume it."
+    )
+    result = CliRunner().invoke(main, ["resume", GONE[:8], "--home", str(moved)])
+    assert result.exit_code == 1
+    assert f"A folder of the same name, {new}, holds newer sessions" in result.stderr
+
+
+def test_an_anywhere_cli_gets_the_line_with_the_folder_quoted(
+    moved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the CLI finds a session from any folder, the hint is the line that runs
+    it in the new folder, quoted for the shell (the folder holds a blank)."""
+    new = moved.parent / "new" / "my shop"
+    write_claude_session(moved, MOVED, str(new), when="2026-11-20T10:00:00.000Z")
+    monkeypatch.setattr(sources.get("claude"), "RESUMES_ANYWHERE", True, raising=False)
+    check = api.check_resume(Home.at(moved), GONE[:8])
+    line = cd_then_run(str(new), check.plan.argv)
+    assert line.startswith(f"cd '{new}' && claude ")
+    said = refusal(moved)
+    assert said.endswith(
+        f"the project may have moved there. claude finds the session from any "
+        f"folder; to resume it there: {line}"
+    ), said
+    assert GONE in line

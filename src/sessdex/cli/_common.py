@@ -403,9 +403,9 @@ def filter_options(f: F) -> F:
         "--until",
         metavar="WHEN",
         callback=not_blank,
-        help="Only sessions last updated before: 3d, 12h, ... (that long ago), or up to "
-        "the end of today, yesterday (local) or a date (2026-11-30: to its next midnight "
-        "UTC); takes what --since takes.",
+        help="Only sessions updated until: 3d, 12h, 2w, 30m, 1y ago, the end of today or "
+        "yesterday (local) or of a date (2026-11-30: to its next midnight UTC; a time "
+        "without an offset is UTC).",
     )(f)
     f = click.option("--since", metavar="WHEN", callback=not_blank, help=SINCE_HELP)(f)
     f = click.option(

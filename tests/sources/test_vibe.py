@@ -954,3 +954,29 @@ def test_a_current_too_long_to_hold_is_said_too_long_not_broken(
     assert result.exit_code == 0, result.output
     assert f"{current}:1: too long" in result.stderr
     assert "not JSON" not in result.stderr
+
+
+@LIST_PATHS
+def test_a_folder_continued_by_one_whose_meta_json_went_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compacted folder is listed under the folder that continues it; that folder's
+    meta.json deleted, a cold `list` shows the older one again, where a warm one kept it
+    hidden (its listing had read the newer folder's head, and nothing it noted changed)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def listed(state: str) -> dict[str, dict[str, object]]:
+        return list_rows(home, tmp_path / state, monkeypatch, listing=listing)
+
+    assert OLDER not in listed("warm")
+    (home / SAVE_DIR / "session_20261201_101005_7a8b9c0d" / "meta.json").unlink()
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert OLDER in warm and NEWER not in warm
+
+
+def test_an_older_folders_id_opens_the_conversation_it_continues_in() -> None:
+    shown = CliRunner().invoke(main, ["show", OLDER[:8], "--home", str(HOME)])
+    assert shown.exit_code == 0, shown.output
+    assert f"vibe · {NEWER}" in shown.stdout

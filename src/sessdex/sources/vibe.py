@@ -11,8 +11,11 @@ parent's folder. A save dir set in config.toml (`[session_logging] save_dir`) is
 
 Compaction in the legacy engine starts a new folder whose `parent_session_id` is the old one
 and whose first message is the injected summary. We show such a chain as one session: the
-newest folder is listed (its older folders are not), `extra["chain"]` names the folders, and
-`read` yields the older folders first with a compaction event between. A `/branch` fork also
+newest folder is listed, `extra["chain"]` names the folders, and `read` yields the older
+folders first with a compaction event between. The newest folder's listing says that each
+older folder's id leads to it (`superseded_by`): an older folder's own listing reads no
+newer one, so a turn of the newest reads none of the older again, and an older folder
+shows again once the folder that continued it is gone. A `/branch` fork also
 sets `parent_session_id` but starts with copied messages: a session of the user's own,
 `extra["forked_from_id"]` naming where it came from (its agent loop starts its `stats` at
 zero: the copied messages bill nothing again).
@@ -60,7 +63,7 @@ import orjson
 
 from .. import files, folders, freshness, jsonstream
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, JSONValue, ResumePlan, Session, Usage, superseded
 from . import _vibe_unified as unified
 from ._values import (
     Emitter,
@@ -499,8 +502,6 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         diagnostics.skip(str(path), 1, "not JSON")
         return []
     links = _links(root)
-    if not subagent and _successor(meta.session_id, links, root) is not None:
-        return []  # listed, and read, under the folder that continues it
     chain = [meta] if subagent else _chain(meta, links, root)
     oldest = chain[0]
     parent = forked_from = None
@@ -523,7 +524,14 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         extra["subagent"] = True
     if forked_from:
         extra["forked_from_id"] = forked_from
+    # the older folders are listed, and read, under this one: said by this folder's
+    # listing, not theirs, so that an older folder is never read again for a turn of
+    # this one, and shows again once this one goes
+    continued = [
+        superseded(NAME, part.session_id, meta.session_id) for part in chain[:-1]
+    ]
     return [
+        *continued,
         Session(
             app=NAME,
             id=meta.session_id,
@@ -541,7 +549,7 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
             parent_id=parent,
             agent_type=(meta.agent or folder.name.split("_")[0]) if subagent else None,
             extra=extra,
-        )
+        ),
     ]
 
 

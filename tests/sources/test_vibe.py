@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
@@ -937,23 +937,48 @@ def test_a_wait_shows_why_it_ended_not_its_json() -> None:
     ]
 
 
-def test_a_current_too_long_to_hold_is_said_too_long_not_broken(
-    tmp_path: Path,
+@pytest.mark.parametrize("damage", ["too long", "not JSON"])
+def test_a_current_too_long_to_hold_lists_the_session_from_its_newest_generation(
+    tmp_path: Path, damage: str
 ) -> None:
-    """A CURRENT past the size sessdex reads whole (a 30 MB `manifest_sha256`) loses its
-    session, and `list -v` says the file was too long, not that it is no JSON."""
+    """A CURRENT past the size sessdex reads whole (a 30 MB `manifest_sha256`), or cut
+    short, lost its whole session (counted as skipped). It is listed and read from its
+    newest generation, as it is undamaged, and `list -v` says what was wrong with the
+    file (too long, not no JSON) and where its session was read from."""
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     current = home / SAVE_DIR / "unified" / RESUMED / "CURRENT"
-    pointer = json.loads(current.read_bytes())
-    pointer["manifest_sha256"] = "\u00e9" * 15 * 1024 * 1024
-    current.write_text(json.dumps(pointer, ensure_ascii=False))
-    result = CliRunner().invoke(
-        main, ["list", "-v", "--all", "--app", "vibe", "--home", str(home)]
+    if damage == "too long":
+        pointer = json.loads(current.read_bytes())
+        pointer["manifest_sha256"] = "\u00e9" * 15 * 1024 * 1024
+        current.write_text(json.dumps(pointer, ensure_ascii=False))
+    else:
+        current.write_bytes(current.read_bytes()[:40])
+
+    def run(*args: str, at: Path = home) -> Result:
+        result = CliRunner().invoke(main, [*args, "--home", str(at)])
+        assert result.exit_code == 0, result.output
+        return result
+
+    said = run("list", "-v", "--all", "--app", "vibe").stderr
+    assert f"{current}:1: {damage}" in said
+    assert "newest generation, 0000000000000042" in said
+    assert said.count("not JSON") == (damage == "not JSON") * 2
+    listing = ("list", "--json", "--all", "--app", "vibe")
+    [row] = [r for r in json.loads(run(*listing).stdout) if r["id"] == RESUMED]
+    [sound] = [
+        r for r in json.loads(run(*listing, at=HOME).stdout) if r["id"] == RESUMED
+    ]
+    assert row.pop("path").startswith(str(home)) and sound.pop("path")
+    assert row == sound
+    shown = json.loads(run("show", RESUMED, "--json").stdout)
+    assert shown == json.loads(run("show", RESUMED, "--json", at=HOME).stdout)
+    said = run("doctor", "--app", "vibe").stdout
+    assert f"skipped     1 {damage}" in said
+    assert (
+        f"{current} is unreadable ({damage}): its session is read from its newest generation, 0000000000000042"
+        in said
     )
-    assert result.exit_code == 0, result.output
-    assert f"{current}:1: too long" in result.stderr
-    assert "not JSON" not in result.stderr
 
 
 @LIST_PATHS

@@ -12,6 +12,8 @@ folders `unified/child-<hex>/` with no meta.json; their envelope names the paren
 parent's spawn effect names the child and its type (listed from the lead's newest journal
 and transcript chunks, `SPAWN_SEARCH` bytes at most, as the lead's `spawn_types`: the index
 types the child's row from its lead's, so that a lead that grows types its children). Checksums are not verified: we read, we do not restore.
+A CURRENT that cannot be read (too long to hold, cut short) is stood in for by the newest
+generation whose manifest reads (`newest_generation`), the damage said.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ JOURNAL_IGNORED = frozenset(
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _SEGMENT = re.compile(r"^journal/[0-9]{16}\.jsonl$")
+_GENERATION = re.compile(r"^[0-9]{16}$")
 _DONE = ("completed", "failed", "cancelled", "skipped")
 
 
@@ -126,11 +129,19 @@ def load(
     if not isinstance(current, dict):
         if files.refuses_reading(str(current_path)):  # another user's: not read at all
             diagnostics.refused(str(current_path))
-        elif (size := stat_size(current_path)) is not None:
-            # past SMALL_DOC it is not read at all: its bytes may well be JSON
-            reason = "too long" if size > SMALL_DOC else "not JSON"
-            diagnostics.skip(str(current_path), 1, reason)
-        return None
+            return None
+        if (size := stat_size(current_path)) is None:
+            return None
+        # past SMALL_DOC it is not read at all: its bytes may well be JSON
+        reason = "too long" if size > SMALL_DOC else "not JSON"
+        diagnostics.skip(str(current_path), 1, reason)
+        current = newest_generation(folder)
+        if current is None:
+            return None
+        diagnostics.problem(
+            f"vibe: {current_path} is unreadable ({reason}): its session is read from "
+            f"its newest generation, {current['generation']}"
+        )
     if current.get("store_format") != STORE_FORMAT:
         diagnostics.unknown_type(f"store_format:{current.get('store_format')}")
         return None
@@ -168,6 +179,34 @@ def load(
     return store
 
 
+def newest_generation(folder: Path) -> dict[str, object] | None:
+    """What CURRENT would say, from the newest generation whose manifest reads, for a
+    CURRENT that cannot be read (too long to hold, cut short): Vibe writes a generation
+    whole before it points CURRENT at it, and keeps the two newest. None where no
+    generation's manifest reads. The store format is the manifest's (it does not say it)."""
+    names = [
+        entry.name
+        for entry in folders.entries(folder / "generations")
+        if entry.is_dir() and _GENERATION.match(entry.name)
+    ]
+    for name in reversed(names):
+        manifest = _small_json(folder / "generations" / name / "manifest.json")
+        if manifest and text_of(manifest, "generation") in (name, None):
+            return {
+                "store_format": STORE_FORMAT,
+                "session_id": text_of(manifest, "session_id") or folder.name,
+                "generation": name,
+                "snapshot_sequence": number(manifest, "snapshot_sequence"),
+            }
+    return None
+
+
+def _pointer(folder: Path) -> dict[str, object]:
+    """CURRENT, or where it does not read, what the newest generation says (`load`)."""
+    current = _small_json(folder / "CURRENT")
+    return current or newest_generation(folder) or {}
+
+
 def scan_store(folder: Path, root: Path) -> Iterator[Path]:
     """CURRENT, meta.json (titles) and the newest journal segment (what happened since);
     and CURRENT's companions (`companion_of`), the generation files and live transcript
@@ -196,8 +235,7 @@ def _generation_files(folder: Path, root: Path) -> Iterator[Path]:
     damage changes, or deletes, one alone; a stat each on a warm list. Of the chunks only
     the live ones (the manifest read here: content-addressed, the folder keeps every
     generation's)."""
-    current = _small_json(folder / "CURRENT")
-    generation = str(current.get("generation"))
+    generation = str(_pointer(folder).get("generation"))
     if not generation.isdigit():  # a 16-digit name, never a path
         return
     live = folder / "generations" / generation
@@ -430,11 +468,8 @@ def _size(store: Store) -> int:
 
 def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
     folder = path.parent.parent
-    current = files.read_json_file(folder / "CURRENT", limit=SMALL_DOC)
-    if (
-        not isinstance(current, dict)
-        or path.stem != f"{number(current, 'snapshot_sequence') + 1:016d}"
-    ):
+    current = _pointer(folder)
+    if not current or path.stem != f"{number(current, 'snapshot_sequence') + 1:016d}":
         return []  # an old segment, already folded into the snapshot
     envelope: dict[str, object] = {}
     moved: dict[str, object] = {}

@@ -1005,3 +1005,21 @@ def test_an_older_folders_id_opens_the_conversation_it_continues_in() -> None:
     shown = CliRunner().invoke(main, ["show", OLDER[:8], "--home", str(HOME)])
     assert shown.exit_code == 0, shown.output
     assert f"vibe · {NEWER}" in shown.stdout
+
+
+def test_a_store_of_a_newer_format_minor_is_read_and_named_by_doctor(
+    tmp_path: Path,
+) -> None:
+    """A Vibe 3 store of a format minor newer than any checked (3.0.3 writes 10) is read
+    as far as it goes, and `doctor` names the minor, where new records are likeliest;
+    before, nothing said that the store was newer than sessdex knows."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    current = home / SAVE_DIR / "unified" / RESUMED / "CURRENT"
+    current.write_text(
+        current.read_text().replace('"store_format_minor":9', '"store_format_minor":11')
+    )
+    doctor = CliRunner().invoke(main, ["doctor", "--app", "vibe", "--home", str(home)])
+    assert doctor.exit_code == 0, doctor.output
+    assert "unknown     store_format_minor:11 (1)" in doctor.stdout
+    assert RESUMED in sessions(home)

@@ -1,5 +1,7 @@
 """Mistral Vibe's unified session store (3.x), read for `vibe.py`.
 
+Checked with Vibe 3.0.2 (store format minor 9) and 3.0.3 (minor 10), real files; a store
+of a newer minor is read as far as it goes and counted for `doctor` (`STORE_MINOR_CHECKED`).
 Not a source by itself: `vibe.py` lists and reads through it. One folder per session,
 `<save dir>/unified/<id>/`: `CURRENT` names the live generation; its `manifest.json` names the
 `projection-state.json` envelope (session facts, latest turn) whose transcript lives in
@@ -48,6 +50,9 @@ from ._values import (
 
 APP = "vibe"
 STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
+# the newest store format minor whose files were seen (3.0.3's): past it, new records and
+# fields are likeliest, so it is counted as an unknown type (`doctor` names it)
+STORE_MINOR_CHECKED = 10
 SMALL_DOC = 1024 * 1024  # CURRENT, manifest, envelope
 RUNTIME_LIMIT = 16 * 1024 * 1024  # runtime-state.json grows with every action: bounded
 CHUNK_CAP = 64 * 1024 * 1024  # a bigger transcript chunk is read one entry at a time
@@ -145,6 +150,8 @@ def load(
     if current.get("store_format") != STORE_FORMAT:
         diagnostics.unknown_type(f"store_format:{current.get('store_format')}")
         return None
+    if (minor := number(current, "store_format_minor")) > STORE_MINOR_CHECKED:
+        diagnostics.unknown_type(f"store_format_minor:{minor}")
     generation = str(current.get("generation"))
     manifest = manifest_path = None
     if generation.isdigit():  # a 16-digit name, never a path

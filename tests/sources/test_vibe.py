@@ -1023,3 +1023,26 @@ def test_a_store_of_a_newer_format_minor_is_read_and_named_by_doctor(
     assert doctor.exit_code == 0, doctor.output
     assert "unknown     store_format_minor:11 (1)" in doctor.stdout
     assert RESUMED in sessions(home)
+
+
+def test_a_content_block_of_an_unknown_type_is_named_and_counted(
+    tmp_path: Path,
+) -> None:
+    """A Vibe 3 message block of a type sessdex does not know (audio) was dropped without
+    a word: the message showed less than was sent. It is named where it stood, and
+    counted for `show -v` and `doctor`."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    entry = {"type": "message", "id": "m-audio", "role": "user", "content": [
+        {"type": "text", "text": "Listen to this:"},
+        {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}]}  # fmt: skip
+    record = {"type": "projection_delta", "sequence": 43,
+              "payload": {"delta": [{"op": "append_entry", "entry": entry}]}}  # fmt: skip
+    segment = (
+        home / SAVE_DIR / "unified" / RESUMED / "journal" / "0000000000000043.jsonl"
+    )
+    segment.write_text(json.dumps(record) + "\n")
+    diagnostics = Diagnostics()
+    found = list(vibe.read(sessions(home)[RESUMED], diagnostics))
+    assert texts(found, "user")[-1] == "Listen to this:\n[audio]"
+    assert diagnostics.unknown == {"content:audio": 1}

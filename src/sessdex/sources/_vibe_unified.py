@@ -697,7 +697,7 @@ class _EntryReader:
         self.last = ms_time(entry.get("updatedAt")) or when or self.last
         kind = type_tag(entry.get("type"))
         if kind == "message":
-            text = _blocks_text(entry.get("content"))
+            text = _blocks_text(entry.get("content"), self.diagnostics)
             role = entry.get("role")
             discarded = obj(entry, "outcome").get("type") == "discarded"
             if role == "user" and text:
@@ -824,7 +824,7 @@ class _EntryReader:
                 agent_id=agent,
                 time=ms_time(entry.get("updatedAt")) or when,
                 call_id=call_id,
-                text=_effect_output(state, tool),
+                text=_effect_output(state, tool, self.diagnostics),
                 is_error=status != "completed",
                 extra={"launched": True} if launched else {},
             )
@@ -907,7 +907,9 @@ class _EntryReader:
             )
 
 
-def _blocks_text(content: object) -> str | None:
+def _blocks_text(content: object, diagnostics: Diagnostics | None = None) -> str | None:
+    """A message's or a tool output's content blocks as text; a block of a type not known
+    here is named in brackets where it stood, and counted (`diagnostics`)."""
     pieces: list[str] = []
     for block in content if isinstance(content, list) else [content]:
         if isinstance(block, str):
@@ -924,13 +926,23 @@ def _blocks_text(content: object) -> str | None:
                 pieces.append(
                     f"[{text_of(obj(block, 'resource'), 'uri') or 'resource'}]"
                 )
+            elif kind != "text":  # (a text block without its text says nothing)
+                pieces.append(f"[{kind or 'untyped block'}]")
+                if diagnostics is not None:
+                    diagnostics.unknown_type(f"content:{kind}")
     text = "\n".join(p for p in pieces if p)
     return text or None
 
 
-def _effect_output(state: dict[str, object], tool: str | None = None) -> str | None:
+def _effect_output(
+    state: dict[str, object],
+    tool: str | None = None,
+    diagnostics: Diagnostics | None = None,
+) -> str | None:
     output = obj(state, "output")
-    text = text_of(state, "outputText") or _blocks_text(output.get("content"))
+    text = text_of(state, "outputText") or _blocks_text(
+        output.get("content"), diagnostics
+    )
     if text:
         return plain(text)
     structured = output.get("structured_content")

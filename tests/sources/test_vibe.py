@@ -1046,3 +1046,21 @@ def test_a_content_block_of_an_unknown_type_is_named_and_counted(
     found = list(vibe.read(sessions(home)[RESUMED], diagnostics))
     assert texts(found, "user")[-1] == "Listen to this:\n[audio]"
     assert diagnostics.unknown == {"content:audio": 1}
+
+
+def test_a_vibe_1_session_file_without_a_session_id_is_counted(tmp_path: Path) -> None:
+    """A Vibe 1.x session file whose metadata names no session id (or is no object)
+    lists nothing: it was passed over without a word; it is counted and named by
+    `list -v`, as every file that gives nothing is."""
+    save_dir = tmp_path / SAVE_DIR
+    save_dir.mkdir(parents=True)
+    document = {"metadata": {"start_time": "2025-12-12T10:00:00"},
+                "messages": [{"role": "user", "content": "Count the routes"}]}  # fmt: skip
+    path = save_dir / "session_20251212_100000_5b0e7c1a.json"
+    path.write_text(json.dumps(document))
+    result = CliRunner().invoke(
+        main, ["list", "-v", "--app", "vibe", "--home", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 unreadable line in 1 vibe file" in result.stderr
+    assert f"{path}:1: bad value" in result.stderr

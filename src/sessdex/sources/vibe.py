@@ -575,6 +575,8 @@ def _parse_v1(path: Path, diagnostics: Diagnostics) -> list[Session]:
     metadata = _v1_metadata(path, diagnostics)
     meta = _meta_of(metadata, path)
     if meta is None:
+        if not (diagnostics.problems or diagnostics.skipped):  # (not said already)
+            diagnostics.skip(str(path), 1, "bad value")  # no metadata, or no id in it
         return []
     title = None
     for index, message in enumerate(

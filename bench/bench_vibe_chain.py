@@ -6,13 +6,17 @@ appended to its messages.jsonl, its meta.json replaced whole), a warm `list --js
 each, in process. Counted: how many times each folder's meta.json was parsed again (the
 older folder's should never be: nothing of it changed), and the warm lists' median wall
 time. Target: the older folder parsed 0 times.
+Then (b) a cold listing of a chain of --chain folders (each compacted into the next), the
+CPU of parsing every folder in process: each folder is listed as its own chain too (its
+successor's listing hides it), so what each reads of the older ones is kept per process.
 
-    .venv/bin/python bench/bench_vibe_chain.py [--turns 20]
+    .venv/bin/python bench/bench_vibe_chain.py [--turns 20] [--chain 50]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -20,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +39,7 @@ FOLDERS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--chain", type=int, default=50)
     options = parser.parse_args()
     from click.testing import CliRunner
 
@@ -75,7 +81,39 @@ def main() -> None:
     for what, name in FOLDERS.items():
         print(f"  {what:5} folder's meta.json parsed again {parsed[name]:3} times")
     print(f"  warm list: median {statistics.median(times) * 1000:.1f} ms")
+    chain_cost(options.chain, parse)
     sys.exit(0 if parsed[FOLDERS["older"]] == 0 else 1)
+
+
+def chain_cost(length: int, parse: Callable[..., object]) -> None:
+    """(b): a chain of `length` folders made from the fixture's pair, parsed cold."""
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import Home, vibe
+
+    source = ROOT / "tests" / "data" / "vibe" / "home" / SAVE_DIR
+    with tempfile.TemporaryDirectory() as scratch:
+        sessions = Path(scratch) / SAVE_DIR
+        sessions.mkdir(parents=True)
+        parent = None
+        for k in range(length):
+            template = source / FOLDERS["older" if k == 0 else "newer"]
+            meta = json.loads((template / "meta.json").read_text())
+            session_id = f"{k:08x}-0b1d-4e2f-a3b4-5d6e7f8a9b0c"
+            meta |= {"session_id": session_id, "parent_session_id": parent}
+            folder = sessions / f"session_20261201_{k:06d}_{session_id[:8]}"
+            folder.mkdir()
+            (folder / "meta.json").write_text(json.dumps(meta))
+            shutil.copy(template / "messages.jsonl", folder / "messages.jsonl")
+            parent = session_id
+        location = vibe.locate(Home.at(Path(scratch)))
+        paths = list(vibe.scan(location))
+        started = time.process_time()
+        for path in paths:
+            parse(path, location, Diagnostics())
+        used = time.process_time() - started
+    print(
+        f"(b) a cold listing of a chain of {length} folders: {used * 1000:.1f} ms CPU"
+    )
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
 from pathlib import Path
+from typing import TypeVar
 
 import orjson
 
@@ -118,6 +119,7 @@ _MESSAGES = frozenset({"messages"})
 # a legacy folder's name, `<session or agent>_<UTC yyyymmdd_hhmmss>_<id8>`
 _FOLDER = re.compile(r"_(\d{8}_\d{6})_([0-9A-Za-z-]{1,8})\Z")
 _SHORT_ID = 8
+_T = TypeVar("_T")
 
 
 # --- where -----------------------------------------------------------------------------
@@ -419,8 +421,34 @@ def _head_ids(path: Path) -> tuple[str | None, str | None]:
     return found.group(1).decode("utf-8", "replace"), parent_id
 
 
+# What the listing of a chain's newest folder read of its older folders, kept per
+# process by how each file looked (`freshness.read_signature`): every folder of a chain
+# is listed as its own chain too, so a cold list of a chain of N folders reads each
+# folder once, not N times.
+_KEPT: dict[tuple[str, str], object] = {}
+_KEPT_MAX = 4096
+
+
+def _kept(path: Path, make: Callable[[], _T]) -> _T:
+    """`make()`, what was read of `path`, or what it gave while the file looked the same;
+    the file noted as read either way (`freshness.note_depended`)."""
+    key = (str(path), freshness.read_signature(str(path)))
+    if key in _KEPT:
+        freshness.note_depended(path)
+        return _KEPT[key]  # type: ignore[return-value]
+    value = make()
+    if len(_KEPT) >= _KEPT_MAX:
+        _KEPT.clear()
+    _KEPT[key] = value
+    return value
+
+
 def _opens_with_summary(folder: Path) -> bool:
     """A compaction's new folder starts with the injected summary; a fork with copied turns."""
+    return _kept(folder / "messages.jsonl", partial(_summary_first, folder))
+
+
+def _summary_first(folder: Path) -> bool:
     for line in (
         files.head_lines(folder / "messages.jsonl", 1)
         if (folder / "messages.jsonl").is_file()
@@ -467,12 +495,21 @@ def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
         parent_id = chain[0].parent_id
         # (a folder whose meta.json is unreadable is known by its name's short id)
         name = links.folders.get(parent_id) or links.folders.get(parent_id[:_SHORT_ID])
-        older = (_meta(root / name) or _damaged_meta(root / name)) if name else None
+        older = (
+            _kept(root / name / "meta.json", partial(_older_meta, root / name))
+            if name
+            else None
+        )
         if older is None:
             break
         seen.add(older.session_id)
         chain.insert(0, older)
     return chain
+
+
+def _older_meta(folder: Path) -> _Meta | None:
+    """An older folder of a chain: its meta.json, else what its messages say."""
+    return _meta(folder) or _damaged_meta(folder)
 
 
 def _first_prompt(folder: Path) -> str | None:
@@ -511,9 +548,14 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         forked_from = _newest(oldest.parent_id, links, root)  # a /branch fork
     if parent:
         parent = _newest(parent, links, root)
-    size = sum(file_size(part.folder / "messages.jsonl") for part in chain)
+    size = 0
     for part in chain:
-        _note_torn(part.folder / "messages.jsonl", diagnostics)
+        messages = part.folder / "messages.jsonl"
+        freshness.note_depended(messages)  # its size is the session's too
+        size += file_size(messages)
+        # an older folder listed on its own says its own unfinished line
+        if part is meta or not (part.folder / "meta.json").is_file():
+            _note_torn(messages, diagnostics)
     extra: dict[str, JSONValue] = {
         "engine": "legacy",
         "chain": [part.folder.name for part in chain],

@@ -1064,3 +1064,24 @@ def test_a_vibe_1_session_file_without_a_session_id_is_counted(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert "skipped 1 unreadable line in 1 vibe file" in result.stderr
     assert f"{path}:1: bad value" in result.stderr
+
+
+def test_a_legacy_message_part_of_an_unknown_type_is_named_and_counted(
+    tmp_path: Path,
+) -> None:
+    """A message kept as a list of parts (before Vibe 2.0) showed their text alone: an
+    image or an audio part was dropped without a word. An image is named, and a part of
+    a type sessdex does not know is named and counted for `show -v` and `doctor`."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    parts = [{"type": "text", "text": "Look at this:"},
+             {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+             {"type": "input_audio", "input_audio": {"data": "AAAA"}}]  # fmt: skip
+    folder = home / SAVE_DIR / "session_20261130_081121_ee760971"
+    with open(folder / "messages.jsonl", "a") as messages:
+        messages.write(json.dumps({"role": "user", "content": parts}) + "\n")
+    diagnostics = Diagnostics()
+    session = sessions(home)["ee760971-cfa6-f226-7c29-06e4b527a63c"]
+    found = list(vibe.read(session, diagnostics))
+    assert texts(found, "user")[-1] == "Look at this:\n[image]\n[input_audio]"
+    assert diagnostics.unknown == {"content:input_audio": 1}

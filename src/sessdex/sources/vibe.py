@@ -79,6 +79,7 @@ from ._values import (
     one_line,
     plain,
     text_of,
+    type_tag,
 )
 from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
@@ -683,13 +684,24 @@ def _v1_messages(path: Path, diagnostics: Diagnostics) -> Iterator[dict[str, obj
             yield message
 
 
-def _message_text(record: dict[str, object]) -> str | None:
+def _message_text(
+    record: dict[str, object], diagnostics: Diagnostics | None = None
+) -> str | None:
+    """A message's text; a part of a type not known here is named in brackets where it
+    stood, and counted (`diagnostics`)."""
     content = record.get("content")
     pieces = [plain(content)] if isinstance(content, str) else []
-    # content was a list of parts before 2.0
-    pieces += [
-        plain(t) for part in items(record, "content") if (t := text_of(part, "text"))
-    ]
+    # content was a list of OpenAI-style parts before 2.0
+    for part in dicts(record, "content"):
+        kind = type_tag(part.get("type"))
+        if isinstance(text := part.get("text"), str):
+            pieces.append(plain(text))
+        elif kind == "image_url":
+            pieces.append("[image]")
+        elif kind != "text":
+            pieces.append(f"[{kind or 'untyped part'}]")
+            if diagnostics is not None:
+                diagnostics.unknown_type(f"content:{kind}")
     for image in items(record, "images"):
         pieces.append(
             f"[image {text_of(image, 'mime_type') or text_of(image, 'alias') or ''}]"
@@ -760,7 +772,7 @@ def _folder_events(
     for record in records:
         when = _spread(meta, index, count)
         first, index = index == 0, index + 1
-        role, text = record.get("role"), _message_text(record)
+        role, text = record.get("role"), _message_text(record, diagnostics)
         shell = record.get("manual_shell")
         if role == "user" and isinstance(shell, dict):  # a `!` command the user ran
             yield from _manual_shell(shell, say, when)

@@ -1,5 +1,8 @@
 """Mistral Vibe: two storage engines under one save dir, `$VIBE_HOME/logs/session` by default.
 
+Checked with (`CHECKED_WITH`): Vibe 3.0.2 and 3.0.3's unified store (real files, store
+format minors 9 and 10), 2.26.1 `--legacy-harness` (real files) and 2.18's session
+folders, and 1.x's one-file sessions from its source alone (no real file).
 What the app writes. Vibe 3 writes only the unified session store, `<save dir>/unified/<id>/`
 (see `_vibe_unified`: CURRENT -> manifest -> envelope + transcript chunks, then the live journal;
 sub-agents are sibling `child-<hex>` folders). Vibe 2 (and 2.26 with `--legacy-harness`) wrote

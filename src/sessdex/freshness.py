@@ -273,12 +273,63 @@ def note_depended(path: str | os.PathLike[str]) -> None:
     some other way; free when nothing records."""
     if _depending is not None:
         name = os.fspath(path)
-        if name not in _depending and len(_depending) < MAX_DEPENDED:
+        if name in _depending:
+            if _weak(_depending[name]):  # read whole now, after its head alone
+                _depending[name] = read_signature(name)
+        elif len(_depending) < MAX_DEPENDED:
             _depending[name] = read_signature(name)  # as it was before the read
 
 
 # Files noted per parse: past these, a parse's later reads are not followed.
 MAX_DEPENDED = 512
+
+# What a parse needed of a file less than all of it (`note_head`, `note_present`): its
+# first bytes, of a file its app only appends to ("head <inode> <bytes>": they hold while
+# the file keeps its inode and at least those bytes), or only that it is there. Every
+# turn of a live session then reads again none of the files that looked at its head.
+PRESENT = "present"
+_HEAD = "head "
+
+
+def note_head(path: str | os.PathLike[str], length: int) -> None:
+    """A file a parse read only the first `length` bytes of, which its app appends to
+    and never rewrites: the parse is read again once the file is cut below them,
+    replaced or gone, not when it grows. A file the parse read whole stays so noted."""
+    if _depending is not None:
+        name = os.fspath(path)
+        now = read_signature(name)
+        if name not in _depending and len(_depending) < MAX_DEPENDED:
+            inode = now.split(" ")[2] if now != ABSENT else "-"
+            _depending[name] = f"{_HEAD}{inode} {length}" if now != ABSENT else ABSENT
+
+
+def note_present(path: str | os.PathLike[str]) -> None:
+    """A file a parse needed only to be there (what it read of it is fixed once
+    written): the parse is read again once it comes or goes, not when it changes."""
+    if _depending is not None:
+        name = os.fspath(path)
+        if name not in _depending and len(_depending) < MAX_DEPENDED:
+            _depending[name] = PRESENT if read_signature(name) != ABSENT else ABSENT
+
+
+def _weak(signature: str) -> bool:
+    return signature == PRESENT or signature.startswith(_HEAD)
+
+
+def holds(signature: str, now: str) -> bool:
+    """Whether a file noted for a parse as `signature` still gives the parse what it
+    read, looking as `now` (`read_signature`) does."""
+    if now == signature:
+        return True
+    if now == ABSENT:
+        return False
+    if signature == PRESENT:
+        return True
+    if signature.startswith(_HEAD):
+        inode, _, length = signature[len(_HEAD) :].partition(" ")
+        size, _, rest = now.partition(" ")
+        return rest.split(" ")[1] == inode and int(size) >= int(length)
+    return False
 
 
 @contextmanager
@@ -302,7 +353,7 @@ def read_again(depended: Iterable[tuple[str, str]], looks: dict[str, str]) -> bo
         now = looks.get(path)
         if now is None:
             now = looks[path] = read_signature(path)
-        if now != signature:
+        if not holds(signature, now):
             return True
     return False
 

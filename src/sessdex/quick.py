@@ -564,7 +564,7 @@ def _read_again(
         now = looks.get(depended)
         if now is None:
             now = looks[depended] = look(depended)
-        if now != signature:
+        if now != signature and not freshness.holds(signature, now):
             more[(app, path)] = None
     if not more:
         return changed

@@ -1085,3 +1085,27 @@ def test_a_legacy_message_part_of_an_unknown_type_is_named_and_counted(
     found = list(vibe.read(session, diagnostics))
     assert texts(found, "user")[-1] == "Look at this:\n[image]\n[input_audio]"
     assert diagnostics.unknown == {"content:input_audio": 1}
+
+
+@LIST_PATHS
+def test_a_fork_of_an_older_folder_follows_the_newer_ones_first_line_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork names the chain that holds its parent by its newest folder, from that
+    folder's ids and first line alone: a turn of the newer folder (a line appended) reads
+    the fork again no more, and its messages cut before their first line (no summary
+    left: no continuation) make a warm `list` say what a cold one does."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    messages = home / SAVE_DIR / "session_20261201_101005_7a8b9c0d" / "messages.jsonl"
+
+    def forked_from(state: str) -> object:
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
+        return rows[FORK]["forked_from"]
+
+    assert forked_from("warm") == NEWER
+    with messages.open("a") as more:
+        more.write('{"role": "user", "content": "one more turn"}\n')
+    assert forked_from("warm") == forked_from("cold") == NEWER
+    messages.write_bytes(messages.read_bytes()[:20])
+    assert forked_from("warm") == forked_from("cold2") == OLDER

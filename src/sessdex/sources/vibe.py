@@ -449,41 +449,61 @@ def _kept(path: Path, make: Callable[[], _T]) -> _T:
 
 def _opens_with_summary(folder: Path) -> bool:
     """A compaction's new folder starts with the injected summary; a fork with copied turns."""
+    return _first_line(folder)[0]
+
+
+def _first_line(folder: Path) -> tuple[bool, int | None]:
+    """Whether a folder's messages open with the summary, and the bytes of their first
+    line (None where it has no newline yet)."""
     return _kept(folder / "messages.jsonl", partial(_summary_first, folder))
 
 
-def _summary_first(folder: Path) -> bool:
+def _summary_first(folder: Path) -> tuple[bool, int | None]:
     for line in (
         files.head_lines(folder / "messages.jsonl", 1)
         if (folder / "messages.jsonl").is_file()
         else []
     ):
         record = files.parse_json(line)
-        return bool(
-            record and record.get("role") == "user" and record.get("injected") is True
-        )
-    return False
+        opens = record and record.get("role") == "user" and record.get("injected")
+        return opens is True, line.end if line.complete else None
+    return False, None
 
 
-def _successor(session_id: str, links: _Links, root: Path) -> str | None:
-    """The folder that took over after this session was compacted, if any."""
-    found = [
-        name
-        for name in links.children.get(session_id, ())
-        if _opens_with_summary(root / name)
-    ]
+def _successor(
+    session_id: str, links: _Links, root: Path, looked: list[Path] | None = None
+) -> str | None:
+    """The folder that took over after this session was compacted, if any; `looked`
+    gains the folders looked at."""
+    names = links.children.get(session_id, ())
+    if looked is not None:
+        looked += (root / name for name in names)
+    found = [name for name in names if _opens_with_summary(root / name)]
     return found[-1] if found else None
 
 
 def _newest(session_id: str, links: _Links, root: Path) -> str:
     """The id the chain holding `session_id` is listed under (its newest folder)."""
     seen = {session_id}
-    while (name := _successor(session_id, links, root)) is not None:
-        found, _parent = _head_ids(root / name / "meta.json")
-        if found is None or found in seen:
-            break
-        seen.add(found)
-        session_id = found
+    looked: list[Path] = []
+    heads: list[tuple[Path, int | None]] = []
+    # what is read of the newer folders is fixed once written (their ids, their first
+    # line): noted as that, so that a turn of the chain's newest folder, which rewrites
+    # its meta.json and grows its messages, does not read a fork of an older one again
+    with freshness.not_depending():
+        while (name := _successor(session_id, links, root, looked)) is not None:
+            found, _parent = _head_ids(root / name / "meta.json")
+            if found is None or found in seen:
+                break
+            seen.add(found)
+            session_id = found
+        heads = [(folder, _first_line(folder)[1]) for folder in looked]
+    for folder, head in heads:
+        freshness.note_present(folder / "meta.json")
+        if head is None:  # no first line yet: any change may give one
+            freshness.note_depended(folder / MESSAGES)
+        else:
+            freshness.note_head(folder / MESSAGES, head)
     return session_id
 
 

@@ -44,6 +44,13 @@ _CONTROLS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # looks like another, and the line pasted would not be the one the reader saw
 _UNPRINTABLE = re.compile(f"[{_CONTROLS}{INVISIBLE}]")
 _UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{INVISIBLE}]+")
+# and, where stdout is no UTF-8 (`LC_ALL=C PYTHONUTF8=0`, a Latin-1 terminal), every
+# character past ASCII: printed, it would come out as `?` or in the locale's bytes,
+# where the folder's name on disk holds its UTF-8 ones (a name the file system gave
+# undecodable, a surrogate, is written as its raw byte already)
+_BEYOND_ASCII = r"\x80-\ud7ff\ue000-\U0010ffff"
+_UNPRINTABLE_IN_ASCII = re.compile(f"[{_CONTROLS}{INVISIBLE}{_BEYOND_ASCII}]")
+_UNPRINTABLE_RUN_IN_ASCII = re.compile(f"[{_CONTROLS}{INVISIBLE}{_BEYOND_ASCII}]+")
 # cmd.exe has no way to write a character as an escape, but takes an invisible one as
 # the text it is (inside the quotes every such word gets, it acts on none of them):
 # written raw, the word still passes exactly, where refusing it would leave a cmd user
@@ -166,7 +173,8 @@ def _posix_word(text: str, shell: str) -> str:
     command then cannot drive the terminal or hide a character, and pasting it still
     passes the exact value. bash, zsh and ksh read the $'…' form; for POSIX sh (dash,
     which has none) see `_sh_word`."""
-    if not _UNPRINTABLE.search(text):
+    unprintable = _unprintable()
+    if not unprintable.search(text):
         return _plain_word(text)
     if shell != BASH:
         return _sh_word(text)
@@ -174,7 +182,7 @@ def _posix_word(text: str, shell: str) -> str:
     for char in text:
         if char in "'\\":
             out.append("\\" + char)
-        elif _UNPRINTABLE.match(char):
+        elif unprintable.match(char):
             # each UTF-8 byte in octal: bash from 2.0 (macOS's 3.2 knows no \u), zsh,
             # ksh93 and mksh give the same bytes, whatever the shell's own locale
             out.extend(f"\\{byte:03o}" for byte in char.encode())
@@ -197,10 +205,11 @@ def _fish_word(text: str) -> str:
     one word. `\\xHH` is a byte to fish, so a character past ASCII is its `\\u` form."""
     if _FISH_BARE.fullmatch(text):
         return text
+    unprintable = _unprintable()
     out: list[str] = []
     quoted: list[str] = []
     for char in text:
-        if not _UNPRINTABLE.match(char):
+        if not unprintable.match(char):
             quoted.append("\\" + char if char in "'\\" else char)
             continue
         if quoted:
@@ -232,9 +241,10 @@ def _sh_word(text: str) -> str:
             "bash, zsh and ksh; "
             f"{_runs_itself()})."
         )
+    unprintable = _unprintable()
     out: list[str] = []
     at = 0
-    for found in _UNPRINTABLE_RUN.finditer(text):
+    for found in _unprintable_run().finditer(text):
         start, end = found.span()
         # a run ending in a line break takes the next character, which keeps the break
         if text[end - 1] == "\n":
@@ -243,7 +253,7 @@ def _sh_word(text: str) -> str:
             out.append(_plain_word(text[at:start]))
         escaped = "".join(
             char
-            if not _UNPRINTABLE.match(char) and char not in "'\\%"
+            if not unprintable.match(char) and char not in "'\\%"
             else "".join(f"\\{byte:03o}" for byte in char.encode())
             for char in text[start:end]
         )
@@ -263,13 +273,14 @@ def _powershell_string(text: str) -> str:
     """A single-quoted string, its quote marks doubled; one holding a control or bidi
     character is a double-quoted one instead, each such character `$([char]0x1b)` (5.1
     has no `` `e `` or `` `u{} ``), and `$`, the backtick and the double quotes escaped."""
-    if not _UNPRINTABLE.search(text):
+    unprintable = _unprintable()
+    if not unprintable.search(text):
         return "'" + "".join(c * 2 if c in _PS_SINGLE else c for c in text) + "'"
     out = []
     for char in text:
-        if _UNPRINTABLE.match(char) and ord(char) > 0xFFFF:  # past what [char] holds
+        if unprintable.match(char) and ord(char) > 0xFFFF:  # past what [char] holds
             out.append(f"$([char]::ConvertFromUtf32(0x{ord(char):x}))")
-        elif _UNPRINTABLE.match(char):
+        elif unprintable.match(char):
             out.append(f"$([char]0x{ord(char):x})")
         elif char in "$`" or char in _PS_DOUBLE:
             out.append("`" + char)
@@ -365,3 +376,26 @@ def _runs_itself() -> str:
 def _shown(text: str) -> str:
     """The word as a message shows it: repr writes out its control and bidi characters."""
     return repr(text)
+
+
+def _unprintable() -> re.Pattern[str]:
+    """What a printed word writes as an escape: see `_UNPRINTABLE_IN_ASCII`."""
+    return _UNPRINTABLE if _stdout_is_utf8() else _UNPRINTABLE_IN_ASCII
+
+
+def _unprintable_run() -> re.Pattern[str]:
+    """A run of what `_unprintable` matches."""
+    return _UNPRINTABLE_RUN if _stdout_is_utf8() else _UNPRINTABLE_RUN_IN_ASCII
+
+
+def _stdout_is_utf8() -> bool:
+    """Whether stdout writes UTF-8 (a stream that names no encoding is taken to)."""
+    import codecs
+
+    encoding = getattr(sys.stdout, "encoding", None)
+    if not isinstance(encoding, str):
+        return True
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return True

@@ -1,0 +1,65 @@
+"""What a script sees of sessdex through a pipe: each command run as a real process
+(`python -m sessdex`), its stdout read as bytes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import write_claude_session
+
+CAFE = "c0b1ed00-0000-4000-8000-000000000055"
+
+
+def _sessdex(
+    home: Path, state: Path, *args: str, **env: str
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", *args, "--home", str(home)],
+        env={**os.environ, "SESSDEX_HOME": str(state), **env},
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+
+
+# an ASCII locale with Python's UTF-8 mode off: what sessdex prints is ASCII
+_ASCII = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash", "fish"])
+def test_resume_print_in_an_ascii_locale_enters_a_folder_named_past_ascii(
+    tmp_path: Path, shell: str
+) -> None:
+    """It printed `cd '/…/caf?'`: a `?` for each letter ASCII has not, a folder that is
+    not there. Now each such letter is its UTF-8 bytes' escape, as a control is."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    folder = tmp_path / "café ☕ 日本"
+    folder.mkdir()
+    home = tmp_path / "home"
+    write_claude_session(home, CAFE, str(folder), title="Menu du jour")
+    kind = {"bash": "bash", "dash": "sh", "fish": "fish"}[shell]
+    printed = _sessdex(
+        home, tmp_path / "state", "resume", CAFE[:8], "--print",
+        SESSDEX_SHELL=kind, **_ASCII,
+    )  # fmt: skip
+    assert printed.returncode == 0, printed.stderr.decode()
+    line = printed.stdout.decode("ascii").strip()
+    assert "?" not in line
+    # the line's `cd` part, run by that shell in the same locale, enters the folder
+    cd = line.split(" && ")[0]
+    entered = subprocess.run(
+        [shell, "-c", f"{cd} && pwd"],
+        env={**os.environ, "LC_ALL": "C"},
+        capture_output=True,
+        check=False,
+    )
+    assert entered.returncode == 0, entered.stderr.decode()
+    assert entered.stdout.strip() == os.fsencode(folder)

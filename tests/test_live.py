@@ -1652,6 +1652,7 @@ def test_watch_json_is_the_board_once_as_one_array(home: Home, run: CliRunner) -
         "updated",
         "tokens",
         "tokens_partial",
+        "pid",
     }
     listed = {
         row["id"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -63,3 +64,22 @@ def test_resume_print_in_an_ascii_locale_enters_a_folder_named_past_ascii(
     )
     assert entered.returncode == 0, entered.stderr.decode()
     assert entered.stdout.strip() == os.fsencode(folder)
+
+
+def test_every_watch_json_row_has_the_same_keys_pid_included(tmp_path: Path) -> None:
+    """A session's row had no `pid` key, where a CLI with no session yet has one: a
+    script reading `row["pid"]` failed. Every row has it now, null for a session."""
+    home = tmp_path / "home"
+    write_claude_session(home, CAFE, "/srv/shop", title="Menu du jour")
+    state = tmp_path / "state"
+    for mode in ("--json", "--nl"):
+        done = _sessdex(home, state, "watch", mode, "--once", "--since", "3000w")
+        assert done.returncode == 0, done.stderr.decode()
+        text = done.stdout.decode()
+        rows = (
+            json.loads(text)
+            if mode == "--json"
+            else list(map(json.loads, text.splitlines()))
+        )
+        assert [row["id"] for row in rows] == [CAFE]
+        assert rows[0]["pid"] is None

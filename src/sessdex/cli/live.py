@@ -147,7 +147,7 @@ class _Unreadable:
     "--nl",
     "as_nl",
     is_flag=True,
-    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens, tokens_partial).",
+    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens, tokens_partial, pid).",
 )
 @click.option(
     "--json",

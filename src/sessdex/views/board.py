@@ -85,9 +85,9 @@ COLOURS = {
 
 
 def status_record(row: BoardRow) -> dict[str, JSONValue]:
-    """The JSON object `watch --nl` prints for one session's status; for a CLI running
-    with no session yet (`watch --json` only), the same keys, `id` and `title` null, and
-    its `pid`."""
+    """The JSON object `watch --nl` prints for one session's status, `pid` null; for a
+    CLI running with no session yet (`watch --json` only), the same keys, `id` and
+    `title` null, and its `pid`: a script reads the same keys from every row."""
     session = row.session
     if row.pid is not None:
         return {
@@ -116,6 +116,7 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
         else None,
         "tokens": row.tokens,
         "tokens_partial": row.partial,
+        "pid": None,
     }
 
 

@@ -83,3 +83,23 @@ def test_every_watch_json_row_has_the_same_keys_pid_included(tmp_path: Path) -> 
         )
         assert [row["id"] for row in rows] == [CAFE]
         assert rows[0]["pid"] is None
+
+
+def test_export_html_to_stdout_in_an_ascii_locale_writes_the_pages_utf8(
+    tmp_path: Path,
+) -> None:
+    """`export -f html > page.html` under an ASCII locale wrote `?` for every letter
+    past ASCII into a page whose charset says UTF-8; `-o` wrote them. Now stdout gets
+    the bytes `-o` writes, as `export -f json` did."""
+    home = tmp_path / "home"
+    write_claude_session(
+        home, CAFE, "/srv/shop", title="Menu du café", prompt="Menu du café 日本"
+    )
+    state = tmp_path / "state"
+    piped = _sessdex(home, state, "export", CAFE[:8], "-f", "html", **_ASCII)
+    assert piped.returncode == 0, piped.stderr.decode()
+    assert "Menu du café 日本".encode() in piped.stdout
+    written = tmp_path / "page.html"
+    done = _sessdex(home, state, "export", CAFE[:8], "-o", str(written), **_ASCII)
+    assert done.returncode == 0, done.stderr.decode()
+    assert piped.stdout == written.read_bytes()

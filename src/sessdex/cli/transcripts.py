@@ -325,6 +325,14 @@ def export_command(
                 write_events(ordered, False)
             else:
                 replaced = write_file(output, event_chunks(ordered, False), binary=True)
+        elif output is None and fmt == "html":
+            # the bytes `-o` writes, UTF-8 as the page says it is, in any locale (as
+            # json's): an ASCII one wrote `?` for every other letter into the page.
+            # Markdown is text for the terminal, in its encoding, as `show` is.
+            sys.stdout.flush()
+            for chunk in chunks:
+                sys.stdout.buffer.write(chunk.encode("utf-8", "replace"))
+            sys.stdout.buffer.flush()
         elif output is None:
             for chunk in chunks:
                 echo(chunk, nl=False)

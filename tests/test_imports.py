@@ -195,6 +195,15 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
+# FULL_LIST, with every app's scan run again (none left as the index read it)
+EVERY_SCAN = FULL_LIST.replace(
+    "from sessdex.cli import main",
+    "from sessdex.cli import main\n"
+    "from sessdex.index import Index\n"
+    "Index.unchanged = lambda self, apps: set()",
+)
+
+
 def _full_list_loads(home: Path, own: Path, *args: str) -> list[str]:
     """The modules a full `list --json` (the quick path refused) of `home` loads, or
     the full command `args` give."""
@@ -294,8 +303,15 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     name or a text load it where they hash, which a warm full list does not."""
     home = shutil.copytree(app_home("claude"), tmp_path / "home")
     _full_list_loads(home, tmp_path / "own")  # cold: the index is made
-    # warm, with --verbose: every app's scan runs again (what it passed over is said)
-    loaded = _full_list_loads(home, tmp_path / "own", "list", "--json", "-v")
+    # warm, every app's scan run again (as where each app's folder changed)
+    env = dict(os.environ, SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path / "own"))
+    loaded = subprocess.run(
+        [sys.executable, "-c", EVERY_SCAN, str(home), "list", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.split()
     assert "sessdex.sources.kimi" in loaded  # every source, so the guard can fail
     assert "sessdex.databases" in loaded
     assert "hashlib" not in loaded

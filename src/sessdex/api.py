@@ -161,8 +161,9 @@ def list_sessions(
     apps = app_names(apps)
     refuse_unless("limit", limit, 0)
     since, until = _bounds(since, until)
-    # --verbose names what each app's scan passed over: every app's scan runs then
-    index, report = open_index(home, apps, progress, every=with_skipped)
+    # what an app's scan passed over (--verbose names it) is kept with the noted scan:
+    # an app left as it was says it again, unscanned
+    index, report = open_index(home, apps, progress)
     try:
         matching: dict[str, Any] = {
             "apps": apps,
@@ -244,7 +245,7 @@ def find_sessions(
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
         return Listing([], RefreshReport())
-    index, report = open_index(home, selected, progress, every=with_skipped)
+    index, report = open_index(home, selected, progress)
     prefix = query.id_prefix
     try:
         matching: dict[str, Any] = {

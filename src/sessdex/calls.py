@@ -68,11 +68,13 @@ def open_index(
     apps: Sequence[str] = (),
     progress: Progress | None = None,
     *,
-    every: bool = True,
+    every: bool = False,
 ) -> tuple[Index, RefreshReport]:
     """The home's index, refreshed for the selected apps: a call's new view of them.
     Without `every`, the apps whose files and folders are as the index read them are
-    left as they are, their sources not loaded (`Index.refresh_changed`)."""
+    left as they are, their sources not loaded (`Index.refresh_changed`), what their
+    last scans said (where they looked, what they passed over) in the report all the
+    same."""
     from . import databases
 
     names = known_apps(apps)  # an unknown app fails before the index is opened

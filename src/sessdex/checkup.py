@@ -28,6 +28,7 @@ from .diagnostics import (
     unreadable_lines,
 )
 from .index import Progress, RefreshReport, Row, once_more_if_damaged
+from .indexscan import locate_source
 from .selection import refused_files
 from .sources import Home
 
@@ -237,6 +238,7 @@ def doctor(
     # the index may read this home by another path to it (a link): where it looked is
     # said by the path the user gave
     relinked = index.home.path != home.path
+    scanned_home = index.home
     try:
         stats = index.app_stats()
         rows = index.rows(apps=list(apps), include_subagents=True) if read_all else []
@@ -245,6 +247,8 @@ def doctor(
     deep = _reader(rows, read_progress) if read_all else None
     reports = []
     for source in sources.all_sources(apps):
+        if source.NAME in report.kept:  # left as it was: located as its scan would
+            locate_source(scanned_home, source, report)
         location = report.locations.get(source.NAME)
         if location is not None and relinked:
             location = source.locate(home)

@@ -24,6 +24,7 @@ import itertools
 import os
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -33,7 +34,7 @@ from typing import Literal
 import orjson
 
 from . import freshness, indexrows, selection
-from .diagnostics import MAX_DETAILS, Diagnostics
+from .diagnostics import MAX_DETAILS, NOT_LINES, Diagnostics
 from .indexdb import (
     connect,
     copy_of,
@@ -53,7 +54,7 @@ from .indexparse import (
     parse_stream,
 )
 from .indexrows import Parsed
-from .indexscan import Job, Notes, RefreshReport, same_meaning, scan_all
+from .indexscan import Job, Notes, RefreshReport, same_meaning, scan_all, unsaid
 from .indexschema import begin_write
 from .model import Session
 from .sources import Home, Location, Source
@@ -225,16 +226,55 @@ class Index:
         """`refresh` of the apps of `apps` (names) a refresh would change: those it would
         leave as they are (`unchanged`) are named in the report's `kept`, their sources
         not even loaded (a home holds the files of a few apps, and sessdex reads many).
-        Their scans are not run, so what those would pass over (a socket in the app's
-        folder) is not in the report: `refresh` them where that is said."""
+        Their scans are not run, nor in `locations`: what their last scans passed over
+        (a socket in the app's folder) is put in the report as a scan would put it."""
         from . import sources
 
         kept = self.unchanged(apps)
+        said = self._said(kept)
+        kept &= said.keys()
         report = self.refresh(
             [sources.get(app) for app in apps if app not in kept], progress
         )
         report.kept = [app for app in apps if app in kept]
+        # what their scans said, said again: in the order a scan of them all says it
+        for app in report.kept:
+            passed = said[app][1]
+            if passed:
+                diagnostics = report.diagnostics.setdefault(app, Diagnostics())
+                diagnostics.names_passed_over(app, passed)
+                report.passed_over.setdefault(app, Counter()).update(
+                    why for _, why in passed if why not in NOT_LINES
+                )
+        report.diagnostics = {
+            app: report.diagnostics[app] for app in apps if app in report.diagnostics
+        }
+        report.passed_over = {
+            app: report.passed_over[app] for app in apps if app in report.passed_over
+        }
         return report
+
+    def _said(
+        self, apps: Iterable[str]
+    ) -> dict[str, tuple[Location, list[tuple[str, str]]]]:
+        """What the noted scan of each of `apps` said (`indexscan.said`), by the app."""
+        marks = ",".join("?" * len(apps := list(apps)))
+        return {
+            app: unsaid(bytes(blob))
+            for app, blob in self.db.execute(
+                f"SELECT app, said FROM scans WHERE app IN ({marks})", apps
+            )
+            if blob
+        }
+
+    def kept_locations(self, apps: Sequence[str]) -> dict[str, Location]:
+        """Where each of `apps` looked (a `Location`: an app's own kind of it is not
+        kept), as its last noted scan said, for those whose `locate` would say it again:
+        their noted scan holds (`_scans_hold`; a noted `locate` reads the variables and
+        the files noted, nothing else). Their sources are not loaded."""
+        return {
+            app: said[0] for app, said in self._said(self._scans_hold(apps)).items()
+        }
 
     def refresh_few(
         self, sources: Sequence[Source], most: int, deadline: float | None = None
@@ -350,9 +390,10 @@ class Index:
             return {}
         marks = ",".join("?" * len(notes))
         stored: dict[str, Notes] = {
-            app: (bytes(environ), {})
-            for app, environ in self.db.execute(
-                f"SELECT app, environ FROM scans WHERE app IN ({marks})", list(notes)
+            app: (bytes(environ), {}, bytes(said or b""))
+            for app, environ, said in self.db.execute(
+                f"SELECT app, environ, said FROM scans WHERE app IN ({marks})",
+                list(notes),
             )
         }
         for app, path, what, value, inode, nested in self.db.execute(
@@ -369,13 +410,7 @@ class Index:
         whose noted scan still holds: a scan would find nothing again, so a warm run need
         not load their sources."""
         marks = ",".join("?" * len(apps))
-        found = {
-            app
-            for app, key in self.db.execute(
-                f"SELECT app, environ FROM scans WHERE app IN ({marks})", list(apps)
-            )
-            if freshness.environ_holds(bytes(key), self.home.environ)
-        }
+        found = self._scans_hold(apps)
         for table in ("files", "sessions", "usage_files"):
             found -= {
                 app
@@ -384,19 +419,11 @@ class Index:
                     list(apps),
                 )
             }
-        for app, path, what, value, inode in self.db.execute(
-            f"SELECT app, path, what, value, inode FROM scan_paths WHERE app IN ({marks})",
-            list(apps),
-        ):
-            if app in found and not freshness.still_holds(path, what, value, inode):
-                found.discard(app)
         return found
 
-    def unchanged(self, apps: Sequence[str]) -> set[str]:
-        """The apps of `apps` that a refresh would leave as they are: their noted scan
-        holds (see `idle`; sub-agents' folders too) and every file the index holds of
-        them has its recorded signature, none refused, read but for a file beside it, or
-        due to be read again (those a refresh looks at again). Their sources need not load."""
+    def _scans_hold(self, apps: Sequence[str]) -> set[str]:
+        """The apps of `apps` whose noted scan still holds: the variables their `locate`
+        read are as they were, and every path their scan looked at as it was then."""
         marks = ",".join("?" * len(apps))
         found = {
             app
@@ -411,6 +438,15 @@ class Index:
         ):
             if app in found and not freshness.still_holds(path, what, value, inode):
                 found.discard(app)
+        return found
+
+    def unchanged(self, apps: Sequence[str]) -> set[str]:
+        """The apps of `apps` that a refresh would leave as they are: their noted scan
+        holds (see `idle`; sub-agents' folders too) and every file the index holds of
+        them has its recorded signature, none refused, read but for a file beside it, or
+        due to be read again (those a refresh looks at again). Their sources need not load."""
+        marks = ",".join("?" * len(apps))
+        found = self._scans_hold(apps)
         for app, path, size, mtime_ns, inode, wal in self.db.execute(
             f"SELECT app, path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})",
             list(apps),

@@ -225,7 +225,9 @@ def write(
             db.execute("DELETE FROM scans WHERE app = ?", (app,))
             db.execute("DELETE FROM scan_paths WHERE app = ?", (app,))
             if note is not None:
-                db.execute("INSERT INTO scans VALUES (?, ?)", (app, note[0]))
+                db.execute(
+                    "INSERT INTO scans VALUES (?, ?, ?)", (app, note[0], note[2])
+                )
                 db.executemany(
                     "INSERT INTO scan_paths VALUES (?, ?, ?, ?, ?, ?)",
                     [(app, path, *noted) for path, noted in note[1].items()],

@@ -5,6 +5,7 @@ the quick path. Not the parsing (`indexparse`) nor the writing (`indexrows`).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -21,8 +22,9 @@ log = logging.getLogger(__name__)
 
 # A file the scan found new or changed, to parse: (app, its location, path, signature).
 Job = tuple[str, Location, str, tuple[int, int, int, str]]
-# An app's noted scan: the environment its `locate` read, and the paths its scan looked at.
-Notes = tuple[bytes, dict[str, freshness.Noted]]
+# An app's noted scan: the environment its `locate` read, the paths its scan looked at,
+# and what it said (`said`): where it looked and what its listings passed over.
+Notes = tuple[bytes, dict[str, freshness.Noted], bytes]
 
 
 @dataclass(slots=True)
@@ -47,6 +49,9 @@ class RefreshReport:
     # apps left as the index held them, their files and folders as it last read them
     # (`Index.refresh_changed`): their sources not loaded, nor in `locations`
     kept: list[str] = field(default_factory=list)
+    # app -> what its scan's own listings passed over, (path, why) as listed: kept
+    # with the noted scan, so that a run that need not scan says it all the same
+    passed_names: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 def _until(
@@ -86,16 +91,56 @@ def scan_all(
     for source in sources:
         environ = freshness.RecordingEnviron(home.environ)
         with freshness.recording() as paths:
-            location = _locate(home, source, report, environ)
+            location = locate_source(home, source, report, environ)
             complete = location is not None and (
                 yield from _scan(
                     source, location, known, seen, report, until, digests, read_again
                 )
             )
         noted = complete and getattr(source, "SCAN_NOTED", False)
-        notes[source.NAME] = (
-            (freshness.environ_key(environ.read), paths) if noted else None
-        )
+        if noted and location is not None:
+            passed = report.passed_names.get(source.NAME, [])
+            key = freshness.environ_key(environ.read)
+            notes[source.NAME] = (key, paths, said(location, passed))
+        else:
+            notes[source.NAME] = None
+
+
+def said(location: Location, passed: list[tuple[str, str]]) -> bytes:
+    """What a scan said, as the index keeps it with the noted scan: where it looked
+    (every field of `location`) and what its listings passed over."""
+    value = {
+        "root": os.fspath(location.root),
+        "override": location.override,
+        "also": [os.fspath(p) for p in location.also],
+        "keeps": [os.fspath(p) for p in location.keeps],
+        "owned": None
+        if location.owned is None
+        else [os.fspath(p) for p in location.owned],
+        "notes": list(location.notes),
+        "settings": list(location.settings),
+        "passed": [list(item) for item in passed],
+    }
+    # ASCII: a name that is no UTF-8 (surrogates) is kept as it is
+    return json.dumps(value, sort_keys=True).encode("ascii")
+
+
+def unsaid(blob: bytes) -> tuple[Location, list[tuple[str, str]]]:
+    """`said`'s location and passed-over names, back from the index."""
+    from pathlib import Path
+
+    value = json.loads(blob)
+    owned = value["owned"]
+    location = Location(
+        Path(value["root"]),
+        value["override"],
+        also=tuple(map(Path, value["also"])),
+        keeps=tuple(map(Path, value["keeps"])),
+        owned=None if owned is None else tuple(map(Path, owned)),
+        notes=tuple(value["notes"]),
+        settings=tuple(value["settings"]),
+    )
+    return location, [(path, why) for path, why in value["passed"]]
 
 
 def _scan(
@@ -179,6 +224,7 @@ def _scan(
 
         passed_over = folders.take_passed_over()
         if passed_over:
+            report.passed_names.setdefault(source.NAME, []).extend(passed_over)
             report.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
                 source.NAME, passed_over
             )
@@ -330,12 +376,14 @@ def _again(
                 yield source.NAME, location, name, signature
 
 
-def _locate(
+def locate_source(
     home: Home,
     source: Source,
     report: RefreshReport,
     environ: Mapping[str, str] | None = None,
 ) -> Location | None:
+    """Where `source` keeps its files in `home`, put in `report` (`locations`), or None
+    with why in its `failures`."""
     home = home if environ is None else replace(home, environ=environ)
     try:
         location = source.locate(home)

@@ -167,6 +167,12 @@ def _m007_depends(db: sqlite3.Connection) -> None:
 
 
 # Numbered migrations: append, never edit a released one.
+def _m008_scans_said(db: sqlite3.Connection) -> None:
+    """What each noted scan said (`indexscan.said`): where it looked and what its
+    listings passed over, said again by a run that need not scan the app."""
+    _script(db, "ALTER TABLE scans ADD COLUMN said BLOB")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
     _m002_usage,
@@ -175,6 +181,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m005_sessions_parent,
     _m006_contexts,
     _m007_depends,
+    _m008_scans_said,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 

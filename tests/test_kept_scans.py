@@ -4,6 +4,7 @@ say it again without scanning it, word for word what a scan says."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -14,8 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from sessdex import api, exports, sources
 from sessdex.cli import main
+from sessdex.errors import SessdexError
 from sessdex.index import Index
+from sessdex.sources import Home, Location
 from tests.conftest import DATA, merged_home
 from tests.helpers import write_claude_session
 
@@ -131,3 +135,133 @@ def test_a_warm_list_verbose_loads_no_source(tmp_path: Path) -> None:
     }
     assert runs[0].stderr == runs[1].stderr
     assert "gone.jsonl:0: broken link" in runs[1].stderr
+
+
+def _fields(location: Location) -> tuple[object, ...]:
+    return tuple(
+        getattr(location, field.name) for field in dataclasses.fields(Location)
+    )
+
+
+def test_every_apps_kept_location_is_the_one_its_source_says(tmp_path: Path) -> None:
+    """What `export -o` checks its path against without loading the sources (the
+    locations the last noted scans said) is, for every app, what its source's `locate`
+    says: in a home read as it is, and in one whose variables send apps elsewhere;
+    an app whose variables changed since is located by its source again."""
+    path = _backdated(merged_home(tmp_path / "home"))
+    elsewhere = tmp_path / "elsewhere"
+    moved = {
+        "CLAUDE_CONFIG_DIR": str(elsewhere / "claude"),
+        "CODEX_HOME": str(elsewhere / "codex"),
+        "XDG_DATA_HOME": str(elsewhere / "data"),
+        "XDG_CONFIG_HOME": str(elsewhere / "config"),
+    }
+    for home in (Home.at(path), Home(path, moved)):
+        api.list_sessions(home)
+        index = Index(home)
+        try:
+            kept = index.kept_locations(sources.BUILTIN)
+        finally:
+            index.close()
+        # the fields of every app's location (an app's own kind adds fields of its own)
+        assert {app: _fields(found) for app, found in kept.items()} == {
+            app: _fields(sources.get(app).locate(home)) for app in kept
+        }
+        assert set(kept) == set(sources.BUILTIN)
+    changed = Home(path, {**moved, "CLAUDE_CONFIG_DIR": str(elsewhere / "other")})
+    index = Index(Home(path, moved))
+    try:
+        index.home = changed  # the same index, read with the variable changed
+        assert "claude" not in index.kept_locations(sources.BUILTIN)
+        assert "codex" in index.kept_locations(sources.BUILTIN)
+    finally:
+        index.close()
+
+
+def test_export_refuses_every_apps_folder_as_its_last_scan_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into each app's own folder, located as its noted scan said (no source loaded),
+    an export is refused, naming the app (or one before it that shares the folder: the
+    editors' `~/.config/Code`); a folder a variable set since names is refused too (its
+    app located again by its source)."""
+    path = _backdated(merged_home(tmp_path / "home"))
+    home = Home(path, {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")})
+    api.list_sessions(home)
+    located = {app: sources.get(app).locate(home) for app in sources.BUILTIN}
+    monkeypatch.setattr(Home, "current", classmethod(lambda cls: home))
+    with monkeypatch.context() as unloaded:
+        unloaded.setattr(sources, "get", lambda name: pytest.fail(f"{name} loaded"))
+        for number, (app, location) in enumerate(located.items()):
+            folder = (location.owned or (location.root,))[0]
+            with pytest.raises(SessdexError) as refused:
+                exports.refuse_agent_folder(home, str(folder / "export.md"))
+            named = [
+                title
+                for title in map(sources.TITLES.get, sources.BUILTIN[: number + 1])
+                if f"into {title}'s folder" in str(refused.value)
+            ]
+            assert named, (app, str(refused.value))
+    moved = Home(path, {"CLAUDE_CONFIG_DIR": str(tmp_path / "moved")})
+    (tmp_path / "moved").mkdir()
+    with pytest.raises(SessdexError, match="Claude Code's folder"):
+        exports.refuse_agent_folder(moved, str(tmp_path / "moved" / "export.md"))
+
+
+def test_the_names_apps_keep_in_projects_are_those_their_sources_say() -> None:
+    """`sources.IN_PROJECTS`, which `export -o` reads without loading the sources."""
+    said = {
+        app: tuple(getattr(sources.get(app), "IN_PROJECTS", ()))
+        for app in sources.BUILTIN
+    }
+    assert {app: names for app, names in said.items() if names} == sources.IN_PROJECTS
+
+
+EXPORT = """
+import sys
+from click.testing import CliRunner
+from sessdex.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+assert result.exit_code == 0, result.output
+sys.stderr.write(result.stderr)
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_warm_export_to_a_file_loads_the_source_of_its_app_alone(
+    tmp_path: Path,
+) -> None:
+    """`export <id> -o FILE` checks FILE against every app's folders: where the index
+    holds what each app's last scan said, it loads the source of the session's app
+    alone (to read it), not those of the 33 others, and a path into another app's
+    folder is still refused."""
+    home = _backdated(shutil.copytree(DATA / "claude" / "home", tmp_path / "home"))
+    env = dict(
+        os.environ, HOME=str(home), SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path)
+    )
+    subprocess.run([sys.executable, "-m", "sessdex", "list"], env=env, check=True)
+    out = tmp_path / "out.md"
+    done = subprocess.run(
+        [sys.executable, "-c", EXPORT, "export", "11111111", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    prefix = "sessdex.sources."
+    loaded = [
+        name.removeprefix(prefix)
+        for name in done.stdout.split()
+        if name.startswith(prefix) and not name.startswith(f"{prefix}_")
+    ]
+    assert loaded == ["base", "claude"]
+    assert "shop" in out.read_text(encoding="utf-8")
+    codex = home / ".codex"
+    codex.mkdir(exist_ok=True)
+    refused = subprocess.run(
+        [sys.executable, "-m", "sessdex", "export", "11111111", "-o", str(codex / "x")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr

@@ -2,22 +2,24 @@
 own file, or over a file an app keeps in a project (sessdex is read-only towards them).
 
 Only the check; the CLI writes the file. Nothing here names an app: each source says
-what folders and files are its app's.
+what folders and files are its app's, or the index what its last noted scan said.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from . import sources
 from .errors import SessdexError
 from .index import Index
+from .indexdb import index_file
+from .indexfile import rehomed
 from .model import Session
-from .sources import Home
+from .sources import Home, Location
 
 
 def refuse_agent_folder(
@@ -41,8 +43,7 @@ def refuse_agent_folder(
     above = _identities((given, *given.parents))
     own = Home.current()
     homes = [home] if home == own else [home, own]
-    for source, checked in itertools.product(sources.all_sources(), homes):
-        location = source.locate(checked)
+    for title, location in _located(homes):
         owned = location.owned
         mine = (location.root, *location.also) if owned is None else owned
         for folder in (*mine, *location.keeps):
@@ -51,9 +52,9 @@ def refuse_agent_folder(
                     not above.isdisjoint(_identities((root,)))
                 ):
                     if folder in location.keeps and not os.path.isdir(root):
-                        said = f"write over {source.TITLE}'s file"
+                        said = f"write over {title}'s file"
                     else:
-                        said = f"write into {source.TITLE}'s folder"
+                        said = f"write into {title}'s folder"
                     raise SessdexError(
                         f"refusing to {said} {root}; choose another path."
                     )
@@ -79,12 +80,53 @@ def refuse_agent_folder(
     # a file an app writes into a project (named so, or reached through a link so named;
     # in any case, as a disk that ignores case takes it)
     names = {target.name.casefold() for target in targets}
-    for source in sources.all_sources():
-        if names & {name.casefold() for name in getattr(source, "IN_PROJECTS", ())}:
+    for app, kept in sources.IN_PROJECTS.items():
+        if names & {name.casefold() for name in kept}:
             raise SessdexError(
-                f"refusing to write {given}: {source.TITLE} writes and reads back files "
-                "of that name in a project; choose another path."
+                f"refusing to write {given}: {sources.TITLES[app]} writes and reads "
+                "back files of that name in a project; choose another path."
             )
+
+
+def _located(homes: Iterable[Home]) -> Iterator[tuple[str, Location]]:
+    """(title, where it keeps its files) of every app, in each of `homes`: as the last
+    noted scan of it said, where the home's index holds one whose variables are as they
+    were (a noted `locate` reads nothing else), else as its source says (loaded)."""
+    for home in homes:
+        kept: dict[str, Location] = {}
+        if index_file(home).exists():  # none is made here: sessdex's own, but not asked
+            index = Index(home)
+            try:
+                kept = index.kept_locations(sources.BUILTIN)
+                recorded, given = str(index.home.path), str(home.path)
+            finally:
+                index.close()
+            kept = {
+                app: _rehomed(found, recorded, given) for app, found in kept.items()
+            }
+        for app in sources.BUILTIN:
+            location = kept.get(app)
+            if location is None:
+                location = sources.get(app).locate(home)
+            yield sources.TITLES[app], location
+
+
+def _rehomed(location: Location, recorded: str, given: str) -> Location:
+    """`location`, noted by an index that reads the home by `recorded`, under the home
+    as `given` (`indexfile.rehomed`): as its source would locate it there."""
+    if recorded == given:
+        return location
+
+    def moved(path: Path) -> Path:
+        return Path(rehomed(str(path), recorded, given))
+
+    return replace(
+        location,
+        root=moved(location.root),
+        also=tuple(map(moved, location.also)),
+        keeps=tuple(map(moved, location.keeps)),
+        owned=None if location.owned is None else tuple(map(moved, location.owned)),
+    )
 
 
 def _identities(paths: Iterable[Path]) -> set[tuple[int, int]]:

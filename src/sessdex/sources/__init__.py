@@ -152,6 +152,13 @@ TITLES: dict[str, str] = {
     "nanocoder": "Nanocoder",
 }
 
+# The names of the files each app writes into the user's projects (a source's
+# `IN_PROJECTS`): kept here, as BUILTIN is, so that `export -o` knows the names no export
+# may take without importing every source; a test checks each.
+IN_PROJECTS: dict[str, tuple[str, ...]] = {
+    "aider": (".aider.chat.history.md", ".aider.input.history"),
+}
+
 # The apps whose sources count usage from their files themselves (`usage_records`), not
 # from the index's sessions: kept here, as BUILTIN is, so that `usage` knows which apps the
 # index can vouch for without importing every source; a test checks it.

@@ -3,7 +3,8 @@
 On a copy of the demo home (or --home), the index built first and nothing changed since:
 `show <id> --json`, `list --json` on the full path (`SESSDEX_NO_QUICK=1`), the same just
 after the first folder holding a file was stamped now (a session begun: its app is listed
-again), `find` on the full path, `usage` and `doctor`. Each command runs --runs times,
+again), `find` on the full path, `list -v`, `usage`, `doctor` and `export <id> -o FILE` (as from
+the user's own home: HOME the copy). Each command runs --runs times,
 alternating with the others (and with `--baseline-src`'s, an older checkout's `src/`,
 where given), with the bytecode cache on (see `_common`); the figures are medians. A run
 of each under a small wrapper counts the modules it imported (`sys.modules` at exit) and
@@ -43,13 +44,20 @@ _COUNTED = (
 )
 
 
-def commands(session: str) -> dict[str, list[str]]:
+# run on the user's own home (HOME the copy, no --home): an export from another home
+# checks the user's own apps' folders too, which an index of that home only knows
+OWN = {"export <id> -o FILE"}
+
+
+def commands(session: str, scratch: Path) -> dict[str, list[str]]:
     return {
         "show <id> --json": ["show", session, "--json"],
         "list --json (full)": ["list", "--json"],
         "find checkout (full)": ["find", "checkout", "--json"],
+        "list -v": ["list", "-v"],
         "usage": ["usage"],
         "doctor": ["doctor"],
+        "export <id> -o FILE": ["export", session, "-o", str(scratch / "out.md")],
         # the folder of the first app's sessions just written (a session begun): its
         # app is listed again, by either path
         "list --json (touched)": ["list", "--json"],
@@ -90,12 +98,18 @@ def main() -> int:
             env["COLUMNS"] = "120"
             envs[name] = env
         argvs = {
-            label: [PYTHON, "-m", "sessdex", *args, "--home", str(home)]
-            for label, args in commands(options.session).items()
+            label: [PYTHON, "-m", "sessdex", *args]
+            + ([] if label in OWN else ["--home", str(home)])
+            for label, args in commands(options.session, Path(scratch)).items()
         }
+
+        def env_of(label: str, env: dict[str, str]) -> dict[str, str]:
+            return dict(env, HOME=str(home)) if label in OWN else env
+
         outputs: dict[tuple[str, str], bytes] = {}
         for tree, env in envs.items():  # the index, and the bytecode cache, built
             for label, argv in argvs.items():
+                env = env_of(label, envs[tree])
                 run(argv, env)
                 if "touched" in label:
                     done = touched(home, argv, env, keep_stdout=True)
@@ -104,17 +118,23 @@ def main() -> int:
                 if done.returncode != 0:
                     raise SystemExit(f"{label} ({tree}) failed: {done.stderr[-500:]}")
                 # sessdex's own folder and index (doctor names them) are each tree's own
+                # (and its size, which a schema's new column changes)
                 state = env["SESSDEX_HOME"].encode()
                 outputs[tree, label] = re.sub(
                     rb"index-[0-9a-f-]+\.sqlite",
                     b"<index>",
-                    done.stdout.replace(state, b"<state>"),
+                    re.sub(
+                        rb"(?m)^(  index +)[0-9.]+ [KMGT]?B",
+                        rb"\1<size>",
+                        done.stdout.replace(state, b"<state>"),
+                    ),
                 )
         cpu: dict[tuple[str, str], list[float]] = {k: [] for k in outputs}
         wall: dict[tuple[str, str], list[float]] = {k: [] for k in outputs}
         for _ in range(options.runs):
             for label, argv in argvs.items():
-                for tree, env in envs.items():
+                for tree in envs:
+                    env = env_of(label, envs[tree])
                     if "touched" in label:
                         done = touched(home, argv, env)
                     else:
@@ -122,7 +142,8 @@ def main() -> int:
                     cpu[tree, label].append(done.cpu)
                     wall[tree, label].append(done.seconds)
         counted: dict[tuple[str, str], str] = {}
-        for (tree, label), env in ((k, envs[k[0]]) for k in outputs):
+        for tree, label in outputs:
+            env = env_of(label, envs[tree])
             note = Path(scratch) / "modules"
             counting = [PYTHON, "-c", _COUNTED, str(note), *argvs[label][3:]]
             if "touched" in label:

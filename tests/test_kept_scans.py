@@ -265,3 +265,19 @@ def test_a_warm_export_to_a_file_loads_the_source_of_its_app_alone(
         env=env,
     )
     assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr
+
+
+def test_an_index_that_cannot_be_read_leaves_the_export_check_to_the_sources(
+    tmp_path: Path,
+) -> None:
+    """A damaged index (its file overwritten) is no reason to let an export into an
+    agent's folder, nor to fail otherwise: the sources say where the apps' folders are."""
+    from sessdex.indexdb import index_file
+
+    path = _backdated(merged_home(tmp_path / "home"))
+    home = Home.at(path)
+    api.list_sessions(home)
+    index_file(home).write_bytes(b"not a database" * 100)
+    with pytest.raises(SessdexError, match="Claude Code's folder"):
+        exports.refuse_agent_folder(home, str(path / ".claude" / "export.md"))
+    exports.refuse_agent_folder(home, str(tmp_path / "export.md"))  # elsewhere: fine

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -90,25 +91,31 @@ def refuse_agent_folder(
 
 def _located(homes: Iterable[Home]) -> Iterator[tuple[str, Location]]:
     """(title, where it keeps its files) of every app, in each of `homes`: as the last
-    noted scan of it said, where the home's index holds one whose variables are as they
-    were (a noted `locate` reads nothing else), else as its source says (loaded)."""
+    noted scan of it said, where the home's index holds one that still holds (the
+    variables and files a noted `locate` read are as they were; it reads nothing else),
+    else as its source says (loaded)."""
     for home in homes:
         kept: dict[str, Location] = {}
         if index_file(home).exists():  # none is made here: sessdex's own, but not asked
-            index = Index(home)
-            try:
-                kept = index.kept_locations(sources.BUILTIN)
-                recorded, given = str(index.home.path), str(home.path)
-            finally:
-                index.close()
-            kept = {
-                app: _rehomed(found, recorded, given) for app, found in kept.items()
-            }
+            # an index that cannot be read (busy, damaged) only leaves the sources to say
+            with contextlib.suppress(sqlite3.Error, OSError, SessdexError):
+                kept = _kept(home)
         for app in sources.BUILTIN:
             location = kept.get(app)
             if location is None:
                 location = sources.get(app).locate(home)
             yield sources.TITLES[app], location
+
+
+def _kept(home: Home) -> dict[str, Location]:
+    """`Index.kept_locations` of every app, under the home as given."""
+    index = Index(home, stand_in=False)
+    try:
+        kept = index.kept_locations(sources.BUILTIN)
+        recorded, given = str(index.home.path), str(home.path)
+    finally:
+        index.close()
+    return {app: _rehomed(found, recorded, given) for app, found in kept.items()}
 
 
 def _rehomed(location: Location, recorded: str, given: str) -> Location:

@@ -345,3 +345,53 @@ def test_a_watch_of_another_home_loads_the_sources_of_its_apps_alone(
     assert "sessdex.live" in loaded  # the board was drawn
     assert "sessdex.sources.opencode" not in loaded
     assert set(_sources(loaded)) <= {"claude"}
+
+
+EXPORT = """
+import sys
+from click.testing import CliRunner
+from sessdex.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+assert result.exit_code == 0, result.output
+sys.stderr.write(result.stderr)
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_warm_export_to_a_file_loads_the_source_of_its_app_alone(
+    tmp_path: Path,
+) -> None:
+    """`export <id> -o FILE` checks FILE against every app's folders: where the index
+    holds what each app's last scan said, it loads the source of the session's app
+    alone (to read it), not those of the 33 others, and a path into another app's
+    folder is still refused."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    env = dict(
+        os.environ, HOME=str(home), SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path)
+    )
+    subprocess.run([sys.executable, "-m", "sessdex", "list"], env=env, check=True)
+    out = tmp_path / "out.md"
+    done = subprocess.run(
+        [sys.executable, "-c", EXPORT, "export", "11111111", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    prefix = "sessdex.sources."
+    loaded = [
+        name.removeprefix(prefix)
+        for name in done.stdout.split()
+        if name.startswith(prefix) and not name.startswith(f"{prefix}_")
+    ]
+    assert loaded == ["base", "claude"]
+    assert "shop" in out.read_text(encoding="utf-8")
+    codex = home / ".codex"
+    codex.mkdir(exist_ok=True)
+    refused = subprocess.run(
+        [sys.executable, "-m", "sessdex", "export", "11111111", "-o", str(codex / "x")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr

@@ -217,56 +217,6 @@ def test_the_names_apps_keep_in_projects_are_those_their_sources_say() -> None:
     assert {app: names for app, names in said.items() if names} == sources.IN_PROJECTS
 
 
-EXPORT = """
-import sys
-from click.testing import CliRunner
-from sessdex.cli import main
-result = CliRunner().invoke(main, sys.argv[1:])
-assert result.exit_code == 0, result.output
-sys.stderr.write(result.stderr)
-print(" ".join(sorted(sys.modules)))
-"""
-
-
-def test_a_warm_export_to_a_file_loads_the_source_of_its_app_alone(
-    tmp_path: Path,
-) -> None:
-    """`export <id> -o FILE` checks FILE against every app's folders: where the index
-    holds what each app's last scan said, it loads the source of the session's app
-    alone (to read it), not those of the 33 others, and a path into another app's
-    folder is still refused."""
-    home = _backdated(shutil.copytree(DATA / "claude" / "home", tmp_path / "home"))
-    env = dict(
-        os.environ, HOME=str(home), SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path)
-    )
-    subprocess.run([sys.executable, "-m", "sessdex", "list"], env=env, check=True)
-    out = tmp_path / "out.md"
-    done = subprocess.run(
-        [sys.executable, "-c", EXPORT, "export", "11111111", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    prefix = "sessdex.sources."
-    loaded = [
-        name.removeprefix(prefix)
-        for name in done.stdout.split()
-        if name.startswith(prefix) and not name.startswith(f"{prefix}_")
-    ]
-    assert loaded == ["base", "claude"]
-    assert "shop" in out.read_text(encoding="utf-8")
-    codex = home / ".codex"
-    codex.mkdir(exist_ok=True)
-    refused = subprocess.run(
-        [sys.executable, "-m", "sessdex", "export", "11111111", "-o", str(codex / "x")],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr
-
-
 def test_an_index_that_cannot_be_read_leaves_the_export_check_to_the_sources(
     tmp_path: Path,
 ) -> None:

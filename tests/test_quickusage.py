@@ -3,6 +3,7 @@ command prints, on stdout and stderr, cold and warm; what it does not take goes 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -55,6 +56,9 @@ def test_reports_are_the_usage_reports() -> None:
         ["usage", "session", "--nl"],
         ["usage", "--app", "Claude", "model", "--json"],
         ["usage", "--json", "--since", "2020-01-01"],  # the full command's
+        ["usage"],  # the tables, their captions and notes
+        ["usage", "session"],
+        ["usage", "--app", "codex", "model"],
     ],
 )
 def test_usage_json_is_the_full_commands_cold_and_warm(
@@ -82,5 +86,50 @@ def test_a_warm_usage_json_loads_no_click(tmp_path: Path) -> None:
     assert "sessdex.api" not in loaded
     assert _sessdex(tmp_path, argv, quick=True)[:2] == (out, said)
     assert _sessdex(tmp_path, argv, quick=False)[:2] == (out, said)
-    table = _sessdex(tmp_path, ["usage", "--home", str(home)], quick=True)
-    assert "click" in table[2]  # a table: the full command's
+    table = ["usage", "--home", str(home)]
+    drawn, said, loaded = _sessdex(tmp_path, table, quick=True)
+    assert "click" not in loaded and "sessdex.api" not in loaded
+    assert b"\xe2\x94\x82 Total " in drawn and said == b""
+    assert _sessdex(tmp_path, table, quick=False)[:2] == (drawn, said)
+
+
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_a_table_is_the_full_commands_narrow_and_on_an_empty_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: str | None
+) -> None:
+    """The widths $COLUMNS asks for, and a home with nothing to count (said on stderr)."""
+    if columns is not None:
+        monkeypatch.setenv("COLUMNS", columns)
+    full = DATA / "claude/home"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for home, report in ((full, "session"), (full, "daily"), (empty, "daily")):
+        argv = ["usage", report, "--home", str(home)]
+        out, said, loaded = _sessdex(tmp_path, argv, quick=True)
+        assert "click" not in loaded
+        assert (out, said) == _sessdex(tmp_path, argv, quick=False)[:2]
+    assert out == b"" and said.startswith(b"No token usage found in the --home folder.")
+
+
+_COUNTS = ("input", "output", "cache_write", "cache_read", "reasoning")
+
+
+def test_the_totals_are_the_librarys_through_the_table_and_json(tmp_path: Path) -> None:
+    """Every fixture app's home, each report: each token count the library totals is the
+    sum of the JSON rows and the table's Total line (warm, on the quick path)."""
+    from sessdex import api
+    from sessdex.sources import Home
+    from tests.conftest import merged_home
+
+    home = merged_home(tmp_path / "home")
+    for report in usage.REPORTS:
+        total = api.usage_report(Home.at(home), report).total
+        expected = [getattr(total, f"{name}_tokens") for name in _COUNTS]
+        assert sum(expected) > 0
+        argv = ["usage", report, "--home", str(home)]
+        rows = json.loads(_sessdex(tmp_path, [*argv, "--json"], quick=True)[0])
+        assert [sum(r[f"{n}_tokens"] for r in rows) for n in _COUNTS] == expected
+        drawn = _sessdex(tmp_path, argv, quick=True)[0].decode()
+        line = next(line for line in drawn.splitlines() if line.startswith("│ Total "))
+        cells = [cell.strip().replace(",", "") for cell in line.split("│")]
+        assert [int(cell) for cell in cells if cell.isdigit()] == expected, line

@@ -1,9 +1,10 @@
-"""`sessdex usage [REPORT] --json` (or `--nl`), answered without click or the library's
-other commands: a script, a status bar or an editor asks for it again and again.
+"""`sessdex usage [REPORT]` (its table, `--json` or `--nl`), answered without click or
+the library's other commands: a script, a status bar or an editor asks for it again and
+again, and those imports cost a warm table more than counting it did.
 
 The report is the full command's own (`usage.run`, the rows as `views.usage` writes
-them, what the read met said by the command line's `report_diagnostics`), with the same
-options left at their defaults. Anything else returns False before a byte is printed,
+and draws them, what the read met said by the command line's `report_diagnostics`), with
+the same options left at their defaults. Anything else returns False before a byte is printed,
 and the full command runs: another option or word, a home it would refuse, a terminal on
 stderr (where a long read shows progress), and an error, which it says.
 """
@@ -23,13 +24,17 @@ from .sources import BUILTIN
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .sources.base import Home
+    from .usage import Result
 
 # usage.REPORTS, without loading that module to parse the command (a test pins it)
 REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
 
 
-def _parse(args: Sequence[str]) -> tuple[str, list[str], str | None, bool] | None:
-    """(report, apps, --home, --nl), or None for what the full command should take."""
+def _parse(
+    args: Sequence[str],
+) -> tuple[str, list[str], str | None, str] | None:
+    """(report, apps, --home, "json", "nl" or "table"), or None for what the full
+    command should take."""
     report: str | None = None
     apps: list[str] = []
     home: str | None = None
@@ -56,9 +61,8 @@ def _parse(args: Sequence[str]) -> tuple[str, list[str], str | None, bool] | Non
         else:
             return None  # unknown, repeated or refused: the full command explains
         position += 1
-    if not (as_json or as_nl):
-        return None  # a table: the full command draws it
-    return report or "daily", apps, home, as_nl
+    form = "nl" if as_nl else "json" if as_json else "table"
+    return report or "daily", apps, home, form
 
 
 def answer(args: Sequence[str]) -> bool:
@@ -66,7 +70,7 @@ def answer(args: Sequence[str]) -> bool:
     request = _parse(args)
     if request is None or sys.stderr is None or sys.stderr.isatty():
         return False
-    report, apps, home_dir, as_nl = request
+    report, apps, home_dir, form = request
     from .sources.base import Home
 
     if home_dir is None:
@@ -84,31 +88,29 @@ def answer(args: Sequence[str]) -> bool:
     hints.on_command_line(True)
     hints.reading_home(home_dir)
     try:
-        body = _report(home, report, apps, as_nl)
-    except IndexBusy as error:  # waited the whole busy timeout: not again
-        from .views.text import flat
+        try:
+            result = _report(home, report, apps)
+        except IndexBusy as error:  # waited the whole busy timeout: not again
+            from .views.text import flat
 
-        sys.stdout.flush()
-        sys.stderr.write(f"Error: {flat(str(error))}\n")
-        sys.exit(1)
-    except (sqlite3.Error, SessdexError, OSError, UnicodeError):
-        return False  # the full command says what, or sets a damaged index aside
+            sys.stdout.flush()
+            sys.stderr.write(f"Error: {flat(str(error))}\n")
+            sys.exit(1)
+        except (sqlite3.Error, SessdexError, OSError, UnicodeError):
+            return False  # the full command says what, or sets a damaged index aside
+        # written once counted: a write that fails is not run again by the full command
+        _write(result, report, form, str(home.path), bool(apps))
     finally:
         done()
         hints.reading_home(None)
         hints.on_command_line(False)
-    sys.stdout.flush()
-    sys.stdout.buffer.write(body)
-    sys.stdout.buffer.flush()
     return True
 
 
-def _report(home: Home, report: str, apps: list[str], as_nl: bool) -> bytes:
-    """The output, what the read met said first on stderr, as the full command says it."""
+def _report(home: Home, report: str, apps: list[str]) -> Result:
+    """The report, what the read met said first on stderr, as the full command says it."""
     from . import usage
     from .calls import new_view
-    from .views import usage as view
-    from .views.records import dumps
 
     new_view()
     result = usage.run(home, report, apps=apps)
@@ -120,7 +122,43 @@ def _report(home: Home, report: str, apps: list[str], as_nl: bool) -> bytes:
 
         for app, diagnostics in said:
             report_diagnostics(diagnostics, False, app)
-    records = view.row_records(result.rows)
-    if as_nl:
-        return b"".join(dumps(r) + b"\n" for r in records)
-    return dumps(records) + b"\n"
+    return result
+
+
+def _write(result: Result, report: str, form: str, home: str, filtered: bool) -> None:
+    """The report on stdout as the full command writes it: its rows in JSON (one
+    document, or one a line), else its table and captions, a note on stderr after it;
+    `filtered`: by --app (an empty report says so)."""
+    from .views import usage as view
+
+    if form != "table":
+        from .views.records import dumps
+
+        records = view.row_records(result.rows)
+        if form == "nl":
+            body = b"".join(dumps(r) + b"\n" for r in records)
+        else:
+            body = dumps(records) + b"\n"
+        sys.stdout.flush()
+        sys.stdout.buffer.write(body)
+        sys.stdout.buffer.flush()
+        return
+    if not result.rows:
+        _say(view.nothing_counted(filtered, None))
+        return
+    zone = view.UTC_DAYS if report in view.DATED else None
+    view.print_table(
+        report, result.rows, result.total, result.collected.catalogue, home, zone
+    )
+    note = view.unpriced_note(result.total)
+    if note:
+        _say(f"note: {note}")
+
+
+def _say(message: str) -> None:
+    """A line on stderr, as the full command's `err` writes it (stderr is no terminal)."""
+    from .views.text import for_stderr
+
+    sys.stdout.flush()
+    sys.stderr.write(for_stderr(message) + "\n")
+    sys.stderr.flush()

@@ -7,7 +7,7 @@ import itertools
 import click
 
 from .. import api
-from ..hints import named, where
+from ..hints import named
 from ..selection import SPAN, here_folders
 from . import main
 from ._common import (
@@ -256,47 +256,23 @@ def usage_command(
         stdout_bytes(b"".join(dumps(r) + b"\n" for r in view.row_records(shown)))
         return
     if not result.rows:  # an empty table of zeros says less than one line
-        filtered = since or until or apps or here
+        filtered = bool(since or until or apps or here)
         err(
-            "No token usage"
-            + (" matches these options" if filtered else f" found {where()}")
-            # today in UTC may have begun an hour ago here: the zone is what emptied it
-            + (
-                f", with days in {_zone_named(tz)}"
-                if _names_a_day(since, until)
-                else ""
+            view.nothing_counted(
+                filtered, _zone_named(tz) if _names_a_day(since, until) else None
             )
-            + f". {named('list')} shows the sessions sessdex sees; {named('doctor')} where it looked."
         )
         return
-    from ..views import terminal
-    from ..views.text import columns_asked
-
-    out = terminal.console()
-    asked = columns_asked()
-    if not out.is_terminal:
-        # a pipe gets whole numbers and names, not folds, unless $COLUMNS says a width
-        out.width = asked or max(out.width, 160)
-    roomy = out.is_terminal or asked is not None  # a title may take the width given
-    table = view.table(report, shown, result.total, out.width, str(home.path), roomy)
-    table.print(out)
-    # apart from the table: a caption would be padded with spaces to the table's width
-    if own := view.own_cost_note(result.total):
-        out.print(own, style="table.caption", markup=False, soft_wrap=True)
-    if report in ("daily", "weekly", "monthly") or _names_a_day(since, until):
-        # `show` and `list` speak local time, these days UTC unless --tz says: say which
-        # (a session report from `--since today` too: today in UTC is not today here)
-        out.print(
-            f"days: {_zone_named(tz)}",
-            style="table.caption",
-            markup=False,
-            soft_wrap=True,
-        )
-    out.print(
-        f"prices: {result.collected.catalogue}",
-        style="table.caption",
-        markup=False,
-        soft_wrap=True,
+    # `show` and `list` speak local time, these days UTC unless --tz says: say which
+    # (a session report from `--since today` too: today in UTC is not today here)
+    dated = report in view.DATED or _names_a_day(since, until)
+    view.print_table(
+        report,
+        shown,
+        result.total,
+        result.collected.catalogue,
+        str(home.path),
+        _zone_named(tz) if dated else None,
     )
     note = view.unpriced_note(result.total)
     if note:
@@ -317,6 +293,8 @@ def _zone_named(tz: str | None) -> str:
     from ..zones import parse_tz, zone_name
 
     if tz is None:
-        return "UTC (--tz sets another)"
+        from ..views.usage import UTC_DAYS
+
+        return UTC_DAYS
     named = zone_name(parse_tz(tz))
     return f"{named} (local)" if tz == "local" and named != "local time" else named

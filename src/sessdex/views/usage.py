@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from ..audit import Explained
+from ..hints import named, where
 from ..sources.base import UsageRecord
 from ..usage import TOKENS, Row
 from ..zones import zone_name
@@ -331,6 +332,47 @@ def unpriced_note(total: Row) -> str | None:
 
 
 UNPRICED_NAMED = 12  # models the note names
+DATED = ("daily", "weekly", "monthly")  # the reports whose caption names the days' zone
+UTC_DAYS = "UTC (--tz sets another)"  # that caption's zone where --tz is not given
+
+
+def nothing_counted(filtered: bool, zone: str | None) -> str:
+    """What an empty report says on stderr: `filtered` by options (`--app`, `--since`),
+    `zone` the one whose days emptied it (a day named) or None."""
+    return (
+        "No token usage"
+        + (" matches these options" if filtered else f" found {where()}")
+        # today in UTC may have begun an hour ago here: the zone is what emptied it
+        + (f", with days in {zone}" if zone is not None else "")
+        + f". {named('list')} shows the sessions sessdex sees; {named('doctor')} where it looked."
+    )
+
+
+def print_table(
+    kind: str,
+    rows: Sequence[Row],
+    total: Row,
+    catalogue: str,
+    home: str,
+    zone: str | None,
+) -> None:
+    """The report's table on stdout, then its captions: the footnote to an app's own
+    cost, the days' `zone` (None: not said) and the price list's name."""
+    from . import terminal
+    from .text import columns_asked
+
+    out = terminal.console()
+    asked = columns_asked()
+    if not out.is_terminal:
+        # a pipe gets whole numbers and names, not folds, unless $COLUMNS says a width
+        out.width = asked or max(out.width, 160)
+    roomy = out.is_terminal or asked is not None  # a title may take the width given
+    table(kind, rows, total, out.width, home, roomy).print(out)
+    # apart from the table: a caption would be padded with spaces to the table's width
+    captions = [own_cost_note(total), f"days: {zone}" if zone else None]
+    for caption in [*captions, f"prices: {catalogue}"]:
+        if caption:
+            out.print(caption, style="table.caption", markup=False, soft_wrap=True)
 
 
 def _when(time: float | None, tz: tzinfo) -> str:

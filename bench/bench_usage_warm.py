@@ -2,16 +2,20 @@
 `python -c 'import sessdex'` and a warm `sessdex list` in the same run.
 
 On the demo home (or --home), with the index built first and nothing changed since:
-(a) `usage --json`, `usage` (the table), `usage session --json` and `usage session`, each
-    as a ratio of the bare interpreter with `import sessdex` (the floor) and of a warm
-    `list` (the quick path, which imports no source);
+(a) `usage --json`, `usage` (the table), `usage session --json` and `usage session`, the
+    project, model and app tables and `usage app --json`, each as a ratio of the bare
+    interpreter with `import sessdex` (the floor) and of a warm `list` (the quick path,
+    which imports no source);
 (b) how many `sessdex.sources` modules a warm `usage --json` imports (an app with nothing
     in the home, or whose files did not change, should cost no import).
 
 Runs alternate between the commands, with the bytecode cache on (see `_common`); figures
-are medians of --runs runs. Usage:
+are medians of --runs runs: wall time, and the CPU time (user + system) of the process,
+which a loaded machine changes less. Usage:
 
     .venv/bin/python bench/bench_usage_warm.py [--home DIR] [--runs 9]
+
+stdout goes to the null device, stderr to a file: the quick path where it answers.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ COMMANDS: dict[str, list[str]] = {
     "usage": sessdex("usage"),
     "usage session --json": sessdex("usage", "session", "--json"),
     "usage session": sessdex("usage", "session"),
+    "usage project": sessdex("usage", "project"),
+    "usage model": sessdex("usage", "model"),
+    "usage app": sessdex("usage", "app"),
+    "usage app --json": sessdex("usage", "app", "--json"),
 }
 
 
@@ -52,12 +60,14 @@ def main() -> None:
         for argv in argvs.values():  # the index, and the bytecode cache, built
             run(argv, env)
         times: dict[str, list[float]] = {name: [] for name in argvs}
+        cpu: dict[str, list[float]] = {name: [] for name in argvs}
         for _ in range(options.runs):
             for name, argv in argvs.items():
                 done = run(argv, env)
                 if done.returncode != 0:
                     raise SystemExit(f"{name} failed: {done.stderr[-500:]}")
                 times[name].append(done.seconds)
+                cpu[name].append(done.cpu)
         loaded = subprocess.run(
             [PYTHON, "-X", "importtime", *argvs["usage --json"][1:]],
             env=env,
@@ -68,10 +78,13 @@ def main() -> None:
     floor = median(times["import sessdex"])
     listed = median(times["list (warm)"])
     print(f"home: {options.home}; medians of {options.runs} warm runs")
-    print(f"{'command':24} {'time':>9} {'x import':>9} {'x list':>7}")
+    print(f"{'command':24} {'time':>9} {'x import':>9} {'x list':>7} {'CPU':>9}")
     for name, seconds in times.items():
         m = median(seconds)
-        print(f"{name:24} {ms(m):>9} {m / floor:>9.2f} {m / listed:>7.2f}")
+        print(
+            f"{name:24} {ms(m):>9} {m / floor:>9.2f} {m / listed:>7.2f} "
+            f"{ms(median(cpu[name])):>9}"
+        )
     count = sum(
         1
         for line in loaded.splitlines()

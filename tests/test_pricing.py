@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import orjson
 import pytest
@@ -26,8 +27,31 @@ def test_the_catalogue_records_its_source_and_version(catalogue: Catalogue) -> N
     )
     assert data["catalogue"] == "genai-prices"
     assert data["version"] == catalogue.version
+    assert data["source"] == catalogue.source
     assert "MIT" in data["source"]
     assert catalogue.label.startswith("genai-prices ")
+
+
+def test_a_catalogue_written_in_another_order_names_and_prices_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue
+) -> None:
+    """The version is read from the file's start as the update script writes it; a file
+    another writer ordered (a vendor's repackaging) is read whole, to the same effect."""
+    from sessdex import pricing
+
+    data = orjson.loads(Path(pricing._FILE).read_bytes())
+    moved = tmp_path / "prices.json"
+    moved.write_bytes(orjson.dumps({"providers": data["providers"], **data}))
+    monkeypatch.setattr(pricing, "_FILE", str(moved))
+    pricing._load.cache_clear()
+    try:
+        other = Catalogue.load()
+        assert (other.label, other.source) == (catalogue.label, catalogue.source)
+        usage = Usage(1000, 500, 0, 0, 0, "claude-sonnet-4-5")
+        priced = catalogue.cost(usage, NOV)
+        assert priced is not None and other.cost(usage, NOV) == priced
+    finally:
+        pricing._load.cache_clear()
 
 
 def test_input_output_and_cache_prices(catalogue: Catalogue) -> None:

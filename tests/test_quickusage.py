@@ -84,6 +84,8 @@ def test_a_warm_usage_json_loads_no_click(tmp_path: Path) -> None:
     assert out.startswith(b'[{"key":') and said == b""
     assert "click" not in loaded
     assert "sessdex.api" not in loaded
+    # the price list's version is read from its start, beside the module
+    assert "importlib.resources" not in loaded
     assert _sessdex(tmp_path, argv, quick=True)[:2] == (out, said)
     assert _sessdex(tmp_path, argv, quick=False)[:2] == (out, said)
     table = ["usage", "--home", str(home)]

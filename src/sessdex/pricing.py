@@ -8,12 +8,12 @@ A model it cannot match has no price: `cost()` returns None, never 0. No network
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache, lru_cache
-from importlib import resources
 from typing import TypeAlias
 
 import orjson
@@ -270,17 +270,23 @@ class Catalogue:
 
     version: str
     source: str
-    raw: list[
-        Mapping[str, object]
-    ]  # providers as shipped, built into `Provider`s on first use
+    # providers as shipped, built into `Provider`s on first use; None: not read yet (a
+    # warm `usage` prices nothing new, and names only the version)
+    raw: list[Mapping[str, object]] | None
     _providers: list[Provider] | None = None
     _found: dict[tuple[str, str | None], Model | None] = field(default_factory=dict)
 
     @property
     def providers(self) -> list[Provider]:
         if self._providers is None:
-            self._providers = [_provider(raw) for raw in self.raw]
+            self._providers = [_provider(raw) for raw in self.read()]
         return self._providers
+
+    def read(self) -> list[Mapping[str, object]]:
+        """The providers as shipped, the whole file read the first time."""
+        if self.raw is None:
+            self.raw = list(_whole()["providers"])  # type: ignore[call-overload]
+        return self.raw
 
     @classmethod
     def load(cls) -> Catalogue:
@@ -375,12 +381,27 @@ class Catalogue:
         return prices.cost(usage, cache_write_1h, summed)
 
 
+# beside this module, as the wheel ships it (importlib.resources cost a warm `usage` more
+# than its count)
+_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "prices.json")
+# the file's start as scripts/update-prices.py writes it: what a warm `usage` names
+_HEAD = re.compile(rb'\{"catalogue":"genai-prices","version":"([^"\\]*)","source":"([^"\\]*)"')  # fmt: skip
+
+
 @cache
 def _load() -> Catalogue:
-    data = orjson.loads(
-        (resources.files("sessdex") / "data" / "prices.json").read_bytes()
-    )
-    return Catalogue(str(data["version"]), str(data["source"]), list(data["providers"]))
+    with open(_FILE, "rb") as file:
+        head = _HEAD.match(file.read(4096))
+    if head is not None:
+        return Catalogue(head[1].decode(), head[2].decode(), None)
+    data = _whole()  # another writer's order
+    return Catalogue(str(data["version"]), str(data["source"]), None)
+
+
+def _whole() -> dict[str, object]:
+    with open(_FILE, "rb") as file:
+        data: dict[str, object] = orjson.loads(file.read())
+    return data
 
 
 def _provider(raw: Mapping[str, object]) -> Provider:

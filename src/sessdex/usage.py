@@ -342,7 +342,7 @@ def _run(
         return
     import multiprocessing
 
-    Catalogue.load()  # loaded once, shared with the forked workers
+    Catalogue.load().read()  # read once, shared with the forked workers
     # at most BATCH_FILES files a batch: a batch's results are sent back, and held, whole
     count = max(workers * 4, -(-len(jobs) // BATCH_FILES))
     bins: list[list[_Job]] = [[] for _ in range(count)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -135,3 +136,31 @@ def test_the_totals_are_the_librarys_through_the_table_and_json(tmp_path: Path) 
         line = next(line for line in drawn.splitlines() if line.startswith("│ Total "))
         cells = [cell.strip().replace(",", "") for cell in line.split("│")]
         assert [int(cell) for cell in cells if cell.isdigit()] == expected, line
+
+
+@pytest.mark.parametrize("stdout_too", [False, True], ids=["pipe", "terminal"])
+def test_on_a_terminal_the_table_is_the_full_commands_without_click(
+    tmp_path: Path, stdout_too: bool
+) -> None:
+    """A person's `sessdex usage`, stderr (and stdout) a terminal: the full command's
+    table, colours, captions and notes, warm, drawn without loading click."""
+    from tests.conftest import merged_home
+    from tests.helpers import on_a_terminal
+
+    home = merged_home(tmp_path / "home")
+    argv = ["usage", "--home", str(home)]
+    seen = []
+    for quick in (True, False):
+        env = {k: v for k, v in os.environ.items() if k != "SESSDEX_NO_QUICK"}
+        env["SESSDEX_PROGRESS_AFTER"] = "600"  # however slow this machine is now
+        if not quick:
+            env |= {"SESSDEX_NO_QUICK": "1", "SESSDEX_HOME": str(tmp_path / "full")}
+        on_a_terminal(argv, env)  # the index built
+        result, terminal = on_a_terminal(argv, env, stdout_too=stdout_too)
+        assert result.returncode == 0, terminal
+        seen.append((result.stdout, terminal))
+    assert seen[0] == seen[1]
+    assert "note: no price for" in seen[0][1] and "Total" in str(seen[0])
+    _, loaded = on_a_terminal(argv, {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert "sessdex.quickusage" in loaded
+    assert not re.search(r"\|\s+click\s*$", loaded, re.M)

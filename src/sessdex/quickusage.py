@@ -1,12 +1,12 @@
 """`sessdex usage [REPORT]` (its table, `--json` or `--nl`), answered without click or
-the library's other commands: a script, a status bar or an editor asks for it again and
-again, and those imports cost a warm table more than counting it did.
+the library's other commands: a person, a script, a status bar or an editor asks for it
+again and again, and those imports cost a warm report more than counting it did.
 
 The report is the full command's own (`usage.run`, the rows as `views.usage` writes
 and draws them, what the read met said by the command line's `report_diagnostics`), with
-the same options left at their defaults. Anything else returns False before a byte is printed,
-and the full command runs: another option or word, a home it would refuse, a terminal on
-stderr (where a long read shows progress), and an error, which it says.
+the same options left at their defaults, and the same progress on a terminal. Anything
+else returns False before a byte is printed, and the full command runs: another option
+or word, a home it would refuse, and an error, which it says.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _parse(
 def answer(args: Sequence[str]) -> bool:
     """Print what `sessdex usage ARGS` would print, where this path can; else False."""
     request = _parse(args)
-    if request is None or sys.stderr is None or sys.stderr.isatty():
+    if request is None or sys.stderr is None:
         return False
     report, apps, home_dir, form = request
     from .sources.base import Home
@@ -113,7 +113,13 @@ def _report(home: Home, report: str, apps: list[str]) -> Result:
     from .calls import new_view
 
     new_view()
-    result = usage.run(home, report, apps=apps)
+    if sys.stderr.isatty():
+        from .views.progress import progress_bar
+
+        with progress_bar("Reading usage") as progress:  # after a second's work
+            result = usage.run(home, report, apps=apps, progress=progress)
+    else:
+        result = usage.run(home, report, apps=apps)
     said = sorted(result.collected.diagnostics.items())
     if any(d.problems or d.skipped or d.damaged for _, d in said):
         # said as the full command says it (the read is not done again: a file's sums
@@ -156,7 +162,7 @@ def _write(result: Result, report: str, form: str, home: str, filtered: bool) ->
 
 
 def _say(message: str) -> None:
-    """A line on stderr, as the full command's `err` writes it (stderr is no terminal)."""
+    """A line on stderr, as the full command's `err` writes it."""
     from .views.text import for_stderr
 
     sys.stdout.flush()

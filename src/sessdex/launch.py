@@ -1,5 +1,5 @@
-"""The `sessdex` command's entry point: a warm `list`/`find` from the index first, `usage
---json` without click, else the CLI.
+"""The `sessdex` command's entry point: a warm `list`/`find` from the index first, `usage`
+(any report, table or JSON) without click, else the CLI.
 
 `SESSDEX_NO_QUICK=1` always takes the full command (to compare the two, or to debug).
 """

@@ -92,6 +92,7 @@ def test_a_warm_usage_json_loads_no_click(tmp_path: Path) -> None:
     table = ["usage", "--home", str(home)]
     drawn, said, loaded = _sessdex(tmp_path, table, quick=True)
     assert "click" not in loaded and "sessdex.api" not in loaded
+    assert "rich.tree" not in loaded and "sessdex.tree" not in loaded  # no tree drawn
     assert b"\xe2\x94\x82 Total " in drawn and said == b""
     assert _sessdex(tmp_path, table, quick=False)[:2] == (drawn, said)
 

@@ -14,16 +14,14 @@ import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
-from rich.tree import Tree
 
 from ..model import Event, Session
-from ..tree import AgentNode
 from .diffs import diff_kinds, edit_diff, patch_text
 from .records import forked_from
 from .text import (
@@ -48,6 +46,11 @@ from .text import (
     tool_summary,
     visible,
 )
+
+if TYPE_CHECKING:  # a usage table draws no tree: neither is loaded for it
+    from rich.tree import Tree
+
+    from ..tree import AgentNode
 
 DETAILS = ("full", "normal", "user")
 
@@ -374,6 +377,8 @@ _DIFF_STYLES = {"add": "green", "del": "red", "hunk": "cyan", "ctx": "dim"}
 def render_tree(node: AgentNode, width: int | None = None) -> Tree:
     """The agents as a tree; with `width`, each description cut to the room its line
     has (the terminal would wrap it onto a line of its own, without the guides)."""
+    from rich.tree import Tree
+
     tree = Tree(_node_label(node, width))
     stack = [(tree, node, 0)]  # not recursive: a chain of nested spawns may be deep
     while stack:

@@ -239,7 +239,7 @@ def test_a_crush_tail_bills_the_session_less_its_sub_agents_however_they_are_nam
 def test_a_forks_tail_is_read_whole(tmp_path: Path) -> None:
     """Which of a fork's messages are copies is known from its first ones: its tail
     comes from the whole read, as it did, not from its last rows."""
-    from tests.test_s39forks_opencode import FORK, _home
+    from tests.test_forks_opencode import FORK, _home
 
     home = Home.at(_home(tmp_path))
     session = api.resolve(home, FORK)

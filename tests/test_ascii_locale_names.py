@@ -2,7 +2,7 @@
 reads every non-ASCII file name as undecodable: the warning says that the locale is the
 cause and how to read them, not that the (valid UTF-8) names are to be renamed, which
 would break the app's own lookup of its sessions. (The `sessdex` command starts again in
-UTF-8 mode and reads them: see test_s40gaps_ascii_locale.py; a program that runs the
+UTF-8 mode and reads them: see test_ascii_locale_utf8_mode.py; a program that runs the
 library, here the click command itself, still gets the warning.)"""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
-from tests.test_s38live2_copilot_prefix_index import (
+from tests.test_live_copilot_prefix_index import (
     _copilot_home,
     _copilot_process,
     needs_proc,

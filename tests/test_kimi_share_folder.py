@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.sources import Home, kimi
-from tests.test_s40_platforms_kimi_flat import PROJECT, SESSION, listed, write_flat
+from tests.test_kimi_flat import PROJECT, SESSION, listed, write_flat
 
 
 def old_share(home: Path) -> Path:

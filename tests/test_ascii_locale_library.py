@@ -1,6 +1,6 @@
 """A program using the library under an ASCII locale with Python's UTF-8 mode off
 (`LC_ALL=C PYTHONUTF8=0`), whose home has a non-ASCII name. The `sessdex` command starts
-again in UTF-8 mode (test_s40gaps_ascii_locale.py); a library cannot, so it reads no
+again in UTF-8 mode (test_ascii_locale_utf8_mode.py); a library cannot, so it reads no
 session there, but says why and what to do: Python's UTF-8 mode. It raised
 UnicodeEncodeError's traceback for the name given as text, and blamed a valid UTF-8
 name ("name it through a link") for the one Python gave it."""

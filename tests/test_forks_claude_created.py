@@ -1,7 +1,7 @@
 """Claude Code forks (`--fork-session`, `/branch`): when the fork was made.
 
 The fork's file opens with copies of its source's lines, each keeping the source's
-timestamp and stamped `forkedFrom` (see tests/test_s39forks_claude.py for the shape).
+timestamp and stamped `forkedFrom` (see tests/test_forks_claude.py for the shape).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from tests.helpers import write_claude_session
-from tests.test_s39forks_claude import FORK, SOURCE, _home
+from tests.test_forks_claude import FORK, SOURCE, _home
 
 
 def _listed(run: CliRunner, home: str) -> dict[str, dict[str, object]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_s38polish3_copilot_prefix_starting import _starting_rows, needs_proc
+from tests.test_live_copilot_prefix_starting import _starting_rows, needs_proc
 
 
 @needs_proc

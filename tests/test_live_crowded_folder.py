@@ -18,8 +18,8 @@ from sessdex.live import LiveSession
 from sessdex.live_feeds import LISTING_SECONDS
 from sessdex.sources import Home
 
-from . import test_s40live_gemini_subagent as gemini
-from . import test_s43watch_reread as droid
+from . import test_live_gemini_subagent as gemini
+from . import test_live_reread as droid
 
 OLD = 5_000  # other sessions' files in the folder, written a day ago
 

@@ -20,7 +20,7 @@ from sessdex.live import LiveSession
 from sessdex.live_feeds import LISTING_SECONDS
 from sessdex.sources import Home
 
-from . import test_s40live_gemini_subagent as gemini
+from . import test_live_gemini_subagent as gemini
 
 LEAD = "5a0c1d2e-0000-4000-8000-00000000d001"
 CHILD = "5a0c1d2e-0000-4000-8000-00000000d002"

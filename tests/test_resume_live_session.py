@@ -10,7 +10,7 @@ from sessdex import api
 from sessdex.sources import Home
 
 from .helpers import write_claude_session
-from .test_livefu_processes import _sleeper, needs_proc
+from .test_live_processes import _sleeper, needs_proc
 
 SESSION = "73737373-0000-4000-8000-000000000073"
 

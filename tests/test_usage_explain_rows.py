@@ -1,6 +1,7 @@
 """`usage <report> --explain KEY` puts in rows only the buckets of the rows KEY may name,
 and says, byte for byte, what it said when it put every row of the report together (the
-whole-report pass is kept here as the oracle, as test_scale2_explain does for sessions)."""
+whole-report pass is kept here as the oracle, as test_usage_explain_one_session does for
+sessions)."""
 
 from __future__ import annotations
 

@@ -248,6 +248,8 @@ class Event:
       ([start, end], character offsets into `text`) where the app wrapped the output in
       lines for the model (the command again, its folder): the views show that span
       first, then `extra["output_notes"]` (the wrapping's lines that say something).
+      `extra["model_text"]`: what the model was given, where the app shows the person
+      another text (Copilot's diff beside "File … updated"); absent where they are equal.
     - usage: `usage`, one event per billed model response after the app's de-duplication;
       its `time` is the response's last line. `extra["app_cost_usd"]`: what the app itself
       recorded as the cost of what the event counts, where its token counts cannot be

@@ -638,3 +638,33 @@ def test_a_tool_result_shows_what_copilots_timeline_shows(tmp_path: Path) -> Non
         e["text"] for e in json.loads(shown.stdout) if e["kind"] == "tool_result"
     ]
     assert results[:2] == [diff, "kept"]  # an empty detailedContent: the model's
+
+
+def test_a_tool_result_keeps_what_the_model_was_given_where_the_timeline_differs(
+    tmp_path: Path,
+) -> None:
+    """`--json` and `export -f json` keep the model's text (`content`) beside the
+    timeline's (`extra.model_text`) where the two differ, and only there: an equal one
+    is not written twice; before, the model's text was lost."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = next(home.rglob(f"{BASIC}/events.jsonl"))
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    first, second = [r for r in records if r["type"] == "tool.execution_complete"][:2]
+    said = "File /home/alex/code/shop-api/app.py updated with changes."
+    first["data"]["result"] = {"content": said, "detailedContent": "-a\n+b\n"}
+    second["data"]["result"] = {"content": "same", "detailedContent": "same"}
+    write_events(path, records)
+    for command in (["show", BASIC, "--json"], ["export", BASIC, "-f", "json"]):
+        shown = CliRunner().invoke(main, [*command, "--home", str(home)])
+        assert shown.exit_code == 0, shown.output
+        document = json.loads(shown.stdout)
+        got = document if isinstance(document, list) else document["events"]
+        results = [e for e in got if e["kind"] == "tool_result"][:2]
+        assert [e["text"] for e in results] == ["-a\n+b\n", "same"]
+        assert results[0]["extra"]["model_text"] == said
+        assert "model_text" not in results[1].get("extra", {})

@@ -727,9 +727,12 @@ class _Reader:
         # `detailedContent` is what Copilot's timeline shows (an edit's diff, an output
         # whole); `content` what the model was given, maybe cut short for tokens: the
         # schema says the UI falls back to it (copilot-sdk session-events.ts)
-        text = shown_text(result.get("detailedContent")) or shown_text(
-            result.get("content")
-        )
+        shown = shown_text(result.get("detailedContent"))
+        given = shown_text(result.get("content"))
+        text = shown or given
+        extra: dict[str, JSONValue] = {}
+        if shown and given and given != shown:  # the JSON keeps the model's too, once
+            extra["model_text"] = given
         error = data.get("error")
         if not text and error is not None:
             text = (
@@ -745,9 +748,9 @@ class _Reader:
             call_id=call_id,
             text=text,
             is_error=failed,
-            extra={"launched": True}
+            extra=extra | {"launched": True}
             if call_id in self.background and not failed
-            else {},
+            else extra,
         )
 
     def shutdown(

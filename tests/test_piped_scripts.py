@@ -103,3 +103,30 @@ def test_export_html_to_stdout_in_an_ascii_locale_writes_the_pages_utf8(
     done = _sessdex(home, state, "export", CAFE[:8], "-o", str(written), **_ASCII)
     assert done.returncode == 0, done.stderr.decode()
     assert piped.stdout == written.read_bytes()
+
+
+def test_export_md_to_a_pipe_in_an_ascii_locale_writes_utf8_and_ascii_on_a_terminal(
+    tmp_path: Path,
+) -> None:
+    """`export -f md > notes.md` under an ASCII locale wrote `?` for every letter past
+    ASCII, where `-o notes.md` (and html, json to stdout) wrote UTF-8. A file or a pipe
+    now gets the bytes `-o` writes; a terminal still gets what it can show, as `show`."""
+    from tests.helpers import on_a_terminal
+
+    home = tmp_path / "home"
+    write_claude_session(
+        home, CAFE, "/srv/shop", title="Menu du café", prompt="Menu du café 日本"
+    )
+    state = tmp_path / "state"
+    piped = _sessdex(home, state, "export", CAFE[:8], "-f", "md", **_ASCII)
+    assert piped.returncode == 0, piped.stderr.decode()
+    assert "Menu du café 日本".encode() in piped.stdout
+    written = tmp_path / "notes.md"
+    done = _sessdex(home, state, "export", CAFE[:8], "-o", str(written), **_ASCII)
+    assert done.returncode == 0, done.stderr.decode()
+    assert piped.stdout == written.read_bytes()
+    args = ["export", CAFE[:8], "-f", "md", "--home", str(home)]
+    env = {**os.environ, "SESSDEX_HOME": str(state), **_ASCII}
+    result, seen = on_a_terminal(args, env, stdout_too=True)
+    assert result.returncode == 0
+    assert "Menu du caf" in seen and "é" not in seen and "日" not in seen

@@ -325,10 +325,10 @@ def export_command(
                 write_events(ordered, False)
             else:
                 replaced = write_file(output, event_chunks(ordered, False), binary=True)
-        elif output is None and fmt == "html":
-            # the bytes `-o` writes, UTF-8 as the page says it is, in any locale (as
-            # json's): an ASCII one wrote `?` for every other letter into the page.
-            # Markdown is text for the terminal, in its encoding, as `show` is.
+        elif output is None and (fmt == "html" or not sys.stdout.isatty()):
+            # the bytes `-o` writes, UTF-8 (as the page says it is, as json's) in any
+            # locale: an ASCII one wrote `?` for every other letter into the file. Only
+            # Markdown on a terminal is text in its encoding, as `show` is.
             sys.stdout.flush()
             for chunk in chunks:
                 sys.stdout.buffer.write(chunk.encode("utf-8", "replace"))

@@ -342,7 +342,11 @@ def test_subagent_spawns_link_their_named_child_and_a_continued_one_shows_once(
     assert said == ["You are a subagent spawned by another session.\nreview api"]
     assert not [e for e in events if e.kind == "tool_result" and e.call_id == "call_11"]
     attached = [e.text for e in events if e.kind == "user" and e.agent_id is None]
-    assert attached[-2:] == ["[file screen.png]", "[file notes.md]"]
+    # named as 1.x names a prompt's file, its mime too; before, `[file screen.png]`
+    assert attached[-2:] == [
+        "[file screen.png, image/png]",
+        "[file notes.md, text/markdown]",
+    ]
     shell = [
         e.is_error for e in events if e.kind == "tool_result" and e.tool == "shell"
     ]

@@ -232,7 +232,7 @@ def _row(
         if text:
             yield reader.event("user", time, agent, text=text)
         for file in as_list(data.get("files")):
-            yield reader.event("user", time, agent, text=f"[file {file_name(file)}]")
+            yield reader.event("user", time, agent, text=file_label(file))
     elif kind == "assistant":
         yield from _assistant(reader, data, time, agent, children, copied, spawned)
     elif kind in _META_TYPES:

@@ -312,6 +312,15 @@ def note_present(path: str | os.PathLike[str]) -> None:
             _depending[name] = PRESENT if read_signature(name) != ABSENT else ABSENT
 
 
+def note_as(path: str | os.PathLike[str], signature: str) -> None:
+    """A file a parse depended on as it looked (`read_signature`) when a cache the
+    adapter keeps across parses read it: the parse is read again once it looks otherwise."""
+    if _depending is not None:
+        name = os.fspath(path)
+        if name not in _depending and len(_depending) < MAX_DEPENDED:
+            _depending[name] = signature
+
+
 def _weak(signature: str) -> bool:
     return signature == PRESENT or signature.startswith(_HEAD)
 

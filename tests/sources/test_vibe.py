@@ -1109,3 +1109,32 @@ def test_a_fork_of_an_older_folder_follows_the_newer_ones_first_line_warm_as_col
     assert forked_from("warm") == forked_from("cold") == NEWER
     messages.write_bytes(messages.read_bytes()[:20])
     assert forked_from("warm") == forked_from("cold2") == OLDER
+
+
+def test_a_long_running_process_sees_a_meta_json_written_after_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vibe makes a compaction's new folder, then writes its meta.json: a process that
+    listed in between (`watch`, a library user) kept its links while the save folder
+    looked the same, so a fork still named the older folder; it now says what a fresh
+    run says, the newer one."""
+    from sessdex import api
+    from tests.helpers import settle
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    meta = home / SAVE_DIR / "session_20261201_101005_7a8b9c0d" / "meta.json"
+    written = meta.read_bytes()
+    meta.unlink()  # made, not yet written
+    settle(home)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+
+    def forked_from() -> object:
+        rows = {row.id: row for row in api.list_sessions(Home(home)).rows}
+        return json.loads(rows[FORK].record)["forked_from"]
+
+    assert forked_from() == OLDER
+    meta.write_bytes(written)
+    assert forked_from() == NEWER
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "fresh"))
+    assert forked_from() == NEWER

@@ -59,7 +59,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -371,6 +371,20 @@ class _Links:
 
     folders: dict[str, str]  # session id -> folder name
     children: dict[str, tuple[str, ...]]  # parent session id -> folder names naming it
+    # the meta.json that gave no id (not written yet, cut short), as they looked then
+    unsettled: tuple[tuple[str, str], ...] = ()
+
+    def note_unsettled(self) -> None:
+        """Tie the parse that used these links to the folders that said nothing yet:
+        one whose meta.json is written later may continue a session it names."""
+        for path, signature in self.unsettled:
+            freshness.note_as(path, signature)
+
+
+# The links of each save folder, kept per process while the folder lists the same
+# entries (its mtime) and the meta.json that gave no id still look as they did: Vibe
+# makes a folder, then writes its meta.json, whose ids it keeps from then on
+_LINKS: dict[str, tuple[int, _Links]] = {}
 
 
 def _links(root: Path) -> _Links:
@@ -380,31 +394,53 @@ def _links(root: Path) -> _Links:
         return _Links({}, {})
     # ids fixed when each folder was made, kept for every parse: not what one parse read
     with freshness.not_depending():
-        return _links_cached(str(root), stamp)
+        kept = _LINKS.get(str(root))
+        if kept is not None and kept[0] == stamp and _settled(kept[1]):
+            return kept[1]
+        links = _links_read(root)
+        if len(_LINKS) >= 4:
+            _LINKS.clear()
+        _LINKS[str(root)] = (stamp, links)
+        return links
 
 
-@lru_cache(maxsize=4)
-def _links_cached(root: str, stamp: int) -> _Links:
-    # ids are fixed when a folder is created, so the folder list (root's mtime) is the key
+def _settled(links: _Links) -> bool:
+    return all(
+        freshness.read_signature(path) == signature
+        for path, signature in links.unsettled
+    )
+
+
+def _links_read(root: Path) -> _Links:
     folder_of: dict[str, str] = {}
     children: dict[str, list[str]] = {}
-    for entry in folders.entries(Path(root)):
+    unsettled: list[tuple[str, str]] = []
+    for entry in folders.entries(root):
         if (
             entry.is_dir()
             and not entry.name.startswith(".")
             and entry.name != "unified"
         ):
-            session_id, parent = _head_ids(Path(entry.path) / "meta.json")
+            meta = os.path.join(entry.path, "meta.json")
+            # as it looked before the read: a write after it shows
+            signature = freshness.read_signature(meta)
+            session_id, parent = _head_ids(Path(meta))
             named = _FOLDER.search(entry.name)
             if session_id:
                 folder_of[session_id] = entry.name
-            elif named is not None:  # its meta.json unreadable: the id its name holds
-                folder_of.setdefault(named.group(2), entry.name)
+            else:
+                unsettled.append((meta, signature))
+                if named is not None:  # its meta.json unreadable: the id its name holds
+                    folder_of.setdefault(named.group(2), entry.name)
             if parent:
                 children.setdefault(parent, []).append(entry.name)
                 if len(parent) > _SHORT_ID:  # ...which its successor names in full
                     children.setdefault(parent[:_SHORT_ID], []).append(entry.name)
-    return _Links(folder_of, {k: tuple(sorted(v)) for k, v in children.items()})
+    return _Links(
+        folder_of,
+        {k: tuple(sorted(v)) for k, v in children.items()},
+        tuple(unsettled),
+    )
 
 
 def _head_ids(path: Path) -> tuple[str | None, str | None]:
@@ -487,6 +523,7 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
     seen = {session_id}
     looked: list[Path] = []
     heads: list[tuple[Path, int | None]] = []
+    links.note_unsettled()  # a folder not yet written may be the successor
     # what is read of the newer folders is fixed once written (their ids, their first
     # line): noted as that, so that a turn of the chain's newest folder, which rewrites
     # its meta.json and grows its messages, does not read a fork of an older one again
@@ -525,6 +562,7 @@ def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
             else None
         )
         if older is None:
+            links.note_unsettled()  # the parent's folder may be one not yet written
             break
         seen.add(older.session_id)
         chain.insert(0, older)

@@ -1700,3 +1700,40 @@ def test_a_deleted_rollout_lists_warm_as_cold(
     warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
     assert warm[TUI]["path"].endswith(f"#threads/{TUI}")
+
+
+def test_a_session_that_recorded_no_folder_resumes_where_the_user_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`codex resume <id>` finds a session in `~/.codex/sessions` from any folder (and
+    asks which folder to work in where they differ): a session whose folder was not
+    recorded gets the command with no `cd`; before, it was refused, as if Codex found a
+    session only from the folder it ran in."""
+    from sessdex import api
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    session_id = "019bd5f2-5555-7000-8000-0000000000e5"
+    day = tmp_path / "home" / ".codex" / "sessions" / "2026" / "01" / "07"
+    day.mkdir(parents=True)
+    meta = {
+        "id": session_id,
+        "timestamp": "2026-01-07T09:00:00.000Z",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.171.0",
+        "source": "cli",
+    }
+    prompt = {"type": "user_message", "message": "Where was I?", "images": []}
+    lines = [
+        {"timestamp": "2026-01-07T09:00:00.000Z", "type": "session_meta", "payload": meta},
+        {"timestamp": "2026-01-07T09:00:01.000Z", "type": "event_msg", "payload": prompt},
+    ]  # fmt: skip
+    (day / f"rollout-2026-01-07T09-00-00-{session_id}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines)
+    )
+    check = api.check_resume(Home.at(tmp_path / "home"), session_id[:18])
+    assert check.plan.cwd == "" and check.plan.argv[:3] == (
+        "codex",
+        "resume",
+        session_id,
+    )
+    assert any("finds it from any folder" in note for note in check.plan.notes)

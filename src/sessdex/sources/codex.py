@@ -135,6 +135,11 @@ CHECKED_WITH = (
     "resume checked against 0.171.0's --help"
 )
 NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
+# `codex resume <id>` finds the rollout by its id under CODEX_HOME from any folder
+# (codex-rs tui: `find_thread_path_by_id_str`; only the picker and `--last` keep to the
+# folder, `--all` lifts that), and asks which folder to work in where the two differ
+# (`resolve_cwd_for_resume_or_fork`)
+RESUMES_ANYWHERE = True
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
 # its program, as `resume` runs it: `watch` shows a copy running with no session yet
 CLI = ("codex",)

@@ -460,7 +460,9 @@ def _fingerprint(name: str) -> Fingerprint:
     for suffix in ("", "-wal"):
         try:
             st = os.stat(name + suffix)
-            result.append((st.st_size, st.st_mtime_ns))
+            # the change time too: a rewrite of the same size whose mtime was set back
+            # (a clock stepped back, `touch -r`, `cp -p`) would be served the old copy
+            result.append((st.st_size, max(st.st_mtime_ns, st.st_ctime_ns)))
         except FileNotFoundError:
             result.append((-1, -1))
     return tuple(result)

@@ -117,7 +117,7 @@ def pack_signatures(db: sqlite3.Connection, apps: Iterable[str]) -> None:
 
 
 def wal_signature(path: str) -> str:
-    """For a database path, the `-wal` file's size and mtime, or with no WAL the header's
+    """For a database path, the `-wal` file's size and change time, or with no WAL the header's
     file change counter; "" for anything else.
 
     Without a WAL an app commits in place: a commit that keeps the file's size, within the
@@ -129,7 +129,9 @@ def wal_signature(path: str) -> str:
         wal = os.stat(path + "-wal")
     except OSError:
         return _change_counter(path)
-    return f"{wal.st_size}:{wal.st_mtime_ns}"
+    # the change time too, as `file_signature`: a WAL rewritten at the same size (SQLite
+    # reuses it from its start) whose mtime was set back
+    return f"{wal.st_size}:{changed_ns(wal)}"
 
 
 # SQLite's header: the file change counter (4 bytes, big-endian), which every

@@ -299,7 +299,8 @@ def doctor(
                 files=int(entry.get("files", 0)),  # type: ignore[call-overload]
                 versions=versions,
                 diagnostics=diagnostics,
-                also=tuple(str(p) for p in location.also if p.is_dir())
+                # os.path's: Path.is_dir raises where a folder above may not be entered
+                also=tuple(str(p) for p in location.also if os.path.isdir(p))
                 if location
                 else (),
                 newer=_newer_than_checked(

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile] [--more] [home ...]`, or `--warm-cold --cases 20 [--first N] [--quick]`
-(warm list = cold list after one file changes; --first: the seed that draws the files;
---quick: the real command's warm list too).
+--odd | --hostile] [--more] [home ...]`, `--late` or `--denied` likewise, or `--warm-cold
+--cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
+file changes; --first: the seed that draws the files; --quick: the real command's warm
+list too; --skew: its stamps lie; --schema: a database migrated).
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -62,11 +63,37 @@ def main() -> int:
         "controls in what is shown fail",
     )
     parser.add_argument(
+        "--denied",
+        action="store_true",
+        help="instead: one folder or file made one its user may not enter (chmod 000; "
+        "as root, the commands run as nobody through setpriv)",
+    )
+    parser.add_argument(
+        "--late",
+        action="store_true",
+        help="instead: after a warm list, one listed session's file swapped (a folder, "
+        "a pipe, a looping, dangling or endless link, emptied, renamed with a newline, "
+        "an escape or 255 bytes), then show, tree, export, resume, usage --explain and "
+        "find on it, and every command after (as --more)",
+    )
+    parser.add_argument(
         "--warm-cold",
         action="store_true",
         help="instead: for up to --cases files per home, list warm, cut one file to "
         "half, add its last line again or delete it, then list warm and cold, which "
         "must agree (each difference names the file, the row and the field)",
+    )
+    parser.add_argument(
+        "--skew",
+        action="store_true",
+        help="with --warm-cold: the file's stamps lie after the change (its mtime "
+        "kept over a same-size rewrite, 1970, 2100, before 1970, its folder in 2100)",
+    )
+    parser.add_argument(
+        "--schema",
+        action="store_true",
+        help="with --warm-cold: a database's schema migrated instead (a column added "
+        "or dropped, a table renamed or added, every column made TEXT)",
     )
     parser.add_argument(
         "--quick",
@@ -84,8 +111,15 @@ def main() -> int:
             folder = Path(work) / name
             folder.mkdir()
             if args.warm_cold:
+                ways = (
+                    fuzzing.SKEW_CHANGES
+                    if args.skew
+                    else fuzzing.SCHEMA_CHANGES
+                    if args.schema
+                    else fuzzing.CHANGES
+                )
                 failures = fuzzing.warm_cold(
-                    name, every[name], folder, args.cases, args.first, args.quick
+                    name, every[name], folder, args.cases, args.first, args.quick, ways
                 )
                 ran += 1
                 failed += bool(failures)
@@ -95,6 +129,17 @@ def main() -> int:
             for case in range(args.first, args.first + args.cases):
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
+                if args.late or args.denied:
+                    failures = (
+                        fuzzing.run_late_case(name, every[name], case, folder)
+                        if args.late
+                        else fuzzing.run_denied_case(name, every[name], case)
+                    )
+                    ran += 1
+                    failed += bool(failures)
+                    for failure in failures:
+                        print(failure, flush=True)
+                    continue
                 failures = fuzzing.run_case(
                     name,
                     every[name],

@@ -16,7 +16,10 @@ file that shrinks as it is opened, or one its app appends to while it is read. O
 (`hostile`, of `HOSTILE_WAYS`) a value a broken or hostile writer leaves: a token count
 as a string, below zero or past any count, a time in s, ms, us or ns or in an odd zone,
 an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another database's
-`-wal`, a page of junk, its tables made views of themselves. `check`
+`-wal`, a page of junk, its tables made views of themselves. Or, apart, a session's
+file swapped after a warm list and before the show that follows (`run_late_case`), a
+folder its user may not enter (`run_denied_case`), and, for `warm_cold`, a change whose
+stamps lie (`SKEW_CHANGES`) or a database's migration (`SCHEMA_CHANGES`). `check`
 runs the commands a user runs over it, in this process, and says what went wrong: a
 traceback, or the words sessdex says of its own bugs (each then run again with
 SESSDEX_DEBUG=1, to show where it was raised). With `more`, every other command, in text
@@ -36,6 +39,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -1281,10 +1285,107 @@ def run_case(
 # --- warm = cold after one file changes alone ------------------------------------------
 
 CHANGES = ("cut to half", "its last line again", "deleted")
+# a change whose file's stamps lie (`--skew`): a clock stepped back or far ahead, a
+# `touch -r`, `cp -p` or `rsync -t` from a backup, a home copied from a machine whose
+# clock was wrong; its folder stamped so too where marked "folder"
+SKEW_CHANGES = (
+    "same size, mtime kept",
+    "cut to half, stamped 1970",
+    "its last line again, stamped 2100",
+    "cut to half, folder stamped 2100",
+    "its last line again, stamped before 1970",
+)
+# a database's schema changed by its app's migration (`--schema`), the index warm
+SCHEMA_CHANGES = (
+    "column added",
+    "column dropped",
+    "table renamed",
+    "table added",
+    "every column text",
+)
+_STAMPS = {"1970": 0, "2100": 4_102_444_800, "before 1970": -86_400 * 365}
 
 
-def _change(path: Path, how: str) -> None:
+def _skewed(path: Path, how: str) -> None:
+    """Change `path` one of the `SKEW_CHANGES`."""
+    before = path.stat()
+    if how == "same size, mtime kept":
+        if path.read_bytes().startswith(SQLITE):
+            _same_size_sql(path)
+        else:  # a byte of a text swapped for another: the size as it was
+            data = bytearray(path.read_bytes())
+            letters = [n for n, byte in enumerate(data) if 0x61 <= byte <= 0x7A]
+            for at in letters[len(letters) // 2 :]:
+                data[at] -= 0x20
+            path.write_bytes(bytes(data))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        return
+    change, _, stamp = how.partition(", ")
+    _change(path, change)
+    at = _STAMPS[stamp.rpartition("stamped ")[2]]
+    os.utime(path.parent if stamp.startswith("folder") else path, (at, at))
+
+
+def _same_size_sql(path: Path) -> None:
+    """Each run of 12 or more letters and spaces (text in a row, as a title) in the
+    database file put in upper case, byte for byte: what a checkpoint of a same-size
+    update leaves, with the `-wal` beside it (the app has it open) left as it was."""
+    data = path.read_bytes()
+    path.write_bytes(
+        re.sub(rb"[a-z][a-z ]{11,}", lambda found: found.group().upper(), data)
+    )
+
+
+def _tables(db: sqlite3.Connection) -> list[str]:
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+
+
+def _migrated(path: Path, how: str, draw: random.Random) -> None:
+    """Change a database's schema one of the `SCHEMA_CHANGES`, as an app's migration."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        tables = _tables(db)
+        if not tables:
+            return
+        table = draw.choice(tables)
+        name = _quoted(table)
+        columns = [r[1] for r in db.execute(f"PRAGMA table_info({name})")]
+        with contextlib.suppress(sqlite3.Error):  # a migration SQLite refuses: none
+            if how == "column added":
+                db.execute(f"ALTER TABLE {name} ADD COLUMN zz_new TEXT DEFAULT 'x'")
+            elif how == "table added":
+                db.execute("CREATE TABLE zz_added (id TEXT PRIMARY KEY, data TEXT)")
+                db.execute("INSERT INTO zz_added VALUES ('a', '{}')")
+            elif how == "table renamed":
+                db.execute(f"ALTER TABLE {name} RENAME TO {_quoted(table + '_v2')}")
+            elif how == "column dropped" and columns:
+                _change_table(db, table, columns, "drop column", draw)
+            elif how == "every column text" and columns:
+                kept = ", ".join(
+                    f"CAST({_quoted(c)} AS TEXT) AS {_quoted(c)}" for c in columns
+                )
+                db.execute("PRAGMA foreign_keys = OFF")
+                db.execute(f"CREATE TABLE zz_new AS SELECT {kept} FROM {name}")
+                db.execute(f"DROP TABLE {name}")
+                db.execute(f"ALTER TABLE zz_new RENAME TO {name}")
+    finally:
+        db.close()
+
+
+def _change(path: Path, how: str, draw: random.Random | None = None) -> None:
     """Change `path` as an app (or a crash) changes one file and nothing else."""
+    if how in SKEW_CHANGES:
+        _skewed(path, how)
+        return
+    if how in SCHEMA_CHANGES:
+        _migrated(path, how, draw or random.Random(0))
+        return
     if how == "deleted":
         path.unlink()
         return
@@ -1343,9 +1444,11 @@ def warm_cold(
     files: int,
     seed: int = 0,
     quick: bool = False,
+    ways: tuple[str, ...] = CHANGES,
 ) -> list[str]:
     """For up to `files` files of home `name` (drawn from its name, and `seed` where it is
-    not 0), one at a time: list warm, change that file alone one way of `CHANGES`, then
+    not 0), one at a time: list warm, change that file alone one of `ways` (`CHANGES`,
+    `SKEW_CHANGES`, or `SCHEMA_CHANGES` to databases alone), then
     list warm again and cold (a fresh state), which must agree; each disagreement names
     the file, the row and the field. `quick`: the second warm list is also the real
     command's (`python -m sessdex`, whose warm list re-reads a changed file alone), which
@@ -1356,7 +1459,10 @@ def warm_cold(
     candidates = sorted(
         str(p.relative_to(home))
         for p in home.rglob("*")
-        if p.is_file() and not p.is_symlink() and not p.name.endswith(("-wal", "-shm"))
+        if p.is_file()
+        and not p.is_symlink()
+        and not p.name.endswith(("-wal", "-shm"))
+        and (ways != SCHEMA_CHANGES or p.read_bytes()[:16] == SQLITE)
     )
     runner = CliRunner()
     saved = os.environ.get("SESSDEX_HOME")
@@ -1371,9 +1477,9 @@ def warm_cold(
             if quick:  # the same index for the real command's warm list
                 shutil.rmtree(work / "state-real", ignore_errors=True)
                 shutil.copytree(state, work / "state-real")
-            how = draw.choice(CHANGES)
-            _change(home / relative, how)
-            if quick:
+            how = draw.choice(ways)
+            _change(home / relative, how, draw)
+            if quick and how not in SKEW_CHANGES:  # (which would undo a folder's stamp)
                 settle(home)  # a user's list a moment later, not this instant
             warm = _listing(runner, home, state)
             cold = _listing(runner, home, work / "state-cold")
@@ -1396,3 +1502,197 @@ def warm_cold(
         else:
             os.environ["SESSDEX_HOME"] = saved
     return failures
+
+
+# --- late: a listed file swapped before the commands that follow the list --------------
+
+LATE_WAYS = (
+    "directory",
+    "pipe",
+    "link loop",
+    "broken link",
+    "endless link",
+    "emptied",
+    "newline name",
+    "escape name",
+    "long name",
+)
+# names a copy, a sync tool or a hostile repository leaves: a line break, a terminal's
+# escape (what ls shows as '?'), the longest name most file systems take (255 bytes)
+_ODD_NAMES = {
+    "newline name": lambda name: name[:1] + "\n" + name[1:],
+    "escape name": lambda name: name[:1] + "\x1b]0;owned\x07\x1b[2J" + name[1:],
+    "long name": lambda name: (name[:1] + "x" * 255)[: 255 - len(name) + 1] + name[1:],
+}
+
+
+def swap_late(path: Path, way: str) -> Mutant:
+    """`path` (a session's file a list just showed) changed one of the `LATE_WAYS`: its
+    place taken by a folder, a pipe or a link, cut to nothing, or renamed oddly."""
+    if way in _ODD_NAMES:
+        odd = path.with_name(_ODD_NAMES[way](path.name))
+        path.rename(odd)
+        return Mutant(path, f"renamed to {odd.name[:40]!r}", gone=True)
+    if way == "emptied":  # an app rewriting it, between its truncate and its write
+        path.write_bytes(b"")
+        return Mutant(path, "cut to nothing", gone=True)
+    if way == "directory":
+        data = path.read_bytes()[:100]
+        path.unlink()
+        path.mkdir()
+        (path / "inside").write_bytes(data)
+        return Mutant(path, "a directory in its place", gone=True)
+    mutant = mutate_tree(path, way)
+    mutant.gone = True
+    return mutant
+
+
+def run_late_case(name: str, original: Path, case: int, work: Path) -> list[str]:
+    """Late case `case` of home `name`: a warm `list --json`, then the file of one
+    session it listed (drawn) swapped one of the `LATE_WAYS`, then show, tree, export,
+    resume, usage --explain and find on that session, as a user types them next, and
+    every command after (`check` with `more`: text and JSON, warm list = cold list)."""
+    draw = random.Random(f"{name}-late-{case}")
+    home = work / "home"
+    copy_home(original, home)
+    state = work / f"state-late-{case}"
+    first = check(home, state, sessions=0)
+    files = sorted(
+        {
+            (ref, path.partition("#")[0])
+            for ref, path in first.listed.items()
+            if path.partition("#")[0].startswith(str(home))
+            and os.path.isfile(path.partition("#")[0])
+            and not os.path.islink(path.partition("#")[0])
+        }
+    )
+    if first.failures or not files:
+        shutil.rmtree(state, ignore_errors=True)
+        return [f"{name} late case {case}: {said}" for said in first.failures]
+    ref, path = draw.choice(files)
+    mutant = swap_late(Path(path), draw.choice(LATE_WAYS))
+    label = (
+        f"{name} late case {case}: {ref} {mutant.path.relative_to(home)}: {mutant.what}"
+    )
+    outcome = Outcome()
+    runner = CliRunner()
+    saved = os.environ.get("SESSDEX_HOME")
+    os.environ["SESSDEX_HOME"] = str(state)
+    at = ["--home", str(home)]
+    id_ = ref.partition(":")[2]
+    try:
+        with deadline(60, label):
+            for command in (
+                ["show", ref],
+                ["show", ref, "--json"],
+                ["tree", ref],
+                ["export", ref, "-f", "md"],
+                ["export", ref, "-f", "html"],
+                ["resume", ref, "--print"],
+                ["usage", "session", "--explain", id_],
+                ["find", f"id:{id_[:8]}"],
+            ):
+                _shown(runner, [*command, *at], outcome, state)
+    except TimeoutError as error:
+        outcome.failures.append(str(error))
+    finally:
+        from sessdex import databases
+
+        databases.forget_snapshots()
+        if saved is None:
+            os.environ.pop("SESSDEX_HOME", None)
+        else:
+            os.environ["SESSDEX_HOME"] = saved
+    outcome.failures += check(home, state, more=True).failures
+    shutil.rmtree(state, ignore_errors=True)
+    return [f"{label}: {failure}" for failure in outcome.failures]
+
+
+# --- denied: a folder or file its user may not enter or read ---------------------------
+
+# root enters any folder: the commands then run as nobody, where setpriv can make them
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def can_deny() -> bool:
+    """Whether a chmod 000 keeps the commands out here (not root, or root with setpriv)."""
+    return os.geteuid() != 0 or shutil.which("setpriv") is not None
+
+
+def _as_user(
+    work: Path, home: Path, args: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """`python -m sessdex ARGS --home HOME`, as nobody where this runs as root."""
+    prefix = AS_NOBODY if os.geteuid() == 0 else []
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "sessdex", *args, "--home", str(home)],
+        env={
+            "PATH": os.environ["PATH"],
+            "SESSDEX_HOME": str(work / "state"),
+            "HOME": str(work),
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def run_denied_case(name: str, original: Path, case: int) -> list[str]:
+    """Denied case `case` of home `name`: one folder (two times in three) or file of it
+    made one its user may not enter or read (chmod 000, as `sudo` or a backup tool
+    leaves one), then list, show, usage daily and doctor --deep, as that user: none may
+    end in a traceback or a bug's words, and a session gone is never gone unsaid."""
+    draw = random.Random(f"{name}-denied-{case}")
+    below = "/tmp" if os.geteuid() == 0 else None  # a folder nobody may pass through
+    work = Path(tempfile.mkdtemp(prefix="sessdex-denied-", dir=below))
+    work.chmod(0o755)
+    home = work / "home"
+    try:
+        copy_home(original, home)
+        if os.geteuid() == 0:
+            for folder, names, files in os.walk(work):
+                for entry in [
+                    folder,
+                    *(os.path.join(folder, n) for n in names + files),
+                ]:
+                    os.lchown(entry, 65534, 65534)
+        entries = sorted(p for p in home.rglob("*") if not p.is_symlink())
+        folders = [p for p in entries if p.is_dir()]
+        pick = draw.choice(folders if folders and draw.random() < 2 / 3 else entries)
+        before = _as_user(work, home, ["list", "--json", "--all"])
+        listed_before = len(json.loads(before.stdout)) if before.returncode == 0 else 0
+        pick.chmod(0)
+        label = f"{name} denied case {case}: {pick.relative_to(home)} chmod 000"
+        failures: list[str] = []
+        said = False
+        listed = 0
+        commands = [["list", "--json", "--all"], ["usage", "daily", "--json"]]
+        commands.append(["doctor", "--deep", "--json"])
+        for args in commands:
+            done = _as_user(work, home, args)
+            if done.returncode not in (0, 1) or "Traceback" in done.stderr:
+                failures.append(f"{label}: {args[0]}: {done.stderr.strip()[-600:]}")
+            elif found := BUG.search(done.stderr):
+                failures.append(f"{label}: {args[0]}: said {found.group()!r}")
+            elif done.returncode == 0 and args[0] == "list":
+                rows = json.loads(done.stdout)
+                listed = len(rows)
+                for row in rows[:2]:
+                    ref = f"{row['app']}:{row['id']}"
+                    shown = _as_user(work, home, ["show", ref])
+                    if shown.returncode not in (0, 1) or "Traceback" in shown.stderr:
+                        failures.append(f"{label}: show {ref}: {shown.stderr[-600:]}")
+            elif done.returncode == 0 and args[0] == "doctor":
+                said = any(
+                    app.get(key)
+                    for app in json.loads(done.stdout)
+                    for key in ("problems", "passed_over", "notes", "skipped_lines")
+                )
+        if listed < listed_before and not said and not failures:
+            failures.append(f"{label}: {listed_before - listed} sessions lost unsaid")
+        return failures
+    finally:
+        for folder, _, _ in os.walk(work):
+            with contextlib.suppress(OSError):
+                os.chmod(folder, 0o755)
+        shutil.rmtree(work, ignore_errors=True)

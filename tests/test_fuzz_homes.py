@@ -194,3 +194,46 @@ def test_a_session_file_linked_to_dev_zero_is_never_read_forever(
             fuzzing.mutate_tree(path, "endless link")
     outcome = fuzzing.check(home, tmp_path / "state", seconds=60)
     assert not outcome.failures, "\n".join(outcome.failures)
+
+
+LATE_HOMES = ("claude", "codex", "opencode")
+REAL_OPENCODE = "realcli-opencode-1.18.33"  # where the shared corpus sits beside
+
+
+@pytest.mark.parametrize("name", LATE_HOMES)
+def test_a_file_swapped_after_the_list_is_never_a_crash_nor_a_hang(
+    name: str, tmp_path: Path
+) -> None:
+    # between a list and the show that follows it, the session's file became a folder,
+    # a pipe, a loop, a link to /dev/zero, nothing, or was renamed with a newline or an
+    # escape: show, tree, export, resume and the rest answer, none with a control shown
+    failures: list[str] = []
+    for case in range(2):
+        failures += fuzzing.run_late_case(name, HOMES[name], case, tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("ways", ["skew", "schema"])
+def test_a_file_whose_stamps_lie_or_a_migrated_database_lists_warm_as_cold(
+    ways: str, tmp_path: Path
+) -> None:
+    # a same-size rewrite whose mtime was kept, a file stamped 1970 or 2100; a column or
+    # table added, dropped or renamed: the warm list says what a fresh one does. Seed
+    # 85109 rewrites the real OpenCode's database (its -wal beside it) so: a warm list
+    # read the copy taken before, named by size and mtime alone
+    chosen = fuzzing.SKEW_CHANGES if ways == "skew" else fuzzing.SCHEMA_CHANGES
+    name = REAL_OPENCODE if ways == "skew" and REAL_OPENCODE in HOMES else "opencode"
+    failures = fuzzing.warm_cold(
+        name, HOMES[name], tmp_path, 3, seed=85109, ways=chosen
+    )
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.skipif(not fuzzing.can_deny(), reason="root, and no setpriv")
+def test_a_folder_its_user_may_not_enter_is_never_a_crash_and_never_unsaid() -> None:
+    # Amp's home; case 6 denies .cache/amp, above the logs folder doctor looked in
+    # with Path.is_dir (which raises where it may not enter)
+    failures: list[str] = []
+    for case in (1, 6):
+        failures += fuzzing.run_denied_case("amp", HOMES["amp"], case)
+    assert not failures, "\n".join(failures)

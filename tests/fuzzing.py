@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from click.testing import CliRunner
 
@@ -1516,6 +1517,7 @@ LATE_WAYS = (
     "newline name",
     "escape name",
     "long name",
+    "emptied mid-read",
 )
 # names a copy, a sync tool or a hostile repository leaves: a line break, a terminal's
 # escape (what ls shows as '?'), the longest name most file systems take (255 bytes)
@@ -1533,6 +1535,10 @@ def swap_late(path: Path, way: str) -> Mutant:
         odd = path.with_name(_ODD_NAMES[way](path.name))
         path.rename(odd)
         return Mutant(path, f"renamed to {odd.name[:40]!r}", gone=True)
+    if way == "emptied mid-read":
+        return Mutant(
+            path, "cut to nothing after its first read", during=_emptied(path)
+        )
     if way == "emptied":  # an app rewriting it, between its truncate and its write
         path.write_bytes(b"")
         return Mutant(path, "cut to nothing", gone=True)
@@ -1545,6 +1551,66 @@ def swap_late(path: Path, way: str) -> Mutant:
     mutant = mutate_tree(path, way)
     mutant.gone = True
     return mutant
+
+
+class _Emptying:
+    """A stream of `path` that cuts the file to nothing once its first read is done (an
+    app's rewrite, between its truncate and its write), as the reader goes on."""
+
+    def __init__(self, stream: BinaryIO, path: Path) -> None:
+        self._stream, self._path, self._cut = stream, path, False
+
+    def _after_read(self) -> None:
+        if not self._cut:
+            self._cut = True
+            with open(self._path, "r+b") as writer:
+                writer.truncate(0)
+
+    def __getattr__(self, name: str) -> object:
+        value = getattr(self._stream, name)
+        if not name.startswith("read") or not callable(value):
+            return value
+
+        def reading(*args: object, **kwargs: object) -> object:
+            try:
+                return value(*args, **kwargs)
+            finally:
+                self._after_read()
+
+        return reading
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._stream:
+            yield line
+            self._after_read()
+
+    def __enter__(self) -> _Emptying:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.close()
+
+
+def _emptied(path: Path) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    @contextlib.contextmanager
+    def emptying() -> Iterator[None]:
+        from sessdex import files
+
+        opened = files.open_regular
+
+        def open_regular(name: str | os.PathLike[str], buffering: int = -1):  # type: ignore[no-untyped-def]
+            stream = opened(name, buffering)
+            if os.fspath(name) == str(path) and path.stat().st_size:
+                return _Emptying(stream, path)
+            return stream
+
+        files.open_regular = open_regular  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            files.open_regular = opened  # type: ignore[assignment]
+
+    return emptying
 
 
 def run_late_case(name: str, original: Path, case: int, work: Path) -> list[str]:
@@ -1581,7 +1647,10 @@ def run_late_case(name: str, original: Path, case: int, work: Path) -> list[str]
     at = ["--home", str(home)]
     id_ = ref.partition(":")[2]
     try:
-        with deadline(60, label):
+        with (
+            deadline(60, label),
+            mutant.during() if mutant.during else contextlib.nullcontext(),
+        ):
             for command in (
                 ["show", ref],
                 ["show", ref, "--json"],

@@ -47,9 +47,18 @@ def read_session(
     task (`from_its_lead`)."""
     store = whole_store(session.path)
     if store is None:
+        size = _size(session.path)
         yield from guarded(
             source.read(session, diagnostics, full=full), diagnostics, session, spawner
         )
+        # a log only grows: one smaller now was rewritten under the reader (its app's
+        # truncate, then its write), and what it held then may be missing here
+        left = _size(session.path)
+        if size is not None and left is not None and left < size:
+            diagnostics.problem(
+                f"{session.app}: {session.path} was cut short while it was read "
+                f"({size} bytes, then {left}); read it again"
+            )
         return
     from .freshness import file_signature
 
@@ -104,6 +113,16 @@ def read_session(
                 break  # gone, or as it was: what could not be read is in the file
     finally:
         diagnostics.update(found)
+
+
+def _size(path: str | None) -> int | None:
+    """A plain file's size; None for anything else, or nothing there."""
+    if path is None:
+        return None
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):  # gone, or a NUL in a name an app recorded
+        return None
 
 
 def _digest(event: Event) -> int:

@@ -1111,6 +1111,38 @@ def test_a_fork_of_an_older_folder_follows_the_newer_ones_first_line_warm_as_col
     assert forked_from("warm") == forked_from("cold2") == OLDER
 
 
+@LIST_PATHS
+def test_a_fork_follows_its_chain_compacted_again_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chain holding a fork's parent is compacted once more after a warm list: its
+    new folder, which hides the older ones, is the one the fork names, warm as cold (it
+    named the hidden folder before: no row of the listing had that id)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    assert (
+        list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)[FORK][
+            "forked_from"
+        ]
+        == NEWER
+    )
+    newest = "5a5a5a5a-1e2f-4a3b-8c4d-5d6e7f8a9b0c"
+    newer = home / SAVE_DIR / "session_20261201_101005_7a8b9c0d"
+    folder = home / SAVE_DIR / "session_20261201_110000_5a5a5a5a"
+    folder.mkdir()
+    meta = json.loads((newer / "meta.json").read_text())
+    meta.update(session_id=newest, parent_session_id=NEWER)
+    (folder / "meta.json").write_text(json.dumps(meta))
+    (folder / "messages.jsonl").write_text(
+        '{"role": "user", "content": "Summary: retries", "injected": true}\n'
+        '{"role": "user", "content": "go on", "injected": false}\n'
+    )
+    for state in ("warm", "cold"):
+        rows = list_rows(home, tmp_path / state, monkeypatch, listing=listing)
+        assert NEWER not in rows, state
+        assert rows[FORK]["forked_from"] == newest, state
+
+
 def test_a_long_running_process_sees_a_meta_json_written_after_its_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -535,6 +535,9 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
             seen.add(found)
             session_id = found
         heads = [(folder, _first_line(folder)[1]) for folder in looked]
+    # a folder made later may continue the newest one (compacted again): the save
+    # folder's entries, which a turn inside a session's own folder leaves as they are
+    freshness.note_depended(root)
     for folder, head in heads:
         freshness.note_present(folder / "meta.json")
         if head is None:  # no first line yet: any change may give one

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import hints, selection, sources
+from . import selection, sources
 from .calls import Folders as Folders
 from .calls import (
     app_names,
@@ -527,12 +527,7 @@ def usage_report(
         here=folder_texts(here),
         tz=zone,
     )
-    if filters.since and filters.until and filters.since >= filters.until:
-        raise BadValue(
-            f"{hints.option('since', since)} is not before "
-            f"{hints.option('until', until)}, so nothing can "
-            "match; swap them."
-        )
+    refuse_empty_span(filters.since, filters.until, (since, until))
     new_view()
     return usage_module.run(
         home,

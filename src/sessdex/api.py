@@ -192,8 +192,11 @@ def list_sessions(
 def _bounds(
     since: datetime | date | str | None, until: datetime | date | str | None
 ) -> tuple[datetime | None, datetime | None]:
-    """`since=` and `until=` as the index takes them; BadValue where no time is both."""
-    low, high = since_bound(since), until_bound(until)
+    """`since=` and `until=` as the index takes them; BadValue where no time is both.
+    Both spans back (`3d`) from one reading of the clock: `--since 3d --until 3d` is one
+    moment, not the microseconds between two readings."""
+    now = datetime.now(UTC)
+    low, high = since_bound(since, now), until_bound(until, now)
     refuse_empty_span(low, high, (since, until))
     return low, high
 

@@ -28,12 +28,14 @@ def parse_until(value: str, now: datetime | None = None) -> datetime:
     return datetime.fromtimestamp(selection.parse_until(value, now), UTC)
 
 
-def until_bound(value: datetime | date | str | None) -> datetime | None:
+def until_bound(
+    value: datetime | date | str | None, now: datetime | None = None
+) -> datetime | None:
     """An `until=` bound as the index takes it (sessions updated before it): text as
-    `parse_until` reads it, a date as that whole day (to its next midnight UTC), a
-    datetime as it is (UTC where it names no zone)."""
+    `parse_until` reads it (a span back from `now`), a date as that whole day (to its
+    next midnight UTC), a datetime as it is (UTC where it names no zone)."""
     if isinstance(value, str | date) and not isinstance(value, datetime):
-        return parse_until(value if isinstance(value, str) else value.isoformat())
+        return parse_until(value if isinstance(value, str) else value.isoformat(), now)
     return since_bound(value)
 
 
@@ -49,13 +51,15 @@ def refuse_empty_span(
         )
 
 
-def since_bound(value: datetime | date | str | None) -> datetime | None:
+def since_bound(
+    value: datetime | date | str | None, now: datetime | None = None
+) -> datetime | None:
     """A `since=` bound as the index takes it: text as `parse_since` reads it, a date
     as that day's start (UTC, as the text '2026-11-01' reads), a datetime as it is; one
     without a zone in UTC too, as the same time written as text (`usage_report` reads
     all three in its `tz=`), not in this machine's zone."""
     if isinstance(value, str):
-        return parse_since(value)
+        return parse_since(value, now)
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     if isinstance(value, date):

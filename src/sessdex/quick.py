@@ -187,8 +187,7 @@ class _Plan:
         columns = _TABLE_COLUMNS if self.table else "record"
         if self.grouped and not self.table:
             columns += ", app, id, " + selection.LEAD_COLUMNS
-        since = selection.parse_since(request.since) if request.since else None
-        until = selection.parse_until(request.until) if request.until else None
+        since, until = selection.parse_bounds(request.since, request.until)
         if since is not None and until is not None and since >= until:
             raise SessdexError("an empty span")  # the full command says so
         under = selection.here_folders() if request.here else None

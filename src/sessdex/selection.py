@@ -785,6 +785,20 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         return 0.0 if parsed.year < 1970 else _LATEST
 
 
+def parse_bounds(
+    since: str | None, until: str | None
+) -> tuple[float | None, float | None]:
+    """`parse_since` of `since` and `parse_until` of `until` (None where not given), a
+    span back (`3d`) in both from one reading of the clock: the same span is one moment."""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    return (
+        parse_since(since, now) if since else None,
+        parse_until(until, now) if until else None,
+    )
+
+
 def parse_until(value: str, now: datetime | None = None) -> float:
     """`--until`'s bound, as a POSIX timestamp before which a session was last updated:
     what `parse_since` reads, but a day (`today`, `yesterday`, `2026-11-30`) counts

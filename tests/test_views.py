@@ -258,7 +258,7 @@ def test_a_shell_report_shows_its_output_then_what_says_something() -> None:
     )
     reports = [text, older, empty, "Command: not a report", later, "Output: hi"]
     events = [
-        Event("s", n, "tool_result", text=t, extra=shell_report(t))
+        Event("s", n, "tool_result", text=t, extra=shell_report(t, "run_shell_command"))
         for n, t in enumerate(reports)
     ]
     events.append(Event("s", 9, "tool_result", text="short",

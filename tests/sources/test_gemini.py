@@ -948,3 +948,43 @@ def test_a_shell_result_shows_its_output_not_the_lines_around_it() -> None:
     whole = CliRunner().invoke(main, ["show", BASIC, "--json", "--home", str(HOME)])
     [result, *_] = [e for e in json.loads(whole.stdout) if e["kind"] == "tool_result"]
     assert "Process Group PGID: 28474" in result["text"]
+
+
+def test_only_the_shell_tools_result_is_read_as_its_report(tmp_path: Path) -> None:
+    """A file read (or any tool but the shell) whose text opens with `Output: ` and
+    ends with an `Exit Code: 0` line is shown whole: only `run_shell_command` wraps
+    its output in that report, so only its trailer is folded away."""
+    home = tmp_path / "home"
+    chats = home / ".gemini" / "tmp" / "notes" / "chats"
+    chats.mkdir(parents=True)
+    text = "Output: the build log\nsays it twice:\nExit Code: 0"
+
+    def call(n: int, name: str) -> dict[str, object]:
+        answer = {"id": f"c{n}", "name": name, "response": {"output": text}}
+        return {"id": f"c{n}", "name": name, "args": {}, "status": "success",
+                "timestamp": f"2026-11-30T10:00:0{n}.000Z",
+                "result": [{"functionResponse": answer}]}  # fmt: skip
+
+    answered = {"functionResponse": {"id": "c3", "name": "read_file",
+                                     "response": {"output": text}}}  # fmt: skip
+    messages = [
+        {"id": "u1", "timestamp": "2026-11-30T10:00:00.000Z", "type": "user",
+         "content": "Read the notes"},
+        {"id": "g1", "timestamp": "2026-11-30T10:00:01.000Z", "type": "gemini",
+         "content": "", "toolCalls": [call(1, "read_file"), call(2, "run_shell_command")]},
+        {"id": "g2", "timestamp": "2026-11-30T10:00:03.000Z", "type": "gemini",
+         "content": [{"functionCall": {"id": "c3", "name": "read_file", "args": {}}}]},
+        {"id": "u2", "timestamp": "2026-11-30T10:00:04.000Z", "type": "user",
+         "content": [answered]},
+    ]  # fmt: skip
+    session_id = "5e55a0f1-0000-4000-8000-000000000003"
+    document = {"sessionId": session_id, "projectHash": "notes",
+                "startTime": "2026-11-30T10:00:00.000Z",
+                "lastUpdated": "2026-11-30T10:00:04.000Z", "messages": messages}  # fmt: skip
+    (chats / "session-2026-11-30T10-00-5e55a0f1.json").write_text(json.dumps(document))
+    shown = CliRunner().invoke(main, ["show", session_id, "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    whole = "Output: the build log\n    says it twice:\n    Exit Code: 0\n"
+    assert f"  ⎿ [read_file] {whole}" in shown.stdout
+    assert f"Using read_file\n  ⎿ {whole}" in shown.stdout
+    assert "  ⎿ [run_shell_command] the build log\n    says it twice:\n" in shown.stdout

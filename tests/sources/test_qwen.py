@@ -1177,3 +1177,20 @@ def test_an_image_sent_with_a_prompt_is_a_short_note_not_dropped(
     assert prompt["text"] == (
         "What is in this picture?\n[image/png, 2.0 KB]\n[file file:///tmp/spec.pdf]"
     )
+
+
+def test_only_the_shell_tools_result_is_read_as_its_report(tmp_path: Path) -> None:
+    """The shell's report (Command:, Output:, Exit Code:) is folded to its output, but
+    another tool's text that looks like one is its own answer: `show` draws it whole."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chat = home / PROJECT / "chats" / f"{BASIC}.jsonl"
+    shell = '"name":"run_shell_command","response":{"output":"Command: echo hello'
+    assert shell in chat.read_text()
+    read = shell.replace("run_shell_command", "read_file")
+    chat.write_text(chat.read_text().replace(shell, read))
+    shown = CliRunner().invoke(main, ["show", BASIC, "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    assert "  ⎿ Command: echo hello-from-tool\n    Directory: (root)\n" in shown.stdout
+    untouched = CliRunner().invoke(main, ["show", BASIC, "--home", str(HOME)])
+    assert "  ⎿ hello-from-tool\n" in untouched.stdout

@@ -126,7 +126,7 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
                     call_id=call_id,
                     text=output,
                     is_error=failed,
-                    extra=shell_report(output),
+                    extra=shell_report(output, text_of(response, "name")),
                 )
         if text := typed_text(message):
             if text.lstrip().startswith(_HOOK_CONTEXT):  # a hook's, not the user's
@@ -238,7 +238,7 @@ def _model_events(
             call_id=call_id or None,
             text=output,
             is_error=failed or call.get("status") in ("error", "cancelled"),
-            extra=shell_report(output),
+            extra=shell_report(output, text_of(call, "name")),
         )
     if (
         chat.turn_ends
@@ -267,14 +267,18 @@ _REPORT_QUIET = {
 }
 _WRAPPED = ("<untrusted_context>\n", "\n</untrusted_context>")
 _NOTES = 4
+# the shell tool's name in both apps, in every build seen (ShellTool.Name): another
+# tool's text may open with `Output: ` and end with an `Exit Code: 0` line of its own
+SHELL_TOOL = "run_shell_command"
 
 
-def shell_report(text: str | None) -> Extra:
-    """Where a shell result is that report, what a person reads first: the span of
-    `text` that is the output itself (`output_span`), and the trailer's lines that say
-    something (`output_notes`: a failure, an exit code but 0); {} for any other text.
-    The command is on the call's line already; `text` stays whole for --json."""
-    if not text:
+def shell_report(text: str | None, tool: str | None) -> Extra:
+    """Where `tool`'s result is the shell's report, what a person reads first: the
+    span of `text` that is the output itself (`output_span`), and the trailer's lines
+    that say something (`output_notes`: a failure, an exit code but 0); {} for any
+    other tool or text. The command is on the call's line already; `text` stays whole
+    for --json."""
+    if not text or tool != SHELL_TOOL:
         return {}
     if not text.startswith("Command: "):
         return _bare_report(text)

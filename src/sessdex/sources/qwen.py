@@ -950,7 +950,7 @@ class _Reader:
             if call_id and waiting is not None:  # answered before any child was seen
                 self.spawns.remove(waiting)
                 yield self._spawned(waiting, None)
-            text = _result_text(body)
+            text, tool = _result_text(body), as_str(response.get("name"))
             shown = result.get("resultDisplay") if isinstance(result, dict) else None
             # an agent run in the background answers at launch (agent.ts); it ends later
             launched = (
@@ -961,10 +961,10 @@ class _Reader:
                 time,
                 agent_id=agent,
                 call_id=call_id,
-                tool=as_str(response.get("name")),
+                tool=tool,
                 text=text,
                 is_error=bool(error or status in ("error", "cancelled")),
-                extra={"launched": True} if launched else shell_report(text),
+                extra={"launched": True} if launched else shell_report(text, tool),
             )
 
     def system(

@@ -74,14 +74,17 @@ def test_a_since_not_before_until_is_a_usage_error() -> None:
 def test_the_same_span_since_and_until_is_one_moment_refused() -> None:
     """`--since 3d --until 3d` names one moment: both read at the same now, it is the
     usage error an empty window gets, not a window of the microseconds between two
-    readings of the clock (an empty list, or a find saying its words match without)."""
-    for command, words in (("list", []), ("find", ["checkout"])):
+    readings of the clock (an empty list or report, or a find saying its words match
+    without)."""
+    for command, words in (("list", []), ("find", ["checkout"]), ("usage", [])):
         args = [command, *words, "--since", "3d", "--until", "3d", "--home", DEMO]
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, (command, result.output)
         assert "--since '3d' is not before --until '3d'" in result.stderr
     with pytest.raises(BadValue, match="is not before"):
         api.find_sessions(api.demo_home(), "checkout", since="2w", until="2w")
+    with pytest.raises(BadValue, match="is not before"):
+        api.usage_report(api.demo_home(), since="2w", until="2w")
 
 
 def test_the_library_takes_until_as_text_a_date_or_a_datetime() -> None:

@@ -524,9 +524,10 @@ def usage_report(
         )
     apps = app_names(apps)
     zone = usage_module.parse_tz(tz)
+    now = datetime.now(UTC)  # one reading: `since="3d", until="3d"` is one moment
     filters = usage_module.Filters(
-        since=_usage_bound(since, zone),
-        until=_usage_bound(until, zone, end=True),
+        since=_usage_bound(since, zone, now),
+        until=_usage_bound(until, zone, now, end=True),
         here=folder_texts(here),
         tz=zone,
     )
@@ -545,14 +546,15 @@ def usage_report(
 
 
 def _usage_bound(
-    value: str | date | None, zone: tzinfo, *, end: bool = False
+    value: str | date | None, zone: tzinfo, now: datetime, *, end: bool = False
 ) -> datetime | None:
-    """A `usage_report` bound as its filters take it: text as `usage --since` reads it,
-    a date as that day, a datetime as it is (`list_sessions` takes one)."""
+    """A `usage_report` bound as its filters take it: text as `usage --since` reads it
+    (a span back from `now`), a date as that day, a datetime as it is (`list_sessions`
+    takes one)."""
     from .usage import parse_day
 
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=zone)
     if isinstance(value, date):
         value = value.isoformat()
-    return parse_day(value, zone, end=end) if value else None
+    return parse_day(value, zone, end=end, now=now) if value else None

@@ -1448,9 +1448,12 @@ class Result:
         return self._total
 
 
-def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:
+def parse_day(
+    value: str, tz: tzinfo, *, end: bool = False, now: datetime | None = None
+) -> datetime:
     """A `--since`/`--until` value: 3d/12h/2w ago, or a day (whole days in `tz`; `end`: the day's end);
-    `today` and `yesterday` are those days in `tz`, the report's days."""
+    `today` and `yesterday` are those days in `tz`, the report's days. Spans and days
+    count back from `now` (the clock where not given)."""
     from .api import parse_since
     from .selection import DAYS_BACK
 
@@ -1458,11 +1461,11 @@ def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:
     try:
         back = DAYS_BACK.get(text.lower())
         if back is not None:
-            day = datetime.now(tz).date() - timedelta(days=back)
+            day = (now or datetime.now(tz)).astimezone(tz).date() - timedelta(days=back)
         else:
             day = date.fromisoformat(text)
     except ValueError:
-        moment = parse_since(text)
+        moment = parse_since(text, now)
         return moment.replace(tzinfo=tz) if _no_offset(text) else moment
     start = datetime(day.year, day.month, day.day, tzinfo=tz)
     try:

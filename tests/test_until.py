@@ -128,3 +128,33 @@ def test_since_is_worded_alike_in_list_find_and_watch() -> None:
         return next(o.help for o in command.params if o.name == "since")
 
     assert since_help("list") == since_help("find") == since_help("watch")
+
+
+def test_a_date_with_a_zone_counts_whole_in_that_zone() -> None:
+    """`2026-11-28Z` or `2026-11-28+14:00` is that day where the zone is: --until keeps
+    it whole (to its next midnight there), as a plain date, not up to its first moment;
+    --since starts at its midnight there, not at a time of day read from the offset.
+    `list`, `find` and `usage` alike."""
+    assert ids("--until", "2026-11-28Z") == [MIDDLE, OLDEST]  # 14:03 UTC kept
+    # the 28th in +14:00 ends at 10:00 UTC: the session of 14:03 UTC is after it
+    assert ids("--until", "2026-11-28+14:00") == [OLDEST]
+    assert ids("--until", "2026-11-28-12:00") == [NEWEST, MIDDLE, OLDEST]
+    assert ids("checkout", "--until", "2026-11-28Z", command="find") == [MIDDLE]
+    # the 29th in +12:00 starts at 12:00 UTC on the 28th
+    assert ids("--since", "2026-11-29+12:00") == [NEWEST, MIDDLE]
+    assert ids("--since", "2026-11-28Z", "--until", "2026-11-28Z") == [MIDDLE]
+
+    def report(*args: str) -> object:
+        args = ("usage", "daily", *args, "--json", "--home", DEMO)
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    day = report("--since", "2026-11-28", "--until", "2026-11-28", "--tz", "UTC")
+    assert [row["key"] for row in day] == ["2026-11-28"]  # type: ignore[attr-defined]
+    assert (
+        report("--since", "2026-11-28Z", "--until", "2026-11-28Z", "--tz", "UTC") == day
+    )
+    assert report("--until", "2026-11-28Z", "--tz", "UTC") == report(
+        "--until", "2026-11-28", "--tz", "UTC"
+    )

@@ -745,6 +745,26 @@ DAYS_BACK = {"today": 0, "yesterday": 1}  # words for a day, and how many days b
 SPAN = r"\s*(\d+)\s*([mhdwyHDWY])\s*"
 
 
+# a date with a zone (2026-11-28Z, 2026-11-28+09:00): that day where the zone is.
+# (fromisoformat reads any character as the date's separator: `+09:00` as a time)
+_ZONED_DATE = r"\s*(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}(?::?\d{2})?)\s*"
+
+
+def zoned_day(value: str) -> datetime | None:
+    """The midnight, in its zone, that starts a date given with a zone (`2026-11-28Z`,
+    `2026-11-28+09:00`); None for any other text (a bad date or offset included)."""
+    import re
+    from datetime import datetime
+
+    match = re.fullmatch(_ZONED_DATE, value)
+    if match is None:
+        return None
+    try:
+        return datetime.fromisoformat(f"{match[1]}T00:00{match[2]}")
+    except ValueError:  # 2026-13-01Z, +25:00: what parse_since says of a bad time
+        return None
+
+
 def parse_since(value: str, now: datetime | None = None) -> float:
     """'3d', '12h', '2w', '30m', '1y' ago (a year of 365 days, as `list`'s ages count
     it), 'today' or 'yesterday' (from its midnight in this machine's zone), or a
@@ -771,7 +791,9 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         day = moment.astimezone(local_zone()).date() - timedelta(days=back)
         return datetime(day.year, day.month, day.day, tzinfo=local_zone()).timestamp()
     try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        parsed = zoned_day(value) or datetime.fromisoformat(
+            value.strip().replace("Z", "+00:00")
+        )
     except ValueError:
         from .errors import BadValue
 
@@ -802,7 +824,8 @@ def parse_bounds(
 def parse_until(value: str, now: datetime | None = None) -> float:
     """`--until`'s bound, as a POSIX timestamp before which a session was last updated:
     what `parse_since` reads, but a day (`today`, `yesterday`, `2026-11-30`) counts
-    whole, up to its next midnight (as `usage --until` counts it), where a span (3d)
+    whole, up to its next midnight (as `usage --until` counts it; a date with a zone,
+    `2026-11-30+09:00`, its midnight in that zone), where a span (3d)
     or a time (2026-11-30T09:00) is that moment."""
     from datetime import date, timedelta
 
@@ -810,6 +833,8 @@ def parse_until(value: str, now: datetime | None = None) -> float:
     if text.lower() in DAYS_BACK:
         midnight = parse_since(text, now)
         return midnight + _day_after(midnight)
+    if zoned_day(text) is not None:  # a fixed offset's day: 24 hours
+        return min(parse_since(text) + timedelta(days=1).total_seconds(), _LATEST)
     try:
         date.fromisoformat(text)
     except ValueError:

@@ -1455,7 +1455,7 @@ def parse_day(
     `today` and `yesterday` are those days in `tz`, the report's days. Spans and days
     count back from `now` (the clock where not given)."""
     from .api import parse_since
-    from .selection import DAYS_BACK
+    from .selection import DAYS_BACK, zoned_day
 
     text = value.strip()
     try:
@@ -1465,8 +1465,11 @@ def parse_day(
         else:
             day = date.fromisoformat(text)
     except ValueError:
-        moment = parse_since(text, now)
-        return moment.replace(tzinfo=tz) if _no_offset(text) else moment
+        zoned = zoned_day(text)  # a date with a zone: that day in its zone
+        if zoned is None:
+            moment = parse_since(text, now)
+            return moment.replace(tzinfo=tz) if _no_offset(text) else moment
+        day, tz = zoned.date(), zoned.tzinfo or tz
     start = datetime(day.year, day.month, day.day, tzinfo=tz)
     try:
         return start + timedelta(days=1) if end else start

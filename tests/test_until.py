@@ -158,3 +158,25 @@ def test_a_date_with_a_zone_counts_whole_in_that_zone() -> None:
     assert report("--until", "2026-11-28Z", "--tz", "UTC") == report(
         "--until", "2026-11-28", "--tz", "UTC"
     )
+
+
+@pytest.mark.parametrize("command", ["list", "usage"])
+def test_a_time_whose_zone_moves_it_past_year_1_or_9999_is_no_crash(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`0001-01-01T00:00+14:00` is in year 0 in UTC, `9999-12-31T23:00-14:00` in year
+    10000: each is read as the first or last moment a time holds, not a traceback."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path))  # cold: the full command
+    for option, value, rows in (
+        ("--since", "0001-01-01T00:00+14:00", 3),
+        ("--until", "9999-12-31T23:00-14:00", 3),
+        ("--since", "0001-01-01+14:00", 3),
+        ("--until", "0001-01-01+14:00", 0),
+    ):
+        args = [command, option, value, "--json", "--home", DEMO]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        assert result.exit_code == 0, (option, value, result.output)
+        if command == "list":
+            assert len(json.loads(result.stdout)) == rows, (option, value)
+        else:
+            assert bool(json.loads(result.stdout)) == bool(rows), (option, value)

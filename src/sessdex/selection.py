@@ -698,6 +698,7 @@ def _undashed_uuid(word: str) -> str | None:
 
 
 _LATEST = 253402300799.0  # 9999-12-31T23:59:59Z, the last moment a datetime holds
+_EARLIEST = -62135596800.0  # 0001-01-01T00:00:00Z, the first
 
 
 def _slashed(word: str) -> str:
@@ -802,9 +803,11 @@ def parse_since(value: str, now: datetime | None = None) -> float:
             "or a date like 2026-11-01."
         ) from None
     try:
-        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+        stamp = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
     except (OverflowError, ValueError):  # a zone that moves it past year 1 or 9999
         return 0.0 if parsed.year < 1970 else _LATEST
+    # (0001-01-01T00:00+14:00 is in year 0 in UTC: no datetime holds it)
+    return min(max(stamp, _EARLIEST), _LATEST)
 
 
 def parse_bounds(

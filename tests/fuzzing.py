@@ -1688,7 +1688,33 @@ def can_deny() -> bool:
     return os.geteuid() != 0 or shutil.which("setpriv") is not None
 
 
-def _as_user(
+def denied_work() -> Path:
+    """A new folder the commands' user owns and may pass through (a tmp_path is root's
+    alone: this one is in /tmp, which any user may enter)."""
+    below = "/tmp" if os.geteuid() == 0 else None
+    work = Path(tempfile.mkdtemp(prefix="sessdex-denied-", dir=below))
+    work.chmod(0o755)
+    return work
+
+
+def give_to_user(folder: Path) -> None:
+    """Everything in `folder` made nobody's where this runs as root (see `as_user`)."""
+    if os.geteuid() != 0:
+        return
+    for path, names, files in os.walk(folder):
+        for entry in [path, *(os.path.join(path, n) for n in names + files)]:
+            os.lchown(entry, 65534, 65534)
+
+
+def remove_denied(work: Path) -> None:
+    """`work` removed, whatever was chmod 000 in it."""
+    for folder, _, _ in os.walk(work):
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o755)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def as_user(
     work: Path, home: Path, args: list[str]
 ) -> subprocess.CompletedProcess[str]:
     """`python -m sessdex ARGS --home HOME`, as nobody where this runs as root."""
@@ -1712,23 +1738,15 @@ def run_denied_case(name: str, original: Path, case: int) -> list[str]:
     leaves one), then list, show, usage daily and doctor --deep, as that user: none may
     end in a traceback or a bug's words, and a session gone is never gone unsaid."""
     draw = random.Random(f"{name}-denied-{case}")
-    below = "/tmp" if os.geteuid() == 0 else None  # a folder nobody may pass through
-    work = Path(tempfile.mkdtemp(prefix="sessdex-denied-", dir=below))
-    work.chmod(0o755)
+    work = denied_work()
     home = work / "home"
     try:
         copy_home(original, home)
-        if os.geteuid() == 0:
-            for folder, names, files in os.walk(work):
-                for entry in [
-                    folder,
-                    *(os.path.join(folder, n) for n in names + files),
-                ]:
-                    os.lchown(entry, 65534, 65534)
+        give_to_user(work)
         entries = sorted(p for p in home.rglob("*") if not p.is_symlink())
         folders = [p for p in entries if p.is_dir()]
         pick = draw.choice(folders if folders and draw.random() < 2 / 3 else entries)
-        before = _as_user(work, home, ["list", "--json", "--all"])
+        before = as_user(work, home, ["list", "--json", "--all"])
         listed_before = len(json.loads(before.stdout)) if before.returncode == 0 else 0
         pick.chmod(0)
         label = f"{name} denied case {case}: {pick.relative_to(home)} chmod 000"
@@ -1738,7 +1756,7 @@ def run_denied_case(name: str, original: Path, case: int) -> list[str]:
         commands = [["list", "--json", "--all"], ["usage", "daily", "--json"]]
         commands.append(["doctor", "--deep", "--json"])
         for args in commands:
-            done = _as_user(work, home, args)
+            done = as_user(work, home, args)
             if done.returncode not in (0, 1) or "Traceback" in done.stderr:
                 failures.append(f"{label}: {args[0]}: {done.stderr.strip()[-600:]}")
             elif found := BUG.search(done.stderr):
@@ -1748,7 +1766,7 @@ def run_denied_case(name: str, original: Path, case: int) -> list[str]:
                 listed = len(rows)
                 for row in rows[:2]:
                     ref = f"{row['app']}:{row['id']}"
-                    shown = _as_user(work, home, ["show", ref])
+                    shown = as_user(work, home, ["show", ref])
                     if shown.returncode not in (0, 1) or "Traceback" in shown.stderr:
                         failures.append(f"{label}: show {ref}: {shown.stderr[-600:]}")
             elif done.returncode == 0 and args[0] == "doctor":
@@ -1761,7 +1779,4 @@ def run_denied_case(name: str, original: Path, case: int) -> list[str]:
             failures.append(f"{label}: {listed_before - listed} sessions lost unsaid")
         return failures
     finally:
-        for folder, _, _ in os.walk(work):
-            with contextlib.suppress(OSError):
-                os.chmod(folder, 0o755)
-        shutil.rmtree(work, ignore_errors=True)
+        remove_denied(work)

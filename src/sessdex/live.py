@@ -80,7 +80,8 @@ class Waiter:
         """Watch these folders (those that exist) from now on."""
         if self.backend != "watchfiles":
             return
-        wanted = frozenset(f for f in folders if f.is_dir())
+        # os.path's: Path.is_dir raises where a folder above may not be entered
+        wanted = frozenset(f for f in folders if os.path.isdir(f))
         if wanted == self.folders and self.thread is not None:
             return
         self._stop()

@@ -308,6 +308,19 @@ def resolved(path: str | os.PathLike[str]) -> Path | None:
         return None
 
 
+def shut_out(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` cannot be looked at because a folder on the way to it may not be
+    entered (chmod 000, left by `sudo`): there `os.path.isdir` and the others answer
+    False, as for a path that is not there, and `Path.is_dir` raises (Python 3.11)."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        return error.errno in (errno.EACCES, errno.EPERM)
+    except ValueError:  # a NUL in the name: no such path
+        return False
+    return False
+
+
 def is_dir(path: str | Path) -> bool:
     """`os.path.isdir`, noted for the index (see `freshness`)."""
     freshness.note_probe(path)

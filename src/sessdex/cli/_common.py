@@ -333,6 +333,13 @@ def _existing_folder(
     one would read as a machine without sessions."""
     not_blank(ctx, param, value)
     if value is not None and not os.path.isdir(os.path.expanduser(value)):
+        if folders.shut_out(os.path.expanduser(value)):
+            raise click.BadParameter(
+                f"the folder {value!r} may not be entered (permission denied): "
+                "a folder above it is closed to you.",
+                ctx,
+                param,
+            )
         raise click.BadParameter(f"the folder {value!r} does not exist.", ctx, param)
     if value is not None and not folders.is_text(
         os.path.abspath(os.path.expanduser(value))

@@ -395,6 +395,13 @@ def _export_format(
         )
     folder = os.path.dirname(output or "")
     if folder and not os.path.isdir(folder):  # a usage error, as an -o that is a folder
+        from .. import folders
+
+        if folders.shut_out(folder):
+            raise BadValue(
+                f"the folder {folder!r} may not be entered (permission denied): "
+                "name a file in a folder open to you."
+            )
         raise BadValue(f"the folder {folder!r} does not exist: create it first.")
     return fmt, note
 

@@ -321,10 +321,28 @@ def shut_out(path: str | os.PathLike[str]) -> bool:
     return False
 
 
+def _note_closed(path: str | os.PathLike[str]) -> None:
+    """Note for `take_passed_over` the folder on the way to `path` that may not be
+    entered (the nearest to the root): what it holds is hidden, as in a listing refused."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while shut_out(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    _PASSED_OVER.append((shown(folder), FOLDER_UNREADABLE))
+
+
 def is_dir(path: str | Path) -> bool:
-    """`os.path.isdir`, noted for the index (see `freshness`)."""
+    """`os.path.isdir`, noted for the index (see `freshness`). Where a folder on the
+    way may not be entered, that folder is noted for `take_passed_over`: the app's
+    sessions below it would go missing unsaid."""
     freshness.note_probe(path)
-    return os.path.isdir(path)
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError as error:
+        if error.errno in (errno.EACCES, errno.EPERM):
+            _note_closed(path)
+        return False
+    except ValueError:  # a NUL in a path an app recorded: no folder is named so
+        return False
 
 
 def is_file(path: str | Path) -> bool:
@@ -338,7 +356,9 @@ def is_file(path: str | Path) -> bool:
     except ValueError:  # a NUL in a path an app recorded: no file is named so
         return False
     except OSError as error:
-        if error.errno == errno.ELOOP or os.path.islink(path):
+        if error.errno in (errno.EACCES, errno.EPERM):
+            _note_closed(path)
+        elif error.errno == errno.ELOOP or os.path.islink(path):
             _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
         return False
     if stat.S_ISREG(mode):
@@ -349,6 +369,15 @@ def is_file(path: str | Path) -> bool:
 
 
 def exists(path: str | Path) -> bool:
-    """`os.path.exists`, noted for the index like `is_dir`."""
+    """`os.path.exists`, noted for the index like `is_dir`, a folder on the way that
+    may not be entered noted as `is_dir` notes it."""
     freshness.note_probe(path)
-    return os.path.exists(path)
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno in (errno.EACCES, errno.EPERM):
+            _note_closed(path)
+        return False
+    except ValueError:
+        return False
+    return True

@@ -157,8 +157,13 @@ def _scan(
     listing failed part way, or passed over names that hide sessions (not UTF-8, a
     folder it may not open): such a scan is not noted, so that a warm list, which
     would not scan, never answers without the warning this one gives."""
+    from . import folders  # here: `sessdex find` never scans, and starts faster
+
+    folders.take_passed_over()  # what probes before it noted is not this scan's
     if not location.exists:
-        return True
+        # a folder above the app's that may not be entered (noted by the probe) hides
+        # it as if it were not there: said, as a listing refused is
+        return _passed_over(source, report, folders.take_passed_over())
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
     context_of = _context_hook(source, location)
     looks: Callable[[str], bool] | None = getattr(source, "looks_for_others", None)
@@ -220,18 +225,7 @@ def _scan(
                     if signature is not None:
                         yield source.NAME, location, owner, signature
 
-        from . import folders  # here: `sessdex find` never scans, and starts faster
-
-        passed_over = folders.take_passed_over()
-        if passed_over:
-            report.passed_names.setdefault(source.NAME, []).extend(passed_over)
-            report.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
-                source.NAME, passed_over
-            )
-            report.passed_over.setdefault(source.NAME, Counter()).update(
-                why for _, why in passed_over if why not in NOT_LINES
-            )
-        if any(why in NOT_LINES for _, why in passed_over):
+        if not _passed_over(source, report, folders.take_passed_over()):
             return False
     except Exception as error:  # one app's broken store never hides the others
         if os.environ.get("SESSDEX_DEBUG"):
@@ -244,6 +238,22 @@ def _scan(
         seen.update(p for p in known if p.startswith(str(location.root)))
         return False
     return True
+
+
+def _passed_over(
+    source: Source, report: RefreshReport, passed_over: list[tuple[str, str]]
+) -> bool:
+    """Put what a scan passed over in `report`; False where it hides sessions (a name
+    not UTF-8, a folder that may not be entered)."""
+    if passed_over:
+        report.passed_names.setdefault(source.NAME, []).extend(passed_over)
+        report.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
+            source.NAME, passed_over
+        )
+        report.passed_over.setdefault(source.NAME, Counter()).update(
+            why for _, why in passed_over if why not in NOT_LINES
+        )
+    return not any(why in NOT_LINES for _, why in passed_over)
 
 
 def _context_hook(

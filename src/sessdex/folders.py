@@ -323,8 +323,9 @@ def shut_out(path: str | os.PathLike[str]) -> bool:
 
 def _note_closed(path: str | os.PathLike[str]) -> None:
     """Note for `take_passed_over` the folder on the way to `path` that may not be
-    entered (the nearest to the root): what it holds is hidden, as in a listing refused."""
-    folder = os.path.dirname(os.path.abspath(path))
+    entered (the nearest to the root): what it holds is hidden, as in a listing refused.
+    A link's own folder is open: the closed one is on the way to where it leads."""
+    folder = os.path.dirname(os.path.realpath(path))
     while shut_out(folder) and os.path.dirname(folder) != folder:
         folder = os.path.dirname(folder)
     _PASSED_OVER.append((shown(folder), FOLDER_UNREADABLE))

@@ -15,6 +15,9 @@ gone wrong) are said, never a traceback, and never taken for folders that do not
 - A folder the user gave (`--home`, the folder of `export -o`) that is there but may not
   be entered (a folder above it chmod 000) is said so: it is not 'a folder that does not
   exist', which would send the user looking for a typo.
+
+- `resume` of a session whose folder is below one its user may not enter says so: the
+  folder is not gone, and the user can open it again (before, 'no longer exists').
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from tests.fuzzing import (
     homes,
     remove_denied,
 )
+from tests.helpers import write_claude_session
 
 pytestmark = pytest.mark.skipif(
     not can_deny(),
@@ -172,3 +176,19 @@ def test_export_into_a_folder_that_may_not_be_entered_is_said_so(work: Path) -> 
     assert done.returncode == 2
     assert "may not be entered" in done.stderr
     assert "does not exist" not in done.stderr
+
+
+def test_resume_of_a_session_below_a_folder_that_may_not_be_entered_says_so(
+    work: Path,
+) -> None:
+    home = work / "home"
+    project = work / "closed" / "shop"
+    project.mkdir(parents=True)
+    session = "64646464-0000-4000-8000-000000000004"
+    write_claude_session(home, session, str(project))
+    give_to_user(work)
+    (work / "closed").chmod(0)
+    done = as_user(work, home, ["resume", session[:8], "--print"])
+    assert "Traceback" not in done.stderr
+    assert f"{project} may not be entered (permission denied)" in done.stderr
+    assert "no longer exists" not in done.stderr

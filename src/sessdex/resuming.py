@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from . import hints, pathnames, sources
+from . import folders, hints, pathnames, sources
 from .errors import NotQuotable, ResumeRefused
 from .index import Index, Progress, once_more_if_damaged
 from .indexfile import rehomed
@@ -234,6 +234,10 @@ def check_resume(
             if plan.cwd and not os.path.isabs(plan.cwd)
             else "is a file now"
             if os.path.lexists(plan.cwd)
+            # below a folder closed to the user (chmod 000, left by `sudo`): it may be
+            # there, and opening that folder again brings it back
+            else "may not be entered (permission denied): a folder above it is closed to you"
+            if folders.shut_out(plan.cwd)
             else "no longer exists"
         )
         refusal = f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."  # fmt: skip

@@ -130,6 +130,23 @@ def test_since_is_worded_alike_in_list_find_and_watch() -> None:
     assert since_help("list") == since_help("find") == since_help("watch")
 
 
+def test_every_since_and_until_help_says_a_date_may_carry_a_zone() -> None:
+    """What README and docs/usage.md say of a zoned date, `--help` says too, in the same
+    words for every command's --since and --until."""
+    zoned = (
+        "a date with a zone, 2026-11-28Z or 2026-11-28+09:00, counts whole in that zone"
+    )
+    helps = {
+        (name, option.name): option.help or ""
+        for name in ("list", "find", "watch", "usage")
+        for option in main.commands[name].params
+        if option.name in ("since", "until")
+    }
+    assert len(helps) == 7  # watch has no --until
+    assert [key for key, text in helps.items() if zoned not in text] == []
+    assert helps["list", "until"] == helps["find", "until"]
+
+
 def test_a_date_with_a_zone_counts_whole_in_that_zone() -> None:
     """`2026-11-28Z` or `2026-11-28+14:00` is that day where the zone is: --until keeps
     it whole (to its next midnight there), as a plain date, not up to its first moment;

@@ -398,11 +398,16 @@ def json_array(as_json: bool, as_nl: bool) -> bool:
     return as_json and not as_nl
 
 
+# what every --since and --until says of a date that names its zone (as README does)
+ZONED_DATE = (
+    "a date with a zone, 2026-11-28Z or 2026-11-28+09:00, counts whole in that zone"
+)
+
 # `--since` of list, find and watch, worded alike
 SINCE_HELP = (
     "Only sessions updated since: 3d, 12h, 2w, 30m, 1y, today, yesterday (their local "
-    "midnight) or a date (2026-11-01: its midnight UTC, as --json's times; a time without "
-    "an offset is UTC too)."
+    "midnight) or a date (2026-11-01: its midnight UTC, as --json's times; "
+    f"{ZONED_DATE}; a time without an offset is UTC too)."
 )
 
 
@@ -413,8 +418,8 @@ def filter_options(f: F) -> F:
         metavar="WHEN",
         callback=not_blank,
         help="Only sessions updated until: 3d, 12h, 2w, 30m, 1y ago, the end of today or "
-        "yesterday (local) or of a date (2026-11-30: to its next midnight UTC; a time "
-        "without an offset is UTC).",
+        "yesterday (local) or of a date (2026-11-30: to its next midnight UTC; "
+        f"{ZONED_DATE}; a time without an offset is UTC).",
     )(f)
     f = click.option("--since", metavar="WHEN", callback=not_blank, help=SINCE_HELP)(f)
     f = click.option(

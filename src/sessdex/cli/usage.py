@@ -12,6 +12,7 @@ from ..selection import SPAN, here_folders
 from . import main
 from ._common import (
     CONTEXT,
+    ZONED_DATE,
     Example,
     apps_meant,
     apps_option,
@@ -139,15 +140,15 @@ def _report_meant(
     "--since",
     metavar="WHEN",
     callback=not_blank,
-    help="From this day (2026-11-01, today, yesterday: in --tz's zone, UTC by default) "
-    "or this long ago (3d, 2w).",
+    help="From this day (2026-11-01, today, yesterday: in --tz's zone, UTC by default; "
+    f"{ZONED_DATE}) or this long ago (3d, 2w).",
 )
 @click.option(
     "--until",
     metavar="WHEN",
     callback=not_blank,
-    help="Up to and including this day (2026-11-30, today, yesterday: in --tz's zone), "
-    "or up to this long ago (3d, 2w).",
+    help="Up to and including this day (2026-11-30, today, yesterday: in --tz's zone; "
+    f"{ZONED_DATE}), or up to this long ago (3d, 2w).",
 )
 @apps_option
 @click.option(

@@ -1454,7 +1454,7 @@ def parse_day(
     """A `--since`/`--until` value: 3d/12h/2w ago, or a day (whole days in `tz`; `end`: the day's end);
     `today` and `yesterday` are those days in `tz`, the report's days. Spans and days
     count back from `now` (the clock where not given)."""
-    from .api import parse_since
+    from .calls import parse_since  # api's own, without loading api
     from .selection import DAYS_BACK, zoned_day
 
     text = value.strip()

@@ -8,7 +8,7 @@ import click
 
 from .. import api
 from ..hints import named
-from ..selection import SPAN, here_folders
+from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
@@ -260,42 +260,22 @@ def usage_command(
         filtered = bool(since or until or apps or here)
         err(
             view.nothing_counted(
-                filtered, _zone_named(tz) if _names_a_day(since, until) else None
+                filtered,
+                view.zone_named(tz) if view.names_a_day(since, until) else None,
             )
         )
         return
     # `show` and `list` speak local time, these days UTC unless --tz says: say which
     # (a session report from `--since today` too: today in UTC is not today here)
-    dated = report in view.DATED or _names_a_day(since, until)
+    dated = report in view.DATED or view.names_a_day(since, until)
     view.print_table(
         report,
         shown,
         result.total,
         result.collected.catalogue,
         str(home.path),
-        _zone_named(tz) if dated else None,
+        view.zone_named(tz) if dated else None,
     )
     note = view.unpriced_note(result.total)
     if note:
         err(f"note: {note}")
-
-
-def _names_a_day(*bounds: str | None) -> bool:
-    """Whether `--since`/`--until` name a day or a time of day (2026-11-30, today,
-    2026-11-30T09:00), which the report's zone places, rather than a span back (3d)."""
-    import re
-
-    return any(bound is not None and not re.fullmatch(SPAN, bound) for bound in bounds)
-
-
-def _zone_named(tz: str | None) -> str:
-    """The zone a dated report's days were cut in, as its caption names it: UTC (the
-    default) with the option that changes it, or the zone --tz named."""
-    from ..zones import parse_tz, zone_name
-
-    if tz is None:
-        from ..views.usage import UTC_DAYS
-
-        return UTC_DAYS
-    named = zone_name(parse_tz(tz))
-    return f"{named} (local)" if tz == "local" and named != "local time" else named

@@ -336,6 +336,27 @@ DATED = ("daily", "weekly", "monthly")  # the reports whose caption names the da
 UTC_DAYS = "UTC (--tz sets another)"  # that caption's zone where --tz is not given
 
 
+def names_a_day(*bounds: str | None) -> bool:
+    """Whether `--since`/`--until` name a day or a time of day (2026-11-30, today,
+    2026-11-30T09:00), which the report's zone places, rather than a span back (3d)."""
+    import re
+
+    from ..selection import SPAN
+
+    return any(bound is not None and not re.fullmatch(SPAN, bound) for bound in bounds)
+
+
+def zone_named(tz: str | None) -> str:
+    """The zone a dated report's days were cut in, as its caption names it: UTC (the
+    default) with the option that changes it, or the zone --tz named."""
+    from ..zones import parse_tz
+
+    if tz is None:
+        return UTC_DAYS
+    zone = zone_name(parse_tz(tz))
+    return f"{zone} (local)" if tz == "local" and zone != "local time" else zone
+
+
 def nothing_counted(filtered: bool, zone: str | None) -> str:
     """What an empty report says on stderr: `filtered` by options (`--app`, `--since`),
     `zone` the one whose days emptied it (a day named) or None."""

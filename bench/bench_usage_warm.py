@@ -3,7 +3,8 @@
 
 On the demo home (or --home), with the index built first and nothing changed since:
 (a) `usage --json`, `usage` (the table), `usage session --json` and `usage session`, the
-    project, model and app tables and `usage app --json`, each as a ratio of the bare
+    project, model and app tables, `usage app --json`, and what status bars and scripts
+    ask, `usage --since 7d --json` and `usage daily --since 7d`, each as a ratio of the bare
     interpreter with `import sessdex` (the floor) and of a warm `list` (the quick path,
     which imports no source);
 (b) how many `sessdex.sources` modules a warm `usage --json` imports (an app with nothing
@@ -42,6 +43,8 @@ COMMANDS: dict[str, list[str]] = {
     "usage model": sessdex("usage", "model"),
     "usage app": sessdex("usage", "app"),
     "usage app --json": sessdex("usage", "app", "--json"),
+    "usage --since 7d --json": sessdex("usage", "--since", "7d", "--json"),
+    "usage daily --since 7d": sessdex("usage", "daily", "--since", "7d"),
 }
 
 

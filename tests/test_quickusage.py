@@ -56,7 +56,7 @@ def test_reports_are_the_usage_reports() -> None:
         ["usage", "--json"],
         ["usage", "session", "--nl"],
         ["usage", "--app", "Claude", "model", "--json"],
-        ["usage", "--json", "--since", "2020-01-01"],  # the full command's
+        ["usage", "--json", "--since", "2020-01-01"],
         ["usage"],  # the tables, their captions and notes
         ["usage", "session"],
         ["usage", "--app", "codex", "model"],

@@ -4,9 +4,10 @@ again and again, and those imports cost a warm report more than counting it did.
 
 The report is the full command's own (`usage.run`, the rows as `views.usage` writes
 and draws them, what the read met said by the command line's `report_diagnostics`), with
-the same options left at their defaults, and the same progress on a terminal. Anything
-else returns False before a byte is printed, and the full command runs: another option
-or word, a home it would refuse, and an error, which it says.
+--since, --until, --tz, --here and --limit read as `api.usage_report` reads them, and the
+same progress on a terminal. Anything else returns False before a byte is printed, and
+the full command runs: another option or word, a value it would refuse (a time, a zone,
+a count), a home it would refuse, and an error, which it says.
 """
 
 from __future__ import annotations
@@ -24,26 +25,32 @@ from .sources import BUILTIN
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .sources.base import Home
-    from .usage import Result
+    from .usage import Filters, Result
 
 # usage.REPORTS, without loading that module to parse the command (a test pins it)
 REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
 
 
+# the options whose value this path reads (`--since 7d` or `--since=7d`; `-n 5` only)
+_VALUED = ("--home", "--app", "--since", "--until", "--tz", "--limit", "-n")
+_BOUNDS = ("--since", "--until", "--tz")
+
+
 def _parse(
     args: Sequence[str],
-) -> tuple[str, list[str], str | None, str] | None:
-    """(report, apps, --home, "json", "nl" or "table"), or None for what the full
-    command should take."""
+) -> tuple[str, list[str], str | None, str, dict[str, str], bool] | None:
+    """(report, apps, --home, "json", "nl" or "table", --since/--until/--tz/--limit
+    by name, --here), or None for what the full command should take."""
     report: str | None = None
     apps: list[str] = []
     home: str | None = None
-    as_json = as_nl = False
+    given: dict[str, str] = {}
+    as_json = as_nl = here = False
     position = 0
     while position < len(args):
         arg = args[position]
         name, equals, value = arg.partition("=")
-        if name in ("--home", "--app") and not equals:
+        if name in _VALUED and not equals:
             position += 1
             if position == len(args):
                 return None
@@ -54,15 +61,26 @@ def _parse(
             as_json = True
         elif arg == "--nl":
             as_nl = True
+        elif arg == "--here" and not here:
+            here = True
         elif name == "--home" and home is None and value.strip():
             home = value
         elif name == "--app" and value.lower() in BUILTIN:
             apps.append(value.lower())
+        elif name in _BOUNDS and name not in given and value.strip():
+            given[name] = value
+        elif name in ("--limit", "-n") and not (name == "-n" and equals):
+            # a plain count below the full command's cap; any other it reads or refuses
+            if "--limit" in given or not (value.isascii() and value.isdigit()):
+                return None
+            if len(value) > 9:
+                return None
+            given["--limit"] = value
         else:
             return None  # unknown, repeated or refused: the full command explains
         position += 1
     form = "nl" if as_nl else "json" if as_json else "table"
-    return report or "daily", apps, home, form
+    return report or "daily", apps, home, form, given, here
 
 
 def answer(args: Sequence[str]) -> bool:
@@ -70,7 +88,7 @@ def answer(args: Sequence[str]) -> bool:
     request = _parse(args)
     if request is None or sys.stderr is None:
         return False
-    report, apps, home_dir, form = request
+    report, apps, home_dir, form, given, here = request
     from .sources.base import Home
 
     if home_dir is None:
@@ -81,6 +99,15 @@ def answer(args: Sequence[str]) -> bool:
         return False  # the full command says it is no folder
     if not folders.is_text(str(home.path)):
         return False
+    try:
+        filters = _filters(given, here)
+    except (SessdexError, ValueError, OverflowError, OSError):
+        return False  # a time, zone or folder the full command says what is wrong with
+    limit = int(given["--limit"]) if "--limit" in given else None
+    from .usage import CUT_REPORTS
+
+    if limit is not None and report not in CUT_REPORTS:
+        return False  # a usage error the full command says
     from .launch import warnings_said
 
     done = warnings_said()  # what the library logs, said as the full command says it
@@ -89,7 +116,7 @@ def answer(args: Sequence[str]) -> bool:
     hints.reading_home(home_dir)
     try:
         try:
-            result = _report(home, report, apps)
+            result = _report(home, report, apps, filters, limit)
         except IndexBusy as error:  # waited the whole busy timeout: not again
             from .views.text import flat
 
@@ -99,7 +126,9 @@ def answer(args: Sequence[str]) -> bool:
         except (sqlite3.Error, SessdexError, OSError, UnicodeError):
             return False  # the full command says what, or sets a damaged index aside
         # written once counted: a write that fails is not run again by the full command
-        _write(result, report, form, str(home.path), bool(apps))
+        since, until, tz = (given.get(name) for name in _BOUNDS)
+        filtered = bool(since or until or apps or here)
+        _write(result, report, form, str(home.path), filtered, (since, until), tz)
     finally:
         done()
         hints.reading_home(None)
@@ -107,7 +136,35 @@ def answer(args: Sequence[str]) -> bool:
     return True
 
 
-def _report(home: Home, report: str, apps: list[str]) -> Result:
+def _filters(given: dict[str, str], here: bool) -> Filters:
+    """--since, --until, --tz and --here as `api.usage_report` reads them."""
+    from datetime import UTC, datetime
+
+    from .calls import folder_texts, refuse_empty_span
+    from .usage import Filters, parse_day, parse_tz
+
+    tz = given.get("--tz")
+    zone = parse_tz(tz)
+    now = datetime.now(UTC)  # one reading: `--since 3d --until 3d` is one moment
+    since, until = given.get("--since"), given.get("--until")
+    folders_here = None
+    if here:
+        from .selection import here_folders
+
+        folders_here = folder_texts(here_folders())
+    filters = Filters(
+        since=parse_day(since, zone, now=now) if since else None,
+        until=parse_day(until, zone, end=True, now=now) if until else None,
+        here=folders_here,
+        tz=zone,
+    )
+    refuse_empty_span(filters.since, filters.until, (since, until))
+    return filters
+
+
+def _report(
+    home: Home, report: str, apps: list[str], filters: Filters, limit: int | None
+) -> Result:
     """The report, what the read met said first on stderr, as the full command says it."""
     from . import usage
     from .calls import new_view
@@ -117,9 +174,11 @@ def _report(home: Home, report: str, apps: list[str]) -> Result:
         from .views.progress import progress_bar
 
         with progress_bar("Reading usage") as progress:  # after a second's work
-            result = usage.run(home, report, apps=apps, progress=progress)
+            result = usage.run(
+                home, report, apps=apps, filters=filters, limit=limit, progress=progress
+            )
     else:
-        result = usage.run(home, report, apps=apps)
+        result = usage.run(home, report, apps=apps, filters=filters, limit=limit)
     said = sorted(result.collected.diagnostics.items())
     if any(d.problems or d.skipped or d.damaged for _, d in said):
         # said as the full command says it (the read is not done again: a file's sums
@@ -131,10 +190,19 @@ def _report(home: Home, report: str, apps: list[str]) -> Result:
     return result
 
 
-def _write(result: Result, report: str, form: str, home: str, filtered: bool) -> None:
+def _write(
+    result: Result,
+    report: str,
+    form: str,
+    home: str,
+    filtered: bool,
+    bounds: tuple[str | None, str | None],
+    tz: str | None,
+) -> None:
     """The report on stdout as the full command writes it: its rows in JSON (one
     document, or one a line), else its table and captions, a note on stderr after it;
-    `filtered`: by --app (an empty report says so)."""
+    `filtered`: by an option (an empty report says so); `bounds`: --since and --until,
+    whose days the captions place in `tz`."""
     from .views import usage as view
 
     if form != "table":
@@ -149,10 +217,12 @@ def _write(result: Result, report: str, form: str, home: str, filtered: bool) ->
         sys.stdout.buffer.write(body)
         sys.stdout.buffer.flush()
         return
+    a_day = view.names_a_day(*bounds)
     if not result.rows:
-        _say(view.nothing_counted(filtered, None))
+        _say(view.nothing_counted(filtered, view.zone_named(tz) if a_day else None))
         return
-    zone = view.UTC_DAYS if report in view.DATED else None
+    dated = report in view.DATED or a_day
+    zone = view.zone_named(tz) if dated else None
     view.print_table(
         report, result.rows, result.total, result.collected.catalogue, home, zone
     )

@@ -2551,6 +2551,7 @@ def test_ctrl_c_at_the_branch_question_stops_as_anywhere_else(tmp_path: Path) ->
         ["resume", session, "--home", str(tmp_path / "home")],
         env,
         once="Resume on the current branch?",
+        at_rest=True,
     )
     assert code == -signal.SIGINT, terminal
     assert "Aborted" not in terminal and "Traceback" not in terminal

@@ -48,8 +48,11 @@ def transcript(
     full: bool = False,
     progress: Progress | None = None,
     shown: Callable[[Event], bool] | None = None,
+    listed: bool = True,
 ) -> Transcript:
-    """The session's events, sub-agents included unless `subagents == "none"`.
+    """The session's events, sub-agents included unless `subagents == "none"` (with
+    `listed`, those the index lists under it that its own read holds nothing of too,
+    after its events: `_with_listed`).
 
     With `tail`, only the last `tail` events of the lead agent's file are read (sub-agents
     left out), starting from the end of the file, so a 2 GB transcript answers at once;
@@ -75,7 +78,57 @@ def transcript(
     )
     if subagents == "none":
         events = (e for e in events if e.agent_id is None)
+    elif listed:
+        events = _with_listed(home, session, events, diagnostics, full)
     return Transcript(session, events, diagnostics)
+
+
+def _with_listed(
+    home: Home,
+    session: Session,
+    events: Iterator[Event],
+    diagnostics: Diagnostics,
+    full: bool,
+) -> Iterator[Event]:
+    """The session's events, then those of each sub-agent the index lists under it (or
+    under one of its sub-agents) that its read held no event of (an OpenClaw sub-agent
+    another agent's folder keeps, Warp's orchestrated agents), each read on its own and
+    told apart by its id, as `usage` counts it in this session's row: what `show` and
+    `export` give, and their token totals, are what `usage session` counts."""
+    from dataclasses import replace
+
+    seen: set[str | None] = set()
+    seq = -1
+    for event in events:
+        seen.add(event.agent_id)
+        seq = max(seq, event.seq)
+        yield event
+    source = sources.get(session.app)
+    asked = [session.id, *(a for a in seen if a)]
+    for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
+        index = Index(home)
+        try:
+            children = [index.shown(row.session()) for _, row in index.under(session.app, asked)]  # fmt: skip
+        finally:
+            index.close()
+        found = []
+        for child in children:
+            if child.id in seen or child.id == session.id:
+                continue
+            seen.add(child.id)
+            found.append(child.id)
+            for event in reading.read_session(source, child, diagnostics, full=full):
+                seq += 1
+                seen.add(event.agent_id)
+                yield replace(
+                    event,
+                    session_id=session.id,
+                    seq=seq,
+                    agent_id=event.agent_id or child.id,
+                )
+        if not found:
+            return
+        asked = found
 
 
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
@@ -204,7 +257,8 @@ def agent_tree(
 ) -> tuple[Session, AgentNode]:
     """The session's sub-agent tree: per node type, description, status, tokens, tool
     calls. What could not be read on the way is added to `diagnostics`."""
-    found = transcript(home, prefix, progress=progress)
+    # the sub-agents its events leave out are placed below, marked so (`_add_listed`)
+    found = transcript(home, prefix, progress=progress, listed=False)
     root = build_tree(found.session.id, found.events, found.session.agent_type)
     settle(root, _last_written(found.session.path), datetime.now(UTC))
     if diagnostics is not None:
@@ -240,7 +294,7 @@ def _add_listed(
         for parent_id, row in index.under(app, ids):
             child = row.session()
             try:
-                found = transcript(home, f"{app}:{child.id}")
+                found = transcript(home, f"{app}:{child.id}", listed=False)
                 node = build_tree(child.id, found.events, child.agent_type)
                 settle(node, _last_written(found.session.path), datetime.now(UTC))
                 if diagnostics is not None:

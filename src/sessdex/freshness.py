@@ -323,19 +323,69 @@ def note_as(path: str | os.PathLike[str], signature: str) -> None:
             _depending[name] = signature
 
 
+# ... or its first bytes, of a file its app replaces whole but whose start (ids written
+# first) it keeps: "start <bytes> <digest> <signature then>", which holds while the file
+# looks as it did, else while its first bytes are the same
+_START = "start "
+
+
+def note_start(path: str | os.PathLike[str], start: bytes) -> None:
+    """A file a parse needed only the first bytes of, `start`, which its app keeps when
+    it rewrites the file: the parse is read again once they differ or the file goes,
+    not when the rest changes."""
+    if _depending is not None:
+        name = os.fspath(path)
+        now = read_signature(name)
+        if name not in _depending and len(_depending) < MAX_DEPENDED:
+            _depending[name] = (
+                f"{_START}{len(start)} {_digest(start)} {now}" if now != ABSENT else now
+            )
+
+
+def _digest(data: bytes) -> str:
+    import hashlib  # here: only a warm list that finds such a file changed loads it
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _starts_with(path: str, length: int, digest: str) -> bool:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return False
+    try:  # a regular file only (`read_signature` said so): a pipe is never waited on
+        return (
+            stat.S_ISREG(os.fstat(fd).st_mode)
+            and _digest(os.read(fd, length)) == digest
+        )
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _weak(signature: str) -> bool:
-    return signature == PRESENT or signature.startswith(_HEAD)
+    return (
+        signature == PRESENT
+        or signature.startswith(_HEAD)
+        or signature.startswith(_START)
+    )
 
 
-def holds(signature: str, now: str) -> bool:
+def holds(signature: str, now: str, path: str = "") -> bool:
     """Whether a file noted for a parse as `signature` still gives the parse what it
-    read, looking as `now` (`read_signature`) does."""
+    read, looking as `now` (`read_signature`) does; `path`, the file, for a note of
+    its first bytes."""
     if now == signature:
         return True
     if now == ABSENT:
         return False
     if signature == PRESENT:
         return True
+    if signature.startswith(_START):
+        length, digest, then = signature[len(_START) :].split(" ", 2)
+        return then == now or (bool(path) and _starts_with(path, int(length), digest))
     if signature.startswith(_HEAD):
         inode, _, length = signature[len(_HEAD) :].partition(" ")
         size, _, rest = now.partition(" ")
@@ -364,7 +414,7 @@ def read_again(depended: Iterable[tuple[str, str]], looks: dict[str, str]) -> bo
         now = looks.get(path)
         if now is None:
             now = looks[path] = read_signature(path)
-        if not holds(signature, now):
+        if not holds(signature, now, path):
             return True
     return False
 

@@ -563,7 +563,7 @@ def _read_again(
         now = looks.get(depended)
         if now is None:
             now = looks[depended] = look(depended)
-        if now != signature and not freshness.holds(signature, now):
+        if now != signature and not freshness.holds(signature, now, depended):
             more[(app, path)] = None
     if not more:
         return changed

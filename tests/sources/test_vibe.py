@@ -1170,3 +1170,58 @@ def test_a_long_running_process_sees_a_meta_json_written_after_its_folder(
     assert forked_from() == NEWER
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "fresh"))
     assert forked_from() == NEWER
+
+
+def _cut_loose(home: Path) -> None:
+    """The newer folder's meta.json rewritten (as Vibe saves it: a new file renamed)
+    with other ids: it no longer continues the older folder."""
+    meta = home / SAVE_DIR / "session_20261201_101005_7a8b9c0d" / "meta.json"
+    written = json.loads(meta.read_text())
+    written["parent_session_id"] = None
+    replaced = meta.with_name("meta.json.tmp")
+    replaced.write_text(json.dumps(written, indent=2))
+    replaced.replace(meta)
+
+
+@LIST_PATHS
+def test_a_meta_json_rewritten_with_other_ids_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork names the chain holding its parent by the newer folder's ids; that
+    meta.json rewritten to name no parent, a cold `list` says the fork came from the
+    older folder, where a warm one kept naming the newer (it had noted only that the
+    newer meta.json was there)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def listed(state: str) -> dict[str, dict[str, object]]:
+        return list_rows(home, tmp_path / state, monkeypatch, listing=listing)
+
+    assert listed("warm")[FORK]["forked_from"] == NEWER
+    _cut_loose(home)
+    warm = listed("warm")
+    assert warm == listed("cold")
+    assert warm[FORK]["forked_from"] == OLDER
+
+
+def test_a_long_running_process_sees_a_meta_json_rewritten_with_other_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that listed before (`watch`, a library user) kept the save folder's
+    links while the folder listed the same entries: a meta.json rewritten with other
+    ids left a fork naming the newer folder, where a fresh run names the older."""
+    from sessdex import api
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+
+    def forked_from() -> object:
+        rows = {row.id: row for row in api.list_sessions(Home(home)).rows}
+        return json.loads(rows[FORK].record)["forked_from"]
+
+    assert forked_from() == NEWER
+    _cut_loose(home)
+    assert forked_from() == OLDER
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "fresh"))
+    assert forked_from() == OLDER

@@ -373,6 +373,8 @@ class _Links:
     children: dict[str, tuple[str, ...]]  # parent session id -> folder names naming it
     # the meta.json that gave no id (not written yet, cut short), as they looked then
     unsettled: tuple[tuple[str, str], ...] = ()
+    # folder name -> how its meta.json looked, and the ids its head gave then (None: none)
+    ids: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)
 
     def note_unsettled(self) -> None:
         """Tie the parse that used these links to the folders that said nothing yet:
@@ -380,10 +382,32 @@ class _Links:
         for path, signature in self.unsettled:
             freshness.note_as(path, signature)
 
+    def check(self, root: Path, name: str) -> None:
+        """Raise `_Stale` where the meta.json of folder `name`, which a parse is about
+        to use these links for, now gives other ids: Vibe rewrites it on every save,
+        keeping them, so a changed look alone reads only its head again."""
+        known = self.ids.get(name)
+        if known is None:
+            return
+        meta = os.path.join(root, name, "meta.json")
+        now = freshness.read_signature(meta)
+        if now == known[0]:
+            return
+        with freshness.not_depending():
+            found = _head_ids(Path(meta))
+        if found != known[1:]:
+            raise _Stale(name)
+        self.ids[name] = (now, *found)
+
+
+class _Stale(Exception):
+    """A meta.json the links were read from now gives other ids: read them again."""
+
 
 # The links of each save folder, kept per process while the folder lists the same
-# entries (its mtime) and the meta.json that gave no id still look as they did: Vibe
-# makes a folder, then writes its meta.json, whose ids it keeps from then on
+# entries (its mtime), the meta.json that gave no id still look as they did, and those
+# a parse uses give the ids they gave (`_Links.check`): Vibe makes a folder, then writes
+# its meta.json, whose ids it keeps from then on
 _LINKS: dict[str, tuple[int, _Links]] = {}
 
 
@@ -415,6 +439,7 @@ def _links_read(root: Path) -> _Links:
     folder_of: dict[str, str] = {}
     children: dict[str, list[str]] = {}
     unsettled: list[tuple[str, str]] = []
+    ids: dict[str, tuple[str, str | None, str | None]] = {}
     for entry in folders.entries(root):
         if (
             entry.is_dir()
@@ -425,6 +450,7 @@ def _links_read(root: Path) -> _Links:
             # as it looked before the read: a write after it shows
             signature = freshness.read_signature(meta)
             session_id, parent = _head_ids(Path(meta))
+            ids[entry.name] = (signature, session_id, parent)
             named = _FOLDER.search(entry.name)
             if session_id:
                 folder_of[session_id] = entry.name
@@ -440,25 +466,35 @@ def _links_read(root: Path) -> _Links:
         folder_of,
         {k: tuple(sorted(v)) for k, v in children.items()},
         tuple(unsettled),
+        ids,
     )
 
 
 def _head_ids(path: Path) -> tuple[str | None, str | None]:
+    return _head(path)[:2]
+
+
+def _head(path: Path) -> tuple[str | None, str | None, bytes | None]:
+    """A meta.json's session and parent ids, and its first bytes up to them (None where
+    they are not in its head: the whole file was read)."""
     try:
         with files.open_regular(path) as stream:
             head = stream.read(HEAD_BYTES)
     except OSError:
-        return None, None
+        return None, None, None
     found, parent = _ID.search(head), _PARENT.search(head)
     if found is None:  # not where Vibe puts it: read the whole (bounded) file
         document = files.read_json_file(path, limit=META_LIMIT)
-        return text_of(document, "session_id"), text_of(document, "parent_session_id")
+        ids = text_of(document, "session_id"), text_of(document, "parent_session_id")
+        return (*ids, None)
     parent_id = (
         parent.group(1).decode("utf-8", "replace")
         if parent and parent.group(1)
         else None
     )
-    return found.group(1).decode("utf-8", "replace"), parent_id
+    # a parent named past the head's end may be cut: the whole head then
+    end = max(found.end(), parent.end()) if parent else len(head)
+    return found.group(1).decode("utf-8", "replace"), parent_id, head[:end]
 
 
 # What the listing of a chain's newest folder read of its older folders, kept per
@@ -522,24 +558,34 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
     """The id the chain holding `session_id` is listed under (its newest folder)."""
     seen = {session_id}
     looked: list[Path] = []
-    heads: list[tuple[Path, int | None]] = []
+    heads: list[tuple[Path, int | None, bytes | None]] = []
     links.note_unsettled()  # a folder not yet written may be the successor
     # what is read of the newer folders is fixed once written (their ids, their first
     # line): noted as that, so that a turn of the chain's newest folder, which rewrites
     # its meta.json and grows its messages, does not read a fork of an older one again
     with freshness.not_depending():
         while (name := _successor(session_id, links, root, looked)) is not None:
+            links.check(root, name)
             found, _parent = _head_ids(root / name / "meta.json")
             if found is None or found in seen:
                 break
             seen.add(found)
             session_id = found
-        heads = [(folder, _first_line(folder)[1]) for folder in looked]
+        for folder in looked:
+            links.check(root, folder.name)
+        heads = [
+            (folder, _first_line(folder)[1], _head(folder / "meta.json")[2])
+            for folder in looked
+        ]
     # a folder made later may continue the newest one (compacted again): the save
     # folder's entries, which a turn inside a session's own folder leaves as they are
     freshness.note_depended(root)
-    for folder, head in heads:
-        freshness.note_present(folder / "meta.json")
+    for folder, head, start in heads:
+        # its ids, which a turn rewrites as they were (a rewrite with others shows)
+        if start is None:
+            freshness.note_depended(folder / "meta.json")
+        else:
+            freshness.note_start(folder / "meta.json", start)
         if head is None:  # no first line yet: any change may give one
             freshness.note_depended(folder / MESSAGES)
         else:
@@ -559,6 +605,8 @@ def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
         parent_id = chain[0].parent_id
         # (a folder whose meta.json is unreadable is known by its name's short id)
         name = links.folders.get(parent_id) or links.folders.get(parent_id[:_SHORT_ID])
+        if name:
+            links.check(root, name)
         older = (
             _kept(root / name / "meta.json", partial(_older_meta, root / name))
             if name
@@ -603,16 +651,16 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
     if meta is None:
         diagnostics.skip(str(path), 1, "not JSON")
         return []
-    links = _links(root)
-    chain = [meta] if subagent else _chain(meta, links, root)
+    for _attempt in range(2):
+        links = _links(root)
+        try:
+            chain, parent, forked_from = _linked(meta, links, root, subagent)
+            break
+        except _Stale:  # a meta.json rewritten with other ids since they were read
+            _LINKS.pop(str(root), None)
+    else:
+        chain, parent, forked_from = _linked(meta, _links_read(root), root, subagent)
     oldest = chain[0]
-    parent = forked_from = None
-    if subagent:
-        parent = meta.parent_id or _head_ids(folder.parent.parent / "meta.json")[0]
-    elif oldest.parent_id and not _opens_with_summary(oldest.folder):
-        forked_from = _newest(oldest.parent_id, links, root)  # a /branch fork
-    if parent:
-        parent = _newest(parent, links, root)
     size = 0
     for part in chain:
         messages = part.folder / "messages.jsonl"
@@ -658,6 +706,24 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
             extra=extra,
         ),
     ]
+
+
+def _linked(
+    meta: _Meta, links: _Links, root: Path, subagent: bool
+) -> tuple[list[_Meta], str | None, str | None]:
+    """A folder's chain, the lead a sub-agent's listing names and the session a fork's
+    names, from `links` (`_Stale` where they no longer hold)."""
+    folder = meta.folder
+    chain = [meta] if subagent else _chain(meta, links, root)
+    oldest = chain[0]
+    parent = forked_from = None
+    if subagent:
+        parent = meta.parent_id or _head_ids(folder.parent.parent / "meta.json")[0]
+    elif oldest.parent_id and not _opens_with_summary(oldest.folder):
+        forked_from = _newest(oldest.parent_id, links, root)  # a /branch fork
+    if parent:
+        parent = _newest(parent, links, root)
+    return chain, parent, forked_from
 
 
 def _note_torn(path: Path, diagnostics: Diagnostics) -> None:

@@ -269,17 +269,19 @@ def read_signature(path: str) -> str:
     return f"{st.st_size} {changed} {st.st_ino} {wal}"
 
 
-def note_depended(path: str | os.PathLike[str]) -> None:
+def note_depended(path: str | os.PathLike[str], look: str | None = None) -> None:
     """A file a parse read or looked for, there or not (see `depending`): called by
     `files` and `databases` where they open one, and by an adapter that opens a file
-    some other way; free when nothing records."""
+    some other way (`look`: its `read_signature`, where it has just taken it); free
+    when nothing records."""
     if _depending is not None:
         name = os.fspath(path)
         if name in _depending:
             if _weak(_depending[name]):  # read whole now, after its head alone
-                _depending[name] = read_signature(name)
+                _depending[name] = read_signature(name) if look is None else look
         elif len(_depending) < MAX_DEPENDED:
-            _depending[name] = read_signature(name)  # as it was before the read
+            # as it was before the read
+            _depending[name] = read_signature(name) if look is None else look
 
 
 # Files noted per parse: past these, a parse's later reads are not followed.

@@ -232,6 +232,7 @@ class _Meta:
     children: dict[str, str] = field(default_factory=dict)
     # the spawning tool call id -> the sub-agent's session id, where the entry names it
     child_ids: dict[str, str] = field(default_factory=dict)
+    damaged: bool = False  # read from its messages: its meta.json unreadable
 
 
 def _meta(folder: Path, diagnostics: Diagnostics | None = None) -> _Meta | None:
@@ -274,6 +275,7 @@ def _damaged_meta(folder: Path) -> _Meta | None:
         alias=None,
         effort=None,
         agent=None,
+        damaged=True,
     )
 
 
@@ -382,7 +384,7 @@ class _Links:
         for path, signature in self.unsettled:
             freshness.note_as(path, signature)
 
-    def check(self, root: Path, name: str) -> None:
+    def check(self, root: Path, name: str, now: str | None = None) -> None:
         """Raise `_Stale` where the meta.json of folder `name`, which a parse is about
         to use these links for, now gives other ids: Vibe rewrites it on every save,
         keeping them, so a changed look alone reads only its head again."""
@@ -390,7 +392,8 @@ class _Links:
         if known is None:
             return
         meta = os.path.join(root, name, "meta.json")
-        now = freshness.read_signature(meta)
+        if now is None:
+            now = freshness.read_signature(meta)
         if now == known[0]:
             return
         with freshness.not_depending():
@@ -505,12 +508,15 @@ _KEPT: dict[tuple[str, str], object] = {}
 _KEPT_MAX = 4096
 
 
-def _kept(path: Path, make: Callable[[], _T]) -> _T:
-    """`make()`, what was read of `path`, or what it gave while the file looked the same;
-    the file noted as read either way (`freshness.note_depended`)."""
-    key = (str(path), freshness.read_signature(str(path)))
+def _kept(path: str, make: Callable[[], _T], look: str | None = None) -> _T:
+    """`make()`, what was read of `path`, or what it gave while the file looked the same
+    (`look`, where the caller has just stat'ed it); the file noted as read either way
+    (`freshness.note_depended`)."""
+    if look is None:
+        look = freshness.read_signature(path)
+    key = (path, look)
     if key in _KEPT:
-        freshness.note_depended(path)
+        freshness.note_depended(path, look)
         return _KEPT[key]  # type: ignore[return-value]
     value = make()
     if len(_KEPT) >= _KEPT_MAX:
@@ -519,18 +525,20 @@ def _kept(path: Path, make: Callable[[], _T]) -> _T:
     return value
 
 
-def _opens_with_summary(folder: Path) -> bool:
+def _opens_with_summary(folder: Path, look: str | None = None) -> bool:
     """A compaction's new folder starts with the injected summary; a fork with copied turns."""
-    return _first_line(folder)[0]
+    return _first_line(folder, look)[0]
 
 
-def _first_line(folder: Path) -> tuple[bool, int | None]:
+def _first_line(folder: Path, look: str | None = None) -> tuple[bool, int | None]:
     """Whether a folder's messages open with the summary, and the bytes of their first
-    line (None where it has no newline yet)."""
-    return _kept(folder / "messages.jsonl", partial(_summary_first, folder))
+    line (None where it has no newline yet); `look`, how they look, where known."""
+    path = os.path.join(folder, MESSAGES)
+    return _kept(path, partial(_summary_first, folder), look)
 
 
-def _summary_first(folder: Path) -> tuple[bool, int | None]:
+def _summary_first(where: str | Path) -> tuple[bool, int | None]:
+    folder = Path(where)
     for line in (
         files.head_lines(folder / "messages.jsonl", 1)
         if (folder / "messages.jsonl").is_file()
@@ -593,35 +601,47 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
     return session_id
 
 
-def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
-    """The folders one compacted conversation went through, oldest first."""
-    chain = [meta]
+def _chain(
+    meta: _Meta, links: _Links, root: Path, looks: dict[str, str] | None = None
+) -> list[_Meta]:
+    """The folders one compacted conversation went through, oldest first; `looks` gains
+    how each older folder's messages.jsonl looked (`freshness.read_signature`). Each of
+    them is stat'ed once a step: every folder of a chain lists the chain up to it."""
+    chain = [meta]  # newest first, turned round at the end
     seen = {meta.session_id}
+    # plain strings: this loop runs for every folder of the chain
+    top, sep = os.fspath(root), os.sep
+    folder = os.fspath(meta.folder)
+    look: str | None = None  # the newest folder's messages: not stat'ed yet
     while (
-        chain[0].parent_id
-        and chain[0].parent_id not in seen
-        and _opens_with_summary(chain[0].folder)
+        (parent_id := chain[-1].parent_id)
+        and parent_id not in seen
+        and _kept(folder + sep + MESSAGES, partial(_summary_first, folder), look)[0]
     ):
-        parent_id = chain[0].parent_id
         # (a folder whose meta.json is unreadable is known by its name's short id)
         name = links.folders.get(parent_id) or links.folders.get(parent_id[:_SHORT_ID])
+        older = None
         if name:
-            links.check(root, name)
-        older = (
-            _kept(root / name / "meta.json", partial(_older_meta, root / name))
-            if name
-            else None
-        )
+            folder = top + sep + name
+            meta_path = folder + sep + "meta.json"
+            meta_look = freshness.read_signature(meta_path)
+            look = freshness.read_signature(folder + sep + MESSAGES)
+            links.check(root, name, meta_look)
+            older = _kept(meta_path, partial(_older_meta, folder), meta_look)
         if older is None:
             links.note_unsettled()  # the parent's folder may be one not yet written
             break
+        if looks is not None and look is not None:
+            looks[folder] = look
         seen.add(older.session_id)
-        chain.insert(0, older)
+        chain.append(older)
+    chain.reverse()
     return chain
 
 
-def _older_meta(folder: Path) -> _Meta | None:
+def _older_meta(where: str) -> _Meta | None:
     """An older folder of a chain: its meta.json, else what its messages say."""
+    folder = Path(where)
     return _meta(folder) or _damaged_meta(folder)
 
 
@@ -651,24 +671,31 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
     if meta is None:
         diagnostics.skip(str(path), 1, "not JSON")
         return []
+    looks: dict[str, str] = {}
     for _attempt in range(2):
         links = _links(root)
         try:
-            chain, parent, forked_from = _linked(meta, links, root, subagent)
+            chain, parent, forked_from = _linked(meta, links, root, subagent, looks)
             break
         except _Stale:  # a meta.json rewritten with other ids since they were read
             _LINKS.pop(str(root), None)
     else:
-        chain, parent, forked_from = _linked(meta, _links_read(root), root, subagent)
+        links = _links_read(root)
+        chain, parent, forked_from = _linked(meta, links, root, subagent, looks)
     oldest = chain[0]
     size = 0
     for part in chain:
-        messages = part.folder / "messages.jsonl"
-        freshness.note_depended(messages)  # its size is the session's too
-        size += file_size(messages)
+        look = looks.get(os.fspath(part.folder))
+        if look is None:
+            messages = part.folder / MESSAGES
+            freshness.note_depended(messages)  # its size is the session's too
+            size += file_size(messages)
+        else:  # an older folder's, as its chain's step looked
+            freshness.note_depended(os.path.join(part.folder, MESSAGES), look)
+            size += int(look.partition(" ")[0] or 0)
         # an older folder listed on its own says its own unfinished line
-        if part is meta or not (part.folder / "meta.json").is_file():
-            _note_torn(messages, diagnostics)
+        if part is meta or (part.damaged and not (part.folder / "meta.json").is_file()):
+            _note_torn(part.folder / MESSAGES, diagnostics)
     extra: dict[str, JSONValue] = {
         "engine": "legacy",
         "chain": [part.folder.name for part in chain],
@@ -709,12 +736,12 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
 
 
 def _linked(
-    meta: _Meta, links: _Links, root: Path, subagent: bool
+    meta: _Meta, links: _Links, root: Path, subagent: bool, looks: dict[str, str]
 ) -> tuple[list[_Meta], str | None, str | None]:
     """A folder's chain, the lead a sub-agent's listing names and the session a fork's
-    names, from `links` (`_Stale` where they no longer hold)."""
+    names, from `links` (`_Stale` where they no longer hold); `looks`, see `_chain`."""
     folder = meta.folder
-    chain = [meta] if subagent else _chain(meta, links, root)
+    chain = [meta] if subagent else _chain(meta, links, root, looks)
     oldest = chain[0]
     parent = forked_from = None
     if subagent:

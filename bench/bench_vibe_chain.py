@@ -6,11 +6,15 @@ appended to its messages.jsonl, its meta.json replaced whole), a warm `list --js
 each, in process. Counted: how many times each folder's meta.json was parsed again (the
 older folder's should never be: nothing of it changed), and the warm lists' median wall
 time. Target: the older folder parsed 0 times.
+Then (c) Vibe's own caches written in the save folder (`.session_index.json`,
+`.last_session/`), then a new session folder, a warm list after each: how many times the
+fork was parsed again (target: 0 for the caches; a new folder may continue its chain).
 Then (b) a cold listing of a chain of --chain folders (each compacted into the next), the
-CPU of parsing every folder in process: each folder is listed as its own chain too (its
-successor's listing hides it), so what each reads of the older ones is kept per process.
+CPU of parsing every folder in process, the median of --repeat: each folder is listed as
+its own chain too (its successor's listing hides it), so what each reads of the older
+ones is kept per process.
 
-    .venv/bin/python bench/bench_vibe_chain.py [--turns 20] [--chain 50]
+    .venv/bin/python bench/bench_vibe_chain.py [--turns 20] [--chain 50] [--repeat 9]
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--chain", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=9)
     options = parser.parse_args()
     from click.testing import CliRunner
 
@@ -77,16 +82,35 @@ def main() -> None:
             started = time.perf_counter()
             assert CliRunner().invoke(cli, argv).exit_code == 0
             times.append(time.perf_counter() - started)
+        turns = Counter(parsed)
+        parsed.clear()
+        (sessions / ".session_index.json").write_text("{}")  # as Vibe's listing keeps
+        (sessions / ".last_session").mkdir()
+        assert CliRunner().invoke(cli, argv).exit_code == 0
+        cached = parsed[FOLDERS["fork"]]
+        parsed.clear()
+        shutil.copytree(sessions / FOLDERS["older"], sessions / "session_x_new")
+        assert CliRunner().invoke(cli, argv).exit_code == 0
+        came = parsed[FOLDERS["fork"]]
     print(f"{options.turns} turns of the newer folder, a warm list after each:")
     for what, name in FOLDERS.items():
-        print(f"  {what:5} folder's meta.json parsed again {parsed[name]:3} times")
+        print(f"  {what:5} folder's meta.json parsed again {turns[name]:3} times")
     print(f"  warm list: median {statistics.median(times) * 1000:.1f} ms")
-    chain_cost(options.chain, parse)
-    sys.exit(0 if parsed[FOLDERS["older"]] == 0 else 1)
+    print(
+        f"(c) Vibe's caches written beside the sessions: the fork parsed {cached} times"
+    )
+    print(f"    a new session folder: the fork parsed {came} times")
+    costs = [chain_cost(options.chain, parse) for _ in range(options.repeat)]
+    print(
+        f"(b) a cold listing of a chain of {options.chain} folders: "
+        f"{statistics.median(costs) * 1000:.1f} ms CPU (median of {options.repeat})"
+    )
+    sys.exit(0 if turns[FOLDERS["older"]] == 0 and cached == 0 else 1)
 
 
-def chain_cost(length: int, parse: Callable[..., object]) -> None:
-    """(b): a chain of `length` folders made from the fixture's pair, parsed cold."""
+def chain_cost(length: int, parse: Callable[..., object]) -> float:
+    """(b): a chain of `length` folders made from the fixture's pair, parsed cold: the
+    CPU seconds."""
     from sessdex.diagnostics import Diagnostics
     from sessdex.sources import Home, vibe
 
@@ -110,10 +134,7 @@ def chain_cost(length: int, parse: Callable[..., object]) -> None:
         started = time.process_time()
         for path in paths:
             parse(path, location, Diagnostics())
-        used = time.process_time() - started
-    print(
-        f"(b) a cold listing of a chain of {length} folders: {used * 1000:.1f} ms CPU"
-    )
+        return time.process_time() - started
 
 
 if __name__ == "__main__":

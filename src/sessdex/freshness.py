@@ -367,11 +367,67 @@ def _starts_with(path: str, length: int, digest: str) -> bool:
         os.close(fd)
 
 
+# ... or, of a folder, only its sub-folders not hidden (a name not starting with "."),
+# those named in `skip` aside: "folders <skip, /-joined> <digest> <signature then>",
+# units apart, which holds while the folder looks as it did, else while that set is the
+# same (a cache file its app rewrites beside them, a hidden folder, changes nothing)
+_FOLDERS = "folders\x1f"
+
+
+def note_folders(path: str | os.PathLike[str], skip: Iterable[str] = ()) -> None:
+    """A folder a parse needed only the sub-folders of, not hidden and not named in
+    `skip`: the parse is read again once one of those comes or goes, not when a file or
+    a hidden folder does."""
+    if _depending is not None:
+        name = os.fspath(path)
+        now = read_signature(name)
+        if name not in _depending and len(_depending) < MAX_DEPENDED:
+            skipped = "/".join(skip)  # no name holds it
+            digest = _folders_digest(name, skipped, now)
+            _depending[name] = (
+                "\x1f".join((_FOLDERS[:-1], skipped, digest, now))
+                if now != ABSENT and digest
+                else now
+            )
+
+
+_LISTED: dict[
+    tuple[str, str, str], str
+] = {}  # per process: many parses note one folder
+
+
+def _folders_digest(path: str, skipped: str, now: str) -> str:
+    """A digest of a folder's sub-folders but hidden ones and those in `skipped`, the
+    folder looking as `now` (`read_signature`); "" where it cannot be listed."""
+    key = (path, skipped, now)
+    if key in _LISTED:
+        return _LISTED[key]
+    skip = set(skipped.split("/"))
+    try:
+        with os.scandir(path) as listing:
+            names = sorted(
+                entry.name
+                for entry in listing
+                if not entry.name.startswith(".")
+                and entry.name not in skip
+                and entry.is_dir()
+            )
+    except OSError:
+        return ""
+    if len(_LISTED) >= 64:
+        _LISTED.clear()
+    digest = _LISTED[key] = _digest(
+        "\x00".join(names).encode("utf-8", "surrogateescape")
+    )
+    return digest
+
+
 def _weak(signature: str) -> bool:
     return (
         signature == PRESENT
         or signature.startswith(_HEAD)
         or signature.startswith(_START)
+        or signature.startswith(_FOLDERS)
     )
 
 
@@ -385,6 +441,11 @@ def holds(signature: str, now: str, path: str = "") -> bool:
         return False
     if signature == PRESENT:
         return True
+    if signature.startswith(_FOLDERS):
+        skipped, digest, then = signature[len(_FOLDERS) :].split("\x1f", 2)
+        return then == now or (
+            bool(path) and _folders_digest(path, skipped, now) == digest
+        )
     if signature.startswith(_START):
         length, digest, then = signature[len(_START) :].split(" ", 2)
         return then == now or (bool(path) and _starts_with(path, int(length), digest))

@@ -1225,3 +1225,43 @@ def test_a_long_running_process_sees_a_meta_json_rewritten_with_other_ids(
     assert forked_from() == OLDER
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "fresh"))
     assert forked_from() == OLDER
+
+
+def test_vibes_own_caches_beside_its_sessions_read_no_fork_or_sub_agent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vibe rewrites its listing's cache (`.session_index.json`) and keeps
+    `.last_session/` in the save folder: a warm `list` read every fork and legacy
+    sub-agent again for it, as if a folder that may continue their chain had come. It
+    now reads none of them, and lists as a cold one does; a new session folder still
+    reads them again (its meta.json alone says whether it continues their chain)."""
+    from collections import Counter
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    save = home / SAVE_DIR
+    parsed: Counter[str] = Counter()
+    parse = vibe.parse
+
+    def counted(path: Path, *args: object) -> list[Session]:
+        parsed["agents" in path.parts or path.parent.name[-8:]] += 1
+        return parse(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vibe, "parse", counted)
+
+    def listed(state: str) -> dict[str, dict[str, object]]:
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")
+
+    listed("warm")
+    assert parsed[FORK[:8]] and parsed[True]  # the fork's and the sub-agent's
+    parsed.clear()
+    (save / ".session_index.json").write_text("{}")
+    (save / ".last_session").mkdir()
+    (save / ".last_session" / "pts-0").write_text(NEWER)
+    warm = listed("warm")
+    assert (parsed[FORK[:8]], parsed[True]) == (0, 0)
+    assert warm == listed("cold")
+    parsed.clear()
+    shutil.copytree(save / "session_20261130_081121_ee760971", save / "session_x_1")
+    listed("warm")
+    assert parsed[FORK[:8]] == 1

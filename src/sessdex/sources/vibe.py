@@ -586,8 +586,10 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
             for folder in looked
         ]
     # a folder made later may continue the newest one (compacted again): the save
-    # folder's entries, which a turn inside a session's own folder leaves as they are
-    freshness.note_depended(root)
+    # folder's sub-folders as `_links_read` reads them, which a turn inside a session's
+    # own folder leaves as they are, and Vibe's caches beside them (its listing's
+    # .session_index.json, .last_session/) or a Vibe 3 store do not change
+    freshness.note_folders(root, ("unified",))
     for folder, head, start in heads:
         # its ids, which a turn rewrites as they were (a rewrite with others shows)
         if start is None:

@@ -1265,3 +1265,21 @@ def test_vibes_own_caches_beside_its_sessions_read_no_fork_or_sub_agent_again(
     shutil.copytree(save / "session_20261130_081121_ee760971", save / "session_x_1")
     listed("warm")
     assert parsed[FORK[:8]] == 1
+
+
+def test_a_meta_json_rewritten_with_other_ids_while_listed_is_no_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A meta.json that gives other ids each time the links are checked (rewritten
+    again while they are read again) lists the chain from the links as read, where
+    the parse raised."""
+    before = sessions()
+
+    def rewritten(links: object, root: Path, name: str, now: str | None = None) -> None:
+        if getattr(links, "ids", None):  # links that know the ids they were read with
+            raise vibe._Stale(name)
+
+    monkeypatch.setattr(vibe._Links, "check", rewritten)
+    after = sessions()
+    assert after[FORK].extra["forked_from_id"] == NEWER
+    assert after == before

@@ -57,7 +57,7 @@ import contextlib
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -681,8 +681,8 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
             break
         except _Stale:  # a meta.json rewritten with other ids since they were read
             _LINKS.pop(str(root), None)
-    else:
-        links = _links_read(root)
+    else:  # rewritten again while read: these links, as they were read, unchecked
+        links = replace(_links_read(root), ids={})
         chain, parent, forked_from = _linked(meta, links, root, subagent, looks)
     oldest = chain[0]
     size = 0

@@ -386,3 +386,39 @@ def test_known_columns_says_a_database_without_the_table_is_not_the_apps(
         f"someapp: {path} has no sessions table; not a Some database we know",
         f"someapp: {path} has no part table; not a Some database we know",
     ]
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "UTF-16le"])
+def test_a_huge_value_of_a_view_is_elided_as_a_tables_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoding: str
+) -> None:
+    """A view's row has no rowid for blob IO: its huge value, found by its key, is read
+    in pieces and its long strings elided, the same value a table's row gives; before,
+    it was counted "too long" and its part was lost."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 200)
+    monkeypatch.setattr(files, "KEEP_STRING", 50)
+    monkeypatch.setattr(files, "CHUNK", 64)
+    output = "é" * 2500 + "x" * 2500  # a piece may end inside a character
+    huge = orjson.dumps({"type": "tool", "tool": "read", "output": output}).decode()
+    path = tmp_path / "a.db"
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA encoding = '{encoding}'")
+    connection.execute("CREATE TABLE part_data (id TEXT PRIMARY KEY, data)")
+    connection.execute("INSERT INTO part_data VALUES ('p0', ?)", (huge,))
+    connection.execute("CREATE VIEW part AS SELECT * FROM part_data")
+    connection.commit()
+    connection.close()
+    diagnostics = Diagnostics()
+    opened = databases.open_sqlite(path)
+    try:
+        value = databases.bounded_value(
+            opened, "part", "data", None, key=("id", "p0"), diagnostics=diagnostics
+        )
+        table = databases.bounded_value(opened, "part_data", "data", 1)
+    finally:
+        opened.close()
+    assert not diagnostics.details
+    found = orjson.loads(value or b"")
+    assert found["type"] == "tool" and files.elided(found["output"]) == (7500, "é" * 24)
+    if encoding == "UTF-8":
+        assert value == table

@@ -56,6 +56,8 @@ from .diagnostics import read_failed
 from .indexfile import SNAPSHOTS_SWEPT, sqlite_uri
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .diagnostics import Diagnostics
 
 
@@ -1110,6 +1112,7 @@ def quote_identifier(name: str) -> str:
 
 
 NO_ROWID = "no rowid (a view, not a table): not read"
+_VIEW_PIECES = 8  # a view's huge value is cut in about this many pieces
 
 
 def bounded_value(
@@ -1171,8 +1174,9 @@ def _keyed_value(
     where: str,
 ) -> bytes | str | None:
     """A view's value found by its key: no blob IO opens it, so its size is asked first
-    (the cast makes `length` count bytes) and one past `files.READ_LINE_CAP` is counted
-    "too long" rather than read whole (a table's is streamed, its long strings elided)."""
+    (the cast makes `length` count bytes) and one past `files.READ_LINE_CAP` is read a
+    piece at a time and compacted as a table's is (`files.compacted`: its long strings
+    cut, their size said), None and counted "too long" where it stays too long even so."""
     from . import files
 
     found = (
@@ -1184,12 +1188,38 @@ def _keyed_value(
             f"SELECT length(CAST({value} AS BLOB)) {found}", (key[1],)
         ).fetchone()
         if row and isinstance(row[0], int) and row[0] > files.READ_LINE_CAP:
-            if diagnostics is not None:
+            # UTF-8 text is cut as bytes (SQLite need not count characters); UTF-16
+            # text as characters, since its bytes are not the JSON's
+            utf8 = connection.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
+            piece = f"CAST({value} AS BLOB)" if utf8 else value
+            query = f"SELECT substr({piece}, ?, ?) {found}"
+            compact = files.compacted(_pieces(connection, query, key, row[0]))
+            if compact is None and diagnostics is not None:
                 diagnostics.skip(where, 0, "too long")
-            return None
+            return compact
     row = connection.execute(f"SELECT {value} {found}", (key[1],)).fetchone()
     data = row[0] if row else None
     return data if isinstance(data, bytes | str) else None
+
+
+def _pieces(
+    connection: sqlite3.Connection, query: str, key: tuple[str, object], size: int
+) -> Iterator[bytes]:
+    """A view's value of `size` bytes in at most about `_VIEW_PIECES` pieces (of
+    `files.CHUNK` bytes at least; characters of UTF-16 text), as UTF-8. SQLite loads the
+    whole value to cut each piece from it (no blob IO opens a view's row): few pieces
+    keep that time down, and Python never holds more than one of them."""
+    from . import files
+
+    length = max(files.CHUNK, -(-size // _VIEW_PIECES))
+    at = 1
+    while True:
+        row = connection.execute(query, (at, length, key[1])).fetchone()
+        piece = row[0] if row else None
+        if not isinstance(piece, bytes | str) or not piece:
+            return
+        yield piece.encode(errors="replace") if isinstance(piece, str) else piece
+        at += len(piece)
 
 
 def value_opening(

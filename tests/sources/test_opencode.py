@@ -768,3 +768,36 @@ def test_an_image_a_tool_gave_the_model_is_named_in_its_result(tmp_path: Path) -
     assert result["text"] == (
         "Image read successfully\n[file shot.png, image/png]\n[file image/jpeg]"
     )
+
+
+def test_a_huge_value_of_a_view_is_shown_cut_as_a_tables_is(tmp_path: Path) -> None:
+    """A part of over 4 MB in a `part` that is a view is shown with its long output cut
+    and its size said, as the same part of a table is (`show --json` the same); before,
+    the view's part was counted `too long` and its tool result was missing."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    database = home / ".local/share/opencode/opencode.db"
+    state = {"status": "completed", "input": {"filePath": "/srv/huge.log"},
+             "output": "z" * (5 * 1024 * 1024), "time": {"start": 1, "end": 2}}  # fmt: skip
+    part = {"type": "tool", "callID": "call_huge", "tool": "read", "state": state}
+    with contextlib.closing(sqlite3.connect(database)) as writer:
+        message_id, created = writer.execute(
+            "SELECT message_id, time_created FROM part WHERE session_id = ? "
+            "ORDER BY id DESC",
+            (BASIC,),
+        ).fetchone()
+        writer.execute(
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated,"
+            " data) VALUES ('prt_zzzz_huge', ?, ?, ?, ?, ?)",
+            (message_id, BASIC, created, created, json.dumps(part)),
+        )
+        writer.commit()
+    before = json.loads(cli_over(home, "show", BASIC, "--json").stdout)
+    [cut] = [
+        e for e in before if e["call_id"] == "call_huge" and e["kind"] == "tool_result"
+    ]
+    assert "5.0 MB" in cut["text"] and len(cut["text"]) < 100_000
+    tables_as_views(database, "message", "part")
+    after = cli_over(home, "show", BASIC, "--json", "--verbose")
+    assert "too long" not in after.stderr
+    assert json.loads(after.stdout) == before

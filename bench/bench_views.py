@@ -14,25 +14,34 @@
     2 x (streamed: it does not grow with the file) and time at most 3 x show --json's;
     and what grouping itself costs (holding, spooling, reading back): `export -f md` vs
     `export -f md --subagents inline` (time order, nothing held), at most 1.3 x.
+(e) `sessdex show ID --json` of an OpenCode session of --parts parts (five a message, in
+    the real 1.18.33 home of shared/corpus/realcli) whose `message` and `part` are views
+    over copies with no key or index (no rowid, nothing to seek by) vs the same session
+    in the tables: time at most 1.5 x, peak RSS at most 1.3 x; with --base REV, that
+    commit's sessdex over the views too, the same run (its time / this tree's).
 
 The transcript is written by make_corpus.py (`--real-bytes`, a few pasted images) into a temp
 dir and deleted after. Figures are medians of --runs runs. Usage:
 
-    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3] [--skip a|b|c|d]
+    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3]
+        [--parts 10000] [--base REV] [--skip a|b|c|d|e]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import sqlite3
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import Report, environment, make_real, mb, median, run, sessdex
+from _common import ROOT, Report, environment, make_real, mb, median, run, sessdex
 
 REPLAY_RATIO = 1.3
 ESCAPED_RATIO = 1.5
@@ -40,7 +49,12 @@ EXPLAIN_RATIO = 1.3
 EXPORT_RSS_RATIO = 2.0
 EXPORT_TIME_RATIO = 3.0
 GROUPED_RATIO = 1.3
+VIEWS_TIME_RATIO = 1.5
+VIEWS_RSS_RATIO = 1.3
 BIG_LINE = 50 * 1024 * 1024
+REALCLI = ROOT.parent / "shared" / "corpus" / "realcli" / "opencode-1.18.33" / "home"
+OPENCODE_SESSION = "ses_dd47cef52ffe38O37iH1Ffe05b"
+PARTS_A_MESSAGE = 5
 
 
 def timed(argv: list[str], env: dict[str, str], runs: int) -> float:
@@ -184,18 +198,112 @@ def exports(
     )
 
 
+def opencode_home(target: Path, parts: int, views: bool) -> None:
+    """The real OpenCode home with `parts` more parts in its first session; with `views`,
+    `message` and `part` copied into tables with no key or index, views of them in their
+    place (`CREATE TABLE … AS SELECT` keeps neither)."""
+    shutil.copytree(REALCLI, target)
+    database = target / ".local" / "share" / "opencode" / "opencode.db"
+    db = sqlite3.connect(database)
+    (created,) = db.execute(
+        "SELECT max(time_created) FROM message WHERE session_id = ?",
+        (OPENCODE_SESSION,),
+    ).fetchone()
+    for n in range(parts // PARTS_A_MESSAGE):
+        message_id, when = f"msg_zzbench{n:07d}", created + n + 1
+        role = "assistant" if n % 2 else "user"
+        info = {"role": role, "time": {"created": when}}
+        db.execute(
+            "INSERT INTO message (id, session_id, time_created, time_updated, data)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (message_id, OPENCODE_SESSION, when, when, json.dumps(info)),
+        )
+        for p in range(PARTS_A_MESSAGE):
+            part = {"type": "text", "text": f"part {p} of message {n}: " + "w" * 200}
+            db.execute(
+                "INSERT INTO part (id, message_id, session_id, time_created,"
+                " time_updated, data) VALUES (?, ?, ?, ?, ?, ?)",
+                (f"prt_{message_id}_{p}", message_id, OPENCODE_SESSION, when, when,
+                 json.dumps(part)),
+            )  # fmt: skip
+    if views:
+        for table in ("message", "part"):
+            db.execute(f"CREATE TABLE {table}_copy AS SELECT * FROM {table}")
+            db.execute(f"DROP TABLE {table}")
+            db.execute(f"CREATE VIEW {table} AS SELECT * FROM {table}_copy")
+    db.commit()
+    db.close()
+
+
+def base_tree(work: Path, rev: str) -> Path:
+    """`rev`'s src/ (git archive), for the same run's before."""
+    target = work / "base"
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target / "src"
+
+
+def views(report: Report, work: Path, parts: int, runs: int, base: str | None) -> None:
+    report.note(f"(e) show --json, {parts} parts: views without an index vs tables")
+    figures: dict[str, tuple[float, float]] = {}
+    cases = [("tables", False, None), ("views", True, None)]
+    if base:
+        cases.append((f"views at {base}", True, base_tree(work, base)))
+    for name, as_views, src in cases:
+        home = work / "opencode" / ("views" if as_views else "tables")
+        if not home.exists():
+            opencode_home(home, parts, as_views)
+        env = environment(work / "state-opencode" / name.replace(" ", "-"))
+        if src is not None:
+            env["PYTHONPATH"] = str(src)
+        argv = sessdex("show", OPENCODE_SESSION, "--json", "--home", str(home))
+        run(argv, env)  # the index, once
+        found = [run(argv, env, measure_rss=True) for _ in range(runs)]
+        if any(r.returncode != 0 for r in found):
+            raise SystemExit(f"{name}: show failed: {found[0].stderr[-500:]}")
+        figures[name] = (
+            median([r.seconds for r in found]),
+            median([r.peak_rss for r in found]),
+        )
+        report.note(f"  {name}: {figures[name][0]:.2f} s, {mb(figures[name][1])}")
+    shutil.rmtree(work / "opencode")
+    (seconds, rss), (base_seconds, base_rss) = figures["views"], figures["tables"]
+    report.check(
+        f"views time <= {VIEWS_TIME_RATIO} x tables",
+        seconds <= VIEWS_TIME_RATIO * base_seconds,
+        f"{seconds / base_seconds:.2f} x",
+    )
+    report.check(
+        f"views peak RSS <= {VIEWS_RSS_RATIO} x tables",
+        rss <= VIEWS_RSS_RATIO * base_rss,
+        f"{rss / base_rss:.2f} x",
+    )
+    if base:
+        before = figures[f"views at {base}"][0]
+        report.note(f"  views at {base} / this tree: {before / seconds:.1f} x the time")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=256, help="transcript size")
     parser.add_argument("--big-lines", type=int, default=4, help="for (b)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--parts", type=int, default=10_000, help="for (e)")
+    parser.add_argument("--base", help="(e) also at this commit, e.g. 874d425f")
     parser.add_argument(
-        "--skip", action="append", default=[], choices=["a", "b", "c", "d"]
+        "--skip", action="append", default=[], choices=["a", "b", "c", "d", "e"]
     )
     args = parser.parse_args()
     report = Report()
     work = Path(tempfile.mkdtemp(prefix="sessdex-bench-views-"))
     try:
+        if "e" not in args.skip:
+            views(report, work, args.parts, args.runs, args.base)
+        if not {"a", "b", "c", "d"} - set(args.skip):
+            return report.summary()
         manifest = make_real(work / "corpus", args.mb)
         home = work / "corpus" / "home"
         sid = manifest["sessions"][0]["id"]

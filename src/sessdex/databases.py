@@ -1125,6 +1125,7 @@ def bounded_value(
     diagnostics: Diagnostics | None = None,
     where: str = "",
     key: tuple[str, object] | None = None,
+    listed: tuple[object, object] | None = None,
 ) -> bytes | str | None:
     """One row's JSON text without ever holding a huge one whole.
 
@@ -1136,11 +1137,17 @@ def bounded_value(
     load it whole). A value that IO cannot open (NULL, a number), or text in a UTF-16
     database (blob IO gives its raw bytes), is read the plain way; a view's row, which
     has no rowid to find it by, is read by its `key` (column, value) where one is given
-    (`_keyed_value`), else None (counted as `NO_ROWID`).
+    (`_keyed_value`), else None (counted as `NO_ROWID`). `listed` is what the query that
+    listed a view's row selected with it (`view_values`): a value that fits comes from
+    there, with no look-up of its own.
     """
     from . import files
 
     if not isinstance(rowid, int):  # a view's rows have none (NULL): nothing opens them
+        if listed is not None:
+            value, size = listed
+            if value is not None or not isinstance(size, int):  # all but a huge one
+                return value if isinstance(value, bytes | str) else None
         if key is not None:
             return _keyed_value(
                 connection, table, column, key, full, diagnostics, where
@@ -1220,6 +1227,27 @@ def _pieces(
             return
         yield piece.encode(errors="replace") if isinstance(piece, str) else piece
         at += len(piece)
+
+
+def view_values(column: str, full: bool = False) -> str:
+    """The SQL selecting, beside a view's row, its `column` where that is at most
+    `files.READ_LINE_CAP` bytes (any, with `full`), then its size: the `listed` pair of
+    `bounded_value`. Rows read in the pass that lists them: a look-up by key of each
+    would scan a view without an index once per row."""
+    from . import files
+
+    size = f"length(CAST({column} AS BLOB))"
+    if full:
+        return f"{column}, {size}"
+    return f"CASE WHEN {size} <= {files.READ_LINE_CAP} THEN {column} END, {size}"
+
+
+def is_view(connection: sqlite3.Connection, table: str) -> bool:
+    """Whether `table` is a view: its rows have no rowid (NULL) for blob IO to open."""
+    row = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?", (table,)
+    ).fetchone()
+    return row is not None
 
 
 def value_opening(

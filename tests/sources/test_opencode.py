@@ -801,3 +801,74 @@ def test_a_huge_value_of_a_view_is_shown_cut_as_a_tables_is(tmp_path: Path) -> N
     after = cli_over(home, "show", BASIC, "--json", "--verbose")
     assert "too long" not in after.stderr
     assert json.loads(after.stdout) == before
+
+
+def _unindexed_views(database: Path) -> None:
+    """`message` and `part` copied into tables without a key or an index (a hand-made
+    migration's `CREATE TABLE … AS SELECT`), each a view of its copy under its name."""
+    with contextlib.closing(sqlite3.connect(database, isolation_level=None)) as db:
+        for table in ("message", "part"):
+            db.execute(f"CREATE TABLE {table}_copy AS SELECT * FROM {table}")
+            db.execute(f"DROP TABLE {table}")
+            db.execute(f"CREATE VIEW {table} AS SELECT * FROM {table}_copy")
+
+
+def _sqlite_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages: int
+) -> tuple[int, int]:
+    """SQLite's steps (in thousands of VM instructions) to read a session of `messages`
+    more messages of two parts each, kept in unindexed views; and its events."""
+    home = tmp_path / f"home-{messages}"
+    shutil.copytree(HOME, home)
+    database = home / ".local/share/opencode/opencode.db"
+    with contextlib.closing(sqlite3.connect(database)) as writer:
+        (created,) = writer.execute(
+            "SELECT max(time_created) FROM message WHERE session_id = ?", (BASIC,)
+        ).fetchone()
+        for n in range(messages):
+            message_id, when = f"msg_zzzz{n:06d}", created + n + 1
+            info = {"role": "user", "time": {"created": when}}
+            writer.execute(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (message_id, BASIC, when, when, json.dumps(info)),
+            )
+            for p in range(2):
+                text = {"type": "text", "text": f"line {n}.{p}"}
+                writer.execute(
+                    "INSERT INTO part (id, message_id, session_id, time_created,"
+                    " time_updated, data) VALUES (?, ?, ?, ?, ?, ?)",
+                    (f"prt_{message_id}_{p}", message_id, BASIC, when, when,
+                     json.dumps(text)),
+                )  # fmt: skip
+        writer.commit()
+    _unindexed_views(database)
+    session = sessions(home)[BASIC]
+    steps = [0]
+    opened = databases.open_or_say
+
+    def counted(*args: object, **options: object) -> sqlite3.Connection | None:
+        connection = opened(*args, **options)  # type: ignore[arg-type]
+        if connection is not None:
+            connection.set_progress_handler(
+                lambda: steps.__setitem__(0, steps[0] + 1), 1000
+            )
+        return connection
+
+    with monkeypatch.context() as patched:
+        patched.setattr(databases, "open_or_say", counted)
+        found = list(opencode.read(session, Diagnostics()))
+    return steps[0], len(found)
+
+
+def test_a_session_in_unindexed_views_is_read_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Views over tables with no index (no rowid, no key to seek by): four times the
+    parts cost SQLite at most about four times the work, each row read in the pass that
+    lists it; before, every part and message was looked up by its id, a scan of the view
+    each (300 -> 1200 messages: 16 times the work, minutes on a big session)."""
+    small, small_events = _sqlite_work(tmp_path, monkeypatch, 300)
+    large, large_events = _sqlite_work(tmp_path, monkeypatch, 1200)
+    assert large_events - small_events == 900 * 2  # every part shown
+    assert large < 6 * small, (small, large)

@@ -12,6 +12,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from sessdex import databases
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import opencode
@@ -511,3 +514,45 @@ def test_a_file_in_a_tool_results_content_is_named_after_its_text(
     events, _ = read(sessions(home)[NATIVE])
     [result] = [e for e in events if e.kind == "tool_result" and e.call_id == "call_4"]
     assert result.text == "Image read successfully\n[file shot.png, image/png]"
+
+
+def _rows_work(tmp_path: Path, more: int) -> tuple[int, int]:
+    """SQLite's steps (thousands of VM instructions) to read NATIVE with `more` user rows
+    more, `session_message` a view over a copy with no key or index; and its events."""
+    home = tmp_path / f"home-{more}"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        (f"msg_m{n:06d}", "user", {"time": {"created": T0 + 2000 + n}, "text": f"line {n}"})
+        for n in range(more)
+    ])  # fmt: skip
+    db.execute("CREATE TABLE session_message_copy AS SELECT * FROM session_message")
+    db.execute("DROP TABLE session_message")
+    db.execute("CREATE VIEW session_message AS SELECT * FROM session_message_copy")
+    db.commit()
+    db.close()
+    session = sessions(home)[NATIVE]
+    steps = [0]
+    opened = databases.open_or_say
+
+    def counted(*args: object, **options: object) -> sqlite3.Connection | None:
+        connection = opened(*args, **options)  # type: ignore[arg-type]
+        if connection is not None:
+            connection.set_progress_handler(
+                lambda: steps.__setitem__(0, steps[0] + 1), 1000
+            )
+        return connection
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(databases, "open_or_say", counted)
+        events, _ = read(session)
+    return steps[0], len(events)
+
+
+def test_rows_in_an_unindexed_view_are_read_in_one_pass(tmp_path: Path) -> None:
+    """2.x rows in a view over a table with no index: each row's data comes with the
+    query listing them, so four times the rows cost about four times the work; before,
+    each row was looked up by its id, a scan of the view each (16 times the work)."""
+    small, small_events = _rows_work(tmp_path, 500)
+    large, large_events = _rows_work(tmp_path, 2000)
+    assert large_events - small_events == 1500
+    assert large < 6 * small, (small, large)

@@ -91,8 +91,15 @@ class Reader(Protocol):
     ) -> Iterator[Event]: ...
 
     def value(
-        self, connection: sqlite3.Connection, table: str, rowid: object, key: object
+        self,
+        connection: sqlite3.Connection,
+        table: str,
+        rowid: object,
+        key: object,
+        listed: tuple[object, object] | None = None,
     ) -> dict[str, object]: ...
+
+    def listed(self, table: str, alias: str = "") -> str: ...
 
 
 def has_rows(connection: sqlite3.Connection, session_id: str) -> bool:
@@ -142,19 +149,21 @@ def history(
     known_times = {(created, role) for created, _, role in legacy_rows[:_IDS_CAP]}
     spawned = _Spawned(connection, session_id)
     rows = connection.execute(
-        "SELECT id, type, time_created, rowid FROM session_message WHERE session_id = ? ORDER BY seq",
+        f"SELECT id, type, time_created, rowid, {reader.listed('session_message')} FROM session_message WHERE session_id = ? ORDER BY seq",
         (session_id,),
     )
     waiting = iter(legacy_rows)
     legacy = next(waiting, None)
-    for row_id, kind, created, rowid in rows:
+    for row_id, kind, created, rowid, *listed in rows:
         kind = as_str(kind) or ""
         if row_id in known_ids or (created, _role(kind)) in known_times:
             continue  # the upgrade's copy of a 1.x message
         while legacy is not None and isinstance(created, int) and legacy[0] <= created:
             yield from legacy_message(legacy[1], legacy[0])  # written before this row
             legacy = next(waiting, None)
-        data = reader.value(connection, "session_message", rowid, row_id)
+        data = reader.value(
+            connection, "session_message", rowid, row_id, (listed[0], listed[1])
+        )
         yield from _row(reader, kind, data, created, agent, children, copied, spawned)
     while legacy is not None:
         yield from legacy_message(legacy[1], legacy[0])
@@ -456,18 +465,26 @@ def _billed_calls(connection: sqlite3.Connection, source: str | None) -> set[byt
     """The model calls of a fork's source: a fork's copy of one is billed there, not here."""
     if source is None:
         return set()
+    view = databases.is_view(connection, "session_message")
+    values = databases.view_values("data") if view else "NULL, NULL"
     rows = connection.execute(
-        "SELECT rowid, id FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
+        f"SELECT rowid, id, {values} FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
         (source, _IDS_CAP),
     )
-    return {_call_key(_data(connection, rowid, row_id)) for rowid, row_id in rows}
+    return {
+        _call_key(_data(connection, rowid, row_id, (value, size) if view else None))
+        for rowid, row_id, value, size in rows
+    }
 
 
 def _data(
-    connection: sqlite3.Connection, rowid: object, row_id: object
+    connection: sqlite3.Connection,
+    rowid: object,
+    row_id: object,
+    listed: tuple[object, object] | None = None,
 ) -> dict[str, object]:
     """A row's data, a huge one with its long strings elided (`databases.bounded_value`);
-    a view's row (no rowid) found by its id."""
+    a view's row (no rowid) given with it (`listed`), else found by its id."""
     return json_object(
         databases.bounded_value(
             connection,
@@ -475,6 +492,7 @@ def _data(
             "data",
             rowid if isinstance(rowid, int) else None,
             key=("id", row_id),
+            listed=listed,
         )
     )
 

@@ -669,6 +669,7 @@ class _Reader:
         self.legacy = True  # the 1.x message and part tables are there
         self.rows = False  # the 2.x session_message table is there
         self.parts_by_session = False  # JSON parts under part/<ses>/<msg>/ (early 0.x)
+        self.views: set[str] = set()  # the tables that are views: no rowid finds a row
         # child sessions whose events are shown: a spawn that continues one (2.x
         # `subagent` with a `sessionID`, 1.x `task` with a `session_id`) does not repeat it
         self.inlined: set[str] = set()
@@ -677,10 +678,16 @@ class _Reader:
     # -- SQLite --
 
     def value(
-        self, connection: sqlite3.Connection, table: str, rowid: object, key: object
+        self,
+        connection: sqlite3.Connection,
+        table: str,
+        rowid: object,
+        key: object,
+        listed: tuple[object, object] | None = None,
     ) -> dict[str, object]:
         """A row's `data` object, never held whole when huge (`databases.bounded_value`);
-        a table that is a view (no rowid) found by its `id`, `key`."""
+        a table that is a view (no rowid) gives it with the row (`listed`, the columns
+        `self.listed` names), else it is found by its `id`, `key`."""
         if not isinstance(rowid, int) and not isinstance(key, str):
             return {}
         return json_object(
@@ -688,9 +695,18 @@ class _Reader:
                 connection, table, "data", rowid if isinstance(rowid, int) else None,
                 full=self.full, diagnostics=self.diagnostics,
                 where=f"{self.db}#{table}/{rowid if isinstance(rowid, int) else key}",
-                key=("id", key),
+                key=("id", key), listed=listed if table in self.views else None,
             )
         )  # fmt: skip
+
+    def listed(self, table: str, alias: str = "") -> str:
+        """The two columns a query listing `table`'s rows selects for `value`'s `listed`:
+        a view's `data` (`databases.view_values`), read in that one pass, where a look-up
+        of each row by its id would scan a view without an index once a row; NULLs for a
+        table, whose values blob IO reads."""
+        if table in self.views:
+            return databases.view_values(f"{alias}data", self.full)
+        return "NULL, NULL"
 
     def database(self, db: str, last: int | None = None) -> Iterator[Event]:
         self.db = db
@@ -721,6 +737,11 @@ class _Reader:
                     "there are not read"
                 )
             self.message_time = "time_created" if "time_created" in messages else "NULL"
+            self.views = {
+                table
+                for table in ("message", "part", "session_message")
+                if databases.is_view(connection, table)
+            }
             if last is not None:
                 yield from self.last_messages(connection, last)
             else:
@@ -750,28 +771,38 @@ class _Reader:
                 (session_id,),
             ).fetchall()
         rowid_of = {message_id: rowid for message_id, _, rowid in messages}
+        infos = self.message_values(connection, session_id)
+        session_parts = self.session_parts(connection, session_id)
 
         def legacy_message(message_id: str, created: int | None) -> Iterator[Event]:
-            parts = connection.execute(
-                "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id",
-                (message_id,),
-            )
+            if session_parts is None:
+                parts: Iterator[Sequence[object]] = connection.execute(
+                    "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id",
+                    (message_id,),
+                )
+            else:
+                parts = session_parts.of(message_id)
             yield from self.message(
-                self.value(connection, "message", rowid_of.get(message_id), message_id),
+                self.info(connection, infos, rowid_of.get(message_id), message_id),
                 created,
-                (self.value(connection, "part", *p) for p in parts),
+                (
+                    self.value(
+                        connection, "part", p[0], p[1],
+                        listed=(p[2], p[3]) if len(p) > 2 else None,
+                    )
+                    for p in parts
+                ),
                 agent,
                 children,
-            )
+            )  # fmt: skip
 
         if self.rows and _opencode_v2.has_rows(connection, session_id):
+            roles = self.message_values(connection, session_id)
             rows = [
                 (
                     created,
                     message_id,
-                    as_str(
-                        self.value(connection, "message", rowid, message_id).get("role")
-                    )
+                    as_str(self.info(connection, roles, rowid, message_id).get("role"))
                     or "",
                 )
                 for message_id, created, rowid in messages
@@ -799,6 +830,60 @@ class _Reader:
             finally:
                 self.copied = outer
 
+    def info(
+        self,
+        connection: sqlite3.Connection,
+        values: _Grouped | None,
+        rowid: object,
+        message_id: str,
+    ) -> dict[str, object]:
+        """A message's `data`: from `values` (`message_values`) where `message` is a
+        view, else through its rowid."""
+        listed = next(values.of(message_id), None) if values is not None else None
+        return self.value(
+            connection,
+            "message",
+            rowid,
+            message_id,
+            (listed[0], listed[1]) if listed is not None else None,
+        )
+
+    def message_values(
+        self, connection: sqlite3.Connection, session_id: str
+    ) -> _Grouped | None:
+        """A view `message`'s values, in the order `database_session` lists its rows;
+        None for a table."""
+        if "message" not in self.views:
+            return None
+        return _Grouped(
+            connection.execute(
+                f"SELECT id, {self.listed('message')} FROM message WHERE session_id = ? "
+                f"ORDER BY {self.message_time}, id",
+                (session_id,),
+            )
+        )
+
+    def session_parts(
+        self, connection: sqlite3.Connection, session_id: str
+    ) -> _Grouped | None:
+        """A view `part`'s rows for every message of the session, in one pass in the
+        order `database_session` reads the messages (each message's by id, as its own
+        query would list them); None for a table, whose parts each message's query
+        seeks through its index."""
+        if "part" not in self.views:
+            return None
+        created = "m.time_created" if self.message_time == "time_created" else "NULL"
+        return _Grouped(
+            connection.execute(
+                f"SELECT m.id, p.rowid, p.id, {self.listed('part', 'p.')}, "
+                "p.message_id IS NULL FROM message AS m "
+                "LEFT JOIN part AS p ON p.message_id = m.id WHERE m.session_id = ? "
+                f"ORDER BY {created}, m.id, p.id",
+                (session_id,),
+            ),
+            joined=True,
+        )
+
     def last_messages(
         self, connection: sqlite3.Connection, last: int
     ) -> Iterator[Event]:
@@ -807,7 +892,7 @@ class _Reader:
         if not self.legacy:
             raise WholeRead("no 1.x messages")
         newest = connection.execute(
-            f"SELECT id, {self.message_time} AS created, rowid FROM message WHERE session_id = ? ORDER BY created DESC, id DESC LIMIT ?",
+            f"SELECT id, {self.message_time} AS created, rowid, {self.listed('message')} FROM message WHERE session_id = ? ORDER BY created DESC, id DESC LIMIT ?",
             (self.session_id, last + 1),
         ).fetchall()
         if len(newest) <= last:
@@ -816,17 +901,22 @@ class _Reader:
             raise WholeRead("2.x rows")
         if _copies(connection, self.session_id)[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
-        for message_id, created, rowid in reversed(newest[:last]):
+        for message_id, created, rowid, *listed in reversed(newest[:last]):
             if not isinstance(message_id, str):
                 continue
             parts = connection.execute(
-                "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id",
+                f"SELECT rowid, id, {self.listed('part')} FROM part WHERE message_id = ? ORDER BY id",
                 (message_id,),
             )
             yield from self.message(
-                self.value(connection, "message", rowid, message_id),
+                self.value(
+                    connection, "message", rowid, message_id, (listed[0], listed[1])
+                ),
                 created if isinstance(created, int) else None,
-                (self.value(connection, "part", *p) for p in parts),
+                (
+                    self.value(connection, "part", p[0], p[1], (p[2], p[3]))
+                    for p in parts
+                ),
                 None,
                 None,  # no sub-agent is read
             )
@@ -1165,6 +1255,27 @@ class _Reader:
             if is_error and isinstance(partial, str)
             else {},
         )
+
+
+class _Grouped:
+    """Rows in the order a session's messages are read, each led by its message's id:
+    `of` gives a message's rows, passing over those of the messages before it that were
+    not asked for (one pass over a view, the rows it holds read one at a time)."""
+
+    def __init__(self, rows: Iterator[Sequence[object]], joined: bool = False) -> None:
+        self.rows = rows
+        self.ahead = next(rows, None)
+        # the rows of a LEFT JOIN, whose last column says a message had none: one row
+        # of NULLs stands for its message in the order
+        self.joined = joined
+
+    def of(self, message_id: str) -> Iterator[Sequence[object]]:
+        while self.ahead is not None and self.ahead[0] != message_id:
+            self.ahead = next(self.rows, None)
+        while self.ahead is not None and self.ahead[0] == message_id:
+            row, self.ahead = self.ahead, next(self.rows, None)
+            if not (self.joined and row[-1]):
+                yield row[1:]
 
 
 def _task_reply(output: str) -> str:

@@ -395,3 +395,21 @@ def test_a_warm_export_to_a_file_loads_the_source_of_its_app_alone(
         env=env,
     )
     assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr
+
+
+def test_a_warm_doctor_loads_the_sources_whose_hooks_it_calls_alone(
+    tmp_path: Path,
+) -> None:
+    """A warm `doctor` (nothing changed since the index read the home) says each app's
+    versions checked, variables and folders from what the index and `sources._facts`
+    keep: of the 34 apps' sources it loads Aider's alone (its `looked_in` says where its
+    histories were looked for), not every one with its readers, as it did."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    own = tmp_path / "own"
+    cold = _full_list_loads(home, own, "doctor")
+    assert "sessdex.sources.opencode" in cold  # every app scanned: the guard can fail
+    warm = _full_list_loads(home, own, "doctor")
+    assert _sources(warm) == ["aider"]
+    # the registry, the shared base and the few helpers Aider's source imports
+    loaded = [name for name in warm if name.startswith("sessdex.sources.")]
+    assert len(loaded) <= 6, loaded

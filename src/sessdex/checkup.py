@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import hints, reading, sources
 from .calls import app_names, open_index
@@ -232,7 +232,13 @@ def doctor(
     that record types only the middle of a transcript holds, and the lines it could not
     read, are counted as well. The apps with a problem come first, then those with
     sessions, then those whose folder holds none, then those not found, each group in
-    the registry's order; each app's versions go oldest first, by number."""
+    the registry's order; each app's versions go oldest first, by number.
+
+    An app the refresh left as it was (`RefreshReport.kept`) is said without loading
+    its source where it can: where its last noted scan looked, and what `_facts` keeps
+    of it; its source loads only for a hook it has (`found`, `doctor_notes`, `looked_in`)."""
+    from .sources import _facts
+
     apps = app_names(apps)
     index, report = open_index(home, apps, progress)
     # the index may read this home by another path to it (a link): where it looked is
@@ -246,26 +252,29 @@ def doctor(
         index.close()
     deep = _reader(rows, read_progress) if read_all else None
     reports = []
-    for source in sources.all_sources(apps):
-        if source.NAME in report.kept:  # left as it was: located as its scan would
-            locate_source(scanned_home, source, report)
-        location = report.locations.get(source.NAME)
+    for name in apps or sources.BUILTIN:
+        location = report.locations.get(name)
+        if name in report.kept:  # left as it was: where its noted scan looked
+            location = report.kept_locations[name]
+            if _hooked(name, location):  # its source loads: located as its scan would
+                locate_source(scanned_home, sources.get(name), report)
+                location = report.locations.get(name)
         if location is not None and relinked:
-            location = source.locate(home)
-        entry = stats.get(source.NAME, {})
+            location = sources.get(name).locate(home)
+        entry = stats.get(name, {})
         diagnostics = entry.get("diagnostics")
         if not isinstance(diagnostics, Diagnostics):
             diagnostics = Diagnostics()
-        if source.NAME in report.failures:
-            diagnostics.problem(report.failures[source.NAME])
+        if name in report.failures:
+            diagnostics.problem(report.failures[name])
         if location is not None and (missing := _missing_override(location)):
             diagnostics.problem(missing)
         # what this refresh's scan met (the files it parsed are in the stats already)
-        scanned = report.diagnostics.get(source.NAME, Diagnostics())
+        scanned = report.diagnostics.get(name, Diagnostics())
         for problem in scanned.problems:
             diagnostics.problem(problem)
         # what a parse's own listing passed over is in the stats, this run's too
-        diagnostics.passed_over.update(report.passed_over.get(source.NAME, {}))
+        diagnostics.passed_over.update(report.passed_over.get(name, {}))
         kept = set(diagnostics.details)
         diagnostics.details.extend(
             d
@@ -282,17 +291,17 @@ def doctor(
             # a line the listing met (a broken head line) is met again by the read:
             # counted once
             read = Diagnostics()
-            deep(source, read)
+            deep(name, read)
             diagnostics.update_unseen(read)
         reports.append(
             AppReport(
-                app=source.NAME,
-                title=source.TITLE,
-                checked_with=source.CHECKED_WITH,
+                app=name,
+                title=sources.TITLES[name],
+                checked_with=_facts.CHECKED_WITH[name],
                 root=str(location.root) if location else None,
                 override=location.override if location else None,
                 exists=bool(
-                    location and (entry.get("files") or app_found(source, location))
+                    location and (entry.get("files") or _found(name, location))
                 ),
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
                 subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
@@ -303,12 +312,10 @@ def doctor(
                 also=tuple(str(p) for p in location.also if os.path.isdir(p))
                 if location
                 else (),
-                newer=_newer_than_checked(
-                    getattr(source, "NEWEST_CHECKED", None), versions
-                ),
-                notes=_notes(source, location, diagnostics),
-                env_vars=tuple(source.ENV_VARS),
-                looked=_looked(source, location, diagnostics),
+                newer=_newer_than_checked(_facts.NEWEST_CHECKED[name], versions),
+                notes=_notes(name, location, diagnostics),
+                env_vars=_facts.ENV_VARS[name],
+                looked=_looked(name, location, diagnostics),
             )
         )
     # a stable sort: what the user has to act on first
@@ -342,38 +349,74 @@ def app_found(source: sources.Source, location: Location) -> bool:
     return bool(found(location)) if callable(found) else True
 
 
+def _hook(name: str, hook: str) -> Callable[[Location], Iterable[object]] | None:
+    """The source's `hook` where it has one (`_facts` says which), else None: a source
+    with none of them is not loaded to say so."""
+    from .sources import _facts
+
+    if hook not in _facts.HOOKS[name]:
+        return None
+    found = getattr(sources.get(name), hook, None)
+    return (
+        cast("Callable[[Location], Iterable[object]]", found)
+        if callable(found)
+        else None
+    )
+
+
+def _hooked(name: str, location: Location) -> bool:
+    """Whether doctor calls a hook of the source for `location` (see `_hook`): it is
+    loaded then, and given the location its `locate` says (an app's own kind of it)."""
+    from .sources import _facts
+
+    hooks = _facts.HOOKS[name]
+    return "looked_in" in hooks or bool(hooks and location.exists)
+
+
+def _found(name: str, location: Location) -> bool:
+    """`app_found`, loading the source only where it has a `found` of its own."""
+    if not location.exists:
+        return False
+    found = _hook(name, "found")
+    return bool(found(location)) if found is not None else True
+
+
 def _notes(
-    source: sources.Source, location: Location | None, diagnostics: Diagnostics
+    name: str, location: Location | None, diagnostics: Diagnostics
 ) -> tuple[str, ...]:
     """What a source's `doctor_notes` says of the app's store; a failure is a problem."""
-    notes = getattr(source, "doctor_notes", None)
     given = location.notes if location is not None else ()
-    if not callable(notes) or location is None or not location.exists:
+    if location is None or not location.exists:
+        return given
+    notes = _hook(name, "doctor_notes")
+    if notes is None:
         return given
     try:
         return given + tuple(str(note) for note in notes(location))
     except Exception as error:  # one app's odd store never hides the others' reports
         if os.environ.get("SESSDEX_DEBUG"):
             raise
-        diagnostics.reader_failed(source.NAME, str(location.root), error)
+        diagnostics.reader_failed(name, str(location.root), error)
         return given
 
 
 def _looked(
-    source: sources.Source, location: Location | None, diagnostics: Diagnostics
+    name: str, location: Location | None, diagnostics: Diagnostics
 ) -> tuple[str, ...]:
     """Where a source whose files are not under its root looked, as its `looked_in`
     says (Aider: history files in the home and in project folders); a failure is a
     problem, and the root is said instead."""
-    looked = getattr(source, "looked_in", None)
-    if not callable(looked) or location is None:
+    if location is None:
+        return ()
+    looked = _hook(name, "looked_in")
+    if looked is None:
         return ()
     try:
         return tuple(str(place) for place in looked(location))
     except Exception as error:  # one app's odd store never hides the others' reports
         if os.environ.get("SESSDEX_DEBUG"):
             raise
-        diagnostics.reader_failed(source.NAME, str(location.root), error)
+        diagnostics.reader_failed(name, str(location.root), error)
         return ()
 
 
@@ -489,7 +532,7 @@ def skipped_summary(report: RefreshReport) -> str | None:
 
 def _reader(
     rows: Sequence[Row], progress: Progress | None
-) -> Callable[[sources.Source, Diagnostics], None]:
+) -> Callable[[str, Diagnostics], None]:
     """Reads every top-level session of an app into its diagnostics (sub-agents come
     with their parent, as `show` reads them)."""
     ids = {(row.app, row.id) for row in rows}
@@ -502,10 +545,11 @@ def _reader(
     if progress is not None:  # the reading begins (its first file may be 2 GB)
         progress(0, len(chosen))
 
-    def read(source: sources.Source, diagnostics: Diagnostics) -> None:
+    def read(name: str, diagnostics: Diagnostics) -> None:
         for row in chosen:
-            if row.app != source.NAME:
+            if row.app != name:
                 continue
+            source = sources.get(name)  # loaded for an app with sessions alone
             session = row.session()
             events = source.read(session, diagnostics)
             for _event in reading.guarded(

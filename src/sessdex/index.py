@@ -226,7 +226,8 @@ class Index:
         """`refresh` of the apps of `apps` (names) a refresh would change: those it would
         leave as they are (`unchanged`) are named in the report's `kept`, their sources
         not even loaded (a home holds the files of a few apps, and sessdex reads many).
-        Their scans are not run, nor in `locations`: what their last scans passed over
+        Their scans are not run, nor in `locations` (in `kept_locations`, as their last
+        scans said where they looked): what their last scans passed over
         (a socket in the app's folder) is put in the report as a scan would put it."""
         from . import sources
 
@@ -237,6 +238,7 @@ class Index:
             [sources.get(app) for app in apps if app not in kept], progress
         )
         report.kept = [app for app in apps if app in kept]
+        report.kept_locations = {app: said[app][0] for app in report.kept}
         # what their scans said, said again: in the order a scan of them all says it
         for app in report.kept:
             passed = said[app][1]

@@ -49,6 +49,9 @@ class RefreshReport:
     # apps left as the index held them, their files and folders as it last read them
     # (`Index.refresh_changed`): their sources not loaded, nor in `locations`
     kept: list[str] = field(default_factory=list)
+    # app -> where each of `kept` looked, as its last noted scan said (its `locate`,
+    # which reads only the variables and files noted, would say it again)
+    kept_locations: dict[str, Location] = field(default_factory=dict)
     # app -> what its scan's own listings passed over, (path, why) as listed: kept
     # with the noted scan, so that a run that need not scan says it all the same
     passed_names: dict[str, list[tuple[str, str]]] = field(default_factory=dict)

@@ -4,7 +4,8 @@
 On the demo home (or --home), with the index built first and nothing changed since:
 (a) `usage --json`, `usage` (the table), `usage session --json` and `usage session`, the
     project, model and app tables, `usage app --json`, and what status bars and scripts
-    ask, `usage --since 7d --json` and `usage daily --since 7d`, each as a ratio of the bare
+    ask, `usage --since 7d --json` and `usage daily --since 7d`, an audit of one day
+    (`usage --explain 2026-11-28`, text and JSON) and `usage -v`, each as a ratio of the bare
     interpreter with `import sessdex` (the floor) and of a warm `list` (the quick path,
     which imports no source);
 (b) how many `sessdex.sources` modules a warm `usage --json` imports (an app with nothing
@@ -45,6 +46,10 @@ COMMANDS: dict[str, list[str]] = {
     "usage app --json": sessdex("usage", "app", "--json"),
     "usage --since 7d --json": sessdex("usage", "--since", "7d", "--json"),
     "usage daily --since 7d": sessdex("usage", "daily", "--since", "7d"),
+    # an audit of one day (a day with nothing counted is said, not an error), and -v
+    "usage --explain DAY": sessdex("usage", "--explain", "2026-11-28"),
+    "usage --explain DAY --json": sessdex("usage", "--explain", "2026-11-28", "--json"),
+    "usage -v": sessdex("usage", "-v"),
 }
 
 

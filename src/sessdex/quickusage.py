@@ -4,8 +4,9 @@ again and again, and those imports cost a warm report more than counting it did.
 
 The report is the full command's own (`usage.run`, the rows as `views.usage` writes
 and draws them, what the read met said by the command line's `report_diagnostics`), with
---since, --until, --tz, --here and --limit read as `api.usage_report` reads them, and the
-same progress on a terminal. Anything else returns False before a byte is printed, and
+--since, --until, --tz, --here, --limit and --explain read as `api.usage_report` reads
+them, -v naming what the read met as the full command does, and the same progress on a
+terminal. Anything else returns False before a byte is printed, and
 the full command runs: another option or word, a value it would refuse (a time, a zone,
 a count), a home it would refuse, and an error, which it says.
 """
@@ -24,6 +25,7 @@ from .sources import BUILTIN
 # `typing` costs this path time it does not spend otherwise (see launch.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .index import Progress
     from .sources.base import Home
     from .usage import Filters, Result
 
@@ -32,20 +34,29 @@ REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
 
 
 # the options whose value this path reads (`--since 7d` or `--since=7d`; `-n 5` only)
-_VALUED = ("--home", "--app", "--since", "--until", "--tz", "--limit", "-n")
+_VALUED = (
+    "--home",
+    "--app",
+    "--since",
+    "--until",
+    "--tz",
+    "--limit",
+    "-n",
+    "--explain",
+)
 _BOUNDS = ("--since", "--until", "--tz")
 
 
 def _parse(
     args: Sequence[str],
-) -> tuple[str, list[str], str | None, str, dict[str, str], bool] | None:
-    """(report, apps, --home, "json", "nl" or "table", --since/--until/--tz/--limit
-    by name, --here), or None for what the full command should take."""
+) -> tuple[str, list[str], str | None, str, dict[str, str], bool, bool] | None:
+    """(report, apps, --home, "json", "nl" or "table", --since/--until/--tz/--limit/
+    --explain by name, --here, -v), or None for what the full command should take."""
     report: str | None = None
     apps: list[str] = []
     home: str | None = None
     given: dict[str, str] = {}
-    as_json = as_nl = here = False
+    as_json = as_nl = here = verbose = False
     position = 0
     while position < len(args):
         arg = args[position]
@@ -67,8 +78,10 @@ def _parse(
             home = value
         elif name == "--app" and value.lower() in BUILTIN:
             apps.append(value.lower())
-        elif name in _BOUNDS and name not in given and value.strip():
+        elif name in (*_BOUNDS, "--explain") and name not in given and value.strip():
             given[name] = value
+        elif arg in ("-v", "--verbose"):
+            verbose = True
         elif name in ("--limit", "-n") and not (name == "-n" and equals):
             # a plain count below the full command's cap; any other it reads or refuses
             if "--limit" in given or not (value.isascii() and value.isdigit()):
@@ -80,7 +93,7 @@ def _parse(
             return None  # unknown, repeated or refused: the full command explains
         position += 1
     form = "nl" if as_nl else "json" if as_json else "table"
-    return report or "daily", apps, home, form, given, here
+    return report or "daily", apps, home, form, given, here, verbose
 
 
 def answer(args: Sequence[str]) -> bool:
@@ -88,7 +101,7 @@ def answer(args: Sequence[str]) -> bool:
     request = _parse(args)
     if request is None or sys.stderr is None:
         return False
-    report, apps, home_dir, form, given, here = request
+    report, apps, home_dir, form, given, here, verbose = request
     from .sources.base import Home
 
     if home_dir is None:
@@ -104,10 +117,18 @@ def answer(args: Sequence[str]) -> bool:
     except (SessdexError, ValueError, OverflowError, OSError):
         return False  # a time, zone or folder the full command says what is wrong with
     limit = int(given["--limit"]) if "--limit" in given else None
+    explain = given.get("--explain")
     from .usage import CUT_REPORTS
 
-    if limit is not None and report not in CUT_REPORTS:
+    if limit is not None and explain is None and report not in CUT_REPORTS:
         return False  # a usage error the full command says
+    if explain is not None:
+        from .audit import refuse_impossible_date
+
+        try:
+            refuse_impossible_date(report, explain)
+        except SessdexError:
+            return False  # a date no calendar has, which the full command says
     from .launch import warnings_said
 
     done = warnings_said()  # what the library logs, said as the full command says it
@@ -116,7 +137,7 @@ def answer(args: Sequence[str]) -> bool:
     hints.reading_home(home_dir)
     try:
         try:
-            result = _report(home, report, apps, filters, limit)
+            result = _report(home, report, apps, filters, (limit, explain), verbose)
         except IndexBusy as error:  # waited the whole busy timeout: not again
             from .views.text import flat
 
@@ -128,7 +149,10 @@ def answer(args: Sequence[str]) -> bool:
         # written once counted: a write that fails is not run again by the full command
         since, until, tz = (given.get(name) for name in _BOUNDS)
         filtered = bool(since or until or apps or here)
-        _write(result, report, form, str(home.path), filtered, (since, until), tz)
+        if result.explained is not None:
+            _write_explained(result, report, form, str(home.path), tz)
+        else:
+            _write(result, report, form, str(home.path), filtered, (since, until), tz)
     finally:
         done()
         hints.reading_home(None)
@@ -163,30 +187,54 @@ def _filters(given: dict[str, str], here: bool) -> Filters:
 
 
 def _report(
-    home: Home, report: str, apps: list[str], filters: Filters, limit: int | None
+    home: Home,
+    report: str,
+    apps: list[str],
+    filters: Filters,
+    cut: tuple[int | None, str | None],
+    verbose: bool,
 ) -> Result:
-    """The report, what the read met said first on stderr, as the full command says it."""
+    """The report (`cut`: --limit and --explain, as the full command passes them), what
+    the read met said first on stderr, as the full command says it (`verbose`: -v)."""
     from . import usage
     from .calls import new_view
+
+    limit, explain = cut
+
+    def counted(progress: Progress | None = None) -> Result:
+        return usage.run(
+            home,
+            report,
+            apps=apps,
+            filters=filters,
+            limit=limit if explain is None else None,
+            explain_key=explain,
+            explain_limit=limit if explain is not None else None,
+            progress=progress,
+        )
 
     new_view()
     if sys.stderr.isatty():
         from .views.progress import progress_bar
 
         with progress_bar("Reading usage") as progress:  # after a second's work
-            result = usage.run(
-                home, report, apps=apps, filters=filters, limit=limit, progress=progress
-            )
+            result = counted(progress)
     else:
-        result = usage.run(home, report, apps=apps, filters=filters, limit=limit)
+        result = counted()
     said = sorted(result.collected.diagnostics.items())
-    if any(d.problems or d.skipped or d.damaged for _, d in said):
+    if any(
+        d.problems
+        or d.skipped
+        or d.damaged
+        or (verbose and (d.unfinished or d.unknown))
+        for _, d in said
+    ):
         # said as the full command says it (the read is not done again: a file's sums
         # kept from an earlier run come with what that read met)
         from .cli._common import report_diagnostics
 
         for app, diagnostics in said:
-            report_diagnostics(diagnostics, False, app)
+            report_diagnostics(diagnostics, verbose, app)
     return result
 
 
@@ -229,6 +277,37 @@ def _write(
     note = view.unpriced_note(result.total)
     if note:
         _say(f"note: {note}")
+
+
+def _write_explained(
+    result: Result, report: str, form: str, home: str, tz: str | None
+) -> None:
+    """`--explain`'s audit on stdout as the full command writes it: its JSON in pieces
+    (never held whole), else a line per response, a thousand at a time; an empty one
+    (a day with nothing counted) is a line on stderr."""
+    import itertools
+
+    from .views import usage as view
+
+    explained = result.explained
+    assert explained is not None
+    if explained.empty and form == "table":
+        said = explained.notes[0]
+        _say(said[:1].upper() + said[1:])
+        return
+    sys.stdout.flush()
+    if form != "table":
+        for piece in view.explain_json(explained):
+            sys.stdout.buffer.write(piece)
+        sys.stdout.buffer.write(b"\n")
+        sys.stdout.buffer.flush()
+        return
+    from .usage import parse_tz
+
+    lines = view.explain_lines(explained, parse_tz(tz), report, home)
+    while batch := list(itertools.islice(lines, 1000)):
+        sys.stdout.write("\n".join(batch) + "\n")
+        sys.stdout.flush()
 
 
 def _say(message: str) -> None:

@@ -843,8 +843,8 @@ def test_a_database_that_changes_during_every_copy_is_a_clear_error(
     real = databases._fingerprint
 
     def moving(name: str) -> databases.Fingerprint:
-        (size, _), wal = real(name)
-        return ((size, next(ticks)), wal)  # a new mtime at every look
+        (size, _, headers), wal = real(name)
+        return ((size, next(ticks), headers), wal)  # a new mtime at every look
 
     monkeypatch.setattr(databases, "_fingerprint", moving)
     with pytest.raises(OSError, match="changed during every try"):

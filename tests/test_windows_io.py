@@ -15,7 +15,8 @@ O_BINARY = 0x8000  # its value on Windows
 
 @pytest.fixture
 def text_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    """os.open and os.read as on Windows: without O_BINARY, a read stops at 0x1a."""
+    """os.open and os.read as on Windows: without O_BINARY, a read stops at 0x1a; and
+    no os.pread, which Windows lacks."""
     text: set[int] = set()
     real_open, real_read, real_close = os.open, os.read, os.close
 
@@ -37,6 +38,7 @@ def text_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "open", open_)
     monkeypatch.setattr(os, "read", read)
     monkeypatch.setattr(os, "close", close)
+    monkeypatch.delattr(os, "pread", raising=False)
 
 
 def test_a_databases_change_counter_is_read_whole_on_windows(

@@ -454,20 +454,29 @@ def _journal_snapshot(name: str) -> str:
     return str(target)
 
 
-Fingerprint = tuple[tuple[int, int], ...]
+# (size, change time, what its headers say) of the app's database file and of its WAL
+Fingerprint = tuple[tuple[int, int, str], ...]
 
 
 def _fingerprint(name: str) -> Fingerprint:
-    result = []
+    """How the app's database and WAL look now. The change time too: a rewrite of the
+    same size whose mtime was set back (a clock stepped back, `touch -r`, `cp -p`) would
+    be served the old copy. And their headers: two writes of the same size within one
+    tick of the file system's clock (a whole second on some) leave both times as they
+    were. The database's copy is taken for the WAL's generation too: after a checkpoint
+    the app starts the WAL again, and the pages the checkpoint moved into the database
+    file (unseen where its header and size stay) are then in no copy of the WAL."""
+    stats = []
     for suffix in ("", "-wal"):
         try:
             st = os.stat(name + suffix)
-            # the change time too: a rewrite of the same size whose mtime was set back
-            # (a clock stepped back, `touch -r`, `cp -p`) would be served the old copy
-            result.append((st.st_size, max(st.st_mtime_ns, st.st_ctime_ns)))
+            stats.append((st.st_size, freshness.changed_ns(st)))
         except FileNotFoundError:
-            result.append((-1, -1))
-    return tuple(result)
+            stats.append((-1, -1))
+    wal = freshness.wal_state(name + "-wal") if stats[1][0] >= 0 else ""
+    generation = wal.partition(".")[0]
+    database = f"{freshness.database_state(name)}.{generation}"
+    return (*stats[0], database), (*stats[1], wal)
 
 
 # How long one snapshot serves every read of its database in this process while the app
@@ -558,11 +567,16 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         _release(_taken.pop(key))
         known = None
     now = time.monotonic()
+    if (
+        known is not None
+        and known.settled
+        and known.view == _view
+        and now - known.at < FRESH_SECONDS
+    ):
+        return key  # before the look at the app's files: `usage` asks once per session
     current = _fingerprint(name)
     if known is not None and known.settled:
-        if known.fingerprint == current or (
-            known.view == _view and now - known.at < FRESH_SECONDS
-        ):
+        if known.fingerprint == current:
             return key
         if (
             known.fingerprint[0] != current[0]
@@ -600,7 +614,9 @@ def _snapshot_locked(name: str, attempts: int) -> str:
             raise OSError(
                 errno.EAGAIN, f"{name} changed during every try to copy it; try again"
             )
-        taken = _Taken(((-2, -2), (-2, -2)), time.monotonic(), 0.0, settled=False)
+        taken = _Taken(
+            ((-2, -2, ""), (-2, -2, "")), time.monotonic(), 0.0, settled=False
+        )
     elif _fingerprint(name) != taken.fingerprint:
         taken.settled = False
     taken.keeper = _keeper(key)
@@ -610,7 +626,12 @@ def _snapshot_locked(name: str, attempts: int) -> str:
 
 
 def _database_copy(
-    name: str, folder: Path, target: Path, database: tuple[int, int], *, fresh: bool
+    name: str,
+    folder: Path,
+    target: Path,
+    database: tuple[int, int, str],
+    *,
+    fresh: bool,
 ) -> bool:
     """Make `target` the app's database file as `database` says it is: at a process's
     first snapshot, a link to the shared base (copied from the app's file if missing);
@@ -778,9 +799,9 @@ def snapshot_current(path: str | os.PathLike[str]) -> bool:
     return True
 
 
-def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
-    """The shared copy of the app's database file as `database` (size, mtime) says it
-    is, made now if missing; None when the file changed while it was copied."""
+def _base(name: str, folder: Path, database: tuple[int, int, str]) -> Path | None:
+    """The shared copy of the app's database file as `database` (size, mtime, headers)
+    says it is, made now if missing; None when the file changed while it was copied."""
     size = database[0]
     base = folder / _base_name(database)
     if base.is_file():
@@ -897,8 +918,8 @@ def _recycled(folder: Path, partial: Path) -> bool:
     return False
 
 
-def _base_name(database: tuple[int, int]) -> str:
-    return f"base-{database[0]}-{database[1]}"
+def _base_name(database: tuple[int, int, str]) -> str:
+    return f"base-{database[0]}-{database[1]}-{database[2]}"
 
 
 def _copy(source: str, target: Path) -> None:

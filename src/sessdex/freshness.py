@@ -1,10 +1,10 @@
 """How the index tells, cheaply, whether anything an app wrote has changed since its last look.
 
-Two kinds of evidence, `stat` calls (and 4 bytes of a database's header):
+Two kinds of evidence, `stat` calls (and a few headers of a SQLite database):
 
 - a file's *signature*: size, mtime (or ctime, the later) and inode, plus for a SQLite
-  database its `-wal` file's size and mtime (the newest rows of a WAL database change
-  only the `-wal`) or, with no WAL, the change counter in its header;
+  database its `-wal` file's size, mtime and state (`wal_state`: the newest rows of a WAL
+  database change only the `-wal`) or, with no WAL, the change counter in its header;
 - a folder's *state*: mtime and inode. Creating, deleting or renaming an entry changes its
   folder's mtime, so a folder whose state is unchanged still holds the same entries. While a
   source's scan runs, every folder it lists through `folders.entries`, and every path whose
@@ -117,12 +117,13 @@ def pack_signatures(db: sqlite3.Connection, apps: Iterable[str]) -> None:
 
 
 def wal_signature(path: str) -> str:
-    """For a database path, the `-wal` file's size and change time, or with no WAL the header's
-    file change counter; "" for anything else.
+    """For a database path, the `-wal` file's size, change time and state (`wal_state`),
+    or with no WAL the header's file change counter; "" for anything else.
 
     Without a WAL an app commits in place: a commit that keeps the file's size, within the
     timestamp tick of the last look, would leave size and mtime as they were; the counter,
-    which every rollback-journal commit increments, tells."""
+    which every rollback-journal commit increments, tells. With one, a commit into a WAL
+    the app reuses from its start keeps its size too: its headers tell."""
     if not path.endswith(DB_SUFFIXES):
         return ""
     try:
@@ -131,33 +132,121 @@ def wal_signature(path: str) -> str:
         return _change_counter(path)
     # the change time too, as `file_signature`: a WAL rewritten at the same size (SQLite
     # reuses it from its start) whose mtime was set back
-    return f"{wal.st_size}:{changed_ns(wal)}"
+    return f"{wal.st_size}:{changed_ns(wal)}:{wal_state(path + '-wal')}"
 
 
 # SQLite's header: the file change counter (4 bytes, big-endian), which every
 # rollback-journal commit increments; `inplace` watches it too
 COUNTER_OFFSET = 24
+# ... and in WAL mode only where a commit rewrites the first page (a new table, the file
+# grown); the schema cookie (40) changes with the schema, and the version-valid-for
+# number (92) takes the counter's value at each commit that writes it
+HEADER_FIELDS = ((COUNTER_OFFSET, 4), (40, 4), (92, 4))
+# A WAL: a 32-byte header, whose checkpoint sequence and two salts (12 to 24) change each
+# time the app starts writing it again from its start after a checkpoint; then frames, a
+# 24-byte header (page number, database size after a commit or 0, the salts of the
+# generation it belongs to, checksums summed over every frame of it so far) and a page.
+WAL_HEADER = 32
+FRAME_HEADER = 24
 
 
-def _change_counter(path: str) -> str:
-    """ "c" and the database header's change counter in hex, "" when it cannot be read.
-    Non-blocking, and only a regular file is read: a pipe named like a database is not
-    waited on. Binary on Windows: in text mode its C runtime ends a read at a 0x1a byte,
-    so a counter from 0x1a00 to 0x1aff (256 commits) would read the same."""
+def _opened(path: str) -> int | None:
+    """A descriptor of `path` to read, or None when it cannot be opened or is not a
+    regular file. Non-blocking: a pipe named like a database is not waited on. Binary on
+    Windows: in text mode its C runtime ends a read at a 0x1a byte, so a change counter
+    from 0x1a00 to 0x1aff (256 commits) would read the same."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
     except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    if hasattr(os, "pread"):  # one call, not two
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # Windows has no pread
+    return os.read(fd, length)
+
+
+def _change_counter(path: str) -> str:
+    """ "c" and the database header's change counter in hex, "" when it cannot be read."""
+    fd = _opened(path)
+    if fd is None:
         return ""
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return ""
-        os.lseek(fd, COUNTER_OFFSET, os.SEEK_SET)
-        return "c" + os.read(fd, 4).hex()
+        return "c" + _read_at(fd, COUNTER_OFFSET, 4).hex()
     except OSError:
         return ""
     finally:
         os.close(fd)
+
+
+def database_state(path: str) -> str:
+    """The fields of a SQLite database's header that a write changes (HEADER_FIELDS), in
+    hex; "" when they cannot be read."""
+    fd = _opened(path)
+    if fd is None:
+        return ""
+    try:
+        header = _read_at(fd, 0, 100)
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    return "".join(header[at : at + size].hex() for at, size in HEADER_FIELDS)
+
+
+def wal_state(path: str) -> str:
+    """What a SQLite WAL's headers say of the rows it holds, cheap however long it is:
+    "<generation>.<frames>.<last frame>", its header's checkpoint sequence and salts, how
+    many frames its current generation holds, and the last one's page, size and summed
+    checksums (which every commit moves); "" when it cannot be read, or holds no header.
+
+    A generation's frames are those from the start that carry its salts: after a
+    checkpoint the app writes over older frames, which the file keeps behind the new
+    ones, at the same size. Their end is found by halving, a frame header at a time."""
+    fd = _opened(path)
+    if fd is None:
+        return ""
+    try:
+        header = _read_at(fd, 0, WAL_HEADER)
+        if len(header) < WAL_HEADER:
+            return ""
+        page = int.from_bytes(header[8:12], "big")
+        page = 65536 if page == 1 else page
+        if page < 512 or page & (page - 1):  # no WAL SQLite reads: nor its frames
+            return header[12:24].hex()
+        frame = FRAME_HEADER + page
+        salts = header[16:24]
+        frames = (os.fstat(fd).st_size - WAL_HEADER) // frame
+
+        def head(index: int) -> bytes:
+            return _read_at(fd, WAL_HEADER + index * frame, FRAME_HEADER)
+
+        last = head(frames - 1) if frames > 0 else b""
+        if last[8:16] != salts:  # the generation ends before the file does
+            low, high = -1, frames - 1  # frame `low` is of it (or none), `high` not
+            while high - low > 1:
+                middle = (low + high) // 2
+                if head(middle)[8:16] == salts:
+                    low = middle
+                else:
+                    high = middle
+            frames = low + 1
+            last = head(low) if low >= 0 else b""
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    return f"{header[12:24].hex()}.{frames}.{last[:8].hex()}{last[16:24].hex()}"
 
 
 def file_signature(path: str) -> FileSignature | None:

@@ -978,6 +978,15 @@ class Index:
         ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def each_usage_keys(self, app: str) -> Iterator[tuple[str, bytes]]:
+        """(path, its responses' keys) of each of the app's files that stored any, one
+        at a time."""
+        for path, blob in self.db.execute(
+            "SELECT path, keys FROM usage_files WHERE app = ? AND length(keys) > 0",
+            (app,),
+        ):
+            yield path, bytes(blob)
+
     def each_usage_blob(
         self, apps: Sequence[str], column: Literal["buckets", "keys"]
     ) -> Iterator[tuple[str, bytes]]:

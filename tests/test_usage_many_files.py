@@ -5,9 +5,11 @@ file), and a response a second file repeats is still counted once."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -71,3 +73,25 @@ def test_a_cold_usage_asks_the_index_as_much_for_300_files_as_for_30(
         # one response per non-empty file, the one the first two share counted once
         assert responses == len([n for n in range(files) if n % 3 != 2]) - 1
     assert counts[1] <= counts[0] + 5, counts
+
+
+def test_a_cold_usage_opens_an_empty_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessdex import files
+
+    opened: list[str] = []
+    plain = files.open_regular
+
+    def counted(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+        opened.append(os.fspath(path))
+        return plain(path, buffering)
+
+    monkeypatch.setattr(files, "open_regular", counted)
+    home = many(tmp_path, 9)
+    usage.collect(home, ["claude"])
+    empty = [
+        p for p in map(str, home.path.rglob("*.jsonl")) if not Path(p).stat().st_size
+    ]
+    assert len(empty) == 3
+    assert {p: opened.count(p) for p in empty} == dict.fromkeys(empty, 1)

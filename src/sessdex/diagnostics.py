@@ -300,6 +300,17 @@ class Diagnostics:
 
     def update(self, other: Diagnostics) -> None:
         # one call per file indexed: add the few keys in place (Counter.update is slower)
+        if not (
+            other.skipped
+            or other.unknown
+            or other.versions
+            or other.damaged
+            or other.details
+            or other.problems
+            or other.passed_over
+            or other.unfinished
+        ):
+            return  # most files met nothing
         for mine, theirs in (
             (self.skipped, other.skipped),
             (self.unknown, other.unknown),

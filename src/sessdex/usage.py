@@ -311,6 +311,8 @@ def _note_unfinished(
 
 def _bytes_before(path: str, offset: int) -> bytes:
     """The up to _BEFORE_BYTES bytes before `offset` in the file (b"" if unreadable)."""
+    if offset <= 0:  # nothing before: an empty file is not opened a second time
+        return b""
     start = max(0, offset - _BEFORE_BYTES)
     try:
         with files.open_regular(path) as stream:
@@ -502,6 +504,13 @@ def _keep_said(
         meta.append((f"said:{app}", kept))
 
 
+def _kept_of(met: Diagnostics) -> bool:
+    """Whether a read met anything the next run says again without reading the file."""
+    return bool(
+        met.skipped or met.damaged or met.details or met.problems or met.unknown
+    )
+
+
 def _without_unfinished(diagnostics: Diagnostics) -> Diagnostics:
     """A copy without the unfinished last line, which each run finds anew."""
     copy = Diagnostics()
@@ -608,14 +617,18 @@ def _collect_files(
 
     for result in _run(jobs, sizes, progress, forking):
         told = out.diagnostics.setdefault(result.app, Diagnostics())
-        met = _without_unfinished(result.diagnostics)
+        said = result.diagnostics
         earlier = met_before[result.app].get(result.path) if result.start else None
         if earlier is not None:  # read on from where it was read to: met before that
             told.update(earlier)
-            met.update(earlier)
-        told.update(result.diagnostics)
-        if met.skipped or met.damaged or met.details or met.problems or met.unknown:
-            met_now[result.app][result.path] = met
+        told.update(said)
+        # what to keep of the read, copied only where there is any (most files: none)
+        if earlier is not None or _kept_of(said):
+            met = _without_unfinished(said)
+            if earlier is not None:
+                met.update(earlier)
+            if _kept_of(met):
+                met_now[result.app][result.path] = met
         saved = (
             result.path,
             result.app,

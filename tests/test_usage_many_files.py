@@ -95,3 +95,29 @@ def test_a_cold_usage_opens_an_empty_file_once(
     ]
     assert len(empty) == 3
     assert {p: opened.count(p) for p in empty} == dict.fromkeys(empty, 1)
+
+
+def test_a_cold_list_opens_an_empty_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from sessdex import files
+    from sessdex.cli import main
+
+    opened: list[str] = []
+    plain = files.open_regular
+
+    def counted(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+        opened.append(os.fspath(path))
+        return plain(path, buffering)
+
+    monkeypatch.setattr(files, "open_regular", counted)
+    home = many(tmp_path, 9)
+    args = ["list", "--json", "--home", str(home.path)]
+    listed = json.loads(CliRunner().invoke(main, args, catch_exceptions=False).stdout)
+    assert len(listed) == 6  # the files that hold a session
+    empty = [
+        p for p in map(str, home.path.rglob("*.jsonl")) if not Path(p).stat().st_size
+    ]
+    assert {p: opened.count(p) for p in empty} == dict.fromkeys(empty, 1)

@@ -1,6 +1,7 @@
-"""A cold `usage` over many small files: what it asks the index does not grow with the
-files (each file's stored keys are read in one pass over the index, not one query a
-file), and a response a second file repeats is still counted once."""
+"""A cold `usage` (and `list`) over many small files: what `usage` asks the index does
+not grow with the files (each file's stored keys are read in one pass over the index, not
+one query a file), an empty file is opened once, and a response a second file repeats is
+still counted once."""
 
 from __future__ import annotations
 

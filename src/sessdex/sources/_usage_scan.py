@@ -46,7 +46,8 @@ class MarkedLines:
         diagnostics: Diagnostics | None = None,
         numbered: bool = True,
     ) -> None:
-        self.path = Path(path)
+        # a Path is taken as it is: making one again parses it again, per file
+        self.path = path if isinstance(path, Path) else Path(path)
         self.markers = markers
         self.offset = offset
         self.line = line

@@ -39,6 +39,7 @@ from .usage import (
     _local_days,
     _priced,
     _slot,
+    counted_folder,
     cross_file_losers,
     describe_sessions,
     keep,
@@ -456,7 +457,9 @@ def explain(
     del kept, whole
     if kind == "session" and home is not None and "title" not in rows[key].about:
         describe_sessions(home, [rows[key]])  # its title and folder, as --json gives
-    reader = _Reader(home, kind, key, filters, limit, collected.lifted)
+    reader = _Reader(
+        home, kind, key, filters, limit, collected.lifted, collected.folders
+    )
     selected = sources.all_sources(apps)
     if progress is not None:
         total = sum(
@@ -563,10 +566,13 @@ class _Reader:
         filters: Filters,
         limit: int,
         lifted: dict[tuple[str, str], str] | None = None,
+        folders: dict[tuple[str, str], str] | None = None,
     ) -> None:
         self.home = home
         # a sub-agent's sub-agent's session id -> the session it counts in
         self.lifted = lifted or {}
+        # (app, session id) -> its folder, where the report keys one (`counted_folder`)
+        self.folders = folders or {}
         self.kind = kind
         self.key = key
         self.filters = filters
@@ -588,6 +594,8 @@ class _Reader:
             bucket = [top, *bucket[1:]]
         if bucket[3] and self.recorded != str(self.home.path):
             bucket = [*bucket[:3], self.shown(bucket[3]), *bucket[4:]]
+        if folder := self.folders.get((app, bucket[0])):
+            bucket = [*bucket[:3], counted_folder(bucket[3], folder), *bucket[4:]]
         kept = keep([(app, bucket)], self.filters)  # an odd time taken as none
         if not kept:
             return False

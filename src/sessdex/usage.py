@@ -394,6 +394,8 @@ class Collected:
     # (app, session id) -> the session it is a sub-agent of, at the top: its buckets
     # count there (`_lift`)
     lifted: dict[tuple[str, str], str] = field(default_factory=dict)
+    # (app, top-level session id) -> its folder, as `list` shows it (`in_session_folders`)
+    folders: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _signature(st: os.stat_result) -> str:
@@ -474,6 +476,44 @@ def _lift(out: Collected) -> None:
         out.buckets = [
             (app, [out.lifted.get((app, b[0]), b[0]), *b[1:]]) for app, b in out.buckets
         ]
+
+
+def counted_folder(cwd: str | None, folder: str | None) -> str | None:
+    """The folder a response counts under: its session's `folder` where it ran there or
+    below (a `cd` into a subfolder is the same project) or named none, its own where it
+    ran outside (the session moved: a Codex thread resumed in another project)."""
+    if folder and (not cwd or pathnames.under(cwd, folder)):
+        return folder
+    return cwd
+
+
+def in_session_folders(home: Home, out: Collected) -> None:
+    """Each bucket's folder as `counted_folder` counts it, its session's folder taken
+    from the index (brought up to date first: usage reads some apps' files without it),
+    so that `usage project` and `--here` name the folder `list` names. The stored sums
+    keep each response's own folder: a session's folder is known only once all its files
+    are listed (a sub-agent's file names where it ran, not where its lead began)."""
+    pairs = {(app, b[0]) for app, b in out.buckets}
+    if not pairs:
+        return
+    apps = sorted({app for app, _ in pairs})
+    index = Index(home)
+    try:
+        # an app whose files are all as the index holds them is not even loaded
+        changed = [app for app in apps if app not in index.unchanged(apps)]
+        if changed:
+            index.refresh(sources.all_sources(changed))
+        for pair, stored in index.by_ids(pairs).items():
+            cwd = index.shown(stored.session()).cwd
+            if cwd:
+                out.folders[pair] = cwd
+    finally:
+        index.close()
+    folders = out.folders
+    out.buckets = [
+        (app, [*b[:3], counted_folder(b[3], folders.get((app, b[0]))), *b[4:]])
+        for app, b in out.buckets
+    ]
 
 
 def _said_before(index: Index, app: str) -> dict[str, Diagnostics]:
@@ -1536,6 +1576,8 @@ def run(
     listing at most `explain_limit` responses and dropped lines)."""
     filters = filters or Filters()
     collected = collect(home, apps, progress)
+    if kind == "project" or filters.here is not None:  # the only ones a folder keys
+        in_session_folders(home, collected)
     # an odd time is counted into the diagnostics here, whether or not rows are made
     kept = keep(collected.buckets, filters, collected.diagnostics)
 

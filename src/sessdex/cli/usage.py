@@ -152,7 +152,10 @@ def _report_meant(
 )
 @apps_option
 @click.option(
-    "--here", is_flag=True, help="Only sessions whose folder is this one or below it."
+    "--here",
+    is_flag=True,
+    help="Only sessions whose folder is this one or below it, and what a session"
+    " moved here from elsewhere spent here.",
 )
 @click.option(
     "--tz",

@@ -206,3 +206,20 @@ def test_a_warm_report_on_sums_kept_before_is_the_cold_one(tmp_path: Path) -> No
         str(app): 3,
         str(app / "web"): 1,
     }
+
+
+def test_a_home_given_by_a_link_keeps_a_session_one_row(tmp_path: Path) -> None:
+    """The index reads the home by its real path; the session's folder and its
+    responses' are each named under the home as given: still one row."""
+    real, _ = _here_home(tmp_path)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    app = f"{link}/code/app"
+    for home in (real, link):  # the index built by the first, then reused
+        state = tmp_path / "state"
+        rows = json.loads(_sessdex(home, state, ["usage", "project", "--json"], True))
+        named = str(home / "code" / "app")
+        assert {r["key"]: r["responses"] for r in rows} == {named: 3, named + "/web": 1}
+    args = ["usage", "project", "--json", "--explain", app]
+    explained = json.loads(_sessdex(link, state, args, True))
+    assert len(explained["counted"]) == 3

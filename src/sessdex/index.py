@@ -694,6 +694,29 @@ class Index:
                     found[(r[0], r[1])] = Row(*r)
         return found
 
+    def folders(self, ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """The folder of each of these (app, id) sessions the index holds with one,
+        under the home as given (`shown`). Read from the column where it is the
+        session's own text; from the record where that column could not hold it."""
+        wanted = set(ids)
+        found: dict[tuple[str, str], str] = {}
+        names = sorted({session_id for _, session_id in wanted})
+        for start in range(0, len(names), 500):  # SQLite's limit on bound values
+            part = names[start : start + 500]
+            for app, session_id, cwd, record in self.db.execute(
+                "SELECT app, id, cwd, CASE WHEN instr(cwd, char(65533)) THEN record END"
+                f" FROM sessions WHERE id IN ({', '.join('?' * len(part))})",
+                part,
+            ):
+                if (app, session_id) in wanted and cwd:
+                    if record is not None:  # a lone surrogate the column replaced
+                        cwd = Row(app, session_id, record, None).session().cwd
+                    found[(app, session_id)] = cwd
+        recorded, given = str(self.home.path), str(self.given.path)
+        if recorded != given:
+            found = {k: rehomed(v, recorded, given) for k, v in found.items()}
+        return found
+
     def under(self, app: str, parent_ids: Sequence[str]) -> list[tuple[str, Row]]:
         """(parent id, row) of each session of `app` listed under one of `parent_ids`
         (their sub-agents), oldest first."""

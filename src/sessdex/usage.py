@@ -503,10 +503,7 @@ def in_session_folders(home: Home, out: Collected) -> None:
         changed = [app for app in apps if app not in index.unchanged(apps)]
         if changed:
             index.refresh(sources.all_sources(changed))
-        for pair, stored in index.by_ids(pairs).items():
-            cwd = index.shown(stored.session()).cwd
-            if cwd:
-                out.folders[pair] = cwd
+        out.folders = index.folders(pairs)
     finally:
         index.close()
     folders = out.folders

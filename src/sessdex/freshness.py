@@ -420,13 +420,16 @@ def note_as(path: str | os.PathLike[str], signature: str) -> None:
 _START = "start "
 
 
-def note_start(path: str | os.PathLike[str], start: bytes) -> None:
+def note_start(
+    path: str | os.PathLike[str], start: bytes, look: str | None = None
+) -> None:
     """A file a parse needed only the first bytes of, `start`, which its app keeps when
     it rewrites the file: the parse is read again once they differ or the file goes,
-    not when the rest changes."""
+    not when the rest changes. `look`: its `read_signature` taken before `start` was
+    read (a rewrite between the read and this note then shows), else taken now."""
     if _depending is not None:
         name = os.fspath(path)
-        now = read_signature(name)
+        now = read_signature(name) if look is None else look
         if name not in _depending and len(_depending) < MAX_DEPENDED:
             _depending[name] = (
                 f"{_START}{len(start)} {_digest(start)} {now}" if now != ABSENT else now

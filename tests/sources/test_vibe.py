@@ -1283,3 +1283,33 @@ def test_a_meta_json_rewritten_with_other_ids_while_listed_is_no_crash(
     after = sessions()
     assert after[FORK].extra["forked_from_id"] == NEWER
     assert after == before
+
+
+@LIST_PATHS
+def test_a_meta_json_rewritten_with_other_ids_during_the_listing_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newer folder's meta.json rewritten with other ids after the fork's listing
+    read its ids, before it noted them: the note took the file as it looked after the
+    rewrite, so the next warm `list` kept the fork naming the newer folder, where a
+    cold one names the older."""
+    from sessdex import freshness
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    note_start = freshness.note_start
+    written: list[bool] = []
+
+    def rewritten_first(path: str, *args: object, **kwargs: object) -> None:
+        if not written and "7a8b9c0d" in str(path):
+            written.append(True)
+            _cut_loose(home)  # Vibe saves it between the read and the note
+        note_start(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(freshness, "note_start", rewritten_first)
+    list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert written
+    monkeypatch.setattr(freshness, "note_start", note_start)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm[FORK]["forked_from"] == OLDER
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)

@@ -566,7 +566,7 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
     """The id the chain holding `session_id` is listed under (its newest folder)."""
     seen = {session_id}
     looked: list[Path] = []
-    heads: list[tuple[Path, int | None, bytes | None]] = []
+    heads: list[tuple[Path, int | None, bytes | None, str]] = []
     links.note_unsettled()  # a folder not yet written may be the successor
     # what is read of the newer folders is fixed once written (their ids, their first
     # line): noted as that, so that a turn of the chain's newest folder, which rewrites
@@ -582,7 +582,7 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
         for folder in looked:
             links.check(root, folder.name)
         heads = [
-            (folder, _first_line(folder)[1], _head(folder / "meta.json")[2])
+            (folder, _first_line(folder)[1], *_start(folder / "meta.json"))
             for folder in looked
         ]
     # a folder made later may continue the newest one (compacted again): the save
@@ -590,17 +590,24 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
     # own folder leaves as they are, and Vibe's caches beside them (its listing's
     # .session_index.json, .last_session/) or a Vibe 3 store do not change
     freshness.note_folders(root, ("unified",))
-    for folder, head, start in heads:
+    for folder, head, start, look in heads:
         # its ids, which a turn rewrites as they were (a rewrite with others shows)
         if start is None:
-            freshness.note_depended(folder / "meta.json")
+            freshness.note_depended(folder / "meta.json", look)
         else:
-            freshness.note_start(folder / "meta.json", start)
+            freshness.note_start(folder / "meta.json", start, look)
         if head is None:  # no first line yet: any change may give one
             freshness.note_depended(folder / MESSAGES)
         else:
             freshness.note_head(folder / MESSAGES, head)
     return session_id
+
+
+def _start(meta: Path) -> tuple[bytes | None, str]:
+    """A meta.json's first bytes up to its ids (`_head`), and how it looked before they
+    were read: a note of them taken after would hold for a rewrite made in between."""
+    look = freshness.read_signature(str(meta))
+    return _head(meta)[2], look
 
 
 def _chain(

@@ -466,13 +466,21 @@ def _starts_with(path: str, length: int, digest: str) -> bool:
 _FOLDERS = "folders\x1f"
 
 
-def note_folders(path: str | os.PathLike[str], skip: Iterable[str] = ()) -> None:
+def note_folders(
+    path: str | os.PathLike[str], skip: Iterable[str] = (), look: str | None = None
+) -> None:
     """A folder a parse needed only the sub-folders of, not hidden and not named in
     `skip`: the parse is read again once one of those comes or goes, not when a file or
-    a hidden folder does."""
+    a hidden folder does. `look`: its `read_signature` when the parse listed it; one
+    changed since is noted as that, which no longer holds (its sub-folders now may not
+    be those the parse used)."""
     if _depending is not None:
         name = os.fspath(path)
         now = read_signature(name)
+        if look is not None and look != now:
+            if name not in _depending and len(_depending) < MAX_DEPENDED:
+                _depending[name] = look
+            return
         if name not in _depending and len(_depending) < MAX_DEPENDED:
             skipped = "/".join(skip)  # no name holds it
             digest = _folders_digest(name, skipped, now)

@@ -1313,3 +1313,51 @@ def test_a_meta_json_rewritten_with_other_ids_during_the_listing_lists_warm_as_c
     warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     assert warm[FORK]["forked_from"] == OLDER
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
+
+
+@LIST_PATHS
+def test_a_folder_continuing_the_chain_made_during_the_listing_lists_warm_as_cold(
+    listing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vibe compacts the chain a fork came from (a new folder naming its newest) while
+    a `list` reads the fork, after the save folder's links were read, before the fork's
+    listing noted the folder: the note took the folder as it looked with the new one,
+    so the next warm `list` kept the fork naming the older newest folder, where a cold
+    one names the new folder."""
+    from sessdex import freshness
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    save = home / SAVE_DIR
+    newest = "aaaabbbb-1e2f-4a3b-8c4d-5d6e7f8a9b0c"
+
+    def compacted() -> None:
+        made = save / "session_20261201_110000_aaaabbbb"
+        shutil.copytree(save / "session_20261201_101005_7a8b9c0d", made)
+        meta = json.loads((made / "meta.json").read_text())
+        meta["session_id"], meta["parent_session_id"] = newest, NEWER
+        (made / "meta.json").write_text(json.dumps(meta, indent=2))
+
+    note_folders = freshness.note_folders
+    made: list[bool] = []
+    parsing: list[Path] = []
+    parse = vibe.parse
+
+    def parsed(path: Path, *args: object) -> list[Session]:
+        parsing.append(path)
+        return parse(path, *args)  # type: ignore[arg-type]
+
+    def made_first(path: str, *args: object, **kwargs: object) -> None:
+        if not made and FORK[:8] in str(parsing[-1]):  # the fork's listing
+            made.append(True)
+            compacted()
+        note_folders(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(freshness, "note_folders", made_first)
+    monkeypatch.setattr(vibe, "parse", parsed)
+    list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert made
+    monkeypatch.setattr(freshness, "note_folders", note_folders)
+    warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
+    assert warm[FORK]["forked_from"] == newest
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)

@@ -377,6 +377,9 @@ class _Links:
     unsettled: tuple[tuple[str, str], ...] = ()
     # folder name -> how its meta.json looked, and the ids its head gave then (None: none)
     ids: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)
+    # the save folder as these links hold for it (`freshness.read_signature`), looked at
+    # before they were read or found kept: a folder made after shows against it
+    look: str | None = None
 
     def note_unsettled(self) -> None:
         """Tie the parse that used these links to the folders that said nothing yet:
@@ -415,6 +418,7 @@ _LINKS: dict[str, tuple[int, _Links]] = {}
 
 
 def _links(root: Path) -> _Links:
+    look = freshness.read_signature(str(root))
     try:
         stamp = root.stat().st_mtime_ns
     except OSError:
@@ -423,12 +427,12 @@ def _links(root: Path) -> _Links:
     with freshness.not_depending():
         kept = _LINKS.get(str(root))
         if kept is not None and kept[0] == stamp and _settled(kept[1]):
-            return kept[1]
+            return replace(kept[1], look=look)
         links = _links_read(root)
         if len(_LINKS) >= 4:
             _LINKS.clear()
         _LINKS[str(root)] = (stamp, links)
-        return links
+        return replace(links, look=look)
 
 
 def _settled(links: _Links) -> bool:
@@ -589,7 +593,7 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
     # folder's sub-folders as `_links_read` reads them, which a turn inside a session's
     # own folder leaves as they are, and Vibe's caches beside them (its listing's
     # .session_index.json, .last_session/) or a Vibe 3 store do not change
-    freshness.note_folders(root, ("unified",))
+    freshness.note_folders(root, ("unified",), links.look)
     for folder, head, start, look in heads:
         # its ids, which a turn rewrites as they were (a rewrite with others shows)
         if start is None:
@@ -689,7 +693,8 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         except _Stale:  # a meta.json rewritten with other ids since they were read
             _LINKS.pop(str(root), None)
     else:  # rewritten again while read: these links, as they were read, unchecked
-        links = replace(_links_read(root), ids={})
+        listed = freshness.read_signature(str(root))
+        links = replace(_links_read(root), ids={}, look=listed)
         chain, parent, forked_from = _linked(meta, links, root, subagent, looks)
     oldest = chain[0]
     size = 0

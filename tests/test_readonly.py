@@ -234,3 +234,41 @@ def test_a_credential_file_named_in_another_case_is_never_opened(
     finally:
         watching[0] = False
     assert opened and os.path.realpath(secret) not in opened
+
+
+def test_a_wal_that_links_to_a_credential_file_is_never_opened(
+    tmp_path: Path,
+) -> None:
+    """A database's `-wal` is a name sessdex makes, not one a listing vetted: a link by
+    that name to an agent's login was opened to read its headers (the freshness of the
+    database's rows), and 12 of its bytes stored in the index as the WAL's state."""
+    import shutil
+    import sys
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "opencode" / "home", home)
+    secret = home / ".codex" / "auth.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text('{"OPENAI_API_KEY": "sk-secret-secret-secret"}' + " " * 2000)
+    store = home / ".local" / "share" / "opencode" / "opencode.db"
+    (store.parent / (store.name + "-wal")).symlink_to(secret)
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if (
+            watching[0]
+            and event == "open"
+            and isinstance(args[0], str | bytes | os.PathLike)
+        ):
+            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        runner = CliRunner()
+        for args in (("list", "--all", "--json"), ("list", "--json")):
+            runner.invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+    finally:
+        watching[0] = False
+    assert opened, "the audit hook saw the run's own reads"
+    assert os.path.realpath(secret) not in opened

@@ -154,7 +154,11 @@ def _opened(path: str) -> int | None:
     """A descriptor of `path` to read, or None when it cannot be opened or is not a
     regular file. Non-blocking: a pipe named like a database is not waited on. Binary on
     Windows: in text mode its C runtime ends a read at a 0x1a byte, so a change counter
-    from 0x1a00 to 0x1aff (256 commits) would read the same."""
+    from 0x1a00 to 0x1aff (256 commits) would read the same. Never a link to an agent's
+    credential file, as `files.open_regular` refuses one: a WAL's name is made from its
+    database's, not listed, so no listing passed such a link over."""
+    if os.path.islink(path) and _to_credential(path):
+        return None
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -167,6 +171,12 @@ def _opened(path: str) -> int | None:
         pass
     os.close(fd)
     return None
+
+
+def _to_credential(link: str) -> bool:
+    from . import folders  # here: only a link loads it
+
+    return folders.is_credential_path(os.path.realpath(link))
 
 
 def _read_at(fd: int, offset: int, length: int) -> bytes:
@@ -443,16 +453,11 @@ def _digest(data: bytes) -> str:
 
 
 def _starts_with(path: str, length: int, digest: str) -> bool:
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
+    fd = _opened(path)  # a regular file only: a pipe is never waited on
+    if fd is None:
         return False
-    try:  # a regular file only (`read_signature` said so): a pipe is never waited on
-        return (
-            stat.S_ISREG(os.fstat(fd).st_mode)
-            and _digest(os.read(fd, length)) == digest
-        )
+    try:
+        return _digest(os.read(fd, length)) == digest
     except OSError:
         return False
     finally:

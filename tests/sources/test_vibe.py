@@ -1361,3 +1361,39 @@ def test_a_folder_continuing_the_chain_made_during_the_listing_lists_warm_as_col
     warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     assert warm[FORK]["forked_from"] == newest
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
+
+
+def test_a_meta_json_made_a_link_to_a_credential_file_is_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newer folder's meta.json that a fork's listing noted by its first bytes, made
+    a link to an agent's login: the warm `list` that checked whether they were the same
+    opened the login to read them."""
+    import os
+    import sys
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    listed = list_rows(home, tmp_path / "warm", monkeypatch)
+    assert listed[FORK]["forked_from"] == NEWER
+    secret = home / ".codex" / "auth.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text('{"OPENAI_API_KEY": "sk-secret"}')
+    meta = home / SAVE_DIR / "session_20261201_101005_7a8b9c0d" / "meta.json"
+    meta.unlink()
+    meta.symlink_to(secret)
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if watching[0] and event == "open" and isinstance(args[0], str | bytes):
+            opened.append(os.path.realpath(os.fsdecode(args[0])))
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        warm = list_rows(home, tmp_path / "warm", monkeypatch)
+    finally:
+        watching[0] = False
+    assert opened, "the audit hook saw the run's own reads"
+    assert os.path.realpath(secret) not in opened
+    assert warm == list_rows(home, tmp_path / "cold", monkeypatch)

@@ -422,3 +422,27 @@ def test_a_huge_value_of_a_view_is_elided_as_a_tables_is(
     assert found["type"] == "tool" and files.elided(found["output"]) == (7500, "é" * 24)
     if encoding == "UTF-8":
         assert value == table
+
+
+def test_a_view_value_that_grows_at_each_read_is_read_to_its_measured_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A view's value made anew at each read (here one longer each time) is read in
+    pieces up to the size measured first, not for as long as pieces keep coming."""
+    monkeypatch.setattr(files, "CHUNK", 64)
+    reads = 0
+
+    def grown() -> bytes:
+        nonlocal reads
+        reads += 1
+        return b"x" * (1000 * reads)
+
+    connection = sqlite3.connect(":memory:")
+    connection.create_function("grown", 0, grown)
+    connection.execute("CREATE VIEW part AS SELECT 'p0' AS id, grown() AS data")
+    query = "SELECT substr(data, ?, ?) FROM part WHERE id = ?"
+    try:
+        read = b"".join(databases._pieces(connection, query, ("id", "p0"), 1000))
+    finally:
+        connection.close()
+    assert len(read) <= 1000 + 1000 // 8 + 64

@@ -1241,7 +1241,10 @@ def _pieces(
 
     length = max(files.CHUNK, -(-size // _VIEW_PIECES))
     at = 1
-    while True:
+    # Stop at the size measured: a value made anew at each read (a view over
+    # randomblob()) must not keep the loop asking for more. Characters of text are
+    # never more than its bytes, so `size` bounds both.
+    while at <= size:
         row = connection.execute(query, (at, length, key[1])).fetchone()
         piece = row[0] if row else None
         if not isinstance(piece, bytes | str) or not piece:

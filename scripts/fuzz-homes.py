@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile] [--more] [home ...]`, `--late` or `--denied` likewise, or `--warm-cold
+--odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--denied` or `--fanout` likewise, or `--warm-cold
 --cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
 file changes; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
@@ -56,6 +56,13 @@ def main() -> int:
         "database's -wal, a page of junk, tables made views",
     )
     parser.add_argument(
+        "--escapes",
+        action="store_true",
+        help="a text given a character JSON escapes and no text should hold: half an "
+        "emoji (a lone surrogate), a swapped pair, a NUL, U+2028, a bidi override; in "
+        "a JSON file or a database's text cell, an id's or a path's too",
+    )
+    parser.add_argument(
         "--more",
         action="store_true",
         help="every command in text and JSON too (find, usage --explain, resume "
@@ -75,6 +82,14 @@ def main() -> int:
         "a pipe, a looping, dangling or endless link, emptied, renamed with a newline, "
         "an escape or 255 bytes), then show, tree, export, resume, usage --explain and "
         "find on it, and every command after (as --more)",
+    )
+    parser.add_argument(
+        "--fanout",
+        action="store_true",
+        help="instead: one session (a sub-agent half the time) copied 200, then 1600 "
+        "times beside itself under new ids; list, tree, show, find, usage, watch and "
+        "doctor at each size: none may fail, lose a session or cost more than 16 "
+        "times its CPU at 200 copies",
     )
     parser.add_argument(
         "--warm-cold",
@@ -129,10 +144,12 @@ def main() -> int:
             for case in range(args.first, args.first + args.cases):
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
-                if args.late or args.denied:
+                if args.late or args.denied or args.fanout:
                     failures = (
                         fuzzing.run_late_case(name, every[name], case, folder)
                         if args.late
+                        else fuzzing.run_fanout_case(name, every[name], case, folder)
+                        if args.fanout
                         else fuzzing.run_denied_case(name, every[name], case)
                     )
                     ran += 1
@@ -149,6 +166,7 @@ def main() -> int:
                     odd=args.odd,
                     more=args.more,
                     hostile=fuzzing.HOSTILE_WAYS if args.hostile else (),
+                    escapes=args.escapes,
                 )
                 ran += 1
                 failed += bool(failures)

@@ -948,6 +948,132 @@ def _wal_alone(path: Path, *, foreign: bool) -> Mutant | None:
     return Mutant(path, "its rows rewritten into a -wal beside it, no -shm", keeps=True)
 
 
+# --- escapes: a text given a character JSON can spell and no file name or terminal can -
+
+ESCAPE_WAYS = (
+    "lone high surrogate",
+    "lone low surrogate",
+    "reversed pair",
+    "NUL escape",
+    "line separators",
+    "bidi override",
+)
+# what each way puts into a text, as the JSON escape an app's JSON.stringify writes: half
+# an emoji a `slice` cut (at the end, where a cut leaves it, or inside), the halves of a
+# pair swapped, a NUL (C strings end there; os calls refuse it), U+2028/U+2029 (a line
+# break to some and none to others), a right-to-left override (text shown reversed)
+_ESCAPES = {
+    "lone high surrogate": b"\\ud83d",
+    "lone low surrogate": b"\\ude00",
+    "reversed pair": b"\\ude00\\ud83d",
+    "NUL escape": b"\\u0000",
+    "line separators": b"\\u2028\\u2029",
+    "bidi override": b"\\u202e",
+}
+_NAMED_KEY = re.compile(r"(?i)(id|cwd|path|dir|directory|title|name|model|branch)$")
+_MARK = "\x01zz-escape\x01"  # json.dumps writes it as `\u0001zz-escape\u0001`
+
+
+def _escaped_dumps(value: Json, way: str) -> bytes:
+    return dumps(value).replace(json.dumps(_MARK).strip('"').encode(), _ESCAPES[way])
+
+
+def _escape_value(
+    value: Json, way: str, draw: random.Random
+) -> tuple[str, bool] | None:
+    """Put `way`'s escape into one text of `value` (an id's, a path's, a title's): what
+    changed, and whether the file still holds every session it held (an id so changed
+    may name another session, or none)."""
+    texts = [
+        (p, k, n)
+        for p, k, n in _nodes(value)
+        if isinstance(n, str) and isinstance(p, dict | list)
+    ]
+    if not texts:
+        return None
+    # half the time a text that names something (an id, a folder, a title, a model):
+    # what is looked up, joined, stored and shown, not only shown
+    named = [t for t in texts if _NAMED_KEY.search(str(t[1]))]
+    parent, key, node = draw.choice(named if named and draw.random() < 0.5 else texts)
+    assert isinstance(node, str)
+    at = len(node) if draw.random() < 0.5 else draw.randrange(len(node) + 1)
+    parent[key] = node[:at] + _MARK + node[at:]  # type: ignore[index]
+    return f"{key!r} given {way} at {at}", not _ID_KEY.search(str(key))
+
+
+def mutate_escaped(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    """Change `path` one of the `ESCAPE_WAYS`: a JSON file's text, or a text cell of a
+    database that holds JSON; None when that way does not apply to it."""
+    data = path.read_bytes()
+    if data.startswith(SQLITE):
+        return _escaped_cell(path, way, draw)
+    lines = _lines(data)
+    if lines is not None:
+        values = [(n, _loads(line)) for n, line in enumerate(lines) if line.strip()]
+    elif (whole := _whole_json(data)) is not None:
+        values = [(-1, whole)]
+    else:
+        return None
+    draw.shuffle(values)
+    for at, value in values:
+        changed = _escape_value(value, way, draw)
+        if changed is None:
+            continue
+        if at < 0:
+            path.write_bytes(_escaped_dumps(value, way))
+            return Mutant(path, changed[0], keeps=changed[1])
+        assert lines is not None
+        lines[at] = _escaped_dumps(value, way)
+        path.write_bytes(b"\n".join(lines))
+        return Mutant(path, f"line {at + 1}: {changed[0]}", keeps=changed[1])
+    return None
+
+
+def _escaped_cell(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    """A text cell of a database changed `way`: in a JSON text, as its escape; in any
+    other text, as the character itself where UTF-8 holds one, or as the bytes a writer
+    that encodes UTF-16 halves one by one (CESU-8) leaves."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        cells = []
+        for table in _tables(db):
+            columns = [r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+            for column in columns:
+                with contextlib.suppress(sqlite3.Error):  # a virtual table's
+                    cells += [
+                        (table, column, rowid)
+                        for (rowid,) in db.execute(
+                            f"SELECT rowid FROM {_quoted(table)} WHERE typeof("
+                            f"{_quoted(column)}) = 'text' AND rowid IS NOT NULL LIMIT 50"
+                        )
+                    ]
+        if not cells:
+            return None
+        table, column, rowid = draw.choice(cells)
+        where = f"FROM {_quoted(table)} WHERE rowid = ?"
+        (text,) = db.execute(f"SELECT {_quoted(column)} {where}", (rowid,)).fetchone()
+        value = _whole_json(text.encode())
+        if value is not None and (changed := _escape_value(value, way, draw)):
+            new: object = _escaped_dumps(value, way).decode()
+            what = changed[0]
+        else:
+            character = json.loads('"' + _ESCAPES[way].decode() + '"')
+            at = draw.randrange(len(text) + 1)
+            new = (text[:at] + character + text[at:]).encode("utf-8", "surrogatepass")
+            what = f"{way} at {at}"
+        with contextlib.suppress(sqlite3.Error):  # a CHECK, a UNIQUE refuses it
+            db.execute(
+                f"UPDATE {_quoted(table)} SET {_quoted(column)} = CAST(? AS TEXT)"
+                " WHERE rowid = ?",
+                (new, rowid),
+            )
+            keeps = not _ID_KEY.search(column)
+            return Mutant(path, f"{table}.{column} row {rowid}: {what}", keeps=keeps)
+        return None
+    finally:
+        db.close()
+
+
 class NoWay(AssertionError):
     """No hostile way applies to any file of a home (one of text files alone: Aider's)."""
 
@@ -959,10 +1085,11 @@ def draw_mutant(
     tree: bool = False,
     odd: bool = False,
     hostile: tuple[str, ...] = (),
+    escapes: bool = False,
 ) -> Mutant:
     """Change one file of `home` one way, both drawn; tries until one applies. With
     `tree`, one of `TREE_WAYS` instead; with `odd`, one of `ODD_WAYS`; with `hostile`,
-    one of those ways (of `HOSTILE_WAYS`)."""
+    one of those ways (of `HOSTILE_WAYS`); with `escapes`, one of `ESCAPE_WAYS`."""
     # not a database's -wal or -shm: SQLite itself reads a damaged one as none (the
     # app loses those rows too), and nothing sessdex reads can tell
     candidates = sorted(
@@ -972,6 +1099,12 @@ def draw_mutant(
     )
     if tree:
         return mutate_tree(draw.choice(candidates), draw.choice(TREE_WAYS))
+    if escapes:
+        for _ in range(200):
+            path, way = draw.choice(candidates), draw.choice(ESCAPE_WAYS)
+            if path.is_file() and (mutant := mutate_escaped(path, way, draw)):
+                return mutant
+        raise NoWay(f"no escape applies to {home}")
     if hostile:
         for _ in range(200):
             path, way = draw.choice(candidates), draw.choice(hostile)
@@ -1127,8 +1260,12 @@ def check(
 
 SLOW = 10  # seconds: a command this slow on a small home is stuck, not busy
 
-# what a terminal acts on rather than shows: ESC, BEL, backspace, CR, C1 controls
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f\x80-\x9f]")
+# what a terminal acts on rather than shows: ESC, BEL, backspace, CR, C1 controls; and
+# what reorders or breaks what a reader sees: bidi controls, the line separators
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f\x80-\x9f"
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
 
 
 def _shown(
@@ -1237,12 +1374,23 @@ def run_case(
     odd: bool = False,
     more: bool = False,
     hostile: tuple[str, ...] = (),
+    escapes: bool = False,
 ) -> list[str]:
     """Mutant `case` of home `name` (of its tree, with `tree`; an odd file, with `odd`;
-    changed one of the `hostile` ways, with those): the failures found, each naming the
-    case. Every case is copied to the same folder, as some apps' ids are made from their
+    changed one of the `hostile` ways, with those; a text given an odd escape, with
+    `escapes`): the failures found, each naming the case. Every case is copied to the same folder, as some apps' ids are made from their
     paths."""
-    kind = "tree" if tree else "odd" if odd else "hostile" if hostile else "fuzz"
+    kind = (
+        "tree"
+        if tree
+        else "odd"
+        if odd
+        else "hostile"
+        if hostile
+        else "escapes"
+        if escapes
+        else "fuzz"
+    )
     draw = random.Random(f"{name}-{kind}-{case}")
     home = work / "home"
     listed_file = work / "listed.json"
@@ -1254,7 +1402,9 @@ def run_case(
     listed_before: dict[str, str] = json.loads(listed_file.read_text())
     copy_home(original, home)
     try:
-        mutant = draw_mutant(home, draw, tree=tree, odd=odd, hostile=hostile)
+        mutant = draw_mutant(
+            home, draw, tree=tree, odd=odd, hostile=hostile, escapes=escapes
+        )
     except NoWay:
         return []  # nothing in this home holds a JSON value or a database
     changed = str(mutant.path)
@@ -1780,3 +1930,181 @@ def run_denied_case(name: str, original: Path, case: int) -> list[str]:
         return failures
     finally:
         remove_denied(work)
+
+
+# --- fan-out: one session copied into thousands beside it ------------------------------
+
+FANOUT = (
+    1600  # copies at the full size: what a long-used home or a swarm of agents makes
+)
+FANOUT_SMALL = 200  # copies at the size each command's cost at the full size is held to
+# a command may cost this many times more at the full size than at the small one (8
+# times the copies: linear is 8) before it is said to grow faster than its input
+FANOUT_GROWTH = 16
+FANOUT_SLACK = 1.0  # CPU seconds below which a command's growth is not judged
+
+
+def _fan_id(session_id: str, number: int) -> str:
+    """`session_id` with its last five characters made `number`, in digits: an id of
+    the same length and alphabet (hex, a UUID's, a ULID's, base62) that no other has."""
+    return session_id[:-5] + f"{number:05d}"
+
+
+def _fan_out(home: Path, path: Path, session_id: str, numbers: range) -> int:
+    """Copies of the session whose file is `path`, each under an id `_fan_id` made, its
+    name and every mention of the id in its bytes changed: the file itself where its
+    name holds the id, else the folder above it that is named by the id. How many were
+    made (none where neither holds the id)."""
+    old = session_id.encode()
+    source = next(
+        (p for p in [path, *path.parents] if session_id in p.name and p != home), None
+    )
+    if source is None or home not in source.parents:
+        return 0
+    for number in numbers:
+        new = _fan_id(session_id, number)
+        target = source.with_name(source.name.replace(session_id, new))
+        if source.is_file():
+            target.write_bytes(source.read_bytes().replace(old, new.encode()))
+            continue
+        for folder, _, names in os.walk(source):
+            into = target / Path(folder).relative_to(source)
+            into = Path(str(into).replace(session_id, new))
+            into.mkdir(parents=True, exist_ok=True)
+            for name in names:
+                data = (Path(folder) / name).read_bytes()
+                (into / name.replace(session_id, new)).write_bytes(
+                    data.replace(old, new.encode())
+                )
+    return len(numbers)
+
+
+def _timed(
+    runner: CliRunner, args: list[str], outcome: Outcome, state: Path
+) -> tuple[float, str | None]:
+    """`_invoke`, and the CPU seconds it took (this process's: what the other users of
+    a shared machine take does not count)."""
+    started = time.process_time()
+    said = _invoke(runner, args, outcome, state)
+    return time.process_time() - started, said
+
+
+def _fan_commands(ref: str, copy: str, lead: str) -> list[list[str]]:
+    return [
+        ["list", "--json", "--all"],
+        ["list", "--json", "--all"],  # again: warm
+        ["list", "--all"],
+        ["tree", lead, "--json"],
+        ["show", copy, "--json"],
+        ["find", "--json", f"id:{copy.partition(':')[2][:12]}"],
+        ["usage", "daily", "--json"],
+        ["usage", "session", "--json"],
+        ["watch", "--once", "--json"],
+        ["doctor", "--deep", "--json"],
+    ]
+
+
+def run_fanout_case(
+    name: str,
+    original: Path,
+    case: int,
+    work: Path,
+    count: int = FANOUT,
+    small: int = FANOUT_SMALL,
+) -> list[str]:
+    """Fan-out case `case` of home `name`: one listed session (drawn; a sub-agent half
+    the time, where the home has one: thousands under one lead) copied `small` times
+    beside itself, then `count` times, each under a new id. At each size list (cold,
+    warm, text), tree of its lead, show and find of a copy, usage, watch and doctor
+    run: none may fail, none may cost more than `FANOUT_GROWTH` times what it cost at
+    the small size, and the copies each size lists grow as the copies do."""
+    draw = random.Random(f"{name}-fanout-{case}")
+    home = work / "home"
+    copy_home(original, home)
+    first = check(home, work / "state-fan-base", sessions=0)
+    shutil.rmtree(work / "state-fan-base", ignore_errors=True)
+    if first.failures:
+        return [f"{name} fanout case {case}: {said}" for said in first.failures]
+    rows = [
+        (ref, Path(path.partition("#")[0]))
+        for ref, path in first.listed.items()
+        if len(ref.partition(":")[2]) >= 8
+        and ref.partition(":")[2] in path
+        and path.partition("#")[0].startswith(str(home))
+    ]
+    if not rows:
+        return []  # no session here is named by its id: no copy would be another
+    ids = {ref.partition(":")[2] for ref in first.listed}
+    subagents = [
+        (ref, path)
+        for ref, path in rows
+        if any(i in str(path.parent) for i in ids - {ref.partition(":")[2]})
+    ]
+    ref, path = draw.choice(subagents if subagents and draw.random() < 0.5 else rows)
+    app, _, session_id = ref.partition(":")
+    lead = next(
+        (
+            f"{app}:{i}"
+            for i in sorted(ids)
+            if i != session_id and i in str(path.parent)
+        ),
+        ref,
+    )
+    label = f"{name} fanout case {case}: {ref} ({path.relative_to(home)})"
+    failures: list[str] = []
+    runner = CliRunner()
+    saved = os.environ.get("SESSDEX_HOME")
+    costs: list[list[float]] = []
+    gains: list[int] = []
+    copy = f"{app}:{_fan_id(session_id, 1)}"
+    try:
+        for size, numbers in (
+            (small, range(1, small + 1)),
+            (count, range(small + 1, count + 1)),
+        ):
+            if not _fan_out(home, path, session_id, numbers):
+                return []
+            state = work / f"state-fan-{size}"
+            os.environ["SESSDEX_HOME"] = str(state)
+            outcome = Outcome()
+            spent: list[float] = []
+            with deadline(240, label):
+                for command in _fan_commands(ref, copy, lead):
+                    took, said = _timed(
+                        runner, [*command, "--home", str(home)], outcome, state
+                    )
+                    spent.append(took)
+                    if command[0] == "list" and len(command) == 3 and said:
+                        listed = {f"{r['app']}:{r['id']}" for r in json.loads(said)}
+                        lost = sorted(set(first.listed) - listed)
+                        if lost:
+                            failures.append(f"{label}: {size} copies: lost {lost[:3]}")
+                        if not gains or len(gains) < len(costs) + 1:
+                            gains.append(len(listed) - len(first.listed))
+            from sessdex import databases
+
+            databases.forget_snapshots()
+            shutil.rmtree(state, ignore_errors=True)
+            failures += [f"{label}: {size} copies: {said}" for said in outcome.failures]
+            costs.append(spent)
+    except TimeoutError as error:
+        failures.append(str(error))
+    finally:
+        if saved is None:
+            os.environ.pop("SESSDEX_HOME", None)
+        else:
+            os.environ["SESSDEX_HOME"] = saved
+    if len(costs) == 2:
+        for command, few, many in zip(
+            _fan_commands(ref, copy, lead), *costs, strict=True
+        ):
+            if many > FANOUT_SLACK and many > FANOUT_GROWTH * max(few, 0.05):
+                failures.append(
+                    f"{label}: {' '.join(command[:2])}: {few:.2f} s CPU at {small} "
+                    f"copies, {many:.2f} s at {count}"
+                )
+    if len(gains) == 2 and gains[1] != gains[0] * count // small:
+        failures.append(
+            f"{label}: {small} copies listed {gains[0]} more, {count} listed {gains[1]}"
+        )
+    return failures

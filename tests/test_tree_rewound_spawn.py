@@ -5,8 +5,11 @@ leaves out (a Claude Code sub-agent spawned on a branch a rewind abandoned), mar
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import BinaryIO
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -84,3 +87,34 @@ def test_a_sub_agent_the_transcript_places_is_not_marked(tmp_path: Path) -> None
     lead.write_text("\n".join(kept) + "\n")
     tree = json.loads(out("tree", "s", "--json", "--home", str(home)))
     assert [(c["id"], c["unplaced"]) for c in tree["children"]] == [("a1", False)]
+
+
+def test_many_sub_agents_on_a_rewound_branch_are_each_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each sub-agent the tree reads on its own looked at every sibling's meta file and
+    first lines for its own children: a lead with 1,600 of them (a long swarm) took
+    minutes, the files opened growing as their count squared."""
+    from sessdex import files
+
+    home = rewound_home(tmp_path / "home")
+    agents = next(home.rglob("subagents"))
+    asked, meta = (agents / "agent-a1.jsonl").read_bytes(), (agents / "agent-a1.meta.json").read_bytes()  # fmt: skip
+    many = 60
+    for n in range(2, many + 1):
+        (agents / f"agent-a{n}.jsonl").write_bytes(asked.replace(b'"a1"', f'"a{n}"'.encode()))  # fmt: skip
+        (agents / f"agent-a{n}.meta.json").write_bytes(meta.replace(b"toolu_1", f"toolu_{n}".encode()))  # fmt: skip
+    out("list", "--all", "--home", str(home))  # the index lists them under the lead
+    opened = files.open_regular
+    inside: list[str] = []
+
+    def counted(name: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+        if "subagents" in os.fspath(name):
+            inside.append(os.fspath(name))
+        return opened(name, buffering)
+
+    monkeypatch.setattr(files, "open_regular", counted)
+    tree = json.loads(out("tree", "s", "--json", "--home", str(home)))
+    assert len(tree["children"]) == many
+    assert {c["status"] for c in tree["children"]} == {"done"}
+    assert len(inside) < 8 * many * 2, f"{len(inside)} opens of {many * 2} files"

@@ -1317,6 +1317,24 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     Noted for the index (see `freshness`): a scan may read a small file to learn where the
     sessions are."""
     freshness.note_read(path)
+    kept = folders.in_pass()
+    if kept is None:
+        return _read_small(path, limit)
+    key = ("small", os.fspath(path), limit)
+    if key not in kept:
+        data = _read_small(path, limit)
+        if data is not None and len(data) > _KEPT_IN_PASS:
+            return data  # a transcript: read once in a pass anyway, never held
+        kept[key] = data
+    found = kept[key]
+    assert found is None or isinstance(found, bytes)
+    return found
+
+
+_KEPT_IN_PASS = 64 * 1024  # bytes of a small file `folders.one_pass` keeps: a meta file
+
+
+def _read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     # read(limit + 1) would allocate the whole limit up front (64 MB for a 50-byte meta
     # file): read a chunk at a time instead, up to one byte past the limit
     pieces: list[bytes] = []

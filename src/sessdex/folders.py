@@ -12,8 +12,9 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar, cast
 
 from . import freshness
 from .cells import written_out
@@ -126,8 +127,55 @@ def entries(
     return listing(directory, root)
 
 
+_T = TypeVar("_T")
+# what the pass under way looked at (see `one_pass`); None outside one
+_PASS: list[dict[tuple[object, ...], object]] = []
+
+
+@contextlib.contextmanager
+def one_pass() -> Iterator[None]:
+    """Within it, a folder listed again, or a small file read again through
+    `files.read_small`, is what the first look found. For a command that reads many
+    sessions of one folder in turn, each of which looks at the others' files (a
+    sub-agent's children are the siblings whose meta file names it): N looks, not N
+    times N. Only for a command's while: what changes after is seen by the next."""
+    _PASS.append({})
+    try:
+        yield
+    finally:
+        _PASS.pop()
+
+
+def in_pass() -> dict[tuple[object, ...], object] | None:
+    """What the pass under way keeps (see `one_pass`), None outside one."""
+    return _PASS[-1] if _PASS else None
+
+
+def kept(key: tuple[object, ...], make: Callable[[], _T]) -> _T:
+    """`make()`; within a pass (`one_pass`), what it made the first time for `key`: what
+    a reader derives from a folder's files (its sub-agents by parent), read once."""
+    memo = in_pass()
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return cast(_T, memo[key])
+
+
 def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry[str]]:
     """`entries`, not noted for the index: for walks no listing depends on."""
+    kept = in_pass()
+    if kept is None:
+        return _listing(directory, root)
+    key = ("listing", os.fspath(directory), root)
+    if key not in kept:
+        kept[key] = _listing(directory, root)
+    found = kept[key]
+    assert isinstance(found, list)
+    return list(found)
+
+
+def _listing(directory: str | Path, root: Path | None) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(directory) as it:
             found = sorted(

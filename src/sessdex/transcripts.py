@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from . import reading, sources
+from . import folders, reading, sources
 from .calls import refuse_unknown, refuse_unless
 from .diagnostics import Diagnostics
 from .files import line_start
@@ -308,7 +308,9 @@ def _add_listed(
 
     index = Index(home)
     try:
-        add_unplaced(root, listed)
+        # each read looks at its siblings for its own sub-agents: once, not once a read
+        with folders.one_pass():
+            add_unplaced(root, listed)
     finally:
         index.close()
 

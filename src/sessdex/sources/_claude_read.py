@@ -552,26 +552,26 @@ def _find_children(
     # children beside it, naming it as their parentAgentId
     nested = context.side_chain_is_lead and path.parent.name == "subagents"
     folder = path.parent if nested else path.with_suffix("") / "subagents"
-    for entry in folders.entries(folder):
-        agent = _agent_file(entry.name)
-        if agent is None or agent == session_id:
+    every, by_parent = folders.kept(
+        ("claude subagents", str(folder)),
+        lambda: _subagent_files(folder, context.diagnostics),
+    )
+    # a sibling, or a child of another agent, is not one of a nested one's children
+    for kid, kid_path, kid_meta, parent in (
+        by_parent.get(session_id, []) if nested else every
+    ):
+        if kid == session_id:
             continue
-        meta = files.read_json_file(
-            folder / f"agent-{agent}.meta.json", diagnostics=context.diagnostics
-        )
-        meta = meta if isinstance(meta, dict) else {}
-        parent = rec.string(meta.get("parentAgentId"))
-        if nested and parent != session_id:
-            continue  # a sibling, or a child of another agent
-        context.children[agent] = Child(
-            agent,
-            Path(entry.path),
-            rec.string(meta.get("agentType")),
-            rec.string(meta.get("description")),
-            rec.string(meta.get("toolUseId")) or call_of.get(agent),
+        context.children[kid] = Child(
+            kid,
+            Path(kid_path),
+            rec.string(kid_meta.get("agentType")),
+            rec.string(kid_meta.get("description")),
+            rec.string(kid_meta.get("toolUseId")) or call_of.get(kid),
             None if nested else parent,
-            observer=meta.get("isObserver") is True,
+            observer=kid_meta.get("isObserver") is True,
         )
+    agent: str | None
     for agent, agent_path, run in () if nested else workflow_agents(folder):
         if agent == session_id or agent in context.children:
             continue
@@ -588,8 +588,26 @@ def _find_children(
             rec.string(meta.get("parentAgentId")),
         )
     marker = b'"sessionId":"' + session_id.encode() + b'"'
-    for entry in folders.entries(
-        path.parent
+    if context.side_chain_is_lead:
+        # a sub-agent's file names its lead's session, never an agent's: one shown on
+        # its own has none beside it but those its calls name (a look at every
+        # sibling, for each of thousands in a tree, cost their count squared)
+        beside = folders.kept(
+            ("claude agent files", str(path.parent)),
+            lambda: {
+                name: entry.path
+                for entry in folders.entries(path.parent)
+                if (name := _agent_file(entry.name)) is not None
+            },
+        )
+        for named in sorted(
+            (a for a in call_of if a in beside), key=lambda a: f"agent-{a}.jsonl"
+        ):
+            context.children.setdefault(
+                named, Child(named, Path(beside[named]), call_id=call_of[named])
+            )
+    for entry in (
+        [] if context.side_chain_is_lead else folders.entries(path.parent)
     ):  # 2.0: agent-<id>.jsonl beside the parent
         agent = _agent_file(entry.name)
         if agent is None or agent in context.children:
@@ -612,6 +630,32 @@ def _find_children(
         agent = context.by_call.get(call)
         if agent is not None:
             context.started.add(agent)
+
+
+def _subagent_files(
+    folder: Path, diagnostics: Diagnostics
+) -> tuple[
+    list[tuple[str, str, dict[str, object], str | None]],
+    dict[str | None, list[tuple[str, str, dict[str, object], str | None]]],
+]:
+    """The sub-agent files in `folder` (agent, its file, its meta, the agent its meta
+    names as its parent), in name order, and the same by that parent: looked up by
+    each of thousands of siblings a tree reads in turn (`folders.kept`)."""
+    every = []
+    by_parent: dict[str | None, list[tuple[str, str, dict[str, object], str | None]]]
+    by_parent = {}
+    for entry in folders.entries(folder):
+        agent = _agent_file(entry.name)
+        if agent is None:
+            continue
+        meta = files.read_json_file(
+            folder / f"agent-{agent}.meta.json", diagnostics=diagnostics
+        )
+        meta = meta if isinstance(meta, dict) else {}
+        parent = rec.string(meta.get("parentAgentId"))
+        every.append((agent, entry.path, meta, parent))
+        by_parent.setdefault(parent, []).append(every[-1])
+    return every, by_parent
 
 
 def workflow_agents(subagents: Path) -> Iterator[tuple[str, Path, Path]]:

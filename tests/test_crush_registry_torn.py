@@ -45,3 +45,19 @@ def test_a_torn_registry_still_lists_the_projects_it_names(tmp_path: Path) -> No
 def test_a_torn_registry_is_said(tmp_path: Path) -> None:
     _, stderr = _crush_ids(_broken_home(tmp_path), "--verbose")
     assert "projects.json" in stderr
+
+
+def test_a_registry_folder_with_a_nul_in_it_names_none(tmp_path: Path) -> None:
+    """A `data_dir` with `\\u0000` in it (valid JSON; no path holds a NUL): the list
+    stopped on "embedded null byte" (a warning, no Crush session listed) when the scan
+    noted that folder for the index; now it names no folder, and every session is found
+    where the others say."""
+    good, _ = _crush_ids(HOME)
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry = home / REGISTRY
+    text = registry.read_text()
+    registry.write_text(text.replace("noora/.crush", "noora\\u0000/.crush", 1))
+    found, stderr = _crush_ids(home)
+    assert "Error" not in stderr and "sessdex bug" not in stderr
+    assert found == good  # noora's are found in its project folder too

@@ -300,7 +300,7 @@ def _kind(st: os.stat_result | None) -> int:
 def _stat(path: str) -> os.stat_result | None:
     try:
         return os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in a path an app wrote: none
         return None
 
 

@@ -971,6 +971,7 @@ _ESCAPES = {
     "bidi override": b"\\u202e",
 }
 _NAMED_KEY = re.compile(r"(?i)(id|cwd|path|dir|directory|title|name|model|branch)$")
+_PLACE_KEY = re.compile(r"(?i)(cwd|path|dir|directory|root|folder|workspace)$")
 _MARK = "\x01zz-escape\x01"  # json.dumps writes it as `\u0001zz-escape\u0001`
 
 
@@ -980,10 +981,11 @@ def _escaped_dumps(value: Json, way: str) -> bytes:
 
 def _escape_value(
     value: Json, way: str, draw: random.Random
-) -> tuple[str, bool] | None:
+) -> tuple[str, bool, bool] | None:
     """Put `way`'s escape into one text of `value` (an id's, a path's, a title's): what
     changed, and whether the file still holds every session it held (an id so changed
-    may name another session, or none)."""
+    may name another session, or none), and whether it named a place (a folder then
+    named nowhere: what was in it may go unsaid, as a project deleted)."""
     texts = [
         (p, k, n)
         for p, k, n in _nodes(value)
@@ -998,7 +1000,8 @@ def _escape_value(
     assert isinstance(node, str)
     at = len(node) if draw.random() < 0.5 else draw.randrange(len(node) + 1)
     parent[key] = node[:at] + _MARK + node[at:]  # type: ignore[index]
-    return f"{key!r} given {way} at {at}", not _ID_KEY.search(str(key))
+    place = bool(_PLACE_KEY.search(str(key)))
+    return f"{key!r} given {way} at {at}", not _ID_KEY.search(str(key)), place
 
 
 def mutate_escaped(path: Path, way: str, draw: random.Random) -> Mutant | None:
@@ -1021,11 +1024,12 @@ def mutate_escaped(path: Path, way: str, draw: random.Random) -> Mutant | None:
             continue
         if at < 0:
             path.write_bytes(_escaped_dumps(value, way))
-            return Mutant(path, changed[0], keeps=changed[1])
+            return Mutant(path, changed[0], keeps=changed[1], gone=changed[2])
         assert lines is not None
         lines[at] = _escaped_dumps(value, way)
         path.write_bytes(b"\n".join(lines))
-        return Mutant(path, f"line {at + 1}: {changed[0]}", keeps=changed[1])
+        what = f"line {at + 1}: {changed[0]}"
+        return Mutant(path, what, keeps=changed[1], gone=changed[2])
     return None
 
 
@@ -1055,8 +1059,11 @@ def _escaped_cell(path: Path, way: str, draw: random.Random) -> Mutant | None:
         value = _whole_json(text.encode())
         if value is not None and (changed := _escape_value(value, way, draw)):
             new: object = _escaped_dumps(value, way).decode()
-            what = changed[0]
+            what, keeps, place = changed
+            keeps = keeps and not _ID_KEY.search(column)
         else:
+            # no JSON: maybe an encoding (base64) or a key, whose sessions may go
+            keeps = place = False
             character = json.loads('"' + _ESCAPES[way].decode() + '"')
             at = draw.randrange(len(text) + 1)
             new = (text[:at] + character + text[at:]).encode("utf-8", "surrogatepass")
@@ -1067,8 +1074,8 @@ def _escaped_cell(path: Path, way: str, draw: random.Random) -> Mutant | None:
                 " WHERE rowid = ?",
                 (new, rowid),
             )
-            keeps = not _ID_KEY.search(column)
-            return Mutant(path, f"{table}.{column} row {rowid}: {what}", keeps=keeps)
+            where = f"{table}.{column} row {rowid}"
+            return Mutant(path, f"{where}: {what}", keeps=keeps, gone=place)
         return None
     finally:
         db.close()

@@ -237,3 +237,21 @@ def test_a_folder_its_user_may_not_enter_is_never_a_crash_and_never_unsaid() -> 
     for case in (1, 6):
         failures += fuzzing.run_denied_case("amp", HOMES["amp"], case)
     assert not failures, "\n".join(failures)
+
+
+def test_every_escape_way_applies_to_some_home(tmp_path: Path) -> None:
+    assert _ways_applied(tmp_path, fuzzing.ESCAPE_WAYS, fuzzing.mutate_escaped) == set(
+        fuzzing.ESCAPE_WAYS
+    )
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "crush", "opencode"])
+def test_a_text_given_an_odd_escape_is_never_a_crash_and_never_unsaid(
+    name: str, tmp_path: Path
+) -> None:
+    # half an emoji, a swapped pair, a NUL, U+2028, a bidi override, in an id, a folder
+    # or a title: none a crash, none shown, no session lost unsaid
+    failures: list[str] = []
+    for case in range(2):
+        failures += fuzzing.run_case(name, HOMES[name], case, tmp_path, escapes=True)
+    assert not failures, "\n".join(failures)

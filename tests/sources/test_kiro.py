@@ -1059,3 +1059,25 @@ def test_chat_times_kept_as_text_are_still_its_times(tmp_path: Path) -> None:
     for chat in (NEWEST, MIGRATED):
         for field in ("created", "updated"):
             assert after[chat][field] == before[chat][field], (chat, field)
+
+
+def test_a_cut_emoji_escape_in_a_chat_keeps_the_chat(tmp_path: Path) -> None:
+    """Half an emoji (`\\ud83d`, valid JSON that orjson refuses) in a Q chat's value:
+    the chat was counted "not JSON" and gone from the list; it is read as U+FFFD."""
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / Q_DB)
+    [(key, value)] = db.execute(
+        "SELECT key, value FROM conversations WHERE value LIKE ?", (f"%{Q_SHOP}%",)
+    ).fetchall()
+    assert '"prompt":"' in value.replace('": "', '":"')
+    cut = value.replace('"prompt": "', '"prompt": "\\ud83d', 1).replace(
+        '"prompt":"', '"prompt":"\\ud83d', 1
+    )
+    db.execute("UPDATE conversations SET value = ? WHERE key = ?", (cut, key))
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert Q_SHOP in found
+    assert "\ufffd" in "".join(e.text or "" for e in events(found[Q_SHOP]))
+    assert not diagnostics.details

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import NOT_UTF8, Diagnostics
 from ..files import line_start as line_start  # where the sources have long found it
 from ..model import MAX_RESPONSE_CREDITS, Event, EventKind, Extra, JSONValue, Usage
 
@@ -132,12 +132,19 @@ def loaded_object(
     data: bytes | str, where: str, diagnostics: Diagnostics
 ) -> dict[str, object] | None:
     """The JSON object `data` holds (a database value); None, counted at `where` as
-    "truncated", "not JSON" or "not an object", where it holds none."""
+    "truncated", "not JSON" or "not an object", where it holds none. Half an emoji (a
+    lone surrogate escape, which orjson refuses) is read as U+FFFD, as in a file."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
-        return None
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        try:
+            value, damaged = files.loads_repaired(raw)
+        except orjson.JSONDecodeError:
+            diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
+            return None
+        if damaged:
+            diagnostics.damage(where, 0, NOT_UTF8)
     if not isinstance(value, dict):
         diagnostics.skip(where, 0, "not an object")
         return None

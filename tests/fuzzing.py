@@ -971,6 +971,9 @@ _ESCAPES = {
     "bidi override": b"\\u202e",
 }
 _NAMED_KEY = re.compile(r"(?i)(id|cwd|path|dir|directory|title|name|model|branch)$")
+# a text that names a file or a format (Vibe's `generation`, its `store_format`): changed,
+# it names none, and what it led to may go (said, as any file gone)
+_POINTER_KEY = re.compile(r"(?i)(generation|format|version|file|filename)$")
 _PLACE_KEY = re.compile(r"(?i)(cwd|path|dir|directory|root|folder|workspace)$")
 _MARK = "\x01zz-escape\x01"  # json.dumps writes it as `\u0001zz-escape\u0001`
 
@@ -1001,7 +1004,8 @@ def _escape_value(
     at = len(node) if draw.random() < 0.5 else draw.randrange(len(node) + 1)
     parent[key] = node[:at] + _MARK + node[at:]  # type: ignore[index]
     place = bool(_PLACE_KEY.search(str(key)))
-    return f"{key!r} given {way} at {at}", not _ID_KEY.search(str(key)), place
+    keeps = not _ID_KEY.search(str(key)) and not _POINTER_KEY.search(str(key))
+    return f"{key!r} given {way} at {at}", keeps, place
 
 
 def mutate_escaped(path: Path, way: str, draw: random.Random) -> Mutant | None:

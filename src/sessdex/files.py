@@ -115,6 +115,8 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     except PermissionError:
         freshness.note_refused(name)  # what the index read depended on
         raise
+    except ValueError as error:  # a NUL in a name a file recorded: no file has it
+        raise FileNotFoundError(errno.ENOENT, "no file is named so", name) from error
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotAFile(errno.EINVAL, "not a regular file", name)

@@ -830,3 +830,33 @@ def test_a_batch_call_shows_its_calls_not_their_json() -> None:
         "Using batch — 4 calls: view, view, glob, view",
         "Using batch — 3 calls: view, view, view",
     ]
+
+
+def test_a_session_id_with_a_nul_in_it_is_shown_or_refused_never_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An id with `\\x00` in it (a text cell SQLite keeps whole): `show` of it looked
+    for the sub-agent it might be in the session's store, named by a path holding that
+    NUL, and stopped on "ValueError: embedded null byte"."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    [db] = home.rglob("dbos-transact-golang/.crush/crush.db")
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        connection.execute(
+            "UPDATE sessions SET id = substr(id, 1, 22) || char(0) || substr(id, 23)"
+            " WHERE id LIKE 'f306c145%'"
+        )
+        connection.commit()
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    runner = CliRunner()
+    listed = runner.invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    [ref] = [f"crush:{r['id']}" for r in json.loads(listed.stdout) if r["id"].startswith("f306c145")]  # fmt: skip
+    shown = runner.invoke(main, ["show", ref, "--home", str(home)])
+    assert shown.exit_code in (0, 1), shown.output
+    assert shown.exception is None or isinstance(shown.exception, SystemExit)
+    assert "ValueError" not in shown.output

@@ -971,9 +971,10 @@ _ESCAPES = {
     "bidi override": b"\\u202e",
 }
 _NAMED_KEY = re.compile(r"(?i)(id|cwd|path|dir|directory|title|name|model|branch)$")
-# a text that names a file or a format (Vibe's `generation`, its `store_format`): changed,
-# it names none, and what it led to may go (said, as any file gone)
-_POINTER_KEY = re.compile(r"(?i)(generation|format|version|file|filename)$")
+# a text that names a file, a format or a record's kind (Vibe's `generation`, its
+# `store_format`, a session header's `type`): changed, it names none, and what it led to
+# may go (said, as any file gone)
+_POINTER_KEY = re.compile(r"(?i)(generation|format|version|file|filename|type|kind)$")
 _PLACE_KEY = re.compile(r"(?i)(cwd|path|dir|directory|root|folder|workspace)$")
 _MARK = "\x01zz-escape\x01"  # json.dumps writes it as `\u0001zz-escape\u0001`
 

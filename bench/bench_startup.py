@@ -13,6 +13,7 @@ the `sessdex.sources` modules among them (`-X importtime` misses those:
 the same bytes. Usage:
 
     .venv/bin/python bench/bench_startup.py [--home DIR] [--runs 7] [--baseline-src OLD/src]
+        [--only LABEL ...]
 """
 
 from __future__ import annotations
@@ -83,6 +84,14 @@ def main() -> int:
     parser.add_argument("--session", default="3f2b9c1e", help="the id `show` reads")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline-src", type=Path, default=None)
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="LABEL",
+        help="run only this command (repeatable; a home with no session: "
+        "'list --json (full)', 'find checkout (full)', 'list -v', 'doctor')",
+    )
     options = parser.parse_args()
     trees = {"this tree": ROOT / "src"}
     if options.baseline_src is not None:
@@ -101,6 +110,7 @@ def main() -> int:
             label: [PYTHON, "-m", "sessdex", *args]
             + ([] if label in OWN else ["--home", str(home)])
             for label, args in commands(options.session, Path(scratch)).items()
+            if not options.only or label in options.only
         }
 
         def env_of(label: str, env: dict[str, str]) -> dict[str, str]:

@@ -5,7 +5,9 @@ installed; only the app's own folders are."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -60,3 +62,66 @@ def test_an_app_with_its_own_folder_and_no_session_is_found(tmp_path: Path) -> N
     code, text = doctor(home)
     for app in SHARED_ONLY:
         assert f"({app}): 0 sessions" in text
+
+
+def test_a_warm_doctor_sees_an_apps_own_folder_come_and_go(tmp_path: Path) -> None:
+    """A warm doctor takes whether each app is there from the scans the index kept:
+    an app's own folder made or removed since is seen at once, as a cold one sees it."""
+    home = a_desktop_home(tmp_path)
+    storage = home / ".config/Code/User/globalStorage"
+    own = (
+        storage / "saoudrizwan.claude-dev",
+        storage / "rooveterinaryinc.roo-cline",
+        home / ".local/share/kilo",
+        home / ".gemini/antigravity",
+    )
+
+    def found() -> list[str]:
+        reports = json.loads(doctor(home, "--json")[1])
+        return [r["app"] for r in reports if r["app"] in SHARED_ONLY and r["exists"]]
+
+    assert found() == [] and found() == []  # cold, then warm
+    for folder in own:
+        folder.mkdir(parents=True)
+    assert sorted(found()) == sorted(SHARED_ONLY)
+    assert sorted(found()) == sorted(SHARED_ONLY)  # warm: kept as found
+    for folder in own:
+        folder.rmdir()
+    assert found() == []
+
+
+def test_an_index_noted_without_the_answers_asks_the_sources_again(
+    tmp_path: Path,
+) -> None:
+    """An index whose noted scans keep no answer to doctor's questions (written before
+    they were kept) is no wrong answer: a warm doctor and an empty list ask the sources,
+    and say what a cold run says."""
+    home = a_desktop_home(tmp_path)
+    (home / ".config/Code/User/globalStorage/saoudrizwan.claude-dev").mkdir(
+        parents=True
+    )
+    shutil.rmtree(home / ".gemini")  # no session anywhere: the empty list speaks
+    cold = doctor(home)
+    assert "(cline): 0 sessions" in cold[1] and "\n  roo " in cold[1]
+    listed = CliRunner().invoke(main, ["list", "--app", "roo", "--home", str(home)])
+    state = Path(os.environ["SESSDEX_HOME"])
+    (index,) = state.glob("cache/index-*.sqlite")
+    rewritten = []
+    with sqlite3.connect(index) as db:
+        for app, said in db.execute("SELECT app, said FROM scans").fetchall():
+            value = json.loads(said)
+            if value.pop("found", None) is not None or value.pop("looked", None):
+                kept = json.dumps(value, sort_keys=True).encode("ascii")
+                db.execute("UPDATE scans SET said = ? WHERE app = ?", (kept, app))
+                rewritten.append(app)
+    db.close()
+    assert {"aider", "cline", "roo", "kilo"} <= set(rewritten)
+    # all but the index's size, which the rewrite changed
+    assert (
+        doctor(home)[1].split("sessdex's own")[0] == cold[1].split("sessdex's own")[0]
+    )
+    again = CliRunner().invoke(main, ["list", "--app", "roo", "--home", str(home)])
+    assert again.stderr == listed.stderr
+    assert again.stderr.startswith("No folder of roo in the --home folder."), (
+        again.stderr
+    )

@@ -409,7 +409,74 @@ def test_a_warm_doctor_loads_the_sources_whose_hooks_it_calls_alone(
     cold = _full_list_loads(home, own, "doctor")
     assert "sessdex.sources.opencode" in cold  # every app scanned: the guard can fail
     warm = _full_list_loads(home, own, "doctor")
-    assert _sources(warm) == ["aider"]
-    # the registry, the shared base and the few helpers Aider's source imports
+    assert _sources(warm) == []  # Aider not installed: where it looked is kept
+    # the registry, the shared base and the facts table alone
     loaded = [name for name in warm if name.startswith("sessdex.sources.")]
-    assert len(loaded) <= 6, loaded
+    assert len(loaded) <= 2, loaded
+
+
+CLINE_STORAGE = "Code/User/globalStorage/saoudrizwan.claude-dev"
+
+
+def _output_of(home: Path, own: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(own))
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", *args, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize(
+    ("folder", "said"),
+    [
+        ("fontconfig", "  cline        {}/.config\n"),  # no folder of Cline's own
+        (CLINE_STORAGE, "(cline): 0 sessions\n"),  # found: its folder is there
+    ],
+)
+def test_a_warm_doctor_with_a_shared_config_folder_loads_no_source(
+    tmp_path: Path, folder: str, said: str
+) -> None:
+    """Where `~/.config` is there (every desktop), Cline, Roo and Kilo look in it,
+    and doctor asks each whether a folder of its own is there: a warm one answers
+    from the scan the index kept, loading none of their sources, as it did, and
+    says the same."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    (home / ".config" / folder).mkdir(parents=True)
+    _backdated(home)
+    own = tmp_path / "own"
+    cold = _output_of(home, own, "doctor")
+    assert said.format(home) in cold.stdout, cold.stdout
+    assert _sources(_full_list_loads(home, own, "doctor")) == []
+    warm = _output_of(home, own, "doctor")
+    assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("list",), "No agent sessions in the --home folder yet."),
+        (("find", "zzzz"), "No agent sessions in the --home folder yet."),
+        (("list", "--app", "cline"), "No folder of cline in the --home folder."),
+    ],
+)
+def test_a_warm_list_that_finds_no_agent_loads_no_source(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    """A `list` or `find` of a home holding no agent's folder says so (the editors'
+    `~/.config` is no agent's own): warm, it tells that from the scans the index kept,
+    loading none of the 34 sources to locate them again, as it did."""
+    home = tmp_path / "home"
+    (home / ".config" / "fontconfig").mkdir(parents=True)
+    _backdated(home)
+    own = tmp_path / "own"
+    cold = _output_of(home, own, *args)
+    assert cold.stderr.startswith(said), cold.stderr
+    assert _sources(_full_list_loads(home, own, *args)) == []
+    warm = _output_of(home, own, *args)
+    assert (warm.returncode, warm.stdout, warm.stderr) == (
+        cold.returncode,
+        cold.stdout,
+        cold.stderr,
+    )

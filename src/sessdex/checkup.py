@@ -236,7 +236,8 @@ def doctor(
 
     An app the refresh left as it was (`RefreshReport.kept`) is said without loading
     its source where it can: where its last noted scan looked, and what `_facts` keeps
-    of it; its source loads only for a hook it has (`found`, `doctor_notes`, `looked_in`)."""
+    of it; its source loads only for a hook it has (`found`, `doctor_notes`, `looked_in`)
+    that its noted scan did not answer (`indexscan.answers`)."""
     from .sources import _facts
 
     apps = app_names(apps)
@@ -252,16 +253,19 @@ def doctor(
         index.close()
     deep = _reader(rows, read_progress) if read_all else None
     reports = []
+    if relinked:  # said by the other path: each source asked again
+        report.kept_found, report.kept_looked = {}, {}
     for name in apps or sources.BUILTIN:
+        entry = stats.get(name, {})
         location = report.locations.get(name)
         if name in report.kept:  # left as it was: where its noted scan looked
             location = report.kept_locations[name]
-            if _hooked(name, location):  # its source loads: located as its scan would
+            if _hooked(name, location, report, bool(entry.get("files"))):
+                # its source loads: located as its scan would
                 locate_source(scanned_home, sources.get(name), report)
                 location = report.locations.get(name)
         if location is not None and relinked:
             location = sources.get(name).locate(home)
-        entry = stats.get(name, {})
         diagnostics = entry.get("diagnostics")
         if not isinstance(diagnostics, Diagnostics):
             diagnostics = Diagnostics()
@@ -301,7 +305,7 @@ def doctor(
                 root=str(location.root) if location else None,
                 override=location.override if location else None,
                 exists=bool(
-                    location and (entry.get("files") or _found(name, location))
+                    location and (entry.get("files") or _found(name, location, report))
                 ),
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
                 subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
@@ -315,7 +319,9 @@ def doctor(
                 newer=_newer_than_checked(_facts.NEWEST_CHECKED[name], versions),
                 notes=_notes(name, location, diagnostics),
                 env_vars=_facts.ENV_VARS[name],
-                looked=_looked(name, location, diagnostics),
+                looked=report.kept_looked[name]
+                if name in report.kept_looked
+                else _looked(name, location, diagnostics),
             )
         )
     # a stable sort: what the user has to act on first
@@ -364,21 +370,46 @@ def _hook(name: str, hook: str) -> Callable[[Location], Iterable[object]] | None
     )
 
 
-def _hooked(name: str, location: Location) -> bool:
-    """Whether doctor calls a hook of the source for `location` (see `_hook`): it is
-    loaded then, and given the location its `locate` says (an app's own kind of it)."""
+def _hooked(name: str, location: Location, report: RefreshReport, files: bool) -> bool:
+    """Whether doctor calls a hook of the kept source for `location` (see `_hook`): it
+    is loaded then, and given the location its `locate` says (an app's own kind of it).
+    What its noted scan answered (`report.kept_found`, `kept_looked`) is not asked
+    again, nor `found` of an app with files."""
     from .sources import _facts
 
     hooks = _facts.HOOKS[name]
-    return "looked_in" in hooks or bool(hooks and location.exists)
-
-
-def _found(name: str, location: Location) -> bool:
-    """`app_found`, loading the source only where it has a `found` of its own."""
+    if "looked_in" in hooks and name not in report.kept_looked:
+        return True
     if not location.exists:
         return False
+    asks = "found" in hooks and not files and name not in report.kept_found
+    return asks or "doctor_notes" in hooks
+
+
+def _found(name: str, location: Location, report: RefreshReport) -> bool:
+    """`app_found`, loading the source only where it has a `found` of its own that
+    its noted scan did not answer."""
+    if not location.exists:
+        return False
+    if name in report.kept_found:
+        return report.kept_found[name]
     found = _hook(name, "found")
     return bool(found(location)) if found is not None else True
+
+
+def kept_app_found(home: Home, name: str, report: RefreshReport) -> bool:
+    """`app_found` of an app the refresh left as it was (`report.kept`), from where
+    its noted scan looked and what it answered: its source loads only where that scan
+    answered nothing (an index noted before it kept the answer)."""
+    from .sources import _facts
+
+    location = report.kept_locations[name]
+    if not location.exists:
+        return False
+    if name not in report.kept_found and "found" in _facts.HOOKS[name]:
+        source = sources.get(name)
+        return app_found(source, source.locate(home))
+    return _found(name, location, report)
 
 
 def _notes(

@@ -54,7 +54,15 @@ from .indexparse import (
     parse_stream,
 )
 from .indexrows import Parsed
-from .indexscan import Job, Notes, RefreshReport, same_meaning, scan_all, unsaid
+from .indexscan import (
+    Job,
+    Notes,
+    RefreshReport,
+    Said,
+    same_meaning,
+    scan_all,
+    unsaid,
+)
 from .indexschema import begin_write
 from .model import Session
 from .sources import Home, Location, Source
@@ -239,6 +247,12 @@ class Index:
         )
         report.kept = [app for app in apps if app in kept]
         report.kept_locations = {app: said[app][0] for app in report.kept}
+        for app in report.kept:
+            told = said[app][2]
+            if isinstance(found := told.get("found"), bool):
+                report.kept_found[app] = found
+            if isinstance(looked := told.get("looked"), list):
+                report.kept_looked[app] = tuple(str(place) for place in looked)
         # what their scans said, said again: in the order a scan of them all says it
         for app in report.kept:
             passed = said[app][1]
@@ -256,9 +270,7 @@ class Index:
         }
         return report
 
-    def _said(
-        self, apps: Iterable[str]
-    ) -> dict[str, tuple[Location, list[tuple[str, str]]]]:
+    def _said(self, apps: Iterable[str]) -> dict[str, Said]:
         """What the noted scan of each of `apps` said (`indexscan.said`), by the app."""
         marks = ",".join("?" * len(apps := list(apps)))
         return {

@@ -52,6 +52,10 @@ class RefreshReport:
     # app -> where each of `kept` looked, as its last noted scan said (its `locate`,
     # which reads only the variables and files noted, would say it again)
     kept_locations: dict[str, Location] = field(default_factory=dict)
+    # app -> what doctor asks of a source that its noted scan answered (`answers`):
+    # whether the app is there (`found`), where a missing one looked (`looked_in`)
+    kept_found: dict[str, bool] = field(default_factory=dict)
+    kept_looked: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # app -> what its scan's own listings passed over, (path, why) as listed: kept
     # with the noted scan, so that a run that need not scan says it all the same
     passed_names: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -100,19 +104,46 @@ def scan_all(
                     source, location, known, seen, report, until, digests, read_again
                 )
             )
-        noted = complete and getattr(source, "SCAN_NOTED", False)
+            noted = complete and getattr(source, "SCAN_NOTED", False)
+            # asked here, its probes noted with the scan's: kept while they hold
+            told = answers(source, location) if noted and location is not None else {}
         if noted and location is not None:
             passed = report.passed_names.get(source.NAME, [])
             key = freshness.environ_key(environ.read)
-            notes[source.NAME] = (key, paths, said(location, passed))
+            notes[source.NAME] = (key, paths, said(location, passed, told))
         else:
             notes[source.NAME] = None
 
 
-def said(location: Location, passed: list[tuple[str, str]]) -> bytes:
+def answers(source: Source, location: Location) -> dict[str, object]:
+    """What doctor would ask `source` of `location` that holds while its noted scan
+    does, so that a warm doctor or an empty list need not load it to ask: whether the
+    app is there (`found`, which only probes folders), and where one whose folder is
+    not there looked (`looked_in`, which then says the location alone). A hook that
+    fails answers nothing here: doctor asks it again, and says why."""
+    told: dict[str, object] = {}
+    found = getattr(source, "found", None)
+    looked = getattr(source, "looked_in", None)
+    try:
+        if callable(found) and location.exists:
+            told["found"] = bool(found(location))
+        if callable(looked) and not location.exists:
+            told["looked"] = [str(place) for place in looked(location)]
+    except Exception as error:
+        log.debug("%s: %s", source.NAME, error, exc_info=True)
+    return told
+
+
+def said(
+    location: Location,
+    passed: list[tuple[str, str]],
+    told: Mapping[str, object] | None = None,
+) -> bytes:
     """What a scan said, as the index keeps it with the noted scan: where it looked
-    (every field of `location`) and what its listings passed over."""
+    (every field of `location`), what its listings passed over and what it told of
+    doctor's questions (`answers`)."""
     value = {
+        **(told or {}),
         "root": os.fspath(location.root),
         "override": location.override,
         "also": [os.fspath(p) for p in location.also],
@@ -128,8 +159,12 @@ def said(location: Location, passed: list[tuple[str, str]]) -> bytes:
     return json.dumps(value, sort_keys=True).encode("ascii")
 
 
-def unsaid(blob: bytes) -> tuple[Location, list[tuple[str, str]]]:
-    """`said`'s location and passed-over names, back from the index."""
+# a noted scan as `said` kept it: where it looked, what it passed over, its `answers`
+Said = tuple[Location, list[tuple[str, str]], dict[str, object]]
+
+
+def unsaid(blob: bytes) -> Said:
+    """`said`'s location, passed-over names and answers, back from the index."""
     from pathlib import Path
 
     value = json.loads(blob)
@@ -143,7 +178,8 @@ def unsaid(blob: bytes) -> tuple[Location, list[tuple[str, str]]]:
         notes=tuple(value["notes"]),
         settings=tuple(value["settings"]),
     )
-    return location, [(path, why) for path, why in value["passed"]]
+    told = {key: value[key] for key in ("found", "looked") if key in value}
+    return location, [(path, why) for path, why in value["passed"]], told
 
 
 def _scan(

@@ -218,24 +218,26 @@ def _say_why_empty(
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
     would list; `empty`: the apps read hold no session at all, whatever the filters."""
     from .. import sources
+    from ..checkup import kept_app_found
     from ..selection import nothing_matches, parse_query
 
     # no app read at all: `--app` and `app:` words that exclude each other
     read = bool(report.locations or report.kept)
-    # where each app looked; one the refresh left as it was (its source not loaded) is
-    # located only while no app before it was found
-    located = itertools.chain(
-        report.locations.items(),
-        ((app, sources.get(app).locate(home)) for app in report.kept),
+    # whether each app is there; one the refresh left as it was is said from its noted
+    # scan (its source not loaded), only while no app before it was found
+    found = itertools.chain(
+        (
+            api.app_found(sources.get(app), location)
+            for app, location in report.locations.items()
+        ),
+        (kept_app_found(home, app, report) for app in report.kept),
     )
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(
         query, apps, since, here, hidden, wider, instead, output, kept, until
     )
-    if read and not any(
-        api.app_found(sources.get(app), location) for app, location in located
-    ):  # a shared folder (the editors' ~/.config) is no app's own: not "found"
+    if read and not any(found):  # a shared folder (~/.config) is no app's own
         if named:
             err(
                 f"No folder of {', '.join(named)} {hints.where()}. {hints.named('doctor')} shows where sessdex looked."

@@ -396,7 +396,9 @@ def opened_by_flags(
 # A source whose files are not under its `root` (Aider's histories lie in the home and in
 # project folders; its root, `~/.aider`, only marks an aider user) may define, at module
 # level, `looked_in(location) -> list[str]`: where it looked, in words, the first for
-# doctor's `looked in`, the rest each an `and in` (`looked_in` in its --json).
+# doctor's `looked in`, the rest each an `and in` (`looked_in` in its --json). Where the
+# location does not exist, it says the location alone (no file read): the index keeps
+# that answer with the noted scan, and a warm doctor says it without loading the source.
 
 
 # --- whether the app is there, for doctor (optional) ----------------------------------------
@@ -405,8 +407,9 @@ def opened_by_flags(
 # A source whose `root` is a folder other programs share (the editors' `~/.config`,
 # another app's `~/.gemini`) may define, at module level, `found(location) -> bool`: whether
 # a folder of the app's own is there, so that a desktop's `~/.config` alone lists it among
-# the apps not found. It may probe folders, never read files, and runs for doctor only,
-# where `location.exists`.
+# the apps not found. It may probe folders (through `folders.is_dir`/`exists`, noted with
+# the scan: the index keeps its answer while they hold, for a warm doctor and an empty
+# list), never read files, and runs where `location.exists`.
 
 
 # --- reading only a session's last rows (optional) ----------------------------------------

@@ -19,7 +19,7 @@ def test_explain_given_a_subagent_names_its_lead_row() -> None:
     runner = CliRunner()
     table = runner.invoke(main, ["usage", "session", "--home", str(HOME)])
     # the id the user sees: short, as the session rows' and tree's
-    assert table.exit_code == 0 and f"└ {SUBAGENT[:8]}  " in table.stdout
+    assert table.exit_code == 0 and f"└ {SUBAGENT[:8]}" in table.stdout
     for typed in (SUBAGENT, SUBAGENT[:6], f"claude:{SUBAGENT}"):
         result = runner.invoke(
             main, ["usage", "session", "--explain", typed, "--home", str(HOME)]

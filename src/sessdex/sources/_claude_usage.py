@@ -22,6 +22,10 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
   (`web_fetch_requests`) cost only their tokens.
 - Agent-progress lines (2.0) nest a sub-agent's response under `data.message`, its agent
   in `data.agentId`; they share its ids, so they merge with the sub-agent file's own lines.
+- 1.0 wrote its sub-agents inline, in the lead's file (`isSidechain` lines): each counts as
+  the agent `tree` names, the first line of its side chain (or the `agentId` that line
+  names), so the side-chain lines without usage are read too, for their `parentUuid`. A 2.0
+  `agent-<id>.jsonl` whose lines name no `agentId` counts as the agent its name says.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
 does that with the same rules, and a line a fork copied (`forkedFrom` naming another
 session) makes a record marked `copied`, which loses to its original. Responses more than WINDOW back are handed to `fold` as the
@@ -58,6 +62,9 @@ OPEN_KEYS = 16  # responses near the end of a file whose copies may still be app
 # Responses kept whole behind the newest: the copies of a streamed response come together, so
 # older ones go to `fold`. A copy that comes later anyway makes the read start again (unfolded).
 WINDOW = 4096
+# 1.0 wrote its sub-agents inline, every line marked so (compact JSON; spaced, hand-edited)
+SIDE_CHAIN = (b'"isSidechain":true', b'"isSidechain": true')
+CHAINS_KEPT = 1024  # side-chain lines whose sub-agent a read from the offset on knows
 # Anthropic bills a response that ran on US-only inference (`usage.inference_geo: "us"`,
 # Claude 4.6 and later) 1.1 times every rate, as Claude Code 2.1.239+ prices it too
 US_ONLY = 1.1
@@ -127,6 +134,8 @@ class _Fork(msgspec.Struct):
 class _Line(msgspec.Struct):
     type: str | None = None
     timestamp: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
     sessionId: str | None = None
     forkedFrom: _Fork | None = None  # a fork's copy of its source's line
     agentId: str | None = None
@@ -141,7 +150,17 @@ class _Line(msgspec.Struct):
     data: msgspec.Raw = msgspec.Raw()  # decoded only on progress lines
 
 
+class _Link(msgspec.Struct):
+    """A side-chain line without usage: only where it sits in its chain."""
+
+    uuid: str | None = None
+    parentUuid: str | None = None
+    isSidechain: bool | None = None
+    agentId: str | None = None
+
+
 _decode_line = msgspec.json.Decoder(_Line).decode
+_decode_link = msgspec.json.Decoder(_Link).decode
 _decode_progress = msgspec.json.Decoder(_ProgressData).decode
 
 
@@ -211,6 +230,11 @@ class _Scan:
         self.path = path
         self.damaged = damaged  # takes a line read over bytes not UTF-8 (number, bytes)
         self.stem = path.name.removesuffix(".jsonl")
+        # a transcript of its own, where 1.0 wrote its sub-agents inline
+        self.lead_file = is_lead_file(path)
+        # inline side chains (1.0): a line's uuid -> its sub-agent, the chain's first uuid
+        # (as `tree` names it), so that the lead and each sub-agent have their own sums
+        self.chains: dict[str, str] = {}
         self.explain = explain or drop is not None
         self.records: deque[UsageRecord] = deque()  # in order; the oldest may be folded
         self.fold = fold
@@ -230,6 +254,11 @@ class _Scan:
         # every line repeats its session, folder and model: one copy each, not one a record
         self.strings: dict[str, str] = {}
         self.open: dict[str, UsageRecord] = {}
+        for pair in (state or {}).get("chains", []) or []:  # type: ignore[union-attr]
+            if isinstance(pair, list) and len(pair) == 2:
+                uuid, agent = pair
+                if isinstance(uuid, str) and isinstance(agent, str):
+                    self.chains[uuid] = agent
         for item in (state or {}).get("open", []) or []:  # type: ignore[union-attr]
             record = _record_from_state(item)
             if record is not None and record.key:
@@ -241,6 +270,9 @@ class _Scan:
     def line(self, number: int, data: bytes, complete: bool = True) -> None:
         """One marked line; an unfinished last line is read again, whole, next time, so it
         counts now only if its key will merge it then."""
+        if self.lead_file and MARKER not in data:
+            self._link(data)  # a side-chain line without usage: its place in its chain
+            return
         try:
             line = _decode_line(data)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
@@ -255,6 +287,10 @@ class _Scan:
         request = line.requestId
         sidechain = bool(line.isSidechain)
         agent = line.agentId
+        if sidechain and self.lead_file and line.uuid:
+            agent = self._chain(line.uuid, line.parentUuid, agent)
+        elif sidechain and agent is None and self.stem.startswith("agent-"):
+            agent = self.stem[len("agent-") :]  # 2.0's file names it where no line does
         if line.type == "assistant":
             message = line.message
         elif line.type == "progress" and len(line.data):
@@ -349,6 +385,23 @@ class _Scan:
                 message_id and f"{message_id}+advisor:{model}",
                 sidechain,
             )
+
+    def _link(self, data: bytes) -> None:
+        try:
+            link = _decode_link(data)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            return  # a broken line: the reader says so
+        if link.isSidechain is True and link.uuid:
+            self._chain(link.uuid, link.parentUuid, link.agentId)
+
+    def _chain(self, uuid: str, parent: str | None, agent: str | None) -> str:
+        """The sub-agent of a side-chain line: its parent's, else (a chain's first line,
+        under no side-chain line) the agent it names, else itself."""
+        found = self.chains.get(parent) if parent else None
+        if found is None:
+            found = agent or uuid
+        self.chains[uuid] = found
+        return found
 
     def _take(
         self,
@@ -467,7 +520,13 @@ class _Scan:
         keyed = [r for r in self.records if r.key][-OPEN_KEYS:]
         keep = {r.key: r for r in self.open.values()}
         keep.update({r.key: r for r in keyed})
-        return {"open": [_record_state(r) for r in list(keep.values())[-OPEN_KEYS:]]}
+        state: dict[str, JSONValue] = {
+            "open": [_record_state(r) for r in list(keep.values())[-OPEN_KEYS:]]
+        }
+        if self.chains:
+            chains = list(self.chains.items())[-CHAINS_KEPT:]
+            state["chains"] = [[uuid, agent] for uuid, agent in chains]
+        return state
 
     def finish(self) -> None:
         if not self.explain:
@@ -504,6 +563,16 @@ class _Scan:
                 self.drop(
                     DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
                 )  # fmt: skip
+
+
+def is_lead_file(path: Path) -> bool:
+    """Whether `path` is a transcript of its own, `projects/<slug>/<id>.jsonl` (not a
+    sub-agent's `agent-<id>.jsonl`, nor a file in a session's own folder)."""
+    name = os.fspath(path)
+    folder = os.path.dirname(os.path.dirname(name))
+    return os.path.basename(folder) == "projects" and not os.path.basename(
+        name
+    ).startswith("agent-")
 
 
 def _advisors(
@@ -623,7 +692,9 @@ def usage_records(
     counted, as it is known, instead of a list of them."""
     line = state.get("line", 1) if state and offset else 1
     explain = explain or drop is not None
-    lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
+    # a transcript's side-chain lines too, for the chains they make
+    markers = (MARKER, *SIDE_CHAIN) if is_lead_file(path) else (MARKER,)
+    lines = MarkedLines(path, markers, offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     name = os.fspath(path)
 
     def damaged(number: int, data: bytes) -> None:

@@ -1,9 +1,10 @@
 """`usage session` lists each sub-agent under its lead, by id; `--explain` given that id
-(or `list --all`'s) says whose row holds its responses, instead of "no session row is
-keyed …" followed by ids that do not include it."""
+(or `list --all`'s, or `tree`'s) explains that sub-agent's own responses and names its
+lead's row, instead of "no session row is keyed …" followed by ids that do not include it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -13,23 +14,50 @@ from sessdex.cli import main
 HOME = Path(__file__).parent / "data" / "claude" / "home"
 LEAD = "82d9f90c-3f87-46b4-b09c-58027a5e630c"
 SUBAGENT = "a199d630441234c05"
+INLINE_LEAD = (
+    "fe5e1c67-53e7-4862-81ae-d0e013e3270b"  # Claude Code 1.0.98: side chains inline
+)
+INLINE = "6690d10e-f521-4ac0-800d-e5eb7a2d8072"  # the side chain `tree` shows
 
 
-def test_explain_given_a_subagent_names_its_lead_row() -> None:
-    runner = CliRunner()
-    table = runner.invoke(main, ["usage", "session", "--home", str(HOME)])
+def explain(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--explain", *args, "--home", str(HOME)]
+    )
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_explain_given_a_subagent_explains_its_own_responses() -> None:
+    table = CliRunner().invoke(main, ["usage", "session", "--home", str(HOME)])
     # the id the user sees: short, as the session rows' and tree's
     assert table.exit_code == 0 and f"└ {SUBAGENT[:8]}" in table.stdout
     for typed in (SUBAGENT, SUBAGENT[:6], f"claude:{SUBAGENT}"):
-        result = runner.invoke(
-            main, ["usage", "session", "--explain", typed, "--home", str(HOME)]
-        )
-        assert result.exit_code == 1
-        assert result.stdout == ""
-        assert f"'{typed}' is a sub-agent of {LEAD}" in result.stderr
-        assert f"--explain {LEAD}" in result.stderr
-    # and the lead's row, as it points to, explains
-    result = runner.invoke(
-        main, ["usage", "session", "--explain", LEAD, "--home", str(HOME)]
+        code, out, err = explain(typed)
+        assert code == 0, err
+        assert out.startswith(f"row {SUBAGENT}: 2 responses, input 2,400, output 60")
+        counted = [line for line in out.splitlines() if line.startswith("  claude ")]
+        assert len(counted) == 2
+        assert all(f"agent-{SUBAGENT}.jsonl" in line for line in counted)
+        assert f"{SUBAGENT} is a sub-agent of {LEAD}" in out
+        assert f"--explain {LEAD}" in out
+    # the lead's row, as it points to, explains the whole session, the sub-agent in it
+    code, out, _ = explain(LEAD)
+    assert code == 0 and out.startswith(f"row {LEAD}: 4 responses") and SUBAGENT in out
+
+
+def test_explain_given_an_inline_side_chain_explains_its_responses_as_tree_splits() -> (
+    None
+):
+    tree = CliRunner().invoke(
+        main, ["tree", INLINE_LEAD, "--json", "--home", str(HOME)]
     )
-    assert result.exit_code == 0 and SUBAGENT in result.stdout
+    (child,) = [c for c in json.loads(tree.stdout)["children"] if c["id"] == INLINE]
+    code, out, err = explain(INLINE[:8], "--json")
+    assert code == 0, err
+    explained = json.loads(out)
+    row = explained["row"]
+    assert row["key"] == INLINE
+    for name in ("input_tokens", "output_tokens", "cache_read_tokens"):
+        assert row[name] == child["usage"][name]
+    assert {c["agent_id"] for c in explained["counted"]} == {INLINE}
+    assert any(INLINE_LEAD in note for note in explained["notes"])

@@ -377,20 +377,36 @@ def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
     return []
 
 
-def _no_subagent_row(key: str, rows: dict[str, Row]) -> None:
-    """A sub-agent's id (the table lists each under its lead) has no row of its own:
-    say whose row counts its responses, where one lead's sub-agents alone match."""
-    leads = {
-        name
-        for name, row in rows.items()
-        if _sessions_named(key, {agent: row for agent in row.agents if agent != "lead"})
-    }
-    if len(leads) == 1:
-        (lead,) = leads
-        raise SessdexError(
+class _SubAgent(SessdexError):
+    """A session key that names a sub-agent, listed under its lead's row (not an error
+    where it is explained: its own responses are)."""
+
+    def __init__(self, key: str, lead: str, agent: str) -> None:
+        super().__init__(
             f"{key!r} is a sub-agent of {lead}; its responses are counted in that "
             f"session's row: {named('usage', 'session', '--explain', lead)}."
         )
+        self.lead = lead
+        self.agent = agent
+
+
+def _no_subagent_row(key: str, rows: dict[str, Row]) -> None:
+    """A sub-agent's id (the table lists each under its lead) has no row of its own:
+    say whose row counts its responses, where one lead's sub-agents alone match."""
+    found = {
+        (name, agent)
+        for name, row in rows.items()
+        for agent in _sessions_named(
+            key, {agent: row for agent in row.agents if agent != "lead"}
+        )
+    }
+    if len({lead for lead, _ in found}) == 1:
+        agents = sorted(found)
+        if len(agents) > 1:  # two of one lead's sub-agents: named as the leads are
+            about = [(min(rows[lead].apps, default="?"), agent, "") for lead, agent in agents]  # fmt: skip
+            raise AmbiguousId(key, about)
+        ((lead, agent),) = agents
+        raise _SubAgent(key, lead, agent)
 
 
 def _as_shown(name: str, key: str, kind: str) -> bool:
@@ -418,6 +434,44 @@ def explain(
     collected buckets the filters keep, if already picked out)."""
     if kept is None:
         kept = keep(collected.buckets, filters)
+    try:
+        return _explain(
+            home, collected, kind, key, filters, apps, limit, progress, kept
+        )
+    except _SubAgent as sub:  # its own responses, read from its lead's files
+        explained = _explain(
+            home,
+            collected,
+            kind,
+            sub.lead,
+            filters,
+            apps,
+            limit,
+            progress,
+            kept,
+            sub.agent,
+        )
+        explained.notes.insert(
+            0,
+            f"{sub.agent} is a sub-agent of {sub.lead}: its own responses; "
+            f"{named('usage', 'session', '--explain', sub.lead)} explains the whole session",
+        )
+        return explained
+
+
+def _explain(
+    home: Home,
+    collected: Collected,
+    kind: str,
+    key: str,
+    filters: Filters,
+    apps: Sequence[str],
+    limit: int,
+    progress: Progress | None,
+    kept: list[tuple[str, Bucket]],
+    agent: str | None = None,
+) -> Explained:
+    """`explain`, of the row `key` names; with `agent`, of that sub-agent's part of it."""
     # an id two apps share (a task Kilo copied from Roo) is two rows, one per app
     given, whole = key, kept
     if kind == "session":
@@ -458,7 +512,7 @@ def explain(
     if kind == "session" and home is not None and "title" not in rows[key].about:
         describe_sessions(home, [rows[key]])  # its title and folder, as --json gives
     reader = _Reader(
-        home, kind, key, filters, limit, collected.lifted, collected.folders
+        home, kind, key, filters, limit, collected.lifted, collected.folders, agent
     )
     selected = sources.all_sources(apps)
     if progress is not None:
@@ -479,7 +533,7 @@ def explain(
             )
     tally = reader.tally
     return Explained(
-        rows[key],
+        rows[key] if agent is None else rows[key].agents[agent],
         [item for _, item in tally.counted.items()],
         [item for _, item in tally.dropped.items()],
         notes,
@@ -567,8 +621,10 @@ class _Reader:
         limit: int,
         lifted: dict[tuple[str, str], str] | None = None,
         folders: dict[tuple[str, str], str] | None = None,
+        agent: str | None = None,
     ) -> None:
         self.home = home
+        self.agent = agent  # a session's sub-agent: its buckets alone
         # a sub-agent's sub-agent's session id -> the session it counts in
         self.lifted = lifted or {}
         # (app, session id) -> its folder, where the report keys one (`counted_folder`)
@@ -590,6 +646,8 @@ class _Reader:
         top = self.lifted.get((app, bucket[0]))
         if self.kind == "session" and (bucket[0] if top is None else top) != self.key:
             return False  # another session's: its id says so, whatever its time
+        if self.agent is not None and bucket[1] != self.agent:
+            return False  # the lead's, or another sub-agent's
         if top is not None:  # a sub-agent's sub-agent: counted in the top session
             bucket = [top, *bucket[1:]]
         if bucket[3] and self.recorded != str(self.home.path):

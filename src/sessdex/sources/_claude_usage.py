@@ -28,7 +28,8 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
   `agent-<id>.jsonl` whose lines name no `agentId` counts as the agent its name says.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
 does that with the same rules, and a line a fork copied (`forkedFrom` naming another
-session) makes a record marked `copied`, which loses to its original. Responses more than WINDOW back are handed to `fold` as the
+session), or a transcript's line naming another session (1.0's resume kept the id of the
+lines it copied), makes a record marked `copied`, which loses to its original. Responses more than WINDOW back are handed to `fold` as the
 file is read, so a huge transcript holds no record per response, only a hash of each; to
 explain, each goes with its note, and its copies' lines go to `drop`.
 """
@@ -230,7 +231,9 @@ class _Scan:
         self.path = path
         self.damaged = damaged  # takes a line read over bytes not UTF-8 (number, bytes)
         self.stem = path.name.removesuffix(".jsonl")
-        # a transcript of its own, where 1.0 wrote its sub-agents inline
+        # a transcript of its own, where 1.0 wrote its sub-agents inline; it counts in the
+        # session its name is, as `list` names it (a copy's lines may keep the id of the
+        # session they were copied from), a sub-agent's file in the lead its lines name
         self.lead_file = is_lead_file(path)
         # inline side chains (1.0): a line's uuid -> its sub-agent, the chain's first uuid
         # (as `tree` names it), so that the lead and each sub-agent have their own sums
@@ -342,10 +345,11 @@ class _Scan:
             if message_id is None
             else (f"{message_id}:{request}" if request else message_id)
         )
+        session = line.sessionId
         record = UsageRecord(
             time,
             usage,
-            same(line.sessionId, line.sessionId) if line.sessionId else self.stem,
+            same(session, session) if session and not self.lead_file else self.stem,
             (agent and same(agent, agent)) if (sidechain or agent) else None,
             line.cwd and same(line.cwd, line.cwd),
             key,
@@ -361,7 +365,7 @@ class _Scan:
         fork = line.forkedFrom
         record.copied = bool(
             fork and fork.sessionId and fork.sessionId != record.session_id
-        )
+        ) or bool(session and session != record.session_id)  # another's, copied here
         self._take(record, number, complete, message_id, sidechain)
         for model, used in _advisors(tokens.iterations, message.model):
             # the advisor's calls: a response of their own, at the advisor model's rates

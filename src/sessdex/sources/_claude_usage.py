@@ -63,8 +63,9 @@ OPEN_KEYS = 16  # responses near the end of a file whose copies may still be app
 # Responses kept whole behind the newest: the copies of a streamed response come together, so
 # older ones go to `fold`. A copy that comes later anyway makes the read start again (unfolded).
 WINDOW = 4096
-# 1.0 wrote its sub-agents inline, every line marked so (compact JSON; spaced, hand-edited)
-SIDE_CHAIN = (b'"isSidechain":true', b'"isSidechain": true')
+# 1.0 wrote its sub-agents inline, every line marked so (Claude Code writes compact JSON:
+# one marker, as each costs a search of every byte)
+SIDE_CHAIN = b'"isSidechain":true'
 CHAINS_KEPT = 1024  # side-chain lines whose sub-agent a read from the offset on knows
 # Anthropic bills a response that ran on US-only inference (`usage.inference_geo: "us"`,
 # Claude 4.6 and later) 1.1 times every rate, as Claude Code 2.1.239+ prices it too
@@ -697,7 +698,7 @@ def usage_records(
     line = state.get("line", 1) if state and offset else 1
     explain = explain or drop is not None
     # a transcript's side-chain lines too, for the chains they make
-    markers = (MARKER, *SIDE_CHAIN) if is_lead_file(path) else (MARKER,)
+    markers = (MARKER, SIDE_CHAIN) if is_lead_file(path) else (MARKER,)
     lines = MarkedLines(path, markers, offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     name = os.fspath(path)
 

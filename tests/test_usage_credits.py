@@ -130,7 +130,7 @@ def test_sums_stored_before_credits_are_counted_again(
     says so; the next run reads the files again and counts them."""
     home = home_of(tmp_path, "qoder", "amp")  # a file hook's sums and a session's
     now = usage._version
-    monkeypatch.setattr(usage, "_version", lambda c: now(c).removesuffix("+credits"))
+    monkeypatch.setattr(usage, "_version", lambda c: now(c).replace("+credits", ""))
     usage.run(Home.at(home), "app")
     db = sqlite3.connect(index_file(Home.at(home)))
     stored = db.execute("SELECT path, buckets FROM usage_files").fetchall()

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -68,3 +69,24 @@ def test_a_2_0_agent_file_whose_lines_name_no_agent_counts_as_the_agent_of_its_n
         "test-hash-123": (100, 10, 0, 0),
         "test-hash-456": (100, 10, 0, 0),
     }
+
+
+def test_sums_an_earlier_release_kept_in_the_index_are_counted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1.0 transcript never changes: the sums the release before kept of it (no split)
+    would stand for ever in a warm `usage` unless the index knows they are stale."""
+    from sessdex import usage
+    from sessdex.sources import _claude_usage
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home, symlinks=True)
+    with monkeypatch.context() as earlier:  # that release: no split, its cache's tag
+        earlier.setattr(_claude_usage, "is_lead_file", lambda path: False)
+        earlier.setattr(
+            usage,
+            "_version",
+            lambda catalogue: f"{catalogue.version}+own+provider+factor+fee+credits",
+        )
+        assert split(usage_rows(home)[LEAD]) == {}
+    assert len(split(usage_rows(home)[LEAD])) == 2

@@ -148,8 +148,10 @@ def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
 
 
 def _version(catalogue: Catalogue) -> str:
-    """What a cached sum depends on besides its file: the prices, and the bucket's shape."""
-    return f"{catalogue.version}+own+provider+factor+fee+credits"
+    """What a cached sum depends on besides its file: the prices, the bucket's shape, and
+    which session and agent a source's rules count a response in (`chains`: Claude Code's
+    side chains and file names)."""
+    return f"{catalogue.version}+own+provider+factor+fee+credits+chains"
 
 
 # --- reading one file (in a worker process or here) ------------------------------------------

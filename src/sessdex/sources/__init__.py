@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Sequence
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -172,6 +173,7 @@ CONTEXT_DIGESTS: dict[str, str] = {"crush": "_crush_projects", "kimi": "_kimi_js
 
 # An app whose name is no module name (a Python keyword): its module's.
 MODULES: dict[str, str] = {"continue": "continue_"}
+_QUALIFIED = {name: f"{__name__}.{MODULES.get(name, name)}" for name in BUILTIN}
 
 
 def __getattr__(name: str) -> object:
@@ -189,11 +191,16 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Source:
+    # a loaded source is looked up, not imported again: `import_module` costs about
+    # 10 us, and a refresh asks for its file's source several times a file
+    loaded: Source | None = sys.modules.get(_QUALIFIED.get(name, ""))
+    if loaded is not None:
+        return loaded
     if name not in BUILTIN:
         from ..errors import UnknownApp
 
         raise UnknownApp(name, BUILTIN)
-    module: Source = importlib.import_module(f"{__name__}.{MODULES.get(name, name)}")
+    module: Source = importlib.import_module(_QUALIFIED[name])
     return module
 
 

@@ -116,6 +116,7 @@ from sessdex import api, databases, indexparse
 from sessdex.sources import Home
 
 indexparse.PARALLEL_FROM = 1  # worker processes parse even a small home
+indexparse._busy_cores = lambda cores: 0  # however loaded the machine
 held = threading.Event()
 
 def another_request():  # a snapshot under way in another thread as the workers fork

@@ -28,6 +28,8 @@ INDEX_POOL = """
 import time
 from sessdex import indexparse
 
+indexparse._busy_cores = lambda cores: 0  # workers however loaded the machine
+
 def jobs():
     for n in range(indexparse.PARALLEL_FROM):
         yield ("claude", None, f"/nonexistent/{n}.jsonl", (0, 0, 0, ""))

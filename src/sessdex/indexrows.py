@@ -144,13 +144,15 @@ def write(
             gone = []  # a first index: nothing to replace
         for chunk in _chunks(gone, 500):
             marks = ",".join("?" * len(chunk))
-            paths = [p for (p,) in chunk]
-            touched.update(
-                app
-                for (app,) in db.execute(
-                    f"SELECT DISTINCT app FROM files WHERE path IN ({marks})", paths
-                )
-            )
+            held = db.execute(
+                f"SELECT path, app FROM files WHERE path IN ({marks})",
+                [p for (p,) in chunk],
+            ).fetchall()
+            if not held:  # new files (every batch of a first index): nothing to replace
+                continue
+            touched.update(app for _, app in held)
+            paths = [path for path, _ in held]  # only files hold rows of the others
+            marks = ",".join("?" * len(paths))
             affected.update(
                 db.execute(
                     f"SELECT app, id FROM fragments WHERE path IN ({marks})", paths

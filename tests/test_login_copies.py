@@ -82,10 +82,21 @@ def holding_login(folder: Path) -> list[str]:
     return found
 
 
-def sessdex(*args: str) -> subprocess.Popen[bytes]:
+# the command line, every core taken as free however loaded the machine: a big refresh
+# parses on workers wherever there are two cores
+ON_WORKERS = (
+    "from sessdex import indexparse\n"
+    "indexparse._busy_cores = lambda cores: 0\n"
+    "from sessdex.launch import main\n"
+    "main()\n"
+)
+
+
+def sessdex(*args: str, workers: bool = False) -> subprocess.Popen[bytes]:
     environ = {**os.environ, "SESSDEX_NO_QUICK": "1", "PYTHONUNBUFFERED": "1"}
+    started = ["-c", ON_WORKERS] if workers else ["-m", "sessdex"]
     return subprocess.Popen(
-        [sys.executable, "-m", "sessdex", *args],
+        [sys.executable, *started, *args],
         env=environ,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -262,7 +273,7 @@ def test_no_copy_of_the_login_outlives_a_refresh_parsed_by_workers(
                 "cwd": "/home/alex/code/many", "timestamp": "2026-11-30T08:10:07Z",
                 "message": {"role": "user", "content": f"prompt {n}"}}  # fmt: skip
         (projects / f"{session}.jsonl").write_text(json.dumps(line) + "\n")
-    process = sessdex("list", "--json", "--all", "--home", str(home))
+    process = sessdex("list", "--json", "--all", "--home", str(home), workers=True)
     out, err = process.communicate(timeout=300)
     assert process.returncode == 0, err.decode()
     assert "wal-1" in {row["id"] for row in json.loads(out)}

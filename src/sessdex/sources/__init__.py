@@ -173,7 +173,8 @@ CONTEXT_DIGESTS: dict[str, str] = {"crush": "_crush_projects", "kimi": "_kimi_js
 
 # An app whose name is no module name (a Python keyword): its module's.
 MODULES: dict[str, str] = {"continue": "continue_"}
-_QUALIFIED = {name: f"{__name__}.{MODULES.get(name, name)}" for name in BUILTIN}
+# each source's module, by app: what `get` looks up in sys.modules
+_module_names = {name: f"{__name__}.{MODULES.get(name, name)}" for name in BUILTIN}
 
 
 def __getattr__(name: str) -> object:
@@ -193,14 +194,14 @@ def names() -> tuple[str, ...]:
 def get(name: str) -> Source:
     # a loaded source is looked up, not imported again: `import_module` costs about
     # 10 us, and a refresh asks for its file's source several times a file
-    loaded: Source | None = sys.modules.get(_QUALIFIED.get(name, ""))
+    loaded: Source | None = sys.modules.get(_module_names.get(name, ""))
     if loaded is not None:
         return loaded
     if name not in BUILTIN:
         from ..errors import UnknownApp
 
         raise UnknownApp(name, BUILTIN)
-    module: Source = importlib.import_module(_QUALIFIED[name])
+    module: Source = importlib.import_module(_module_names[name])
     return module
 
 

@@ -90,3 +90,53 @@ def test_sums_an_earlier_release_kept_in_the_index_are_counted_again(
         )
         assert split(usage_rows(home)[LEAD]) == {}
     assert len(split(usage_rows(home)[LEAD])) == 2
+
+
+def _line(uuid: str, parent: str | None, n: int, **more: object) -> bytes:
+    line = {
+        "parentUuid": parent,
+        "isSidechain": True,
+        "cwd": "/tmp/p",
+        "sessionId": "lead",
+        "type": "user",
+        "uuid": uuid,
+        "timestamp": f"2025-09-03T00:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+        **more,
+    }
+    return json.dumps(line, separators=(",", ":")).encode() + b"\n"
+
+
+def _answer(uuid: str, parent: str, n: int) -> bytes:
+    message = {
+        "id": f"msg_{uuid}",
+        "role": "assistant",
+        "model": "claude-sonnet-4-20250514",
+        "usage": {"input_tokens": 1, "output_tokens": 7},
+    }
+    return _line(uuid, parent, n, type="assistant", message=message)
+
+
+def test_a_side_chain_long_interrupted_counts_warm_as_cold(tmp_path: Path) -> None:
+    """Another chain's lines past what a read keeps of the chains (and the state keeps)
+    between two of a side chain's responses: a warm read from the offset on and a cold
+    read of the whole file count the later response in the same agent, and neither
+    keeps an entry per side-chain line of a huge transcript."""
+    from sessdex.sources._claude_usage import CHAINS_KEPT
+
+    folder = tmp_path / "cold" / ".claude" / "projects" / "-tmp-p"
+    folder.mkdir(parents=True)
+    path = folder / "lead.jsonl"
+    head = [_line("a0", None, 0), _answer("a1", "a0", 1), _line("b0", None, 2)]
+    others = [_line(f"b{n}", f"b{n - 1}", n) for n in range(1, CHAINS_KEPT + 100)]
+    path.write_bytes(b"".join(head + others))
+    warm_home = tmp_path / "warm"
+    shutil.copytree(tmp_path / "cold", warm_home)
+    usage_rows(warm_home)  # the sums kept up to here
+    more = _answer("a2", "a1", 5000)
+    with open(warm_home / ".claude/projects/-tmp-p/lead.jsonl", "ab") as grown:
+        grown.write(more)
+    with open(path, "ab") as grown:
+        grown.write(more)
+    assert split(usage_rows(warm_home)["lead"]) == split(
+        usage_rows(tmp_path / "cold")["lead"]
+    )

@@ -66,7 +66,8 @@ WINDOW = 4096
 # 1.0 wrote its sub-agents inline, every line marked so (Claude Code writes compact JSON:
 # one marker, as each costs a search of every byte)
 SIDE_CHAIN = b'"isSidechain":true'
-CHAINS_KEPT = 1024  # side-chain lines whose sub-agent a read from the offset on knows
+# side-chain lines whose sub-agent a read knows (the newest; a read from the offset on too)
+CHAINS_KEPT = 1024
 # Anthropic bills a response that ran on US-only inference (`usage.inference_geo: "us"`,
 # Claude 4.6 and later) 1.1 times every rate, as Claude Code 2.1.239+ prices it too
 US_ONLY = 1.1
@@ -406,6 +407,10 @@ class _Scan:
         if found is None:
             found = agent or uuid
         self.chains[uuid] = found
+        if len(self.chains) > CHAINS_KEPT:  # the newest, as the state keeps them: a
+            del self.chains[
+                next(iter(self.chains))
+            ]  # warm read knows what a cold one does
         return found
 
     def _take(

@@ -140,3 +140,19 @@ def test_a_side_chain_long_interrupted_counts_warm_as_cold(tmp_path: Path) -> No
     assert split(usage_rows(warm_home)["lead"]) == split(
         usage_rows(tmp_path / "cold")["lead"]
     )
+
+
+def test_side_chain_ids_of_no_bound_are_not_kept_in_the_index(tmp_path: Path) -> None:
+    """A hostile transcript's side-chain lines with uuids of kilobytes: what the index
+    keeps of the file to read it on from its end stays small, not a copy of 1,024 ids."""
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources._claude_usage import usage_records
+
+    folder = tmp_path / ".claude" / "projects" / "-tmp-p"
+    folder.mkdir(parents=True)
+    path = folder / "lead.jsonl"
+    big = [_line(f"{n:04d}" + "u" * 4000, None, n) for n in range(1100)]
+    path.write_bytes(b"".join([*big, _answer("a1", "0001" + "u" * 4000, 1)]))
+    scan = usage_records(path, Diagnostics())
+    assert len(scan.records) == 1
+    assert len(json.dumps(scan.state)) < 64 * 1024

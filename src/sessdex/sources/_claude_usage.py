@@ -68,6 +68,7 @@ WINDOW = 4096
 SIDE_CHAIN = b'"isSidechain":true'
 # side-chain lines whose sub-agent a read knows (the newest; a read from the offset on too)
 CHAINS_KEPT = 1024
+CHAIN_ID_MAX = 256  # a uuid is 36 characters: a longer one is kept in no chain
 # Anthropic bills a response that ran on US-only inference (`usage.inference_geo: "us"`,
 # Claude 4.6 and later) 1.1 times every rate, as Claude Code 2.1.239+ prices it too
 US_ONLY = 1.1
@@ -406,6 +407,10 @@ class _Scan:
         found = self.chains.get(parent) if parent else None
         if found is None:
             found = agent or uuid
+        if len(uuid) > CHAIN_ID_MAX or len(found) > CHAIN_ID_MAX:
+            return (
+                found  # no id Claude Code writes: not kept (1024 of them, in the index)
+            )
         self.chains[uuid] = found
         if len(self.chains) > CHAINS_KEPT:  # the newest, as the state keeps them: a
             del self.chains[

@@ -223,3 +223,24 @@ def test_a_home_given_by_a_link_keeps_a_session_one_row(tmp_path: Path) -> None:
     args = ["usage", "project", "--json", "--explain", app]
     explained = json.loads(_sessdex(link, state, args, True))
     assert len(explained["counted"]) == 3
+
+
+def test_a_warm_usage_project_looks_at_each_indexed_file_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whether each app's files are as the index holds them is asked once for all the
+    apps: asked once per app, a home of k apps had every file stat'ed k times."""
+    from sessdex import freshness
+
+    home = Path(__file__).parents[1] / "src" / "sessdex" / "demo" / "home"
+    _json("usage", "project", "--home", str(home))  # the index made
+    looked: list[str] = []
+    signature = freshness.file_signature
+
+    def counted(path: str) -> object:
+        looked.append(path)
+        return signature(path)
+
+    monkeypatch.setattr(freshness, "file_signature", counted)
+    assert _json("usage", "project", "--home", str(home))  # Claude Code's and Codex's
+    assert looked and len(looked) == len(set(looked))

@@ -502,7 +502,8 @@ def in_session_folders(home: Home, out: Collected) -> None:
     index = Index(home)
     try:
         # an app whose files are all as the index holds them is not even loaded
-        changed = [app for app in apps if app not in index.unchanged(apps)]
+        unchanged = index.unchanged(apps)  # a stat of every file it holds of them
+        changed = [app for app in apps if app not in unchanged]
         if changed:
             index.refresh(sources.all_sources(changed))
         out.folders = index.folders(pairs)
@@ -1388,7 +1389,8 @@ def describe_sessions(
     index = Index(home)
     try:
         # an app whose files are all as the index holds them is not even loaded
-        changed = [app for app in apps if app not in index.unchanged(apps)]
+        unchanged = index.unchanged(apps)  # a stat of every file it holds of them
+        changed = [app for app in apps if app not in unchanged]
         if changed:
             index.refresh(sources.all_sources(changed), progress)
         known = index.by_ids(

@@ -19,7 +19,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Literal, NamedTuple, overload
+from typing import Any, BinaryIO, Literal, NamedTuple, cast, overload
 
 import orjson
 
@@ -1327,6 +1327,10 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
         data = _read_small(path, limit)
         if data is not None and len(data) > _KEPT_IN_PASS:
             return data  # a transcript: read once in a pass anyway, never held
+        held = cast(int, kept.get(("small bytes",), 0)) + len(data or b"")
+        if held > _PASS_HELD:
+            return data  # a folder of thousands of them: read again, not all held
+        kept[("small bytes",)] = held
         kept[key] = data
     found = kept[key]
     assert found is None or isinstance(found, bytes)
@@ -1334,6 +1338,7 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
 
 
 _KEPT_IN_PASS = 64 * 1024  # bytes of a small file `folders.one_pass` keeps: a meta file
+_PASS_HELD = 16 * 1024 * 1024  # bytes of small files a pass keeps in all
 
 
 def _read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:

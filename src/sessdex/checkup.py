@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from . import hints, reading, sources
+from . import folders, hints, reading, sources
 from .calls import app_names, open_index
 from .diagnostics import (
     FILE_REFUSED,
@@ -577,18 +577,22 @@ def _reader(
         progress(0, len(chosen))
 
     def read(name: str, diagnostics: Diagnostics) -> None:
-        for row in chosen:
-            if row.app != name:
-                continue
-            source = sources.get(name)  # loaded for an app with sessions alone
-            session = row.session()
-            events = source.read(session, diagnostics)
-            for _event in reading.guarded(
-                events, diagnostics, session
-            ):  # a broken one: noted
-                pass
-            done[0] += 1
-            if progress is not None:
-                progress(done[0], len(chosen))
+        # each read may look through its folder for a thread's other files (its parent,
+        # its children): the folder's listing kept for the app's reads, not made again
+        # for each of its thousands of sessions
+        with folders.one_pass():
+            for row in chosen:
+                if row.app != name:
+                    continue
+                source = sources.get(name)  # loaded for an app with sessions alone
+                session = row.session()
+                events = source.read(session, diagnostics)
+                for _event in reading.guarded(
+                    events, diagnostics, session
+                ):  # a broken one: noted
+                    pass
+                done[0] += 1
+                if progress is not None:
+                    progress(done[0], len(chosen))
 
     return read

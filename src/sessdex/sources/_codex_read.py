@@ -233,35 +233,73 @@ class _Finder:
         if known and os.path.isfile(known):
             return Path(known)
         for folder in near:
-            for entry in folders.entries(folder):
-                if rollout_id(entry.name) == thread_id and not entry.name.endswith(
-                    ".zst"
-                ):
-                    return Path(entry.path)
+            if found := _by_thread(folder).get(thread_id):
+                return found
         return self._listed()[0].get(thread_id)
 
     def segment(self, rollout: str, near: Path) -> Path | None:
         """The rollout file whose own id (a `history_base` names it) is `rollout`."""
-        named = sorted(  # a plain file before its `.zst` twin
-            entry.path
-            for entry in folders.entries(near)
-            if entry.name.startswith("rollout-") and segment_id(entry.name) == rollout
-        )
-        return Path(named[0]) if named else self._listed()[1].get(rollout)
+        return _by_segment(near).get(rollout) or self._listed()[1].get(rollout)
 
     def _listed(self) -> tuple[dict[str, Path], dict[str, Path]]:
         """Every rollout of the home by thread id (its first file) and by rollout id."""
         if self._listing is None:
-            self._listing, self._segments = {}, {}
-            for folder in ("sessions", "archived_sessions"):
-                if self.home is None:
-                    break
-                for path in rollouts(self.home / folder, self.home, depth=0):
-                    if found := rollout_id(path.name):
-                        self._listing.setdefault(found, path)
-                    if own := segment_id(path.name):
-                        self._segments.setdefault(own, path)
+            self._listing, self._segments = (
+                _home_rollouts(self.home) if self.home is not None else ({}, {})
+            )
         return self._listing, self._segments
+
+
+# Each of these is made once a command (`folders.kept`, within `folders.one_pass`):
+# doctor --deep reads each of a day folder's thousands of threads in turn, and each
+# read looked through the whole folder (or home) for its parent or older files again.
+
+
+def _by_thread(folder: Path) -> dict[str, Path]:
+    """The folder's rollouts by thread id, the first of a thread's files by name; a
+    `.zst` left out (read only through `rollouts`, its plain twin first)."""
+
+    def make() -> dict[str, Path]:
+        found: dict[str, Path] = {}
+        for entry in folders.entries(folder):
+            thread = rollout_id(entry.name)
+            if thread and not entry.name.endswith(".zst"):
+                found.setdefault(thread, Path(entry.path))
+        return found
+
+    return folders.kept(("codex-threads", os.fspath(folder)), make)
+
+
+def _by_segment(folder: Path) -> dict[str, Path]:
+    """The folder's rollouts by their own id (see `segment_id`): a plain file before
+    its `.zst` twin."""
+
+    def make() -> dict[str, Path]:
+        found: dict[str, Path] = {}
+        for path in sorted(entry.path for entry in folders.entries(folder)):
+            name = os.path.basename(path)
+            if name.startswith("rollout-") and (own := segment_id(name)):
+                found.setdefault(own, Path(path))
+        return found
+
+    return folders.kept(("codex-segments", os.fspath(folder)), make)
+
+
+def _home_rollouts(home: Path) -> tuple[dict[str, Path], dict[str, Path]]:
+    """Every rollout of the home by thread id (its first file) and by rollout id."""
+
+    def make() -> tuple[dict[str, Path], dict[str, Path]]:
+        threads: dict[str, Path] = {}
+        segments: dict[str, Path] = {}
+        for folder in ("sessions", "archived_sessions"):
+            for path in rollouts(home / folder, home, depth=0):
+                if found := rollout_id(path.name):
+                    threads.setdefault(found, path)
+                if own := segment_id(path.name):
+                    segments.setdefault(own, path)
+        return threads, segments
+
+    return folders.kept(("codex-rollouts", os.fspath(home)), make)
 
 
 @dataclass(slots=True)

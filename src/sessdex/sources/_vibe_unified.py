@@ -615,8 +615,10 @@ def read_store(
     full: bool = False,
     depth: int = 0,
     seen: set[str] | None = None,
+    families: dict[str, dict[str, list[str]]] | None = None,
 ) -> Iterator[Event]:
-    """The session's entries (snapshot, then the live journal), sub-agents after their spawn."""
+    """The session's entries (snapshot, then the live journal), sub-agents after their
+    spawn. `seen` and `families` are the read's own, shared by its sub-agents' reads."""
     store = load(folder, diagnostics)
     if store is None:
         if not (folder / "CURRENT").exists():
@@ -624,6 +626,7 @@ def read_store(
         return
     seen = seen if seen is not None else set()
     seen.add(store.session_id)
+    families = families if families is not None else {}
     if (
         depth
     ):  # a sub-agent may run on a model of its own (Vibe 3.0.3's declared routes)
@@ -656,12 +659,28 @@ def read_store(
         full=full,
         depth=depth,
         seen=seen,
+        families=families,
     )
     for entry in overlay.entries(_base_entries(store, diagnostics)):
         yield from reader.entry(entry)
     yield from reader.orphans()
     envelope = overlay.envelope or store.snapshot
     yield from reader.finish(envelope)
+
+
+def _children_by_parent(folder: str) -> dict[str, list[str]]:
+    """The folder's child stores (`child-…`) by the session their snapshot names as
+    their parent, in name order."""
+    found: dict[str, list[str]] = {}
+    for entry in folders.entries(folder):
+        if not entry.name.startswith("child-"):
+            continue
+        child = load(Path(entry.path), Diagnostics())
+        if child is not None:
+            parent = text_of(obj(child.snapshot, "session"), "parentSessionId")
+            if parent:
+                found.setdefault(parent, []).append(entry.name)
+    return found
 
 
 class _EntryReader:
@@ -678,12 +697,15 @@ class _EntryReader:
         full: bool,
         depth: int,
         seen: set[str],
+        families: dict[str, dict[str, list[str]]],
     ) -> None:
         self.store, self.emit, self.diagnostics = store, emit, diagnostics
         self.model = (
             model  # a sub-agent runs on its lead's model unless its own is recorded
         )
         self.agent, self.full, self.depth, self.seen = agent_id, full, depth, seen
+        # a folder's child stores by the session they name as their parent (`orphans`)
+        self.families = families
         self.turn: str | None = None
         self.last: datetime | None = None
 
@@ -845,27 +867,30 @@ class _EntryReader:
                 full=self.full,
                 depth=self.depth + 1,
                 seen=self.seen,
+                families=self.families,
             )
 
     def orphans(self) -> Iterator[Event]:
         """Sub-agent folders whose spawn effect we never saw, but that name this session."""
         if self.depth >= SUBAGENT_DEPTH:
             return
-        for entry in folders.entries(self.store.folder.parent):
-            if not entry.name.startswith("child-") or entry.name in self.seen:
+        # each child's store loaded once a read (once a command, in `folders.one_pass`),
+        # not again by each sub-agent's read: a lead with 1,600 of them loaded 1,600
+        # squared
+        folder = os.fspath(self.store.folder.parent)
+        if folder not in self.families:
+            self.families[folder] = folders.kept(
+                ("vibe-children", folder), lambda: _children_by_parent(folder)
+            )
+        for name in self.families[folder].get(self.store.session_id, ()):
+            if name in self.seen:
                 continue
-            child = load(Path(entry.path), Diagnostics())
-            if (
-                child is not None
-                and text_of(obj(child.snapshot, "session"), "parentSessionId")
-                == self.store.session_id
-            ):
-                yield self.emit(
-                    "subagent",
-                    agent_id=self.agent,
-                    extra={"child_id": entry.name, "agent_type": None},
-                )
-                yield from self._child(entry.name)
+            yield self.emit(
+                "subagent",
+                agent_id=self.agent,
+                extra={"child_id": name, "agent_type": None},
+            )
+            yield from self._child(name)
 
     def finish(self, envelope: dict[str, object]) -> Iterator[Event]:
         emit, agent = self.emit, self.agent

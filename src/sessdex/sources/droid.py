@@ -37,6 +37,7 @@ reference; `droid exec -s <id>` continues headless), run against droid 0.215.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -254,26 +255,13 @@ class _Children:
     def _load(self) -> dict[str, _Child]:
         if self.by_call is None:
             self.by_call = {}
-            for entry in folders.listing(self.folder)[:_CHILDREN_CAP]:
-                path = Path(entry.path)
-                if path == self.own or not entry.name.endswith(".jsonl"):
+            for name, call, child in _beside(self.folder):
+                if name == self.own.name:
                     continue
-                start = _start_of(path)
-                parent = stripped(start.get("callingSessionId"))
-                if not parent:
-                    continue
-                child = _Child(
-                    stripped(start.get("id")) or path.stem,
-                    path,
-                    stripped(start.get("title")),
-                    parent,
-                    _agent_type(start, None),
-                )
-                call = stripped(start.get("callingToolUseId"))
                 if call:
                     self.by_call[call] = child
                 else:
-                    self.unlinked.setdefault(parent, []).append(child)
+                    self.unlinked.setdefault(child.parent, []).append(child)
         return self.by_call
 
     def of_call(self, call_id: str | None) -> _Child | None:
@@ -289,6 +277,34 @@ class _Children:
         return [
             c for c in found if c.parent == parent and c.session_id not in self.read
         ]
+
+
+def _beside(folder: Path) -> list[tuple[str, str | None, _Child]]:
+    """The sub-agent transcripts in `folder`, as (file name, the call that ran it, the
+    child). Read once a command (`folders.kept`): doctor --deep reads each of a folder's
+    thousands of sessions in turn, and each read the first line of every other."""
+
+    def make() -> list[tuple[str, str | None, _Child]]:
+        found = []
+        for entry in folders.listing(folder)[:_CHILDREN_CAP]:
+            if not entry.name.endswith(".jsonl"):
+                continue
+            path = Path(entry.path)
+            start = _start_of(path)
+            parent = stripped(start.get("callingSessionId"))
+            if not parent:
+                continue
+            child = _Child(
+                stripped(start.get("id")) or path.stem,
+                path,
+                stripped(start.get("title")),
+                parent,
+                _agent_type(start, None),
+            )
+            found.append((entry.name, stripped(start.get("callingToolUseId")), child))
+        return found
+
+    return folders.kept(("droid-children", os.fspath(folder)), make)
 
 
 def _start_of(path: Path) -> dict[str, object]:

@@ -1323,7 +1323,8 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     if kept is None:
         return _read_small(path, limit)
     key = ("small", os.fspath(path), limit)
-    if key not in kept:
+    fresh = key not in kept
+    if fresh:
         data = _read_small(path, limit)
         if data is not None and len(data) > _KEPT_IN_PASS:
             return data  # a transcript: read once in a pass anyway, never held
@@ -1334,6 +1335,12 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
         kept[key] = data
     found = kept[key]
     assert found is None or isinstance(found, bytes)
+    if (
+        not fresh
+    ):  # what the first read found: as if opened again, for what depends on it
+        freshness.note_depended(os.fspath(path))
+        if found is not None:
+            freshness.note_opened(path)
     return found
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from . import files, freshness, pathnames, sources, usage_listing
+from . import files, folders, freshness, pathnames, sources, usage_listing
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed, restored
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
@@ -917,45 +917,54 @@ def _collect_sessions(
     # as this one keeps it
     met_before = {app: _said_before(index, app) for app in names}
     met_now: dict[str, dict[str, Diagnostics]] = {app: {} for app in names}
-    for row, session in decoded:
-        if session.parent_id and (row.app, session.parent_id) in ids:
-            continue  # its events come with its parent's
-        path = f"{row.app}:{row.id}"
-        seen.add(path)
-        # the sums are the parent's read, sub-agents included: any of them changing
-        # (a sub-agent spending after its parent's last write) is a change of the sums
-        signature = hashlib.sha256(
-            (row.state or row.record)
-            + b"".join(sorted(state for _, state, _ in kin.get((row.app, row.id), ())))
-            + _version(catalogue).encode()
-        ).hexdigest()[:32]
-        hit = cached.get(path)
-        if hit is not None and hit[1] == signature and _read_files_hold(hit[3]):
-            out.buckets.extend((row.app, b) for b in _decode(hit[4]))
-            if (earlier := met_before[row.app].get(path)) is not None:
-                out.diagnostics.setdefault(row.app, Diagnostics()).update(earlier)
-                met_now[row.app][path] = earlier
-            continue
-        diagnostics = Diagnostics()
-        buckets: dict[tuple[Any, ...], Bucket] = {}
-        source, descendants = sources.get(row.app), kin.get((row.app, row.id), [])
-        # every file the read opens: a file beside the session's own that feeds its sums
-        # (an execution log it names) changes them alone, its session's record unchanged
-        with freshness.openings() as opened:
-            for record in lead_records(source, session, descendants, diagnostics):
-                _add(buckets, record, _priced(catalogue, record))
-        found = list(buckets.values())
-        out.buckets.extend((row.app, b) for b in found)
-        out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
-        if diagnostics.skipped or diagnostics.damaged or diagnostics.details:
-            met_now[row.app][path] = diagnostics
-        if not diagnostics.problems:  # a read that broke off is not kept: read it again
-            # the session's own stores (and its sub-agents') are its records' to tell: a
-            # database of many sessions changes with each, the record with its own
-            own = _own_files([session, *(d[2] for d in descendants)])
-            beside = [name for name in opened if name not in own]
-            state = _encode({_READ: freshness.SIDE.join(map(freshness.side, beside))})
-            save.append((path, row.app, signature, 0, state, _encode(found), b""))
+    # a read may look through its folder for its sub-agents (their first lines, their
+    # snapshots): looked through once for all the folder's sessions, not once each
+    with folders.one_pass():
+        for row, session in decoded:
+            if session.parent_id and (row.app, session.parent_id) in ids:
+                continue  # its events come with its parent's
+            path = f"{row.app}:{row.id}"
+            seen.add(path)
+            # the sums are the parent's read, sub-agents included: any of them changing
+            # (a sub-agent spending after its parent's last write) is a change of the sums
+            signature = hashlib.sha256(
+                (row.state or row.record)
+                + b"".join(
+                    sorted(state for _, state, _ in kin.get((row.app, row.id), ()))
+                )
+                + _version(catalogue).encode()
+            ).hexdigest()[:32]
+            hit = cached.get(path)
+            if hit is not None and hit[1] == signature and _read_files_hold(hit[3]):
+                out.buckets.extend((row.app, b) for b in _decode(hit[4]))
+                if (earlier := met_before[row.app].get(path)) is not None:
+                    out.diagnostics.setdefault(row.app, Diagnostics()).update(earlier)
+                    met_now[row.app][path] = earlier
+                continue
+            diagnostics = Diagnostics()
+            buckets: dict[tuple[Any, ...], Bucket] = {}
+            source, descendants = sources.get(row.app), kin.get((row.app, row.id), [])
+            # every file the read opens: a file beside the session's own that feeds its sums
+            # (an execution log it names) changes them alone, its session's record unchanged
+            with freshness.openings() as opened:
+                for record in lead_records(source, session, descendants, diagnostics):
+                    _add(buckets, record, _priced(catalogue, record))
+            found = list(buckets.values())
+            out.buckets.extend((row.app, b) for b in found)
+            out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
+            if diagnostics.skipped or diagnostics.damaged or diagnostics.details:
+                met_now[row.app][path] = diagnostics
+            if (
+                not diagnostics.problems
+            ):  # a read that broke off is not kept: read it again
+                # the session's own stores (and its sub-agents') are its records' to tell: a
+                # database of many sessions changes with each, the record with its own
+                own = _own_files([session, *(d[2] for d in descendants)])
+                beside = [name for name in opened if name not in own]
+                state = _encode(
+                    {_READ: freshness.SIDE.join(map(freshness.side, beside))}
+                )
+                save.append((path, row.app, signature, 0, state, _encode(found), b""))
     # what the refresh's listings met, after the reads: a line the listing of a file and
     # its read both met (a broken head line, a cut document) is one line, counted once;
     # with what the listings of the files it did not parse again met, as a cold run says

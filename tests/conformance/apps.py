@@ -950,6 +950,9 @@ def gptme_steps(ctx: Context) -> list[Step]:
             ["gptme", *chosen, "--name", "checkout-tui"],
             title=mockllm.TITLE,
             interactive=True,
+            # gptme empties its input before it prompts (chat.prompt_user's flush_stdin):
+            # a prompt typed while it starts is echoed, then dropped (a loaded machine)
+            tui_ready="User:",
         ),
     ]
 

@@ -1335,9 +1335,8 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
         kept[key] = data
     found = kept[key]
     assert found is None or isinstance(found, bytes)
-    if (
-        not fresh
-    ):  # what the first read found: as if opened again, for what depends on it
+    if not fresh:
+        # what the first read found: as if opened again, for what depends on it
         freshness.note_depended(os.fspath(path))
         if found is not None:
             freshness.note_opened(path)

@@ -782,8 +782,8 @@ class _Reader:
             if self.kind == "session" and row.id != self.key:
                 continue  # not decoded: only the row's session is read
             session = row.session()
-            if session.parent_id and session.parent_id in ids:
-                continue
+            if session.parent_id and session.parent_id in ids - {row.id}:
+                continue  # read with its lead's; one naming itself has none
             if (
                 self.kind == "session" and session.id != self.key
             ):  # its records carry its id

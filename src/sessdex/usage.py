@@ -921,7 +921,12 @@ def _collect_sessions(
     # snapshots): looked through once for all the folder's sessions, not once each
     with folders.one_pass():
         for row, session in decoded:
-            if session.parent_id and (row.app, session.parent_id) in ids:
+            if (
+                session.parent_id
+                and session.parent_id
+                != row.id  # one naming itself has no lead to count it
+                and (row.app, session.parent_id) in ids
+            ):
                 continue  # its events come with its parent's
             path = f"{row.app}:{row.id}"
             seen.add(path)

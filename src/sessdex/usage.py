@@ -398,6 +398,9 @@ class Collected:
     lifted: dict[tuple[str, str], str] = field(default_factory=dict)
     # (app, top-level session id) -> its folder, as `list` shows it (`in_session_folders`)
     folders: dict[tuple[str, str], str] = field(default_factory=dict)
+    # the apps whose sums came through an index refresh this run: their folders are as
+    # that refresh left them, with no stat of their files again
+    refreshed: set[str] = field(default_factory=set)
 
 
 def _signature(st: os.stat_result) -> str:
@@ -498,11 +501,13 @@ def in_session_folders(home: Home, out: Collected) -> None:
     pairs = {(app, b[0]) for app, b in out.buckets}
     if not pairs:
         return
-    apps = sorted({app for app, _ in pairs})
+    # those `collect` refreshed are as their sums: a look at their files again would
+    # stat every one a second time, and name a folder newer than the sums it keys
+    apps = sorted({app for app, _ in pairs} - out.refreshed)
     index = Index(home)
     try:
         # an app whose files are all as the index holds them is not even loaded
-        unchanged = index.unchanged(apps)  # a stat of every file it holds of them
+        unchanged = index.unchanged(apps) if apps else set()  # a stat of each file held
         changed = [app for app in apps if app not in unchanged]
         if changed:
             index.refresh(sources.all_sources(changed))
@@ -906,6 +911,7 @@ def _collect_sessions(
     """Apps without the hook: their readers' usage events, per top-level session, cached."""
     report = index.refresh(others)
     names = [s.NAME for s in others]
+    out.refreshed.update(name for name in names if name not in report.failures)
     rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
     decoded = [(row, row.session()) for row in rows]

@@ -1,6 +1,6 @@
-"""A warm `usage project` looks at each file of an app the index reads for usage no more
-than a warm daily `usage` does: the folder step takes the folders that run's refresh just
-brought up to date, and stats none of those files again."""
+"""A warm `usage project` (or `usage session`) looks at each file of an app the index
+reads for usage no more than a warm daily `usage` does: the folder (title) step takes the
+sessions that run's refresh just brought up to date, and stats none of those files again."""
 
 from __future__ import annotations
 
@@ -32,17 +32,18 @@ def _stats(monkeypatch: pytest.MonkeyPatch, home: Home, kind: str) -> Counter[st
 
     with monkeypatch.context() as patch:
         patch.setattr(os, "stat", counted)
-        result = usage.run(home, kind, apps=APPS)
-    assert result  # a report was made
+        rows = usage.run(home, kind, apps=APPS).rows
+    assert rows  # a report was made
     return seen
 
 
-def test_a_warm_project_report_stats_no_file_again(
-    home: Home, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("kind", ["project", "session"])
+def test_a_warm_report_of_folders_stats_no_file_again(
+    home: Home, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    usage.run(home, "project", apps=APPS)  # cold: the index and the sums are made
+    assert usage.run(home, kind, apps=APPS).rows  # cold: the index and sums are made
     daily = _stats(monkeypatch, home, "daily")
-    project = _stats(monkeypatch, home, "project")
+    made = _stats(monkeypatch, home, kind)
     assert daily  # the fixtures' files were looked at
-    again = {path: n for path, n in project.items() if n > daily[path]}
+    again = {path: n for path, n in made.items() if n > daily[path]}
     assert again == {}

@@ -498,7 +498,7 @@ def _explain(
             return Explained(Row(period), notes=[said], empty=True)
         key = _row_key(kind, key, rows, home)
     if len(shared := [r for r in every if r.key == key]) > 1:  # an id, several apps
-        describe_sessions(home, shared)
+        describe_sessions(home, shared, fresh=collected.refreshed)
         about = [
             (min(r.apps, default="?"), key, str(r.about.get("title") or ""))
             for r in shared
@@ -510,7 +510,8 @@ def _explain(
             row.label = f"{min(row.apps)}:{key}"
     del kept, whole
     if kind == "session" and home is not None and "title" not in rows[key].about:
-        describe_sessions(home, [rows[key]])  # its title and folder, as --json gives
+        # its title and folder, as --json gives
+        describe_sessions(home, [rows[key]], fresh=collected.refreshed)
     reader = _Reader(
         home, kind, key, filters, limit, collected.lifted, collected.folders, agent
     )

@@ -1401,15 +1401,19 @@ def report(
 
 
 def describe_sessions(
-    home: Home, rows: Sequence[Row], progress: Progress | None = None
+    home: Home,
+    rows: Sequence[Row],
+    progress: Progress | None = None,
+    fresh: Collection[str] = (),
 ) -> None:
     """Each session row's title and folder, from the index (brought up to date first:
-    usage reads some apps' files without it)."""
-    apps = sorted({app for row in rows for app in row.apps})
+    usage reads some apps' files without it; those of `fresh`, its caller's `collect`
+    refreshed, are looked at no more)."""
+    apps = sorted({app for row in rows for app in row.apps} - set(fresh))
     index = Index(home)
     try:
         # an app whose files are all as the index holds them is not even loaded
-        unchanged = index.unchanged(apps)  # a stat of every file it holds of them
+        unchanged = index.unchanged(apps) if apps else set()  # a stat of each file held
         changed = [app for app in apps if app not in unchanged]
         if changed:
             index.refresh(sources.all_sources(changed), progress)
@@ -1605,7 +1609,7 @@ def run(
     def rows() -> list[Row]:
         made = report(kept, kind, filters.tz)
         if kind == "session":
-            describe_sessions(home, made, progress)
+            describe_sessions(home, made, progress, collected.refreshed)
         return made
 
     if explain_key is None:

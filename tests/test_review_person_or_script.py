@@ -187,8 +187,12 @@ def test_the_session_table_names_each_sub_agent_as_tree_does() -> None:
     code, out, _ = run("usage", "session", "--app", "claude", "--home", home)
     lines = [line.strip("│ ") for line in out.splitlines() if "└" in line]
     assert code == 0
-    assert any(line.startswith("└ a1c1c1c1  code-reviewer: Review payments") for line in lines), lines  # fmt: skip
-    assert any(line.startswith("└ a2d2d2d2  linter: Lint payments") for line in lines), lines  # fmt: skip
+    # the short id: eight characters or more, as wide as the table's ids need to be told
+    # apart (the fixture's test-hash-123 and test-hash-456 widen every row's)
+    named = re.compile(r"└ (a1c1c1c1\w*  code-reviewer: Review payments|a2d2d2d2\w*  linter: Lint payments)")  # fmt: skip
+    assert len({m[1].split()[1] for line in lines if (m := named.match(line))}) == 2, (
+        lines
+    )
     assert any(line.startswith("└ lead ") for line in lines), lines
 
 

@@ -823,13 +823,10 @@ def mutate_hostile(path: Path, way: str, draw: random.Random) -> Mutant | None:
         return _wal_alone(path, foreign=way == "foreign WAL")
     if data.startswith(SQLITE):
         return None
-    lines = _lines(data)
-    if lines is not None:
-        values = [(n, _loads(line)) for n, line in enumerate(lines) if line.strip()]
-    elif (whole := _whole_json(data)) is not None:
-        values = [(-1, whole)]
-    else:
+    found = _json_values(data)
+    if found is None:
         return None
+    lines, values = found
     draw.shuffle(values)
     for at, value in values:
         changed = _hostile_value(value, way, draw)
@@ -1009,19 +1006,31 @@ def _escape_value(
     return f"{key!r} given {way} at {at}", keeps, place
 
 
+def _json_values(
+    data: bytes,
+) -> tuple[list[bytes] | None, list[tuple[int, Json]]] | None:
+    """A JSON file's values to change: (its lines, (line number, value) of each) for
+    JSON lines, (None, [(-1, the document)]) for one document; None for neither."""
+    lines = _lines(data)
+    if lines is not None:
+        return lines, [
+            (n, _loads(line)) for n, line in enumerate(lines) if line.strip()
+        ]
+    if (whole := _whole_json(data)) is not None:
+        return None, [(-1, whole)]
+    return None
+
+
 def mutate_escaped(path: Path, way: str, draw: random.Random) -> Mutant | None:
     """Change `path` one of the `ESCAPE_WAYS`: a JSON file's text, or a text cell of a
     database that holds JSON; None when that way does not apply to it."""
     data = path.read_bytes()
     if data.startswith(SQLITE):
         return _escaped_cell(path, way, draw)
-    lines = _lines(data)
-    if lines is not None:
-        values = [(n, _loads(line)) for n, line in enumerate(lines) if line.strip()]
-    elif (whole := _whole_json(data)) is not None:
-        values = [(-1, whole)]
-    else:
+    found = _json_values(data)
+    if found is None:
         return None
+    lines, values = found
     draw.shuffle(values)
     for at, value in values:
         changed = _escape_value(value, way, draw)

@@ -211,6 +211,29 @@ def test_a_profiles_session_reopens_in_that_profile() -> None:
     assert plan.cwd == "/home/alex/work/infra"
 
 
+@pytest.mark.parametrize("active", ["work", "default", None])
+def test_a_root_session_reopens_in_the_root_whatever_profile_is_active(
+    tmp_path: Path, active: str | None
+) -> None:
+    """`hermes profile use work` leaves `active_profile` in the root, and a bare `hermes`
+    then opens that profile's database (hermes_cli/main.py `_apply_profile_override`):
+    `hermes --resume <id>` of a session of the root's own database found none there."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    if active is not None:
+        (home / ".hermes" / "active_profile").write_text(f"{active}\n")
+    plan = hermes.resume(sessions(home)[NEXT])
+    assert plan is not None
+    if active == "work":
+        assert plan.argv == ("hermes", "--profile", "default", "--resume", NEXT)
+        assert any("'work'" in note for note in plan.notes)
+    else:
+        assert plan.argv == ("hermes", "--resume", NEXT)
+    profiled = hermes.resume(sessions(home)[PROFILED])
+    assert profiled is not None
+    assert profiled.argv == ("hermes", "--profile", "work", "--resume", PROFILED)
+
+
 def test_a_running_hermes_says_which_session_it_has_open() -> None:
     assert hermes.process_session(["hermes", "--resume", LEAD]) == Opened(LEAD)
     assert hermes.process_session(["hermes", "-r", LEAD, "--tui"]) == Opened(LEAD)

@@ -154,7 +154,8 @@ CHECKED_WITH = (
     "(hermes_state_common.py SCHEMA_SQL at NousResearch/hermes-agent@00704d08, 2026-11; "
     "synthetic DB from a generator that follows it); a real home's schema-v6 state.db and "
     "sessions/ files of 2026-04 to 07 (a public backup, read, not copied); resume flags "
-    "checked against 0.19.0's --help; messages' columns rechecked at "
+    "checked against 0.19.0's --help, `--profile` and `active_profile` against its "
+    "hermes_cli/main.py `_apply_profile_override`; messages' columns rechecked at "
     "hermes_state_messages.py @01e8a2d0 (no `origin`), recency at hermes_state_common.py "
     "`_sql_freshest_of` @00704d08"
 )
@@ -177,6 +178,9 @@ INSTALL_HINT = (  # the README's installer (Windows: scripts/install.ps1)
 DB_NAME = "state.db"
 WINDOWS_HOME = ("AppData", "Local", "hermes")
 _PROFILES = "profiles"
+_ACTIVE_PROFILE = (
+    "active_profile"  # the profile a bare `hermes` opens, where not the home's
+)
 _TEXT_CAP = 256 * 1024  # a message's text shown: the head of a longer one, and a note
 _CONTENT_JSON = "\x00json:"  # before the JSON of a message's multimodal parts
 _PARTS_HEAD = 64 * 1024  # of multimodal parts read for a title, at most
@@ -1567,6 +1571,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     argv: tuple[str, ...] = ("hermes", "--resume", session.id)
     if isinstance(profile, str) and profile:
         argv = ("hermes", "--profile", profile, "--resume", session.id)
+    elif (active := _active_profile(session)) is not None:
+        argv = ("hermes", "--profile", "default", "--resume", session.id)
+        notes.append(
+            f"your active Hermes profile is {active!r} (`hermes profile use`), where "
+            "this session is not: --profile default opens the home's own"
+        )
     if session.parent_id:
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"
@@ -1586,6 +1596,20 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         notes=tuple(notes),
     )
+
+
+def _active_profile(session: Session) -> str | None:
+    """The named profile a bare `hermes` opens instead of the home's own database, where
+    the session is from that database: `hermes profile use <name>` writes it into the
+    home's `active_profile` (hermes_cli/main.py `_apply_profile_override`, 0.19.0)."""
+    if not session.path or "#" not in session.path:
+        return None
+    db = Path(session.path.split("#", 1)[0])
+    if db.name != DB_NAME:
+        return None
+    data = files.read_small(db.parent / _ACTIVE_PROFILE, 4096)
+    name = data.decode("utf-8", "replace").strip() if data else ""
+    return None if name.casefold() in ("", "default") else name
 
 
 def process_session(args: Sequence[str]) -> Opened | None:

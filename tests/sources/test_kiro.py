@@ -214,6 +214,27 @@ def test_resume_print_quotes_an_odd_id_and_folder(tmp_path: Path) -> None:
     )
 
 
+def test_the_note_on_the_newest_chat_quotes_its_resume_id_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note on `kiro-cli chat --resume` names the line that opens this chat for the
+    user to paste: its id was written raw, `--resume-id x;touch y`, two commands."""
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    home = copy(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    add(home, str(work), "x;touch y", conversation("x;touch y", "odd", "ok"), 1764900001000)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["resume", "--json", "x;touch", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert plan["argv"] == ["kiro-cli", "chat", "--resume"]
+    assert any(
+        "`kiro-cli chat --resume-id 'x;touch y'`" in note for note in plan["warnings"]
+    ), plan["warnings"]
+
+
 def test_process_session_reads_back_what_resume_writes() -> None:
     opened = kiro.process_session
     assert opened(["kiro-cli", "chat", "--resume"]) == kiro.Opened(latest=True)

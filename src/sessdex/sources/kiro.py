@@ -52,8 +52,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, cast
 
-from .. import databases, files, folders, jsonstream, programs
+from .. import databases, files, folders, jsonstream, programs, shells
 from ..diagnostics import Diagnostics, read_failed
+from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _kiro_sessions
 from ._kiro_read import Reader, StreamedHistory, summary
@@ -516,10 +517,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     elif session.extra.get("newest") is True:
         argv = (cli, "chat", "--resume")
         if cli == KIRO:  # newest among the rows: the 2.x CLI weighs its files too
+            # the line the user may paste: the id quoted for their shell, as any command
+            try:
+                exact = f"`{shells.run((KIRO, 'chat', '--resume-id', session.id))}`"
+            except NotQuotable:
+                exact = "`kiro-cli chat --resume-id` with its id"
             notes.append(
                 "Kiro CLI 2.x opens the folder's newest chat, its session files' "
-                f"included: where one is newer, `kiro-cli chat --resume-id {session.id}` "
-                "opens this one"
+                f"included: where one is newer, {exact} opens this one"
             )
     else:
         argv = (cli, "chat", "--resume-id", session.id)

@@ -619,3 +619,30 @@ def test_a_deleted_store_copy_lists_its_old_chat_warm_as_cold(
     warm = list_rows(home, tmp_path / "warm", monkeypatch, listing=listing)
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch, listing=listing)
     assert DOCS in warm
+
+
+@pytest.mark.parametrize(
+    ("shell", "line"),
+    [
+        (
+            "powershell",
+            "Set-Location -LiteralPath 'D:\\shop'; "
+            "if ($?) { & kiro-cli --v3 --resume-id cli_0a5376f2_uHOR }",
+        ),
+        ("cmd", 'cd /d "D:\\shop" && kiro-cli --v3 --resume-id cli_0a5376f2_uHOR'),
+    ],
+)
+def test_the_kiro_cli_line_enters_the_folder_as_that_shell_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shell: str, line: str
+) -> None:
+    """Windows PowerShell 5.1 reads no `&&`, and cmd.exe's `cd` without /d stays on its
+    drive: `cd 'D:\\shop' && kiro-cli …` failed there, or ran in the wrong folder."""
+    monkeypatch.setenv("SESSDEX_SHELL", shell)
+    folder = tmp_path / STORE / "0123456789abcdef" / "cli_0a5376f2_uHOR"
+    folder.mkdir(parents=True)
+    (folder / "session.json").write_text(
+        json.dumps({"id": folder.name, "workspacePaths": ["D:\\shop"]})
+    )
+    (folder / "messages.jsonl").write_text("")
+    said = kiroide.resume_refusal(sessions(tmp_path)[folder.name])
+    assert said is not None and f"run `{line}`" in said, said

@@ -569,11 +569,14 @@ def resume_refusal(session: Session) -> str | None:
     CLI from its folder (`kiro-cli --v3 --resume-id <id>`, third-party notes only)."""
     if session.id.startswith(CLI_PREFIX) and session.cwd:
         with contextlib.suppress(NotQuotable):
-            command = shells.run(("kiro-cli", "--v3", "--resume-id", session.id))
-            folder = shells.run(("cd", session.cwd))
+            # entered as each shell does (PowerShell 5.1 reads no `&&`, cmd.exe's `cd`
+            # needs /d for another drive), as `resume --print` writes it
+            line = shells.cd_then_run(
+                session.cwd, ("kiro-cli", "--v3", "--resume-id", session.id)
+            )
             return (
                 "a session of the Kiro CLI's new engine in Kiro 1.0's store: "
-                f"run `{folder} && {command}` (the CLI looks it up by its folder)."
+                f"run `{line}` (the CLI looks it up by its folder)."
             )
     title = one_line(session.title) if session.title else None
     which = f'"{title}"' if title else "it"

@@ -126,7 +126,8 @@ CHECKED_WITH = (
     "the @augmentcode/auggie 0.36.0 bundle (npm), read for its session store and node "
     "types, and its --help (run offline in a scratch home, never logged in); synthetic "
     "fixtures made to match, one in the shape of a real January 2026 session quoted in "
-    "a public transcript; never a real capture (Low)"
+    "a public transcript; never a real capture (Low); resume checked against 0.36.0's "
+    "bundle (`-r, --resume [sessionId]`, an id or its start)"
 )
 ENV_VARS = ("HOME",)
 CLI = ("auggie",)

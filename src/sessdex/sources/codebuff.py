@@ -91,7 +91,8 @@ CHECKED_WITH = (
     "utils/send-message-helpers.ts, hooks/helpers/send-message.ts; npm-app/ and common/ "
     "@da0d57111a35 for the older CLI's messages.json), as npm codebuff ships it up to "
     "1.0.685 (a launcher that downloads the CLI's binary into ~/.config/manicode; not run "
-    "here); synthetic fixtures, no real capture (Medium)"
+    "here); synthetic fixtures, no real capture (Medium); resume checked against "
+    "cli-args.ts @ce10b6eeda97 (`--continue [conversation-id]`)"
 )
 NEWEST_CHECKED = "1.0.685"
 ENV_VARS = ("HOME", "NEXT_PUBLIC_CB_ENVIRONMENT")

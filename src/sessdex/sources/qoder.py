@@ -96,7 +96,9 @@ NAME = "qoder"
 TITLE = "Qoder CLI"
 CHECKED_WITH = (
     "Qoder CLI 1.1.52 (npm @qoder-ai/qodercli, its bundle's config folder, transcript "
-    "writer and record-type table, and its --help); no real capture"
+    "writer and record-type table, and its --help); no real capture; resume checked "
+    "against 1.1.52's bundle (`-r, --resume [id]`, `--permission-mode` of default, "
+    "accept_edits, bypass_permissions, dont_ask, auto)"
 )
 NEWEST_CHECKED = "1.1.52"
 ENV_VARS = (

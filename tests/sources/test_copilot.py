@@ -668,3 +668,54 @@ def test_a_tool_result_keeps_what_the_model_was_given_where_the_timeline_differs
         assert [e["text"] for e in results] == ["-a\n+b\n", "same"]
         assert results[0]["extra"]["model_text"] == said
         assert "model_text" not in results[1].get("extra", {})
+
+
+def _moded(tmp_path: Path, *modes: str) -> Session:
+    """A session whose agent mode changed to each of `modes` in turn (as Copilot CLI
+    writes `session.mode_changed`: `previousMode`, `newMode`)."""
+    stamp = "2026-11-20T10:00:00.000Z"
+    previous = "interactive"
+    records: list[dict[str, object]] = [
+        {
+            "type": "session.start",
+            "data": {
+                "sessionId": "s3",
+                "copilotVersion": "1.0.102",
+                "context": {"cwd": "/home/dev/code/ledger"},
+            },
+            "timestamp": stamp,
+        }
+    ]
+    for mode in modes:
+        records.append(
+            {
+                "type": "session.mode_changed",
+                "data": {"previousMode": previous, "newMode": mode},
+                "timestamp": stamp,
+            }
+        )
+        previous = mode
+    path = write_events(
+        tmp_path / ".copilot" / "session-state" / "s3" / "events.jsonl", records
+    )
+    (session,) = copilot.parse(path, copilot.locate(Home.at(tmp_path)), Diagnostics())
+    return session
+
+
+def test_resume_keeps_plan_mode_and_withholds_autopilot(tmp_path: Path) -> None:
+    """Copilot CLI reopens a session in the agent mode it was left in, unless `--mode`
+    says otherwise: one left in autopilot (the agent goes on without waiting for you)
+    came back in it, looser than the interactive default, without being asked."""
+    autopilot = _moded(tmp_path, "plan", "autopilot")
+    plan = copilot.resume(autopilot)
+    assert plan is not None
+    assert plan.argv[-2:] == ("--mode", "interactive")
+    assert plan.withheld == ("--mode autopilot",)
+    kept = copilot.resume(autopilot, keep_permissions=True)
+    assert kept is not None
+    assert kept.argv[-2:] == ("--mode", "autopilot") and kept.withheld == ()
+    planned = copilot.resume(_moded(tmp_path, "autopilot", "plan"))
+    assert planned is not None and planned.argv[-2:] == ("--mode", "plan")
+    assert planned.withheld == ()
+    plain = copilot.resume(_moded(tmp_path, "plan", "interactive"))
+    assert plain is not None and "--mode" not in plain.argv

@@ -86,7 +86,9 @@ RESUMES_ANYWHERE = True
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help, `/fork` in its TUI; "
+    "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help, `/fork` in its TUI, "
+    "`session.mode_changed` (`newMode`) and the mode a resume restores after third-party "
+    "readers and measurements of 1.0.88 (not run here); "
     "history-session-state/ of builds before 0.0.342 from third-party readers (synthetic)"
 )
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
@@ -267,6 +269,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             fields["effort"] = as_str(data.get("reasoningEffort"))
         elif kind == "session.permissions_changed" and main:
             fields["permission_mode"] = as_str(data.get("mode"))
+        elif kind == "session.mode_changed" and main:  # interactive, plan, autopilot
+            fields["agent_mode"] = as_str(data.get("newMode"))
         elif kind == "session.shutdown":
             fields["model"] = as_str(data.get("currentModel")) or fields.get("model")
         elif (
@@ -279,6 +283,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     repository = as_str(fields.get("repository"))
     session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
     extra: dict[str, JSONValue] = {"repository": repository} if repository else {}
+    if mode := as_str(fields.get("agent_mode")):
+        extra["mode"] = mode
     if copies and (origin := _fork_origin(path, session_id, size, diagnostics)):
         extra["forked_from_id"] = origin
     # The title lives in workspace.yaml (`name`, else an older build's `summary`); only
@@ -845,7 +851,9 @@ def _minus(after: Usage, before: Usage) -> Usage | None:
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`copilot --resume <id>` in the session's folder (Copilot keeps every session in
-    one folder, `session-state/`: one that names no folder is resumed from any)."""
+    one folder, `session-state/`: one that names no folder is resumed from any), in plan
+    mode where it was left in it, and in the interactive one where it was left in
+    autopilot, which Copilot would restore (unless `keep_permissions`)."""
     argv = ["copilot", "--resume", session.id]
     if session.model:
         argv += ["--model", session.model]
@@ -857,6 +865,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             argv.append("--allow-all")
         else:
             withheld.append("--allow-all")
+    # Copilot reopens a session in the agent mode it was left in, where `--mode` says
+    # none: autopilot (going on without waiting for the user) loosens the default
+    mode = session.extra.get("mode")
+    if mode == "plan" or (mode == "autopilot" and keep_permissions):
+        argv += ["--mode", mode]
+    elif mode == "autopilot":
+        argv += ["--mode", "interactive"]
+        withheld.append("--mode autopilot")
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or "",

@@ -719,3 +719,15 @@ def test_resume_keeps_plan_mode_and_withholds_autopilot(tmp_path: Path) -> None:
     assert planned.withheld == ()
     plain = copilot.resume(_moded(tmp_path, "plan", "interactive"))
     assert plain is not None and "--mode" not in plain.argv
+
+
+def test_resume_of_an_auto_model_session_passes_no_reasoning_effort() -> None:
+    """Copilot's Auto picks the model itself and answers a reasoning effort with an error
+    (400, `reasoning_effort "low" was provided`): the resumed session failed its turn."""
+    auto = Session(
+        app="copilot", id=OLDER, cwd="/home/dev/code/ledger", model="auto", effort="low"
+    )
+    plan = copilot.resume(auto)
+    assert plan is not None
+    assert plan.argv == ("copilot", "--resume", OLDER, "--model", "auto")
+    assert any("'low'" in note for note in plan.notes)

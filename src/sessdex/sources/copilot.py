@@ -855,9 +855,16 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     mode where it was left in it, and in the interactive one where it was left in
     autopilot, which Copilot would restore (unless `keep_permissions`)."""
     argv = ["copilot", "--resume", session.id]
+    notes: list[str] = []
     if session.model:
         argv += ["--model", session.model]
-    if session.effort:
+    if session.effort and (session.model or "").lower() == "auto":
+        # Auto picks the model and answers an effort with an error (400)
+        notes.append(
+            f"reasoning effort {session.effort!r} not passed: Copilot's Auto model "
+            "takes none"
+        )
+    elif session.effort:
         argv += ["--reasoning-effort", session.effort]
     withheld: list[str] = []
     if session.permission_mode == "allow-all":
@@ -878,6 +885,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd or "",
         program="copilot",
         install_hint="npm install -g @github/copilot",
+        notes=tuple(notes),
         withheld=tuple(withheld),
     )
 

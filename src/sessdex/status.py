@@ -438,7 +438,8 @@ def _asking(tracker: Tracker) -> tuple[str | None, tuple[str, float]] | None:
 
 def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[Agent]:
     """Sub-agents still being written: their turn has not ended, and they were written to
-    recently (or the CLI runs and the call that spawned them is still open)."""
+    recently (or the call that spawned them is still open and the CLI runs, or nothing
+    says it does not)."""
     if len(tracker.agents) == 1 and not tracker.spawns:
         return []
     linked = {child for child in tracker.spawns.values() if child is not None}
@@ -454,7 +455,11 @@ def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[
             continue
         if agent.phase == "error" and now - agent.active >= WRITING:
             continue
-        if now - agent.active < QUIET_WORKING or (alive and agent_id in waited):
+        # one whose spawn is still open works while its CLI may run: a long tool writes
+        # nothing (`decide` passes alive=False once the session is stale)
+        if now - agent.active < QUIET_WORKING or (
+            alive is not False and agent_id in waited
+        ):
             found.append(agent)
             unlinked += agent_id not in linked
     # open spawns whose child we cannot see (no sub-agent files, or not linked yet) count

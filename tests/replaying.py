@@ -327,7 +327,13 @@ class Replay:
         return self.follower.status(at)
 
     def run(self, settle: float = 0.05) -> Iterator[tuple[Step, Status]]:
-        for step in self.steps:
+        """Every step written, and the status just after it."""
+        return self.run_from(0, settle)
+
+    def run_from(
+        self, first: int, settle: float = 0.05
+    ) -> Iterator[tuple[Step, Status]]:
+        for step in self.steps[first:]:
             self.write(step)
             yield step, self.status(step.when + settle)
 

@@ -241,7 +241,9 @@ class Event:
       Arguments keep the app's own names: views/diffs.py knows the names edits go by.
       `extra["virtual"]` True for a call a script ran rather than the model (Claude
       Code's REPL), `extra["ran_by"]` the script's own call where the app names it; its
-      result carries `extra["virtual"]` too.
+      result carries `extra["virtual"]` too. `extra["waits"]` True for a lead's call
+      that waits for its sub-agents launched in the background (Codex's `wait_agent`):
+      the live status takes the lead as waiting on every one not done while it is open.
     - tool_result: `call_id`, `text` (the output flattened to text), `is_error`;
       `extra["launched"]` when it only says a sub-agent started in the background (the
       spawning call returned at once; the sub-agent ends later). `extra["output_span"]`

@@ -6,7 +6,9 @@ what the rules need, and `decide` applies them. The rules, in order:
 1. failed — the lead agent's last event is an error (API error, crash), unless the CLI is
    still writing (a retry).
 2. waiting_on_subagent — the lead agent has an open tool call (the spawn, or a wait) while
-   one of its sub-agents is still being written; a spawn that returned ends its sub-agent.
+   one of its sub-agents is still being written, or, silent, has not ended while the call
+   that spawned it or a wait (`extra["waits"]` on the call: on every sub-agent) is open;
+   a spawn that returned ends its sub-agent, unless it only launched it.
    Mid-turn with no open call, a sub-agent announced with no spawning call (its app writes
    the call only once it has run) that is still being written counts the same, while the
    lead was written recently or its CLI runs; so does one launched in the background by an
@@ -118,6 +120,9 @@ class Tracker:
 
     agents: dict[str | None, Agent] = field(default_factory=lambda: {None: Agent(None)})
     spawns: dict[str, str | None] = field(default_factory=dict)  # call -> child id
+    waits: set[str] = field(
+        default_factory=set
+    )  # the lead's calls that wait on sub-agents
     tokens: int = 0
     events: int = 0
     # an event other than a setting came (a prompt, an answer, a meta event that asks or
@@ -232,8 +237,11 @@ class Tracker:
         elif kind == "tool_call" and event.call_id:
             agent.open_calls[event.call_id] = (event.tool, when)
             agent.turn_ended = False
+            if event.agent_id is None and event.extra.get("waits") is True:
+                self.waits.add(event.call_id)
         elif kind == "tool_result" and event.call_id:
             agent.open_calls.pop(event.call_id, None)
+            self.waits.discard(event.call_id)
             child_id = self.spawns.get(event.call_id)
             if child_id is not None and event.extra.get("launched") is not True:
                 # the spawn returned: its sub-agent is done, whether or not its own
@@ -448,6 +456,9 @@ def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[
         for call, child in tracker.spawns.items()
         if child is not None and call in tracker.lead.open_calls
     }
+    if any(call in tracker.lead.open_calls for call in tracker.waits):
+        # a wait open: on every sub-agent not done
+        waited |= {child for child in tracker.agents if child is not None}
     found: list[Agent] = []
     unlinked = 0
     for agent_id, agent in tracker.agents.items():

@@ -63,6 +63,9 @@ _PARENT_KEYS_CAP = 500_000
 # Spawn calls remembered per file until a line names their child.
 _DESCRIPTION_CAP = 256
 _SPAWN_TOOLS = frozenset({"spawn_agent", "spawn_subagent", "create_agent"})
+# the calls a lead waits for its background sub-agents with (`wait` in the first
+# multi-agent tools, only once it spawned one: the name alone is too common)
+_WAIT_TOOLS = frozenset({"wait_agent"})
 _EXIT_CODE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
 
@@ -800,6 +803,8 @@ class _Reader:
             extra: dict[str, JSONValue] = {"input": value}
             if namespace := as_str(payload.get("namespace")):
                 extra["namespace"] = namespace
+            if name in _WAIT_TOOLS or (name == "wait" and self.spawns):
+                extra["waits"] = True
             if name in _SPAWN_TOOLS and call_id and isinstance(value, dict):
                 self._remember_spawn(call_id, value)
                 if len(self.spawn_calls) >= _DESCRIPTION_CAP:

@@ -14,9 +14,26 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from sessdex import api
 from sessdex.live import LiveSession
 from sessdex.sources import Home
+
+from .replaying import (
+    DATA as REPLAYED_DATA,
+)
+from .replaying import (
+    Replay,
+    copy_home,
+    emptied,
+    file_steps,
+    patch_clock,
+    paused,
+    sessions,
+)
+
+REPLAYED = REPLAYED_DATA / "gemini"
 
 DATA = Path(__file__).parent / "data" / "gemini" / "live-subagent"
 LEAD = "48b71599-23aa-4214-b3bf-30dceaba18bf"
@@ -63,3 +80,30 @@ def test_once_the_sub_agent_returned_the_lead_answers_and_waits_for_the_user(
     follower, _ = _follow(tmp_path, cut=False)
     status = follower.status()
     assert status.status != "waiting_on_subagent", status
+
+
+@pytest.mark.parametrize("alive", [True, None])
+def test_the_lead_waits_on_its_sub_agent_through_a_long_silent_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alive: bool | None
+) -> None:
+    # the realcli 0.61.0 run in tests/data/gemini, replayed on its own clock; its
+    # sub-agent's shell command runs for minutes: Gemini CLI writes nothing until it has
+    # run, in the sub-agent's chat as in the lead's
+    clock = patch_clock(monkeypatch)
+    home = copy_home(REPLAYED / "home", tmp_path)
+    lead, children = sessions(home, "gemini", "b44832f3")
+    files = [Path(str(lead.path))] + [Path(str(c.path)) for c in children]
+    steps = file_steps(files)
+    emptied(files)
+    # the sub-agent's first response, empty: its call runs
+    call = next(
+        n for n, s in enumerate(steps) if s.agent and s.record.get("type") == "gemini"
+    )
+    replay = Replay(lead, paused(steps, call, 5 * 60.0), clock, alive=alive)
+    for step in replay.steps[: call + 1]:
+        replay.write(step)
+    at = replay.steps[call].when
+    assert replay.status(at + 1).status == "waiting_on_subagent"
+    status = replay.status(at + 5 * 60.0 - 1)
+    assert status.status == "waiting_on_subagent", status
+    assert "sub-agent" in status.reason

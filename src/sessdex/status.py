@@ -10,8 +10,8 @@ what the rules need, and `decide` applies them. The rules, in order:
    that spawned it or a wait (`extra["waits"]` on the call: on every sub-agent) is open;
    a spawn that returned ends its sub-agent, unless it only launched it.
    Mid-turn with no open call, a sub-agent announced with no spawning call (its app writes
-   the call only once it has run) that is still being written counts the same, while the
-   lead was written recently or its CLI runs; so does one launched in the background by an
+   the call only once it has run) that has not ended counts the same, while the lead was
+   written recently or its CLI may run (silent: its call may run long); so does one launched in the background by an
    app whose lead writes its later calls, a wait on it among them, only once they have run
    (`extra["wait_unwritten"]` on its spawn). An observer (`extra["observer"]` on its
    spawn, `FollowFile.observer`: an agent the app runs beside another to watch it) is never
@@ -336,7 +336,9 @@ def decide(
     # that writes a response's calls only once they have run)
     waited = working
     if not lead.open_calls:
-        live = not lead.turn_ended and (quiet < QUIET_WORKING or bool(alive))
+        live = not lead.turn_ended and (
+            quiet < QUIET_WORKING or (alive is not False and not stale)
+        )
         waited = [c for c in working if c.id in tracker.uncalled and live]
     if waited:
         # a sub-agent's call waits for approval as the lead's does (its prompt shows in
@@ -459,6 +461,8 @@ def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[
     if any(call in tracker.lead.open_calls for call in tracker.waits):
         # a wait open: on every sub-agent not done
         waited |= {child for child in tracker.agents if child is not None}
+    # one whose spawn (or wait) is not written yet: its lead writes it once it has run
+    waited |= tracker.uncalled
     found: list[Agent] = []
     unlinked = 0
     for agent_id, agent in tracker.agents.items():

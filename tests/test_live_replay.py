@@ -151,8 +151,7 @@ def _qwen(step: Step) -> list[Effect]:
 @dataclass
 class _Copilot:
     requested: bool = False  # the lead's last message asked for tools
-
-    child_requested: bool = False
+    child_requested: bool = False  # and its sub-agent's
 
     def __call__(self, step: Step) -> list[Effect]:
         record = step.record

@@ -42,12 +42,12 @@ def _whole_sessions(self: audit._Reader, source: Source) -> bool:
         )
     finally:
         index.close()
-    ids = {r.id for r in session_rows}
     decoded = [(r, r.session()) for r in session_rows]
-    kin = usage._descendant_states(decoded, {(r.app, r.id) for r in session_rows})
+    tops = usage._tops(decoded, {(r.app, r.id) for r in session_rows})
+    kin = usage._descendant_states(decoded, tops)
     fed = False
     for row, session in decoded:
-        if session.parent_id and session.parent_id in ids:
+        if (row.app, row.id) in tops:
             continue
         if self.kind == "session" and session.id != self.key:
             continue

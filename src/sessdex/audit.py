@@ -39,6 +39,7 @@ from .usage import (
     _local_days,
     _priced,
     _slot,
+    _tops,
     counted_folder,
     cross_file_losers,
     describe_sessions,
@@ -773,18 +774,16 @@ class _Reader:
             )
         finally:
             index.close()
-        ids = {r.id for r in session_rows}
-        kin = _descendant_states(
-            [(r, r.session()) for r in session_rows],
-            {(r.app, r.id) for r in session_rows},
-        )
+        decoded = [(r, r.session()) for r in session_rows]
+        tops = _tops(decoded, {(r.app, r.id) for r in session_rows})
+        kin = _descendant_states(decoded, tops)
         fed = False
         for row in session_rows:
             if self.kind == "session" and row.id != self.key:
                 continue  # not decoded: only the row's session is read
+            if (row.app, row.id) in tops:
+                continue  # read with its lead's
             session = row.session()
-            if session.parent_id and session.parent_id in ids - {row.id}:
-                continue  # read with its lead's; one naming itself has none
             if (
                 self.kind == "session" and session.id != self.key
             ):  # its records carry its id

@@ -915,7 +915,8 @@ def _collect_sessions(
     rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
     decoded = [(row, row.session()) for row in rows]
-    kin = _descendant_states(decoded, ids)
+    tops = _tops(decoded, ids)
+    kin = _descendant_states(decoded, tops)
     cached = index.usage_files(names)
     save = []
     seen = set()
@@ -927,13 +928,8 @@ def _collect_sessions(
     # snapshots): looked through once for all the folder's sessions, not once each
     with folders.one_pass():
         for row, session in decoded:
-            if (
-                session.parent_id
-                and session.parent_id
-                != row.id  # one naming itself has no lead to count it
-                and (row.app, session.parent_id) in ids
-            ):
-                continue  # its events come with its parent's
+            if (row.app, row.id) in tops:
+                continue  # its events come with its lead's
             path = f"{row.app}:{row.id}"
             seen.add(path)
             # the sums are the parent's read, sub-agents included: any of them changing
@@ -1018,24 +1014,56 @@ def _read_files_hold(state: bytes) -> bool:
     return not noted or freshness.sides_hold(noted)
 
 
-def _descendant_states(
+def _tops(
     decoded: list[tuple[Any, Any]], ids: set[tuple[str, str]]
-) -> dict[tuple[str, str], list[tuple[int, bytes, Any]]]:
-    """(app, top-level session id) -> (depth, state, session) of the sub-agents read with
-    it, at any depth (a loop of parents ends where it began), from (row, its session)
-    pairs."""
+) -> dict[tuple[str, str], tuple[tuple[str, str], int]]:
+    """(app, id) -> (the top-level session it is read with, how many steps up) of each
+    session that is not a lead, from (row, its session) pairs. A loop of parents (a damaged
+    file: A's parent is B, B's A) has no lead: its least id leads it, so that each of
+    its sessions counts once, whichever run reads them."""
     parents = {
         (row.app, row.id): (row.app, parent)
         for row, session in decoded
-        if (parent := session.parent_id) and (row.app, parent) in ids
+        if (parent := session.parent_id)
+        and parent != row.id  # one naming itself leads itself
+        and (row.app, parent) in ids
     }
+    done: dict[tuple[str, str], tuple[tuple[str, str], int]] = {}  # leads included
+    for start in parents:
+        path: list[tuple[str, str]] = []  # walked up from `start`, not yet placed
+        at: dict[tuple[str, str], int] = {}
+        key = start
+        while key in parents and key not in done and key not in at:
+            at[key] = len(path)
+            path.append(key)
+            key = parents[key]
+        if key in at:  # the walk closed a loop: its least member leads it
+            loop = path[at[key] :]
+            top = min(loop)
+            lead = loop.index(top)
+            for n, member in enumerate(loop):  # each one's parent is the next
+                done[member] = (top, (lead - n) % len(loop))
+            path = path[: at[key]]
+        elif key not in done:  # no parent among the sessions: a lead
+            done[key] = (key, 0)
+        top, steps = done[key]
+        for member in reversed(path):
+            steps += 1
+            done[member] = (top, steps)
+    tops = {key: up for key, up in done.items() if up[0] != key}
+    return tops
+
+
+def _descendant_states(
+    decoded: list[tuple[Any, Any]],
+    tops: Mapping[tuple[str, str], tuple[tuple[str, str], int]],
+) -> dict[tuple[str, str], list[tuple[int, bytes, Any]]]:
+    """(app, top-level session id) -> (depth, state, session) of the sub-agents read with
+    it, at any depth (`_tops`), from (row, its session) pairs."""
     found: dict[tuple[str, str], list[tuple[int, bytes, Any]]] = {}
     for row, session in decoded:
-        key = (row.app, row.id)
-        top, steps = key, 0
-        while top in parents and steps < 64:
-            top, steps = parents[top], steps + 1
-        if top != key:
+        if (up := tops.get((row.app, row.id))) is not None:
+            top, steps = up
             found.setdefault(top, []).append((steps, row.state or row.record, session))
     return found
 

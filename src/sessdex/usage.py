@@ -1078,19 +1078,27 @@ def lead_records(
     `descendants` (`_descendant_states`) that read holds no event of (one of Warp's
     orchestrated agents, a conversation of its own), read on its own: its usage is in
     no other read. Those nearer the lead first, whose reads may hold their own. Each is
-    the lead session's, by the sub-agent, as a reader holding it would say."""
-    read: set[str | None] = set()
+    the lead session's, by the sub-agent, as a reader holding it would say. An agent
+    whose events an earlier read held (the lead itself, where a loop of parents leads
+    a sub-agent's read back to it) is not counted again."""
+    read: set[str | None] = {session.id}
     yield from _session_records(source, session, diagnostics, read)
     for _, _, child in sorted(descendants, key=lambda found: found[0]):
-        if child.id not in read:
-            read.add(child.id)
-            for record in _session_records(source, child, diagnostics, read):
-                yield replace(
-                    record,
-                    session_id=session.id,
-                    agent_id=record.agent_id or child.id,
-                    cwd=record.cwd or session.cwd,
-                )
+        if child.id in read:
+            continue
+        its: set[str | None] = set()
+        for record in _session_records(source, child, diagnostics, its):
+            agent = record.agent_id
+            if agent is not None and agent in read and agent != child.id:
+                continue  # counted with the read that held it first
+            yield replace(
+                record,
+                session_id=session.id,
+                agent_id=record.agent_id or child.id,
+                cwd=record.cwd or session.cwd,
+            )
+        read.update(its)
+        read.add(child.id)
 
 
 def _session_records(

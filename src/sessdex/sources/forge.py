@@ -245,9 +245,9 @@ def _with_parent(session: Session, parents: dict[str, str], agent: bool) -> Sess
     while above is not None and above not in seen and len(seen) <= MAX_DEPTH * 4:
         seen.add(above)
         above = parents.get(above)
-    if (
-        parent is None or above == session.id
-    ):  # a loop of damaged rows: listed on its own
+    # a loop of damaged rows: its least id is listed on its own, the lead of the others
+    # (each on its own, each read held the other's usage: counted twice)
+    if parent is None or (above == session.id and session.id == min(seen)):
         return session if not agent else _replace(session, None, "subagent")
     return _replace(session, parent, "subagent")
 

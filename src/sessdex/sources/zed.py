@@ -208,8 +208,9 @@ def _session(
 
 def _leads(rows: list[dict[str, object]]) -> dict[str, str | None]:
     """Each thread's lead where that row is there; None for a lead that is gone, and for
-    a thread whose chain of leads comes back to it (a damaged row: listed as a sub-agent
-    of its own sub-agent, no thread of that loop would be listed)."""
+    the least id of a loop of leads (damaged rows: each a sub-agent of its own sub-agent,
+    no thread of that loop would be listed), which leads the others: a read of each
+    would hold the other's events, counted twice."""
     parents = {
         thread_id: as_str(row.get("parent_id"))
         for row in rows
@@ -225,7 +226,8 @@ def _leads(rows: list[dict[str, object]]) -> dict[str, str | None]:
                 break
             seen.add(above)
             above = parents[above]
-        leads[thread_id] = parent if parent in parents and above != thread_id else None
+        looped = above == thread_id and thread_id == min(seen)  # its loop's least
+        leads[thread_id] = parent if parent in parents and not looped else None
     return leads
 
 

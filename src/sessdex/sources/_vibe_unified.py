@@ -326,6 +326,20 @@ def _pinned_model(store: Store, diagnostics: Diagnostics) -> str | None:
     return text_of(obj(runtime, "session_metadata"), "active_model")
 
 
+def _named_parent(store: Store, runtime: object = None) -> str | None:
+    """The session a store names as its parent: its snapshot's, else its runtime
+    state's identity (`runtime`: that state, where the caller read it already)."""
+    named = text_of(obj(store.snapshot, "session"), "parentSessionId")
+    if named or runtime is not None:
+        return named or text_of(obj(runtime, "identity"), "parent_session_id")
+    runtime_path = store.part("runtime_state")
+    if runtime_path is not None:
+        runtime = files.read_json_file(
+            runtime_path, limit=RUNTIME_LIMIT, diagnostics=Diagnostics()
+        )
+    return text_of(obj(runtime, "identity"), "parent_session_id")
+
+
 def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
     store = load(path.parent, diagnostics)
     if store is None:
@@ -338,9 +352,7 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
         else None
     )
     metadata, identity = obj(runtime, "session_metadata"), obj(runtime, "identity")
-    parent = text_of(session, "parentSessionId") or text_of(
-        identity, "parent_session_id"
-    )
+    parent = _named_parent(store, runtime)
     kind = text_of(identity, "kind") or (
         "subagent" if store.folder.name.startswith("child-") else "root"
     )
@@ -616,13 +628,18 @@ def read_store(
     depth: int = 0,
     seen: set[str] | None = None,
     families: dict[str, dict[str, list[str]]] | None = None,
+    spawner: str | None = None,
 ) -> Iterator[Event]:
     """The session's entries (snapshot, then the live journal), sub-agents after their
-    spawn. `seen` and `families` are the read's own, shared by its sub-agents' reads."""
+    spawn. `seen` and `families` are the read's own, shared by its sub-agents' reads.
+    A sub-agent that `spawner`'s spawn names, whose store names another parent (hostile
+    or damaged), is read in that parent's read alone, as it is listed: both counted it."""
     store = load(folder, diagnostics)
     if store is None:
         if not (folder / "CURRENT").exists():
             diagnostics.problem(f"vibe: {folder} vanished before it could be read")
+        return
+    if spawner is not None and _named_parent(store) not in (None, spawner):
         return
     seen = seen if seen is not None else set()
     seen.add(store.session_id)
@@ -868,6 +885,7 @@ class _EntryReader:
                 depth=self.depth + 1,
                 seen=self.seen,
                 families=self.families,
+                spawner=self.store.session_id,
             )
 
     def orphans(self) -> Iterator[Event]:

@@ -1460,6 +1460,7 @@ def describe_sessions(
             if key != "lead"
             for app in row.apps
         )
+        unlisted = _unlisted_agents(index, rows, known)
     finally:
         index.close()
     for row in rows:
@@ -1486,12 +1487,75 @@ def describe_sessions(
             app = min(agent.apps, default=None)
             stored = known.get((app, key)) if app is not None else None
             sub = stored.session() if stored is not None else None
-            agent.about = {
-                "id": key,
-                "app": app,
-                "agent_type": sub.agent_type if sub else None,
-                "title": sub.title if sub else None,
-            }
+            named = (
+                unlisted.get((app or "", row.key), {}).get(key) if sub is None else None
+            )
+            kind, title = (
+                (sub.agent_type, sub.title) if sub else (named or [None, None])
+            )
+            agent.about = {"id": key, "app": app, "agent_type": kind, "title": title}
+
+
+def _unlisted_agents(
+    index: Index, rows: Sequence[Row], known: Mapping[tuple[str, str], Any]
+) -> dict[tuple[str, str], dict[str, list[str | None]]]:
+    """(app, lead id) -> agent id -> [type, task] as `tree` names them, from the lead's
+    spawns, for the rows with a sub-agent the index lists no row of (a Claude Code 1.0
+    side chain, inline in its lead's file). Kept in the index by the lead's file as it
+    was (`agents:<app>`): a warm run reads no transcript again."""
+    wanted: dict[tuple[str, str], Any] = {}
+    for row in rows:
+        for key, agent in row.agents.items():
+            app = min(agent.apps, default=None)
+            if key == "lead" or app is None or (app, key) in known:
+                continue
+            if (lead := known.get((app, row.key))) is not None:
+                wanted[app, row.key] = lead.session()
+    found: dict[tuple[str, str], dict[str, list[str | None]]] = {}
+    meta: list[tuple[str, bytes]] = []
+    for app in sorted({app for app, _ in wanted}):
+        name = f"agents:{app}"
+        try:
+            stored = index.usage_meta(name)
+            kept = _decode(stored) if stored else {}
+        except msgspec.DecodeError:
+            kept = {}
+        kept = kept if isinstance(kept, dict) else {}
+        changed = False
+        for (lead_app, lead_id), session in wanted.items():
+            if lead_app != app:
+                continue
+            try:  # a database's row has no file of its own: read each time
+                signature = _signature(os.stat(session.path)) if session.path else ""
+            except OSError:
+                signature = ""
+            held = kept.get(lead_id)
+            if signature and isinstance(held, list) and held[:1] == [signature]:
+                found[app, lead_id] = held[1]
+                continue
+            names = _tree_names(session)
+            found[app, lead_id] = names
+            if signature:
+                kept[lead_id], changed = [signature, names], True
+        if changed:
+            meta.append((name, _encode(kept)))
+    index.save_usage([], [], meta)
+    return found
+
+
+def _tree_names(session: Any) -> dict[str, list[str | None]]:
+    """Each sub-agent of the session's tree by id: [its type, its task], as `tree` names
+    it from the spawn that made it."""
+    from .reading import read_session
+    from .tree import build_tree
+
+    events = read_session(sources.get(session.app), session, Diagnostics())
+    root = build_tree(session.id, events, session.agent_type)
+    return {
+        node.id: [node.agent_type, node.description]
+        for _, node in root.walk()
+        if node is not root and (node.agent_type or node.description)
+    }
 
 
 def total(rows: Sequence[Row]) -> Row:

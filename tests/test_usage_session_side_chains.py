@@ -1,0 +1,62 @@
+"""A Claude Code 1.0 side chain (`isSidechain` lines in its lead's own file) is a
+sub-agent of its `usage session` row with no index row of its own: its type and task were
+null in `--json` and the table showed its whole id, where `tree` names it from the Task
+call that spawned it. It is named as `tree` names it, under its short id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+PUBLIC = DATA / "usage" / "public"  # the public Claude Code 1.0 fixture
+CLAUDE = DATA / "claude" / "home"  # 1.0.98's fe5e1c67
+
+
+def _usage(home: Path, *args: str) -> str:
+    command = ["usage", "session", "--app", "claude", "--home", str(home), *args]
+    result = CliRunner().invoke(main, command, env={"COLUMNS": "130"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _agents(home: Path, lead: str) -> dict[str, tuple[object, object, int]]:
+    rows = json.loads(_usage(home, "--json"))
+    [row] = [row for row in rows if row["key"] == lead]
+    return {
+        a["id"]: (a["agent_type"], a["title"], a["input_tokens"]) for a in row["agents"]
+    }
+
+
+@pytest.mark.parametrize("run", ["cold", "warm"])
+def test_side_chains_are_named_as_tree_names_them(run: str) -> None:
+    if run == "warm":  # the names kept from the run before
+        _usage(PUBLIC, "--json")
+    agents = _agents(PUBLIC, "5c0375b4-57a5-4f26-b12d-d022ee4e51b7")
+    assert agents["6340ddef-f656-4b72-a065-82390f637678"] == (
+        "general-purpose",
+        "Check package configuration",
+        18,
+    )
+    assert agents["83e2917c-8940-4df6-a5a5-f2514f0d08c5"] == (
+        "general-purpose",
+        "Analyze current project structure",
+        47,
+    )
+    assert _agents(CLAUDE, "fe5e1c67-53e7-4862-81ae-d0e013e3270b")[
+        "6690d10e-f521-4ac0-800d-e5eb7a2d8072"
+    ] == ("general-purpose", "Build TODO components", 49)
+
+
+def test_the_table_shows_a_side_chain_by_its_short_id_and_task() -> None:
+    table = _usage(PUBLIC)
+    assert "└ 6340ddef  general-purpose: Check package" in table
+    assert "6340ddef-f656" not in table
+    table = _usage(CLAUDE)
+    assert "└ 6690d10e-f5  general-purpose: Build TODO" in table
+    assert "6690d10e-f521-4ac0" not in table

@@ -1501,7 +1501,7 @@ def _unlisted_agents(
 ) -> dict[tuple[str, str], dict[str, list[str | None]]]:
     """(app, lead id) -> agent id -> [type, task] as `tree` names them, from the lead's
     spawns, for the rows with a sub-agent the index lists no row of (a Claude Code 1.0
-    side chain, inline in its lead's file). Kept in the index by the lead's file as it
+    side chain, inline in its lead's file). Kept in the index by the lead's listing as it
     was (`agents:<app>`): a warm run reads no transcript again."""
     wanted: dict[tuple[str, str], Any] = {}
     for row in rows:
@@ -1510,7 +1510,7 @@ def _unlisted_agents(
             if key == "lead" or app is None or (app, key) in known:
                 continue
             if (lead := known.get((app, row.key))) is not None:
-                wanted[app, row.key] = lead.session()
+                wanted[app, row.key] = lead
     found: dict[tuple[str, str], dict[str, list[str | None]]] = {}
     meta: list[tuple[str, bytes]] = []
     for app in sorted({app for app, _ in wanted}):
@@ -1522,21 +1522,19 @@ def _unlisted_agents(
             kept = {}
         kept = kept if isinstance(kept, dict) else {}
         changed = False
-        for (lead_app, lead_id), session in wanted.items():
+        for (lead_app, lead_id), lead in wanted.items():
             if lead_app != app:
                 continue
-            try:  # a database's row has no file of its own: read each time
-                signature = _signature(os.stat(session.path)) if session.path else ""
-            except OSError:
-                signature = ""
+            # the lead's listing as the index holds it, brought up to date this run (its
+            # size and times): no file is looked at again
+            signature = hashlib.sha256(lead.record).hexdigest()[:32]
             held = kept.get(lead_id)
-            if signature and isinstance(held, list) and held[:1] == [signature]:
+            if isinstance(held, list) and held[:1] == [signature]:
                 found[app, lead_id] = held[1]
                 continue
-            names = _tree_names(session)
+            names = _tree_names(lead.session())
             found[app, lead_id] = names
-            if signature:
-                kept[lead_id], changed = [signature, names], True
+            kept[lead_id], changed = [signature, names], True
         if changed:
             meta.append((name, _encode(kept)))
     index.save_usage([], [], meta)

@@ -60,3 +60,20 @@ def test_the_table_shows_a_side_chain_by_its_short_id_and_task() -> None:
     table = _usage(CLAUDE)
     assert "└ 6690d10e-f5  general-purpose: Build TODO" in table
     assert "6690d10e-f521-4ac0" not in table
+
+
+def test_an_inline_kimi_code_sub_agent_is_named_as_tree_names_it() -> None:
+    """Kimi Code's sub-agents are written in the lead's own session folder, with no row
+    of their own either: `agent-0` was null as well."""
+    home = DATA / "kimi" / "home"
+    args = ["usage", "session", "--json", "--app", "kimi", "--home", str(home)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    rows = {row["key"]: row for row in json.loads(result.output)}
+    agents = {
+        a["id"]: a for a in rows["1bcbe023-4f7e-4971-9dc9-43b8756045b0"]["agents"]
+    }
+    assert (agents["agent-0"]["agent_type"], agents["agent-0"]["title"]) == (
+        "explore",
+        "Count Swift files in repo",
+    )

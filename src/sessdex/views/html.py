@@ -35,12 +35,15 @@ from .text import (
     visible,
 )
 
+# The body wraps a long unbroken run (a URL, a token, base64) anywhere: left whole, it ran
+# off the page's right edge, and a printed page or PDF cut it off.
 _STYLE = """
 :root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#6a737d; --user:#0b6e4f; --tool:#005cc5;
         --err:#b31d28; --box:#f6f8fa; --line:#d0d7de; --agent:#8250df; }
 @media (prefers-color-scheme: dark) { :root { --bg:#0d1117; --fg:#e6edf3; --dim:#8b949e; --user:#3fb950;
         --tool:#58a6ff; --err:#f85149; --box:#161b22; --line:#30363d; --agent:#bc8cff; } }
-body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-serif; max-width:960px; margin:2em auto; padding:0 1em; }
+body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-serif; max-width:960px; margin:2em auto; padding:0 1em;
+       overflow-wrap:anywhere; }
 h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size:.9em; }
 .ev { margin:.6em 0; } .user { border-left:3px solid var(--user); padding-left:.8em; }
 .who { font-size:1em; margin:0; } .user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }

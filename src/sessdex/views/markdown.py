@@ -121,6 +121,9 @@ _QUOTE_INDENTED = re.compile(r"^[ \t>]*>(?: {5}|[ ]{0,4}\t)", re.MULTILINE)
 # A fence past a tab or 4 columns in: in a list item, where one holds it
 _DEEP_OPENER = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
+# A run of `#` that ends a heading's line after a blank, or is all of it: read as the
+# heading's closing sequence, and not shown (`Port the parser to C #` lost its `#`)
+_CLOSING = re.compile(r"(?:^|(?<=[ \t]))#+[ \t]*$")
 
 
 def _defused(found: re.Match[str]) -> str:
@@ -165,6 +168,11 @@ def _inline(line: str, *, literal: bool = False) -> str:
         plain = at = end
     out.append(active.sub(_defused, line[plain:]))
     return "".join(out)
+
+
+def _heading(text: str) -> str:
+    """A heading's text (Markdown already), its last `#`s shown, not a closing sequence."""
+    return _CLOSING.sub(lambda found: "\\" + found[0], text, count=1)
 
 
 def _unmarked(found: re.Match[str]) -> str:
@@ -823,7 +831,7 @@ def render(
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
     `resume`; the session a sub-agent's line starts from, `lead`), then its events."""
-    yield f"# {_inline(title_line(session.title), literal=True)}\n\n"
+    yield f"# {_heading(_inline(title_line(session.title), literal=True))}\n\n"
     facts = [
         ("app", session.app),
         ("session", session.id),
@@ -887,7 +895,9 @@ def render(
                 body = _quote_block(_capped(clean(event.text)))
                 out = f"<details><summary>added by the app{who_html}</summary>\n\n{body}\n\n</details>\n\n"
             else:
-                out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
+                out = (
+                    f"## {_heading(heading + who)}\n\n{_no_html(clean(event.text))}\n\n"
+                )
         elif kind == "assistant":
             blocks = _blocks(clean(event.text))
             # a reply that opens with a paragraph goes on after the label; anything

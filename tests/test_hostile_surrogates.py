@@ -117,3 +117,26 @@ def test_an_emoji_whole_and_an_escaped_backslash_are_kept(tmp_path: Path) -> Non
     titles = [s["title"] for s in json.loads(result.stdout)]
     assert "SCENARIO=basic \U0001f600 \\ud83d \ufffd Please" in " ".join(titles)
     assert "skipped" not in result.stderr
+
+
+def test_half_an_emoji_in_json_an_app_keeps_in_a_string(tmp_path: Path) -> None:
+    """Cline keeps a question it puts to the user as JSON inside a message's string: its
+    half emoji is an escape in that inner JSON, shown as the replacement character by
+    `show` and the exports as in the JSON (it was a lone surrogate: `?` on a terminal,
+    in Markdown and HTML, and an error where the output takes UTF-8 only)."""
+    home = _home("cline", tmp_path / "home", cut=False)
+    (path,) = home.rglob("tasks/1790940000000/ui_messages.json")
+    messages = json.loads(path.read_text())
+    (asked,) = [m for m in messages if m.get("ask") == "followup"]
+    question = json.loads(asked["text"])
+    question["question"] += " " + CUT
+    asked["text"] = json.dumps(question)  # as JSON.stringify writes it: "\ud83d"
+    path.write_text(json.dumps(messages))
+    for args in (
+        ["show", "--no-pager"],
+        ["export", "-f", "md"],
+        ["export", "-f", "html"],
+    ):
+        result = CliRunner().invoke(main, [*args, "1790940000000", "--home", str(home)])
+        assert result.exit_code == 0, (args, result.exception)
+        assert "web or server? \ufffd" in result.stdout, args

@@ -996,8 +996,11 @@ def _continues(held: dict[str, object], message: dict[str, object]) -> bool:
 def _json_object(text: str) -> dict[str, object] | None:
     if not text.startswith("{"):
         return None
+    # a lone surrogate escape in it (JSON.stringify of an emoji cut in two) read as
+    # U+FFFD, as in the file itself: json takes it for a character no UTF-8 text holds
+    data = text.encode("utf-8", "surrogatepass")
     try:
-        value = json.loads(text)
+        value = json.loads(files.repaired(data) or data)
     except (ValueError, RecursionError):  # too deep for json
         return None
     return value if isinstance(value, dict) else None

@@ -140,3 +140,36 @@ def test_half_an_emoji_in_json_an_app_keeps_in_a_string(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, [*args, "1790940000000", "--home", str(home)])
         assert result.exit_code == 0, (args, result.exception)
         assert "web or server? \ufffd" in result.stdout, args
+
+
+def test_half_an_emoji_in_a_database_row_loses_no_message(tmp_path: Path) -> None:
+    """OpenCode keeps each part of a message as JSON in a SQLite row, as JavaScript's
+    JSON.stringify writes it: half an emoji there is a lone surrogate escape, which
+    orjson refuses. The part is read, its half emoji the replacement character (the
+    user's prompt was dropped from `show` and the exports, and counted nowhere)."""
+    import sqlite3
+
+    changed = 0
+    home = _home("opencode", tmp_path / "home", cut=False)
+    with (
+        contextlib.closing(
+            sqlite3.connect(home / ".local/share/opencode/opencode.db")
+        ) as db,
+        db,
+    ):
+        for rowid, data in db.execute("SELECT rowid, data FROM part").fetchall():
+            part = json.loads(data)
+            if "SCENARIO=basic" in part.get("text", ""):  # the prompt
+                part["text"] += " " + CUT
+                db.execute(
+                    "UPDATE part SET data = ? WHERE rowid = ?",
+                    (json.dumps(part), rowid),
+                )
+                changed = rowid
+    assert changed
+    session = "ses_dd47cef52ffe38O37iH1Ffe05b"
+    for args in (["show", "--no-pager"], ["export", "-f", "md"], ["show", "--json"]):
+        result = CliRunner().invoke(main, [*args, session, "--home", str(home)])
+        assert result.exit_code == 0, (args, result.exception)
+        assert "SCENARIO=basic" in result.stdout, args
+        assert "\ufffd" in result.stdout, args

@@ -994,15 +994,17 @@ def wide_text(path: str | os.PathLike[str]) -> bool:
     return start is not None and start.startswith(_WIDE_BOMS)
 
 
-def loads(data: bytes) -> object:
+def loads(data: bytes | str) -> object:
     """`orjson.loads`, also past a UTF-8 byte order mark (some Windows editors and
     tools start a file with one; orjson refuses it) and over bytes that are not UTF-8
-    (a writer that copied raw bytes into a string), read as U+FFFD instead of losing
-    the line. Tried only after orjson refused the line. Raises orjson.JSONDecodeError."""
+    (a writer that copied raw bytes into a string) or half an emoji (a lone surrogate
+    escape), read as U+FFFD instead of losing the line. Tried only after orjson refused
+    the line. Raises orjson.JSONDecodeError."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        fixed = repaired(data)
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        fixed = repaired(raw)
         if fixed is None:
             raise
         return orjson.loads(fixed)

@@ -228,7 +228,7 @@ def shown_arguments(value: object) -> JSONValue:
     """Tool-call arguments as `shown_json`, from a JSON string when they are one; other text kept."""
     if isinstance(value, str):
         try:
-            parsed = orjson.loads(value)
+            parsed = files.loads(value)
         except orjson.JSONDecodeError:
             return plain(value)
         return shown_json(parsed)
@@ -241,7 +241,7 @@ def parsed_arguments(raw: object) -> JSONValue:
     if not isinstance(raw, str) or not raw:
         return json_copy(raw)
     try:
-        parsed: JSONValue = orjson.loads(raw)
+        parsed = cast(JSONValue, files.loads(raw))
     except orjson.JSONDecodeError:
         return raw
     return parsed
@@ -252,8 +252,8 @@ def json_object(value: object) -> dict[str, object]:
     if isinstance(value, dict):
         return value
     if isinstance(value, str | bytes) and value:
-        try:
-            parsed = orjson.loads(value)
+        try:  # half an emoji (a lone surrogate escape) read as U+FFFD, as in a file
+            parsed = files.loads(value)
         except orjson.JSONDecodeError:
             return {}
         return parsed if isinstance(parsed, dict) else {}

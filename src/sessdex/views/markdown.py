@@ -67,14 +67,26 @@ _CONTAINERS = r"(?:[ \t]*+(?:>|(?:[-+*]|\d{1,9}[.)])(?=[ \t])))+[ \t]*+"
 _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MULTILINE)
 # What opens the export's own lines, at a line's start in a transcript's text (in a
 # quote too): the label of a reply or an error (`**Assistant:**`, `> **Error:**`), the
-# item of a tool call or a spawn (`- 🔧`, `- 🤖`). Escaped, a user's words read as
-# theirs, not as a reply the assistant gave or a call it made. Code indented 4 columns
-# or more is left as written, and bold words that only begin so (`**Error handling:**`).
+# item of a tool call or a spawn (`- 🔧`, `- 🤖`), the note of a compaction (`*Context
+# compacted.*`). Escaped, a user's words read as theirs, not as a reply the assistant
+# gave, a call it made or a context it lost. Code indented 4 columns or more is left as
+# written, and bold words that only begin so (`**Error handling:**`).
 _MARKS = re.compile(
     r"^((?: {0,3}>[ ]?)* {0,3})"
-    r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))|([-+*])(?=[ \t]+[🔧🤖]))",
+    r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))|([-+*])(?=[ \t]+[🔧🤖])"
+    r"|(\*)(?=Context compacted))",
     re.MULTILINE,
 )
+# The label over a call's output (`  result:`, `  error of sub-agent x:`), which no
+# backslash escapes: its first letter is written as a character reference, shown the
+# same, where a transcript's line is one
+_RESULT = re.compile(
+    r"^( {0,3})(r(?=esult(?::| of | \())|e(?=rror(?::| of | \()))"
+    # one run to the line's last `:` and back: linear in the line, however it goes on
+    r"(?=[^\n]*:(?:[ \t]*| its last reply, above\.)$)",
+    re.MULTILINE,
+)
+_RESULT_STARTS = tuple(f"\n{' ' * n}{w}" for w in ("result", "error") for n in range(4))
 # A `>` or a list marker and the blank after it (see `_opens_code`)
 _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
@@ -179,15 +191,25 @@ def _unmarked(found: re.Match[str]) -> str:
     """A mark `_MARKS` found, escaped: `\\*\\*Assistant`, `\\- 🔧`."""
     if found[2]:
         return found[1] + "\\*\\*"
-    return found[1] + "\\" + found[3]
+    return found[1] + "\\" + (found[3] or found[4])
+
+
+def _referenced(found: re.Match[str]) -> str:
+    """A label `_RESULT` found, its first letter a character reference: `&#114;esult:`."""
+    return f"{found[1]}&#{ord(found[2])};"
 
 
 def _headed_down(prose: str, items: _Items | None = None) -> str:
     """`prose` with each heading two levels lower (at most 6), and no line underlined
     into a heading (shown as written). `items`: the list items the text above left open
     (a fenced block between prose keeps them), where a text has a heading deep in one."""
-    if "**" in prose or "🔧" in prose or "🤖" in prose:
+    if "**" in prose or "🔧" in prose or "🤖" in prose or "*Context" in prose:
         prose = _MARKS.sub(_unmarked, prose)
+    lined = (
+        "\n" + prose
+    )  # a quick look for a label's line ahead of `_RESULT`'s slow `^`
+    if any(start in lined for start in _RESULT_STARTS):
+        prose = _RESULT.sub(_referenced, prose)
     if "=" in prose or "-" in prose:
         prose = _UNDERLINE.sub(_not_underlined, prose)
     if "#" not in prose and items is None:

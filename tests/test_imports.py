@@ -480,3 +480,53 @@ def test_a_warm_list_that_finds_no_agent_loads_no_source(
         cold.stdout,
         cold.stderr,
     )
+
+
+def _as_noted_before_the_answers(own: Path) -> list[str]:
+    """The index under `own` as a release before the answers wrote it: its noted
+    scans keep no `found`, `looked` nor `asked` (`indexscan.answers`); the apps
+    whose scan answered one."""
+    import json
+    import sqlite3
+
+    (index,) = own.glob("cache/index-*.sqlite")
+    rewritten = []
+    db = sqlite3.connect(index)
+    with db:
+        for app, said in db.execute("SELECT app, said FROM scans").fetchall():
+            value = json.loads(said)
+            value.pop("asked", None)
+            if value.pop("found", None) is not None or value.pop("looked", None):
+                rewritten.append(app)
+            kept = json.dumps(value, sort_keys=True).encode("ascii")
+            db.execute("UPDATE scans SET said = ? WHERE app = ?", (kept, app))
+    db.close()
+    return rewritten
+
+
+@pytest.mark.parametrize(
+    "args", [("list",), ("list", "--app", "cline"), ("doctor",)], ids=" ".join
+)
+def test_an_index_noted_before_the_answers_loads_no_source_after_one_run(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """An index whose noted scans keep no answer to doctor's questions (written by a
+    release before them) has them noted by the first warm run, which asks the
+    sources: the next loads none of them, as a new index's second run does (it
+    loaded Aider's, Cline's, Roo's and Kilo's at every run until a folder changed)."""
+    home = tmp_path / "home"
+    (home / ".config" / "fontconfig").mkdir(parents=True)
+    _backdated(home)
+    own = tmp_path / "own"
+    cold = _output_of(home, own, *args)
+    assert "cline" in _as_noted_before_the_answers(own)
+    first = _sources(_full_list_loads(home, own, *args))
+    assert "cline" in first  # asked again: the guard can fail
+    assert _sources(_full_list_loads(home, own, *args)) == []
+    warm = _output_of(home, own, *args)
+    # all but doctor's size of the index, which the rewrite changed
+    assert (warm.returncode, warm.stdout.split("sessdex's own")[0], warm.stderr) == (
+        cold.returncode,
+        cold.stdout.split("sessdex's own")[0],
+        cold.stderr,
+    )

@@ -59,6 +59,7 @@ from .indexscan import (
     Notes,
     RefreshReport,
     Said,
+    answered,
     same_meaning,
     scan_all,
     unsaid,
@@ -241,7 +242,9 @@ class Index:
 
         kept = self.unchanged(apps)
         said = self._said(kept)
-        kept &= said.keys()
+        # an app whose noted scan lacks the answers a scan now keeps (an index written
+        # before they were) is scanned again, once: they are noted for the next run
+        kept &= {app for app, noted in said.items() if answered(noted)}
         report = self.refresh(
             [sources.get(app) for app in apps if app not in kept], progress
         )

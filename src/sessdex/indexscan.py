@@ -120,8 +120,9 @@ def answers(source: Source, location: Location) -> dict[str, object]:
     does, so that a warm doctor or an empty list need not load it to ask: whether the
     app is there (`found`, which only probes folders), and where one whose folder is
     not there looked (`looked_in`, which then says the location alone). A hook that
-    fails answers nothing here: doctor asks it again, and says why."""
-    told: dict[str, object] = {}
+    fails answers nothing here: doctor asks it again, and says why. `asked` marks a
+    scan that asked them (`answered`), the source's hooks or none."""
+    told: dict[str, object] = {"asked": True}
     found = getattr(source, "found", None)
     looked = getattr(source, "looked_in", None)
     try:
@@ -178,8 +179,15 @@ def unsaid(blob: bytes) -> Said:
         notes=tuple(value["notes"]),
         settings=tuple(value["settings"]),
     )
-    told = {key: value[key] for key in ("found", "looked") if key in value}
+    told = {key: value[key] for key in ("found", "looked", "asked") if key in value}
     return location, [(path, why) for path, why in value["passed"]], told
+
+
+def answered(noted: Said) -> bool:
+    """Whether `noted` (an app's noted scan) asked its source `answers`: not where an
+    index written before they were kept noted it, which doctor and an empty list would
+    load the source to ask at every run until the app's folders changed."""
+    return noted[2].get("asked") is True
 
 
 def _scan(

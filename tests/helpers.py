@@ -22,6 +22,33 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Session, merge, typed_by_leads
 from sessdex.sources import Home, Source
 
+# the lists `opened_files` is filling: one audit hook serves them all (hooks stay for the
+# process: one a test would leave every later test calling it at each event)
+_OPENING: list[list[str]] = []
+_HOOKED = [False]
+
+
+def _note_open(event: str, args: tuple[object, ...]) -> None:
+    if _OPENING and event == "open" and isinstance(args[0], str | bytes | os.PathLike):
+        path = os.path.realpath(os.fsdecode(args[0]))  # type: ignore[arg-type]
+        for opened in _OPENING:
+            opened.append(path)
+
+
+@contextlib.contextmanager
+def opened_files() -> Iterator[list[str]]:
+    """Every file opened meanwhile (`open`, `os.open`, ...: the `open` audit event), as
+    its real path, for a test to assert that an agent's login is not among them."""
+    if not _HOOKED[0]:
+        sys.addaudithook(_note_open)
+        _HOOKED[0] = True
+    opened: list[str] = []
+    _OPENING.append(opened)
+    try:
+        yield opened
+    finally:
+        _OPENING[:] = [other for other in _OPENING if other is not opened]
+
 
 def claude_line(session_id: str, cwd: str, **fields: object) -> dict[str, object]:
     base: dict[str, object] = {

@@ -14,6 +14,7 @@ import zstandard
 
 from sessdex import databases, files, folders
 from sessdex.diagnostics import Diagnostics
+from tests.helpers import opened_files
 
 
 def write_lines(path: Path, lines: list[bytes], final_newline: bool = True) -> Path:
@@ -1105,26 +1106,15 @@ def test_the_check_for_another_users_file_never_opens_a_credential(
 ) -> None:
     """`refuses_reading` tries to open a file to learn whether the system refuses it: never
     an agent's credential file, nor a link to one named like a session's file."""
-    import sys
 
     secret = tmp_path / ".codex" / "auth.json"
     secret.parent.mkdir()
     secret.write_text('{"token": "secret"}')
     link = tmp_path / "base_state.json"
     link.symlink_to(secret)
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if watching[0] and event == "open" and isinstance(args[0], str):
-            opened.append(os.path.realpath(args[0]))
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         assert files.refuses_reading(str(link)) is False
         assert files.refuses_reading(str(secret)) is False
-    finally:
-        watching[0] = False
     assert os.path.realpath(secret) not in opened
 
 

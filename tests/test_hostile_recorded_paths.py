@@ -10,7 +10,6 @@ import os
 import shutil
 import signal
 import sqlite3
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,25 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from tests.helpers import opened_files
 
 DATA = Path(__file__).parent / "data"
-
-
-@contextlib.contextmanager
-def opened_files() -> Iterator[list[str]]:
-    """Every file opened meanwhile, as its real path (an audit hook on `open`)."""
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if watching[0] and event == "open" and isinstance(args[0], str | os.PathLike):
-            opened.append(os.path.realpath(os.fspath(args[0])))  # type: ignore[arg-type]
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
-        yield opened
-    finally:
-        watching[0] = False
 
 
 @contextlib.contextmanager

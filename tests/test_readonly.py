@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from tests.conftest import merged_home
+from tests.helpers import opened_files
 
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 
@@ -137,7 +138,6 @@ CREDENTIAL_FILES = (
 def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
     """Not even to show an account name: a run over a home that holds every app's
     credential files (and a link, named like a transcript, to one of them) opens none."""
-    import sys
 
     home = merged_home(tmp_path / "home")
     secrets = []
@@ -168,19 +168,7 @@ def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
     (day / rollout).symlink_to(
         home / ".codex" / "auth.json"
     )  # inside Codex's own folder
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if (
-            watching[0]
-            and event == "open"
-            and isinstance(args[0], str | bytes | os.PathLike)
-        ):
-            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         runner = CliRunner()
         for args in (
             ("list", "--all", "--json"),
@@ -200,8 +188,6 @@ def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
                 runner.invoke(
                     main, [command, session["id"], *extra, "--home", str(home)]
                 )
-    finally:
-        watching[0] = False
     assert opened, "the audit hook saw the run's own reads"
     assert not set(opened) & set(secrets)
 
@@ -211,7 +197,6 @@ def test_a_credential_file_named_in_another_case_is_never_opened(
 ) -> None:
     """On a case-insensitive disk (macOS's, Windows') `AUTH.JSON` is `auth.json`, and a
     link made to that name resolves to it: neither it nor the link is read."""
-    import sys
 
     home = merged_home(tmp_path / "home")
     secret = home / ".codex" / "AUTH.JSON"
@@ -219,20 +204,10 @@ def test_a_credential_file_named_in_another_case_is_never_opened(
     project = next((home / ".claude" / "projects").iterdir())
     link = project / "0000bbbb-0000-4000-8000-000000000000.jsonl"
     link.symlink_to(secret)
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if watching[0] and event == "open" and isinstance(args[0], str | os.PathLike):
-            opened.append(os.path.realpath(os.fspath(args[0])))  # type: ignore[arg-type]
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         for args in (("list", "--all", "--json"), ("doctor", "--json")):
             result = CliRunner().invoke(main, [*args, "--home", str(home)])
             assert result.exit_code == 0, result.output
-    finally:
-        watching[0] = False
     assert opened and os.path.realpath(secret) not in opened
 
 
@@ -243,7 +218,6 @@ def test_a_wal_that_links_to_a_credential_file_is_never_opened(
     that name to an agent's login was opened to read its headers (the freshness of the
     database's rows), and 12 of its bytes stored in the index as the WAL's state."""
     import shutil
-    import sys
 
     home = tmp_path / "home"
     shutil.copytree(Path(__file__).parent / "data" / "opencode" / "home", home)
@@ -252,23 +226,9 @@ def test_a_wal_that_links_to_a_credential_file_is_never_opened(
     secret.write_text('{"OPENAI_API_KEY": "sk-secret-secret-secret"}' + " " * 2000)
     store = home / ".local" / "share" / "opencode" / "opencode.db"
     (store.parent / (store.name + "-wal")).symlink_to(secret)
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if (
-            watching[0]
-            and event == "open"
-            and isinstance(args[0], str | bytes | os.PathLike)
-        ):
-            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         runner = CliRunner()
         for args in (("list", "--all", "--json"), ("list", "--json")):
             runner.invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
-    finally:
-        watching[0] = False
     assert opened, "the audit hook saw the run's own reads"
     assert os.path.realpath(secret) not in opened

@@ -8,7 +8,6 @@ import itertools
 import json
 import os
 import shutil
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, auggie
+from tests.helpers import opened_files
 
 DATA = Path(__file__).parent.parent / "data" / "auggie"
 SESSIONS = Path(".augment") / "sessions"
@@ -274,19 +274,7 @@ def test_the_login_beside_the_sessions_is_never_opened(tmp_path: Path) -> None:
     secret.write_text('{"accessToken": "secret"}')
     link = home / SESSIONS / "0000aaaa-0000-4000-8000-000000000000.json"
     link.symlink_to(secret)
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if (
-            watching[0]
-            and event == "open"
-            and isinstance(args[0], str | bytes | os.PathLike)
-        ):
-            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         runner = CliRunner()
         for args in (("list", "--all", "--json"), ("doctor", "--json")):
             result = runner.invoke(
@@ -296,8 +284,6 @@ def test_the_login_beside_the_sessions_is_never_opened(tmp_path: Path) -> None:
         for session_id in (MAIN, COMPACTED, CHILD):
             runner.invoke(main, ["show", session_id, "--json", "--home", str(home)])
             runner.invoke(main, ["resume", session_id, "--print", "--home", str(home)])
-    finally:
-        watching[0] = False
     assert any(MAIN in path for path in opened), "the audit hook saw the run's reads"
     assert os.path.realpath(secret) not in opened
 

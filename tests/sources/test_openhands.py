@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.index import Index
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, openhands
-from tests.helpers import LIST_PATHS, list_rows
+from tests.helpers import LIST_PATHS, list_rows, opened_files
 
 DATA = Path(__file__).parent.parent / "data" / "openhands"
 CONVERSATIONS = Path(".openhands") / "conversations"
@@ -276,19 +275,7 @@ def test_the_settings_and_keys_beside_the_conversations_are_never_opened(
     (home / CONVERSATIONS / PAUSED / "events" / "event-00009.json").symlink_to(
         root / "agent_settings.json"
     )
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if (
-            watching[0]
-            and event == "open"
-            and isinstance(args[0], str | bytes | os.PathLike)
-        ):
-            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         runner = CliRunner()
         for args in (
             ("list", "--all", "--json"),
@@ -302,8 +289,6 @@ def test_the_settings_and_keys_beside_the_conversations_are_never_opened(
         for session_id in (FINISHED, PAUSED):
             runner.invoke(main, ["show", session_id, "--json", "--home", str(home)])
             runner.invoke(main, ["resume", session_id, "--print", "--home", str(home)])
-    finally:
-        watching[0] = False
     assert any(FINISHED in path for path in opened), (
         "the audit hook saw the run's reads"
     )

@@ -15,7 +15,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge, typed_by_leads
 from sessdex.sources import Home, vibe
-from tests.helpers import LIST_PATHS, list_rows
+from tests.helpers import LIST_PATHS, list_rows, opened_files
 
 HOME = Path(__file__).parent.parent / "data" / "vibe" / "home"
 SAVE_DIR = Path(".vibe") / "logs" / "session"
@@ -1370,7 +1370,6 @@ def test_a_meta_json_made_a_link_to_a_credential_file_is_never_opened(
     a link to an agent's login: the warm `list` that checked whether they were the same
     opened the login to read them."""
     import os
-    import sys
 
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
@@ -1382,18 +1381,8 @@ def test_a_meta_json_made_a_link_to_a_credential_file_is_never_opened(
     meta = home / SAVE_DIR / "session_20261201_101005_7a8b9c0d" / "meta.json"
     meta.unlink()
     meta.symlink_to(secret)
-    opened: list[str] = []
-    watching = [True]
-
-    def audit(event: str, args: tuple[object, ...]) -> None:
-        if watching[0] and event == "open" and isinstance(args[0], str | bytes):
-            opened.append(os.path.realpath(os.fsdecode(args[0])))
-
-    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
-    try:
+    with opened_files() as opened:
         warm = list_rows(home, tmp_path / "warm", monkeypatch)
-    finally:
-        watching[0] = False
     assert opened, "the audit hook saw the run's own reads"
     assert os.path.realpath(secret) not in opened
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch)

@@ -19,12 +19,16 @@
     over copies with no key or index (no rowid, nothing to seek by) vs the same session
     in the tables: time at most 1.5 x, peak RSS at most 1.3 x; with --base REV, that
     commit's sessdex over the views too, the same run (its time / this tree's).
+(f) `sessdex list --json --all`, cold, of --untitled OpenCode sessions with the placeholder
+    title (New session - <time>), which each take their first prompt for a title, over
+    `message` and `part` views with no index under them vs the same in the tables; with
+    --base REV, that commit's sessdex over the views too (CPU seconds, medians).
 
 The transcript is written by make_corpus.py (`--real-bytes`, a few pasted images) into a temp
 dir and deleted after. Figures are medians of --runs runs. Usage:
 
     .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3]
-        [--parts 10000] [--base REV] [--skip a|b|c|d|e]
+        [--parts 10000] [--untitled 1000 ...] [--base REV] [--skip a|b|c|d|e|f]
 """
 
 from __future__ import annotations
@@ -235,9 +239,92 @@ def opencode_home(target: Path, parts: int, views: bool) -> None:
     db.close()
 
 
+def untitled_home(target: Path, count: int, views: bool) -> None:
+    """The real OpenCode home with `count` more sessions, untitled (the placeholder): a
+    prompt of two parts and an answer each; with `views`, as `opencode_home` makes them."""
+    shutil.copytree(REALCLI, target)
+    database = target / ".local" / "share" / "opencode" / "opencode.db"
+    db = sqlite3.connect(database)
+    project, directory, version, created = db.execute(
+        "SELECT project_id, directory, version, time_created FROM session LIMIT 1"
+    ).fetchone()
+    for n in range(count):
+        sid, when = f"ses_zzbench{n:07d}", created + 1000 * n
+        title = "New session - 2026-01-01T00:00:00.000Z"
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version,"
+            " time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (sid, project, sid, directory, title, version, when, when),
+        )  # fmt: skip
+        for m, role in enumerate(("user", "assistant")):
+            message_id = f"msg_{sid}_{m}"
+            info = {"role": role, "time": {"created": when + m}}
+            db.execute(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (message_id, sid, when + m, when + m, json.dumps(info)),
+            )
+            for p in range(2):
+                part = {"type": "text", "text": f"prompt {n} part {p} of {role}"}
+                db.execute(
+                    "INSERT INTO part (id, message_id, session_id, time_created,"
+                    " time_updated, data) VALUES (?, ?, ?, ?, ?, ?)",
+                    (f"prt_{message_id}_{p}", message_id, sid, when + m, when + m,
+                     json.dumps(part)),
+                )  # fmt: skip
+    if views:
+        for table in ("message", "part"):
+            db.execute(f"CREATE TABLE {table}_copy AS SELECT * FROM {table}")
+            db.execute(f"DROP TABLE {table}")
+            db.execute(f"CREATE VIEW {table} AS SELECT * FROM {table}_copy")
+    db.commit()
+    db.close()
+
+
+def untitled(
+    report: Report, work: Path, count: int, runs: int, base: str | None
+) -> None:
+    report.note(f"(f) cold list --json --all, {count} untitled sessions")
+    cases = [("tables", False, None), ("views", True, None)]
+    if base:
+        src = base_tree(work, base)
+        cases += [(f"tables at {base}", False, src), (f"views at {base}", True, src)]
+    outputs: dict[str, bytes] = {}
+    figures: dict[str, float] = {}
+    for name, as_views, src in cases:
+        home = work / "untitled" / ("views" if as_views else "tables")
+        if not home.exists():
+            untitled_home(home, count, as_views)
+        cpu = []
+        for n in range(runs):  # each cold: a state of its own
+            env = environment(work / "state-untitled" / f"{name}-{n}".replace(" ", "-"))
+            if src is not None:
+                env["PYTHONPATH"] = str(src)
+            argv = sessdex("list", "--json", "--all", "--home", str(home))
+            result = run(argv, env, keep_stdout=True)
+            if result.returncode != 0:
+                raise SystemExit(f"{name}: list failed: {result.stderr[-500:]}")
+            cpu.append(result.cpu)
+            outputs[name] = result.stdout
+        figures[name] = median(cpu)
+        report.note(f"  {name}: {figures[name]:.2f} s CPU (median of {runs})")
+    shutil.rmtree(work / "untitled")
+    if base:  # tables and views list apart: the times the tables' index finds
+        for kind in ("tables", "views"):
+            report.check(
+                f"{kind}: the same list at {base}",
+                outputs[kind] == outputs[f"{kind} at {base}"],
+                f"{len(outputs[kind])} bytes",
+            )
+        before = figures[f"views at {base}"] / figures["views"]
+        report.note(f"  views at {base} / this tree: {before:.1f} x the CPU")
+
+
 def base_tree(work: Path, rev: str) -> Path:
     """`rev`'s src/ (git archive), for the same run's before."""
     target = work / "base"
+    if target.exists():  # made for (e) already
+        return target / "src"
     target.mkdir()
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True
@@ -292,9 +379,12 @@ def main() -> int:
     parser.add_argument("--big-lines", type=int, default=4, help="for (b)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--parts", type=int, default=10_000, help="for (e)")
-    parser.add_argument("--base", help="(e) also at this commit, e.g. 874d425f")
     parser.add_argument(
-        "--skip", action="append", default=[], choices=["a", "b", "c", "d", "e"]
+        "--untitled", type=int, nargs="+", default=[1_000], help="for (f)"
+    )
+    parser.add_argument("--base", help="(e), (f) also at this commit, e.g. 874d425f")
+    parser.add_argument(
+        "--skip", action="append", default=[], choices=["a", "b", "c", "d", "e", "f"]
     )
     args = parser.parse_args()
     report = Report()
@@ -302,6 +392,9 @@ def main() -> int:
     try:
         if "e" not in args.skip:
             views(report, work, args.parts, args.runs, args.base)
+        if "f" not in args.skip:
+            for count in args.untitled:
+                untitled(report, work, count, args.runs, args.base)
         if not {"a", "b", "c", "d"} - set(args.skip):
             return report.summary()
         manifest = make_real(work / "corpus", args.mb)

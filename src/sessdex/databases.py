@@ -56,7 +56,7 @@ from .diagnostics import read_failed
 from .indexfile import SNAPSHOTS_SWEPT, sqlite_uri
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
     from .diagnostics import Diagnostics
 
@@ -1264,6 +1264,54 @@ def view_values(column: str, full: bool = False) -> str:
     if full:
         return f"{column}, {size}"
     return f"CASE WHEN {size} <= {files.READ_LINE_CAP} THEN {column} END, {size}"
+
+
+def first_rows(
+    connection: sqlite3.Connection,
+    table: str,
+    by: str,
+    wanted: Sequence[object],
+    order: str,
+    most: int,
+    where: str = "",
+) -> dict[object, list[tuple[object, int | None, tuple[object, object] | None]]]:
+    """The first `most` rows (by `order`) of each value of column `by` in `wanted`, in
+    one query: where a look-up of each value would scan a view without an index once
+    a value. Each row as (its `id`, its rowid, `listed`: `view_values` of its `data`
+    where `table` is a view, else None) for `bounded_value`, in order, by the value its
+    `by` holds. A value other than text or an integer (a blob, a float) finds no row."""
+    import json
+
+    wanted = [
+        value
+        for value in wanted
+        if isinstance(value, str) or type(value) is int  # what JSON carries as it is
+    ]
+    if not wanted:
+        return {}
+    view = is_view(connection, table)
+    quoted, by = quote_identifier(table), quote_identifier(by)
+    data = ", data" if view else ""
+    listed = view_values("data") if view else "NULL, NULL"
+    query = (
+        f"SELECT {by}, id, listed_rowid, {listed} FROM (SELECT {by}, id, rowid AS"
+        f" listed_rowid{data}, row_number() OVER (PARTITION BY {by} ORDER BY {order})"
+        f" AS listed_n FROM {quoted} WHERE {by} IN (SELECT value FROM json_each(?))"
+        f" {where}) WHERE listed_n <= {int(most)} ORDER BY {by}, listed_n"
+    )
+    rows: dict[object, list[tuple[object, int | None, tuple[object, object] | None]]]
+    rows = {}
+    for key, row_id, rowid, value, size in connection.execute(
+        query, (json.dumps(list(dict.fromkeys(wanted)), ensure_ascii=False),)
+    ):
+        rows.setdefault(key, []).append(
+            (
+                row_id,
+                rowid if isinstance(rowid, int) else None,
+                (value, size) if view else None,
+            )
+        )
+    return rows
 
 
 def is_view(connection: sqlite3.Connection, table: str) -> bool:

@@ -556,3 +556,52 @@ def test_rows_in_an_unindexed_view_are_read_in_one_pass(tmp_path: Path) -> None:
     large, large_events = _rows_work(tmp_path, 2000)
     assert large_events - small_events == 1500
     assert large < 6 * small, (small, large)
+
+
+def _untitled_work(tmp_path: Path, count: int) -> tuple[int, dict[str, str | None]]:
+    """SQLite's steps (thousands of VM instructions) to list `count` more 2.x sessions
+    not titled yet (a prompt and an answer each), `session_message` a view over a copy
+    with no key or index; and their titles."""
+    home = tmp_path / f"untitled-{count}"
+    folder = home / ".local/share/opencode"
+    db = database_v2(folder)
+    for n in range(count):
+        add_session(db, f"ses_u{n:06d}", None)
+        add_rows(db, f"ses_u{n:06d}", [
+            (f"msg_u{n:06d}", "user", {"time": {"created": T0 + 2 * n}, "text": f"ask {n}"}),
+            (f"msg_a{n:06d}", "assistant", assistant(T0 + 2 * n + 1, [], finish="stop")),
+        ])  # fmt: skip
+    db.execute("CREATE TABLE session_message_copy AS SELECT * FROM session_message")
+    db.execute("DROP TABLE session_message")
+    db.execute("CREATE VIEW session_message AS SELECT * FROM session_message_copy")
+    db.commit()
+    db.close()
+    steps = [0]
+    opened = databases.open_or_say
+
+    def counted(*args: object, **options: object) -> sqlite3.Connection | None:
+        connection = opened(*args, **options)  # type: ignore[arg-type]
+        if connection is not None:
+            connection.set_progress_handler(
+                lambda: steps.__setitem__(0, steps[0] + 1), 1000
+            )
+        return connection
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(databases, "open_or_say", counted)
+        listed = opencode.parse_database(folder / "opencode.db", Diagnostics())
+    return steps[0], {s.id: s.title for s in listed if s.id.startswith("ses_u")}
+
+
+def test_untitled_sessions_in_an_unindexed_view_are_listed_in_one_pass(
+    tmp_path: Path,
+) -> None:
+    """2.x sessions not titled yet are listed by their first prompt, read for them all
+    in one pass over a `session_message` view without an index: four times the sessions
+    cost about four times the work; before, each one's prompt was looked up by its id,
+    a scan of the view each (16 times the work)."""
+    small, small_titles = _untitled_work(tmp_path, 150)
+    large, large_titles = _untitled_work(tmp_path, 600)
+    assert large_titles == {f"ses_u{n:06d}": f"ask {n}" for n in range(600)}
+    assert len(small_titles) == 150
+    assert large < 6 * small, (small, large)

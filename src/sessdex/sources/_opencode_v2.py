@@ -32,7 +32,7 @@ fields above match anomalyco/opencode's packages/schema/src/session-message.ts @
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Protocol, Unpack
 
@@ -115,18 +115,29 @@ def has_row_data(connection: sqlite3.Connection) -> bool:
     return "data" in databases.table_columns(connection, "session_message")
 
 
-def first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
-    """A title for a session OpenCode has not titled yet: its first typed prompt (the
-    caller checked `has_row_data`)."""
-    rows = connection.execute(
-        "SELECT rowid, id FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
-        (session_id,),
-    )
-    for rowid, row_id in rows:
-        text = as_str(_data(connection, rowid, row_id).get("text"))
-        if text and not text.startswith(SUBAGENT_PROMPT):
-            return text
-    return None
+def first_prompts(
+    connection: sqlite3.Connection, session_ids: Sequence[str]
+) -> dict[str, str]:
+    """A title for each session OpenCode has not titled yet: its first typed prompt,
+    by the session (the caller checked `has_row_data`). The first three user rows of
+    them all in one pass (`databases.first_rows`), not a look-up a session: each
+    scanned a view without an index."""
+    rows = databases.first_rows(
+        connection, "session_message", "session_id", session_ids, "seq", 3,
+        where="AND type = 'user'",
+    )  # fmt: skip
+    prompts = {}
+    for session_id, firsts in rows.items():
+        for row_id, rowid, listed in firsts:
+            text = as_str(_data(connection, rowid, row_id, listed).get("text"))
+            if (
+                text
+                and not text.startswith(SUBAGENT_PROMPT)
+                and isinstance(session_id, str)
+            ):
+                prompts[session_id] = text
+                break
+    return prompts
 
 
 class LegacyMessage(Protocol):

@@ -287,24 +287,42 @@ def parse_database(
             for session_id, row in rows.items()
             if row.get("table") == _opencode_v2.SESSION_TABLE and not row.get("title")
         ]
+        # the first prompts each title below may take, read in one pass for them all
+        asked = {
+            table: [
+                session_id
+                for session_id, row in rows.items()
+                if row.get("table") == table and _wants_prompt(row.get("title"))
+            ]
+            for table in ("session", _opencode_v2.SESSION_TABLE)
+        }
         v2_rows = _opencode_v2.has_row_data(connection)
-        if untitled and v2_rows:
-            for session_id, row in untitled:
-                prompt = _opencode_v2.first_prompt(connection, session_id)
-                row["title"] = as_typed(prompt) if prompt else prompt
+        v2_prompts = (
+            _opencode_v2.first_prompts(connection, asked[_opencode_v2.SESSION_TABLE])
+            if v2_rows and asked[_opencode_v2.SESSION_TABLE]
+            else {}
+        )
+        stored = (
+            _stored_first_prompts(connection, asked["session"])
+            if asked["session"]
+            else {}
+        )
+        for session_id, row in untitled:
+            prompt = v2_prompts.get(session_id)
+            row["title"] = as_typed(prompt) if prompt else prompt
         for session_id, row in rows.items():
             title = row.get("title")
             if row.get("table") == "session" and (
                 _is_placeholder(title) or title == ""
             ):
-                row["title"] = _first_prompt(connection, session_id) or title
+                text = stored.get(session_id)
+                typed = one_line(as_typed(text), limit=None) if text else None
+                row["title"] = typed or title
             elif isinstance(title, str) and '"' in title:  # `run --title ""`'s, maybe
                 prompt = (
-                    _stored_first_prompt(connection, session_id)
+                    stored.get(session_id)
                     if row.get("table") == "session"
-                    else _opencode_v2.first_prompt(connection, session_id)
-                    if v2_rows
-                    else None
+                    else v2_prompts.get(session_id)
                 )
                 row["title"] = run_title(title, prompt)
         answered = _last_written(
@@ -391,6 +409,14 @@ def _last_written(
     }
 
 
+def _wants_prompt(title: object) -> bool:
+    """Whether a session titled `title` may be titled by its first prompt in
+    `parse_database`: none yet, a placeholder, or a `run --title ""`'s."""
+    return (
+        not title or _is_placeholder(title) or (isinstance(title, str) and '"' in title)
+    )
+
+
 def _is_placeholder(title: object) -> bool:
     """The title a session gets before one is generated (session/index.ts
     `createDefaultTitle`): `kilo run` 7.7 asks for no title and keeps it, and a title
@@ -441,45 +467,61 @@ def run_title(title: str, prompt: str | None) -> str:
     return typed[:_RUN_TITLE] + "..." if len(typed) > _RUN_TITLE else typed
 
 
-def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
-    """The text the session's first user message was typed with, from the 1.x tables,
-    on one line and as the user typed it."""
-    text = _stored_first_prompt(connection, session_id)
-    return one_line(as_typed(text), limit=None) if text else None
-
-
-def _stored_first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
-    """The text of the session's first user message as stored, from the 1.x tables."""
+def _stored_first_prompts(
+    connection: sqlite3.Connection, session_ids: Sequence[str]
+) -> dict[str, str | None]:
+    """The text of each session's first user message as stored, from the 1.x tables,
+    by the session (None: its prompt was elided for its size; no entry: no prompt). The
+    first four messages of them all in one pass, then the first eight parts of the users'
+    among them in another (`databases.first_rows`), not a look-up a session: each
+    scanned a view without an index."""
     columns = databases.table_columns(connection, "message")
     parts_known = {"message_id", "data"} <= databases.table_columns(connection, "part")
     if not parts_known or not {"id", "session_id", "data"} <= columns:
-        return None
+        return {}
     order = "time_created, id" if "time_created" in columns else "id"
-    messages = connection.execute(
-        f"SELECT id, rowid FROM message WHERE session_id = ? ORDER BY {order} LIMIT 4",
-        (session_id,),
-    ).fetchall()
-    for message_id, rowid in messages:
-        value = databases.bounded_value(
-            connection, "message", "data", rowid, key=("id", message_id)
-        )
-        if json_object(value).get("role") != "user":
-            continue
-        parts = connection.execute(
-            "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id LIMIT 8",
-            (message_id,),
-        ).fetchall()
-        for part_rowid, part_id in parts:
-            part = json_object(
-                databases.bounded_value(
-                    connection, "part", "data", part_rowid, key=("id", part_id)
-                )
+    messages = databases.first_rows(
+        connection, "message", "session_id", session_ids, order, 4
+    )
+    users: dict[object, list[object]] = {}
+    for session_id, rows in messages.items():
+        for message_id, rowid, listed in rows:
+            value = databases.bounded_value(
+                connection,
+                "message",
+                "data",
+                rowid,
+                key=("id", message_id),
+                listed=listed,
             )
-            text = as_str(part.get("text"))
+            if json_object(value).get("role") == "user":
+                users.setdefault(session_id, []).append(message_id)
+    asked = [message_id for ids in users.values() for message_id in ids]
+    parts = databases.first_rows(connection, "part", "message_id", asked, "id", 8)
+    prompts: dict[str, str | None] = {}
+    for session_id, message_ids in users.items():
+        for message_id in message_ids:
+            for part_id, rowid, listed in parts.get(message_id, ()):
+                part = json_object(
+                    databases.bounded_value(
+                        connection,
+                        "part",
+                        "data",
+                        rowid,
+                        key=("id", part_id),
+                        listed=listed,
+                    )
+                )
+                text = as_str(part.get("text"))
+                if part.get("type") == "text" and not part.get("synthetic") and text:
+                    break
+            else:
+                continue
             # a prompt elided for its size names no session well: the placeholder stays
-            if part.get("type") == "text" and not part.get("synthetic") and text:
-                return None if files.elided(text) else text
-    return None
+            if isinstance(session_id, str):
+                prompts[session_id] = None if files.elided(text) else text
+            break
+    return prompts
 
 
 def _session_rows(

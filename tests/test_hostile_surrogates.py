@@ -173,3 +173,24 @@ def test_half_an_emoji_in_a_database_row_loses_no_message(tmp_path: Path) -> Non
         assert result.exit_code == 0, (args, result.exception)
         assert "SCENARIO=basic" in result.stdout, args
         assert "\ufffd" in result.stdout, args
+
+
+def test_the_markdown_export_takes_half_an_emoji_handed_to_it() -> None:
+    """The readers hand on U+FFFD, but the exporter holds on its own: a sub-agent's last
+    reply and the result its spawn got back, each ending in a lone surrogate, export (the
+    result told once, as the reply above) instead of raising UnicodeEncodeError."""
+    from sessdex.model import Event, Session
+    from sessdex.views import markdown
+
+    reply = "The parser is ported, every test passes " + CUT
+    events = [
+        Event("s", 0, "user", text="port it " + CUT),
+        Event("s", 1, "tool_call", tool="Task", call_id="c1", extra={"input": {}}),
+        Event("s", 2, "subagent", call_id="c1", text="port", extra={"child_id": "a1"}),
+        Event("s", 3, "assistant", agent_id="a1", text=reply),
+        Event("s", 4, "tool_result", call_id="c1", text=reply),
+    ]
+    page = "".join(markdown.render(Session(app="claude", id="s", title=CUT), events))
+    assert "port it" in page
+    assert page.count("The parser is ported") == 1
+    assert "its last reply, above." in page

@@ -841,8 +841,10 @@ def _arguments(value: object, shown: str) -> str:
 
 
 def _digest(text: str | None) -> bytes:
-    """A reply or a result, compared without holding it: its text, cleaned, trimmed."""
-    return hashlib.blake2b(clean(text).strip().encode(), digest_size=16).digest()
+    """A reply or a result, compared without holding it: its text, cleaned, trimmed.
+    Half an emoji (a lone surrogate, which no reader should pass on) is hashed as it is."""
+    data = clean(text).strip().encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def render(

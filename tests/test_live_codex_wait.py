@@ -34,16 +34,19 @@ def _call(step_data: bytes) -> str | None:
 
 
 @pytest.mark.parametrize("alive", [True, None])
+@pytest.mark.parametrize("tool", ["wait_agent", "wait"])  # `wait`: the first tools'
 def test_a_lead_in_wait_agent_waits_on_its_silent_sub_agent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alive: bool | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alive: bool | None, tool: str
 ) -> None:
     clock = patch_clock(monkeypatch)
     home = copy_home(DATA / "codex" / "home", tmp_path)
     lead, children = sessions(home, "codex", LEAD)
     files = [Path(str(lead.path))] + [Path(str(c.path)) for c in children]
+    text = files[0].read_text()
+    files[0].write_text(text.replace('"wait_agent"', f'"{tool}"'))
     steps = file_steps(files)
     emptied(files)
-    waits = next(n for n, s in enumerate(steps) if _call(s.data) == "wait_agent")
+    waits = next(n for n, s in enumerate(steps) if _call(s.data) == tool)
     command = next(
         n
         for n, s in enumerate(steps)

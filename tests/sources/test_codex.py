@@ -1737,3 +1737,20 @@ def test_a_session_that_recorded_no_folder_resumes_where_the_user_is(
         session_id,
     )
     assert any("finds it from any folder" in note for note in check.plan.notes)
+
+
+def test_a_wait_after_its_spawn_returned_waits_on_the_sub_agents(
+    tmp_path: Path,
+) -> None:
+    """The first multi-agent tools' `wait` (as `wait_agent`) is called once `spawn_agent`
+    has returned the child's id, its spawn linked: the call is marked `waits`, which the
+    live status reads (it said working, not waiting on the silent sub-agent)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home, symlinks=True)
+    rollout = next((home / ".codex" / "sessions").rglob(f"*{LEAD}.jsonl"))
+    rollout.write_text(rollout.read_text().replace('"wait_agent"', '"wait"'))
+    items = events(discover(Home.at(home))[LEAD])
+    link = next(e for e in items if e.kind == "subagent")
+    wait = next(e for e in items if e.kind == "tool_call" and e.tool == "wait")
+    assert items.index(link) < items.index(wait)  # the spawn returned first
+    assert wait.extra.get("waits") is True

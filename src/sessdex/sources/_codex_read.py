@@ -803,7 +803,8 @@ class _Reader:
             extra: dict[str, JSONValue] = {"input": value}
             if namespace := as_str(payload.get("namespace")):
                 extra["namespace"] = namespace
-            if name in _WAIT_TOOLS or (name == "wait" and self.spawns):
+            # `wait` once a spawn is made (remembered) or has returned (its child linked)
+            if name in _WAIT_TOOLS or (name == "wait" and (self.spawns or self.linked)):
                 extra["waits"] = True
             if name in _SPAWN_TOOLS and call_id and isinstance(value, dict):
                 self._remember_spawn(call_id, value)

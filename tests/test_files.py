@@ -1192,3 +1192,12 @@ def test_a_line_cut_anywhere_closes_up_as_an_object_or_none() -> None:
         "message": {"content": [{"type": "text", "text": 'a "quoted" \\ ba\u2026'}]},
     }  # fmt: skip
     assert files.closed_opening(b'["a", "b"') is None  # no object
+
+
+def test_a_text_holding_half_an_emoji_itself_is_read_with_one_replacement() -> None:
+    """JSON text a reader holds as a string (a database row, a string in a document that
+    `json` decoded) may hold a lone surrogate itself, not its escape: read as one U+FFFD,
+    as the escape is, not three; an emoji's two halves together stay the emoji."""
+    assert files.loads('{"a": "x\ud83dy"}') == {"a": "x\ufffdy"}
+    assert files.loads('{"a": "x\\ud83dy"}') == {"a": "x\ufffdy"}
+    assert files.loads('{"a": "\ud83d\ude00 \ud83d"}') == {"a": "\U0001f600 \ufffd"}

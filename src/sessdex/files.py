@@ -1003,8 +1003,14 @@ def loads(data: bytes | str) -> object:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-        fixed = repaired(raw)
+        raw, mended = b"", None
+        if isinstance(data, bytes):
+            raw = data
+        else:  # a lone surrogate of its own as one U+FFFD (its UTF-8 reads as three)
+            text = data.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            raw = text.encode()
+            mended = raw if text != data else None
+        fixed = repaired(raw) or mended
         if fixed is None:
             raise
         return orjson.loads(fixed)

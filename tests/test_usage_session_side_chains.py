@@ -77,3 +77,27 @@ def test_an_inline_kimi_code_sub_agent_is_named_as_tree_names_it() -> None:
         "explore",
         "Count Swift files in repo",
     )
+
+
+def test_a_side_chains_long_task_is_a_title_as_a_listed_sub_agents(
+    tmp_path: Path,
+) -> None:
+    """A Task whose description runs to lines and thousands of characters (hostile, or a
+    prompt pasted there) names its side chain on one line of at most 200 characters, as
+    every session's title is; `--json` gave it whole, and the index kept it whole."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(CLAUDE, home, symlinks=True)
+    lead = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+    path = next(home.rglob(f"{lead}.jsonl"))
+    long = "Build TODO components\\n\\n" + "and then more " * 500
+    path.write_text(
+        path.read_text().replace(
+            '"description":"Build TODO components"', f'"description":"{long}"'
+        )
+    )
+    kind, title, _ = _agents(home, lead)["6690d10e-f521-4ac0-800d-e5eb7a2d8072"]
+    assert kind == "general-purpose"
+    assert isinstance(title, str) and title.startswith("Build TODO components and then")
+    assert "\n" not in title and len(title) <= 200

@@ -1543,14 +1543,16 @@ def _unlisted_agents(
 
 def _tree_names(session: Any) -> dict[str, list[str | None]]:
     """Each sub-agent of the session's tree by id: [its type, its task], as `tree` names
-    it from the spawn that made it."""
+    it from the spawn that made it; the task on one line of a title's length at most, as
+    a listed sub-agent's title is (a spawn's may run to pages)."""
     from .reading import read_session
+    from .sources._values import one_line
     from .tree import build_tree
 
     events = read_session(sources.get(session.app), session, Diagnostics())
     root = build_tree(session.id, events, session.agent_type)
     return {
-        node.id: [node.agent_type, node.description]
+        node.id: [node.agent_type, one_line(node.description)]
         for _, node in root.walk()
         if node is not root and (node.agent_type or node.description)
     }

@@ -203,6 +203,10 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         near = _one_typo_away(prefix.lower(), index.ids())
         if near is not None:
             return f"did you mean {near!r}?"
+        if not os.path.lexists(reference):
+            found = _found_by_words(index, reference)
+            if found is not None:
+                return found
     path = os.path.expanduser(reference)
     if not os.path.isfile(path):
         if ("/" in reference or os.sep in reference) and not os.path.lexists(path):
@@ -224,6 +228,33 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
     return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+
+
+def _found_by_words(index: Index, reference: str) -> str | None:
+    """Where the id given is words of a session's title (a title pasted for the id):
+    the one session they find, or the `find` that lists the several; None where no
+    title holds them all. Titles alone: the start of an id is found inside others."""
+    words = reference.split()
+    if not words:
+        return None
+    scoped = tuple(("title", word) for word in words)
+    rows = index.rows(scoped=scoped, limit=2)
+    if not rows:
+        return None
+    if len(rows) > 1:
+        # a word that starts with `-` is read as an option unless it comes after `--`
+        dashes = ["--"] if any(word[:1] == "-" for word in words) else []
+        line = hints.named("find", *dashes, *words)
+        return (
+            f"{line} finds the sessions whose titles hold these words, with their ids."
+        )
+    from .views.text import one_line
+
+    session = index.shown(rows[0].session())
+    return (
+        f"these words are in the title of the {session.app} session {session.id!r} "
+        f"({one_line(session.title, 60)!r}): give its id."
+    )
 
 
 def _one_typo_away(typed: str, ids: list[str]) -> str | None:

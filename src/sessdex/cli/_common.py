@@ -193,6 +193,14 @@ class TakesOneId(_SaysItsWords):
         )
 
 
+# how other tools (and `export`) ask for an output format: the command's --json instead
+_FORMAT_WORDS = frozenset({"--format", "-f", "--output-format", "--output", "-o"})
+_FORMAT_OPTIONS = {
+    ("--json", "--nl"): "'--json' (or '--nl', one object a line)",
+    ("--json",): "'--json'",
+    ("--nl",): "'--nl' (one JSON object a line)",
+}
+
 # how many to show, as other tools and sessdex's own list spell it: the command's -n
 _COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
 
@@ -208,8 +216,12 @@ def option_meant(
     --dry-run`) where no option looks like it."""
     option = error.option_name.split("=", 1)[0]
     names = {name for p in command.params for name in p.opts}
-    if option == "--json" and "--format" in names:
+    if option in ("--json", "--nl") and "--format" in names:
         return click.UsageError(f"{error.message} Did you mean '-f json'?", error.ctx)
+    offered = tuple(name for name in ("--json", "--nl") if name in names)
+    if option in _FORMAT_WORDS and offered:  # `list --format json`
+        how = _FORMAT_OPTIONS[offered]
+        return click.UsageError(f"{error.message} Did you mean {how}?", error.ctx)
     if option == "--app" and "session_id" in {p.name for p in command.params}:
         return click.UsageError(
             f"{error.message} An id takes its app in front instead: "

@@ -48,3 +48,15 @@ def test_help_reads_on_an_ascii_terminal(name: str | None) -> None:
         check=True,
     )
     done.stdout.decode("ascii")
+
+
+@pytest.mark.parametrize("name", [None, *sorted(main.commands)])
+def test_help_holds_no_control_character(name: str | None) -> None:
+    """A docstring's `\\b` (click's mark for a paragraph kept as written) given twice
+    reached the terminal as a backspace on a line of its own in `list --help`."""
+    from click.testing import CliRunner
+
+    args = ["--help"] if name is None else [name, "--help"]
+    shown = CliRunner().invoke(main, args, prog_name="sessdex").stdout
+    assert [line for line in shown.splitlines() if not line.isprintable()] == []
+    assert "\n\n\n" not in shown

@@ -68,7 +68,6 @@ def list_command(
     """List sessions of every app, newest first.
 
     \b
-    \b
     Examples:
       sessdex list --app claude --since 3d
       sessdex list --since 2026-11-01 --until 2026-11-30

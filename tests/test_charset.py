@@ -95,3 +95,32 @@ def test_an_error_handler_the_user_chose_is_kept(tmp_path: Path) -> None:
     )
     assert done.returncode == 0
     assert b"&#183;" in done.stdout  # "·"
+
+
+def test_a_folder_cut_at_its_start_reads_as_no_home_folder(tmp_path: Path) -> None:
+    """A folder too long for its column loses its start to `…`, which an ASCII terminal
+    got as `~`: `~de/shop-api` read as user de's home, `~/alex/code` as the reader's."""
+    env = {
+        **os.environ,
+        "PYTHONIOENCODING": "ascii",
+        "COLUMNS": "70",
+        "SESSDEX_HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--home", DEMO],
+        env=env,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=True,
+    )
+    rows = done.stdout.decode("ascii").splitlines()
+    assert [row.split()[4] for row in rows] == [
+        "*de/shop-api",
+        "*de/shop-api",
+        "*e/docs-site",
+    ]
+    assert rows[0].endswith("Checkout timeout unde~")  # a text's cut end stays `~`
+    charset.register()
+    assert "a …/code b…".encode("ascii", charset.FALLBACK) == b"a */code b~"
+    assert "…".encode("ascii", charset.FALLBACK) == b"~"

@@ -23,7 +23,7 @@ _ASCII = {
     "\u2010": "-",
     "\u2011": "-",
     "\u2212": "-",  # minus
-    "\u2026": "~",  # … the end of a cut text, as DOS cut long names
+    "\u2026": "~",  # … the end of a cut text, as DOS cut long names (its start: `*`)
     "\u00b7": "-",  # ·
     "\u2022": "*",  # •
     "\u00a0": " ",
@@ -61,6 +61,10 @@ def _fallback(error: UnicodeError) -> tuple[str | bytes, int]:
         return bytes([ord(char) - 0xDC00]), error.start + 1
     if "\udc80" <= char < "\udca0":  # raw, a C1 control to a Latin-1 terminal
         return "?", error.start + 1
+    if char == "\u2026" and _opens_a_word(error.object, error.start):
+        # a path cut at its start (`…/code/shop`): `~` there would read as a home
+        # folder (`~/code/shop`, `~de/shop`: user de's), which it is not
+        return "*", error.start + 1
     shown = _ASCII.get(char)
     if shown is not None:
         return shown, error.start + 1
@@ -72,6 +76,12 @@ def _fallback(error: UnicodeError) -> tuple[str | bytes, int]:
     from .views.text import cells
 
     return "?" * cells(text[error.start : stop]), stop
+
+
+def _opens_a_word(text: str, at: int) -> bool:
+    """Whether `text[at]` starts a word: the text or a space before it, no space after."""
+    before = at == 0 or text[at - 1].isspace()
+    return before and at + 1 < len(text) and not text[at + 1].isspace()
 
 
 def _raw(char: str) -> bool:

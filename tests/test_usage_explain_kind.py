@@ -31,3 +31,16 @@ def test_an_app_given_to_the_model_rows_names_the_app_row_command() -> None:
 
 def test_a_key_of_no_row_names_none() -> None:
     assert "--explain" not in explain("--explain", "nope")
+    assert "--explain" not in explain("--explain", "2026")  # a date's start: no id
+
+
+def test_a_session_id_given_to_the_daily_rows_names_the_session_row_command() -> None:
+    """`usage --explain 3f2b9c1e`, the report's kind left out, listed the days alone."""
+    said = explain("--explain", "3f2b9c1e")
+    assert said == (
+        "Error: no daily row is keyed '3f2b9c1e'. Rows: 2026-11-26, 2026-11-28, "
+        "2026-11-29; 'sessdex usage "
+        f"session --explain 3f2b9c1e --home {DEMO}' explains a session's row.\n"
+    )
+    said = explain("model", "--explain", "019A7E21")  # an id, in any case
+    assert f"'sessdex usage session --explain 019A7E21 --home {DEMO}'" in said

@@ -182,10 +182,15 @@ _PHASE = {"repeated-in-another-file": 0, "copy-of-response": 2}
 
 
 def _row_key(
-    kind: str, key: str, rows: dict[str, Row], home: Home | None = None
+    kind: str,
+    key: str,
+    rows: dict[str, Row],
+    home: Home | None = None,
+    buckets: Sequence[tuple[str, Bucket]] = (),
 ) -> str:
     """The row `key` names: the row itself, a model's own spelling, a session id's prefix
-    (several: each named, with its title where `home` is given to look it up)."""
+    (several: each named, with its title where `home` is given to look it up). Where it
+    names none, the error says which other report's row it names, of `buckets` too."""
     if key not in rows and kind == "model" and plain_name(key) in rows:
         key = plain_name(key)  # the app's own spelling of the row's model
     if key not in rows and kind == "app" and key.strip().lower() in rows:
@@ -231,7 +236,7 @@ def _row_key(
             )
         raise SessdexError(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
-            f"{_of_another_kind(key, kind, rows)}"
+            f"{_of_another_kind(key, kind, rows, buckets)}"
         )
     return key
 
@@ -303,15 +308,26 @@ def _rows_around(period: str, keys: list[str], count: int = 8) -> str:
     )
 
 
-def _of_another_kind(key: str, kind: str, rows: dict[str, Row]) -> str:
+def _of_another_kind(
+    key: str,
+    kind: str,
+    rows: dict[str, Row],
+    buckets: Sequence[tuple[str, Bucket]] = (),
+) -> str:
     """Where `key` names a model or an app these rows counted (`--explain gpt-5` on the
-    daily rows), the command that explains that model's or app's row; else nothing."""
+    daily rows), or the start of a session's id (`--explain 7f3a`, the report's kind
+    left out), the command that explains that row; else nothing."""
     models = {model for row in rows.values() for model in row.models}
     apps = {app for row in rows.values() for app in row.apps}
     if kind != "model" and (key in models or plain_name(key) in models):
         return f"; {named('usage', 'model', '--explain', key)} explains a model's row."
     if kind != "app" and key.strip().lower() in apps:
         return f"; {named('usage', 'app', '--explain', key)} explains an app's row."
+    if kind != "session" and _starts_an_id(key, buckets):
+        return (
+            f"; {named('usage', 'session', '--explain', key.strip())} explains a "
+            "session's row."
+        )
     if kind == "weekly" and (day := _period("daily", key)) is not None:
         from datetime import date, timedelta
 
@@ -320,6 +336,15 @@ def _of_another_kind(key: str, kind: str, rows: dict[str, Row]) -> str:
         )
         return f"; a week is keyed by its Monday: {named('usage', 'weekly', '--explain', monday.isoformat())} explains the week of {day}."  # fmt: skip
     return ""
+
+
+def _starts_an_id(key: str, buckets: Sequence[tuple[str, Bucket]]) -> bool:
+    """Whether `key` starts the id of a session that `buckets` counted (4 characters at
+    least: a day's or a model's start is no id)."""
+    prefix = key.strip().lower()
+    if len(prefix) < 4 or _period("daily", prefix) or _period("monthly", prefix):
+        return False
+    return any(str(bucket[0]).lower().startswith(prefix) for _, bucket in buckets)
 
 
 def _folder_named(key: str, rows: dict[str, Row], home: str) -> str:
@@ -497,7 +522,7 @@ def _explain(
             filtered = bool(apps or filters.since or filters.until or filters.here)
             said = _nothing_in(kind, period, rows, filtered)
             return Explained(Row(period), notes=[said], empty=True)
-        key = _row_key(kind, key, rows, home)
+        key = _row_key(kind, key, rows, home, kept)
     if len(shared := [r for r in every if r.key == key]) > 1:  # an id, several apps
         describe_sessions(home, shared, fresh=collected.refreshed)
         about = [

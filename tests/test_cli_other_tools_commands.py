@@ -42,6 +42,14 @@ def test_help_as_a_command_points_at_the_help_option() -> None:
     assert "No such command 'help'. Try 'sessdex --help'" in result.stderr
 
 
+def test_version_as_a_command_points_at_the_version_option() -> None:
+    result = CliRunner().invoke(main, ["version"], prog_name="sessdex")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: No such command 'version'. Try 'sessdex --version'."
+    )
+
+
 def test_a_word_like_no_command_is_still_refused_plainly() -> None:
     result = CliRunner().invoke(main, ["zzzzzz"])
     assert result.exit_code == 2

@@ -58,6 +58,8 @@ class _Commands(click.Group):
 
         if name.lower() == "help":
             hint = f" Try '{ctx.command_path} --help', or '{ctx.command_path} COMMAND --help'."
+        elif name.lower() == "version":
+            hint = f" Try '{ctx.command_path} --version'."
         else:
             close = difflib.get_close_matches(
                 name.lower(), self.list_commands(ctx), n=1

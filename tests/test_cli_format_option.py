@@ -11,7 +11,7 @@ from sessdex.cli import main
 from tests.conftest import app_home
 
 HOME = str(app_home("claude"))
-ID = "3f2b9c1e"
+ID = "c0afe25d"
 
 
 def _error(*args: str) -> tuple[int, str]:

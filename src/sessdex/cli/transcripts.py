@@ -229,6 +229,28 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     terminal.console(width=width).print(terminal.render_tree(root, width))
 
 
+# a format's names, as `--format` and an `--output` file's extension give it
+FORMAT_NAMES = {
+    "md": "md",
+    "markdown": "md",
+    "html": "html",
+    "htm": "html",
+    "json": "json",
+}
+
+
+class _FormatName(click.Choice):  # type: ignore[type-arg]
+    """`--format`'s choice, in any case and by each of its names (`JSON`, `markdown`,
+    `htm`), as an `--output` file's extension names it."""
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> object:
+        if isinstance(value, str):
+            value = FORMAT_NAMES.get(value.strip().lower(), value)
+        return super().convert(value, param, ctx)
+
+
 @main.command(
     "export",
     cls=TakesOneId,
@@ -240,7 +262,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     "--format",
     "-f",
     "fmt",
-    type=click.Choice(["md", "html", "json"]),
+    type=_FormatName(["md", "html", "json"]),
     help="md, html or json (default: the --output file's extension, else md).",
 )
 @click.option(
@@ -368,13 +390,7 @@ def _export_format(
     from ..errors import BadValue
 
     suffix = os.path.splitext(output or "")[1].lower().lstrip(".")
-    named = {
-        "md": "md",
-        "markdown": "md",
-        "html": "html",
-        "htm": "html",
-        "json": "json",
-    }
+    named = FORMAT_NAMES
     note = ""
     if fmt is None:
         fmt = named.get(suffix, "md")

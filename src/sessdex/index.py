@@ -821,6 +821,25 @@ class Index:
                     found[(app, session_id)] = None
         return list(found)
 
+    def leads_in_folder(
+        self, folders: Iterable[str], limit: int = 20
+    ) -> list[tuple[str, str]]:
+        """(app, id) of the lead sessions (`limit` at most, newest first) a file below one
+        of `folders` holds a part of, a sub-agent's file standing for its lead: what a
+        folder given for an id holds (a session's own folder, as some apps keep one)."""
+        found: dict[tuple[str, str], None] = {}
+        for folder in folders:
+            start = folder.rstrip(os.sep) + os.sep
+            for app, lead in self.db.execute(
+                "SELECT s.app, coalesce(s.parent_id, s.id) AS lead FROM fragments f"
+                " JOIN sessions s ON s.app = f.app AND s.id = f.id"
+                " WHERE substr(f.path, 1, ?) = ?"
+                " GROUP BY s.app, lead ORDER BY max(s.updated) DESC LIMIT ?",
+                (len(start), start, limit),
+            ):
+                found[(app, lead)] = None
+        return list(found)[:limit]
+
     def by_shown_prefix(
         self,
         prefix: str,

@@ -215,6 +215,8 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
                 "no file is there either: check the path, or give the id "
                 f"{hints.named('list')} shows."
             )
+        if os.path.isdir(path):
+            return _folder_holding(index, path)
         return None
     held = index.in_file(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
     if not held:
@@ -228,6 +230,31 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
     return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+
+
+def _folder_holding(index: Index, folder: str) -> str:
+    """What a folder given for an id holds: the one session whose files are in it (an
+    app that keeps a folder per session, or its sub-agents'), else how many, else none."""
+    limit = 20
+    leads = index.leads_in_folder(
+        dict.fromkeys((os.path.abspath(folder), os.path.realpath(folder))), limit
+    )
+    if len(leads) == 1:
+        app, session_id = leads[0]
+        return (
+            f"that is a folder, holding the files of the {app} session "
+            f"{session_id!r}: give its id."
+        )
+    if leads:
+        many = f"{len(leads)}{' or more' if len(leads) >= limit else ''}"
+        return (
+            f"that is a folder, holding the files of {many} sessions: give the id "
+            f"of one ({hints.named('list')} shows them)."
+        )
+    return (
+        "that is a folder, not a session's file: give the id "
+        f"{hints.named('list')} shows."
+    )
 
 
 def _found_by_words(index: Index, reference: str) -> str | None:

@@ -2926,14 +2926,16 @@ def test_a_home_folder_that_does_not_exist_is_a_usage_error(
 
 def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
     """`list` shows 9 Claude Code sessions here; doctor counts the 7 sub-agents' own
-    transcripts too, and says so, so the two figures can be told apart."""
+    transcripts too, and says so, so the two figures can be told apart: `(9 leads, 7
+    sub-agents)`, where `(9 + 7 sub-agents')` read as a sum of sub-agents."""
     home = str(Path(__file__).parent / "data" / "claude" / "home")
     _, listed, _ = invoke("list", "--json", "--app", "claude", "--home", home)
     code, out, _ = invoke("doctor", "--app", "claude", "--home", home)
     shown = len(json.loads(listed))
     first = out.splitlines()[0]
     match = re.fullmatch(
-        r"Claude Code \(claude\): (\d+) sessions \((\d+) \+ (\d+) sub-agents'\)", first
+        r"Claude Code \(claude\): (\d+) sessions \((\d+) leads, (\d+) sub-agents\)",
+        first,
     )
     assert code == 0 and match, first
     total, leads, children = map(int, match.groups())

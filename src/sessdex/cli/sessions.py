@@ -614,7 +614,8 @@ def doctor_command(
         state = (
             ("1 session" if r.sessions == 1 else f"{r.sessions} sessions")
             + (
-                f" ({r.sessions - r.subagents} + {r.subagents} sub-agents')"
+                f" ({r.sessions - r.subagents} lead{_s(r.sessions - r.subagents)}, "
+                f"{r.subagents} sub-agent{_s(r.subagents)})"
                 if r.subagents
                 else ""
             )
@@ -770,6 +771,11 @@ def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
         else:
             current = f"{current} {word}"
     return [*parts, current.rstrip()]
+
+
+def _s(count: int) -> str:
+    """The plural's `s`, for a count other than one."""
+    return "" if count == 1 else "s"
 
 
 def _nothing_to_say(report: api.AppReport) -> bool:

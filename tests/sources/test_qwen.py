@@ -255,10 +255,11 @@ def test_resume_keeps_plan_and_withholds_looser_modes() -> None:
         and planning.argv[-2:] == ("--approval-mode", "plan")
         and not planning.withheld
     )
+    # qwen's flag wins over a settings.json approvalMode of yolo (and 0.24.4's "auto")
     default = qwen.resume(replace(session, permission_mode="default"))
     assert (
         default is not None
-        and "--approval-mode" not in default.argv
+        and default.argv[-2:] == ("--approval-mode", "default")
         and not default.withheld
     )
     edits = qwen.resume(replace(session, permission_mode="auto-edit"))

@@ -1251,8 +1251,8 @@ def _result_text(body: object) -> str | None:
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`qwen --resume <id>` in the session's folder, keeping its model and a safe approval mode.
 
-    Approval modes `default` and `plan` are kept; `auto-edit` and `yolo` loosen the
-    default and are withheld unless `keep_permissions`.
+    Approval modes `default` and `plan` are passed, as qwen's flag overrides its
+    settings; `auto-edit`, `auto` and `yolo` are withheld unless `keep_permissions`.
     """
     if session.path and sub.child_of(Path(session.path)) is not None:
         return None  # a sub-agent: its parent is the session to reopen
@@ -1265,7 +1265,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.model:
         argv += ["--model", session.model]
     mode = session.permission_mode
-    if mode == "plan" or (mode and mode not in _SAFE_MODES and keep_permissions):
+    # `default` is passed too: without a flag qwen takes the settings' approvalMode
+    # (yolo, where a user set it), else "auto" (0.24.4's config), looser than default
+    if mode in _SAFE_MODES or (mode and keep_permissions):
         argv += ["--approval-mode", mode]
     elif mode and mode not in _SAFE_MODES:
         withheld.append(f"--approval-mode {mode}")

@@ -721,6 +721,52 @@ def test_resume_keeps_plan_mode_and_withholds_autopilot(tmp_path: Path) -> None:
     assert plain is not None and "--mode" not in plain.argv
 
 
+def test_resume_names_the_mode_of_a_long_session_whose_middle_went_unread(
+    tmp_path: Path,
+) -> None:
+    """Listing reads a session's first lines and last 512 KB: a switch to autopilot
+    between them was missed, no `--mode` was passed, and Copilot restored autopilot."""
+    stamp = "2026-11-20T10:00:00.000Z"
+    start = {
+        "type": "session.start",
+        "data": {
+            "sessionId": "s4",
+            "copilotVersion": "1.0.102",
+            "context": {"cwd": "/home/dev/code/ledger"},
+        },
+        "timestamp": stamp,
+    }
+    said = {
+        "type": "assistant.message",
+        "data": {"messageId": "m", "content": "x" * 8000},
+        "timestamp": stamp,
+    }
+    switch = {
+        "type": "session.mode_changed",
+        "data": {"previousMode": "interactive", "newMode": "autopilot"},
+        "timestamp": stamp,
+    }
+    folder = tmp_path / ".copilot" / "session-state" / "s4"
+    records = [start, *[said] * 150, switch, *[said] * 150]
+    path = write_events(folder / "events.jsonl", records)
+    location = copilot.locate(Home.at(tmp_path))
+    (session,) = copilot.parse(path, location, Diagnostics())
+    plan = copilot.resume(session)
+    assert plan is not None and plan.argv[-2:] == ("--mode", "interactive")
+    kept = copilot.resume(session, keep_permissions=True)
+    assert kept is not None and "--mode" not in kept.argv  # Copilot restores its own
+    # where the tail holds the last change, it is the mode: nothing more is said
+    path = write_events(folder / "events.jsonl", [*records, switch, *[said] * 2])
+    (session,) = copilot.parse(path, location, Diagnostics())
+    plan = copilot.resume(session)
+    assert plan is not None and plan.withheld == ("--mode autopilot",)
+    assert not plan.notes
+    small = write_events(folder / "events.jsonl", [start, said])
+    (session,) = copilot.parse(small, location, Diagnostics())
+    plan = copilot.resume(session)
+    assert plan is not None and "--mode" not in plan.argv  # read whole: none was set
+
+
 def test_resume_of_an_auto_model_session_passes_no_reasoning_effort() -> None:
     """Copilot's Auto picks the model itself and answers a reasoning effort with an error
     (400, `reasoning_effort "low" was provided`): the resumed session failed its turn."""

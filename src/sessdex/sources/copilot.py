@@ -230,6 +230,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     ]
     legacy = path.name != _EVENTS
     fields: dict[str, object] = {}
+    # the lines between the head and the tail go unread: a mode change there is missed
+    unread_middle = bool(tail) and tail[0].offset > last_head
+    mode_at_end = False  # a mode change seen in the tail: the last one, known
     first_prompt: str | None = None
     updated: datetime | None = None
     copies = False  # an event dated before the session began: a fork's copied history
@@ -271,6 +274,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             fields["permission_mode"] = as_str(data.get("mode"))
         elif kind == "session.mode_changed" and main:  # interactive, plan, autopilot
             fields["agent_mode"] = as_str(data.get("newMode"))
+            mode_at_end = mode_at_end or not counted
         elif kind == "session.shutdown":
             fields["model"] = as_str(data.get("currentModel")) or fields.get("model")
         elif (
@@ -285,6 +289,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {"repository": repository} if repository else {}
     if mode := as_str(fields.get("agent_mode")):
         extra["mode"] = mode
+    if unread_middle and not mode_at_end:
+        extra["mode_unsure"] = True  # a later change (to autopilot) may lie unread
     if copies and (origin := _fork_origin(path, session_id, size, diagnostics)):
         extra["forked_from_id"] = origin
     # The title lives in workspace.yaml (`name`, else an older build's `summary`); only
@@ -853,7 +859,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`copilot --resume <id>` in the session's folder (Copilot keeps every session in
     one folder, `session-state/`: one that names no folder is resumed from any), in plan
     mode where it was left in it, and in the interactive one where it was left in
-    autopilot, which Copilot would restore (unless `keep_permissions`)."""
+    autopilot, which Copilot would restore (unless `keep_permissions`), or may have been:
+    a long session's middle is not read."""
     argv = ["copilot", "--resume", session.id]
     notes: list[str] = []
     if session.model:
@@ -880,6 +887,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     elif mode == "autopilot":
         argv += ["--mode", "interactive"]
         withheld.append("--mode autopilot")
+    elif session.extra.get("mode_unsure") and not keep_permissions:
+        # the mode it was left in may be one its unread middle changed to: named, so
+        # that an autopilot there is not restored unasked
+        argv += ["--mode", "interactive"]
+        notes.append(
+            "--mode interactive passed: a mode change in the middle of this long "
+            "session, which is not read, may have left it in autopilot"
+        )
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or "",

@@ -317,3 +317,6 @@ class ResumePlan:
     # the argv names the session's file itself: the app opens it where it lies (in a
     # copied home too), where an id is looked up in the app's folder of the user's home
     opens_file: bool = False
+    # a recorded mode looser than the CLI's default that the app restores itself and no
+    # flag lowers (`autonomy level high`): `resume` refuses it unless --keep-permissions
+    restores_looser: str = ""

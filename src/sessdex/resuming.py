@@ -221,6 +221,12 @@ def check_resume(
         f"left out {item} (looser than the CLI's default; {keep} keeps it)"
         for item in plan.withheld
     )
+    if plan.restores_looser:
+        check.refusals.append(
+            f"{plan.program} reopens this session at the {plan.restores_looser} it was "
+            f"left at, looser than its default, and no flag lowers it; {keep} resumes "
+            "it so (or lower it in the app after a resume of your own)."
+        )
     if not plan.cwd:
         pass  # no folder to check: the CLI finds the session from any folder
     elif not os.path.isabs(plan.cwd) or not os.path.isdir(plan.cwd):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
+from sessdex import api
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, droid
@@ -131,6 +133,28 @@ def test_resume_is_the_documented_flag() -> None:
     assert plan.notes == (
         "headless: droid exec -s droid_large (needs a Factory login)",
     )
+
+
+def test_resume_refuses_a_session_droid_would_reopen_at_a_looser_autonomy(
+    tmp_path: Path,
+) -> None:
+    """droid reopens a session at the autonomy level its settings file keeps (0.215's
+    session load), and its `--auto` names no level as strict as its default (off): a
+    session left at high came back auto-approving every command, unasked."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    check = api.check_resume(
+        Home.at(home), "droid_large"
+    )  # its autonomyLevel: auto-low
+    said = [r for r in check.refusals if "autonomy level low" in r]
+    # the way to keep it, as the caller names it (`--keep-permissions` on the CLI)
+    assert said and "keep_permissions" in said[0].replace("-", "_"), check.refusals
+    kept = api.check_resume(Home.at(home), "droid_large", keep_permissions=True)
+    assert not [r for r in kept.refusals if "autonomy" in r]
+    session = sessions(Home.at(DATA / "home"))["droid_large"]
+    for level, refused in (("off", False), ("high", True), (None, False)):
+        plan = droid.resume(replace(session, permission_mode=level))
+        assert plan is not None and bool(plan.restores_looser) == refused
 
 
 def test_the_headless_command_in_the_note_quotes_the_files_id(tmp_path: Path) -> None:

@@ -468,13 +468,22 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"
         )
+    # droid 0.215 loads the session's own settings on resume, autonomy level included
+    # (its default is off), and `--auto` takes only low, medium or high: none lowers it
+    level = (session.permission_mode or "").removeprefix("auto-")
+    looser = level in _LOOSER_LEVELS and not keep_permissions
     return ResumePlan(
         argv=("droid", "--resume", session.id),
         cwd=session.cwd,
         program="droid",
         install_hint="curl -fsSL https://app.factory.ai/cli | sh",
         notes=tuple(notes),
+        restores_looser=f"autonomy level {level}" if looser else "",
     )
+
+
+# autonomy levels above droid's default, off (auto-approving some or all tool calls)
+_LOOSER_LEVELS = frozenset({"low", "medium", "high"})
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -262,6 +262,9 @@ class Event:
       several responses (a session's counters): priced with no long-context tier, as no
       single request's prompt is known.
     - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
+      `extra["calls_later"]` True where it is read from an answer whose app writes a
+      response's tool calls only once they have run (Gemini CLI): the live status asks
+      the CLI's processes whether a tool runs.
     - compaction: `text` is the summary when the app keeps one.
     - subagent: a spawn. `call_id` of the spawning tool call, `text` the description,
       `extra["child_id"]` the child session id, `extra["agent_type"]`, and

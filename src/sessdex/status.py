@@ -30,6 +30,9 @@ what the rules need, and `decide` applies them. The rules, in order:
    runs or writes, then idle for up to DEFERRED_FOR, then ended. Never waiting for the user.
 4. waiting_for_user — the turn ended (a turn_end, or an answer followed by silence for apps
    that write no turn end); after IDLE_AFTER it is idle, or ended if the CLI is gone.
+   An answer whose calls may come later (`extra["calls_later"]` on its turn_end: its app
+   writes them once they have run) is working while the CLI runs a process started
+   since (the tool's); with no process to ask, a wait marked as a guess (`?`).
    waiting_on_subagent — instead, a headless run's (the lead's last prompt has
    `extra["headless"]`: no one can type, and its CLI runs until its sub-agents are done)
    while a sub-agent it launched in the background works: one written recently, or, while
@@ -109,6 +112,9 @@ class Agent:
     # (what waits, since): an approval request or a question the app recorded
     asking: tuple[str, float] | None = None
     deferred: float | None = None  # since when the model's answer is deferred
+    # its turn ended on an answer whose tool calls its app writes only once they have run
+    # (`extra["calls_later"]` on the turn_end): a tool may be running
+    unsure: bool = False
     # runs beside another agent to watch it (Claude Code's observers): never waited on,
     # as the app itself does not wait on it (nor lists it among the agents at work)
     observer: bool = False
@@ -212,8 +218,10 @@ class Tracker:
         if kind not in _PHASES or (kind == "error" and event.extra.get("retrying")):
             return
         agent.deferred = None  # the answer came, or the turn moved on without it
+        agent.unsure = kind == "turn_end" and event.extra.get("calls_later") is True
         if event.extra.get("interrupted") is True:
             agent.phase = "turn_end"
+            agent.unsure = False
             agent.turn_ended = agent.interrupted = True
             agent.failed = False
             agent.open_calls.clear()
@@ -413,8 +421,21 @@ def decide(
         ended = "interrupted" if lead.interrupted else "turn ended"
         if alive is False:
             return Status("ended", f"exited after its turn, {past(quiet)}")
+        unsure = lead.unsure and lead.turn_ended
+        if unsure and alive and spawned_since is not None:
+            # the answer may come before its calls, written once they have run: a process
+            # the CLI started since (the tool's shell) says one runs
+            started = spawned_since(written - 1.0)
+            if started:
+                return Status(
+                    "working", f"a tool running {ago(quiet)} (not written yet)"
+                )
+            unsure = started is None
         if quiet < IDLE_AFTER:
-            return Status("waiting_for_user", f"{ended} {past(quiet)}{tail}")
+            # with no process to ask, an answer that may still be followed by its calls
+            # is most often the turn's last: said so, and marked as a guess
+            mark = "?" if unsure else ""
+            return Status("waiting_for_user", f"{ended} {past(quiet)}{mark}{tail}")
         if alive:
             return Status("idle", f"waiting for you for {ago(quiet)}{tail}")
         return Status("ended", f"last turn ended {past(quiet)}")

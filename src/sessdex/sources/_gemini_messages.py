@@ -248,8 +248,10 @@ def _model_events(
         and not _synthetic(message)
     ):
         # (a response with no text is one whose tool calls are not written yet: Gemini
-        # records them once they have run, in a second write of the same message)
-        yield say("turn_end", time=when)
+        # records them once they have run, in a second write of the same message; one
+        # with text may be too, its calls running: `calls_later` lets the live status ask
+        # the CLI's processes)
+        yield say("turn_end", time=when, extra={"calls_later": True})
 
 
 # the lines Gemini CLI's (and Qwen Code's) shell tool wraps its output in for the model

@@ -318,7 +318,9 @@ def decide(
     ):
         if quiet < QUIET_WORKING and alive is not False:
             return Status("working", "starting")
-        if alive:
+        # with no process to ask, a CLI that wrote its file as it opened (Gemini CLI's
+        # TUI) may wait for its first prompt as long as one waits after a silent turn
+        if alive or (alive is None and quiet < ENDED_AFTER):
             return Status("idle", "nothing written yet")
         return Status("ended", f"nothing written for {ago(quiet)}")
     if lead.phase == "error" or (lead.turn_ended and lead.failed):

@@ -42,6 +42,8 @@ RESCAN_SECONDS = 10.0  # the board looks for new sessions this often (polling)
 RESCAN_NOTIFIED = 30.0  # ... and this often when notifications name new files
 TICK_SECONDS = 1.0  # the board is redrawn at least this often (ages move)
 REWATCH = 5.0  # with notifications: the set of watched folders is renewed this often
+COLD_AFTER = 3600.0  # a session nothing wrote for this long is looked at less often:
+COLD_POLL = 3.0  # its files stat'ed and its status told this often (one resumed shows)
 
 
 # --- waiting for changes ------------------------------------------------------------------
@@ -250,13 +252,22 @@ class Board:
         self.lives: dict[tuple[str, str], LiveSession] = {}
         self.changed = True  # sessions came or went since processes were attached
         self.left = Diagnostics()  # what the reads of sessions no longer shown met
+        # a cold session's next poll (epoch seconds), and its status told until then
+        self.due: dict[tuple[str, str], float] = {}
+        self.told: dict[tuple[str, str], tuple[float, Status]] = {}
+        # main file (or store) -> its sessions: a notification naming it wakes them
+        self.owners: dict[Path, set[tuple[str, str]]] = {}
 
     def rescan(self) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives."""
         wanted = {(s.app, s.id): s for s in self.list_sessions()}
         for key in list(self.lives):
             if key not in wanted:
-                self.left.update(self.lives.pop(key).diagnostics)
+                gone = self.lives.pop(key)
+                self.left.update(gone.diagnostics)
+                self.due.pop(key, None)
+                self.told.pop(key, None)
+                self.owners.get(Path(gone.session.path or ""), set()).discard(key)
                 self.changed = True
         for key, session in wanted.items():
             if key in self.lives:
@@ -264,17 +275,26 @@ class Board:
             else:
                 try:
                     self.lives[key] = LiveSession(session)
+                    self.owners.setdefault(Path(session.path or ""), set()).add(key)
                     self.changed = True
                 except OSError as error:
                     log.debug("cannot follow %s: %s", session.id, error)
 
-    def poll(self, now: float | None = None) -> int:
-        """Read what was appended everywhere; the number of new events."""
+    def poll(self, now: float | None = None, touched: set[Path] | None = None) -> int:
+        """Read what was appended everywhere; the number of new events. A session nothing
+        wrote for COLD_AFTER is looked at every COLD_POLL seconds, or when a notification
+        names one of its files (`touched`)."""
         now = time.time() if now is None else now
         count = 0
-        for live in self.lives.values():
+        woken = {key for path in touched or () for key in self.owners.get(path, ())}
+        for key, live in self.lives.items():
+            if self.due.get(key, 0.0) > now and key not in woken:
+                continue
             try:
-                count += len(live.poll(now))
+                new = len(live.poll(now))
+                count += new
+                cold = not new and now - live.written >= COLD_AFTER
+                self.due[key] = now + COLD_POLL if cold else 0.0
             except Exception as error:  # one broken session never stops the board
                 if os.environ.get("SESSDEX_DEBUG"):
                     raise
@@ -286,6 +306,7 @@ class Board:
             lives = list(self.lives.values())
             attach_processes(lives, self.processes, self.sharing)
             self.changed = False
+            self.told.clear()  # a CLI came or went: every status is told again
             if self.clis:
                 since = self.since() if self.since is not None else None
                 self.starting = starting(
@@ -297,11 +318,20 @@ class Board:
         """Every session's status, most urgent first, then most recently written."""
         now = time.time() if now is None else now
         rows = []
-        for live in self.lives.values():
+        for key, live in self.lives.items():
+            # a cold session's status, told once between two of its polls
+            due = self.due.get(key, 0.0)
+            told = self.told.get(key)
+            if told is not None and told[0] == due > now:
+                status = told[1]
+            else:
+                status = live.status(now, self.processes)
+                if due > now:
+                    self.told[key] = (due, status)
             rows.append(
                 BoardRow(
                     live.session,
-                    live.status(now, self.processes),
+                    status,
                     live.updated,
                     live.tracker.tokens,
                     live.tracker.partial,
@@ -381,12 +411,12 @@ def watch(
             waiter.wait(step if remaining is None else max(0.0, min(step, remaining)))
             now = time.monotonic()
             # a file nobody follows changed in a watched folder: maybe a new session
-            news = waiter.changed()
-            news = news - board.followed() if news else news
+            touched = waiter.changed()
+            news = touched - board.followed() if touched else touched
             if now - scanned >= rescan or (news and now - scanned >= 1.0):
                 board.rescan()
                 scanned, watched = now, float("-inf")
-            changed = board.poll()
+            changed = board.poll(touched=touched)
             if changed or now - shown >= tick:
                 shown = now
                 yield board.rows()

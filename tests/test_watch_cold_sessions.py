@@ -1,0 +1,116 @@
+"""`watch` looks at a session nothing wrote for an hour less often than at a live one.
+
+Polling, the board stats every followed file 4 times a second; on a home of many finished
+sessions that is most of its CPU (bench/bench_watch_refresh.py). One unwritten for an hour
+is looked at every few seconds instead, so that one resumed is still seen within them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from sessdex import live, live_session
+from sessdex.live import Board, Processes
+from sessdex.model import Session
+
+
+class _NoProcesses(Processes):
+    def refresh(self) -> bool:
+        return False
+
+
+def _line(n: int, when: datetime, kind: str = "user") -> str:
+    record: dict[str, object] = {
+        "type": kind,
+        "uuid": f"00000000-0000-4000-8000-{n:012d}",
+        "parentUuid": None,
+        "sessionId": f"5e55e55e-0000-4000-8000-{n // 100:012d}",
+        "cwd": "/home/dev/shop",
+        "timestamp": when.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+    }
+    if kind == "user":
+        record["message"] = {"role": "user", "content": f"prompt {n}"}
+    else:
+        record["message"] = {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "done"}],
+            "stop_reason": "end_turn",
+        }
+    return json.dumps(record) + "\n"
+
+
+def _session(tmp_path: Path, n: int, lines: list[str], written: float) -> Session:
+    session_id = f"5e55e55e-0000-4000-8000-{n:012d}"
+    path = tmp_path / f"{session_id}.jsonl"
+    path.write_text("".join(lines))
+    os.utime(path, (written, written))
+    return Session("claude", session_id, path=str(path), cwd="/home/dev/shop")
+
+
+def test_a_session_unwritten_for_an_hour_is_looked_at_every_few_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = time.time()
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    old = _session(
+        tmp_path,
+        1,
+        [_line(100, days_ago), _line(101, days_ago, "assistant")],
+        start - 3 * 86400,
+    )
+    recent = _session(tmp_path, 2, [_line(200, datetime.now(UTC))], start)
+    board = Board(lambda: [old, recent], processes=_NoProcesses())
+    board.rescan()
+    board.poll(start)
+    polled: list[str] = []
+    real_poll = live_session.LiveSession.poll
+
+    def counted(self: live_session.LiveSession, now: float | None = None) -> list:  # type: ignore[type-arg]
+        polled.append(self.session.id)
+        return real_poll(self, now)
+
+    monkeypatch.setattr(live_session.LiveSession, "poll", counted)
+    ticks = [start + 0.25 * n for n in range(1, 12)]  # under 3 s, as --poll does
+    for now in ticks:
+        board.poll(now)
+    assert polled.count(recent.id) == len(ticks)
+    assert polled.count(old.id) <= 1, polled  # it was 11: 4 times a second
+    # resumed: a prompt appended now is on the board within COLD_POLL seconds
+    assert {r.session.id: r.status.status for r in board.rows(ticks[-1])}[
+        old.id
+    ] == "ended"
+    with open(str(old.path), "a") as handle:
+        handle.write(_line(102, datetime.now(UTC)))
+    resumed = time.time()
+    now, shown = ticks[-1], None
+    while now < resumed + live.COLD_POLL + 1.0:
+        now += 0.25
+        board.poll(now)
+        if {r.session.id: r.status.status for r in board.rows(now)}[old.id] == (
+            "working"
+        ):
+            shown = now
+            break
+    assert shown is not None and shown - resumed <= live.COLD_POLL + 0.25
+
+
+def test_a_notification_naming_a_cold_session_wakes_it_at_once(tmp_path: Path) -> None:
+    start = time.time()
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
+    old = _session(tmp_path, 1, lines, start - 3 * 86400)
+    board = Board(lambda: [old], processes=_NoProcesses())
+    board.rescan()
+    board.poll(start)
+    board.poll(start + 0.25)  # cold from here
+    with open(str(old.path), "a") as handle:
+        handle.write(_line(102, datetime.now(UTC)))
+    now = start + 0.5
+    board.poll(now, touched={Path(str(old.path))})
+    assert board.rows(now)[0].status.status == "working"

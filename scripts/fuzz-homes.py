@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--denied` or `--fanout` likewise, or `--warm-cold
+--odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--denied` or `--fanout [--costs]` likewise, or `--warm-cold
 --cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
 file changes; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
@@ -87,9 +87,15 @@ def main() -> int:
         "--fanout",
         action="store_true",
         help="instead: one session (a sub-agent half the time) copied 200, then 1600 "
-        "times beside itself under new ids; list, tree, show, find, usage, watch and "
+        "times beside itself under new ids (in a database: its rows copied, or its "
+        "messages copied into it); list, tree, show, find, usage, watch and "
         "doctor at each size: none may fail, lose a session or cost more than 16 "
         "times its CPU at 200 copies",
+    )
+    parser.add_argument(
+        "--costs",
+        action="store_true",
+        help="with --fanout: print each command's CPU seconds at both sizes",
     )
     parser.add_argument(
         "--warm-cold",
@@ -120,6 +126,7 @@ def main() -> int:
     every = fuzzing.homes()
     names = args.homes or sorted(every)
     ran = failed = 0
+    spent: list[str] = []  # --fanout --costs: each command's CPU at both sizes
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sessdex-fuzz-") as work:
         for name in names:
@@ -148,7 +155,9 @@ def main() -> int:
                     failures = (
                         fuzzing.run_late_case(name, every[name], case, folder)
                         if args.late
-                        else fuzzing.run_fanout_case(name, every[name], case, folder)
+                        else fuzzing.run_fanout_case(
+                            name, every[name], case, folder, spent_said=spent
+                        )
                         if args.fanout
                         else fuzzing.run_denied_case(name, every[name], case)
                     )
@@ -156,6 +165,9 @@ def main() -> int:
                     failed += bool(failures)
                     for failure in failures:
                         print(failure, flush=True)
+                    for line in spent if args.costs else ():
+                        print(line, flush=True)
+                    spent.clear()
                     continue
                 failures = fuzzing.run_case(
                     name,

@@ -1159,6 +1159,7 @@ class Outcome:
 
     failures: list[str] = field(default_factory=list)
     listed: dict[str, str] = field(default_factory=dict)  # id -> its file
+    parents: dict[str, str] = field(default_factory=dict)  # id -> its lead's id
     counted: bool = (
         False  # doctor counted something skipped, damaged, unknown or failed
     )
@@ -1239,6 +1240,8 @@ def check(
             listed = _invoke(runner, ["list", "--json", "--all", *at], outcome, state)
             for row in json.loads(listed) if listed else []:
                 outcome.listed[f"{row['app']}:{row['id']}"] = row.get("path") or ""
+                if row.get("parent_id"):
+                    outcome.parents[f"{row['app']}:{row['id']}"] = row["parent_id"]
             for ref in list(outcome.listed)[:sessions]:
                 for command in (["show", ref, "--json"], ["tree", ref, "--json"]):
                     _invoke(runner, [*command, *at], outcome, state)
@@ -2000,6 +2003,130 @@ def _fan_out(home: Path, path: Path, session_id: str, numbers: range) -> int:
     return len(numbers)
 
 
+def _databases(home: Path) -> list[Path]:
+    """Every SQLite database under `home` (known by its first bytes), links left."""
+    found = []
+    for folder, _, names in os.walk(home):
+        for name in names:
+            path = Path(folder, name)
+            if path.is_file() and not path.is_symlink():
+                with path.open("rb") as handle:
+                    if handle.read(16) == SQLITE:
+                        found.append(path)
+    return sorted(found)
+
+
+def _folded(db: Path) -> bytes:
+    """The bytes of `db` with what its `-wal` held folded in (the `-wal` gone)."""
+    connection = sqlite3.connect(db)
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+    return db.read_bytes()
+
+
+@dataclass
+class _Rows:
+    """The rows of a database that name one session (a cell, or text inside one), to
+    copy: under the id `_fan_id` makes, a session of its own; with `messages`, the
+    session's own row left alone and the rest copied into it, the session grown. A
+    copied row's text key is made new, and each mention of it in the rows copied with
+    it, so that a message's parts follow their copy; an integer key is SQLite's."""
+
+    session_id: str
+    messages: bool
+    tables: list[tuple[str, list[str], list[int], list[tuple[object, ...]]]] = field(
+        default_factory=list
+    )
+    keys: set[str] = field(default_factory=set)
+
+    @classmethod
+    def find(
+        cls, connection: sqlite3.Connection, session_id: str, *, messages: bool
+    ) -> _Rows:
+        found = cls(session_id, messages)
+        schema = connection.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+        ).fetchall()
+        virtual = [n for n, sql in schema if (sql or "").upper().startswith("CREATE V")]
+        for table, _ in schema:
+            # a full-text index's own tables follow its triggers, not a copy
+            if table.startswith("sqlite_") or table in virtual:
+                continue
+            if any(table.startswith(f"{v}_") for v in virtual):
+                continue
+            info = connection.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+            columns = [row[1] for row in info]
+            where = " OR ".join(
+                f"instr(CAST({_quoted(c)} AS TEXT), ?) > 0" for c in columns
+            )
+            rows = connection.execute(
+                f"SELECT * FROM {_quoted(table)} WHERE {where}",
+                [session_id] * len(columns),
+            ).fetchall()
+            primary = [row[5] for row in info]
+            alone = [n for n, k in enumerate(primary) if k] if sum(primary) == 1 else []
+            if alone and any(row[alone[0]] == session_id for row in rows):
+                # the sessions' table: the session's own row, or (growing it) none
+                rows = [r for r in rows if r[alone[0]] == session_id and not messages]
+            if alone and info[alone[0]][2].upper() != "INTEGER":
+                found.keys |= {str(r[alone[0]]) for r in rows} - {session_id}
+            if rows:
+                found.tables.append((table, columns, primary, rows))
+        return found
+
+    def copy(self, connection: sqlite3.Connection, number: int) -> int:
+        """Copy number `number` of the rows, written (not committed); how many."""
+        new = {k: f"{k}-{number}" for k in self.keys}
+        if not self.messages:
+            new[self.session_id] = _fan_id(self.session_id, number)
+        # a short key (an "a", a "1") is made new where it is a key, and only there
+        named = sorted((k for k in new if len(k) >= 8), key=len, reverse=True)
+        pattern = re.compile("|".join(map(re.escape, named)) or "(?!)")
+        binary = re.compile(pattern.pattern.encode())
+        made = 0
+        for table, columns, primary, rows in self.tables:
+            single = sum(primary) == 1
+            time_of = [bool(_TIME_KEY.search(c)) for c in columns]
+            for row in rows:
+                cells: list[object] = []
+                for n, (cell, key) in enumerate(zip(row, primary, strict=True)):
+                    if isinstance(cell, str):
+                        cell = new.get(cell) or pattern.sub(
+                            lambda m: new[m.group()], cell
+                        )
+                    elif isinstance(cell, bytes):
+                        cell = binary.sub(
+                            lambda m: new[m.group().decode()].encode(), cell
+                        )
+                    elif isinstance(cell, int) and key and single:
+                        cell = None  # an integer key: SQLite draws the next
+                    elif self.messages and isinstance(cell, int | float) and time_of[n]:
+                        # a message added later is stamped later (s, ms or us)
+                        cell += number * (cell // 10**9 if cell > 10**11 else 1)
+                    cells.append(cell)
+                names = ", ".join(map(_quoted, columns))
+                marks = ", ".join("?" * len(cells))
+                made += connection.execute(
+                    f"INSERT OR IGNORE INTO {_quoted(table)} ({names}) VALUES ({marks})",
+                    cells,
+                ).rowcount
+        return made
+
+
+def _fan_rows(db: Path, session_id: str, numbers: range, *, messages: bool) -> int:
+    """`_Rows` of `session_id` in `db` copied once per number; how many rows made."""
+    connection = sqlite3.connect(db)
+    try:
+        rows = _Rows.find(connection, session_id, messages=messages)
+        made = sum(rows.copy(connection, number) for number in numbers)
+        connection.commit()
+    finally:
+        connection.close()
+    return made
+
+
 def _timed(
     runner: CliRunner, args: list[str], outcome: Outcome, state: Path
 ) -> tuple[float, str | None]:
@@ -2020,6 +2147,7 @@ def _fan_commands(ref: str, copy: str, lead: str) -> list[list[str]]:
         ["find", "--json", f"id:{copy.partition(':')[2][:12]}"],
         ["usage", "daily", "--json"],
         ["usage", "session", "--json"],
+        ["usage", "project", "--json"],
         ["watch", "--once", "--json"],
         ["doctor", "--deep", "--json"],
     ]
@@ -2032,13 +2160,16 @@ def run_fanout_case(
     work: Path,
     count: int = FANOUT,
     small: int = FANOUT_SMALL,
+    spent_said: list[str] | None = None,
 ) -> list[str]:
     """Fan-out case `case` of home `name`: one listed session (drawn; a sub-agent half
     the time, where the home has one: thousands under one lead) copied `small` times
     beside itself, then `count` times, each under a new id. At each size list (cold,
     warm, text), tree of its lead, show and find of a copy, usage, watch and doctor
     run: none may fail, none may cost more than `FANOUT_GROWTH` times what it cost at
-    the small size, and the copies each size lists grow as the copies do."""
+    the small size, and the copies each size lists grow as the copies do. A session a
+    database keeps is copied in its rows (`_fan_rows`), or grown there, by the case's
+    number. `spent_said`, where given, gets each command's CPU at both sizes."""
     draw = random.Random(f"{name}-fanout-{case}")
     home = work / "home"
     copy_home(original, home)
@@ -2056,34 +2187,61 @@ def run_fanout_case(
     if not rows:
         return []  # no session here is named by its id: no copy would be another
     ids = {ref.partition(":")[2] for ref in first.listed}
+    # a session kept in a database's rows: cases 0, 1 and 2 of every four copy it
+    # (a lead, or one on its own), grow it (its messages copied into it) or copy a
+    # sub-agent of one (thousands under one lead)
+    kept = [(ref, path) for ref, path in rows if path in _databases(path.parent)]
+    way = ("sessions", "messages", "sub-agents", "files")[case % 4] if kept else "files"
+    if way != "files":
+        rows = kept
     subagents = [
         (ref, path)
         for ref, path in rows
-        if any(i in str(path.parent) for i in ids - {ref.partition(":")[2]})
+        if ref in first.parents
+        or any(i in str(path.parent) for i in ids - {ref.partition(":")[2]})
     ]
-    ref, path = draw.choice(subagents if subagents and draw.random() < 0.5 else rows)
+    if way == "files":
+        ref, path = draw.choice(
+            subagents if subagents and draw.random() < 0.5 else rows
+        )
+    else:
+        ref, path = draw.choice(
+            subagents if subagents and way == "sub-agents" else rows
+        )
     app, _, session_id = ref.partition(":")
     lead = next(
         (
             f"{app}:{i}"
             for i in sorted(ids)
-            if i != session_id and i in str(path.parent)
+            if i != session_id
+            and (i in str(path.parent) or first.parents.get(ref) == i)
         ),
         ref,
     )
-    label = f"{name} fanout case {case}: {ref} ({path.relative_to(home)})"
+    label = f"{name} fanout case {case}: {ref} ({path.relative_to(home)}, {way})"
     failures: list[str] = []
     runner = CliRunner()
     saved = os.environ.get("SESSDEX_HOME")
     costs: list[list[float]] = []
     gains: list[int] = []
-    copy = f"{app}:{_fan_id(session_id, 1)}"
+    copy = ref if way == "messages" else f"{app}:{_fan_id(session_id, 1)}"
+    # a session grown is grown from its first rows at each size, not from its copies
+    pristine = {db: _folded(db) for db in _databases(home) if way == "messages"}
     try:
         for size, numbers in (
             (small, range(1, small + 1)),
             (count, range(small + 1, count + 1)),
         ):
-            if not _fan_out(home, path, session_id, numbers):
+            made = 0 if way != "files" else _fan_out(home, path, session_id, numbers)
+            if way == "files" and not made:
+                return []
+            # the rows a database keeps of each copy too (Codex's state beside its files)
+            for db in _databases(home):
+                if db in pristine:
+                    db.write_bytes(pristine[db])
+                    numbers = range(1, size + 1)
+                made += _fan_rows(db, session_id, numbers, messages=way == "messages")
+            if not made:
                 return []
             state = work / f"state-fan-{size}"
             os.environ["SESSDEX_HOME"] = str(state)
@@ -2119,6 +2277,11 @@ def run_fanout_case(
         for command, few, many in zip(
             _fan_commands(ref, copy, lead), *costs, strict=True
         ):
+            if spent_said is not None:
+                spent_said.append(
+                    f"{label}: {' '.join(command[:2])}: {few:.2f} s -> {many:.2f} s "
+                    f"CPU, x{many / max(few, 0.01):.1f}"
+                )
             if many > FANOUT_SLACK and many > FANOUT_GROWTH * max(few, 0.05):
                 failures.append(
                     f"{label}: {' '.join(command[:2])}: {few:.2f} s CPU at {small} "

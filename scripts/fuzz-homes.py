@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--denied` or `--fanout [--costs]` likewise, or `--warm-cold
+--odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
 --cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
 file changes; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
@@ -93,6 +93,14 @@ def main() -> int:
         "times its CPU at 200 copies",
     )
     parser.add_argument(
+        "--writing",
+        action="store_true",
+        help="instead: one listed session's file appended to (its lines cut "
+        "anywhere) or its database inserted into by a thread while list, show, tree "
+        "and usage read it: none may fail or show what it does not show after the "
+        "writes, and warm = cold after them",
+    )
+    parser.add_argument(
         "--costs",
         action="store_true",
         help="with --fanout: print each command's CPU seconds at both sizes",
@@ -151,10 +159,12 @@ def main() -> int:
             for case in range(args.first, args.first + args.cases):
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
-                if args.late or args.denied or args.fanout:
+                if args.late or args.denied or args.fanout or args.writing:
                     failures = (
                         fuzzing.run_late_case(name, every[name], case, folder)
                         if args.late
+                        else fuzzing.run_writing_case(name, every[name], case, folder)
+                        if args.writing
                         else fuzzing.run_fanout_case(
                             name, every[name], case, folder, spent_said=spent
                         )

@@ -18,7 +18,8 @@ as a string, below zero or past any count, a time in s, ms, us or ns or in an od
 an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another database's
 `-wal`, a page of junk, its tables made views of themselves. Or, apart, a session's
 file swapped after a warm list and before the show that follows (`run_late_case`), a
-folder its user may not enter (`run_denied_case`), and, for `warm_cold`, a change whose
+folder its user may not enter (`run_denied_case`), a file or database written while the
+commands read it (`run_writing_case`), and, for `warm_cold`, a change whose
 stamps lie (`SKEW_CHANGES`) or a database's migration (`SCHEMA_CHANGES`). `check`
 runs the commands a user runs over it, in this process, and says what went wrong: a
 traceback, or the words sessdex says of its own bugs (each then run again with
@@ -40,6 +41,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections import Counter
@@ -2291,4 +2293,200 @@ def run_fanout_case(
         failures.append(
             f"{label}: {small} copies listed {gains[0]} more, {count} listed {gains[1]}"
         )
+    return failures
+
+
+# --- written while read: a file its app appends to, a database it inserts into -------
+
+WRITES = 400  # lines (or copies of a session's rows) a writer adds at most
+
+
+def _append_lines(path: Path, stop: threading.Event, draw: random.Random) -> None:
+    """Append the file's own last lines again, cut anywhere into pieces a few ms
+    apart, as its app writes them, until `stop` or `WRITES` lines; then end the line."""
+    lines = path.read_bytes().rstrip(b"\n").split(b"\n")[-3:]
+    payload = b"".join(line + b"\n" for line in lines)
+    at = written = 0
+    with path.open("ab") as writer:
+        while not stop.is_set() and written < WRITES:
+            piece = payload[at : at + draw.randint(1, max(1, len(payload) // 2))]
+            writer.write(piece)
+            writer.flush()
+            written += piece.count(b"\n")
+            at = (at + len(piece)) % len(payload)
+            time.sleep(draw.uniform(0.0005, 0.004))
+        if at:  # the last line whole, as its app leaves it
+            writer.write(payload[at:].partition(b"\n")[0] + b"\n")
+
+
+def _insert_rows(
+    path: Path, session_id: str, stop: threading.Event, draw: random.Random, wal: bool
+) -> None:
+    """Copy the session's messages into it again, one transaction a copy a few ms
+    apart, as its app inserts them, until `stop` or `WRITES` copies; with `wal`, in
+    WAL mode (a `-wal` beside it that grows as sessdex copies it), as most apps write."""
+    connection = sqlite3.connect(path, timeout=5)
+    try:
+        if wal:
+            connection.execute("PRAGMA journal_mode = WAL")
+        rows = _Rows.find(connection, session_id, messages=True)
+        for number in range(1, WRITES + 1):
+            if stop.is_set():
+                break
+            rows.copy(connection, 90_000 + number)
+            connection.commit()
+            time.sleep(draw.uniform(0.0005, 0.004))
+    finally:
+        connection.close()
+
+
+def _as_seen(
+    runner: CliRunner, args: list[str], outcome: Outcome, state: Path
+) -> str | None:
+    from sessdex import databases
+
+    os.environ["SESSDEX_HOME"] = str(state)
+    try:
+        return _invoke(runner, args, outcome, state)
+    finally:
+        databases.forget_snapshots()
+
+
+def run_writing_case(name: str, original: Path, case: int, work: Path) -> list[str]:
+    """Writing case `case` of home `name`: one listed session's file appended to (JSON
+    lines, cut anywhere) or its database inserted into (its messages copied into it)
+    by a thread WHILE list, show, tree and usage read it, each run again as the
+    writes go on. None may fail; what a listing or show said during the writes must
+    be what it says after them, or a beginning of it (nothing made up from half a
+    line); and after them warm and cold must agree."""
+    draw = random.Random(f"{name}-writing-{case}")
+    home = work / "home"
+    copy_home(original, home)
+    first = check(home, work / "state-writing-base", sessions=0)
+    shutil.rmtree(work / "state-writing-base", ignore_errors=True)
+    if first.failures:
+        return [f"{name} writing case {case}: {said}" for said in first.failures]
+    rows = []
+    for ref, path in first.listed.items():
+        file = Path(path.partition("#")[0])
+        if not file.is_file() or home not in file.parents:
+            continue
+        data = file.read_bytes()
+        if data.startswith(SQLITE) or (_lines(data) and data.endswith(b"\n")):
+            rows.append((ref, file))
+    if not rows:
+        return []
+    ref, path = draw.choice(rows)
+    database = path.read_bytes().startswith(SQLITE)
+    wal = database and draw.random() < 0.75
+    how = "in WAL mode" if wal else "as journalled" if database else ""
+    label = (
+        f"{name} writing case {case}: {ref} ({path.relative_to(home)}, "
+        f"{f'rows inserted {how}' if database else 'lines appended'})"
+    )
+    at = ["--home", str(home)]
+    commands = [
+        ["list", "--json", "--all"],
+        ["show", ref, "--json"],
+        ["tree", ref, "--json"],
+        ["usage", "daily", "--json"],
+        ["usage", "session", "--json"],
+    ]
+    runner = CliRunner()
+    outcome = Outcome()
+    warm = work / f"state-writing-{case}"
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            if database:
+                _insert_rows(
+                    path, ref.partition(":")[2], stop, random.Random(case), wal
+                )
+            else:
+                _append_lines(path, stop, random.Random(case))
+        except BaseException as error:  # the writer's own failure, said below
+            errors.append(error)
+
+    saved = os.environ.get("SESSDEX_HOME")
+    seen: list[tuple[int, str]] = []  # during the writes: (command, what it said)
+    writer = threading.Thread(target=write, daemon=True)
+    settle(home)  # the real command's warm list takes its quick path
+    try:
+        with deadline(240, label):
+            writer.start()
+            for _ in range(2):
+                for number, command in enumerate(commands):
+                    said = _as_seen(runner, [*command, *at], outcome, warm)
+                    if said is not None:
+                        seen.append((number, said))
+                quick = _listing(runner, home, warm, real=True)
+                seen.append((0, json.dumps(list(quick.values()))))
+            stop.set()
+            writer.join()
+            settle(home)  # a user's list a moment after the app wrote
+            real = _listing(runner, home, warm, real=True)
+            after = [_as_seen(runner, [*c, *at], outcome, warm) for c in commands]
+            cold = work / f"state-writing-{case}-cold"
+            fresh = [_as_seen(runner, [*c, *at], outcome, cold) for c in commands]
+            shutil.rmtree(cold, ignore_errors=True)
+    except TimeoutError as error:
+        outcome.failures.append(str(error))
+    finally:
+        stop.set()
+        writer.join()
+        if saved is None:
+            os.environ.pop("SESSDEX_HOME", None)
+        else:
+            os.environ["SESSDEX_HOME"] = saved
+        shutil.rmtree(warm, ignore_errors=True)
+    failures = [f"{label}: {said}" for said in outcome.failures]
+    failures += [f"{label}: the writer failed: {error!r}" for error in errors]
+    if outcome.failures or errors:
+        return failures
+    for command, late, cold_said in zip(commands, after, fresh, strict=True):
+        if late != cold_said:
+            apart = [
+                f"  warm: {a}\n  cold: {b}"
+                for a, b in zip(
+                    (late or "").splitlines(),
+                    (cold_said or "").splitlines(),
+                    strict=False,
+                )
+                if a != b
+            ]
+            failures.append(
+                f"{label}: {' '.join(command[:2])} warm and cold differ after the"
+                f" writes:\n{chr(10).join(apart[:3])}"
+            )
+    rows = {f"{r['app']}:{r['id']}": r for r in json.loads(fresh[0] or "[]")}
+    failures += [
+        f"{label}: after the writes (real warm list): {said}"
+        for said in _mismatches(real, rows)
+    ]
+    listed = set(rows)
+    events = json.loads(fresh[1] or "[]")
+    for number, said in seen:
+        if number == 0:
+            gone = {f"{r['app']}:{r['id']}" for r in json.loads(said)} - listed
+            if gone:
+                failures.append(
+                    f"{label}: listed during the writes only: {sorted(gone)[:3]}"
+                )
+        elif number == 1 and not database:
+            shown = json.loads(said)
+            if shown != events[: len(shown)]:
+                same = next(
+                    (
+                        n
+                        for n, (a, b) in enumerate(zip(shown, events, strict=False))
+                        if a != b
+                    ),
+                    min(len(shown), len(events)),
+                )
+                failures.append(
+                    f"{label}: show during the writes is no beginning of show after"
+                    f" them: event {same} of {len(shown)} (after: {len(events)})"
+                )
     return failures

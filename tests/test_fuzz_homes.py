@@ -255,3 +255,15 @@ def test_a_text_given_an_odd_escape_is_never_a_crash_and_never_unsaid(
     for case in range(2):
         failures += fuzzing.run_case(name, HOMES[name], case, tmp_path, escapes=True)
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", ["claude", "opencode"])
+def test_a_file_written_while_it_is_read_shows_what_it_shows_after(
+    name: str, tmp_path: Path
+) -> None:
+    # a thread appends lines (cut anywhere) to a session's file, or inserts rows into
+    # its database (WAL or journalled), while list, show, tree and usage run: none
+    # fails, show said a beginning of what it says after, and warm lists as cold after
+    failures = fuzzing.run_writing_case(name, HOMES[name], 0, tmp_path)
+    failures += fuzzing.run_writing_case(name, HOMES[name], 1, tmp_path)
+    assert not failures, "\n".join(failures)

@@ -818,3 +818,30 @@ def test_a_spawner_in_another_agents_store_lists_warm_as_cold(
         home, tmp_path / "cold", monkeypatch, "--all", listing=listing
     )
     assert warm[CODER]["parent_id"] == GROUP
+
+
+def test_a_lead_in_a_database_of_many_reads_the_nodes_of_its_spawns_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a lead looks up the session keys its spawns name, not every session of
+    its agent's database: `usage` and `doctor --deep` read each lead, and a database of
+    1,600 leads that spawn took 19 s CPU where 200 took 0.75 s (scripts/fuzz-homes.py
+    --fanout)."""
+    from sessdex.sources import _openclaw_db
+    from tests import fuzzing
+
+    home = copy_home(tmp_path)
+    database = home / ".openclaw" / "agents" / "ops" / "agent" / _openclaw_db.DATABASE
+    assert fuzzing._fan_rows(database, OPS[0], range(1, 301), messages=False)
+    lead = sessions(home)[OPS[0]]
+    looked: list[object] = []
+    title_of = _openclaw_db.title_of
+    monkeypatch.setattr(
+        _openclaw_db,
+        "title_of",
+        lambda *names: looked.append(names) or title_of(*names),
+    )
+    found = events(lead)
+    assert any(e.kind == "subagent" and e.extra["child_id"] for e in found)
+    assert any(e.agent_id for e in found)  # the child's own events, inside
+    assert len(looked) <= 4  # its spawns' nodes, not the 300 others'

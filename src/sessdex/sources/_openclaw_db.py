@@ -215,8 +215,13 @@ def _sessions(
     return found
 
 
-def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
-    """Each session key's node: its current session id, title, spawner, status."""
+def keys_of(
+    connection: sqlite3.Connection, only: str | None = None
+) -> dict[str, dict[str, str | None]]:
+    """Each session key's node: its current session id, title, spawner, status; that
+    of the key `only` alone where one is given (a read asks for its spawns' keys: a look-up each,
+    where every node of a database of thousands, read for each of its leads, was a cost
+    squared)."""
     columns = databases.table_columns(connection, "session_nodes")
     if not {"session_key", "current_session_id"} <= columns:
         return {}
@@ -229,10 +234,13 @@ def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
         else "NULL, NULL, NULL"
     )
     found: dict[str, dict[str, str | None]] = {}
-    for key, current, subject_text, depth, auto_label, *rest in connection.execute(
+    rows = connection.execute(
         f"SELECT session_key, current_session_id, {entry}, "
         f"{_select(connection, 'session_nodes', _NODE_COLUMNS)} FROM session_nodes"
-    ):
+        + (" WHERE session_key = ?" if only is not None else ""),
+        () if only is None else (only,),
+    )
+    for key, current, subject_text, depth, auto_label, *rest in rows:
         label, display, spawned_by, parent_key, status, archived, fork = rest
         if not isinstance(key, str) or not isinstance(current, str):
             continue
@@ -292,10 +300,13 @@ class Others:
     """Session key -> current id through the other agents' databases (a sub-agent may
     be spawned under another agent than its lead's); each read once, 64 at most."""
 
-    def __init__(self, database: Path) -> None:
+    def __init__(self, database: Path, *, one_by_one: bool = False) -> None:
         self.agents = database.parent.parent.parent  # .../agents
         self.own = database.parent.parent.name
         self.read: dict[str, dict[str, str]] = {}
+        # a read asks for its spawns' keys alone: each looked up, not each database
+        # read whole (once for each lead of thousands)
+        self.one_by_one = one_by_one
 
     def id_of(self, key: str) -> str | None:
         parts = key.split(":")
@@ -304,25 +315,32 @@ class Others:
         agent = parts[1].lower()
         if agent == self.own or not pi_agent(agent):
             return None
-        if agent not in self.read:
-            if len(self.read) >= 64:
+        known = self.read.get(agent)
+        if known is None and len(self.read) >= 64:
+            return None
+        if known is None or (self.one_by_one and key not in known):
+            if len(known or ()) >= 10_000:
                 return None
-            self.read[agent] = {}
-            target = self.agents / agent / "agent" / DATABASE
-            if target.is_file():
-                try:
-                    connection = databases.open_sqlite(target, login=LOGIN)
-                except (OSError, sqlite3.Error):
-                    return None
-                try:
-                    self.read[agent] = {
-                        k: v["current"] or "" for k, v in keys_of(connection).items()
-                    }
-                except sqlite3.Error:
-                    pass
-                finally:
-                    connection.close()
-        return self.read[agent].get(key)
+            known = self.read.setdefault(agent, {})
+            known[key] = ""  # asked once, found or not
+            known.update(self._nodes(agent, key if self.one_by_one else None))
+        return known.get(key) or None
+
+    def _nodes(self, agent: str, key: str | None) -> dict[str, str]:
+        """Key -> current id in `agent`'s database: of every node, or of `key`'s."""
+        target = self.agents / agent / "agent" / DATABASE
+        if not target.is_file():
+            return {}
+        try:
+            connection = databases.open_sqlite(target, login=LOGIN)
+        except (OSError, sqlite3.Error):
+            return {}
+        try:
+            return {k: v["current"] or "" for k, v in keys_of(connection, key).items()}
+        except sqlite3.Error:
+            return {}
+        finally:
+            connection.close()
 
 
 def pi_agent(agent: str) -> bool:

@@ -466,35 +466,37 @@ class _Children:
             else None
         )
         self.stores = _Stores(Path(where).parent) if self.database is None else None
-        self.nodes: dict[str, dict[str, str | None]] | None = None
+        # key -> its node, or None where the database has none: each key its spawns
+        # name looked up alone (every node, read for each lead of thousands, cost
+        # the squares of their number)
+        self.nodes: dict[str, dict[str, str | None] | None] = {}
         self.others: _openclaw_db.Others | None = None
 
-    def _nodes(self) -> dict[str, dict[str, str | None]]:
-        if self.nodes is None:
-            self.nodes = {}
-            assert self.database is not None
-            try:
-                connection = databases.open_sqlite(
-                    self.database, login=_openclaw_db.LOGIN
-                )
-            except (OSError, sqlite3.Error):
-                return self.nodes
-            try:
-                self.nodes = _openclaw_db.keys_of(connection)
-            except sqlite3.Error:
-                pass
-            finally:
-                connection.close()
-        return self.nodes
+    def _node(self, key: str) -> dict[str, str | None] | None:
+        if key in self.nodes or len(self.nodes) >= 10_000:
+            return self.nodes.get(key)
+        self.nodes[key] = None
+        assert self.database is not None
+        try:
+            connection = databases.open_sqlite(self.database, login=_openclaw_db.LOGIN)
+        except (OSError, sqlite3.Error):
+            return None
+        try:
+            self.nodes[key] = _openclaw_db.keys_of(connection, key).get(key)
+        except sqlite3.Error:
+            pass
+        finally:
+            connection.close()
+        return self.nodes[key]
 
     def id_of(self, key: str) -> str | None:
         if self.stores is not None:
             return self.stores.id_of(key)
-        node = self._nodes().get(key)
+        node = self._node(key)
         if node is not None:
             return node["current"]
         if self.others is None and self.database is not None:
-            self.others = _openclaw_db.Others(self.database)
+            self.others = _openclaw_db.Others(self.database, one_by_one=True)
         return self.others.id_of(key) if self.others else None
 
     def session_of(self, key: str, child_id: str) -> Session | None:
@@ -523,7 +525,7 @@ class _Children:
     def status_of(self, key: str) -> str | None:
         if self.stores is not None:
             return self.stores.status_of(key)
-        node = self._nodes().get(key)
+        node = self._node(key)
         return node["status"] if node is not None else None
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .. import databases, files
+from .. import databases, files, freshness
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Usage
 from ._values import (
@@ -111,6 +111,37 @@ def _opened(connection: sqlite3.Connection, rowid: int) -> tuple[Any, int]:
         data = value.encode() if isinstance(value, str) else value
         return io.BytesIO(data), len(data)
     return blob, len(blob)
+
+
+# (the file a connection reads: the app's database or sessdex's copy of it, as it
+# stood) -> each thread's children. Zed indexes no `parent_id`, and its column lies
+# past the thread's blob: a scan for each thread read cost the squares of the threads
+_CHILDREN: dict[tuple[str, str], dict[str, list[str]]] = {}
+
+
+def children_of(connection: sqlite3.Connection, thread_id: str) -> list[str]:
+    """The threads whose parent is `thread_id`, oldest first: one scan of the database
+    for all the reads of a run while its file stands as it stood."""
+    file = next(
+        (str(row[2]) for row in connection.execute("PRAGMA database_list")
+         if row[1] == "main"), "",
+    )  # fmt: skip
+    state = (file, freshness.read_signature(file) if file else "")
+    known = _CHILDREN.get(state)
+    if known is None:
+        known = {}
+        for child, parent in connection.execute(
+            "SELECT id, parent_id FROM threads WHERE parent_id IS NOT NULL"
+            " ORDER BY created_at, id"
+        ):
+            if isinstance(child, str) and isinstance(parent, str):
+                known.setdefault(parent, []).append(child)
+        # kept only where the file stood still during the scan (and is one)
+        if file and state[1] == freshness.read_signature(file):
+            if len(_CHILDREN) >= 8:
+                _CHILDREN.clear()
+            _CHILDREN[state] = known
+    return list(known.get(thread_id, ()))
 
 
 def load(
@@ -298,14 +329,7 @@ class Reader:
         )
         if value is None:
             return
-        children = [
-            str(row[0])
-            for row in self.connection.execute(
-                "SELECT id FROM threads WHERE parent_id = ? ORDER BY created_at, id",
-                (thread_id,),
-            )
-            if isinstance(row[0], str)
-        ] if depth < MAX_DEPTH else []  # fmt: skip
+        children = children_of(self.connection, thread_id) if depth < MAX_DEPTH else []
         turn = _Turn(self, value, agent_id, children, depth)
         current = is_current(value, self.diagnostics)
         known = CURRENT_FIELDS if current else LEGACY_FIELDS

@@ -57,9 +57,11 @@ tool's result holds past its text (`_warp_tools`: the contents of files read, im
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -164,14 +166,14 @@ class Reader:
             if item.kind == "subagent" and str(child) in self.described:
                 item.fields["text"] = self.described[str(child)]  # its sub-task's
         # each exchange's window runs from its start to the next one's
-        starts = [start for start, *_ in exchanges]
+        window_of = _windows([start for start, *_ in exchanges])
         windows: list[list[_Item]] = [[] for _ in range(max(len(exchanges), 1))]
         texts = [text for _, text, *_ in exchanges]
         current = 0  # for what has no time: the window of what came before it
         for item in found:
             said = item.fields.get("text")
             if item.time is not None:
-                current = _window(starts, item.time)
+                current = window_of(item.time)
             elif item.kind == "user" and not item.fields.get("agent_id"):
                 # a query with no time opens the exchange that holds it, if one does
                 current = next(
@@ -769,18 +771,22 @@ def _number(value: object) -> bool:
     )
 
 
-def _window(starts: list[datetime | None], time: datetime | None) -> int:
+def _windows(starts: list[datetime | None]) -> Callable[[datetime | None], int]:
     """Which exchange's window a time falls in: the last that started at or before it
-    (the first for what came earlier, the last for what has no time)."""
-    if not starts:
-        return 0
-    if time is None:
-        return len(starts) - 1
-    found = 0
-    for index, start in enumerate(starts):
-        if start is not None and start <= time:
-            found = index
-    return found
+    (the first for what came earlier, the last for what has no time). The starts sorted
+    once and each time found by halving: a scan of them for each item cost the
+    product of a long conversation's items and exchanges."""
+    timed = sorted((start, n) for n, start in enumerate(starts) if start is not None)
+    keys = [start for start, _ in timed]
+    latest = list(itertools.accumulate((n for _, n in timed), max))
+
+    def window(time: datetime | None) -> int:
+        if time is None:
+            return max(len(starts) - 1, 0)
+        before = bisect.bisect_right(keys, time)
+        return latest[before - 1] if before else 0
+
+    return window
 
 
 def _status(value: object) -> str | None:

@@ -2104,6 +2104,8 @@ class _Rows:
                         )
                     elif isinstance(cell, int) and key and single:
                         cell = None  # an integer key: SQLite draws the next
+                    elif self.messages and isinstance(cell, int) and key:
+                        cell += number * 1_000_000  # a `seq` beside the session's id
                     elif self.messages and isinstance(cell, int | float) and time_of[n]:
                         # a message added later is stamped later (s, ms or us)
                         cell += number * (cell // 10**9 if cell > 10**11 else 1)

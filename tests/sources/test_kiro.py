@@ -1102,3 +1102,24 @@ def test_a_cut_emoji_escape_in_a_chat_keeps_the_chat(tmp_path: Path) -> None:
     assert Q_SHOP in found
     assert "\ufffd" in "".join(e.text or "" for e in events(found[Q_SHOP]))
     assert not diagnostics.details
+
+
+@pytest.mark.parametrize("value", [None, "null", "[]"])
+def test_a_q_cli_row_with_no_conversation_is_counted_not_passed_over(
+    tmp_path: Path, value: str | None
+) -> None:
+    """A row of Q's `conversations` table whose value is NULL (a damaged row: every
+    column NULL, scripts/fuzz-homes.py 90132) is a chat gone with a word in doctor, as
+    a value that holds no conversation is."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    with sqlite3.connect(home / Q_DB) as db:
+        db.execute(
+            "UPDATE conversations SET key = NULL, value = ? WHERE key = ?",
+            (value, SHOP),
+        )
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert Q_SHOP not in found and Q_BLOG in found
+    assert diagnostics.skipped_total == 1

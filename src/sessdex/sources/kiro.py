@@ -411,11 +411,14 @@ def _listed_v1(
         f"SELECT rowid, key FROM {V1} ORDER BY rowid"
     ).fetchall():
         where = f"{path}#{V1}/{one_line(key, limit=200)}"
-        value = _load(connection, V1, rowid, where, diagnostics)
+        met = Diagnostics()
+        value = _load(connection, V1, rowid, where, met)
+        diagnostics.update(met)
         found = summary(value) if value is not None else None
         if found is None or not found.conversation_id:
-            if value is not None:
-                diagnostics.skip(where, 0, "bad value")  # no conversation id
+            # no conversation id, or no value (NULL) that `_load` said nothing of
+            if value is not None or not met.skipped_total:
+                diagnostics.skip(where, 0, "bad value")
             continue
         extra: dict[str, JSONValue] = {
             "store": "sqlite",

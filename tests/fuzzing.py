@@ -2119,9 +2119,28 @@ class _Rows:
         return made
 
 
+def _writable(db: Path, timeout: float = 5.0) -> sqlite3.Connection:
+    """A connection to write a copy of an app's database, with the functions newer
+    SQLite has that its triggers may call (Codex's `octet_length`)."""
+    connection = sqlite3.connect(db, timeout=timeout)
+    connection.create_function(
+        "octet_length",
+        1,
+        lambda value: (
+            len(value.encode("utf-8", "surrogatepass"))
+            if isinstance(value, str)
+            else len(value)
+            if isinstance(value, bytes)
+            else None
+        ),
+        deterministic=True,
+    )
+    return connection
+
+
 def _fan_rows(db: Path, session_id: str, numbers: range, *, messages: bool) -> int:
     """`_Rows` of `session_id` in `db` copied once per number; how many rows made."""
-    connection = sqlite3.connect(db)
+    connection = _writable(db)
     try:
         rows = _Rows.find(connection, session_id, messages=messages)
         made = sum(rows.copy(connection, number) for number in numbers)
@@ -2327,7 +2346,7 @@ def _insert_rows(
     """Copy the session's messages into it again, one transaction a copy a few ms
     apart, as its app inserts them, until `stop` or `WRITES` copies; with `wal`, in
     WAL mode (a `-wal` beside it that grows as sessdex copies it), as most apps write."""
-    connection = sqlite3.connect(path, timeout=5)
+    connection = _writable(path)
     try:
         if wal:
             connection.execute("PRAGMA journal_mode = WAL")

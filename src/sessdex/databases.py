@@ -49,14 +49,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
 
 from . import files, freshness, inplace
 from .diagnostics import read_failed
 from .indexfile import SNAPSHOTS_SWEPT, sqlite_uri
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from .diagnostics import Diagnostics
 
@@ -1134,6 +1134,37 @@ def quote_identifier(name: str) -> str:
 
 NO_ROWID = "no rowid (a view, not a table): not read"
 _VIEW_PIECES = 8  # a view's huge value is cut in about this many pieces
+
+
+# (the file a connection reads, as it stood, a query) -> what `shape` made of its rows
+_SCANS: dict[tuple[str, str, str], object] = {}
+T = TypeVar("T")
+
+
+def scanned(
+    connection: sqlite3.Connection,
+    query: str,
+    shape: Callable[[list[tuple[object, ...]]], T],
+) -> T:
+    """`shape` of the rows of `query`, run once for all the reads of a run while the
+    file the connection reads (an app's database, or sessdex's copy of it) stands as it
+    stood: for a scan each read would make again, by a column no index leads with (a
+    scan a read, over a database of thousands of sessions, cost the squares of their
+    number). Raises what SQLite raises."""
+    file = next(
+        (str(row[2]) for row in connection.execute("PRAGMA database_list")
+         if row[1] == "main"), "",
+    )  # fmt: skip
+    key = (file, freshness.read_signature(file) if file else "", query)
+    if key in _SCANS:
+        return cast(T, _SCANS[key])
+    found = shape(connection.execute(query).fetchall())
+    # kept where the file stood still during the scan (and is a file)
+    if file and key[1] == freshness.read_signature(file):
+        if len(_SCANS) >= 8:
+            _SCANS.clear()
+        _SCANS[key] = found
+    return found
 
 
 def bounded_value(

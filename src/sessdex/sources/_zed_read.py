@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .. import databases, files, freshness
+from .. import databases, files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Usage
 from ._values import (
@@ -113,35 +113,24 @@ def _opened(connection: sqlite3.Connection, rowid: int) -> tuple[Any, int]:
     return blob, len(blob)
 
 
-# (the file a connection reads: the app's database or sessdex's copy of it, as it
-# stood) -> each thread's children. Zed indexes no `parent_id`, and its column lies
-# past the thread's blob: a scan for each thread read cost the squares of the threads
-_CHILDREN: dict[tuple[str, str], dict[str, list[str]]] = {}
-
-
 def children_of(connection: sqlite3.Connection, thread_id: str) -> list[str]:
-    """The threads whose parent is `thread_id`, oldest first: one scan of the database
-    for all the reads of a run while its file stands as it stood."""
-    file = next(
-        (str(row[2]) for row in connection.execute("PRAGMA database_list")
-         if row[1] == "main"), "",
-    )  # fmt: skip
-    state = (file, freshness.read_signature(file) if file else "")
-    known = _CHILDREN.get(state)
-    if known is None:
-        known = {}
-        for child, parent in connection.execute(
-            "SELECT id, parent_id FROM threads WHERE parent_id IS NOT NULL"
-            " ORDER BY created_at, id"
-        ):
+    """The threads whose parent is `thread_id`, oldest first. Zed indexes no
+    `parent_id`, and its column lies past the thread's blob: one scan for the run."""
+
+    def by_parent(rows: list[tuple[object, ...]]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for child, parent in rows:
             if isinstance(child, str) and isinstance(parent, str):
-                known.setdefault(parent, []).append(child)
-        # kept only where the file stood still during the scan (and is one)
-        if file and state[1] == freshness.read_signature(file):
-            if len(_CHILDREN) >= 8:
-                _CHILDREN.clear()
-            _CHILDREN[state] = known
-    return list(known.get(thread_id, ()))
+                found.setdefault(parent, []).append(child)
+        return found
+
+    children = databases.scanned(
+        connection,
+        "SELECT id, parent_id FROM threads WHERE parent_id IS NOT NULL"
+        " ORDER BY created_at, id",
+        by_parent,
+    )
+    return list(children.get(thread_id, ()))
 
 
 def load(

@@ -1123,3 +1123,38 @@ def test_a_q_cli_row_with_no_conversation_is_counted_not_passed_over(
     found = sessions(home, diagnostics)
     assert Q_SHOP not in found and Q_BLOG in found
     assert diagnostics.skipped_total == 1
+
+
+def test_the_chats_of_a_database_of_many_are_read_with_one_scan_for_their_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat's row is found by its id, which no index of `conversations_v2` leads
+    with: the rows of every id looked up once for all the reads of a run, not once a
+    read, which `usage` and `doctor --deep` make of each chat (1,600 chats: 5.7 s CPU
+    where 200 took 0.22 s, scripts/fuzz-homes.py --fanout)."""
+    from sessdex import databases
+    from tests import fuzzing
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    assert fuzzing._fan_rows(home / KIRO_DB, NEWEST, range(1, 301), messages=False)
+    scans: list[str] = []
+    opened = databases.open_or_say
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection | None:
+        connection = opened(*args, **kwargs)  # type: ignore[arg-type]
+        if connection is not None:
+            connection.set_trace_callback(
+                lambda sql: scans.append(sql) if "conversation_id" in sql else None
+            )
+        return connection
+
+    monkeypatch.setattr(databases, "open_or_say", traced)
+    chats = [s for s in sessions(home).values() if s.id.startswith(NEWEST[:-5])]
+    assert len(chats) == 301
+    scans.clear()
+    for chat in chats:
+        diagnostics = Diagnostics()
+        assert [e for e in kiro.read(chat, diagnostics) if e.kind == "user"]
+        assert not diagnostics.skipped_total
+    assert len(scans) <= 2  # one scan for all; each chat's own row by its rowid

@@ -470,12 +470,15 @@ def read(
         if table == V2:
             columns = databases.table_columns(connection, V2)
             updated = "updated_at" if "updated_at" in columns else "NULL"
-            copies = connection.execute(
-                f"SELECT rowid, conversation_id, {updated} FROM {V2} "
-                "WHERE conversation_id = ?",
-                (conversation_id,),
-            ).fetchall()
-            found = _latest_rows(copies).get(conversation_id)
+            # no index leads with the id (the key is folder, id): every chat's row
+            # found in one scan for the run, not a scan for each chat read
+            found = databases.scanned(
+                connection,
+                f"SELECT rowid, conversation_id, {updated} FROM {V2}",
+                lambda rows: _latest_rows(
+                    cast("list[tuple[int, object, object]]", rows)
+                ),
+            ).get(conversation_id)
             row = (found,) if found is not None else None
         else:  # the folder's row, if it still holds this conversation
             row = connection.execute(

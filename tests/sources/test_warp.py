@@ -989,3 +989,42 @@ def test_a_conversation_of_many_exchanges_places_each_item_by_halving(
     assert len(found) > 100 * len([e for e in few if e.kind == "user"])
     exchanges = 301 * len([e for e in few if e.kind == "user"])
     assert compared[0] < 40 * len(found) + 40 * exchanges, (compared[0], len(found))
+
+
+def test_the_conversations_of_a_database_of_many_are_read_with_a_scan_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A conversation's tasks, blocks and totals are found by its id, which no index
+    leads with: each table scanned once for all the reads of a run, not once a read,
+    which `usage` and `doctor --deep` make of each conversation (1,600 conversations:
+    3.0 s CPU where 200 took 0.20 s, scripts/fuzz-homes.py --fanout)."""
+    from sessdex import databases
+    from tests import fuzzing
+
+    home = copy(tmp_path)
+    assert fuzzing._fan_rows(home / DB, SHOP, range(1, 301), messages=False)
+    scans: list[str] = []
+    opened = databases.open_or_say
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection | None:
+        connection = opened(*args, **kwargs)  # type: ignore[arg-type]
+        if connection is not None:
+            connection.set_trace_callback(
+                lambda sql: (
+                    scans.append(sql)
+                    if re.search("FROM (agent_tasks|agent_conversations|blocks)", sql)
+                    and "rowid =" not in sql
+                    else None
+                )
+            )
+        return connection
+
+    monkeypatch.setattr(databases, "open_or_say", traced)
+    chats = [s for s in sessions(home).values() if s.id.startswith(SHOP[:-5])]
+    assert len(chats) == 301
+    scans.clear()
+    for chat in chats:
+        found = events(chat)
+        assert [e for e in found if e.kind == "user"]
+        assert [e for e in found if e.kind == "usage"]
+    assert len(scans) <= 3 * 2

@@ -64,6 +64,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import cast
 
 import orjson
 
@@ -301,12 +302,14 @@ class Reader:
         columns = databases.table_columns(self.connection, "agent_tasks")
         if not {"conversation_id", "task"} <= columns:
             return
+        # no index leads with the id: every conversation's tasks found in one scan
         rowids = [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT rowid FROM agent_tasks WHERE conversation_id = ? ORDER BY rowid",
-                (self.id,),
-            )
+            rowid
+            for (rowid,) in databases.scanned(
+                self.connection,
+                "SELECT conversation_id, rowid FROM agent_tasks ORDER BY rowid",
+                _grouped,
+            ).get(self.id, [])
         ]
         self.held = 0
         for rowid in rowids:
@@ -602,12 +605,18 @@ class Reader:
         wanted = ("start_ts", "completed_ts", "exit_code")
         chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
         order = "start_ts, rowid" if "start_ts" in columns else "rowid"
-        rows = self.connection.execute(
+        # each conversation's blocks, by the id its metadata names, in one scan for
+        # the run; a metadata that is no JSON object, under each id its text holds
+        grouped = databases.scanned(
+            self.connection,
             f"SELECT rowid, ai_metadata, {chosen} FROM blocks "
-            f"WHERE instr(ai_metadata, ?) > 0 ORDER BY {order}",
-            (self.id,),
-        ).fetchall()
-        for rowid, metadata, start, completed, exit_code in rows:
+            f"WHERE ai_metadata IS NOT NULL ORDER BY {order}",
+            _by_conversation,
+        )
+        placed = grouped.get(self.id, []) + [
+            (at, row) for at, row in grouped.get("", []) if self.id in str(row[1])
+        ]
+        for _, (rowid, metadata, start, completed, exit_code) in sorted(placed):
             where = f"{self.database}#blocks/{rowid}"
             meta = _json(metadata)
             if not isinstance(meta, dict):
@@ -663,12 +672,16 @@ class Reader:
         if not {"conversation_id", "conversation_data"} <= columns:
             return
         modified = "last_modified_at" if "last_modified_at" in columns else "NULL"
-        row = self.connection.execute(
-            f"SELECT rowid, {modified} FROM agent_conversations WHERE conversation_id = ?",
-            (self.id,),
-        ).fetchone()
-        if row is None:
+        # no index leads with the id: every conversation's row found in one scan
+        rows = databases.scanned(
+            self.connection,
+            f"SELECT conversation_id, rowid, {modified} FROM agent_conversations"
+            " ORDER BY rowid",
+            _grouped,
+        ).get(self.id)
+        if not rows:
             return
+        row = cast("tuple[int | None, object]", rows[0])
         where = f"{self.database}#agent_conversations/{row[0]}"
         value = databases.bounded_value(
             self.connection, "agent_conversations", "conversation_data", row[0],
@@ -760,6 +773,35 @@ class Reader:
         if 0 < cost < 10**9:
             extra["cost_usd"] = round(cost / 100, 6)
         return _Item(time, "usage", {"usage": usage, "extra": extra})
+
+
+def _grouped(rows: list[tuple[object, ...]]) -> dict[object, list[tuple[object, ...]]]:
+    """Rows as each first column's rest, in their order."""
+    found: dict[object, list[tuple[object, ...]]] = {}
+    for row in rows:
+        found.setdefault(row[0], []).append(row[1:])
+    return found
+
+
+_Block = tuple[object, object, object, object, object]
+
+
+def _by_conversation(
+    rows: list[tuple[object, ...]],
+) -> dict[str, list[tuple[int, _Block]]]:
+    """Blocks (rowid, ai_metadata, ...) as each conversation's, numbered in their
+    order, by the `conversation_id` their metadata names; under "" those whose
+    metadata is no JSON object (each conversation whose id its text holds counts it)."""
+    found: dict[str, list[tuple[int, _Block]]] = {}
+    for at, row in enumerate(rows):
+        meta = _json(row[1])
+        if isinstance(meta, dict):
+            named = meta.get("conversation_id")
+            if isinstance(named, str):
+                found.setdefault(named, []).append((at, cast(_Block, row)))
+        else:
+            found.setdefault("", []).append((at, cast(_Block, row)))
+    return found
 
 
 def _number(value: object) -> bool:

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex import files
@@ -369,3 +370,35 @@ def test_a_rewind_with_nothing_after_it_leaves_the_rewound_turns_out(
     read = events(sessions(Home.at(home))[LEAD])
     prompts = [e.text for e in read if e.kind == "user"]
     assert prompts == ["Rename the health route", "Add a test instead"]
+
+
+def test_a_response_written_again_counts_warm_under_its_tier_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A response a transcript holds again, appended while sessdex last counted it (as
+    Qoder writes a response twice: scripts/fuzz-homes.py --writing 90100), replaces the
+    first under the tier's shown name: a warm `usage model` took the first back from a
+    row of the bare tier, and said "performance" beside "Qoder performance tier"."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    transcript = home / PROJECT / f"{OTHER}.jsonl"
+    last = [
+        line
+        for line in transcript.read_bytes().splitlines(keepends=True)
+        if b'"assistant"' in line
+    ][-1]
+
+    def usage(state: str) -> list[dict[str, object]]:
+        monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / state))
+        result = CliRunner().invoke(
+            main, ["usage", "model", "--json", "--home", str(home)]
+        )
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+    usage("warm")
+    with transcript.open("ab") as writer:
+        writer.write(last)
+    warm = usage("warm")
+    assert warm == usage("cold")
+    assert [row["key"] for row in warm] == ["qoder-performance-tier"]

@@ -276,11 +276,14 @@ def usage_records(
 
 
 def _tier_record(record: UsageRecord) -> UsageRecord:
-    """The record with its model shown as `shown_model` shows it."""
-    if record.usage.model not in TIERS:
+    """The record with its model shown as `shown_model` shows it, and the record it
+    replaces so too (taken back from the bucket of the model as shown, not from one of
+    the tier's bare name, which a warm `usage` made of an appended copy of a response)."""
+    replaces = record.replaces and _tier_record(record.replaces)
+    if record.usage.model not in TIERS and replaces is record.replaces:
         return record
     usage = dataclasses.replace(record.usage, model=shown_model(record.usage.model))
-    return dataclasses.replace(record, usage=usage)
+    return dataclasses.replace(record, usage=usage, replaces=replaces)
 
 
 def read(

@@ -2373,13 +2373,21 @@ def _as_seen(
         databases.forget_snapshots()
 
 
+def _fields_apart(one: Json, other: Json) -> Json:
+    """The fields of a row of JSON output that another row says otherwise."""
+    if not isinstance(one, dict) or not isinstance(other, dict):
+        return one
+    return {k: v for k, v in one.items() if other.get(k) != v}
+
+
 def run_writing_case(name: str, original: Path, case: int, work: Path) -> list[str]:
     """Writing case `case` of home `name`: one listed session's file appended to (JSON
     lines, cut anywhere) or its database inserted into (its messages copied into it)
     by a thread WHILE list, show, tree and usage read it, each run again as the
-    writes go on. None may fail; what a listing or show said during the writes must
-    be what it says after them, or a beginning of it (nothing made up from half a
-    line); and after them warm and cold must agree."""
+    writes go on. None may fail; a session listed during the writes is listed after
+    them; and after them warm and cold must agree. (What show said during them is no
+    beginning of what it says after: a copied line re-branches a tree of entries, as
+    pi's, and a first event may sum the whole file, as Vibe's.)"""
     draw = random.Random(f"{name}-writing-{case}")
     home = work / "home"
     copy_home(original, home)
@@ -2469,10 +2477,10 @@ def run_writing_case(name: str, original: Path, case: int, work: Path) -> list[s
     for command, late, cold_said in zip(commands, after, fresh, strict=True):
         if late != cold_said:
             apart = [
-                f"  warm: {a}\n  cold: {b}"
+                f"  warm: {_fields_apart(a, b)}\n  cold: {_fields_apart(b, a)}"
                 for a, b in zip(
-                    (late or "").splitlines(),
-                    (cold_said or "").splitlines(),
+                    json.loads(late or "[]"),
+                    json.loads(cold_said or "[]"),
                     strict=False,
                 )
                 if a != b
@@ -2487,27 +2495,11 @@ def run_writing_case(name: str, original: Path, case: int, work: Path) -> list[s
         for said in _mismatches(real, rows)
     ]
     listed = set(rows)
-    events = json.loads(fresh[1] or "[]")
     for number, said in seen:
         if number == 0:
             gone = {f"{r['app']}:{r['id']}" for r in json.loads(said)} - listed
             if gone:
                 failures.append(
                     f"{label}: listed during the writes only: {sorted(gone)[:3]}"
-                )
-        elif number == 1 and not database:
-            shown = json.loads(said)
-            if shown != events[: len(shown)]:
-                same = next(
-                    (
-                        n
-                        for n, (a, b) in enumerate(zip(shown, events, strict=False))
-                        if a != b
-                    ),
-                    min(len(shown), len(events)),
-                )
-                failures.append(
-                    f"{label}: show during the writes is no beginning of show after"
-                    f" them: event {same} of {len(shown)} (after: {len(events)})"
                 )
     return failures

@@ -1156,8 +1156,10 @@ def scanned(
          if row[1] == "main"), "",
     )  # fmt: skip
     key = (file, freshness.read_signature(file) if file else "", query)
-    if key in _SCANS:
-        return cast(T, _SCANS[key])
+    # one look-up (a worker thread may clear the dict between two); itself: none kept
+    kept = _SCANS.get(key, _SCANS)
+    if kept is not _SCANS:
+        return cast(T, kept)
     found = shape(connection.execute(query).fetchall())
     # kept where the file stood still during the scan (and is a file)
     if file and key[1] == freshness.read_signature(file):

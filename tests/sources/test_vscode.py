@@ -971,3 +971,26 @@ def test_a_state_vscdb_cut_alone_lists_its_chats_title_warm_as_cold(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm[ASKED] != "Which build tool does mono use"
+
+
+def test_a_chat_log_its_user_may_not_read_is_said_not_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `.jsonl` chat log the system refuses to open (chmod 000, another user's) is a
+    file refused, counted as skipped, as a `.json` chat is: its chat went unlisted
+    without a word (scripts/fuzz-homes.py --denied 91136, the real VS Code home)."""
+    from sessdex import files
+
+    log = HOME / SHOP / f"{LOGGED}.jsonl"
+    opened = files.open_binary
+
+    def refusing(path: object, *args: object, **kwargs: object) -> object:
+        if str(path) == str(log):
+            raise PermissionError(13, "Permission denied", str(path))
+        return opened(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(files, "open_binary", refusing)
+    diagnostics = Diagnostics()
+    assert vscode.parse(log, vscode.locate(Home.at(HOME)), diagnostics) == []
+    assert diagnostics.skipped_total == 1
+    assert [path for path, _, _ in diagnostics.details] == [str(log)]

@@ -183,7 +183,10 @@ def _replayed(
                     done = _set(state, keys, value)
             if not done:
                 diagnostics.skip(name, line.number, "bad value")
-    except OSError:
+    except PermissionError:  # another user's file: said so
+        diagnostics.refused(name)
+        return state
+    except OSError:  # gone since
         return state
     return state
 

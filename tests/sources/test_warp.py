@@ -1028,3 +1028,53 @@ def test_the_conversations_of_a_database_of_many_are_read_with_a_scan_a_table(
         assert [e for e in found if e.kind == "user"]
         assert [e for e in found if e.kind == "usage"]
     assert len(scans) <= 3 * 2
+
+
+def test_a_huge_block_metadata_of_another_conversation_is_never_held(
+    tmp_path: Path,
+) -> None:
+    """The one scan of `blocks` for a run takes no block's metadata past the reading cap
+    into memory: a 24 MB `ai_metadata` (a list of 12 million numbers) took 130 MB to read
+    a conversation it is no part of (it was parsed, and kept for the run)."""
+    import tracemalloc
+
+    from sessdex import databases, files
+
+    home = copy(tmp_path)
+    huge = b"[" + b"0," * (6 * files.READ_LINE_CAP // 2) + b"0]"
+    db = sqlite3.connect(home / DB)
+    db.execute("INSERT INTO blocks (ai_metadata) VALUES (?)", (huge.decode(),))
+    db.commit()
+    db.close()
+    chat = sessions(home)[SHOP]
+    databases._SCANS.clear()
+    tracemalloc.start()
+    try:
+        found = events(chat)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [e for e in found if e.kind == "tool_result"]
+    assert peak < len(huge) // 2, peak
+
+
+def test_a_huge_block_metadata_of_the_conversation_is_counted_too_long(
+    tmp_path: Path,
+) -> None:
+    """A block of the conversation whose metadata passes the reading cap is counted
+    (too long), not dropped unsaid."""
+    from sessdex import files
+
+    home = copy(tmp_path)
+    pad = "0" * (files.READ_LINE_CAP + 1)
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "INSERT INTO blocks (ai_metadata) VALUES (?)",
+        (json.dumps({"conversation_id": SHOP, "pad": pad}),),
+    )
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = list(warp.read(sessions(home)[SHOP], diagnostics))
+    assert [e for e in found if e.kind == "tool_result"]
+    assert diagnostics.skipped_total == 1

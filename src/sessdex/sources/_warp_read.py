@@ -606,16 +606,23 @@ class Reader:
         chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
         order = "start_ts, rowid" if "start_ts" in columns else "rowid"
         # each conversation's blocks, by the id its metadata names, in one scan for
-        # the run; a metadata that is no JSON object, under each id its text holds
+        # the run; a metadata that is no JSON object, under each id its text holds; one
+        # past the cap left in the database (NULL here: never held, nor kept for the run)
         grouped = databases.scanned(
             self.connection,
-            f"SELECT rowid, ai_metadata, {chosen} FROM blocks "
+            f"SELECT rowid, CASE WHEN length(CAST(ai_metadata AS BLOB)) <= "
+            f"{files.READ_LINE_CAP} THEN ai_metadata END, {chosen} FROM blocks "
             f"WHERE ai_metadata IS NOT NULL ORDER BY {order}",
             _by_conversation,
         )
-        placed = grouped.get(self.id, []) + [
-            (at, row) for at, row in grouped.get("", []) if self.id in str(row[1])
-        ]
+        placed = list(grouped.get(self.id, []))  # a copy: the scan is kept
+        for at, row in grouped.get("", []):
+            if row[1] is not None:
+                if self.id in str(row[1]):
+                    placed.append((at, row))
+            elif self.too_long_holds_id(row[0]):
+                where = f"{self.database}#blocks/{row[0]}"
+                self.diagnostics.skip(where, 0, "too long")
         for _, (rowid, metadata, start, completed, exit_code) in sorted(placed):
             where = f"{self.database}#blocks/{rowid}"
             meta = _json(metadata)
@@ -652,6 +659,18 @@ class Reader:
                 },
                 block="run_shell_command" if call_id else "user_command",
             )
+
+    def too_long_holds_id(self, rowid: object) -> bool:
+        """Whether a block's metadata past the cap holds this conversation's id (looked
+        for by SQLite, the value never brought into Python)."""
+        try:
+            row = self.connection.execute(
+                "SELECT instr(ai_metadata, ?) > 0 FROM blocks WHERE rowid = ?",
+                (self.id, rowid),
+            ).fetchone()
+        except sqlite3.Error:
+            return False
+        return bool(row and row[0])
 
     def cell(self, column: str, rowid: int, columns: set[str]) -> bytes | None:
         """A block's command or output, at most OUTPUT_CAP bytes of it."""

@@ -114,3 +114,26 @@ def test_a_notification_naming_a_cold_session_wakes_it_at_once(tmp_path: Path) -
     now = start + 0.5
     board.poll(now, touched={Path(str(old.path))})
     assert board.rows(now)[0].status.status == "working"
+
+
+def test_a_cold_session_is_still_looked_at_after_the_clock_is_set_back(
+    tmp_path: Path,
+) -> None:
+    """Its next look is due COLD_POLL seconds on, as the clock said then: the clock set
+    back an hour (NTP, a VM resumed) left it unread, its status as told, for that hour."""
+    start = time.time()
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
+    old = _session(tmp_path, 1, lines, start - 3 * 86400)
+    board = Board(lambda: [old], processes=_NoProcesses())
+    board.rescan()
+    board.poll(start)
+    board.poll(start + 0.25)  # cold from here
+    with open(str(old.path), "a") as handle:
+        handle.write(_line(102, datetime.now(UTC)))
+    back = start - 3600.0
+    now = back
+    while now < back + live.COLD_POLL + 0.5:
+        now += 0.25
+        board.poll(now)
+    assert board.rows(now)[0].status.status == "working"

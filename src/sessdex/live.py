@@ -288,7 +288,8 @@ class Board:
         count = 0
         woken = {key for path in touched or () for key in self.owners.get(path, ())}
         for key, live in self.lives.items():
-            if self.due.get(key, 0.0) > now and key not in woken:
+            # not due yet; one due further on than a cold poll: the clock was set back
+            if now < self.due.get(key, 0.0) <= now + COLD_POLL and key not in woken:
                 continue
             try:
                 new = len(live.poll(now))

@@ -137,3 +137,35 @@ def test_a_cold_session_is_still_looked_at_after_the_clock_is_set_back(
         now += 0.25
         board.poll(now)
     assert board.rows(now)[0].status.status == "working"
+
+
+def test_a_notification_naming_a_cold_sessions_sub_agent_file_wakes_it_at_once(
+    tmp_path: Path,
+) -> None:
+    """Any file the session follows wakes it, not its main file alone: a sub-agent of a
+    session nothing wrote for an hour, written again, showed only at its next look."""
+    start = time.time()
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
+    old = _session(tmp_path, 1, lines, start - 3 * 86400)
+    sub = tmp_path / old.id / "subagents" / "agent-a1.jsonl"
+    sub.parent.mkdir(parents=True)
+
+    def sub_line(n: int, when: datetime) -> str:
+        record = json.loads(_line(n, when))
+        record.update(isSidechain=True, agentId="a1")
+        return json.dumps(record) + "\n"
+
+    sub.write_text(sub_line(200, days_ago))
+    os.utime(sub, (start - 3 * 86400, start - 3 * 86400))
+    board = Board(lambda: [old], processes=_NoProcesses())
+    board.rescan()
+    board.poll(start)
+    board.poll(start + 0.25)  # cold from here
+    assert sub in board.followed()
+    assert board.rows(start + 0.25)[0].status.status == "ended"
+    with open(sub, "a") as handle:
+        handle.write(sub_line(201, datetime.now(UTC)))
+    now = start + 0.5
+    board.poll(now, touched={sub})
+    assert board.rows(now)[0].status.status != "ended"

@@ -255,8 +255,10 @@ class Board:
         # a cold session's next poll (epoch seconds), and its status told until then
         self.due: dict[tuple[str, str], float] = {}
         self.told: dict[tuple[str, str], tuple[float, Status]] = {}
-        # main file (or store) -> its sessions: a notification naming it wakes them
+        # a followed file (a main file, a sub-agent's, a store) -> its sessions: a
+        # notification naming it wakes them; and each session's files so registered
         self.owners: dict[Path, set[tuple[str, str]]] = {}
+        self.owned: dict[tuple[str, str], set[Path]] = {}
 
     def rescan(self) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives."""
@@ -267,7 +269,7 @@ class Board:
                 self.left.update(gone.diagnostics)
                 self.due.pop(key, None)
                 self.told.pop(key, None)
-                self.owners.get(Path(gone.session.path or ""), set()).discard(key)
+                self._own(key, set())
                 self.changed = True
         for key, session in wanted.items():
             if key in self.lives:
@@ -275,10 +277,24 @@ class Board:
             else:
                 try:
                     self.lives[key] = LiveSession(session)
-                    self.owners.setdefault(Path(session.path or ""), set()).add(key)
+                    self._own(key, self.lives[key].files() | {Path(session.path or "")})
                     self.changed = True
                 except OSError as error:
                     log.debug("cannot follow %s: %s", session.id, error)
+
+    def _own(self, key: tuple[str, str], paths: set[Path]) -> None:
+        """Register `paths` as the files whose notification wakes session `key`."""
+        before = self.owned.pop(key, set())
+        for path in before - paths:
+            held = self.owners.get(path)
+            if held is not None:
+                held.discard(key)
+                if not held:
+                    del self.owners[path]
+        for path in paths - before:
+            self.owners.setdefault(path, set()).add(key)
+        if paths:
+            self.owned[key] = paths
 
     def poll(self, now: float | None = None, touched: set[Path] | None = None) -> int:
         """Read what was appended everywhere; the number of new events. A session nothing
@@ -294,6 +310,8 @@ class Board:
             try:
                 new = len(live.poll(now))
                 count += new
+                if new:  # a sub-agent's file it follows since, say
+                    self._own(key, live.files() | {Path(live.session.path or "")})
                 cold = not new and now - live.written >= COLD_AFTER
                 self.due[key] = now + COLD_POLL if cold else 0.0
             except Exception as error:  # one broken session never stops the board

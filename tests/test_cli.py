@@ -1208,7 +1208,9 @@ def test_a_sub_agent_of_a_sub_agent_names_the_session_at_the_top() -> None:
     code, _, err = invoke("resume", "claude:a2d2d2d2", "--print", "--home", home)
     assert code == 1 and "is a sub-agent's session" in err
     assert "resume the session it ran under" in err
-    told = shlex.split(err.rpartition("sessdex resume ")[2])  # with the --home given
+    told = shlex.split(
+        err.rpartition("sessdex resume ")[2].rstrip("'.\n")
+    )  # with --home
     assert told == ["claude:33333333-3333-4333-8333-333333333333", "--home", home]
     code, out, _ = invoke("resume", *told, "--print")
     assert code == 0 and "claude --resume 33333333-" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -58,3 +59,23 @@ def test_a_word_starting_with_an_equals_sign_reaches_the_cli_from_zsh(
     where, *words = json.loads(ran.stdout)
     assert where == str(folder)
     assert words[:4] == ["--resume", session_id, "--model", "=opus"]
+
+
+@pytest.mark.parametrize("folder", ["home", "my home"])
+def test_a_sub_agents_refusal_names_its_lead_in_quotes_as_every_hint(
+    tmp_path: Path, folder: str
+) -> None:
+    """The line naming the lead to resume stood bare at the end of the sentence
+    (`…: sessdex resume claude:3333… --home DIR`), where every other hint puts a
+    command in quotes; inside them, each word is quoted for the shell."""
+    home = tmp_path / folder
+    shutil.copytree(Path(__file__).parent / "data" / "claude" / "home", home)
+    result = CliRunner().invoke(
+        main, ["resume", "claude:a2d2d2d2", "--print", "--home", str(home)]
+    )
+    assert result.exit_code == 1
+    told = result.stderr.rpartition("resume the session it ran under: ")[2].strip()
+    mark, line, end = told[0], told[1:-2], told[-2:]
+    assert mark in "'\"" and end == f"{mark}."
+    lead = "claude:33333333-3333-4333-8333-333333333333"
+    assert shlex.split(line) == ["sessdex", "resume", lead, "--home", str(home)]

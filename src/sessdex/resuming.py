@@ -164,10 +164,12 @@ def _why_not_resumable(
             lead = root or session.parent_id
             which = "that started it" if lead == session.parent_id else "it ran under"
             told = f"{one_line(session.id)} is a sub-agent's session; resume the session {which}"
+            target = f"{session.app}:{lead}"
             try:
-                return f"{told}: {hints.line('resume', f'{session.app}:{lead}')}"
+                hints.line("resume", target)
             except NotQuotable:  # cmd.exe: the id alone, to type as the user can
                 return f"{told} ({session.app}:{one_line(lead)})."
+            return f"{told}: {hints.named('resume', target)}."
         if not session.cwd:
             return _no_folder(source)
     where = f" (it ran in {one_line(session.cwd)})" if session.cwd else ""

@@ -380,9 +380,9 @@ def test_export_writes_the_resume_line_for_the_users_shell(
 @pytest.mark.parametrize(
     ("shell", "lead", "hint"),
     [
-        ("posix", "it's", "sessdex resume 'claude:it'\"'\"'s'"),
-        ("powershell", "it's", "sessdex resume 'claude:it''s'"),
-        ("cmd", "it's", 'sessdex resume "claude:it\'s"'),
+        ("posix", "it's", "`sessdex resume 'claude:it'\"'\"'s'`."),
+        ("powershell", "it's", "\"sessdex resume 'claude:it''s'\"."),
+        ("cmd", "it's", '`sessdex resume "claude:it\'s"`.'),
         ("cmd", "50%off", "resume the session that started it (claude:50%off)."),
     ],
 )

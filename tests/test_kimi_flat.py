@@ -53,6 +53,6 @@ def test_a_one_file_session_gets_its_project_and_a_resume(tmp_path: Path) -> Non
     result = CliRunner().invoke(
         main, ["resume", SESSION[:8], "--print", "--home", str(tmp_path)]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # printed; its folder is not here
     assert f"kimi --session {SESSION}" in result.stdout
     assert PROJECT in result.stdout

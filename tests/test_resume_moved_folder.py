@@ -3,6 +3,7 @@ how to resume it there, said (never done, never on another branch unsaid)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -89,3 +90,25 @@ def test_an_anywhere_cli_gets_the_line_with_the_folder_quoted(
         f"folder; to resume it there: {line}"
     ), said
     assert GONE in line
+
+
+def test_print_refuses_a_session_whose_folder_is_gone_as_resume_does(
+    moved: Path,
+) -> None:
+    """`resume --print` printed `cd '…/old/my shop' && claude …` with 0 and warnings,
+    where `resume` refuses the session: a script running the line ran a cd that failed.
+    The line is printed with 1 and the reason now; --json still gives the plan and why."""
+    old = moved.parent / "old" / "my shop"
+    runner = CliRunner()
+    printed = runner.invoke(main, ["resume", GONE[:8], "--print", "--home", str(moved)])
+    resumed = runner.invoke(main, ["resume", GONE[:8], "--home", str(moved)])
+    assert printed.exit_code == resumed.exit_code == 1
+    assert printed.stdout.startswith(f"cd '{old}' && claude ")
+    assert "Error: " in printed.stderr and "cd would fail" in printed.stderr
+    assert f"the session's folder {old} no longer exists" in printed.stderr
+    described = runner.invoke(
+        main, ["resume", GONE[:8], "--json", "--home", str(moved)]
+    )
+    assert described.exit_code == 0
+    plan = json.loads(described.stdout)
+    assert any(f"{old} no longer exists" in why for why in plan["refusals"])

@@ -36,6 +36,8 @@ class ResumeCheck:
     cli_path: str | None = None
     # the program of the plan's name on PATH where it is another (pressly's `goose`)
     other_program: str | None = None
+    # why the plan's folder cannot be entered (gone, a file, closed): its `cd` would fail
+    folder_refusal: str | None = None
 
     @property
     def command(self) -> str:
@@ -251,12 +253,14 @@ def check_resume(
         refusal = f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."  # fmt: skip
         if gone == "no longer exists":
             refusal += _moved_hint(home, session, source, plan)
+        check.folder_refusal = refusal
         check.refusals.append(refusal)
     elif not os.access(plan.cwd, os.X_OK):
-        check.refusals.append(
+        check.folder_refusal = (
             f"the session's folder {plan.cwd} cannot be entered (no permission); "
             "sessdex never resumes elsewhere."
         )
+        check.refusals.append(check.folder_refusal)
     elif session.branch:
         current, problem = branch_check(plan.cwd)
         if current is not None and current != session.branch:

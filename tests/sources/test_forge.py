@@ -175,7 +175,7 @@ def test_resume_is_forge_conversation_id_in_the_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["resume", LEAD[:8], "--print", "--home", str(copy(tmp_path))]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # printed; its folder is not here
     assert f"forge --conversation-id {LEAD}" in result.stdout
 
 

@@ -245,7 +245,7 @@ def test_resume_is_exact_quoted_and_never_approves_on_its_own(tmp_path: Path) ->
     result = CliRunner().invoke(
         main, ["resume", FINISHED, "--print", "--home", str(DATA / "home")]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # printed; its folder is not here
     assert f"openhands --resume {FINISHED}" in result.stdout
     odd = Session(app="openhands", id=FINISHED, cwd="/tmp/it's here; rm -rf x")
     odd_plan = openhands.resume(odd)

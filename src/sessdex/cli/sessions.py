@@ -365,6 +365,8 @@ def resume_command(
         )
     if print_only or as_json:
         for refusal in check.refusals:
+            if not as_json and refusal == check.folder_refusal:
+                continue  # the error below
             said(f"warning: {one_line(refusal)}")
         if check.branch_mismatch:
             said(f"warning: {_branch_moved(check.branch_mismatch, check.plan.cwd)}")
@@ -378,6 +380,12 @@ def resume_command(
             stdout_bytes(dumps(check.record()) + b"\n")
         else:
             echo(check.command)
+        if not as_json and check.folder_refusal is not None:
+            # printed for a person to see, but its `cd` fails: 1, as `resume` refuses it,
+            # so that a script stops before running the line
+            raise SessdexError(
+                f"{one_line(check.folder_refusal)} The line's cd would fail."
+            )
         return
     if check.refusals:
         raise SessdexError(" ".join(check.refusals))

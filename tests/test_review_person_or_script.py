@@ -185,7 +185,7 @@ def test_the_session_table_names_each_sub_agent_as_tree_does() -> None:
     now has its short id and what `tree` calls it, its type and task."""
     home = str(Path(__file__).parent / "data" / "claude" / "home")
     code, out, _ = run("usage", "session", "--app", "claude", "--home", home)
-    lines = [line.strip("│ ") for line in out.splitlines() if "└" in line]
+    lines = [line.strip("│ ") for line in out.splitlines() if line[1:].strip(" │")]
     assert code == 0
     # the short id: eight characters or more, as wide as the table's ids need to be told
     # apart (the fixture's test-hash-123 and test-hash-456 widen every row's)
@@ -193,7 +193,7 @@ def test_the_session_table_names_each_sub_agent_as_tree_does() -> None:
     assert len({m[1].split()[1] for line in lines if (m := named.match(line))}) == 2, (
         lines
     )
-    assert any(line.startswith("└ lead ") for line in lines), lines
+    assert any(line.startswith("lead ") for line in lines), lines
 
 
 def test_html_exported_to_a_terminal_says_how_to_get_a_file(

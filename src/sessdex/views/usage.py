@@ -139,7 +139,9 @@ def table(
             continue
         lines.append((row, _label(kind, row, id_width, home), "", True))
         for agent, sub in row.agents.items():
-            lines.append((sub, f"  └ {_agent_label(agent, sub, id_width)}", "dim", False))  # fmt: skip
+            # the lead's own share is the session's, not a child of it: no branch mark
+            mark = "  " if agent == "lead" else "  └ "
+            lines.append((sub, f"{mark}{_agent_label(agent, sub, id_width)}", "dim", False))  # fmt: skip
     lines.append((total, "Total", "bold", False))
     key_header = HEADERS.get(kind, "Key")
     whole = max(cell_width(header) for header in [key_header, *(label for _, label, _, _ in lines)])  # fmt: skip

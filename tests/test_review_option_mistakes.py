@@ -112,7 +112,7 @@ def test_usage_session_table_names_the_app_of_an_id_two_apps_share(
     assert code == 0
     rows = [line for line in out.splitlines() if line.startswith("│ ")]
     keys = [row.split("│")[1].split()[0] for row in rows[:-1]]  # the total last
-    assert keys == ["7c1a2b3d", "└", "└", "kilo:2b9d4c1e", "roo:2b9d4c1e"], out
+    assert keys == ["7c1a2b3d", "lead", "└", "kilo:2b9d4c1e", "roo:2b9d4c1e"], out
     for key in keys[-2:]:
         code, said, _ = invoke("usage", "session", "--explain", key, "--home", home)
         assert code == 0 and key.split(":")[0] in said, said

@@ -86,6 +86,16 @@ class _Commands(click.Group):
             return super().parse_args(ctx, args)
         except click.NoSuchOption as error:
             moved = self._after_the_command(ctx, error.option_name, given)
+            if moved is None and error.option_name in ("-v", "--verbose"):
+                # `sessdex -v` for the version, as many tools take it: here it is -V,
+                # and -v is --verbose on a command
+                option = error.option_name
+                version = " Did you mean '-V' (the version)?" if option == "-v" else ""
+                raise click.UsageError(
+                    f"{error.message}{version} {option} goes after a command: "
+                    f"{named('list', option)}.",
+                    ctx,
+                ) from None
             if moved is None:
                 raise
             raise click.UsageError(

@@ -1321,7 +1321,7 @@ def test_the_live_board_is_the_plain_board_fitted_to_the_terminal() -> None:
         "test in CI tool Bash running 42s",
         80: "  opencode 01a22b81-66   5m  123.5k …de/shop-api Fix the flaky checkout test in…",
         60: "  opencode 01a22b81-66   5m  123.5k Fix the flaky checkout …",
-        40: "  ope 01a22b81-66   5m  123.5k Fix the …",  # the app's first letters
+        40: "  ope… 01a22b81-66   5m  123.5k Fix the…",  # the app cut, as tables cut
     }
 
 

@@ -257,7 +257,9 @@ def _lines(
             app, title, folder, why, when, count = cells[id(row)]
             # in `list`'s order (app, id, age, folder, title), the tokens beside the
             # age and the reason last; an id is what a file says: cleaned as `list` does
-            line = "  " + (f"{app[:app_column]:<{app_column}} " if app_column else "")
+            line = "  " + (
+                f"{cut(app, app_column):<{app_column}} " if app_column else ""
+            )
             line += f"{one_line(row.session.id)[:id_width]:<{id_width}} "
             line += f"{when:>4} {count:>7} "
             if folder_w:
@@ -271,11 +273,16 @@ def _lines(
 
 
 def _tag_width(apps: set[str]) -> int:
-    """The fewest letters (3 or more) of each app's name that tell these apps apart on
-    a narrow board: `cla` and `cod`, `kiro` and `kiroi`."""
+    """The fewest columns that tell these apps apart on a narrow board, a name cut
+    there keeping 3 letters or more and ending in "…" as every table cuts: `cla…` and
+    `cod…`, `kiro` and `kir…`."""
     longest = max(map(len, apps), default=0)
     return next(
-        (n for n in range(3, longest) if len({app[:n] for app in apps}) == len(apps)),
+        (
+            n
+            for n in range(4, longest)
+            if len({cut(app, n) for app in apps}) == len(apps)
+        ),
         longest,
     )
 

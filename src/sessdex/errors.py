@@ -25,6 +25,19 @@ if TYPE_CHECKING:
     from .model import Session
 
 
+def typed(word: str) -> str:
+    """`word` (what the user typed) quoted as repr quotes it, a byte that is not UTF-8
+    written `\\xe9` as `folders.shown` writes a file name's, not `\\udce9`, an escape
+    the user never typed."""
+    said = repr(word)
+    if "\\udc" not in said:
+        return said
+    import re  # rare: not at import, as difflib
+
+    # a byte not UTF-8, as repr spells it (surrogateescape): after pairs of backslashes
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", said)
+
+
 class SessdexError(Exception):
     """An error we explain to the user; the CLI prints it and exits 1."""
 
@@ -40,7 +53,7 @@ class UnknownApp(BadValue):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         meant = _meant_app(name, known)
         super().__init__(
-            f"unknown app {name!r}{meant}. Known apps: {', '.join(sorted(known))}."
+            f"unknown app {typed(name)}{meant}. Known apps: {', '.join(sorted(known))}."
         )
         self.name = name
 
@@ -76,11 +89,9 @@ class SessionNotFound(SessdexError):
     ) -> None:
         """`unknown_app`: the word before a colon in `prefix`, where it names no app;
         `hint`: what the user most likely meant, said instead of pointing at `list`."""
-        told = f"no session id starts with {prefix!r}"
+        told = f"no session id starts with {typed(prefix)}"
         if unknown_app:  # `nope:7f3a` is most likely a misspelt app, not an id
-            told += (
-                f", and {unknown_app!r} is no app sessdex reads (see {named('doctor')})"
-            )
+            told += f", and {typed(unknown_app)} is no app sessdex reads (see {named('doctor')})"
         if not hint:
             told += f". Run {named('list')} to see recent ones"
         super().__init__(f"{told}; {hint}" if hint else f"{told}.")
@@ -109,7 +120,7 @@ class AmbiguousId(SessdexError):
         else:
             counted += ")"
         super().__init__(
-            f"{prefix!r} matches {len(candidates)} sessions ({counted}; {how}."
+            f"{typed(prefix)} matches {len(candidates)} sessions ({counted}; {how}."
         )
         self.prefix = prefix
         self.candidates = list(candidates)

@@ -19,6 +19,18 @@ from tests.conftest import app_home
         (["show", b"caf\xe9"], "no session id starts with 'caf\\xe9'."),
         (["resume", b"caf\xe9", "--print"], "no session id starts with 'caf\\xe9'."),
         (["list", "--app", b"caf\xe9"], "unknown app 'caf\\xe9'."),
+        # the words a command echoes when it refuses them
+        (["usage", b"caf\xe9"], "'caf\\xe9' is no usage report"),
+        ([b"caf\xe9"], "No such command 'caf\\xe9'."),
+        (["show", "fe5e1c67", b"caf\xe9"], "and 'caf\\xe9' came after it"),
+        (
+            ["list", "--home", b"/nowhere/caf\xe9"],
+            "the folder '/nowhere/caf\\xe9' does",
+        ),
+        (
+            ["export", "fe5e1c67", "-o", b"/nowhere/caf\xe9/it.md"],
+            "the folder '/nowhere/caf\\xe9' does not exist",
+        ),
     ],
 )
 def test_a_byte_not_utf8_is_written_out_in_the_error(
@@ -26,8 +38,9 @@ def test_a_byte_not_utf8_is_written_out_in_the_error(
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
     env.update(LANG="C", LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    home = [] if "--home" in args else ["--home", str(app_home("claude"))]
     done = subprocess.run(
-        [sys.executable, "-m", "sessdex", *args, "--home", str(app_home("claude"))],
+        [sys.executable, "-m", "sessdex", *args, *home],
         env=env,
         capture_output=True,
         timeout=60,

@@ -14,6 +14,7 @@ from typing import IO, Any
 import click
 
 from .. import __version__
+from ..errors import typed
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
 from ._common import CONTEXT, Example, option_meant
@@ -66,7 +67,7 @@ class _Commands(click.Group):
             )
             meant = _MEANT.get(name.lower()) or next(iter(close), None)
             hint = f" Did you mean '{meant}'?" if meant else ""
-        raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        raise click.UsageError(f"No such command {typed(name)}.{hint}", ctx)
 
     def make_context(
         self,

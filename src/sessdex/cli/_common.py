@@ -23,7 +23,7 @@ from ..diagnostics import (
     unreadable_lines,
 )
 from ..diagnostics import refused as refused_words
-from ..errors import AmbiguousId, BadValue, SessdexError
+from ..errors import AmbiguousId, BadValue, SessdexError, typed
 from ..hints import reading_home
 from ..index import RefreshReport, once_more_if_damaged
 from ..launch import interrupted
@@ -187,7 +187,7 @@ class TakesOneId(_SaysItsWords):
         words = [*([given] if isinstance(given, str) else []), *ctx.args]
         return click.UsageError(
             f"sessdex {self.name} takes one session id, and "
-            f"{' '.join(ctx.args)!r} came after it; "
+            f"{typed(' '.join(ctx.args))} came after it; "
             f"{hints.named('find', *words)} finds sessions by their words.",
             ctx,
         )
@@ -347,12 +347,14 @@ def _existing_folder(
     if value is not None and not os.path.isdir(os.path.expanduser(value)):
         if folders.shut_out(os.path.expanduser(value)):
             raise click.BadParameter(
-                f"the folder {value!r} may not be entered (permission denied): "
+                f"the folder {typed(value)} may not be entered (permission denied): "
                 "a folder above it is closed to you.",
                 ctx,
                 param,
             )
-        raise click.BadParameter(f"the folder {value!r} does not exist.", ctx, param)
+        raise click.BadParameter(
+            f"the folder {typed(value)} does not exist.", ctx, param
+        )
     if value is not None and not folders.is_text(
         os.path.abspath(os.path.expanduser(value))
     ):

@@ -15,6 +15,7 @@ import click
 
 from .. import api
 from ..diagnostics import Diagnostics
+from ..errors import typed
 from ..hints import named
 from ..model import Event, Session
 from ..selection import here_folders
@@ -72,7 +73,7 @@ class _Number(click.FloatRange):
             click.types.FloatParamType.convert, self, value, param, ctx, self.what
         )
         if number != number:  # nan
-            self.fail(f"{value!r} is not a number.", param, ctx)
+            self.fail(f"{typed(str(value))} is not a number.", param, ctx)
         return number
 
 

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Iterable
 from typing import IO
 
-from ..errors import SessdexError
+from ..errors import SessdexError, typed
 
 
 def write_file(
@@ -28,7 +28,9 @@ def write_file(
     to read the session is not mistaken for one."""
 
     def refusal(error: OSError) -> SessdexError:
-        return SessdexError(f"could not write {path!r}: {error.strerror or error}.")
+        return SessdexError(
+            f"could not write {typed(path)}: {error.strerror or error}."
+        )
 
     target = _replaceable(path)
     temporary = None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .. import api, hints
+from ..errors import typed
 from ..model import Event
 
 if TYPE_CHECKING:
@@ -364,9 +365,9 @@ def export_command(
         from ..files import human_bytes
 
         size = human_bytes(replaced)
-        err(f"wrote {output!r}, replacing the {size} file that was there")
+        err(f"wrote {typed(output)}, replacing the {size} file that was there")
     elif output is not None:
-        err(f"wrote {output!r}")
+        err(f"wrote {typed(output)}")
     elif fmt == "html" and _to_a_terminal():
         # a page's source scrolled past: what was wanted was a file to open
         named = hints.named("export", session_id, "-o", "session.html")
@@ -396,17 +397,17 @@ def _export_format(
         fmt = named.get(suffix, "md")
         if suffix not in named and suffix not in ("", "txt"):  # report.pdf: not a PDF
             note = (
-                f"note: {output!r} names no format sessdex writes (md, html or json): "
+                f"note: {typed(output or '')} names no format sessdex writes (md, html or json): "
                 "writing Markdown; --format picks another."
             )
     elif suffix in named and named[suffix] != fmt:
         raise BadValue(
-            f"--format {fmt} and the file name {output!r} disagree: drop one of them."
+            f"--format {fmt} and the file name {typed(output or '')} disagree: drop one of them."
         )
     if output is not None and os.path.isdir(output):
         name = os.path.join(output, f"{session_id.replace(os.sep, '-')}.{fmt}")
         raise BadValue(
-            f"{output!r} is a directory: name a file in it, "
+            f"{typed(output)} is a directory: name a file in it, "
             f"e.g. {hints.named('export', session_id, '-o', name)}."
         )
     folder = os.path.dirname(output or "")
@@ -415,10 +416,10 @@ def _export_format(
 
         if folders.shut_out(folder):
             raise BadValue(
-                f"the folder {folder!r} may not be entered (permission denied): "
+                f"the folder {typed(folder)} may not be entered (permission denied): "
                 "name a file in a folder open to you."
             )
-        raise BadValue(f"the folder {folder!r} does not exist: create it first.")
+        raise BadValue(f"the folder {typed(folder)} does not exist: create it first.")
     return fmt, note
 
 

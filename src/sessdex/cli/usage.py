@@ -7,6 +7,7 @@ import itertools
 import click
 
 from .. import api
+from ..errors import typed
 from ..hints import named
 from ..selection import here_folders
 from . import main
@@ -65,15 +66,15 @@ class _Usage(click.Command):
         if report not in REPORTS:
             told = apps_meant(("usage",), [str(report), *ctx.args])
             if told is not None:
-                raise click.UsageError(f"{report!r} is an app, not a report: {told} The reports are {reports}.", ctx)  # fmt: skip
+                raise click.UsageError(f"{typed(str(report))} is an app, not a report: {told} The reports are {reports}.", ctx)  # fmt: skip
             near = _near_report(str(report))
             if near is not None:
-                raise click.UsageError(f"{report!r} is no usage report. Did you mean {named('usage', near)}?", ctx)  # fmt: skip
-            raise click.UsageError(f"{report!r} is no usage report; the reports are {reports}.", ctx)  # fmt: skip
+                raise click.UsageError(f"{typed(str(report))} is no usage report. Did you mean {named('usage', near)}?", ctx)  # fmt: skip
+            raise click.UsageError(f"{typed(str(report))} is no usage report; the reports are {reports}.", ctx)  # fmt: skip
         if ctx.args:
             told = apps_meant(("usage", str(report)), ctx.args)
             raise click.UsageError(
-                f"sessdex usage takes one report, {report!r}, and no other words; "
+                f"sessdex usage takes one report, {typed(str(report))}, and no other words; "
                 + (
                     told or "an app's name goes after --app, and the rest is in --help."
                 ),

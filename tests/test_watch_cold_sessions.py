@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from sessdex import live, live_session
+from sessdex import api, live, live_feeds, live_session
 from sessdex.live import Board, Processes
 from sessdex.model import Session
+from sessdex.sources import Home
+
+DATA = Path(__file__).parent / "data"
 
 
 class _NoProcesses(Processes):
@@ -163,9 +168,42 @@ def test_a_notification_naming_a_cold_sessions_sub_agent_file_wakes_it_at_once(
     board.poll(start)
     board.poll(start + 0.25)  # cold from here
     assert sub in board.followed()
-    assert board.rows(start + 0.25)[0].status.status == "ended"
+    assert board.rows(start + 0.25)[0].status.status != "working"
     with open(sub, "a") as handle:
         handle.write(sub_line(201, datetime.now(UTC)))
     now = start + 0.5
     board.poll(now, touched={sub})
     assert board.rows(now)[0].status.status != "ended"
+
+
+def test_a_notification_naming_a_cold_sessions_database_wal_wakes_it_at_once(
+    tmp_path: Path,
+) -> None:
+    """An app writing its database in WAL mode (Crush, OpenCode) changes `x.db-wal`, not
+    `x.db`, until a checkpoint: the notification names the -wal, which no session follows,
+    and a session resumed after an hour showed only at its next look, up to 3 s on."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "crush" / "home", home, symlinks=True)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    database = str(session.path).split("#", 1)[0]
+    writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        start = time.time()
+        board = Board(lambda: [session], processes=_NoProcesses())
+        board.rescan()
+        board.poll(start)
+        board.poll(start + 0.25)  # cold from here: written days ago
+        assert board.rows(start + 0.25)[0].status.status != "working"
+        checked = os.stat(database).st_mtime_ns
+        now = start + live_feeds.STORE_SECONDS + 0.5
+        writer.execute(
+            "INSERT INTO messages (id, session_id, role, parts, created_at,"
+            " updated_at) VALUES ('m-resumed', ?, 'user', ?, ?, ?)",
+            (session.id, '[{"type":"text","data":{"text":"go on"}}]', now, now),
+        )
+        assert os.stat(database).st_mtime_ns == checked  # the -wal alone was written
+        board.poll(now, touched={Path(database + "-wal")})
+        assert board.rows(now)[0].status.status == "working"
+    finally:
+        writer.close()

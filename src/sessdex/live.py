@@ -44,6 +44,7 @@ TICK_SECONDS = 1.0  # the board is redrawn at least this often (ages move)
 REWATCH = 5.0  # with notifications: the set of watched folders is renewed this often
 COLD_AFTER = 3600.0  # a session nothing wrote for this long is looked at less often:
 COLD_POLL = 3.0  # its files stat'ed and its status told this often (one resumed shows)
+SQLITE_SIDE_FILES = ("-wal", "-journal")  # where a database's writes land first
 
 
 # --- waiting for changes ------------------------------------------------------------------
@@ -302,7 +303,12 @@ class Board:
         names one of its files (`touched`)."""
         now = time.time() if now is None else now
         count = 0
-        woken = {key for path in touched or () for key in self.owners.get(path, ())}
+        woken = {
+            key
+            for path in touched or ()
+            for name in (path, _written(path))
+            for key in self.owners.get(name, ())
+        }
         for key, live in self.lives.items():
             # not due yet; one due further on than a cold poll: the clock was set back
             if now < self.due.get(key, 0.0) <= now + COLD_POLL and key not in woken:
@@ -381,6 +387,16 @@ class Board:
         for live in self.lives.values():
             found |= live.files()
         return found
+
+
+def _written(path: Path) -> Path:
+    """The file a notification naming `path` says was written: a SQLite database's own
+    where it names its -wal or -journal (a write in WAL mode leaves the database alone
+    until a checkpoint)."""
+    for suffix in SQLITE_SIDE_FILES:
+        if path.name.endswith(suffix) and len(path.name) > len(suffix):
+            return path.with_name(path.name[: -len(suffix)])
+    return path
 
 
 def watch(

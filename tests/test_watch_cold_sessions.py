@@ -12,6 +12,7 @@ import os
 import shutil
 import sqlite3
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -207,3 +208,34 @@ def test_a_notification_naming_a_cold_sessions_database_wal_wakes_it_at_once(
         assert board.rows(now)[0].status.status == "working"
     finally:
         writer.close()
+
+
+def test_a_session_whose_app_moved_its_file_is_followed_in_its_new_place(
+    tmp_path: Path,
+) -> None:
+    """A session keeps its id while its app moves its file (an archive, a project folder
+    renamed): a rescan gave the new path, but the board went on following the old file,
+    gone, and said the session ended, its transcript deleted; a notification naming the
+    new file woke nothing."""
+    start = time.time()
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
+    old = _session(tmp_path, 1, lines, start - 3 * 86400)
+    listed = [old]
+    board = Board(lambda: listed, processes=_NoProcesses())
+    board.rescan()
+    board.poll(start)
+    board.poll(start + 0.25)  # cold from here
+    moved = tmp_path / "moved" / Path(str(old.path)).name
+    moved.parent.mkdir()
+    os.rename(str(old.path), moved)
+    listed[:] = [replace(old, path=str(moved))]
+    board.rescan()
+    with open(moved, "a") as handle:
+        handle.write(_line(102, datetime.now(UTC)))
+    now = start + 0.5
+    board.poll(now, touched={moved})
+    row = board.rows(now)[0]
+    assert (row.session.path, row.status.status) == (str(moved), "working")
+    assert board.followed() == {moved}
+    assert board.owners == {moved: {("claude", old.id)}}  # its wake path too

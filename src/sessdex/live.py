@@ -264,8 +264,9 @@ class Board:
     def rescan(self) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives."""
         wanted = {(s.app, s.id): s for s in self.list_sessions()}
-        for key in list(self.lives):
-            if key not in wanted:
+        for key, live in list(self.lives.items()):
+            # one whose app moved its file (same id): followed anew, from its new place
+            if key not in wanted or wanted[key].path != live.session.path:
                 gone = self.lives.pop(key)
                 self.left.update(gone.diagnostics)
                 self.due.pop(key, None)

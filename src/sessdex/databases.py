@@ -1136,8 +1136,9 @@ NO_ROWID = "no rowid (a view, not a table): not read"
 _VIEW_PIECES = 8  # a view's huge value is cut in about this many pieces
 
 
-# (the file a connection reads, as it stood, a query) -> what `shape` made of its rows
-_SCANS: dict[tuple[str, str, str], object] = {}
+# (the file a connection reads, as it stood, a query, the shape) -> what `shape` made of
+# its rows
+_SCANS: dict[tuple[str, str, str, str], object] = {}
 T = TypeVar("T")
 
 
@@ -1150,12 +1151,14 @@ def scanned(
     file the connection reads (an app's database, or sessdex's copy of it) stands as it
     stood: for a scan each read would make again, by a column no index leads with (a
     scan a read, over a database of thousands of sessions, cost the squares of their
-    number). Raises what SQLite raises."""
+    number). The value kept is `shape`'s own: another shaping the same query's rows
+    (told apart by its module, name and first line, not by what it closes over: a
+    shape is of the rows alone) scans for its own. Raises what SQLite raises."""
     file = next(
         (str(row[2]) for row in connection.execute("PRAGMA database_list")
          if row[1] == "main"), "",
     )  # fmt: skip
-    key = (file, freshness.read_signature(file) if file else "", query)
+    key = (file, freshness.read_signature(file) if file else "", query, _named(shape))
     # one look-up (a worker thread may clear the dict between two); itself: none kept
     kept = _SCANS.get(key, _SCANS)
     if kept is not _SCANS:
@@ -1167,6 +1170,15 @@ def scanned(
             _SCANS.clear()
         _SCANS[key] = found
     return found
+
+
+def _named(shape: Callable[..., object]) -> str:
+    """What tells one shape from another across the run: its module and name, and its
+    first line (two lambdas of one function share a name)."""
+    code = getattr(shape, "__code__", None)
+    line = getattr(code, "co_firstlineno", "")
+    name = getattr(shape, "__qualname__", None) or repr(shape)
+    return f"{getattr(shape, '__module__', '')}:{name}:{line}"
 
 
 def bounded_value(

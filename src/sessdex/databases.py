@@ -1136,9 +1136,11 @@ NO_ROWID = "no rowid (a view, not a table): not read"
 _VIEW_PIECES = 8  # a view's huge value is cut in about this many pieces
 
 
-# (the file a connection reads, as it stood, a query, the shape) -> what `shape` made of
-# its rows
-_SCANS: dict[tuple[str, str, str, str], object] = {}
+# (the file a connection reads, as it stood, a query, the shape) -> (what `shape` made of
+# its rows, their size as `_held` estimates it), oldest first
+_SCANS: dict[tuple[str, str, str, str], tuple[object, int]] = {}
+SCANS_KEPT = 8  # scans a process keeps at most...
+SCANS_KEPT_BYTES = 64 * 2**20  # ...holding at most this much together (a long `watch`)
 T = TypeVar("T")
 
 
@@ -1153,23 +1155,48 @@ def scanned(
     scan a read, over a database of thousands of sessions, cost the squares of their
     number). The value kept is `shape`'s own: another shaping the same query's rows
     (told apart by its module, name and first line, not by what it closes over: a
-    shape is of the rows alone) scans for its own. Raises what SQLite raises."""
+    shape is of the rows alone) scans for its own. Scans kept hold at most
+    `SCANS_KEPT_BYTES` together, the oldest dropped for a new one; one past it alone is
+    not kept (each read scans again, and holds it only while it reads). Raises what
+    SQLite raises."""
     file = next(
         (str(row[2]) for row in connection.execute("PRAGMA database_list")
          if row[1] == "main"), "",
     )  # fmt: skip
     key = (file, freshness.read_signature(file) if file else "", query, _named(shape))
-    # one look-up (a worker thread may clear the dict between two); itself: none kept
-    kept = _SCANS.get(key, _SCANS)
-    if kept is not _SCANS:
-        return cast(T, kept)
-    found = shape(connection.execute(query).fetchall())
+    # one look-up: a worker thread may drop the scan between two
+    kept = _SCANS.get(key)
+    if kept is not None:
+        return cast(T, kept[0])
+    rows = connection.execute(query).fetchall()
+    size = _held(rows)
+    found = shape(rows)
     # kept where the file stood still during the scan (and is a file)
-    if file and key[1] == freshness.read_signature(file):
-        if len(_SCANS) >= 8:
-            _SCANS.clear()
-        _SCANS[key] = found
+    if file and key[1] == freshness.read_signature(file) and size <= SCANS_KEPT_BYTES:
+        _room_for_scan(size)
+        _SCANS[key] = (found, size)
     return found
+
+
+def _held(rows: list[tuple[object, ...]]) -> int:
+    """About what a shape of `rows` holds: their values, and their tuples twice (a
+    shape keeps them, or one of its own a row, and a place in a list or dict)."""
+    import itertools
+
+    cells = sum(map(sys.getsizeof, itertools.chain.from_iterable(rows)))
+    return cells + 2 * sum(map(sys.getsizeof, rows)) + sys.getsizeof(rows)
+
+
+def _room_for_scan(size: int) -> None:
+    """Drop the oldest scans kept until one more of `size` bytes fits both bounds."""
+    for old in list(_SCANS):  # a copy: a worker thread may drop some meanwhile
+        kept = list(_SCANS.values())
+        if (
+            len(kept) < SCANS_KEPT
+            and sum(s for _, s in kept) + size <= SCANS_KEPT_BYTES
+        ):
+            return
+        _SCANS.pop(old, None)
 
 
 def _named(shape: Callable[..., object]) -> str:

@@ -12,6 +12,7 @@ import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -57,6 +58,22 @@ def _session(tmp_path: Path, n: int, lines: list[str], written: float) -> Sessio
     path.write_text("".join(lines))
     os.utime(path, (written, written))
     return Session("claude", session_id, path=str(path), cwd="/home/dev/shop")
+
+
+def _days_old(tmp_path: Path, start: float) -> Session:
+    """A prompt and its answer, written three days before `start`."""
+    days_ago = datetime.now(UTC) - timedelta(days=3)
+    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
+    return _session(tmp_path, 1, lines, start - 3 * 86400)
+
+
+def _cold_board(listed: Callable[[], list[Session]], start: float) -> Board:
+    """A board that has read `listed` and, a quarter second on, looks at them as cold."""
+    board = Board(listed, processes=_NoProcesses())
+    board.rescan()
+    board.poll(start)
+    board.poll(start + 0.25)  # cold from here
+    return board
 
 
 def test_a_session_unwritten_for_an_hour_is_looked_at_every_few_seconds(
@@ -108,13 +125,8 @@ def test_a_session_unwritten_for_an_hour_is_looked_at_every_few_seconds(
 
 def test_a_notification_naming_a_cold_session_wakes_it_at_once(tmp_path: Path) -> None:
     start = time.time()
-    days_ago = datetime.now(UTC) - timedelta(days=3)
-    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
-    old = _session(tmp_path, 1, lines, start - 3 * 86400)
-    board = Board(lambda: [old], processes=_NoProcesses())
-    board.rescan()
-    board.poll(start)
-    board.poll(start + 0.25)  # cold from here
+    old = _days_old(tmp_path, start)
+    board = _cold_board(lambda: [old], start)
     with open(str(old.path), "a") as handle:
         handle.write(_line(102, datetime.now(UTC)))
     now = start + 0.5
@@ -128,13 +140,8 @@ def test_a_cold_session_is_still_looked_at_after_the_clock_is_set_back(
     """Its next look is due COLD_POLL seconds on, as the clock said then: the clock set
     back an hour (NTP, a VM resumed) left it unread, its status as told, for that hour."""
     start = time.time()
-    days_ago = datetime.now(UTC) - timedelta(days=3)
-    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
-    old = _session(tmp_path, 1, lines, start - 3 * 86400)
-    board = Board(lambda: [old], processes=_NoProcesses())
-    board.rescan()
-    board.poll(start)
-    board.poll(start + 0.25)  # cold from here
+    old = _days_old(tmp_path, start)
+    board = _cold_board(lambda: [old], start)
     with open(str(old.path), "a") as handle:
         handle.write(_line(102, datetime.now(UTC)))
     back = start - 3600.0
@@ -152,8 +159,7 @@ def test_a_notification_naming_a_cold_sessions_sub_agent_file_wakes_it_at_once(
     session nothing wrote for an hour, written again, showed only at its next look."""
     start = time.time()
     days_ago = datetime.now(UTC) - timedelta(days=3)
-    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
-    old = _session(tmp_path, 1, lines, start - 3 * 86400)
+    old = _days_old(tmp_path, start)
     sub = tmp_path / old.id / "subagents" / "agent-a1.jsonl"
     sub.parent.mkdir(parents=True)
 
@@ -164,10 +170,7 @@ def test_a_notification_naming_a_cold_sessions_sub_agent_file_wakes_it_at_once(
 
     sub.write_text(sub_line(200, days_ago))
     os.utime(sub, (start - 3 * 86400, start - 3 * 86400))
-    board = Board(lambda: [old], processes=_NoProcesses())
-    board.rescan()
-    board.poll(start)
-    board.poll(start + 0.25)  # cold from here
+    board = _cold_board(lambda: [old], start)
     assert sub in board.followed()
     assert board.rows(start + 0.25)[0].status.status != "working"
     with open(sub, "a") as handle:
@@ -191,10 +194,7 @@ def test_a_notification_naming_a_cold_sessions_database_wal_wakes_it_at_once(
     try:
         writer.execute("PRAGMA journal_mode=WAL")
         start = time.time()
-        board = Board(lambda: [session], processes=_NoProcesses())
-        board.rescan()
-        board.poll(start)
-        board.poll(start + 0.25)  # cold from here: written days ago
+        board = _cold_board(lambda: [session], start)  # written days ago
         assert board.rows(start + 0.25)[0].status.status != "working"
         checked = os.stat(database).st_mtime_ns
         now = start + live_feeds.STORE_SECONDS + 0.5
@@ -218,14 +218,9 @@ def test_a_session_whose_app_moved_its_file_is_followed_in_its_new_place(
     gone, and said the session ended, its transcript deleted; a notification naming the
     new file woke nothing."""
     start = time.time()
-    days_ago = datetime.now(UTC) - timedelta(days=3)
-    lines = [_line(100, days_ago), _line(101, days_ago, "assistant")]
-    old = _session(tmp_path, 1, lines, start - 3 * 86400)
+    old = _days_old(tmp_path, start)
     listed = [old]
-    board = Board(lambda: listed, processes=_NoProcesses())
-    board.rescan()
-    board.poll(start)
-    board.poll(start + 0.25)  # cold from here
+    board = _cold_board(lambda: listed, start)
     moved = tmp_path / "moved" / Path(str(old.path)).name
     moved.parent.mkdir()
     os.rename(str(old.path), moved)

@@ -101,7 +101,8 @@ def _with_listed(
     seq = -1
     for event in events:
         seen.add(event.agent_id)
-        seq = max(seq, event.seq)
+        if event.seq > seq:  # `max`, without a call an event
+            seq = event.seq
         yield event
     source = sources.get(session.app)
     asked = [session.id, *(a for a in seen if a)]

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import cast
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -395,7 +394,8 @@ class Stream:
             if copy.usage.total > pending.usage.total:
                 pending.usage = copy.usage
                 pending.cost = copy.cost
-            if _total(copy.advisors) > _total(pending.advisors):
+            # most responses consult no advisor: no sums of nothing (totals are >= 0)
+            if copy.advisors and _total(copy.advisors) > _total(pending.advisors):
                 pending.advisors = copy.advisors
             pending.time = copy.time or pending.time
         elif copy is not None:
@@ -743,10 +743,9 @@ class Stream:
         call = rec.string(block.get("id"))
         name = rec.string(block.get("name"))
         arguments = block.get("input")
-        shown = (
-            rec.bounded(arguments, [1 << 62])
-            if compacted
-            else cast(JSONValue, arguments)
+        # parsed JSON as it is (`cast`, a call, spared on every tool call)
+        shown: JSONValue = (
+            rec.bounded(arguments, [1 << 62]) if compacted else arguments  # type: ignore[assignment]
         )
         yield self._event(
             "tool_call", agent, tool=name, call_id=call, extra={"input": shown}

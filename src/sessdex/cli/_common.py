@@ -775,23 +775,41 @@ def event_chunks(
     `seq_relative`: each record says its `seq` counts from where the read began."""
     from ..views.records import dumps, event_record
 
-    def record(event: Event) -> bytes:
+    # the records of small events joined into pieces of about `_PIECE` (a write and a
+    # yield each, not two an event); a big one (MBs with --full-payloads) goes alone,
+    # not copied behind the others
+    pieces: list[bytes] = [] if as_nl else [b"["]
+    size = 0
+    for n, event in enumerate(events):
         fields = event_record(event)
         if seq_relative:
             fields["seq_relative"] = True
-        return dumps(fields, kept=False)
+        data = dumps(fields, kept=False)
+        if len(data) >= _PIECE:
+            if pieces:
+                yield b"".join(pieces)
+                pieces, size = [], 0
+            if not as_nl:
+                yield b",\n" if n else b"\n"
+            yield data
+            if as_nl:
+                yield b"\n"
+            continue
+        if as_nl:
+            pieces += (data, b"\n")
+        else:
+            pieces += (b",\n" if n else b"\n", data)
+        size += len(data)
+        if size >= _PIECE:
+            yield b"".join(pieces)
+            pieces, size = [], 0
+    if not as_nl:
+        pieces.append(b"\n]\n")
+    if pieces:
+        yield b"".join(pieces)
 
-    # separators apart: an event's JSON (MBs with --full-payloads) is not copied behind one
-    if as_nl:
-        for event in events:
-            yield record(event)
-            yield b"\n"
-    else:
-        yield b"["
-        for n, event in enumerate(events):
-            yield b",\n" if n else b"\n"
-            yield record(event)
-        yield b"\n]\n"
+
+_PIECE = 64 * 1024
 
 
 def write_events(

@@ -230,7 +230,9 @@ def usage_record(usage: Usage) -> dict[str, JSONValue]:
 
 def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValue]:
     """The public JSON object of an event (`show --json`, `follow --nl`, exports): every
-    field always present, `extra` as `{}` when the event has none."""
+    field always present, `extra` as `{}` when the event has none. Its `extra` may be
+    the event's own dict (not copied for every event written): change the record's
+    fields, never what its `extra` holds."""
     record: dict[str, JSONValue] = {
         "seq": event.seq,
         "kind": event.kind,
@@ -245,7 +247,8 @@ def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValu
         "usage": usage_record(event.usage) if event.usage is not None else None,
     }
     if with_extra:
-        record["extra"] = cast(JSONValue, dict(event.extra))
+        extra = event.extra
+        record["extra"] = extra if type(extra) is dict else dict(extra)
     return record
 
 

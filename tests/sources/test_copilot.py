@@ -269,7 +269,7 @@ def test_reading_from_an_offset_drops_the_cut_line() -> None:
     assert got[0].seq == 0
 
 
-def test_resume_keeps_model_and_effort_and_withholds_allow_all(tmp_path: Path) -> None:
+def test_resume_keeps_model_and_effort_and_refuses_allow_all(tmp_path: Path) -> None:
     older = sessions(Home.at(DATA / "home"))[OLDER]
     plan = copilot.resume(older)
     assert plan is not None
@@ -289,13 +289,10 @@ def test_resume_keeps_model_and_effort_and_withholds_allow_all(tmp_path: Path) -
     )
     loose = replace(older, permission_mode="allow-all")
     plan = copilot.resume(loose)
-    assert (
-        plan is not None
-        and plan.withheld == ("--allow-all",)
-        and "--allow-all" not in plan.argv
-    )
+    assert plan is not None and plan.restores_looser and "--allow-all" not in plan.argv
     kept = copilot.resume(loose, keep_permissions=True)
-    assert kept is not None and kept.argv[-1] == "--allow-all" and kept.withheld == ()
+    assert kept is not None and kept.argv[-1] == "--allow-all"
+    assert not kept.restores_looser
 
 
 def test_a_torn_last_line_is_not_counted_when_listing(tmp_path: Path) -> None:

@@ -38,9 +38,12 @@ A `user.message` whose `source` is not the user (a skill's hidden prompt `skill-
 harness text: a `user` event with `extra["injected"]`, never the title.
 
 Resume: `copilot --resume <id>` (the form the 1.0.102 runs used) with `--model` and
-`--reasoning-effort`; a recorded `session.permissions_changed` to `allow-all` becomes
-`--allow-all`, withheld unless asked for (the default asks before tools run). A `copilot`
-on PATH that is AWS Copilot CLI's (a Go program) is never run (`resume_program`).
+`--reasoning-effort`. Allow All (`--allow-all` at start, `/allow-all` or `/permissions`
+later) is a `session.permissions_changed` (`allowAllPermissions`, true or false); 1.0.102
+reopens a session at the last one by itself, and no flag or COPILOT_ALLOW_ALL value lowers
+it, so such a session is refused unless `--keep-permissions` (`restores_looser`). Found in
+a long session's unread middle too (`files.lines_with`). A `copilot` on PATH that is AWS
+Copilot CLI's (a Go program) is never run (`resume_program`).
 
 Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry events
 (`_IGNORED`). Everything else unknown is counted by diagnostics.
@@ -87,8 +90,8 @@ TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help, `/fork` in its TUI, "
-    "`session.mode_changed` (`newMode`) and the mode a resume restores after third-party "
-    "readers and measurements of 1.0.88 (not run here); "
+    "`--mode plan|interactive|autopilot` on a resume, the agent mode and Allow All it "
+    "restores (1.0.102 run here); "
     "history-session-state/ of builds before 0.0.342 from third-party readers (synthetic)"
 )
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
@@ -105,6 +108,7 @@ _ID_START = re.compile(r"[0-9a-f][0-9a-f-]{6,35}")
 _EVENTS = "events.jsonl"
 # `/fork` writes a `session.info` (`infoType: fork`) into both sessions, naming their ids
 _INFO_TYPE = b'"infoType"'
+_PERMISSIONS_CHANGED = b'"session.permissions_changed"'
 _NAMED_ID = re.compile(
     r"\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)"
 )
@@ -233,6 +237,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     # the lines between the head and the tail go unread: a mode change there is missed
     unread_middle = bool(tail) and tail[0].offset > last_head
     mode_at_end = False  # a mode change seen in the tail: the last one, known
+    permissions_at_end = False  # so for the permission policy
     first_prompt: str | None = None
     updated: datetime | None = None
     copies = False  # an event dated before the session began: a fork's copied history
@@ -271,7 +276,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             fields["model"] = as_str(data.get("newModel")) or fields.get("model")
             fields["effort"] = as_str(data.get("reasoningEffort"))
         elif kind == "session.permissions_changed" and main:
-            fields["permission_mode"] = as_str(data.get("mode"))
+            fields["permission_mode"] = _permission_mode(data)
+            permissions_at_end = permissions_at_end or not counted
         elif kind == "session.mode_changed" and main:  # interactive, plan, autopilot
             fields["agent_mode"] = as_str(data.get("newMode"))
             mode_at_end = mode_at_end or not counted
@@ -284,6 +290,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             and not _injected(data)
         ):
             first_prompt = one_line(as_str(data.get("content")), limit=None)
+    if unread_middle and not permissions_at_end:
+        # Copilot restores the policy a `/allow-all` there left: looked for, not guessed
+        middle = _middle_permissions(path, last_head, tail[0].offset, diagnostics)
+        fields["permission_mode"] = middle or fields.get("permission_mode")
     repository = as_str(fields.get("repository"))
     session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
     extra: dict[str, JSONValue] = {"repository": repository} if repository else {}
@@ -347,6 +357,35 @@ def _fork_origin(
         if session_id in named and others:
             origin = others[0]  # found newest first: the last one kept is the oldest
     return origin
+
+
+def _permission_mode(data: Mapping[str, object]) -> str | None:
+    """The policy a `session.permissions_changed` left: "allow-all" or "manual" (1.0.102
+    writes `allowAllPermissions` and `allowAllPermissionMode`, on or off)."""
+    allowed = data.get("allowAllPermissions")
+    if not isinstance(allowed, bool):
+        allowed = {"on": True, "off": False}.get(
+            as_str(data.get("allowAllPermissionMode")) or ""
+        )
+    return None if allowed is None else "allow-all" if allowed else "manual"
+
+
+def _middle_permissions(
+    path: Path, start: int, end: int, diagnostics: Diagnostics
+) -> str | None:
+    """The policy the last main-agent `session.permissions_changed` in [start, end) left."""
+    for line in files.lines_with(
+        path, _PERMISSIONS_CHANGED, start, end, diagnostics=diagnostics
+    ):
+        record = files.parse_json(line) or {}
+        data = as_dict(record.get("data"))
+        if (
+            record.get("type") == "session.permissions_changed"
+            and not isinstance(record.get("agentId"), str)
+            and (mode := _permission_mode(data))
+        ):
+            return mode
+    return None
 
 
 def _parse_workspace(path: Path) -> list[Session]:
@@ -534,7 +573,7 @@ class _Reader:
             mode = as_str(data.get("newMode"))
             yield self.event("meta", record, text=f"mode: {mode}", extra={"mode": mode})
         elif kind == "session.permissions_changed":
-            mode = as_str(data.get("mode"))
+            mode = _permission_mode(data)
             yield self.event(
                 "meta",
                 record,
@@ -860,7 +899,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     one folder, `session-state/`: one that names no folder is resumed from any), in plan
     mode where it was left in it, and in the interactive one where it was left in
     autopilot, which Copilot would restore (unless `keep_permissions`), or may have been:
-    a long session's middle is not read."""
+    a long session's middle is not read. One left at Allow All, which Copilot restores
+    and no flag lowers, is marked `restores_looser` (refused) unless `keep_permissions`."""
     argv = ["copilot", "--resume", session.id]
     notes: list[str] = []
     if session.model:
@@ -874,11 +914,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     elif session.effort:
         argv += ["--reasoning-effort", session.effort]
     withheld: list[str] = []
-    if session.permission_mode == "allow-all":
-        if keep_permissions:
-            argv.append("--allow-all")
-        else:
-            withheld.append("--allow-all")
+    # 1.0.102 reopens a session at the Allow All it was left at, whatever the flags
+    looser = session.permission_mode == "allow-all" and not keep_permissions
+    if session.permission_mode == "allow-all" and keep_permissions:
+        argv.append("--allow-all")
     # Copilot reopens a session in the agent mode it was left in, where `--mode` says
     # none: autopilot (going on without waiting for the user) loosens the default
     mode = session.extra.get("mode")
@@ -902,6 +941,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint="npm install -g @github/copilot",
         notes=tuple(notes),
         withheld=tuple(withheld),
+        restores_looser="Allow All permission policy" if looser else "",
     )
 
 

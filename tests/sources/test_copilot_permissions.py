@@ -1,0 +1,110 @@
+"""Copilot CLI's Allow All permission policy, as 1.0.102 records it and restores it on
+resume (real TUI sessions in tests/data/copilot/permissions)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Session, merge
+from sessdex.sources import Home, copilot
+
+HOME = Path(__file__).parent.parent / "data" / "copilot" / "permissions" / "home"
+# started with Manual Approval, `/allow-all` typed after the first turn
+SWITCHED = "f159b433-7063-4366-9ce5-c1c42481fe88"
+# started with `--allow-all`, `/permissions` back to Manual Approval after a turn
+LOWERED = "1089e194-53fb-4162-a1e0-b23c6a23c1d2"
+ON = {
+    "previousAllowAllPermissions": False,
+    "allowAllPermissions": True,
+    "previousAllowAllPermissionMode": "off",
+    "allowAllPermissionMode": "on",
+}
+
+
+def sessions(home: Path) -> dict[str, Session]:
+    location = copilot.locate(Home.at(home))
+    parts: dict[str, list[Session]] = {}
+    for path in copilot.scan(location):
+        for session in copilot.parse(path, location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def test_a_session_switched_to_allow_all_is_not_resumed_so_unasked() -> None:
+    """`/allow-all` mid-session writes `session.permissions_changed`
+    (`allowAllPermissions: true`), and a plain `copilot --resume <id>` comes back with
+    Allow All (its status bar said so); no flag turns it off (`--allow-all=false`,
+    `--no-allow-all` are usage errors; COPILOT_ALLOW_ALL=false did not). sessdex read a
+    `mode` key Copilot never wrote and gave that line with nothing said."""
+    found = sessions(HOME)
+    switched = found[SWITCHED]
+    assert switched.permission_mode == "allow-all"
+    plan = copilot.resume(switched)
+    assert plan is not None and "--allow-all" not in plan.argv
+    assert "Allow All" in plan.restores_looser and plan.withheld == ()
+    kept = copilot.resume(switched, keep_permissions=True)
+    assert kept is not None and kept.argv[-1] == "--allow-all"
+    assert not kept.restores_looser
+    # turned back to Manual Approval with `/permissions`: resumed so (status bar)
+    lowered = copilot.resume(found[LOWERED])
+    assert lowered is not None and not lowered.restores_looser
+    assert "--allow-all" not in lowered.argv
+
+
+def test_show_says_when_the_permission_policy_changed() -> None:
+    found = sessions(HOME)
+    said = [
+        event.text
+        for event in copilot.read(found[LOWERED], Diagnostics())
+        if event.kind == "meta" and event.extra.get("permission_mode")
+    ]
+    assert said == ["permissions: allow-all", "permissions: manual"]
+
+
+def test_resume_json_refuses_a_session_left_at_allow_all(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    folder = home / ".copilot" / "session-state" / SWITCHED
+    folder.mkdir(parents=True)
+    (tmp_path / "shop-api").mkdir()
+    lines = (
+        HOME / ".copilot" / "session-state" / SWITCHED / "events.jsonl"
+    ).read_text()
+    (folder / "events.jsonl").write_text(
+        lines.replace("/home/alex/code/shop-api", str(tmp_path / "shop-api"))
+    )
+    result = CliRunner().invoke(
+        main, ["resume", "--json", "--home", str(home), SWITCHED[:8]]
+    )
+    assert result.exit_code == 0, result.output
+    refusals = json.loads(result.stdout)["refusals"]
+    assert any("Allow All" in refusal for refusal in refusals), refusals
+
+
+def test_allow_all_switched_on_in_an_unread_middle_is_found(tmp_path: Path) -> None:
+    """Listing reads a long session's first lines and last 512 KB: a `/allow-all` between
+    them would go unseen, and Copilot would restore it."""
+    stamp = "2026-12-06T22:12:19.205Z"
+    start = {
+        "type": "session.start",
+        "data": {"sessionId": "s5", "copilotVersion": "1.0.102"},
+        "timestamp": stamp,
+    }
+    said = {
+        "type": "assistant.message",
+        "data": {"messageId": "m", "content": "x" * 8000},
+        "timestamp": stamp,
+    }
+    switch = {"type": "session.permissions_changed", "data": ON, "timestamp": stamp}
+    path = tmp_path / ".copilot" / "session-state" / "s5" / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    records = [start, *[said] * 150, switch, *[said] * 150]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (session,) = sessions(tmp_path).values()
+    assert session.permission_mode == "allow-all"
+    plan = copilot.resume(session)
+    assert plan is not None and plan.restores_looser

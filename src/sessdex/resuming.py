@@ -111,6 +111,24 @@ def _no_folder(source: sources.Source) -> str:
     )
 
 
+def _guessed(plan: ResumePlan) -> str:
+    """The folder an adapter guessed for a session that recorded none, offered as a line
+    for the user to paste where it is right, never run: "" where it guessed none (or
+    that shell cannot be given the words)."""
+    from .shells import cd_then_run
+
+    if not plan.cwd or not os.path.isabs(plan.cwd):  # "." is no guess, only "here"
+        return ""
+    try:
+        line = cd_then_run(plan.cwd, plan.argv)
+    except NotQuotable:
+        return ""
+    return (
+        " sessdex guessed a folder from what the session holds, and resumes nothing on "
+        f"a guess; if it is the right one, this resumes it there: {line}"
+    )
+
+
 def _runs_here(source: sources.Source, plan: ResumePlan) -> str:
     """The note on a command for a session that recorded no folder, which the app's CLI
     finds from any folder: it runs where the user is."""
@@ -208,7 +226,7 @@ def check_resume(
         # one rule for every app: no folder to enter, so either the app's CLI finds the
         # session from wherever the user is (a line with no `cd`) or it is refused
         if not resumes_anywhere(source):
-            raise ResumeRefused(_no_folder(source), session)
+            raise ResumeRefused(_no_folder(source) + _guessed(plan), session)
         plan = replace(plan, cwd="", notes=(*plan.notes, _runs_here(source, plan)))
     if _holds_nul(plan):
         raise ResumeRefused(

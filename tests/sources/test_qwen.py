@@ -255,7 +255,7 @@ def test_resume_keeps_plan_and_withholds_looser_modes() -> None:
         and planning.argv[-2:] == ("--approval-mode", "plan")
         and not planning.withheld
     )
-    # qwen's flag wins over a settings.json approvalMode of yolo (and 0.24.4's "auto")
+    # qwen's flag wins over a settings.json approvalMode of yolo (0.24.4, measured)
     default = qwen.resume(replace(session, permission_mode="default"))
     assert (
         default is not None
@@ -264,6 +264,10 @@ def test_resume_keeps_plan_and_withholds_looser_modes() -> None:
     )
     edits = qwen.resume(replace(session, permission_mode="auto-edit"))
     assert edits is not None and edits.withheld == ("--approval-mode auto-edit",)
+    # 0.24.4 restores no mode and no flag caps the user's setting: auto passes none
+    auto = qwen.resume(replace(session, permission_mode="auto"))
+    assert auto is not None and auto.withheld == ("--approval-mode auto",)
+    assert "--approval-mode" not in auto.argv
 
 
 def _record(session_id: str, n: int, **fields: object) -> str:

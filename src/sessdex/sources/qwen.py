@@ -65,6 +65,16 @@ Gemini CLI, lists the sessions no chat file holds, prompts only (`_prompt_log`);
 chat file holds takes nothing from it. The folder of both is a path Qwen wrote down
 elsewhere whose sha256 is the folder's name: a chat's `cwd`, `trustedFolders.json`,
 `usage_record.jsonl`, or what older releases left beside the log (`_qwen_folders`).
+
+Resume (`qwen --resume <id>`, measured with 0.24.4 in its TUI): a chat records no approval
+mode (0.24.4's headless and TUI runs wrote none, whatever `--approval-mode` they had; only
+`session_approval_mode` records and prompts' `executionContext`, which other builds and
+daemon sessions write, name one), and a resume does not restore one: with no flag it starts
+in the settings' `tools.approvalMode` (plan, yolo, ...), else in `default`. No flag only
+caps it: `--approval-mode X` replaces the setting outright (`default` loosened a `plan`
+setting), and only `plan` loosens nothing, too strict for a session that edited. So
+`default` and `plan` are passed, and `auto-edit`, `auto` and `yolo` pass no flag (the
+user's own setting, else default, applies) unless `--keep-permissions`.
 """
 
 from __future__ import annotations
@@ -107,7 +117,8 @@ CHECKED_WITH = (
     "qwen 0.15.10 and 0.24.4 (real files, 0.24.4's sub-agent transcripts too, 0.15.10's "
     "prompt log); "
     "0.21 record shapes (public synthetic samples)"
-    "; resume checked against 0.24.4's --help"
+    "; resume checked against 0.24.4's --help and its TUI (the approval mode a resume "
+    "starts in, with and without a flag or a setting)"
     "; the files naming a prompt log's folder from the 0.1.3, 0.5.0, 0.15.10, 0.21.2 and "
     "0.24.4 bundles; 0.1.x one-file chats from the 0.1.3 and 0.1.4 bundles' writer (no "
     "--resume in 0.1.3; 0.5.0 and 0.24.4 resume only projects/)"
@@ -1266,7 +1277,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv += ["--model", session.model]
     mode = session.permission_mode
     # `default` is passed too: without a flag qwen takes the settings' approvalMode
-    # (yolo, where a user set it), else "auto" (0.24.4's config), looser than default
+    # (yolo, where a user set it), else default (0.24.4, measured); a looser one passes
+    # nothing: no flag caps the setting, and `default` would loosen a `plan` one
     if mode in _SAFE_MODES or (mode and keep_permissions):
         argv += ["--approval-mode", mode]
     elif mode and mode not in _SAFE_MODES:

@@ -108,3 +108,26 @@ def test_allow_all_switched_on_in_an_unread_middle_is_found(tmp_path: Path) -> N
     assert session.permission_mode == "allow-all"
     plan = copilot.resume(session)
     assert plan is not None and plan.restores_looser
+
+
+MODES = Path(__file__).parent.parent / "data" / "copilot" / "modes" / "home"
+PLANNED = "c40ba010-af4a-4256-8c56-53ade3c6553d"  # `-p … --resume <id> --mode plan`
+AUTOPILOT = "7ecd1eaa-a422-4359-985b-b769bac89b86"  # the same with `--mode autopilot`
+
+
+def test_the_mode_a_real_resume_left_is_kept_or_lowered() -> None:
+    """1.0.102 writes `session.mode_changed` for `--mode` on a resume, and a later plain
+    `--resume` carries the mode on (its prompt's `agentMode` was plan, then autopilot):
+    plan is passed again, autopilot lowered to interactive unless kept."""
+    found = sessions(MODES)
+    planned = copilot.resume(found[PLANNED])
+    assert planned is not None and planned.argv[-2:] == ("--mode", "plan")
+    autopilot = copilot.resume(found[AUTOPILOT])
+    assert autopilot is not None and autopilot.argv[-2:] == ("--mode", "interactive")
+    assert autopilot.withheld == ("--mode autopilot",)
+    kept = copilot.resume(found[AUTOPILOT], keep_permissions=True)
+    assert kept is not None and kept.argv[-2:] == ("--mode", "autopilot")
+    diagnostics = Diagnostics()
+    for session in found.values():
+        list(copilot.read(session, diagnostics))
+    assert not diagnostics.unknown and diagnostics.skipped_total == 0

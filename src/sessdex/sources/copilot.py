@@ -157,6 +157,9 @@ _IGNORED = frozenset(
         "session.mcp_servers_loaded",
         "session.background_tasks_changed",
         "session.remote_steerable_changed",
+        # the model was told of a mode `--mode` or a switch set (`session.mode_changed`
+        # says which); 1.0.102 writes it on a resume with `--mode plan` or `autopilot`
+        "session.mode_notice_delivered",
         # scheduling, autopilot, canvas and tool-search bookkeeping (copilot-sdk schema)
         "session.schedule_created",
         "session.schedule_cancelled",

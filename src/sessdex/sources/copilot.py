@@ -909,7 +909,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.model:
         argv += ["--model", session.model]
     if session.effort and (session.model or "").lower() == "auto":
-        # Auto picks the model and answers an effort with an error (400)
+        # GitHub's Auto answers an effort with an error (400; third-party runs of 1.0.88).
+        # Not seen offline: 1.0.102 with a BYOK provider resolves Auto to that provider's
+        # model and sends the effort (rc 0), so the 400 is the service's, kept out here
         notes.append(
             f"reasoning effort {session.effort!r} not passed: Copilot's Auto model "
             "takes none"

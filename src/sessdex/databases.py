@@ -1128,6 +1128,38 @@ def indexed(connection: sqlite3.Connection, table: str, *columns: str) -> bool:
     return False
 
 
+def row_marks(
+    connection: sqlite3.Connection,
+    table: str,
+    key: str = "session_id",
+    summed: Sequence[str] = (),
+) -> dict[str, str]:
+    """Per value of `key`, how many rows of `table` hold it, the newest rowid among them
+    and the totals of its `summed` columns (those it has), as one short text: it changes
+    with a row added, removed or (for `summed`) counted up, whatever time the row carries
+    (a clock stepped back, a session imported), where a session's times may not. One
+    pass over an index on `key` where the table has one and nothing is summed; {}
+    without `key`."""
+    columns = table_columns(connection, table)
+    if key not in columns:
+        return {}
+    named, keyed = quote_identifier(table), quote_identifier(key)
+    totals = "".join(
+        f", total({quote_identifier(name)})" for name in summed if name in columns
+    )
+    try:
+        rows = connection.execute(
+            f"SELECT {keyed}, count(*), max(rowid){totals} FROM {named} GROUP BY {keyed}"
+        ).fetchall()
+    except sqlite3.OperationalError:  # no rowid (a view, WITHOUT ROWID): the rest
+        rows = connection.execute(
+            f"SELECT {keyed}, count(*), NULL{totals} FROM {named} GROUP BY {keyed}"
+        ).fetchall()
+    return {
+        row[0]: ":".join(map(str, row[1:])) for row in rows if isinstance(row[0], str)
+    }
+
+
 def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 

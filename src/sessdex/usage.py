@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from . import files, folders, freshness, pathnames, sources, usage_listing
+from . import files, folders, freshness, pathnames, sources, usage_listing, usage_marks
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed, restored
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
@@ -918,6 +918,12 @@ def _collect_sessions(
     tops = _tops(decoded, ids)
     kin = _descendant_states(decoded, tops)
     cached = index.usage_files(names)
+    meta: list[tuple[str, bytes]] = []
+    # what each database-kept session's usage is read from: a row added with an earlier
+    # time than its session's changes nothing its row keeps
+    marks = usage_marks.collect(
+        index, ((sources.get(row.app), session) for row, session in decoded), meta
+    )
     save = []
     seen = set()
     # app -> `app:id` -> what the read of its session met: as the last run kept it, and
@@ -934,12 +940,17 @@ def _collect_sessions(
             seen.add(path)
             # the sums are the parent's read, sub-agents included: any of them changing
             # (a sub-agent spending after its parent's last write) is a change of the sums
+            kept_in = [session, *(d[2] for d in kin.get((row.app, row.id), ()))]
+            marked = "".join(
+                sorted(usage_marks.mark(marks, row.app, s) for s in kept_in)
+            )
             signature = hashlib.sha256(
                 (row.state or row.record)
                 + b"".join(
                     sorted(state for _, state, _ in kin.get((row.app, row.id), ()))
                 )
                 + _version(catalogue).encode()
+                + (b"\0" + marked.encode() if marked else b"")
             ).hexdigest()[:32]
             hit = cached.get(path)
             if hit is not None and hit[1] == signature and _read_files_hold(hit[3]):
@@ -987,7 +998,6 @@ def _collect_sessions(
     for app, path, size in index.unfinished_lines(names):
         out.diagnostics.setdefault(app, Diagnostics()).unfinished_line(path, size)
     gone = [p for p in cached if p not in seen]
-    meta: list[tuple[str, bytes]] = []
     for app in names:
         _keep_said(index, app, met_now[app], meta)
     index.save_usage(save, gone, meta)

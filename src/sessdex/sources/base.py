@@ -493,6 +493,14 @@ class SessionFollow(Protocol):
 # instead of listing them in `UsageScan.dropped`; a record handed to `fold` then carries its
 # `note`. With both, `--explain` reads a huge file in bounded memory.
 
+#
+# A source that keeps many sessions in one database, whose rows a session's usage is read
+# from may be added with an earlier time than its session's (a clock stepped back, an
+# import) and its listed session then unchanged, defines `usage_marks(path) -> dict[str, str]`:
+# per session id, a short text that changes with those rows (`databases.row_marks`), {} where
+# the database cannot be read. A warm `usage` keys each session's kept sums on it too; it is
+# asked only when the database changed since the last run (see `usage_marks`).
+
 
 @dataclass(slots=True)
 class UsageRecord:

@@ -318,6 +318,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             f"SELECT {', '.join(columns)} FROM sessions ORDER BY {order}"
         ).fetchall()
         last_written = _last_written(connection)
+        # what each session's usage rows hold: an auxiliary call's row moves none of its
+        # session's times (nor its row) where its clock stepped back
+        marks = databases.row_marks(
+            connection, "session_model_usage", summed=(*_COUNTERS, "actual_cost_usd")
+        )
         prompts = _first_prompts(
             connection, [dict(zip(columns, r, strict=True)) for r in rows]
         )
@@ -350,6 +355,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 and value != ""
             ):
                 extra[key] = value
+        if mark := marks.get(session_id):
+            extra["rows"] = mark
         if path.parent.parent.name == _PROFILES:  # `hermes --profile <name>` opens it
             extra["profile"] = path.parent.name
         if kind is not None and kind != "subagent" and parent:
@@ -623,6 +630,8 @@ def _whole_chain(links: list[Session]) -> Session:
     ]
     if counts:
         extra["message_count"] = sum(counts)
+    if marks := [m for link in links if isinstance(m := link.extra.get("rows"), str)]:
+        extra["rows"] = " ".join(marks)  # the chain's usage is all its links'
     for key in ("archived", "hidden"):
         if any(link.extra.get(key) for link in links):
             extra[key] = True

@@ -151,6 +151,11 @@ def read_last(
     yield from opencode.read_last(session, diagnostics, rows, full=full)
 
 
+def usage_marks(path: Path) -> dict[str, str]:
+    """OpenCode's (`opencode.usage_marks`): the same tables."""
+    return opencode.usage_marks(path)
+
+
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`kilo --session <id>` for a CLI session, in its `ask` or `plan` agent where it was
     started in one (see `opencode.resume`); None for an extension task, which Kilo Code's

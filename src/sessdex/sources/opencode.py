@@ -384,6 +384,28 @@ def parse_database(
     return sessions
 
 
+def usage_marks(path: Path) -> dict[str, str]:
+    """Per session of the database at `path`, what its usage is read from (its history
+    rows: how many, the newest), for a warm `usage` to key its sums on: a message added
+    with an earlier time (a clock stepped back, an import) moves none of its session's
+    times. One pass over each history table's index; {} where the database cannot be
+    read (its sums are then kept on its sessions' rows alone)."""
+    found: dict[str, str] = {}
+    try:
+        connection = databases.open_sqlite(path, login=LOGIN)
+    except (OSError, sqlite3.Error):
+        return found
+    try:
+        for history in ("message", "session_message"):
+            for session_id, mark in databases.row_marks(connection, history).items():
+                found[session_id] = f"{found.get(session_id, '')}{history[0]}{mark}"
+    except sqlite3.Error:
+        return {}
+    finally:
+        connection.close()
+    return found
+
+
 def _last_written(
     connection: sqlite3.Connection, session_ids: list[str]
 ) -> dict[str, int | float]:

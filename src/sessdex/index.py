@@ -1100,6 +1100,32 @@ class Index:
         ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def usage_meta_names(self, prefix: str) -> list[str]:
+        """The names of the `usage_meta` rows that start with `prefix`."""
+        return [
+            name
+            for (name,) in self.db.execute(
+                "SELECT name FROM usage_meta WHERE substr(name, 1, ?) = ?",
+                (len(prefix), prefix),
+            )
+        ]
+
+    def listed(self, app: str, ids: Iterable[str]) -> set[str]:
+        """The ids of `ids` the index holds a session of `app` by."""
+        names = sorted(set(ids))
+        found: set[str] = set()
+        for start in range(0, len(names), 500):  # SQLite's limit on bound values
+            part = names[start : start + 500]
+            found.update(
+                session_id
+                for (session_id,) in self.db.execute(
+                    "SELECT id FROM sessions WHERE app = ? AND id IN "
+                    f"({', '.join('?' * len(part))})",
+                    [app, *part],
+                )
+            )
+        return found
+
 
 def _count(report: RefreshReport, result: Parsed) -> None:
     report.parsed += 1

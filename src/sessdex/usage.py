@@ -1511,8 +1511,9 @@ def _unlisted_agents(
 ) -> dict[tuple[str, str], dict[str, list[str | None]]]:
     """(app, lead id) -> agent id -> [type, task] as `tree` names them, from the lead's
     spawns, for the rows with a sub-agent the index lists no row of (a Claude Code 1.0
-    side chain, inline in its lead's file). Kept in the index by the lead's listing as it
-    was (`agents:<app>`): a warm run reads no transcript again."""
+    side chain, inline in its lead's file). Kept in the index by how the lead's own file
+    looked when read (`agents:<app>`, `_lead_file`): a warm run reads no transcript
+    again, and a lead the index lists no more is dropped from it."""
     wanted: dict[tuple[str, str], Any] = {}
     for row in rows:
         for key, agent in row.agents.items():
@@ -1523,32 +1524,54 @@ def _unlisted_agents(
                 wanted[app, row.key] = lead
     found: dict[tuple[str, str], dict[str, list[str | None]]] = {}
     meta: list[tuple[str, bytes]] = []
-    for app in sorted({app for app, _ in wanted}):
-        name = f"agents:{app}"
+    apps = {app for app, _ in wanted}
+    apps.update(name[len(_AGENTS) :] for name in index.usage_meta_names(_AGENTS))
+    for app in sorted(apps):
+        name = _AGENTS + app
         try:
             stored = index.usage_meta(name)
             kept = _decode(stored) if stored else {}
         except msgspec.DecodeError:
             kept = {}
         kept = kept if isinstance(kept, dict) else {}
-        changed = False
+        kept = {key: held for key, held in kept.items() if isinstance(key, str)}
+        listed = index.listed(app, kept)
+        changed = len(listed) != len(kept)
+        kept = {lead_id: held for lead_id, held in kept.items() if lead_id in listed}
         for (lead_app, lead_id), lead in wanted.items():
             if lead_app != app:
                 continue
-            # the lead's listing as the index holds it, brought up to date this run (its
-            # size and times): no file is looked at again
-            signature = hashlib.sha256(lead.record).hexdigest()[:32]
+            session = lead.session()
+            signature = _lead_file(session, lead.record)
             held = kept.get(lead_id)
             if isinstance(held, list) and held[:1] == [signature]:
                 found[app, lead_id] = held[1]
                 continue
-            names = _tree_names(lead.session())
+            names = _tree_names(session)
             found[app, lead_id] = names
             kept[lead_id], changed = [signature, names], True
         if changed:
             meta.append((name, _encode(kept)))
-    index.save_usage([], [], meta)
+    if meta:
+        index.save_usage([], [], meta)
     return found
+
+
+_AGENTS = "agents:"  # + the app: the names `_unlisted_agents` read, by lead id
+
+
+def _lead_file(session: Any, record: bytes) -> str:
+    """What a lead's names are kept by: how its own file looks (`freshness.side`: its
+    size, change time and inode), taken before the read, so that they are read again
+    when it changed and not when only its listing did (a title another transcript of
+    its project gave it). A lead in a database: the database and its WAL; one with no
+    file: its listing."""
+    path = session.path
+    if not isinstance(path, str) or not path:
+        return hashlib.sha256(record).hexdigest()[:32]
+    store = path.rpartition("#")[0]
+    names = (store, store + "-wal") if store else (path,)
+    return freshness.SIDE.join(map(freshness.side, names))
 
 
 def _tree_names(session: Any) -> dict[str, list[str | None]]:

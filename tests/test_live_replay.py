@@ -13,6 +13,7 @@ before the step, never a third.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -489,4 +490,48 @@ def test_a_long_silent_call_keeps_the_status_it_began_with(
         later = replay.status(at + SILENCE - 1)
         if later.status != began.status or later.status not in truth.expected():
             wrong.append((_label(replay.steps[point]), began, later))
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+def _said_first(step: Step, message: str, text: bytes) -> Step:
+    """The step with the model message `message` saying `text` where the capture's says
+    nothing: the model answered with words and a call, which Gemini CLI writes as the
+    words first and, once the call has run, the same message again with it."""
+    if step.record.get("id") != message:
+        return step
+    data = step.data.replace(b'"content":""', b'"content":"' + text + b'"', 1)
+    return dataclasses.replace(step, data=data, record=json.loads(data))
+
+
+# the sub-agent's model message whose second write carries its shell call
+_CHILD_CALLS = "973401ee-43a8-4b41-946c-b06f3b4fd56b"
+
+
+@pytest.mark.parametrize("alive", [True, None], ids=["cli-running", "no-process-info"])
+def test_a_gemini_sub_agent_saying_something_before_its_call_is_still_waited_on(
+    alive: bool | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = next(c for c in CASES if c.lead == "b44832f3")
+    replay = _replay(case, tmp_path, monkeypatch, alive)
+    said = b"I will run the command now."
+    steps = [_said_first(s, _CHILD_CALLS, said) for s in replay.steps]
+    first = next(n for n, s in enumerate(steps) if said in s.data)
+    assert sum(said in s.data for s in steps) == 2  # both writes of it
+    # its shell call runs 3 s before the message is written again with it (after the
+    # update of the chat's time that follows the words)
+    assert "$set" in steps[first + 1].record
+    first += 1
+    replay.steps = paused(steps, first, 3.0)
+    read, truth = case.read(), Truth(blocks=case.blocks)
+    wrong = []
+    for n, step in enumerate(replay.steps):
+        replay.write(step)
+        for effect in read(step):
+            truth.add(effect)
+        checks = [step.when + 0.05] + ([step.when + 2.0] if n == first else [])
+        for at in checks:
+            status = replay.status(at)
+            if status.status not in truth.expected():
+                wrong.append((_label(step), at - step.when, truth.expected(), status))
+    assert truth.child == "done"
     assert not wrong, "\n".join(map(str, wrong))

@@ -70,6 +70,10 @@ class Chat:
     session_id: str | None
     model_type: str = "gemini"  # the type of the model's messages
     turn_ends: bool = True  # a reply with text and no tool calls ends its turn
+    # the call that ends the agent's run instead, where a reply with text alone does not
+    # (a Gemini sub-agent's `complete_task`: its words may come before its calls, which
+    # are written once they have run, and its run goes on until it calls this)
+    ends_with: str | None = None
     read_child: ChildReader | None = None
     calls: set[str] = field(default_factory=set)
     results: set[str] = field(default_factory=set)
@@ -240,7 +244,11 @@ def _model_events(
             is_error=failed or call.get("status") in ("error", "cancelled"),
             extra=shell_report(output, text_of(call, "name")),
         )
-    if (
+    if chat.ends_with is not None and any(
+        text_of(call, "name") == chat.ends_with for call in tool_calls
+    ):
+        yield say("turn_end", time=when)
+    elif (
         chat.turn_ends
         and said
         and not parts

@@ -11,7 +11,8 @@ A `$set` carrying `messages` is a checkpoint of the whole list (written at start
 after compression); `$set.summary` is the generated one-line summary, which the TUI writes into
 the *previous* session when it starts. A resume appends a second header to the same file.
 Sub-agents get their own file, `chats/<parent session id>/<child id>.jsonl` (`kind: subagent`),
-and the spawning tool call carries `agentId`. Before ~0.40 a session was one JSON document
+and the spawning tool call carries `agentId`; a sub-agent's turn ends at its `complete_task`
+call, never at words written before a call. Before ~0.40 a session was one JSON document
 (`session-*.json`, `{sessionId, projectHash, startTime, lastUpdated, messages, summary}`),
 rewritten whole; a resume converts it to `.jsonl` beside it, so both can exist (`.jsonl` wins).
 `show --tail` finds such a chat's last messages from its end (`read_last`).
@@ -113,6 +114,7 @@ CLI = ("gemini",)
 
 INSTALL_HINT = "npm install -g @google/gemini-cli"
 SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep
+SUBAGENT_ENDS_WITH = "complete_task"  # the call that ends a sub-agent's run
 SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the default
 # how a running gemini says which session it has open (0.61.0's --help; a session id
 # resumes too, checked with the real CLI)
@@ -482,6 +484,7 @@ class _Timeline:
         # the first copied model message's (random) id: a user message's may be a hash of
         # its text, the same in every chat (the `<session_context>` preamble's)
         self.probe: str | None = None
+        self.subagent = False  # its header says it is a sub-agent's chat
         self._importing = False
 
     def _reindex(self) -> None:
@@ -521,6 +524,7 @@ class _Timeline:
                 self.slots.append(_Slot("message", message_id, ref))
         elif text_of(record, "sessionId"):
             self.session_id = self.session_id or text_of(record, "sessionId")
+            self.subagent = self.subagent or record.get("kind") == "subagent"
         else:
             diagnostics.unknown_type("record:" + ",".join(sorted(record)[:3]))
 
@@ -755,6 +759,14 @@ def _read_chat(
         found = timeline.resolve(path, full)
         session_id = timeline.session_id
     chat = messages.Chat(agent, session_id)
+    if (
+        agent is not None
+        or path.parent.name != "chats"
+        or (timeline and timeline.subagent)
+    ):
+        # a sub-agent runs until it calls complete_task (its executor asks again after a
+        # reply with no call): words before a call, written first, do not end it
+        chat.turn_ends, chat.ends_with = False, SUBAGENT_ENDS_WITH
     if timeline is not None and timeline.imported_from is not None:
         chat.imported_from = timeline.imported_from
         chat.copied_from = _import_source(path, timeline.imported_from, timeline.probe)

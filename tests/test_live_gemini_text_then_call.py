@@ -47,8 +47,13 @@ class _Shell:
     def __init__(self, replay: Replay, started: float, done: float) -> None:
         self.replay, self.started, self.done = replay, started, done
 
-    def spawned_since(self, pid: int, since: float) -> bool | None:
+    def spawned_since(
+        self, pid: int, since: float, helper: object = None
+    ) -> bool | None:
         return self.started >= since and self.replay.clock.now < self.done
+
+    def descendants(self, pids: object, before: float, most: int) -> set[bytes]:
+        return set()  # the shell, with no helper beside it
 
 
 def _replay(

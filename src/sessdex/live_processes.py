@@ -22,6 +22,13 @@ PROCESS_SECONDS = 5.0  # scan /proc this often
 STARTED_AFTER = 30.0
 
 
+_ARGS_CAP = 64 * 1024  # of a command line, what a helper is told from
+
+# (a process's words, argv[0] first) -> whether it is a helper its CLI keeps running (an
+# MCP server), or one that runs what the user typed, not a tool call the model made
+Helper = Callable[[Sequence[str]], bool]
+
+
 @dataclass(slots=True)
 class _Process:
     names: frozenset[str]  # basenames of the first arguments (none: a kernel thread)
@@ -108,8 +115,12 @@ class Processes:
             if found is not None and not names.isdisjoint(found.names)
         ]
 
-    def spawned_since(self, pid: int, since: float) -> bool | None:
-        """Whether `pid` has a descendant process started after `since` (epoch seconds)."""
+    def spawned_since(
+        self, pid: int, since: float, helper: Helper | None = None
+    ) -> bool | None:
+        """Whether `pid` has a descendant process started after `since` (epoch seconds),
+        one `helper` (given its words) does not call a helper of the CLI's: such a one,
+        and what it started, are passed over."""
         boot = self._boot()
         if boot is None:
             return None
@@ -123,9 +134,41 @@ class Processes:
             for child in self._children(current):
                 started = self._start(child)
                 if started is not None and boot + started / ticks >= since:
-                    return True
+                    if helper is None or not helper(_words(self._args(child))):
+                        return True
+                    continue
                 todo.append(child)
         return False
+
+    def descendants(self, pids: Iterable[int], before: float, most: int) -> set[bytes]:
+        """The command lines of the descendants of `pids` started before `before` (epoch
+        seconds; at most `most`), as `spawned_since`'s `helper` is given them."""
+        boot = self._boot()
+        found: set[bytes] = set()
+        if boot is None:
+            return found
+        ticks = os.sysconf("SC_CLK_TCK")
+        todo, seen = list(pids), set()
+        while todo and len(found) < most:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for child in self._children(current):
+                started = self._start(child)
+                if started is None or boot + started / ticks >= before:
+                    continue  # the prompt's own work, or gone
+                if args := self._args(child):
+                    found.add("\0".join(_words(args)).encode(errors="replace"))
+                todo.append(child)
+        return found
+
+    def _args(self, pid: int) -> bytes:
+        """`pid`'s command line, read now: one started since the last scan is not known."""
+        try:
+            return (self.root / str(pid) / "cmdline").read_bytes()[:_ARGS_CAP]
+        except OSError:
+            return b""
 
     def parent(self, pid: int) -> int | None:
         """The pid of `pid`'s parent, where /proc says."""

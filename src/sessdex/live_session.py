@@ -18,6 +18,7 @@ from .diagnostics import Diagnostics
 from .live_feeds import MTIME_SLACK, Changed, HookFeed, ReadFeed, Seen
 from .live_processes import (
     STARTED_AFTER,
+    Helper,
     Processes,
     Sharing,
     existed,
@@ -37,6 +38,9 @@ log = logging.getLogger(__name__)
 # within it, a clock a little off, or an answer streamed into a line or a row dated when
 # it began
 MTIME_AHEAD = 3600.0
+
+
+HELPERS_KEPT = 64  # command lines of processes a CLI ran at a prompt, kept per session
 
 
 # --- one live session ---------------------------------------------------------------------
@@ -82,6 +86,10 @@ class LiveSession:
             )
         self.program, self.aliases = _program(self.source, session)
         self.pids: list[int] = []
+        # the command lines of what its CLI ran when the last prompt came (MCP servers, a
+        # background job): no tool run of that turn's answers, nor is a copy started again
+        self.helpers: set[bytes] = set()
+        self._helpers_at = 0.0  # the time of the prompt they were taken at
         self.alive: bool | None = None
 
     def poll(self, now: float | None = None) -> list[Event]:
@@ -112,12 +120,32 @@ class LiveSession:
         spawned = None
         if processes is not None and self.pids:
             pids = list(self.pids)
-            spawned = _spawned_checker(processes, pids)
+            if self._helpers_at != self.tracker.prompted:
+                self._helpers_at = prompted = self.tracker.prompted
+                self.helpers = processes.descendants(pids, prompted, HELPERS_KEPT)
+            spawned = _spawned_checker(processes, pids, self._helper())
         # how long the session has been quiet is measured as the board's age column is
         # (`updated`), from the records: a file's mtime only says that something changed.
         # It counts once the file is seen to change while followed; before that it may be
         # a copy's (a home copied with `cp -r` has every file written just now)
         return decide(self.tracker, now, self.written, self.alive, spawned)
+
+    def _helper(self) -> Helper | None:
+        """What says a process its CLI started runs no tool call: one whose words are
+        those of one it ran when the last prompt came (a helper that outlives turns:
+        an MCP server restarted), or one the source's `helper_process` names (an MCP
+        server its settings name, a command the user typed)."""
+        hook = getattr(self.source, "helper_process", None)
+        session, kept = self.session, self.helpers
+        if not callable(hook) and not kept:
+            return None
+
+        def helper(words: Sequence[str]) -> bool:
+            if "\0".join(words).encode(errors="replace") in kept:
+                return True  # one it ran when the prompt came, started again
+            return callable(hook) and hook(session, words) is True
+
+        return helper
 
     @property
     def last_write(self) -> float:
@@ -169,10 +197,10 @@ class LiveSession:
 
 
 def _spawned_checker(
-    processes: Processes, pids: list[int]
+    processes: Processes, pids: list[int], helper: Helper | None = None
 ) -> Callable[[float], bool | None]:
     def spawned(since: float) -> bool | None:
-        answers = [processes.spawned_since(pid, since) for pid in pids]
+        answers = [processes.spawned_since(pid, since, helper) for pid in pids]
         if any(answers):
             return True
         return None if None in answers else False

@@ -32,7 +32,8 @@ what the rules need, and `decide` applies them. The rules, in order:
    that write no turn end); after IDLE_AFTER it is idle, or ended if the CLI is gone.
    An answer whose calls may come later (`extra["calls_later"]` on its turn_end: its app
    writes them once they have run) is working while the CLI runs a process started
-   since (the tool's); with no process to ask, a wait marked as a guess (`?`).
+   since (the tool's; not a helper: `live_session` tells those apart); with no process
+   to ask, a wait marked as a guess (`?`).
    waiting_on_subagent — instead, a headless run's (the lead's last prompt has
    `extra["headless"]`: no one can type, and its CLI runs until its sub-agents are done)
    while a sub-agent it launched in the background works: one written recently, or, while
@@ -135,6 +136,7 @@ class Tracker:
     # defers): a session holding only its settings (model, effort) has not started
     begun: bool = False
     turn_ends: int = 0  # seen from the lead: this app writes them
+    prompted: float = 0.0  # epoch seconds of the lead's last prompt
     partial: bool = False  # history before the first event read is unknown
     recorded: float = 0.0  # epoch seconds of the newest dated event of any agent
     exited: bool = False  # the lead's last event says its app exited
@@ -197,6 +199,8 @@ class Tracker:
             self.tokens += event.usage.plausible().total  # a broken count adds 0
         if kind == "turn_end" and event.agent_id is None:
             self.turn_ends += 1
+        if kind == "user" and event.agent_id is None:
+            self.prompted = when
         if (asks := event.extra.get("asks")) in ("approval", "answer"):
             what = (
                 f"{event.tool or 'a tool'} waits for approval"

@@ -293,6 +293,14 @@ class Source(Protocol):
 # nothing written; or showing its picker) as a row of its own, in its folder, by its pid.
 
 
+# A source whose CLI starts processes that run no tool call may define
+# `helper_process(session, args) -> bool`: whether the process of `args` (argv[0] first)
+# that the running CLI of `session` started is one (an MCP server it keeps running, a
+# command the user typed). `watch` then reads no tool run into it: an answer whose calls
+# its app writes only once they have run (`calls_later`) is working only while the CLI
+# runs a process started since that is not one.
+
+
 # A source whose CLI takes its session's folder from an option, not from the folder it was
 # started in (`codex -C <dir>`), may define `process_folder(args) -> str | None`: that
 # option's value as written (relative to the process's working folder, where it is not

@@ -16,6 +16,8 @@ call, never at words written before a call. Before ~0.40 a session was one JSON 
 (`session-*.json`, `{sessionId, projectHash, startTime, lastUpdated, messages, summary}`),
 rewritten whole; a resume converts it to `.jsonl` beside it, so both can exist (`.jsonl` wins).
 `show --tail` finds such a chat's last messages from its end (`read_last`).
+`watch` asks the running CLI's processes whether an answer's calls run: not an MCP server
+its settings name, nor a `!` command the user typed (`helper_process`).
 `gemini --session-file <file>` (since 0.43: a chat or an `/export-session` file) imports into a
 new chat, `session-<epoch ms>-<id8>.jsonl`: the header (new id, the source's summary), an
 `info` note `import-<ms>` "Imported session from <file>", then the source's user and model
@@ -956,6 +958,87 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         withheld=tuple(withheld),
     )
+
+
+# the wrapper Gemini CLI's `!` shell (shellCommandProcessor) puts round what the user typed,
+# saving the folder it ended in; its shell tool's saves the process group (`shell_pgrep_`)
+_TYPED_SHELL = re.compile(r'; pwd > "[^"]*shell_pwd_[0-9a-f]+\.tmp"; exit \$__code$')
+SETTINGS_CAP = 1024 * 1024  # bytes of a settings file read for its MCP servers
+EXTENSIONS = 64  # extensions whose MCP servers are looked at
+
+
+def helper_process(session: Session, args: Sequence[str]) -> bool:
+    """Whether a process the running gemini of `session` started (`args`) runs no tool
+    call: a `!` command the user typed (in its wrapper), or an MCP server that the user's
+    or the project's settings.json (or an installed extension) names, started with the
+    session or again (`/mcp refresh`), as its words show: the server's arguments that are
+    no option (the package, the script), else its command. Only `command` and `args` are
+    read of a server (its `env` may hold a token)."""
+    if any(_TYPED_SHELL.search(word) for word in args[1:4]):
+        return True
+    words = {w for word in args for w in (word, os.path.basename(word))}
+    return any(
+        all(word in words for word in server)
+        for server in _mcp_servers(session)
+        if server
+    )
+
+
+def _mcp_servers(session: Session) -> list[tuple[str, ...]]:
+    gemini: Path | None = None
+    if session.path:
+        chats = _chats_dir(Path(session.path))
+        if chats.name == "chats" and chats.parent.parent.name == "tmp":
+            gemini = chats.parent.parent.parent
+    found: list[Path] = []
+    if gemini is not None:
+        found.append(gemini / "settings.json")
+        found.extend(_extensions(gemini / "extensions"))
+    if session.cwd:
+        found.append(Path(session.cwd) / ".gemini" / "settings.json")
+    servers: list[tuple[str, ...]] = []
+    for path in found:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        servers.extend(_servers_in(str(path), stat.st_mtime_ns, stat.st_size))
+    return servers
+
+
+def _extensions(folder: Path) -> list[Path]:
+    """The manifests of the extensions installed in `folder` (the first EXTENSIONS)."""
+    try:
+        with os.scandir(folder) as listing:
+            names = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+    return [folder / name / "gemini-extension.json" for name in names[:EXTENSIONS]]
+
+
+@lru_cache(maxsize=32)
+def _servers_in(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, ...], ...]:
+    """The words each MCP server a settings file names shows in its process's."""
+    settings = files.read_json_file(path, limit=SETTINGS_CAP, comments=True)
+    # an extension's manifest names its files from its folder, as gemini fills them in
+    filled = {"${extensionPath}": os.path.dirname(path), "${/}": os.sep}
+    filled["${pathSeparator}"] = os.sep
+    found = []
+    for server in obj(settings, "mcpServers").values():
+        command = text_of(server, "command")
+        args = [_filled(a, filled) for a in items(server, "args") if isinstance(a, str)]
+        words = tuple(a for a in args if a and not a.startswith("-"))
+        if not words and command:
+            words = (os.path.basename(command),)
+        if words:
+            found.append(words)
+    return tuple(found)
+
+
+def _filled(word: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        word = word.replace(name, value)
+    return word
 
 
 def process_session(args: Sequence[str]) -> Opened | None:

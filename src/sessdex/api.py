@@ -392,6 +392,13 @@ def watch_sessions(
         )  # fmt: skip
         return listing.sessions()
 
+    def recent_of(some: set[str]) -> list[Session]:
+        listing = list_sessions(
+            home, apps=sorted(some), since=since_bound(since), here=here,
+            with_state=True,
+        )  # fmt: skip
+        return listing.sessions()
+
     def roots() -> set[Path]:
         """Where a new session's file appears: the folders the apps' scans list (a
         new project's folder, a new day's), watched so that it is seen at once."""
@@ -418,6 +425,8 @@ def watch_sessions(
         clis=sources.all_sources(apps) if own else (),
         since=window,
         sharing=lambda app, start: ids_starting(home, app, start),
+        # with a limit, which sessions show depends on every app's
+        list_apps=recent_of if limit is None else None,
     )
     if here is None:
         return boards

@@ -261,10 +261,21 @@ class Board:
         self.owners: dict[Path, set[tuple[str, str]]] = {}
         self.owned: dict[tuple[str, str], set[Path]] = {}
 
-    def rescan(self) -> None:
-        """Follow the sessions `list_sessions` gives now; drop those it no longer gives."""
-        wanted = {(s.app, s.id): s for s in self.list_sessions()}
+    def rescan(
+        self,
+        apps: set[str] | None = None,
+        list_apps: Callable[[set[str]], Sequence[Session]] | None = None,
+    ) -> None:
+        """Follow the sessions `list_sessions` gives now; drop those it no longer gives.
+        With `apps`, only those apps' sessions, as `list_apps` gives them."""
+        if apps is not None and list_apps is not None:
+            listed = list_apps(apps)
+        else:
+            listed, apps = self.list_sessions(), None
+        wanted = {(s.app, s.id): s for s in listed}
         for key, live in list(self.lives.items()):
+            if apps is not None and key[0] not in apps:
+                continue  # another app's: not listed again
             # one whose app moved its file (same id): followed anew, from its new place
             if key not in wanted or wanted[key].path != live.session.path:
                 gone = self.lives.pop(key)
@@ -383,6 +394,18 @@ class Board:
             met.update(live.diagnostics)
         return met
 
+    def databases_of(self, paths: set[Path]) -> set[str] | None:
+        """The apps whose followed databases `paths` are the -wal or -journal of; None
+        where one of `paths` is anything else (a new file: any app's)."""
+        apps: set[str] = set()
+        for path in paths:
+            database = _written(path)
+            owners = self.owners.get(database) if database != path else None
+            if not owners:
+                return None
+            apps.update(app for app, _ in owners)
+        return apps
+
     def followed(self) -> set[Path]:
         found: set[Path] = set()
         for live in self.lives.values():
@@ -413,6 +436,7 @@ def watch(
     clis: Sequence[sources.Source] = (),
     since: Callable[[], float | None] | None = None,
     sharing: Sharing | None = None,
+    list_apps: Callable[[set[str]], Sequence[Session]] | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The board now, then again whenever something changed (at least every `tick` s),
     until `duration` s passed or `stop()` says so. `roots` names the folders where new
@@ -420,7 +444,10 @@ def watch(
     seen at once, not at the next rescan. What the reads could not use is added to
     `diagnostics` as the generator ends (closed, or interrupted). The CLIs of `clis`
     running with no session yet, started since `since()`, are rows too (`Starting`);
-    `sharing` gives the sessions of every age whose id starts as a CLI was told."""
+    `sharing` gives the sessions of every age whose id starts as a CLI was told.
+    `list_apps` gives the sessions of some apps alone, as `list_sessions` would: a
+    database written in WAL mode (a notification at each write, naming its -wal) then
+    has only its apps' sessions listed again, not the whole home's."""
     board = Board(list_sessions, clis=clis, since=since, sharing=sharing)
     waiter = Waiter(notify)
     if rescan is None:
@@ -430,7 +457,7 @@ def watch(
     try:
         board.rescan()
         board.poll()
-        scanned = shown = time.monotonic()
+        scanned = shown = relisted = time.monotonic()
         yield board.rows()
         watched = float("-inf")
         known: set[Path] = set()
@@ -448,10 +475,23 @@ def watch(
             now = time.monotonic()
             # a file nobody follows changed in a watched folder: maybe a new session
             touched = waiter.changed()
-            news = touched - board.followed() if touched else touched
-            if now - scanned >= rescan or (news and now - scanned >= 1.0):
+            news = {path for path in touched if path not in board.owners}
+            # a followed database's -wal (each write of an app in WAL mode names it): a
+            # new session in it, maybe; else a file the board follows but has not
+            # registered yet, told apart from all it follows only then
+            apps = board.databases_of(news) if news else None
+            if news and apps is None:
+                news -= board.followed()
+            if now - scanned >= rescan:
                 board.rescan()
                 scanned, watched = now, float("-inf")
+            elif news and min(now - scanned, now - relisted) >= 1.0:
+                # at most once a second, as a new file: only the apps of a database
+                # whose -wal it is listed again, where they may be
+                board.rescan(apps if list_apps is not None else None, list_apps)
+                if apps is None or list_apps is None:
+                    scanned, watched = now, float("-inf")
+                relisted = now
             changed = board.poll(touched=touched)
             if changed or now - shown >= tick:
                 shown = now

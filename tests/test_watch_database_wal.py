@@ -1,0 +1,116 @@
+"""`watch` while an app writes its SQLite database in WAL mode, many times a second.
+
+Each write changes only the database's -wal, which no session follows: a notification
+naming it may say a new session is in the database, so the board lists sessions again, at
+most once a second. It listed the whole home's (every app's files looked at again, 26 ms of
+CPU on a home of 1000 sessions, bench/bench_watch_wal.py); now only the apps whose followed
+database it is, and a new session in it still shows within a second.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessdex import api, live
+from sessdex.sources import Home
+
+DATA = Path(__file__).parent / "data"
+DATABASE = Path(".local/share/opencode/opencode.db")
+COPIED = "ses_dd47cef52ffe38O37iH1Ffe05b"
+NEW = "ses_dd47ffff0ffeNewSessionAAAA"
+
+
+class _Writes:
+    """The notifications of an app writing its database 20 times a second: each names
+    its -wal. `begin` is called once, `at` seconds after the first wait."""
+
+    backend = "watchfiles"
+    notifying = True
+    wal: Path
+    at = 1.2
+    begin: Any = None
+
+    def __init__(self, notify: bool | None = None) -> None:
+        self.first: float | None = None
+
+    def watch(self, folders: object) -> None:
+        pass
+
+    def wait(self, timeout: float) -> bool:
+        time.sleep(min(timeout, 0.05))
+        return True
+
+    def changed(self) -> set[Path]:
+        now = time.monotonic()
+        self.first = self.first or now
+        if _Writes.begin is not None and now - self.first >= _Writes.at:
+            _Writes.begin()
+            _Writes.begin = None
+        return {_Writes.wal}
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_database_written_many_times_a_second_relists_only_its_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home, symlinks=True)
+    database = home / DATABASE
+    writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
+    writer.execute("PRAGMA journal_mode=WAL")
+    inserted: list[float] = []
+
+    def new_session() -> None:
+        now_ms = int(time.time() * 1000)
+        columns = [row[1] for row in writer.execute("PRAGMA table_info(session)")]
+        row = dict(
+            zip(
+                columns,
+                writer.execute(
+                    "SELECT * FROM session WHERE id = ?", (COPIED,)
+                ).fetchone(),
+                strict=True,
+            )
+        )
+        row |= {"id": NEW, "slug": "new-one", "title": "A new one"}
+        row |= {"time_created": now_ms, "time_updated": now_ms}
+        marks = ",".join("?" * len(row))
+        writer.execute(
+            f"INSERT INTO session ({','.join(row)}) VALUES ({marks})",
+            list(row.values()),
+        )
+        inserted.append(time.monotonic())
+
+    _Writes.wal, _Writes.begin = Path(f"{database}-wal"), new_session
+    monkeypatch.setattr(live, "Waiter", _Writes)
+    listed: list[Sequence[str]] = []
+    real = api.list_sessions
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        listed.append(tuple(kwargs.get("apps") or ()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "list_sessions", counted)
+    shown: list[tuple[float, set[str]]] = []
+    try:
+        for rows in api.watch_sessions(
+            Home.at(home), since="100000d", duration=3.5, notify=True
+        ):
+            shown.append((time.monotonic(), {r.session.id for r in rows}))
+    finally:
+        writer.close()
+    assert inserted
+    seen = next(at for at, ids in shown if NEW in ids)
+    assert seen - inserted[0] <= 1.5  # a second, and a board's tick
+    everyone = [apps for apps in listed if apps != ("opencode",)]
+    assert len(everyone) == 1, listed  # the first listing alone is the whole home's
+    assert listed.count(("opencode",)) >= 2

@@ -1126,6 +1126,41 @@ class Index:
             )
         return found
 
+    def listed_files(self, app: str, ids: Iterable[str]) -> dict[str, str]:
+        """Id -> how the file that session of `app` is listed by (its `path`; for a row
+        of a database, the database) looked to the last refresh: its size, change time,
+        inode and WAL as `files` holds them, and its path. Nothing is stat'ed; an id
+        whose file the index holds no row of is left out."""
+        names = sorted(set(ids))
+        paths: dict[str, str] = {}
+        for start in range(0, len(names), 500):  # SQLite's limit on bound values
+            part = names[start : start + 500]
+            for session_id, path in self.db.execute(
+                "SELECT id, json_extract(record, '$.path') FROM sessions WHERE app = ?"
+                f" AND id IN ({', '.join('?' * len(part))})",
+                [app, *part],
+            ):
+                if isinstance(path, str) and path:
+                    paths[session_id] = path
+        # a database's session is listed by `<database>#<its row>`
+        stores = (p.rpartition("#")[0] for p in paths.values() if "#" in p)
+        wanted = sorted({*paths.values(), *stores})
+        looks: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            for path, size, mtime_ns, inode, wal in self.db.execute(
+                "SELECT path, size, mtime_ns, inode, wal FROM files WHERE path IN "
+                f"({', '.join('?' * len(part))})",
+                part,
+            ):
+                looks[path] = f"{size} {mtime_ns} {inode} {wal} {path}"
+        found: dict[str, str] = {}
+        for session_id, path in paths.items():
+            look = looks.get(path) or looks.get(path.rpartition("#")[0])
+            if look is not None:
+                found[session_id] = look
+        return found
+
 
 def _count(report: RefreshReport, result: Parsed) -> None:
     report.parsed += 1

@@ -1538,16 +1538,17 @@ def _unlisted_agents(
         listed = index.listed(app, kept)
         changed = len(listed) != len(kept)
         kept = {lead_id: held for lead_id, held in kept.items() if lead_id in listed}
+        # how each lead's own file looked to this run's refresh: nothing stat'ed again
+        looks = index.listed_files(app, [i for a, i in wanted if a == app])
         for (lead_app, lead_id), lead in wanted.items():
             if lead_app != app:
                 continue
-            session = lead.session()
-            signature = _lead_file(session, lead.record)
+            signature = _lead_file(looks.get(lead_id), lead.record)
             held = kept.get(lead_id)
             if isinstance(held, list) and held[:1] == [signature]:
                 found[app, lead_id] = held[1]
                 continue
-            names = _tree_names(session)
+            names = _tree_names(lead.session())
             found[app, lead_id] = names
             kept[lead_id], changed = [signature, names], True
         if changed:
@@ -1560,18 +1561,12 @@ def _unlisted_agents(
 _AGENTS = "agents:"  # + the app: the names `_unlisted_agents` read, by lead id
 
 
-def _lead_file(session: Any, record: bytes) -> str:
-    """What a lead's names are kept by: how its own file looks (`freshness.side`: its
-    size, change time and inode), taken before the read, so that they are read again
-    when it changed and not when only its listing did (a title another transcript of
-    its project gave it). A lead in a database: the database and its WAL; one with no
-    file: its listing."""
-    path = session.path
-    if not isinstance(path, str) or not path:
-        return hashlib.sha256(record).hexdigest()[:32]
-    store = path.rpartition("#")[0]
-    names = (store, store + "-wal") if store else (path,)
-    return freshness.SIDE.join(map(freshness.side, names))
+def _lead_file(look: str | None, record: bytes) -> str:
+    """What a lead's names are kept by: how its own file looked to the refresh
+    (`Index.listed_files`), so that they are read again when it changed and not when
+    only its listing did (a title another transcript of its project gave it). A lead
+    whose file the index holds no row of: its listing."""
+    return look if look is not None else hashlib.sha256(record).hexdigest()[:32]
 
 
 def _tree_names(session: Any) -> dict[str, list[str | None]]:

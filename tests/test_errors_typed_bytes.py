@@ -5,8 +5,11 @@ was `'caf\\udce9'`, Python's escape for it, which the user never typed."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +58,42 @@ def test_a_typed_backslash_stays_as_typed() -> None:
 
     assert typed("a\\udce9") == repr("a\\udce9")  # the six characters the user typed
     assert typed("it's\udce9") == '"it\'s\\xe9"'
+
+
+@pytest.mark.parametrize(("shell", "program"), [("bash", "bash"), ("sh", "dash")])
+def test_the_find_hint_after_an_id_gives_back_a_byte_not_utf8(
+    tmp_path: Path, shell: str, program: str
+) -> None:
+    """The `find` line the error names, pasted, passes the byte typed: it printed `?`."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+    env.update(LANG="C", LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    env["SESSDEX_SHELL"] = shell
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "show", "fe5e1c67", b"caf\xe9"],
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        timeout=60,
+    )
+    said = done.stderr.decode("ascii")  # nothing raw: every byte written out
+    assert done.returncode == 2 and "?" not in said.split("came after it")[1], said
+    # the line between the marks that quote it, its `sessdex` run as a program that
+    # writes its words back
+    hint = re.search(r"came after it; (.)(sessdex find .*?)\1 finds", said)
+    assert hint is not None, said
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    echo = bin_dir / "sessdex"
+    echo.write_text(
+        f"#!{sys.executable}\nimport os, sys\n"
+        "sys.stdout.buffer.write(b'|'.join(map(os.fsencode, sys.argv[1:])))\n"
+    )
+    echo.chmod(0o755)
+    ran = subprocess.run(
+        [program, "-c", hint.group(2)],
+        env={**env, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
+        capture_output=True,
+        timeout=60,
+    )
+    assert ran.stdout == b"find|fe5e1c67|caf\xe9", ran.stderr

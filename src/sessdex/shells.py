@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from .cells import INVISIBLE
-from .errors import BadSetting, NotQuotable
+from .errors import BadSetting, NotQuotable, typed
 
 # POSIX: any POSIX sh, dash (Debian's and Ubuntu's /bin/sh) too, which reads no $'…';
 # BASH: the shells that do (bash, zsh, ksh), where a control character is written so;
@@ -40,22 +40,30 @@ _NAMES = {
 # control and bidi characters: printing them raw could drive the terminal or reorder
 # what the reader sees (views/text strips the same set from transcript text)
 _CONTROLS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# a byte that is not UTF-8 (a word typed under LANG=C, a file name), as Python holds it
+# (surrogateescape): written out as that byte's escape, the line pasted gives the byte
+# back, where printed raw it came out as `?`
+_NOT_UTF8 = "\udc80-\udcff"
 # and what draws nothing (`cells.INVISIBLE`): printed raw, a folder or id holding one
 # looks like another, and the line pasted would not be the one the reader saw
-_UNPRINTABLE = re.compile(f"[{_CONTROLS}{INVISIBLE}]")
-_UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{INVISIBLE}]+")
+_UNPRINTABLE = re.compile(f"[{_CONTROLS}{_NOT_UTF8}{INVISIBLE}]")
+_UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{_NOT_UTF8}{INVISIBLE}]+")
 # and, where stdout is no UTF-8 (`LC_ALL=C PYTHONUTF8=0`, a Latin-1 terminal), every
 # character past ASCII: printed, it would come out as `?` or in the locale's bytes,
-# where the folder's name on disk holds its UTF-8 ones (a name the file system gave
-# undecodable, a surrogate, is written as its raw byte already)
+# where the folder's name on disk holds its UTF-8 ones
 _BEYOND_ASCII = r"\x80-\ud7ff\ue000-\U0010ffff"
-_UNPRINTABLE_IN_ASCII = re.compile(f"[{_CONTROLS}{INVISIBLE}{_BEYOND_ASCII}]")
-_UNPRINTABLE_RUN_IN_ASCII = re.compile(f"[{_CONTROLS}{INVISIBLE}{_BEYOND_ASCII}]+")
+_UNPRINTABLE_IN_ASCII = re.compile(
+    f"[{_CONTROLS}{_NOT_UTF8}{INVISIBLE}{_BEYOND_ASCII}]"
+)
+_UNPRINTABLE_RUN_IN_ASCII = re.compile(
+    f"[{_CONTROLS}{_NOT_UTF8}{INVISIBLE}{_BEYOND_ASCII}]+"
+)
 # cmd.exe has no way to write a character as an escape, but takes an invisible one as
 # the text it is (inside the quotes every such word gets, it acts on none of them):
 # written raw, the word still passes exactly, where refusing it would leave a cmd user
 # no line at all for a folder that really holds one. Controls it cannot be typed.
 _CMD_CONTROLS = re.compile(f"[{_CONTROLS}]")
+_NOT_UTF8_CHAR = re.compile(f"[{_NOT_UTF8}]")
 # PowerShell reads these as quote marks too, not only the ASCII ones
 _PS_SINGLE = "'\u2018\u2019\u201a\u201b"
 _PS_DOUBLE = '"\u201c\u201d\u201e'
@@ -185,7 +193,7 @@ def _posix_word(text: str, shell: str) -> str:
         elif unprintable.match(char):
             # each UTF-8 byte in octal: bash from 2.0 (macOS's 3.2 knows no \u), zsh,
             # ksh93 and mksh give the same bytes, whatever the shell's own locale
-            out.extend(f"\\{byte:03o}" for byte in char.encode())
+            out.extend(f"\\{byte:03o}" for byte in _bytes(char))
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
@@ -217,8 +225,8 @@ def _fish_word(text: str) -> str:
             quoted = []
         if char in _FISH_NAMED:
             out.append(_FISH_NAMED[char])
-        elif ord(char) < 0x80:
-            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x80 or _NOT_UTF8_CHAR.match(char):  # fish: \xHH a byte
+            out.append(f"\\x{_bytes(char)[0]:02x}")
         elif ord(char) <= 0xFFFF:
             out.append(f"\\u{ord(char):04x}")
         else:  # a tag character: fish's \U takes up to 8 digits
@@ -254,7 +262,7 @@ def _sh_word(text: str) -> str:
         escaped = "".join(
             char
             if not unprintable.match(char) and char not in "'\\%"
-            else "".join(f"\\{byte:03o}" for byte in char.encode())
+            else "".join(f"\\{byte:03o}" for byte in _bytes(char))
             for char in text[start:end]
         )
         out.append(f"\"$(printf '{escaped}')\"")
@@ -273,6 +281,7 @@ def _powershell_string(text: str) -> str:
     """A single-quoted string, its quote marks doubled; one holding a control or bidi
     character is a double-quoted one instead, each such character `$([char]0x1b)` (5.1
     has no `` `e `` or `` `u{} ``), and `$`, the backtick and the double quotes escaped."""
+    _check_text(text, "PowerShell")
     unprintable = _unprintable()
     if not unprintable.search(text):
         return "'" + "".join(c * 2 if c in _PS_SINGLE else c for c in text) + "'"
@@ -354,6 +363,7 @@ def _check_cmd(text: str, *, folder: bool) -> None:
         _refuse_cmd(repr(found), text)
     if _CMD_CONTROLS.search(text):
         _refuse_cmd("a control character", text)
+    _check_text(text, "cmd.exe")
 
 
 def _refuse_cmd(what: str, text: str) -> None:
@@ -373,9 +383,24 @@ def _runs_itself() -> str:
     return f"{named('resume')} without --print runs it itself"
 
 
+def _check_text(text: str, shell: str) -> None:
+    """PowerShell and cmd.exe pass a program text, never a byte that is not UTF-8."""
+    if _NOT_UTF8_CHAR.search(text):
+        raise NotQuotable(
+            f"{shell} cannot be given {_shown(text)}, which holds a byte that is not "
+            f"UTF-8 (SESSDEX_SHELL=posix prints a line for Git Bash; {_runs_itself()})."
+        )
+
+
+def _bytes(char: str) -> bytes:
+    """The bytes `char` stands for: its UTF-8, or the one byte it holds that is not."""
+    return char.encode("utf-8", "surrogateescape")
+
+
 def _shown(text: str) -> str:
-    """The word as a message shows it: repr writes out its control and bidi characters."""
-    return repr(text)
+    """The word as a message shows it: repr writes out its control and bidi characters,
+    `typed` a byte that is not UTF-8 (`\\xe9`)."""
+    return typed(text)
 
 
 def _unprintable() -> re.Pattern[str]:

@@ -902,7 +902,8 @@ def render(
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None and named:  # its type or name, and enough of its id
             marks.discard(names.get(str(child), ""))  # its own, if said before
-            names[str(child)] = id_mark(f"{one_line(named, 30)} ", str(child), marks)
+            head = f"{one_line(named, 30)} "
+            names[str(child)] = id_mark(head, str(child), marks, kind=named)
             marks.add(names[str(child)])
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)

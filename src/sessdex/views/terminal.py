@@ -196,7 +196,7 @@ def _label(child: str, spawn: Event, taken: set[str]) -> str:
         return id_mark("", child, taken)
     label = one_line(named, 24)
     if label in taken:
-        return id_mark(f"{one_line(named, 15)} ", child, taken)
+        return id_mark(f"{one_line(named, 15)} ", child, taken, kind=named)
     return label
 
 

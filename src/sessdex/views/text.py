@@ -383,11 +383,41 @@ def spawn_name(event: Event) -> str | None:
     return one_line(str(named)) if named else None
 
 
-def id_mark(head: str, child: str, taken: Container[str], least: int = 8) -> str:
-    """`head` and the start of a sub-agent's id: `least` characters, more while that is
+# what a sub-agent's id holds between its kind and what tells it apart
+_ID_SEPARATORS = "-_:./"
+
+
+def telling_id(child: str, kind: str | None = None) -> str:
+    """The part of a sub-agent's id that tells it from its siblings: past the spawner's
+    part of an id made of two (`<message id>$$<call id>`: siblings spawned together share
+    it), and past a leading copy of its `kind` (its type or name) and the separator after
+    it (`general-purpose-call_8f2b…`, `subagent-greeter-be5v`): every sibling of that
+    kind starts so, its first 8 characters telling none apart."""
+    mark = one_line(child)
+    if "$$" in mark.strip("$"):
+        mark = mark.rpartition("$$")[2] or mark
+    if kind:
+        size = len(kind)
+        if mark[:size].lower() == kind.lower() and mark[size : size + 1] in tuple(
+            _ID_SEPARATORS
+        ):
+            rest = mark[size:].lstrip(_ID_SEPARATORS)
+            mark = rest or mark
+    return mark
+
+
+def id_mark(
+    head: str,
+    child: str,
+    taken: Container[str],
+    least: int = 8,
+    kind: str | None = None,
+) -> str:
+    """`head` and the start of what tells a sub-agent's id apart (`telling_id`, its
+    `kind` the sub-agent's type or name): `least` characters, more while that is
     another agent's mark already (ids made from the time, as UUIDv7 threads and `ses_…`
     sessions are, share their first 8 when spawned together)."""
-    mark = one_line(child)
+    mark = telling_id(child, kind)
     size = least
     while size < len(mark) and head + mark[:size] in taken:
         size += 1

@@ -1,0 +1,75 @@
+"""A sub-agent's lines are marked with its type, and, where a sibling has that type too,
+the part of its id that tells it apart: an app that builds the id from the type
+(`general-purpose-call_8f2b…`) or from the spawning message (`<message>$$<call>`) gave
+every such sibling the same first 8 characters (`general-purpose general-`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sessdex.model import Event, Session
+
+
+def _events(children: list[str], kind: str) -> list[Event]:
+    events = [
+        Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}",
+              extra={"child_id": child, "agent_type": kind})
+        for n, child in enumerate(children)
+    ]  # fmt: skip
+    for n, child in enumerate(children):
+        events.append(Event("s", len(events), "assistant", text=f"said {n}", agent_id=child))  # fmt: skip
+    return events
+
+
+CASES = [
+    # Qwen Code: `<type>-<call id>`
+    (
+        "general-purpose",
+        ["general-purpose-call_8f2b1c9d0e", "general-purpose-call_a41c7e2b55"],
+        ["call_8f2", "call_a41"],
+    ),
+    # gptme: `subagent-<agent id>-<4 random>`
+    (
+        "subagent",
+        ["subagent-greeter-be5v", "subagent-linter-x2k9"],
+        ["greeter-", "linter-x"],
+    ),
+    # Crush: `<message id>$$<call id>`, two calls of one message
+    (
+        "agent",
+        [
+            "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01AbCdEf",
+            "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01XyZwVu",
+        ],
+        ["toolu_01", "toolu_01X"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "children", "marks"), CASES)
+def test_siblings_of_one_type_are_marked_by_what_tells_their_ids_apart(
+    kind: str, children: list[str], marks: list[str]
+) -> None:
+    from sessdex.views.terminal import render_events
+
+    lines = [
+        "".join(text for text, _ in line.pieces)
+        for line in render_events(_events(children, kind))
+    ]
+    assert f"  ↳ {kind} said 0" in lines, lines  # the first alone: its type
+    assert (
+        f"  ↳ {kind} {children[1].split('$$')[-1].removeprefix(kind + '-')[:8]} said 1"
+        in lines
+    ), lines
+
+
+@pytest.mark.parametrize(("kind", "children", "marks"), CASES)
+def test_the_markdown_export_names_each_sibling_by_what_tells_its_id_apart(
+    kind: str, children: list[str], marks: list[str]
+) -> None:
+    from sessdex.views.markdown import render
+
+    session = Session(app="qwen", id="s", path="/x")
+    page = "".join(render(session, _events(children, kind)))
+    for n, mark in enumerate(marks):
+        assert f"**Assistant (sub-agent {kind} {mark}):** said {n}" in page, page

@@ -642,7 +642,7 @@ def doctor_command(
             say(f"  and in      {folder}")
         if not r.exists and home_dir is None and (named := _variables(r)):
             say(f"  variables   {', '.join(named)} (for a folder kept elsewhere)")
-        say(f"  checked with {r.checked_with}")
+        say(f"  checked with {r.checked_with}", VALUE_COLUMN + 1)
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in r.versions.items())
             say(f"  versions    {seen}")
@@ -756,12 +756,15 @@ def _say_own_files(own: api.OwnFiles) -> None:
 
 # where a doctor line's value starts: after "  looked in   ", "  problem     " and the like
 VALUE_COLUMN = 14
+# the least room a value wraps in under its start; with less, it wraps 4 columns in
+NARROW_VALUE = 30
 
 
 def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
     """`line` broken at spaces to fit `width`, each further part starting `hang` columns
     in (by default under the value of a labelled line), so the labels still stand out
-    on a narrow terminal. A path longer than the width stays whole, on the label's line
+    on a narrow terminal; where that leaves under NARROW_VALUE columns (40 in all), 4
+    columns in. A path longer than the width stays whole, on the label's line
     where it starts there: cut, it would not be copied right. Measured in terminal
     columns (a CJK character takes two)."""
     from ..views.text import cells
@@ -770,10 +773,13 @@ def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
         return [line]
     if hang is None:
         hang = VALUE_COLUMN if line.startswith("  ") else 4
+    label = hang  # a word is never put under its label alone: a path stays beside it
+    if width - hang < NARROW_VALUE:  # 40 columns: a value 26 wide took a line a word
+        hang = min(hang, 4)
     parts: list[str] = []
     current, *words = line.split(" ")  # "" for each space past the first: alignment
     for word in words:
-        if word and cells(current) + 1 + cells(word) > width and len(current) > hang:
+        if word and cells(current) + 1 + cells(word) > width and len(current) > label:
             parts.append(current.rstrip())
             current = " " * hang + word
         else:

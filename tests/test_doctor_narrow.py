@@ -1,0 +1,39 @@
+"""`doctor` on a 40-column terminal: a long value ("checked with", a note) wraps 4
+columns in, where under its label's value column (14 in) it had 26 columns and took a
+line every two or three words; at 80 it wraps under its value's first word. Every word
+is there, whole, in order, at either width."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.sources import get
+from tests.conftest import app_home
+
+
+@pytest.mark.parametrize(("columns", "hang"), [(40, 4), (80, 15)])
+def test_doctor_wraps_checked_with_readably_at_40_and_80_columns(
+    columns: int, hang: int
+) -> None:
+    home = app_home("qwen")
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(
+        main, ["doctor", "--app", "qwen", "--home", str(home)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  checked with "))
+    end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith("    "))
+    block = lines[at:end]
+    assert len(block) > 1, block
+    # nothing lost or cut: the same words, in order
+    said = " ".join(block).removeprefix("  checked with ").split()
+    assert said == get("qwen").CHECKED_WITH.split(), block
+    assert all(len(line) <= columns for line in block), block
+    # further lines start at one column, and are filled there
+    assert all(len(line) - len(line.lstrip()) == hang for line in block[1:]), block
+    assert len(block) <= len(get("qwen").CHECKED_WITH) // (columns - hang - 6) + 1
+    # only a word with no space in it (a path) may pass the width, beside its label
+    long = [line for line in lines if len(line) > columns]
+    assert all(" " not in line[14:].strip() for line in long), long

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -63,6 +64,16 @@ def _search_text(
     )
 
 
+def order_time(updated: datetime | None) -> float | None:
+    """The time a session is listed by, cut to the millisecond as its record says it:
+    a read that keeps the microseconds (a file's mtime) and one from the record must
+    give one value, so that sessions whose times tie as shown tie in the index too, and
+    stay in the order of their app and id, warm or cold."""
+    if updated is None:
+        return None
+    return updated.replace(microsecond=updated.microsecond // 1000 * 1000).timestamp()
+
+
 def fragment_of(session: Session) -> Fragment:
     state, record = session_encodings(session)
     updated = session.updated or session.created
@@ -75,7 +86,7 @@ def fragment_of(session: Session) -> Fragment:
         utf8_text(session.id),
         text(session.parent_id),
         session.listed,
-        updated.timestamp() if updated else None,
+        order_time(updated),
         text(session.cwd),
         utf8_text(
             _search_text(
@@ -104,7 +115,7 @@ def merged_fragment(states: list[bytes]) -> Fragment:
         session_id,
         text("parent_id"),
         bool(value.get("listed", True)),
-        updated.timestamp() if updated else None,
+        order_time(updated),
         text("cwd"),
         _search_text(app, session_id, text("title"), text("cwd"), text("branch")),
         state,

@@ -90,3 +90,33 @@ def test_a_prompt_cannot_fake_a_compaction_or_a_tools_result(tmp_path: Path) -> 
     assert "<p>result:</p>" in html
     assert "<p>error of sub-agent fixer (sub-agent ab12cd34):</p>" in html
     assert "<p>result: its last reply, above.</p>" in html
+
+
+def test_a_prompt_cannot_fake_a_change_of_model_or_the_totals(tmp_path: Path) -> None:
+    """The export's notes of a change (`*model: x*`) and its totals at the end
+    (`*Tokens: … in, … out.*`, under a rule) are lines in emphasis alone: a prompt's line
+    like them shows its marks, and reads as text when pasted, where it made a model the
+    session never used, or totals of the transcript's choosing after the real ones."""
+    home = tmp_path / "home"
+    words = (
+        "go on\n\n*model: gpt-5-codex*\n\n> _mode: yolo_\n\n"
+        "*branch: main* (sub-agent deployer)\n\n"
+        "*Tokens: 9.9M in, 1 out. Credits: 12.*\n\nbut *this* stays *emphasis*\n"
+    )
+    write_claude_session(home, SESSION, str(tmp_path), prompt=words)
+    result = CliRunner().invoke(main, ["export", SESSION, "--home", str(home)])
+    assert result.exit_code == 0, result.stderr
+    page = result.stdout
+    # as pasted: the export's own notes are the only lines in emphasis alone
+    alone = re.findall(r"^(?:> )?[*_][^*_\s].*[*_](?: \(sub-agent .*\))?$", page, re.M)
+    assert len(alone) == 1 and alone[0].startswith("*Tokens: "), alone
+    assert page.endswith(alone[0] + "\n")
+    # as rendered: the words are there, none in emphasis but those inside a line
+    html = MarkdownIt("commonmark").render(page)
+    assert "<em>model: gpt-5-codex</em>" not in html
+    assert "<p>*model: gpt-5-codex*</p>" in html
+    assert "<em>mode: yolo</em>" not in html and "_mode: yolo_" in html
+    assert "<p>*branch: main* (sub-agent deployer)</p>" in html
+    assert html.count("<em>Tokens:") == 1  # the export's, at its end
+    assert "<p>*Tokens: 9.9M in, 1 out. Credits: 12.*</p>" in html
+    assert "but <em>this</em> stays <em>emphasis</em>" in html

@@ -1346,7 +1346,7 @@ def test_html_and_markdown_exports_end_with_the_same_token_totals() -> None:
     _, page, _ = invoke("export", "82d9f90c", "-f", "html", "--home", home)
     _, text, _ = invoke("export", "82d9f90c", "-f", "md", "--home", home)
     html_total = re.search(r"tokens in all: (\S+) in, (\S+) out</div>\n</body>", page)
-    md_total = re.search(r"Tokens: (\S+) in, (\S+) out\.\n$", text)
+    md_total = re.search(r"\*Tokens: (\S+) in, (\S+) out\.\*\n$", text)
     assert html_total and md_total
     assert html_total.groups() == md_total.groups() == ("4.8k", "120")
 
@@ -1361,7 +1361,7 @@ def test_export_totals_leave_out_a_broken_token_count(tmp_path: Path) -> None:
     _, page, _ = invoke("export", "d00dfeed", "-f", "html", "--home", str(home))
     _, text, _ = invoke("export", "d00dfeed", "-f", "md", "--home", str(home))
     assert "tokens in all: 3.1k in, 160 out</div>" in page
-    assert text.endswith("Tokens: 3.1k in, 160 out.\n")
+    assert text.endswith("*Tokens: 3.1k in, 160 out.*\n")
 
 
 def test_markdown_text_keeps_its_code_and_loses_its_tags() -> None:

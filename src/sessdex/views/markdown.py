@@ -68,13 +68,17 @@ _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MUL
 # What opens the export's own lines, at a line's start in a transcript's text (in a
 # quote too): the label of a reply or an error (`**Assistant:**`, `> **Error:**`), the
 # item of a tool call or a spawn (`- 🔧`, `- 🤖`), the note of a compaction (`*Context
-# compacted.*`). Escaped, a user's words read as theirs, not as a reply the assistant
-# gave, a call it made or a context it lost. Code indented 4 columns or more is left as
-# written, and bold words that only begin so (`**Error handling:**`).
+# compacted.*`), and a line in emphasis alone (`*model: x*`, a sub-agent's name after it:
+# the export's note of a change of model, mode or branch, and its totals at the end). Escaped, a user's words read
+# as theirs, not as a reply the assistant gave, a call it made, a context it lost or a
+# model it changed to. Code indented 4 columns or more is left as written, and bold
+# words that only begin so (`**Error handling:**`).
 _MARKS = re.compile(
     r"^((?: {0,3}>[ ]?)* {0,3})"
     r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))|([-+*])(?=[ \t]+[🔧🤖])"
-    r"|(\*)(?=Context compacted))",
+    r"|(\*)(?=Context compacted)"
+    # up to the first mark like it only, and on to the line's end: linear in the line
+    r"|([*_])(?=(?!\5)\S(?:(?!\5)[^\n])*(?<!\s)\5(?: \(sub-agent [^\n]*\))?[ \t]*$))",
     re.MULTILINE,
 )
 # The label over a call's output (`  result:`, `  error of sub-agent x:`), which no
@@ -191,7 +195,7 @@ def _unmarked(found: re.Match[str]) -> str:
     """A mark `_MARKS` found, escaped: `\\*\\*Assistant`, `\\- 🔧`."""
     if found[2]:
         return found[1] + "\\*\\*"
-    return found[1] + "\\" + (found[3] or found[4])
+    return found[1] + "\\" + (found[3] or found[4] or found[5])
 
 
 def _referenced(found: re.Match[str]) -> str:
@@ -203,7 +207,7 @@ def _headed_down(prose: str, items: _Items | None = None) -> str:
     """`prose` with each heading two levels lower (at most 6), and no line underlined
     into a heading (shown as written). `items`: the list items the text above left open
     (a fenced block between prose keeps them), where a text has a heading deep in one."""
-    if "**" in prose or "🔧" in prose or "🤖" in prose or "*Context" in prose:
+    if "*" in prose or "_" in prose or "🔧" in prose or "🤖" in prose:
         prose = _MARKS.sub(_unmarked, prose)
     lined = (
         "\n" + prose
@@ -1013,4 +1017,6 @@ def render(
             else []
         )
         totals += [f"Credits: {credits_amount(credits)}"] if credits else []
-        yield "\n---\n" + ". ".join(totals) + ".\n"
+        # in emphasis, as the export's other notes: a line of a transcript's text in
+        # emphasis alone shows its marks (`_MARKS`), so none passes for them
+        yield "\n---\n*" + ". ".join(totals) + ".*\n"

@@ -882,7 +882,8 @@ _TABLE_COLUMNS = (
     "json_extract(record, '$.branch'), json_extract(record, '$.cwd'), "
     "json_extract(record, '$.title'), parent_id, "
     "json_extract(record, '$.observer') IS 1, "
-    "CASE WHEN instr(record, '\\u0000') > 0 THEN record END"
+    "CASE WHEN instr(record, '\\u0000') > 0 THEN record END, "
+    "json_extract(record, '$.agent_type')"
 )
 
 
@@ -908,6 +909,7 @@ def _table(
         terminal_width,
     )
 
+    kinds = [row[10] for row in rows]
     rows = [
         (*row[:4], *_with_nul(row[9]), *row[7:9]) if row[9] else row[:9] for row in rows
     ]
@@ -917,7 +919,7 @@ def _table(
         else [int(row[7] is not None) for row in rows]
     )
     width, styled = terminal_width(), coloured(sys.stdout)
-    id_width = short_id_width((row[1] for row in rows), ids)
+    id_width = short_id_width((row[1] for row in rows), ids, kinds)
     app_column = app_width(row[0] for row in rows)
     branch_column, folder_column = listing_columns(
         ((row[4], row[5]) for row in rows),

@@ -723,11 +723,12 @@ def print_rows(
     )
 
     width = terminal_width()
-    id_width = short_id_width((row.id for row in rows), listing.ids)
+    records = [orjson.loads(row.record) for row in rows]
+    kinds = [record.get("agent_type") for record in records]
+    id_width = short_id_width((row.id for row in rows), listing.ids, kinds)
     app_column = app_width(row.app for row in rows)
     home_text = str(home.path)
     styled = coloured(sys.stdout)
-    records = [orjson.loads(row.record) for row in rows]
     branch_column, folder_column = listing_columns(
         ((record.get("branch"), record.get("cwd")) for record in records),
         home=home_text, width=width, app_column=app_column, id_width=id_width,

@@ -396,14 +396,20 @@ def telling_id(child: str, kind: str | None = None) -> str:
     mark = one_line(child)
     if "$$" in mark.strip("$"):
         mark = mark.rpartition("$$")[2] or mark
-    if kind:
-        size = len(kind)
-        if mark[:size].lower() == kind.lower() and mark[size : size + 1] in tuple(
-            _ID_SEPARATORS
-        ):
-            rest = mark[size:].lstrip(_ID_SEPARATORS)
-            mark = rest or mark
-    return mark
+    return mark[kind_head(mark, kind) :]
+
+
+def kind_head(session_id: str, kind: str | None) -> int:
+    """How many of a sub-agent's id's first characters are a copy of its `kind` and the
+    separators after it (`general-purpose-` of `general-purpose-call_8f2b…`): 0 where
+    it does not start so, or would be nothing past it."""
+    size = len(kind or "")
+    if not size or session_id[:size].lower() != (kind or "").lower():
+        return 0
+    if session_id[size : size + 1] not in tuple(_ID_SEPARATORS):
+        return 0
+    rest = session_id[size:].lstrip(_ID_SEPARATORS)
+    return len(session_id) - len(rest) if rest else 0
 
 
 def id_mark(
@@ -751,12 +757,19 @@ def app_width(apps: Iterable[str]) -> int:
     return max([APP_WIDTH, *(len(app) for app in apps)])
 
 
-def short_id_width(shown: Iterable[str], every: Sequence[str]) -> int:
+def short_id_width(
+    shown: Iterable[str], every: Sequence[str], kinds: Iterable[str | None] = ()
+) -> int:
     """How much of each id a listing prints: SHORT_ID, or more where an id shown shares
     that much with another in `every` (sorted, lowercased: Index.ids), so that what is
     printed is a prefix `resume` and `show` take. Time-ordered ids (UUIDv7) share their
-    first eight characters for sessions started within a minute of each other."""
-    width = SHORT_ID
+    first eight characters for sessions started within a minute of each other. `kinds`:
+    the type of each sub-agent shown, in order (None for a lead): one whose id starts
+    with its type (`general-purpose-call_8f2b…`) gets SHORT_ID past it, as every sibling
+    of that type starts so."""
+    shown = list(shown)
+    heads = [kind_head(one, kind) for one, kind in zip(shown, kinds, strict=False)]
+    width = SHORT_ID + max(heads, default=0)
     for session_id in shown:
         low = session_id.lower()
         at = bisect.bisect_left(every, low)

@@ -732,22 +732,33 @@ class Index:
             found = {k: rehomed(v, recorded, given) for k, v in found.items()}
         return found
 
-    def under(self, app: str, parent_ids: Sequence[str]) -> list[tuple[str, Row]]:
+    def under(
+        self, app: str, parent_ids: Sequence[str], *, state: bool = False
+    ) -> list[tuple[str, Row]]:
         """(parent id, row) of each session of `app` listed under one of `parent_ids`
-        (their sub-agents), oldest first."""
+        (their sub-agents), oldest first; with `state`, each row's full state too (what
+        a read of the session needs: the app's `extra` facts)."""
         found: list[tuple[str, Row]] = []
+        held = "state" if state else "NULL"
         for start in range(0, len(parent_ids), 500):  # SQLite's limit on bound values
             part = parent_ids[start : start + 500]
             found += [
                 (r[0], Row(*r[1:]))
                 for r in self.db.execute(
-                    "SELECT parent_id, app, id, record, NULL FROM sessions WHERE app = ?"
+                    f"SELECT parent_id, app, id, record, {held} FROM sessions WHERE app = ?"
                     f" AND parent_id IN ({', '.join('?' * len(part))})"
                     " ORDER BY updated",
                     [app, *part],
                 )
             ]
         return found
+
+    def ids_lowered(self, app: str) -> list[tuple[str, str]]:
+        """(id lowered as `by_prefix` compares it, id) of every session of `app`, sorted:
+        many ids matched against all the others in one query, not a scan each."""
+        return sorted(
+            self.db.execute("SELECT lower(id), id FROM sessions WHERE app = ?", (app,))
+        )
 
     def by_prefix(
         self, prefix: str, app: str | None = None, limit: int = 20

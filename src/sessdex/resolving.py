@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Iterable
 
 import orjson
 
@@ -101,6 +102,29 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
         index.close()
+
+
+def as_given(index: Index, app: str, ids: Iterable[str]) -> set[str]:
+    """The ids of `ids` (of sessions of `app` the index holds) that `resolve` of
+    `app:id` gives as they are, their own row, told for thousands (a lead's sub-agents)
+    in one query: an id that the id's own checks keep whole and that starts no other id
+    of the app (as `by_prefix` compares them). The others are left to `resolve`."""
+    lowered = index.ids_lowered(app)
+    keys = [key for key, _ in lowered]
+    found: set[str] = set()
+    for session_id in ids:
+        if (
+            id_left_out(f"{app}:{session_id}") is not None
+            or session_id.strip() != session_id
+            or storable(session_id) != session_id
+        ):
+            continue
+        wanted = session_id.lower()
+        at = bisect.bisect_left(keys, wanted)
+        starting = [i for key, i in lowered[at : at + 2] if key.startswith(wanted)]
+        if starting == [session_id]:
+            found.add(session_id)
+    return found
 
 
 def _matching(

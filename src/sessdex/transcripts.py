@@ -8,7 +8,7 @@ from where. Nothing here names an app.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -18,7 +18,7 @@ from .diagnostics import Diagnostics
 from .files import line_start
 from .index import Index, Progress
 from .model import Event, Session
-from .resolving import resolve
+from .resolving import as_given, resolve
 from .sources import Home
 from .tree import AgentNode, add_unplaced, build_tree, settle
 
@@ -288,18 +288,79 @@ def _add_listed(
     """The sub-agents the index lists under this tree's agents that its events did not
     place (a spawn on a rewound branch), each read from its own transcript (its status,
     counts and sub-agents; bare where that cannot be read): `tree` shows what
-    `list --all` does."""
-    from .errors import SessdexError
+    `list --all` does.
 
-    def listed(ids: list[str]) -> Iterator[tuple[str, AgentNode]]:
-        for parent_id, row in index.under(app, ids):
-            child = row.session()
+    Read from their index rows as `transcript` of each id would read them (the index
+    brought up to date once, not once a sub-agent: a lead's thousands of sub-agents in
+    a database cost a read each, not a refresh each); an id `resolve` would not give as
+    it is goes through `transcript`, as before."""
+    from .errors import SessdexError
+    from .index import Row
+
+    source = sources.get(app)
+    spawners: dict[str, str | None] = {}  # parent id -> what its sub-agents call it
+    refreshed = False  # every app's files looked at again, once (as `resolve` does)
+
+    def spawner(session: Session) -> str | None:
+        """`spawner_of`, its parent looked up once for all its sub-agents."""
+        if not session.parent_id:
+            return None
+        if session.parent_id not in spawners:
+            key = (app, session.parent_id)
+            row = index.by_ids([key]).get(key)
+            parent = row.session() if row is not None else None
+            spawners[session.parent_id] = (
+                reading.called(parent) if parent and parent.parent_id else None
+            )
+        return spawners[session.parent_id]
+
+    def fresh(ids: list[str], placed: Container[str]) -> list[tuple[str, Row]]:
+        """The rows under `ids` not placed yet, each one's file brought up to date as
+        `resolve` brings it (where it is no file the index knows: every app's, once)."""
+        nonlocal refreshed
+        rows = [
+            (p, r) for p, r in index.under(app, ids, state=True) if r.id not in placed
+        ]
+        if not rows:
+            return rows
+        again = False
+        for _, row in rows:
+            if not index.refresh_file(source, row.session().path):
+                again = True
+        if again and not refreshed:
+            refreshed = True
+            index.refresh_changed(sources.BUILTIN)
+        return [
+            (p, r) for p, r in index.under(app, ids, state=True) if r.id not in placed
+        ]
+
+    def listed(
+        ids: list[str], placed: Container[str]
+    ) -> Iterator[tuple[str, AgentNode]]:
+        rows = fresh(ids, placed)
+        direct = as_given(index, app, [row.id for _, row in rows])
+        for parent_id, row in rows:
+            if row.id in placed:
+                continue
+            child = Row(row.app, row.id, row.record, None).session()  # as listed
             try:
-                found = transcript(home, f"{app}:{child.id}", listed=False)
-                node = build_tree(child.id, found.events, child.agent_type)
-                settle(node, _last_written(found.session.path), datetime.now(UTC))
+                if row.id in direct:
+                    session = index.shown(row.session())
+                    found = Diagnostics()
+                    events = reading.read_session(
+                        source, session, found, spawner=spawner(session)
+                    )
+                else:  # an id `resolve` gives another row for, or none
+                    shown = transcript(home, f"{app}:{child.id}", listed=False)
+                    session, found, events = (
+                        shown.session,
+                        shown.diagnostics,
+                        shown.events,
+                    )
+                node = build_tree(child.id, events, child.agent_type)
+                settle(node, _last_written(session.path), datetime.now(UTC))
                 if diagnostics is not None:
-                    diagnostics.update(found.diagnostics)
+                    diagnostics.update(found)
             except SessdexError:
                 node = AgentNode(child.id, status="stopped")
                 node.started, node.ended = child.created, child.updated

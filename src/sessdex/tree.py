@@ -12,7 +12,7 @@ hour stopped: the app exited or was interrupted without noting an end.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -251,18 +251,19 @@ def build_tree(
 
 def add_unplaced(
     root: AgentNode,
-    listed: Callable[[list[str]], Iterable[tuple[str, AgentNode]]],
+    listed: Callable[[list[str], Container[str]], Iterable[tuple[str, AgentNode]]],
 ) -> None:
     """Put under their parents the sub-agents the index lists under the agents of this
-    tree that the tree did not place (`listed(ids)`: (parent id, its node, read from
-    its own events) for each session listed under one of `ids`), marked `unplaced`; their own sub-agents too,
+    tree that the tree did not place (`listed(ids, placed)`: (parent id, its node, read
+    from its own events) for each session listed under one of `ids`, those whose id is
+    in `placed` need not be read), marked `unplaced`; their own sub-agents too,
     level by level (at most 16: a loop of parents in damaged files ends). Makes `tree`
     show what `list --all` does, where the spawn is on a branch the events leave out."""
     placed = {node.id: node for _, node in root.walk()}
     asked = list(placed)
     for _ in range(16):
         found: list[str] = []
-        for parent_id, node in listed(asked):
+        for parent_id, node in listed(asked, placed):
             parent = placed.get(parent_id)
             if parent is None or node.id in placed:
                 continue

@@ -10,7 +10,7 @@ the same run. Prints each median's CPU and wall time, the CPU each added sub-age
 With `--baseline-src` (an older checkout's `src/`), that build runs the same commands,
 alternating with this tree, its output checked to be the same (each build's index is its
 own: sub-agents the index dates alike may come in another order, so the lines are
-compared sorted, and `show --json`'s events without their `seq`).
+compared sorted, without the branches a tree draws, and `show --json`'s events without their `seq`).
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ def canonical(output: bytes) -> bytes:
     what stays the same whichever order two builds' indexes give sub-agents dated alike."""
     try:
         value = json.loads(output)
-    except ValueError:
-        return b"\n".join(sorted(output.splitlines()))
+    except ValueError:  # text: each line without the tree's branches drawn before it
+        lines = (line.decode().lstrip("│├└─ ") for line in output.splitlines())
+        return "\n".join(sorted(lines)).encode()
     if isinstance(value, list):
         rows = sorted(json.dumps({**e, "seq": None}, sort_keys=True) for e in value)
         return "\n".join(rows).encode()

@@ -6,8 +6,10 @@ the sub-agents the lead's own read had placed read again to be dropped)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -95,3 +97,29 @@ def test_sub_agents_read_on_their_own_cost_one_refresh(
     # twice (the lead resolved, then its sub-agents), not once a sub-agent
     assert all(reads[i] == 1 for i in copies), reads
     assert refreshes[0] <= 2
+
+
+def test_sub_agents_read_on_their_own_open_their_store_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    child = "m-assistant-1$$call_agent_1"
+    lead = "8c1f2e3d-4a5b-4c6d-9e7f-0a1b2c3d4e5f"
+    home = fanned(tmp_path, "crush", child)
+    out("list", "--all", "--home", home)
+    opened: list[str] = []
+    connect = sqlite3.connect
+
+    def counted(database: object, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        if "crush.db" in str(database):
+            opened.append(str(database))
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", counted)
+    tree = json.loads(out("tree", f"crush:{lead}", "--json", "--home", home))
+    assert len(tree["children"]) == COPIES + 1
+    shown = out("show", f"crush:{lead}", "--json", "--home", home)
+    assert {event["agent_id"] for event in json.loads(shown)} >= {
+        fuzzing._fan_id(child, n) for n in range(1, COPIES + 1)
+    }
+    # the lead's read, then one open its sub-agents share; as many for `show`
+    assert len(opened) <= 4, opened

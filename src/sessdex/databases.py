@@ -165,22 +165,59 @@ def _connect(name: str) -> sqlite3.Connection:
         # checkpoint would rewrite pages under a read in place (half a transaction seen).
         # Read-only: closing it never checkpoints the WAL into the copied database, which
         # the next snapshot reuses while the app's own database file has not changed
-        uri = sqlite_uri(_snapshot(name), "mode=ro")
-        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        copy = _snapshot(name)
+        taken = _taken.get(copy)  # a new one each time the copy is taken or topped up
+        kept = inplace.held(copy, taken)
+        if kept is not None:
+            return cast(sqlite3.Connection, kept)
+        uri = sqlite_uri(copy, "mode=ro")
+        connection = sqlite3.connect(
+            uri, uri=True, check_same_thread=False, factory=_Held
+        )
+        if taken is not None and inplace.passing():
+            connection.held = True
+            inplace.hold(copy, connection, taken)
     else:
-        _drop_snapshot(name)  # the app closed its WAL: its snapshot serves no read now
+        key = os.path.abspath(name)
+        token = inplace.state(name) if inplace.passing() else None
+        kept = inplace.held(key, token) if token is not None else None
+        if kept is None:
+            _drop_snapshot(name)  # the app closed its WAL: no read needs its snapshot
         if reading is not None and not reading.open_in_place(name):
             uri = sqlite_uri(_committed_copy(name))  # a write began meanwhile
             return sqlite3.connect(uri, uri=True, check_same_thread=False)
+        if kept is not None:
+            return cast(sqlite3.Connection, kept)
         # mode=ro: else SQLite opens it read-write, and creates an empty database file in
         # the app's folder when the app removed it since it was listed
-        uri = sqlite_uri(os.path.abspath(name), "mode=ro&immutable=1")
+        uri = sqlite_uri(key, "mode=ro&immutable=1")
         try:
-            connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            connection = sqlite3.connect(
+                uri, uri=True, check_same_thread=False, factory=_Held
+            )
         except sqlite3.OperationalError as error:
             _raise_refused(name, error)
             raise
+        if token is not None:
+            connection.held = True
+            inplace.hold(key, connection, token)
     return connection
+
+
+class _Held(sqlite3.Connection):
+    """A connection a pass may keep for the next read of its database
+    (`inplace.one_pass`): a reader's `close` leaves it open while the pass holds it,
+    and `release` (the pass's end) closes it."""
+
+    held = False
+
+    def close(self) -> None:
+        if not self.held:
+            super().close()
+
+    def release(self) -> None:
+        self.held = False
+        self.close()
 
 
 def _raise_refused(name: str, error: sqlite3.Error) -> None:

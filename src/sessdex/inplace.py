@@ -9,11 +9,12 @@ state if need be (`databases.open_sqlite` opens it). Not the opening itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 from collections.abc import Generator, Iterator
-from typing import BinaryIO, TypeVar
+from typing import BinaryIO, Protocol, TypeVar
 
 from . import files
 from .freshness import COUNTER_OFFSET
@@ -139,6 +140,72 @@ def current() -> Reading | None:
     """The read this thread's `open_sqlite` calls belong to, if any."""
     reading: Reading | None = getattr(_current, "reading", None)
     return reading
+
+
+class Held(Protocol):
+    """A connection a pass keeps open (`databases` makes them): `release` closes it."""
+
+    def release(self) -> None: ...
+
+
+# a pass's connections: what a database opened as -> (its connection, the token that
+# says the database is as it was when the connection was opened)
+_Pass = dict[str, tuple[Held, object]]
+
+
+@contextlib.contextmanager
+def one_pass() -> Iterator[None]:
+    """Within it, a database opened again as it was opened before (in place, or the same
+    snapshot of it), nothing written into it since, is given the connection the first
+    open made: a command that reads many sessions of one store in turn (a lead's
+    sub-agents, each read on its own) opens it once, not once a session. Each read is
+    still watched for the app's commits as it was (`Reading.open_in_place`). This
+    thread's alone; the pass's end closes its connections."""
+    kept: _Pass = {}
+    passes = _passes()
+    passes.append(kept)
+    try:
+        yield
+    finally:
+        # by identity: a pass a generator holds may end after one begun later
+        passes[:] = [p for p in passes if p is not kept]
+        for connection, _ in kept.values():
+            connection.release()
+        kept.clear()
+
+
+def _passes() -> list[_Pass]:
+    found: list[_Pass] | None = getattr(_current, "passes", None)
+    if found is None:
+        found = _current.passes = []
+    return found
+
+
+def passing() -> bool:
+    """Whether this thread is within a pass (`one_pass`): an open may be `hold`."""
+    return bool(getattr(_current, "passes", None))
+
+
+def held(key: str, token: object) -> Held | None:
+    """The connection the pass under way keeps for `key` (a database, as it is opened),
+    where `token` is the one it was held with (the database unchanged since); None
+    outside a pass, or where it was not held or changed (then dropped)."""
+    passes = _passes()
+    if not passes or key not in passes[-1]:
+        return None
+    connection, was = passes[-1][key]
+    if was == token:
+        return connection
+    # changed since: a read that still uses it goes on; the pass's end closes it
+    passes[-1][f"{key}\0{id(connection)}"] = passes[-1].pop(key)
+    return None
+
+
+def hold(key: str, connection: Held, token: object) -> None:
+    """Keep `connection` for the pass under way, as `key` opened while `token` held."""
+    passes = _passes()
+    if passes:
+        passes[-1][key] = (connection, token)
 
 
 # Events are given in batches, checked once each: at most BATCH of them, or as many as

@@ -12,7 +12,7 @@ from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from . import folders, reading, sources
+from . import folders, inplace, reading, sources
 from .calls import refuse_unknown, refuse_unless
 from .diagnostics import Diagnostics
 from .files import line_start
@@ -106,30 +106,33 @@ def _with_listed(
         yield event
     source = sources.get(session.app)
     asked = [session.id, *(a for a in seen if a)]
-    for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
-        index = Index(home)
-        try:
-            children = [index.shown(row.session()) for _, row in index.under(session.app, asked)]  # fmt: skip
-        finally:
-            index.close()
-        found = []
-        for child in children:
-            if child.id in seen or child.id == session.id:
-                continue
-            seen.add(child.id)
-            found.append(child.id)
-            for event in reading.read_session(source, child, diagnostics, full=full):
-                seq += 1
-                seen.add(event.agent_id)
-                yield replace(
-                    event,
-                    session_id=session.id,
-                    seq=seq,
-                    agent_id=event.agent_id or child.id,
-                )
-        if not found:
-            return
-        asked = found
+    with inplace.one_pass():  # the store they share opened once, not once a read
+        for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
+            index = Index(home)
+            try:
+                children = [index.shown(row.session()) for _, row in index.under(session.app, asked)]  # fmt: skip
+            finally:
+                index.close()
+            found = []
+            for child in children:
+                if child.id in seen or child.id == session.id:
+                    continue
+                seen.add(child.id)
+                found.append(child.id)
+                for event in reading.read_session(
+                    source, child, diagnostics, full=full
+                ):
+                    seq += 1
+                    seen.add(event.agent_id)
+                    yield replace(
+                        event,
+                        session_id=session.id,
+                        seq=seq,
+                        agent_id=event.agent_id or child.id,
+                    )
+            if not found:
+                return
+            asked = found
 
 
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
@@ -370,8 +373,9 @@ def _add_listed(
 
     index = Index(home)
     try:
-        # each read looks at its siblings for its own sub-agents: once, not once a read
-        with folders.one_pass():
+        # each read looks at its siblings for its own sub-agents, and opens the store
+        # they share: once, not once a read
+        with folders.one_pass(), inplace.one_pass():
             add_unplaced(root, listed)
     finally:
         index.close()

@@ -457,6 +457,29 @@ def test_the_exit_statuses_the_readme_gives_are_the_ones_returned(
     assert run.invoke(main, told, env={"SESSDEX_SHELL": "tcsh"}).exit_code == 1
 
 
+def test_the_explain_keys_docs_usage_calls_errors_exit_as_it_says(
+    run: CliRunner,
+) -> None:
+    """docs/usage.md: a key no row has is an error (1) listing the rows; a date that is
+    none (`2026-13-01`) a usage error (2). It said 1 for both; a script tells a typo in
+    its date from a day with no row by the status."""
+    from sessdex import api
+
+    doc = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+    said = doc.split("A key no report of that kind could have", 1)[1].split("\n\n")[0]
+    demo = str(api.demo_home().path)
+    cases = {
+        "a session id no row has": ("session", "--explain", "ffff"),
+        "`abc` for a day": ("daily", "--explain", "abc"),
+        "`2026-13-01`": ("daily", "--explain", "2026-13-01"),
+    }
+    for words, args in cases.items():
+        status = int(said.split(words, 1)[1].split("(exit ", 1)[1][0])
+        result = run.invoke(main, ["usage", *args, "--json", "--home", demo])
+        assert (result.exit_code, result.stdout) == (status, ""), (words, result.output)
+        assert ("Rows: " in result.stderr) == (status == 1), result.stderr
+
+
 def test_what_the_readme_says_ci_runs_is_what_it_runs() -> None:
     """The Development section names the script `.ci/run` runs (`scripts/check` now:
     format, lint, types, then the tests; it once said so while CI ran the tests alone)."""

@@ -264,10 +264,11 @@ def _write(
         sys.stdout.flush()
         sys.stdout.buffer.write(body)
         sys.stdout.buffer.flush()
-        return
     a_day = view.names_a_day(*bounds)
-    if not result.rows:
+    if not result.rows and (form == "table" or sys.stderr.isatty()):
+        # after `[]` said to a person at a terminal alone, as the full command says it
         _say(view.nothing_counted(filtered, view.zone_named(tz) if a_day else None))
+    if form != "table" or not result.rows:
         return
     dated = report in view.DATED or a_day
     zone = view.zone_named(tz) if dated else None

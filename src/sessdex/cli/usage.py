@@ -10,6 +10,7 @@ from .. import api
 from ..errors import typed
 from ..hints import named
 from ..selection import here_folders
+from ..views.text import stderr_is_terminal
 from . import main
 from ._common import (
     CONTEXT,
@@ -256,11 +257,12 @@ def usage_command(
     shown = result.rows
     if as_json:
         stdout_bytes(dumps(view.row_records(shown)) + b"\n")
-        return
-    if as_nl:
+    elif as_nl:
         stdout_bytes(b"".join(dumps(r) + b"\n" for r in view.row_records(shown)))
-        return
-    if not result.rows:  # an empty table of zeros says less than one line
+    as_data = as_json or as_nl
+    if not result.rows and (not as_data or stderr_is_terminal()):
+        # an empty table of zeros says less than one line; after `[]` a person at a
+        # terminal is told why, as `list --json` tells it, a script's log nothing
         filtered = bool(since or until or apps or here)
         err(
             view.nothing_counted(
@@ -268,6 +270,7 @@ def usage_command(
                 view.zone_named(tz) if view.names_a_day(since, until) else None,
             )
         )
+    if as_data or not result.rows:
         return
     # `show` and `list` speak local time, these days UTC unless --tz says: say which
     # (a session report from `--since today` too: today in UTC is not today here)

@@ -221,7 +221,7 @@ def watch_command(
                 # typed at a terminal, as `list --json` says why it is empty
                 err(empty())
         elif as_nl:
-            _watch_lines(shown, once)
+            _watch_lines(shown, once, empty if limit != 0 else None)
         elif once or not sys.stdout.isatty():
             _watch_plain(shown, home, once, empty, limit)
         else:
@@ -230,14 +230,25 @@ def watch_command(
         reader_left()
 
 
-def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
+def _watch_lines(
+    boards: Iterable[Sequence[Any]],
+    once: bool,
+    empty: Callable[[], str] | None = None,
+) -> None:
+    """Each session's status, then each change, a JSON line each; `empty`: what an
+    empty first board says on stderr to a person at a terminal (None: nothing)."""
     import re
 
     from ..views.board import status_record
     from ..views.records import dumps
 
     shown: dict[tuple[str, str], tuple[str, str]] = {}
+    first = True
     for rows in boards:
+        if first and not rows and empty is not None and stderr_is_terminal():
+            # typed at a terminal, as `watch --json` says why its `[]` is empty
+            err(empty())
+        first = False
         out = []
         for row in rows:
             if row.pid is not None:  # a CLI with no session yet: `--json` shows it

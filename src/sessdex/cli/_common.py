@@ -780,7 +780,7 @@ def event_chunks(
     # yield each, not two an event); a big one (MBs with --full-payloads) goes alone,
     # not copied behind the others
     pieces: list[bytes] = [] if as_nl else [b"["]
-    size = 0
+    size, n = 0, -1
     for n, event in enumerate(events):
         fields = event_record(event)
         if seq_relative:
@@ -805,7 +805,7 @@ def event_chunks(
             yield b"".join(pieces)
             pieces, size = [], 0
     if not as_nl:
-        pieces.append(b"\n]\n")
+        pieces.append(b"\n]\n" if n >= 0 else b"]\n")  # none: `[]`, as every empty list is
     if pieces:
         yield b"".join(pieces)
 

@@ -320,6 +320,47 @@ def test_every_json_field_is_in_the_readme_and_every_documented_one_in_the_outpu
         )
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--all"],
+        ["find", "checkout"],
+        ["show", "3f2b"],
+        ["show", "3f2b", "--detail", "user"],
+        *(["usage", report] for report in ("daily", "session", "project", "model")),
+        ["watch", "--once", "--since", "100000d"],
+        ["doctor", "--app", "claude"],
+    ],
+)
+def test_nl_gives_the_json_arrays_objects_one_a_line(
+    run: CliRunner, args: list[str]
+) -> None:
+    """The README: `--json` prints one document, `--nl` one object per line; the same
+    objects, in the same order."""
+    from sessdex import api
+
+    demo = api.demo_home().path
+    printed = _json(run, demo, *args, "--json")
+    assert printed and printed == _json(run, demo, *args, "--nl")
+
+
+def test_the_commands_the_readme_gives_the_show_json_shape_print_it(
+    run: CliRunner,
+) -> None:
+    """`export -f json` and `replay --nl` print the events `show --json` prints, and
+    `follow --nl` them with `seq_relative` too, as the README's bullet says."""
+    from sessdex import api
+
+    demo = api.demo_home().path
+    shown = _json(run, demo, "show", "3f2b", "--json")
+    assert shown == _json(run, demo, "export", "3f2b", "-f", "json")
+    assert shown == _json(run, demo, "replay", "3f2b", "--nl", "--speed", "100000")
+    followed = _json(
+        run, demo, "follow", "3f2b", "--nl", "-n", "100", "--duration", "0"
+    )
+    assert followed == [{**event, "seq_relative": True} for event in shown]
+
+
 def test_every_usage_json_field_is_in_docs_usage(
     tmp_path: Path, run: CliRunner
 ) -> None:

@@ -75,6 +75,8 @@ US_ONLY = 1.1
 # Anthropic bills each web search $10 per 1,000 beside its tokens (Claude Code 2.1.332's
 # cost: `web_search_requests` times its price list's 0.01, for every model)
 WEB_SEARCH_USD = 0.01
+# a million searches, $10,000: far past what one response's tool budget lets it run
+MAX_RESPONSE_SEARCHES = 10**6
 
 
 # The counts are any JSON, taken by `as_int` as the reader takes them: a count of another
@@ -620,7 +622,10 @@ def _advisors(
 def _searches(tokens: _Tokens) -> int:
     """The web searches a response ran (`usage.server_tool_use.web_search_requests`)."""
     tools = tokens.server_tool_use
-    return _int(tools.web_search_requests) if tools is not None else 0
+    searches = _int(tools.web_search_requests) if tools is not None else 0
+    # a count no response can have (a broken file) is none, as a token count past
+    # MAX_RESPONSE_TOKENS is: one value cannot make a row of billions of dollars
+    return searches if searches <= MAX_RESPONSE_SEARCHES else 0
 
 
 def _head(key: str) -> str:

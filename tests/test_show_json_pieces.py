@@ -62,4 +62,4 @@ def test_lines_hold_one_event_each() -> None:
 
 @pytest.mark.parametrize("as_nl", [False, True])
 def test_no_events(as_nl: bool) -> None:
-    assert b"".join(event_chunks([], as_nl)) == (b"" if as_nl else b"[\n]\n")
+    assert b"".join(event_chunks([], as_nl)) == (b"" if as_nl else b"[]\n")

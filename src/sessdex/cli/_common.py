@@ -805,7 +805,8 @@ def event_chunks(
             yield b"".join(pieces)
             pieces, size = [], 0
     if not as_nl:
-        pieces.append(b"\n]\n" if n >= 0 else b"]\n")  # none: `[]`, as every empty list is
+        # no event: `[]`, as every empty list is
+        pieces.append(b"\n]\n" if n >= 0 else b"]\n")
     if pieces:
         yield b"".join(pieces)
 

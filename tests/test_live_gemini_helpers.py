@@ -19,6 +19,7 @@ import pytest
 
 from sessdex.live import LiveSession, Processes
 from sessdex.model import Session
+from sessdex.sources import gemini
 
 from .test_live_resumed import BOOT, HOUR, event, fake_process, proc_root
 
@@ -150,3 +151,13 @@ def test_a_helper_running_at_the_prompt_started_again_is_no_work(
     fake_process(root, 103, TOOL, work, started=ANSWERED + 3)
     children.write_text("102 103")
     assert live.status(NOW, processes).status == "working"
+
+
+def test_a_server_command_ending_in_a_slash_names_no_tool(tmp_path: Path) -> None:
+    """A settings.json whose server's command ends in `/` (no program's name): a tool
+    whose words end in one (`ls src/`) is no helper of it."""
+    chat, work = _home(tmp_path)
+    odd = {"mcpServers": {"odd": {"command": "/opt/mcp/bin/", "args": ["-v"]}}}
+    (work / ".gemini" / "settings.json").write_text(json.dumps(odd))
+    session = Session("gemini", SID, path=str(chat), cwd=str(work))
+    assert not gemini.helper_process(session, ["ls", "-l", "src/"])

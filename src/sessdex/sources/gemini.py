@@ -1029,7 +1029,9 @@ def _servers_in(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, ...], .
         args = [_filled(a, filled) for a in items(server, "args") if isinstance(a, str)]
         words = tuple(a for a in args if a and not a.startswith("-"))
         if not words and command:
-            words = (os.path.basename(command),)
+            # a command ending in a slash names no program: "" is no word of it (every
+            # process with a word ending in a slash would be its server's)
+            words = tuple(filter(None, (os.path.basename(command),)))
         if words:
             found.append(words)
     return tuple(found)

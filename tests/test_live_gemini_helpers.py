@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,33 @@ def test_a_server_command_ending_in_a_slash_names_no_tool(tmp_path: Path) -> Non
     (work / ".gemini" / "settings.json").write_text(json.dumps(odd))
     session = Session("gemini", SID, path=str(chat), cwd=str(work))
     assert not gemini.helper_process(session, ["ls", "-l", "src/"])
+
+
+def test_many_extensions_are_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every extension's manifest is read once, not again at each process looked at
+    (a watch asks at each poll, for each process the CLI started)."""
+    chat, work = _home(tmp_path)
+    for n in range(gemini.EXTENSIONS):
+        extension = tmp_path / ".gemini" / "extensions" / f"tool-{n:02}"
+        extension.mkdir()
+        server = {"command": "node", "args": [f"${{extensionPath}}/s{n}.js"]}
+        (extension / "gemini-extension.json").write_text(
+            json.dumps({"mcpServers": {f"s{n}": server}})
+        )
+    session = Session("gemini", SID, path=str(chat), cwd=str(work))
+    gemini._servers_in.cache_clear()
+    reads: list[str] = []
+    read = gemini.files.read_json_file
+
+    def counted(path: str, *args: Any, **kwargs: Any) -> object:
+        reads.append(path)
+        return read(path, *args, **kwargs)
+
+    monkeypatch.setattr(gemini.files, "read_json_file", counted)
+    assert not gemini.helper_process(session, TOOL)
+    first = len(reads)
+    assert first == gemini.EXTENSIONS + 2  # theirs, and the two settings files
+    assert not gemini.helper_process(session, TOOL)
+    assert len(reads) == first

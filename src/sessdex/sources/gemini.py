@@ -1016,7 +1016,8 @@ def _extensions(folder: Path) -> list[Path]:
     return [folder / name / "gemini-extension.json" for name in names[:EXTENSIONS]]
 
 
-@lru_cache(maxsize=32)
+# every file a check looks at (an extension's, the two settings) and a few projects'
+@lru_cache(maxsize=2 * EXTENSIONS + 16)
 def _servers_in(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, ...], ...]:
     """The words each MCP server a settings file names shows in its process's."""
     settings = files.read_json_file(path, limit=SETTINGS_CAP, comments=True)

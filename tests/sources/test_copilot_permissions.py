@@ -110,6 +110,35 @@ def test_allow_all_switched_on_in_an_unread_middle_is_found(tmp_path: Path) -> N
     assert plan is not None and plan.restores_looser
 
 
+def test_a_permissions_change_saying_nothing_of_allow_all_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """A `session.permissions_changed` whose data names no Allow All value (another
+    setting's change, a later version's shape) leaves the policy as it was: Copilot
+    restores the last Allow All it wrote, so the resume stays refused."""
+    stamp = "2026-12-06T22:12:19.205Z"
+    start = {
+        "type": "session.start",
+        "data": {"sessionId": "s6", "copilotVersion": "1.0.102"},
+        "timestamp": stamp,
+    }
+    switch = {"type": "session.permissions_changed", "data": ON, "timestamp": stamp}
+    other = {
+        "type": "session.permissions_changed",
+        "data": {"approvedTools": ["shell(git)"]},
+        "timestamp": stamp,
+    }
+    path = tmp_path / ".copilot" / "session-state" / "s6" / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in (start, switch, other)))
+    (session,) = sessions(tmp_path).values()
+    assert session.permission_mode == "allow-all"
+    plan = copilot.resume(session)
+    assert plan is not None and plan.restores_looser
+    said = [e.text for e in copilot.read(session, Diagnostics()) if e.kind == "meta"]
+    assert said[-2:] == ["permissions: allow-all", "permissions changed"]
+
+
 MODES = Path(__file__).parent.parent / "data" / "copilot" / "modes" / "home"
 PLANNED = "c40ba010-af4a-4256-8c56-53ade3c6553d"  # `-p … --resume <id> --mode plan`
 AUTOPILOT = "7ecd1eaa-a422-4359-985b-b769bac89b86"  # the same with `--mode autopilot`

@@ -279,8 +279,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             fields["model"] = as_str(data.get("newModel")) or fields.get("model")
             fields["effort"] = as_str(data.get("reasoningEffort"))
         elif kind == "session.permissions_changed" and main:
-            fields["permission_mode"] = _permission_mode(data)
-            permissions_at_end = permissions_at_end or not counted
+            # one that names no Allow All value (another setting's) leaves it as it was
+            if (permission_mode := _permission_mode(data)) is not None:
+                fields["permission_mode"] = permission_mode
+                permissions_at_end = permissions_at_end or not counted
         elif kind == "session.mode_changed" and main:  # interactive, plan, autopilot
             fields["agent_mode"] = as_str(data.get("newMode"))
             mode_at_end = mode_at_end or not counted
@@ -580,7 +582,7 @@ class _Reader:
             yield self.event(
                 "meta",
                 record,
-                text=f"permissions: {mode}",
+                text=f"permissions: {mode}" if mode else "permissions changed",
                 extra={"permission_mode": mode},
             )
         elif kind == "session.handoff":

@@ -192,3 +192,18 @@ def test_many_extensions_are_read_once(
     assert first == gemini.EXTENSIONS + 2  # theirs, and the two settings files
     assert not gemini.helper_process(session, TOOL)
     assert len(reads) == first
+
+
+def test_a_folder_no_file_can_have_is_passed_over(tmp_path: Path) -> None:
+    """A session whose folder holds a NUL (read from a `.project_root` marker: any
+    bytes) names no project settings: the board goes on, and the tool is work."""
+    chat, work = _home(tmp_path)
+    root = proc_root(tmp_path)
+    fake_process(root, 100, ["node", "/usr/bin/gemini"], work, started=BOOT + 60)
+    fake_process(root, 101, TOOL, work, started=ANSWERED + 2)
+    (root / "100" / "task" / "100" / "children").write_text("101")
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    live = _answered(chat, work)
+    live.session = Session("gemini", SID, path=str(chat), cwd=f"{work}\0x")
+    assert live.status(NOW, processes).status == "working"

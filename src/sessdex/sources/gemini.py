@@ -1000,7 +1000,7 @@ def _mcp_servers(session: Session) -> list[tuple[str, ...]]:
     for path in found:
         try:
             stat = path.stat()
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in a folder a file gave
             continue
         servers.extend(_servers_in(str(path), stat.st_mtime_ns, stat.st_size))
     return servers
@@ -1011,7 +1011,7 @@ def _extensions(folder: Path) -> list[Path]:
     try:
         with os.scandir(folder) as listing:
             names = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
-    except OSError:
+    except (OSError, ValueError):
         return []
     return [folder / name / "gemini-extension.json" for name in names[:EXTENSIONS]]
 

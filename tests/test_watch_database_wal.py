@@ -14,7 +14,7 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -36,6 +36,7 @@ class _Writes:
     wal: Path
     at = 1.2
     begin: Any = None
+    also: ClassVar[set[Path]] = set()  # named once by the next notification
 
     def __init__(self, notify: bool | None = None) -> None:
         self.first: float | None = None
@@ -53,7 +54,8 @@ class _Writes:
         if _Writes.begin is not None and now - self.first >= _Writes.at:
             _Writes.begin()
             _Writes.begin = None
-        return {_Writes.wal}
+        named, _Writes.also = {_Writes.wal, *_Writes.also}, set()
+        return named
 
     def close(self) -> None:
         pass
@@ -114,3 +116,52 @@ def test_a_database_written_many_times_a_second_relists_only_its_app(
     everyone = [apps for apps in listed if apps != ("opencode",)]
     assert len(everyone) == 1, listed  # the first listing alone is the whole home's
     assert listed.count(("opencode",)) >= 2
+
+
+CLAUDE = DATA / "claude" / "home" / ".claude" / "projects" / "-home-dev-shop"
+OLD_CLAUDE = "11111111-1111-4111-8111-111111111111"
+NEW_CLAUDE = "44444444-4444-4444-8444-444444444444"
+
+
+def test_another_apps_new_session_shows_while_a_database_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Claude Code session begun while OpenCode writes its database 20 times a second:
+    its new file is named once, between two relists of OpenCode alone. It showed only at
+    the next full rescan (30 s), as a new file within a second of a relist was dropped."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home, symlinks=True)
+    projects = home / ".claude" / "projects" / "-home-dev-shop"
+    projects.mkdir(parents=True)
+    database = home / DATABASE
+    writer = sqlite3.connect(database, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    begun: list[float] = []
+
+    def new_claude_session() -> None:
+        text = (CLAUDE / f"{OLD_CLAUDE}.jsonl").read_text(encoding="utf-8")
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        text = text.replace(OLD_CLAUDE, NEW_CLAUDE).replace("2026-11-20T10", now[:13])
+        path = projects / f"{NEW_CLAUDE}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        _Writes.also = {path}
+        begun.append(time.monotonic())
+
+    _Writes.wal, _Writes.begin, _Writes.at = (
+        Path(f"{database}-wal"),
+        new_claude_session,
+        1.3,
+    )
+    monkeypatch.setattr(live, "Waiter", _Writes)
+    shown: list[tuple[float, set[str]]] = []
+    try:
+        for rows in api.watch_sessions(
+            Home.at(home), since="100000d", duration=3.5, notify=True
+        ):
+            shown.append((time.monotonic(), {r.session.id for r in rows}))
+    finally:
+        writer.close()
+        _Writes.at = 1.2
+    assert begun
+    seen = [at for at, ids in shown if NEW_CLAUDE in ids]
+    assert seen and seen[0] - begun[0] <= 1.5, "not shown within a second and a tick"

@@ -461,6 +461,9 @@ def watch(
         yield board.rows()
         watched = float("-inf")
         known: set[Path] = set()
+        # new files named too soon after a listing: looked for at the next one, not lost
+        # (a notification names a new session's file once)
+        pending: set[Path] = set()
         while deadline is None or time.monotonic() < deadline:
             if stop is not None and stop():
                 return
@@ -475,7 +478,8 @@ def watch(
             now = time.monotonic()
             # a file nobody follows changed in a watched folder: maybe a new session
             touched = waiter.changed()
-            news = {path for path in touched if path not in board.owners}
+            news = {path for path in touched | pending if path not in board.owners}
+            pending = set()
             # a followed database's -wal (each write of an app in WAL mode names it): a
             # new session in it, maybe; else a file the board follows but has not
             # registered yet, told apart from all it follows only then
@@ -485,13 +489,20 @@ def watch(
             if now - scanned >= rescan:
                 board.rescan()
                 scanned, watched = now, float("-inf")
-            elif news and min(now - scanned, now - relisted) >= 1.0:
-                # at most once a second, as a new file: only the apps of a database
-                # whose -wal it is listed again, where they may be
-                board.rescan(apps if list_apps is not None else None, list_apps)
-                if apps is None or list_apps is None:
-                    scanned, watched = now, float("-inf")
-                relisted = now
+            elif news and apps is not None and list_apps is not None:
+                # only the apps of a database whose -wal it is listed again, where they
+                # may be, at most once a second; their relists hold back no other's
+                if now - relisted >= 1.0:
+                    board.rescan(apps, list_apps)
+                    relisted = now
+                else:
+                    pending = news
+            elif news:
+                if now - scanned >= 1.0:  # at most once a second, as a new file
+                    board.rescan()
+                    scanned, relisted, watched = now, now, float("-inf")
+                else:
+                    pending = news
             changed = board.poll(touched=touched)
             if changed or now - shown >= tick:
                 shown = now

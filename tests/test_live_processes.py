@@ -378,3 +378,25 @@ def test_a_pid_that_could_not_be_read_is_read_again(tmp_path: Path) -> None:
     processes.refresh(force=True)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (True, [11])
+
+
+def test_a_huge_command_line_is_read_only_as_far_as_it_is_kept(tmp_path: Path) -> None:
+    """A tool the model ran with a 32 MB command line (a long `printf`): what watch keeps
+    of it is its first 64 KiB, and only that much is read, not 32 MB held at each poll."""
+    import tracemalloc
+
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    now = BOOT + HOUR
+    fake_process(root, 10, ["gemini"], work, started=now - 600)
+    fake_process(root, 11, ["printf", "x" * (32 << 20)], work, started=now - 300)
+    (root / "10" / "task" / "10" / "children").write_text("11")
+    processes = Processes(root=root)
+    tracemalloc.start()
+    try:
+        found = processes.descendants([10], before=now, most=4)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [len(args) for args in found] == [64 * 1024]
+    assert peak < 4 << 20

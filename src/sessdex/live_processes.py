@@ -165,8 +165,10 @@ class Processes:
 
     def _args(self, pid: int) -> bytes:
         """`pid`'s command line, read now: one started since the last scan is not known."""
+        # read no further than is kept: a tool's command line may be megabytes long
         try:
-            return (self.root / str(pid) / "cmdline").read_bytes()[:_ARGS_CAP]
+            with open(self.root / str(pid) / "cmdline", "rb") as handle:
+                return handle.read(_ARGS_CAP)
         except OSError:
             return b""
 

@@ -1110,3 +1110,27 @@ def test_a_commands_output_and_a_delegations_summary_are_shown_not_their_json() 
             False,
         ),
     ]
+
+
+def test_a_damaged_usage_table_loses_its_marks_not_the_sessions(tmp_path: Path) -> None:
+    """A page of `session_model_usage` overwritten (a disk's damage): the sessions are
+    still listed, without what their usage rows held, and the damage is said."""
+    home = copied(tmp_path)
+    path = home / ".hermes" / "state.db"
+    with sqlite3.connect(path) as db:
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'session_model_usage'"
+        ).fetchone()
+    db.close()
+    with open(path, "r+b") as handle:
+        handle.seek((root - 1) * size)
+        handle.write(b"\xff" * size)
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert found.keys() == sessions().keys()
+    assert all("rows" not in s.extra for s in found.values())
+    assert [p.split(": ", 2)[2] for p in diagnostics.problems] == [
+        "database disk image is malformed"
+    ]
+    assert "state.db#session_model_usage" in diagnostics.problems[0]

@@ -318,11 +318,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             f"SELECT {', '.join(columns)} FROM sessions ORDER BY {order}"
         ).fetchall()
         last_written = _last_written(connection)
-        # what each session's usage rows hold: an auxiliary call's row moves none of its
-        # session's times (nor its row) where its clock stepped back
-        marks = databases.row_marks(
-            connection, "session_model_usage", summed=(*_COUNTERS, "actual_cost_usd")
-        )
+        marks = _usage_marks(connection, path, diagnostics)
         prompts = _first_prompts(
             connection, [dict(zip(columns, r, strict=True)) for r in rows]
         )
@@ -388,6 +384,21 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 prompts[session_id] = said
     found = _chained(own, lineage, prompts)
     return found + _file_sessions(path, set(own), diagnostics)
+
+
+def _usage_marks(
+    connection: sqlite3.Connection, path: Path, diagnostics: Diagnostics
+) -> dict[str, str]:
+    """What each session's usage rows hold: an auxiliary call's row moves none of its
+    session's times (nor its row) where its clock stepped back. A damaged usage table
+    loses these marks alone, not the sessions listed beside them."""
+    try:
+        return databases.row_marks(
+            connection, "session_model_usage", summed=(*_COUNTERS, "actual_cost_usd")
+        )
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, f"{path}#session_model_usage", error))
+        return {}
 
 
 def _in_leads_folder(

@@ -6,8 +6,9 @@ does: an MCP server it keeps running (started with the session, or again by `/mc
 and a `!` command the user typed run no tool call. Their words, as gemini-cli writes them:
 the shell tool wraps a command so that it saves its process group (`shell_pgrep_<hex>.tmp`),
 the `!` shell so that it saves the folder it ended in (`shell_pwd_<hex>.tmp`); an MCP server
-runs its settings' `command` and `args` (`npx -y <package>` shows as `npm exec -y
-<package>`). The processes are a fake /proc, as in tests/test_live_resumed.py.
+runs its settings' `command` and `args` (`npx -y <package>` shows as npm's title, `npm
+exec <package>`, one text padded with NULs, as node 20 and npm 10 write it). The processes
+are a fake /proc, as in tests/test_live_resumed.py.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ NPX_SERVER = ["npm", "exec", "-y", "@modelcontextprotocol/server-github"]
 PROJECT_SERVER = ["python3", "tools/mcp_server.py", "--port", "8080"]
 EXTENSION_SERVER = ["node", "{gemini}/extensions/lint/dist/server.js"]
 UNKNOWN_SERVER = ["npm", "exec", "-y", "some-other-package"]
+# as npm really shows it: node writes its title (positional words only) over the arguments
+TITLED_SERVER = ["npm exec @modelcontextprotocol/server-github" + "\0" * 40]
+# npx as the script of node, where nothing set a title (the kernel's `#!` line)
+SCRIPT_SERVER = ["node", "/usr/bin/npx", "-y", "@modelcontextprotocol/server-github"]
 
 
 def _home(tmp_path: Path) -> tuple[Path, Path]:
@@ -113,8 +118,15 @@ def test_a_tool_the_cli_runs_since_the_answer_is_work(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "started",
-    [TYPED, NPX_SERVER, PROJECT_SERVER, EXTENSION_SERVER],
-    ids=["typed-shell", "user-mcp-server", "project-mcp-server", "extension-server"],
+    [TYPED, NPX_SERVER, TITLED_SERVER, SCRIPT_SERVER, PROJECT_SERVER, EXTENSION_SERVER],
+    ids=[
+        "typed-shell",
+        "user-mcp-server",
+        "npm-title",
+        "npx-script",
+        "project-mcp-server",
+        "extension-server",
+    ],
 )
 def test_a_helper_the_cli_started_since_the_answer_is_no_work(
     tmp_path: Path, started: list[str]
@@ -207,3 +219,48 @@ def test_a_folder_no_file_can_have_is_passed_over(tmp_path: Path) -> None:
     live = _answered(chat, work)
     live.session = Session("gemini", SID, path=str(chat), cwd=f"{work}\0x")
     assert live.status(NOW, processes).status == "working"
+
+
+def _with_servers(tmp_path: Path, servers: dict[str, object]) -> Session:
+    """A session whose project's settings name `servers` (beside the home's)."""
+    chat, work = _home(tmp_path)
+    (work / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+    return Session("gemini", SID, path=str(chat), cwd=str(work))
+
+
+def test_a_tool_sharing_a_servers_argument_is_work(tmp_path: Path) -> None:
+    """A server given `.` (its folder): `ls .` or `git add .` the model runs is no
+    helper of it; a helper's process is its program, then its arguments."""
+    session = _with_servers(
+        tmp_path, {"files": {"command": "mcp-files", "args": ["."]}}
+    )
+    assert gemini.helper_process(session, ["/usr/local/bin/mcp-files", "."])
+    assert not gemini.helper_process(session, ["ls", "."])
+    assert not gemini.helper_process(session, ["git", "add", "."])
+    assert not gemini.helper_process(session, ["mcp-files", ".", "--help"])
+    local = [
+        "cat",
+        "tools/mcp_server.py",
+        "--port",
+        "8080",
+    ]  # the project's words, in cat
+    assert not gemini.helper_process(session, local)
+    chat, work = Path(session.path or ""), Path(session.cwd or "")
+    root = proc_root(tmp_path)
+    fake_process(root, 100, ["node", "/usr/bin/gemini"], work, started=BOOT + 60)
+    fake_process(root, 101, ["ls", "."], work, started=ANSWERED + 2)
+    (root / "100" / "task" / "100" / "children").write_text("101")
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    assert _answered(chat, work).status(NOW, processes).status == "working"
+
+
+def test_a_server_of_options_alone_is_not_every_run_of_its_program(
+    tmp_path: Path,
+) -> None:
+    """`node --experimental-mcp`: a `node build.js` the model runs is a tool."""
+    server = {"command": "node", "args": ["--experimental-mcp"]}
+    session = _with_servers(tmp_path, {"inline": server})
+    assert gemini.helper_process(session, ["node", "--experimental-mcp"])
+    assert not gemini.helper_process(session, ["node", "build.js"])
+    assert not gemini.helper_process(session, ["node"])

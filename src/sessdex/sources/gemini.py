@@ -971,20 +971,61 @@ def helper_process(session: Session, args: Sequence[str]) -> bool:
     """Whether a process the running gemini of `session` started (`args`) runs no tool
     call: a `!` command the user typed (in its wrapper), or an MCP server that the user's
     or the project's settings.json (or an installed extension) names, started with the
-    session or again (`/mcp refresh`), as its words show: the server's arguments that are
-    no option (the package, the script), else its command. Only `command` and `args` are
-    read of a server (its `env` may hold a token)."""
+    session or again (`/mcp refresh`). A server's process is its program (the `command`'s
+    name, run or as an interpreter's script) followed by its `args` and nothing else;
+    anything less sure is a tool's. Only `command` and `args` are read of a server (its
+    `env` may hold a token)."""
     if any(_TYPED_SHELL.search(word) for word in args[1:4]):
         return True
-    words = {w for word in args for w in (word, os.path.basename(word))}
+    shown = _shown(args)
     return any(
-        all(word in words for word in server)
-        for server in _mcp_servers(session)
-        if server
+        _runs(words, program, server_args)
+        for program, server_args in _mcp_servers(session)
+        for words in shown
     )
 
 
-def _mcp_servers(session: Session) -> list[tuple[str, ...]]:
+# a program that shows as others once it runs: npx is npm's `exec`, and npm sets its title
+# to its positional words alone (`npm exec <package> <arg>…`, no options)
+_SHOWN_AS = {"npx": ("npm", "exec")}
+
+
+def _shown(args: Sequence[str]) -> list[list[str]]:
+    """The words a process shows: its own, and where it set its title (node's
+    `process.title` writes one text over its arguments, padded with NULs), that title's."""
+    words = list(args)
+    while words and not words[-1]:
+        words.pop()
+    if len(words) == 1 and " " in words[0]:
+        return [words, words[0].split()]
+    return [words]
+
+
+def _runs(words: list[str], program: str, args: tuple[str, ...]) -> bool:
+    """Whether `words` are those of `program` run with `args`: the program first, or as
+    the script of an interpreter (`node /usr/bin/npx`, at most one option between: a `#!`
+    line gives one), then exactly `args`."""
+    for at, word in enumerate(words[:3]):
+        if at and word.startswith("-"):
+            continue
+        rest = words[at + 1 :]
+        if os.path.basename(word) == program and rest == list(args):
+            return True
+        shown = _SHOWN_AS.get(program)
+        if shown and os.path.basename(word) == shown[0] and rest[:1] == list(shown[1:]):
+            positional = [a for a in args if not a.startswith("-")]
+            if rest[1:] in (list(args), positional):
+                return True
+        if at:  # the first word past the interpreter and its option is its script
+            break
+    return False
+
+
+# an MCP server: its program's name, its arguments
+_Server = tuple[str, tuple[str, ...]]
+
+
+def _mcp_servers(session: Session) -> list[_Server]:
     gemini: Path | None = None
     if session.path:
         chats = _chats_dir(Path(session.path))
@@ -996,7 +1037,7 @@ def _mcp_servers(session: Session) -> list[tuple[str, ...]]:
         found.extend(_extensions(gemini / "extensions"))
     if session.cwd:
         found.append(Path(session.cwd) / ".gemini" / "settings.json")
-    servers: list[tuple[str, ...]] = []
+    servers: list[_Server] = []
     for path in found:
         try:
             stat = path.stat()
@@ -1018,23 +1059,21 @@ def _extensions(folder: Path) -> list[Path]:
 
 # every file a check looks at (an extension's, the two settings) and a few projects'
 @lru_cache(maxsize=2 * EXTENSIONS + 16)
-def _servers_in(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, ...], ...]:
-    """The words each MCP server a settings file names shows in its process's."""
+def _servers_in(path: str, mtime_ns: int, size: int) -> tuple[_Server, ...]:
+    """The program (its command's name) and the arguments of each MCP server a settings
+    file names."""
     settings = files.read_json_file(path, limit=SETTINGS_CAP, comments=True)
     # an extension's manifest names its files from its folder, as gemini fills them in
     filled = {"${extensionPath}": os.path.dirname(path), "${/}": os.sep}
     filled["${pathSeparator}"] = os.sep
     found = []
     for server in obj(settings, "mcpServers").values():
-        command = text_of(server, "command")
+        # a command ending in a slash names no program: no process is its server's
+        command = _filled(text_of(server, "command") or "", filled)
+        program = os.path.basename(command)
         args = [_filled(a, filled) for a in items(server, "args") if isinstance(a, str)]
-        words = tuple(a for a in args if a and not a.startswith("-"))
-        if not words and command:
-            # a command ending in a slash names no program: "" is no word of it (every
-            # process with a word ending in a slash would be its server's)
-            words = tuple(filter(None, (os.path.basename(command),)))
-        if words:
-            found.append(words)
+        if program:
+            found.append((program, tuple(args)))
     return tuple(found)
 
 

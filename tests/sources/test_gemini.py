@@ -988,3 +988,60 @@ def test_only_the_shell_tools_result_is_read_as_its_report(tmp_path: Path) -> No
     assert f"  ⎿ [read_file] {whole}" in shown.stdout
     assert f"Using read_file\n  ⎿ {whole}" in shown.stdout
     assert "  ⎿ [run_shell_command] the build log\n    says it twice:\n" in shown.stdout
+
+
+def _stopped_sub_agent(tmp_path: Path, status: str, reason: str) -> Path:
+    """The delegating session's home, its sub-agent stopped after its shell call (no
+    `complete_task`) and the lead's spawn call written with `status` (`reason`)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chats = home / ".gemini" / "tmp" / "shop-api" / "chats"
+    child = chats / DELEGATING / f"{CHILD}.jsonl"
+    child.write_text("".join(child.read_text().splitlines(keepends=True)[:8]))
+    lead = next(chats.glob("session-*-b44832f3.jsonl"))
+    lines = lead.read_text().splitlines(keepends=True)
+    record = json.loads(lines[6])
+    call = record["toolCalls"][0]
+    assert call["name"] == "invoke_agent"
+    said = f"Subagent 'generalist' finished.\nTermination Reason: {reason}\n"
+    call["status"] = status
+    call["result"][0]["functionResponse"]["response"] = {"output": said}
+    call["resultDisplay"].update(state=status, terminateReason=reason)
+    lines[6] = json.dumps(record) + "\n"
+    lead.write_text("".join(lines))
+    return home
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"), [("error", "ERROR"), ("cancelled", "ABORTED")]
+)
+def test_a_sub_agent_stopped_before_complete_task_ends_at_its_spawns_result(
+    tmp_path: Path, status: str, reason: str
+) -> None:
+    """A sub-agent that failed or was cancelled calls no `complete_task`: its run ends
+    where its lead's spawn call has its result, before that result."""
+    home = _stopped_sub_agent(tmp_path, status, reason)
+    found = list(gemini.read(sessions(home)[DELEGATING], Diagnostics()))
+    child = [e for e in found if e.agent_id == CHILD]
+    assert [e.tool for e in child if e.kind == "tool_call"] == ["run_shell_command"]
+    assert child[-1].kind == "turn_end"
+    assert child[-1].extra == {"reason": status}
+    spawn = next(e for e in found if e.kind == "subagent")
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == spawn.call_id
+    )
+    assert child[-1].seq < result.seq and result.is_error
+
+
+def test_a_sub_agent_whose_chat_records_an_error_ends_there(tmp_path: Path) -> None:
+    home = _stopped_sub_agent(tmp_path, "error", "ERROR")
+    child = home / ".gemini/tmp/shop-api/chats" / DELEGATING / f"{CHILD}.jsonl"
+    error = {"id": "e1", "timestamp": "2026-11-30T08:11:57.420Z", "type": "error",
+             "content": "[API Error: quota exceeded]"}  # fmt: skip
+    child.write_text(child.read_text() + json.dumps(error) + "\n")
+    found = list(gemini.read(sessions(home)[DELEGATING], Diagnostics()))
+    kinds = [e.kind for e in found if e.agent_id == CHILD]
+    assert kinds[-2:] == ["error", "turn_end"]
+    assert kinds.count("turn_end") == 1
+    said = [e for e in found if e.agent_id == CHILD and e.kind == "turn_end"]
+    assert said[0].extra == {"reason": "error"}

@@ -154,6 +154,8 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
             time=when,
             text=content_text(message.get("content")),
         )
+        if chat.ends_with is not None:  # a sub-agent stopped by it calls nothing more
+            yield say("turn_end", time=when, extra={"reason": "error"})
     elif text := content_text(message.get("content")):  # info, warning
         # (each /compress records an empty info message: the checkpoint says it all)
         yield say(
@@ -230,7 +232,7 @@ def _model_events(
                 extra={"child_id": child, "agent_type": agent_type},
             )
             if chat.read_child is not None:
-                yield from chat.read_child(child)
+                yield from _child_run(chat.read_child, child, call, done, emit)
         result, display = call.get("result"), call.get("resultDisplay")
         if call_id in chat.results or (result is None and not isinstance(display, str)):
             continue
@@ -260,6 +262,29 @@ def _model_events(
         # with text may be too, its calls running: `calls_later` lets the live status ask
         # the CLI's processes)
         yield say("turn_end", time=when, extra={"calls_later": True})
+
+
+def _child_run(
+    read_child: ChildReader,
+    child: str,
+    call: dict[str, object],
+    done: datetime | None,
+    emit: Emitter,
+) -> Iterator[Event]:
+    """The events of the sub-agent `child` that `call` spawned, ended where its chat does
+    not end its run (one that failed or was cancelled calls no `complete_task`) and the
+    call has its result: the lead went on, so the sub-agent is done."""
+    said = ended = False
+    for event in read_child(child):
+        if event.agent_id == child:
+            said, ended = True, event.kind == "turn_end"
+        yield event
+    status = call.get("status")
+    if said and not ended and (call.get("result") is not None or status is not None):
+        extra: dict[str, JSONValue] = {}
+        if status in ("error", "cancelled"):
+            extra["reason"] = str(status)
+        yield emit("turn_end", agent_id=child, time=done, extra=extra)
 
 
 # the lines Gemini CLI's (and Qwen Code's) shell tool wraps its output in for the model

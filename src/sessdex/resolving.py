@@ -494,9 +494,13 @@ def _app_and_prefix(reference: str) -> tuple[str | None, str]:
 
 
 def _unique(rows: list[Row], prefix: str) -> Row | None:
-    exact = [row for row in rows if row.id.lower() == prefix.lower()]
-    if len(exact) == 1:
-        return exact[0]
+    # the id as spelt first: two ids may differ only in case (an app's base62 ids)
+    for exact in (
+        [row for row in rows if row.id == prefix],
+        [row for row in rows if row.id.lower() == prefix.lower()],
+    ):
+        if len(exact) == 1:
+            return exact[0]
     return rows[0] if len(rows) == 1 else None
 
 

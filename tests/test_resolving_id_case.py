@@ -1,0 +1,55 @@
+"""Two sessions whose ids differ only in case (an app's base62 ids, a copy's id put in
+upper case): the id typed whole, as it is spelt, names its own session; a prefix both
+start stays ambiguous."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+from .helpers import write_claude_session
+
+LOWER = "7e57ca5e-0000-4000-8000-00000000abcd"
+UPPER = LOWER.upper()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    for case, session_id in (("lower", LOWER), ("upper", UPPER)):
+        (tmp_path / case).mkdir()  # resume refuses a folder that is gone
+        write_claude_session(
+            home, session_id, str(tmp_path / case), prompt=f"Fix the {case} case"
+        )
+    return home
+
+
+@pytest.mark.parametrize("typed", [LOWER, UPPER, f"claude:{UPPER}"])
+def test_an_id_typed_whole_shows_its_own_session(
+    home: Path, run: CliRunner, typed: str
+) -> None:
+    result = run.invoke(main, ["show", typed, "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    case = "lower" if typed == LOWER else "upper"
+    assert f"Fix the {case} case" in result.stdout
+    assert (
+        f"Fix the {'upper' if case == 'lower' else 'lower'} case" not in result.stdout
+    )
+
+
+def test_resume_of_an_id_typed_whole_resumes_that_session(
+    home: Path, run: CliRunner
+) -> None:
+    result = run.invoke(main, ["resume", UPPER, "--print", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert UPPER in result.stdout and LOWER not in result.stdout
+
+
+def test_a_prefix_both_start_is_still_ambiguous(home: Path, run: CliRunner) -> None:
+    result = run.invoke(main, ["show", LOWER[:8], "--home", str(home)])
+    assert result.exit_code == 1
+    assert "matches 2 sessions" in result.stderr

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
+--odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--linked`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
 --cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
 file changes; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
@@ -84,6 +84,14 @@ def main() -> int:
         "find on it, and every command after (as --more)",
     )
     parser.add_argument(
+        "--linked",
+        action="store_true",
+        help="instead: the home, or one folder of it (an app's, or one deeper), moved "
+        "to another disk and linked back (absolute, relative, a link to a link; after "
+        "a warm list, or before): every command as --more, whose list must be the "
+        "unlinked home's row for row, and nothing written where the links lead",
+    )
+    parser.add_argument(
         "--fanout",
         action="store_true",
         help="instead: one session (a sub-agent half the time) copied 200, then 1600 "
@@ -159,10 +167,18 @@ def main() -> int:
             for case in range(args.first, args.first + args.cases):
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
-                if args.late or args.denied or args.fanout or args.writing:
+                if (
+                    args.late
+                    or args.denied
+                    or args.fanout
+                    or args.writing
+                    or args.linked
+                ):
                     failures = (
                         fuzzing.run_late_case(name, every[name], case, folder)
                         if args.late
+                        else fuzzing.run_linked_case(name, every[name], case, folder)
+                        if args.linked
                         else fuzzing.run_writing_case(name, every[name], case, folder)
                         if args.writing
                         else fuzzing.run_fanout_case(

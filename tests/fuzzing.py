@@ -19,7 +19,8 @@ an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another da
 `-wal`, a page of junk, its tables made views of themselves. Or, apart, a session's
 file swapped after a warm list and before the show that follows (`run_late_case`), a
 folder its user may not enter (`run_denied_case`), a file or database written while the
-commands read it (`run_writing_case`), and, for `warm_cold`, a change whose
+commands read it (`run_writing_case`), the home or a folder of it reached through a
+link (`run_linked_case`), and, for `warm_cold`, a change whose
 stamps lie (`SKEW_CHANGES`) or a database's migration (`SCHEMA_CHANGES`). `check`
 runs the commands a user runs over it, in this process, and says what went wrong: a
 traceback, or the words sessdex says of its own bugs (each then run again with
@@ -2503,3 +2504,157 @@ def run_writing_case(name: str, original: Path, case: int, work: Path) -> list[s
                     f"{label}: listed during the writes only: {sorted(gone)[:3]}"
                 )
     return failures
+
+
+# --- linked: a home, or a folder of it, reached through a link --------------------------
+
+# where a user keeps a home or an app's folder elsewhere and links it back: a home on
+# another disk (`/home/alex` -> `/data/alex`), dotfiles (`~/.claude` -> `~/dotfiles/
+# claude`, stow writes the link relative), a project folder moved to a bigger disk, a
+# link to a link (a synced folder's mount); "moved warm": the index built before the
+# move, and "grown": a session file there then appended to through the link
+LINKED_WAYS = (
+    "home a link",
+    "app folder a link",
+    "folder a link",
+    "relative link",
+    "dotfiles link",
+    "link to a link",
+    "moved warm",
+    "moved warm, grown",
+)
+
+
+def _holds_files(folder: Path, *, directly: bool) -> bool:
+    found = folder.iterdir() if directly else folder.rglob("*")
+    return any(p.is_file() and not p.is_symlink() for p in found)
+
+
+def link_elsewhere(home: Path, disk: Path, way: str, draw: random.Random) -> str | None:
+    """Move a folder of `home` (or `home` itself) under `disk` and link it back one of
+    the `LINKED_WAYS`; what was done, or None where the home has no such folder."""
+    disk.mkdir(parents=True)
+    if way == "home a link":
+        home.rename(disk / "home")
+        home.symlink_to(disk / "home")
+        return "the home a link to another disk"
+    deep = way == "folder a link"
+    folders = sorted(
+        p
+        for p in (home.rglob("*") if deep else home.iterdir())
+        if p.is_dir()
+        and not p.is_symlink()
+        and (len(p.relative_to(home).parts) > 1 or not deep)
+        and _holds_files(p, directly=deep)
+    )
+    if not folders:
+        return None
+    folder = draw.choice(folders)
+    moved = disk / "moved"
+    if way == "dotfiles link":  # kept in the home itself, as stow keeps it
+        moved = home / "dotfiles" / folder.name.lstrip(".")
+        moved.parent.mkdir(exist_ok=True)
+        disk.rmdir()
+        disk.symlink_to(moved)  # where "grown" and the clean-up find it
+    folder.rename(moved)
+    target: Path = moved
+    if way == "link to a link":
+        (disk / "hop").symlink_to(moved)
+        target = disk / "hop"
+    if way in ("relative link", "dotfiles link"):
+        folder.symlink_to(os.path.relpath(moved, folder.parent))
+    else:
+        folder.symlink_to(target)
+    return f"{folder.relative_to(home)} moved, linked back ({way})"
+
+
+def _stamps(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every entry under `root`, through its links: (size, mtime, mode) by path."""
+    seen: dict[str, tuple[int, int, int]] = {}
+    for folder, names, files in os.walk(root, followlinks=True):
+        for name in [*names, *files, "."]:
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                st = os.lstat(path)
+                seen[os.path.relpath(path, root)] = (
+                    st.st_size,
+                    st.st_mtime_ns,
+                    st.st_mode,
+                )
+    return seen
+
+
+def run_linked_case(name: str, original: Path, case: int, work: Path) -> list[str]:
+    """Linked case `case` of home `name`: the home, or one folder of it, moved to another
+    disk and linked back one of the `LINKED_WAYS`; then every command (`check` with
+    `more`: text and JSON, warm list = cold list), whose list must be the unlinked
+    home's, row for row, and which write nothing in the home or where its links lead."""
+    draw = random.Random(f"{name}-linked-{case}")
+    home, disk = work / "home", work / "disk"
+    runner = CliRunner()
+    saved = os.environ.get("SESSDEX_HOME")
+    base_file = work / "linked-base.json"
+    try:
+        for link in (home, disk):
+            if link.is_symlink():
+                link.unlink()
+        shutil.rmtree(disk, ignore_errors=True)
+        copy_home(original, home)
+        if not base_file.exists():
+            base_file.write_text(
+                json.dumps(_listing(runner, home, work / "state-linked-base"))
+            )
+            shutil.rmtree(work / "state-linked-base", ignore_errors=True)
+        base: dict[str, dict[str, Json]] = json.loads(base_file.read_text())
+        way = draw.choice(LINKED_WAYS)
+        state, real = work / f"state-linked-{case}", work / f"state-linked-{case}-real"
+        warm = way.startswith("moved warm")
+        if warm:
+            settle(home)
+            _listing(runner, home, state)
+            shutil.copytree(state, real)
+        what = link_elsewhere(home, disk, way, draw)
+        if what is None:
+            return []
+        if way.endswith("grown"):
+            grown = sorted(p for p in (disk / "moved").rglob("*") if p.is_file())
+            path = draw.choice(grown)
+            _change(path, "its last line again")
+            what += f", {path.relative_to(disk)} its last line again"
+        settle(home)
+        settle(disk)
+        label = f"{name} linked case {case}: {what}"
+        before = _stamps(home)
+        # the real command's warm list (the quick path) first, while the index knows
+        # the home only as it was before the move
+        quick = _listing(runner, home, real, real=True) if warm else None
+        failures = check(home, state, more=True).failures
+        cold = _listing(runner, home, work / f"state-linked-{case}-cold")
+        if quick is None:  # the quick path over an index built through the links
+            quick = _listing(runner, home, state, real=True)
+        failures += [
+            f"real warm list: {s.replace('warm', 'real warm', 1)}"
+            for s in _mismatches(quick, cold)
+        ]
+        if not way.endswith("grown"):
+            failures += [
+                f"list --json, not as unlinked: {s}" for s in _mismatches(cold, base)
+            ]
+        after = _stamps(home)
+        failures += [
+            f"{path} {'made' if path not in before else 'gone' if path not in after else 'changed'} in the home"
+            for path in sorted(before.keys() ^ after.keys())
+            + [p for p in sorted(before.keys() & after.keys()) if before[p] != after[p]]
+        ]
+        for folder in (state, real, work / f"state-linked-{case}-cold"):
+            shutil.rmtree(folder, ignore_errors=True)
+        return [f"{label}: {failure}" for failure in failures]
+    finally:
+        if saved is None:
+            os.environ.pop("SESSDEX_HOME", None)
+        else:
+            os.environ["SESSDEX_HOME"] = saved
+        for link in (home, disk):
+            if link.is_symlink():
+                link.unlink()
+        shutil.rmtree(disk, ignore_errors=True)

@@ -267,3 +267,17 @@ def test_a_file_written_while_it_is_read_shows_what_it_shows_after(
     failures = fuzzing.run_writing_case(name, HOMES[name], 0, tmp_path)
     failures += fuzzing.run_writing_case(name, HOMES[name], 1, tmp_path)
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", ["claude", "opencode"])
+def test_a_home_or_its_folder_reached_through_a_link_lists_as_unlinked(
+    name: str, tmp_path: Path
+) -> None:
+    # the home, an app's folder or one deeper moved to another disk and linked back
+    # (absolute, relative, in the home as stow does, a link to a link; with the index
+    # warm before the move): every command answers, the list is the unlinked home's,
+    # and nothing is written where the links lead
+    failures: list[str] = []
+    for case in range(3):
+        failures += fuzzing.run_linked_case(name, HOMES[name], case, tmp_path)
+    assert not failures, "\n".join(failures)

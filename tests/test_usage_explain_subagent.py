@@ -5,6 +5,7 @@ lead's row, instead of "no session row is keyed …" followed by ids that do not
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -61,3 +62,24 @@ def test_explain_given_an_inline_side_chain_explains_its_responses_as_tree_split
         assert row[name] == child["usage"][name]
     assert {c["agent_id"] for c in explained["counted"]} == {INLINE}
     assert any(INLINE_LEAD in note for note in explained["notes"])
+
+
+def test_explain_given_a_subagent_whose_id_another_has_in_upper_case(
+    tmp_path: Path,
+) -> None:
+    # a copy beside it with its id in upper case: the id typed whole, as spelt, explains
+    # its own sub-agent's row; it said the id "matches 2 sessions; type more of the id"
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    (own,) = home.rglob(f"agent-{SUBAGENT}.jsonl")
+    upper = SUBAGENT.upper()
+    own.with_name(f"agent-{upper}.jsonl").write_text(
+        own.read_text().replace(SUBAGENT, upper)
+    )
+    for typed in (SUBAGENT, upper):
+        result = CliRunner().invoke(
+            main, ["usage", "session", "--explain", typed, "--home", str(home)]
+        )
+        assert result.exit_code == 0, result.stderr
+        # (the copy's responses repeat its own: counted once, in one of the two)
+        assert result.stdout.startswith(f"row {typed}: ")

@@ -385,7 +385,8 @@ def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
         app, colon, rest = given.partition(":")
         app = app.lower()
         named = bool(colon) and app in sources.names()
-        start = (rest if named else given).strip().lower()
+        spelt = (rest if named else given).strip()
+        start = spelt.lower()
         if not start:  # `codex:` or a blank: no id given, not every session (as `show`)
             if given is key:
                 return []
@@ -397,9 +398,15 @@ def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
                 for name, row in rows.items()
                 if name.lower().startswith(start) and (not named or app in row.apps)
             ]
+            # the id as spelt first: two ids may differ only in case
+            for exact in (
+                [name for name in matching if name == spelt],
+                [name for name in matching if name.lower() == start],
+            ):
+                if len(exact) == 1:
+                    return exact
             if matching:
-                exact = [name for name in matching if name.lower() == start]
-                return exact if len(exact) == 1 else matching
+                return matching
     return []
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--linked`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
+--odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--linked`, `--cased`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
 --cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
 file changes; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
@@ -92,6 +92,13 @@ def main() -> int:
         "unlinked home's row for row, and nothing written where the links lead",
     )
     parser.add_argument(
+        "--cased",
+        action="store_true",
+        help="instead: one session's file copied beside it with its id in the other "
+        "case (its name and text): every command as --more, and show, tree, export "
+        "and usage --explain of each id typed whole name its own session",
+    )
+    parser.add_argument(
         "--fanout",
         action="store_true",
         help="instead: one session (a sub-agent half the time) copied 200, then 1600 "
@@ -173,12 +180,15 @@ def main() -> int:
                     or args.fanout
                     or args.writing
                     or args.linked
+                    or args.cased
                 ):
                     failures = (
                         fuzzing.run_late_case(name, every[name], case, folder)
                         if args.late
                         else fuzzing.run_linked_case(name, every[name], case, folder)
                         if args.linked
+                        else fuzzing.run_cased_case(name, every[name], case, folder)
+                        if args.cased
                         else fuzzing.run_writing_case(name, every[name], case, folder)
                         if args.writing
                         else fuzzing.run_fanout_case(

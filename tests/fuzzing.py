@@ -20,7 +20,8 @@ an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another da
 file swapped after a warm list and before the show that follows (`run_late_case`), a
 folder its user may not enter (`run_denied_case`), a file or database written while the
 commands read it (`run_writing_case`), the home or a folder of it reached through a
-link (`run_linked_case`), and, for `warm_cold`, a change whose
+link (`run_linked_case`), a session beside its twin id in the other case
+(`run_cased_case`), and, for `warm_cold`, a change whose
 stamps lie (`SKEW_CHANGES`) or a database's migration (`SCHEMA_CHANGES`). `check`
 runs the commands a user runs over it, in this process, and says what went wrong: a
 traceback, or the words sessdex says of its own bugs (each then run again with
@@ -2658,3 +2659,68 @@ def run_linked_case(name: str, original: Path, case: int, work: Path) -> list[st
             if link.is_symlink():
                 link.unlink()
         shutil.rmtree(disk, ignore_errors=True)
+
+
+# --- cased: a session beside it whose id differs from its own only in case -------------
+
+
+def run_cased_case(name: str, original: Path, case: int, work: Path) -> list[str]:
+    """Cased case `case` of home `name`: one listed session's file copied beside it
+    with its id in the other case (in its name and its text: a copy a tool put in upper
+    case, an app's mixed-case ids), then every command (`check` with `more`), and show,
+    tree, export and usage --explain on each id typed whole, which names its own
+    session: never "matches 2 sessions" of an id typed to its end."""
+    draw = random.Random(f"{name}-cased-{case}")
+    home = work / "home"
+    copy_home(original, home)
+    state = work / f"state-cased-{case}"
+    first = check(home, state, sessions=0)
+    shutil.rmtree(state, ignore_errors=True)
+    files = sorted(
+        (ref, Path(path))
+        for ref, path in first.listed.items()
+        if "#" not in path
+        and path.startswith(str(home))
+        and os.path.isfile(path)
+        and not os.path.islink(path)
+        and (id_ := ref.partition(":")[2]) != id_.swapcase()
+        and id_ in os.path.basename(path)
+    )
+    if first.failures or not files:
+        return [f"{name} cased case {case}: {said}" for said in first.failures]
+    ref, path = draw.choice(files)
+    app, _, id_ = ref.partition(":")
+    other = id_.swapcase()
+    copy = path.with_name(path.name.replace(id_, other))
+    copy.write_bytes(path.read_bytes().replace(id_.encode(), other.encode()))
+    label = f"{name} cased case {case}: {copy.relative_to(home)} beside {path.name}"
+    outcome = check(home, state, more=True)
+    failures = list(outcome.failures)
+    if f"{app}:{other}" in outcome.listed:
+        runner = CliRunner()
+        saved = os.environ.get("SESSDEX_HOME")
+        os.environ["SESSDEX_HOME"] = str(state)
+        try:
+            for typed in (id_, other, f"{app}:{other}"):
+                for command in (
+                    ["show", typed],
+                    ["tree", typed],
+                    ["export", typed, "-f", "md"],
+                    ["usage", "session", "--explain", typed.rpartition(":")[2]],
+                ):
+                    from sessdex.cli import main
+
+                    result = runner.invoke(main, [*command, "--home", str(home)])
+                    if "matches" in result.stderr and result.exit_code == 1:
+                        said = result.stderr.strip().splitlines()[0][-200:]
+                        failures.append(f"sessdex {' '.join(command)}: {said}")
+        finally:
+            from sessdex import databases
+
+            databases.forget_snapshots()
+            if saved is None:
+                os.environ.pop("SESSDEX_HOME", None)
+            else:
+                os.environ["SESSDEX_HOME"] = saved
+    shutil.rmtree(state, ignore_errors=True)
+    return [f"{label}: {failure}" for failure in failures]

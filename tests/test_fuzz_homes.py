@@ -281,3 +281,16 @@ def test_a_home_or_its_folder_reached_through_a_link_lists_as_unlinked(
     for case in range(3):
         failures += fuzzing.run_linked_case(name, HOMES[name], case, tmp_path)
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_an_id_beside_its_twin_in_the_other_case_names_its_own_session(
+    name: str, tmp_path: Path
+) -> None:
+    # a session's file copied beside it with its id in the other case (a sub-agent's,
+    # in Claude's case 1): show, tree, export and usage --explain of either id typed
+    # whole name that session; they said it matched 2 sessions
+    failures: list[str] = []
+    for case in range(2):
+        failures += fuzzing.run_cased_case(name, HOMES[name], case, tmp_path)
+    assert not failures, "\n".join(failures)

@@ -93,6 +93,38 @@ def test_merging_encoded_sessions_equals_merging_sessions(tmp_path: Path) -> Non
     assert several >= 3  # Codex's row, rollout and title index, at least
 
 
+def test_fragments_of_equal_standing_merge_alike_in_any_order() -> None:
+    """Two files of one session at one precedence that disagree (two files' last
+    writes): the newest speaks first, then the path decides, whatever order the
+    fragments come in (a warm refresh gives the file read again first, a cold one the
+    order of the scan), in `merge` and in the index's `merge_states` alike."""
+    from sessdex.views.records import merge_states, session_state, state_encodings
+
+    when = datetime(2026, 9, 21, 14, 13, 20, tzinfo=UTC)
+    database = Session(app="a", id="s", path="/c/s.db", updated=when,
+                       precedence=-2, listed=False, extra={"by": "db"})  # fmt: skip
+    transcript = Session(app="a", id="s", path="/b/s.jsonl", precedence=-2,
+                         updated=when + timedelta(minutes=10), listed=False,
+                         extra={"by": "transcript"})  # fmt: skip
+    undated = Session(app="a", id="s", path="/a/s.md", title="t", precedence=-2,
+                      extra={"by": "md"})  # fmt: skip
+    orders = ([database, transcript, undated], [undated, transcript, database])
+    merged = [merge(order) for order in orders]
+    assert merged[0] == merged[1]
+    assert merged[0].updated == when + timedelta(minutes=10)
+    assert (merged[0].path, merged[0].extra["by"]) == ("/b/s.jsonl", "transcript")
+    stored = [state_encodings(merge_states([session_state(s) for s in order]))
+              for order in orders]  # fmt: skip
+    assert stored[0] == stored[1]
+    # the same time to the millisecond: the path decides
+    twin = Session(app="a", id="s", path="/d/s.db-wal", precedence=-2,
+                   updated=when + timedelta(minutes=10, microseconds=300))  # fmt: skip
+    pairs = ([transcript, twin], [twin, transcript])
+    assert merge(pairs[0]).path == merge(pairs[1]).path == "/d/s.db-wal"
+    assert len({state_encodings(merge_states([session_state(s) for s in pair]))
+                for pair in pairs}) == 1  # fmt: skip
+
+
 def test_plausible_usage_drops_only_counts_no_response_can_have() -> None:
     from sessdex.model import MAX_RESPONSE_TOKENS, Usage
 

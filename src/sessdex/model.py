@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeAlias
 
 JSONScalar: TypeAlias = str | int | float | bool | None
@@ -162,13 +162,14 @@ def superseded(app: str, old_id: str, by: str) -> Session:
 
 
 def merge(fragments: list[Session]) -> Session:
-    """One session from everything several files say of it: higher precedence wins per
-    field and per `extra` key; listed if any fragment is, unless one says another session
-    supersedes it (`extra["superseded_by"]`). (The index does the same on the
-    stored encodings: `views.records.merge_states`.)"""
+    """One session from everything several files say of it: higher precedence (among
+    equals the newer, `_standing`) wins per field and per `extra` key; listed if any
+    fragment is, unless one says another session supersedes it
+    (`extra["superseded_by"]`). (The index does the same on the stored encodings:
+    `views.records.merge_states`.)"""
     if len(fragments) == 1:
         return fragments[0]
-    ordered = sorted(fragments, key=lambda s: -s.precedence)
+    ordered = sorted(fragments, key=_standing, reverse=True)
     values = {
         name: next((v for s in ordered if (v := getattr(s, name)) is not None), None)
         for name in FILLED_FIELDS
@@ -189,6 +190,21 @@ def merge(fragments: list[Session]) -> Session:
         extra=extra,
         **values,
     )
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _standing(session: Session) -> tuple[int, bool, int, str]:
+    """Which fragment speaks first (highest first): the higher precedence; among equals
+    the one written last (to the millisecond, as the index stores it), then the path: one
+    order whatever order the files were read in (a warm refresh gives the file read
+    again first, a cold one the scan's order)."""
+    moment = session.updated
+    written = 0
+    if moment is not None:
+        written = (moment.astimezone(UTC) - _EPOCH) // timedelta(milliseconds=1)
+    return (session.precedence, moment is not None, written, session.path or "")
 
 
 # what a lead's spawn calls asked for, key -> type (see `typed_by_leads`); where several

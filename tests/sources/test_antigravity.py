@@ -15,6 +15,8 @@ import pytest
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, _protobuf, antigravity
+from sessdex.views.records import iso
+from tests.helpers import LIST_PATHS, list_rows
 
 DATA = Path(__file__).parent.parent / "data" / "antigravity"
 CLI, CLI_DB_ONLY = (
@@ -528,3 +530,54 @@ def test_a_conversation_whose_steps_are_not_counted_says_no_none(
     assert any("file is not a database" in p for p in diagnostics.problems)
     said = [e.text or "" for e in events(session) if e.kind == "meta"]
     assert said == ["agy stores this conversation's steps as protobuf; not decoded"]
+
+
+@LIST_PATHS
+def test_a_transcript_cut_to_nothing_dates_its_conversation_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listing: str
+) -> None:
+    """agy cut a conversation's transcript to nothing (a rewrite, between its truncate
+    and its write): the transcript's last write and its database's tie as the time it
+    was last written, and a warm list said the one read again, a cold one the one
+    listed first. Both say the newest now."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    cli = home / ".gemini" / "antigravity-cli"
+    database = cli / "conversations" / f"{CLI}.db"
+    transcript = next((cli / "brain" / CLI).rglob("transcript.jsonl"))
+    os.utime(database, (1_790_000_000, 1_790_000_000))
+
+    def updated(state: str) -> object:
+        rows = list_rows(home, tmp_path / state, monkeypatch, "--all", listing=listing)
+        return rows[CLI]["updated"]
+
+    assert updated("warm") == "2026-06-26T21:16:26.000Z"  # its last step's time
+    transcript.write_bytes(b"")
+    os.utime(transcript, (1_790_000_600, 1_790_000_600))
+    written = iso(datetime.fromtimestamp(1_790_000_600, UTC))
+    assert updated("warm") == updated("cold") == written
+
+
+def test_an_artifact_rewritten_dates_its_conversation_warm_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A conversation only its brain's artifacts list is as new as the newest of them:
+    one rewritten, a warm list said its time, a cold one the first artifact's."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    brain = home / ".gemini" / "antigravity" / "brain" / LEGACY
+    walkthrough = brain / "walkthrough.md"
+    walkthrough.write_text("# Walkthrough\n\nDone.\n")
+    for artifact in (brain / "task.md", walkthrough):
+        os.utime(artifact, (1_790_000_000, 1_790_000_000))
+
+    def updated(state: str) -> object:
+        return list_rows(home, tmp_path / state, monkeypatch, "--all")[LEGACY][
+            "updated"
+        ]
+
+    assert updated("warm") == iso(datetime.fromtimestamp(1_790_000_000, UTC))
+    walkthrough.write_text("# Walkthrough\n\nDone, and tested.\n")
+    os.utime(walkthrough, (1_790_000_600, 1_790_000_600))
+    written = iso(datetime.fromtimestamp(1_790_000_600, UTC))
+    assert updated("warm") == updated("cold") == written

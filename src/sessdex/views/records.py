@@ -154,7 +154,8 @@ def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
     database row, a transcript and a title index)."""
     ordered = sorted(
         (cast(dict[str, JSONValue], orjson.loads(state)) for state in states),
-        key=lambda value: -cast(int, value.get("precedence") or 0),
+        key=_standing,
+        reverse=True,
     )
     merged = ordered[0]
     for name in FILLED_FIELDS:
@@ -177,6 +178,18 @@ def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
         and "superseded_by" not in extra
     )
     return merged
+
+
+def _standing(value: dict[str, JSONValue]) -> tuple[int, bool, str, str]:
+    """`model._standing` of an encoded session: its `updated` as `iso` writes it (fixed
+    width, in UTC) sorts as the time does."""
+    updated, path = value.get("updated"), value.get("path")
+    return (
+        cast(int, value.get("precedence") or 0),
+        isinstance(updated, str),
+        updated if isinstance(updated, str) else "",
+        path if isinstance(path, str) else "",
+    )
 
 
 def state_encodings(value: dict[str, JSONValue]) -> tuple[bytes, bytes]:

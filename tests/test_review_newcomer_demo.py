@@ -4,6 +4,7 @@ the branch a session was on."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -116,7 +117,6 @@ def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
     shutil.copytree(DEMO, spaced)
     for args in (
         ["resume", "019a", "--print", "--home", DEMO],
-        ["resume", "019a", "--json", "--home", DEMO],
         ["export", "019a", "--home", DEMO],
         ["export", "019a", "-o", str(tmp_path / "out.md"), "--home", DEMO],
     ):
@@ -124,6 +124,10 @@ def test_an_unknown_sessdex_shell_is_an_error_of_the_environment_on_every_path(
         assert (code, out) == (1, ""), (args, err)
         assert said in err, (args, err)
     assert not (tmp_path / "out.md").exists()
+    # --json's plan needs no shell: the object, its command null, the setting warned of
+    code, out, err = invoke("resume", "019a", "--json", "--home", DEMO, env=tcsh)
+    assert code == 0 and json.loads(out)["command"] is None, err
+    assert "SESSDEX_SHELL is 'tcsh'" in err
     code, out, _ = invoke("list", "--home", DEMO, env=tcsh)  # nothing to write for it
     assert code == 0 and len(out.splitlines()) == 3
     from sessdex.errors import BadSetting, BadValue, SessdexError

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from . import folders, hints, pathnames, sources
-from .errors import NotQuotable, ResumeRefused
+from .errors import BadSetting, NotQuotable, ResumeRefused
 from .index import Index, Progress, once_more_if_damaged
 from .indexfile import rehomed
 from .model import ResumePlan, Session
@@ -56,7 +56,8 @@ class ResumeCheck:
         warnings = list(self.warnings)
         try:
             command: str | None = self.command
-        except NotQuotable as why:  # argv is still there, for a script to run
+        # argv and cwd need no shell: still there, for a script to run
+        except (NotQuotable, BadSetting) as why:
             command = None
             warnings.append(str(why))
         return {
@@ -326,7 +327,6 @@ def _moved_hint(
     and how to resume it there, for the user to do: the line to paste where the app's CLI
     finds the session from any folder, else that it finds it only from the old folder.
     The branch there is said, never switched; "" when no such folder is known."""
-    from .errors import BadSetting
     from .shells import cd_then_run
 
     moved = _moved_to(home, session, plan.cwd)

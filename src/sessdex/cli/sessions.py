@@ -375,8 +375,14 @@ def resume_command(
                 f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
             )
         if as_json:
+            from .. import shells
+            from ..errors import BadSetting
             from ..views.records import dumps
 
+            try:
+                shells.current()
+            except BadSetting as bad:  # the user's own setting: said even to a log
+                err(f"warning: {one_line(str(bad))} The plan's command is null.")
             stdout_bytes(dumps(check.record()) + b"\n")
         else:
             echo(check.command)

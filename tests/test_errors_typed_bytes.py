@@ -97,3 +97,24 @@ def test_the_find_hint_after_an_id_gives_back_a_byte_not_utf8(
         timeout=60,
     )
     assert ran.stdout == b"find|fe5e1c67|caf\xe9", ran.stderr
+
+
+@pytest.mark.parametrize("shell", ["powershell", "cmd"])
+def test_the_find_hint_names_the_word_a_shell_cannot_be_given(
+    tmp_path: Path, shell: str
+) -> None:
+    """PowerShell and cmd cannot be given a byte that is not UTF-8: the hint said "that
+    id cannot be typed", of a word the user typed after the id, not an id."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+    env.update(LANG="C", LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    env["SESSDEX_SHELL"] = shell
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "show", "fe5e1c67", b"caf\xe9"],
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        timeout=60,
+    )
+    said = done.stderr.decode("ascii")
+    assert done.returncode == 2, said
+    assert "id cannot be typed" not in said
+    assert "'sessdex find' ('caf\\xe9' cannot be typed in your shell)" in said, said

@@ -11,6 +11,7 @@ they name no `--home`). On the quick path: no typing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextvars import ContextVar
 
 # what a word any shell takes as it is is made of (a command, an option, a plain id); a
@@ -88,6 +89,20 @@ def line(*words: str) -> str:
     return " ".join(["sessdex", *map(word, argv)])
 
 
+def _untypable(words: Sequence[str]) -> str:
+    """The first of `words` the user's shell cannot be given, as typed; else "a word of
+    it" (the `--home` it would add)."""
+    from .errors import NotQuotable, typed
+    from .shells import word
+
+    for each in words:
+        try:
+            word(each)
+        except NotQuotable:
+            return typed(each)
+    return "a word of it"
+
+
 def named(*words: str) -> str:
     """`sessdex WORDS` (plain words: a command, its options, an app's name) as a
     sentence names it, in quotes: 'sessdex list --app codex', and under a `--home`
@@ -111,7 +126,9 @@ def named(*words: str) -> str:
         if not plain:
             if unknown:
                 return f"'sessdex {words[0]}' with that id{why}"
-            return f"'sessdex {words[0]}' (that id cannot be typed in your shell)"
+            # the word itself: an id a file gave, or one the user typed (`find`'s)
+            what = _untypable(words[1:])
+            return f"'sessdex {words[0]}' ({what} cannot be typed in your shell)"
         return f"'{' '.join(('sessdex', *words))}' with the same --home{why}"
     finally:
         _NAMING.reset(naming)

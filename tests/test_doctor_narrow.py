@@ -37,3 +37,17 @@ def test_doctor_wraps_checked_with_readably_at_40_and_80_columns(
     # only a word with no space in it (a path) may pass the width, beside its label
     long = [line for line in lines if len(line) > columns]
     assert all(" " not in line[14:].strip() for line in long), long
+
+
+def test_doctor_keeps_a_count_with_its_noun_at_40_columns() -> None:
+    """ "16 sessions (9 leads, 7 sub-agents)" broke after "(9" at 40 columns: a count on
+    one line, what it counts on the next. No line ends in a bare count now."""
+    home = app_home("claude")
+    result = CliRunner(env={"COLUMNS": "40"}).invoke(
+        main, ["doctor", "--home", str(home)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any("(9 leads," in line for line in lines), lines
+    counts = [line for line in lines if line.split()[-1].lstrip("(").isdigit()]
+    assert counts == [], counts

@@ -786,11 +786,23 @@ def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
     current, *words = line.split(" ")  # "" for each space past the first: alignment
     for word in words:
         if word and cells(current) + 1 + cells(word) > width and len(current) > label:
+            head, _, last = current.rpartition(" ")
+            if _count(last) and len(head.rstrip()) > label:  # "9 leads": one line
+                parts.append(head.rstrip())
+                current = " " * hang + f"{last} {word}"
+                continue
             parts.append(current.rstrip())
             current = " " * hang + word
         else:
             current = f"{current} {word}"
     return [*parts, current.rstrip()]
+
+
+def _count(word: str) -> bool:
+    """Whether `word` is a count ("153", "(9"), which a wrapped line keeps with the word
+    after it, its noun."""
+    number = word.lstrip("(")
+    return number.isascii() and number.isdigit()
 
 
 def _s(count: int) -> str:

@@ -400,3 +400,45 @@ def test_a_huge_command_line_is_read_only_as_far_as_it_is_kept(tmp_path: Path) -
         tracemalloc.stop()
     assert [len(args) for args in found] == [64 * 1024]
     assert peak < 4 << 20
+
+
+def test_a_child_whose_start_is_unknown_is_looked_through_for_work_not_helpers(
+    tmp_path: Path,
+) -> None:
+    """A CLI's shell whose start /proc does not say (its stat unreadable) ran a tool
+    after the answer: that tool is work the CLI started since. The shell and what it
+    started are not among the helpers running at the prompt, though: those are only
+    what is known to have started before it."""
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    now = BOOT + HOUR
+    fake_process(root, 10, ["gemini"], work, started=now - 600)
+    fake_process(root, 11, ["bash"], work, started=now - 500)
+    fake_process(root, 12, ["make", "test"], work, started=now - 100)
+    (root / "11" / "stat").unlink()
+    (root / "10" / "task" / "10" / "children").write_text("11")
+    (root / "11" / "task" / "11" / "children").write_text("12")
+    processes = Processes(root=root)
+    assert processes.spawned_since(10, now - 200) is True
+    assert processes.spawned_since(10, now) is False
+    assert processes.descendants([10], before=now, most=4) == set()
+
+
+def test_the_helpers_kept_stop_the_walk_down(tmp_path: Path) -> None:
+    """Once `most` command lines are kept, the processes below are not read."""
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    now = BOOT + HOUR
+    fake_process(root, 10, ["gemini"], work, started=now - 600)
+    fake_process(root, 11, ["mcp-a"], work, started=now - 500)
+    fake_process(root, 12, ["mcp-b"], work, started=now - 500)
+    fake_process(root, 13, ["mcp-c"], work, started=now - 400)
+    (root / "10" / "task" / "10" / "children").write_text("11 12")
+    (root / "11" / "task" / "11" / "children").write_text("13")
+    processes = Processes(root=root)
+    assert processes.descendants([10], before=now, most=2) == {b"mcp-a", b"mcp-b"}
+    assert processes.descendants([10], before=now, most=3) == {
+        b"mcp-a",
+        b"mcp-b",
+        b"mcp-c",
+    }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,20 +124,12 @@ class Processes:
         boot = self._boot()
         if boot is None:
             return None
-        ticks = os.sysconf("SC_CLK_TCK")
-        todo, seen = [pid], set()
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            for child in self._children(current):
-                started = self._start(child)
-                if started is not None and boot + started / ticks >= since:
-                    if helper is None or not helper(_words(self._args(child))):
-                        return True
+        for children in self._walk([pid], boot, since, unknown=True):
+            for child, started in children:
+                if started is None or started < since:
                     continue
-                todo.append(child)
+                if helper is None or not helper(_words(self._args(child))):
+                    return True
         return False
 
     def descendants(self, pids: Iterable[int], before: float, most: int) -> set[bytes]:
@@ -145,23 +137,44 @@ class Processes:
         seconds; at most `most`), as `spawned_since`'s `helper` is given them."""
         boot = self._boot()
         found: set[bytes] = set()
-        if boot is None:
+        if boot is None or most <= 0:
             return found
+        for children in self._walk(pids, boot, before, unknown=False):
+            for child, started in children:
+                if started is None or started >= before:
+                    continue  # the prompt's own work, or gone
+                if args := self._args(child):
+                    found.add("\0".join(_words(args)).encode(errors="replace"))
+            if len(found) >= most:
+                break
+        return found
+
+    def _walk(
+        self, roots: Iterable[int], boot: float, before: float, *, unknown: bool
+    ) -> Iterator[list[tuple[int, float | None]]]:
+        """The children of each process met going down from `roots`, one process's at a
+        time, each with when it started (epoch seconds; None where /proc does not say).
+        The walk goes on into those started before `before`, and into those whose start
+        is unknown where `unknown`."""
         ticks = os.sysconf("SC_CLK_TCK")
-        todo, seen = list(pids), set()
-        while todo and len(found) < most:
+        todo, seen = list(roots), set()
+        while todo:
             current = todo.pop()
             if current in seen:
                 continue
             seen.add(current)
+            children: list[tuple[int, float | None]] = []
             for child in self._children(current):
-                started = self._start(child)
-                if started is None or boot + started / ticks >= before:
-                    continue  # the prompt's own work, or gone
-                if args := self._args(child):
-                    found.add("\0".join(_words(args)).encode(errors="replace"))
-                todo.append(child)
-        return found
+                ticked = self._start(child)
+                children.append(
+                    (child, None if ticked is None else boot + ticked / ticks)
+                )
+            yield children
+            todo.extend(
+                child
+                for child, started in children
+                if (unknown if started is None else started < before)
+            )
 
     def _args(self, pid: int) -> bytes:
         """`pid`'s command line, read now: one started since the last scan is not known."""

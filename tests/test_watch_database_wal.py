@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,14 +61,43 @@ class _Writes:
         pass
 
 
+def _writing(tmp_path: Path) -> tuple[Path, sqlite3.Connection]:
+    """A copy of the OpenCode home, and the app writing its database in WAL mode."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home, symlinks=True)
+    writer = sqlite3.connect(home / DATABASE, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    return home, writer
+
+
+def _watch(
+    monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    writer: sqlite3.Connection,
+    begin: Callable[[], None],
+    at: float = _Writes.at,
+) -> list[tuple[float, set[str]]]:
+    """What `watch` shows for 3.5 s (when, and the ids on the board) while `writer`
+    writes; `begin` runs `at` seconds in. `writer` is closed after."""
+    _Writes.wal = Path(f"{home / DATABASE}-wal")
+    monkeypatch.setattr(_Writes, "begin", begin)
+    monkeypatch.setattr(_Writes, "at", at)
+    monkeypatch.setattr(live, "Waiter", _Writes)
+    shown: list[tuple[float, set[str]]] = []
+    try:
+        for rows in api.watch_sessions(
+            Home.at(home), since="100000d", duration=3.5, notify=True
+        ):
+            shown.append((time.monotonic(), {r.session.id for r in rows}))
+    finally:
+        writer.close()
+    return shown
+
+
 def test_a_database_written_many_times_a_second_relists_only_its_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "opencode" / "home", home, symlinks=True)
-    database = home / DATABASE
-    writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
-    writer.execute("PRAGMA journal_mode=WAL")
+    home, writer = _writing(tmp_path)
     inserted: list[float] = []
 
     def new_session() -> None:
@@ -92,8 +121,6 @@ def test_a_database_written_many_times_a_second_relists_only_its_app(
         )
         inserted.append(time.monotonic())
 
-    _Writes.wal, _Writes.begin = Path(f"{database}-wal"), new_session
-    monkeypatch.setattr(live, "Waiter", _Writes)
     listed: list[Sequence[str]] = []
     real = api.list_sessions
 
@@ -102,14 +129,7 @@ def test_a_database_written_many_times_a_second_relists_only_its_app(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(api, "list_sessions", counted)
-    shown: list[tuple[float, set[str]]] = []
-    try:
-        for rows in api.watch_sessions(
-            Home.at(home), since="100000d", duration=3.5, notify=True
-        ):
-            shown.append((time.monotonic(), {r.session.id for r in rows}))
-    finally:
-        writer.close()
+    shown = _watch(monkeypatch, home, writer, new_session)
     assert inserted
     seen = next(at for at, ids in shown if NEW in ids)
     assert seen - inserted[0] <= 1.5  # a second, and a board's tick
@@ -129,13 +149,9 @@ def test_another_apps_new_session_shows_while_a_database_is_written(
     """A Claude Code session begun while OpenCode writes its database 20 times a second:
     its new file is named once, between two relists of OpenCode alone. It showed only at
     the next full rescan (30 s), as a new file within a second of a relist was dropped."""
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "opencode" / "home", home, symlinks=True)
+    home, writer = _writing(tmp_path)
     projects = home / ".claude" / "projects" / "-home-dev-shop"
     projects.mkdir(parents=True)
-    database = home / DATABASE
-    writer = sqlite3.connect(database, isolation_level=None)
-    writer.execute("PRAGMA journal_mode=WAL")
     begun: list[float] = []
 
     def new_claude_session() -> None:
@@ -147,21 +163,7 @@ def test_another_apps_new_session_shows_while_a_database_is_written(
         _Writes.also = {path}
         begun.append(time.monotonic())
 
-    _Writes.wal, _Writes.begin, _Writes.at = (
-        Path(f"{database}-wal"),
-        new_claude_session,
-        1.3,
-    )
-    monkeypatch.setattr(live, "Waiter", _Writes)
-    shown: list[tuple[float, set[str]]] = []
-    try:
-        for rows in api.watch_sessions(
-            Home.at(home), since="100000d", duration=3.5, notify=True
-        ):
-            shown.append((time.monotonic(), {r.session.id for r in rows}))
-    finally:
-        writer.close()
-        _Writes.at = 1.2
+    shown = _watch(monkeypatch, home, writer, new_claude_session, at=1.3)
     assert begun
     seen = [at for at, ids in shown if NEW_CLAUDE in ids]
     assert seen and seen[0] - begun[0] <= 1.5, "not shown within a second and a tick"

@@ -71,7 +71,7 @@ def test_list_names_the_folder_above_an_apps_store_that_may_not_be_entered(
         done = as_user(work, home, ["list", "--json", "--all"])
         assert done.returncode == 0, done.stderr[-2000:]
         assert len(json.loads(done.stdout)) < len(before)
-        assert f"cline: could not open 1 folder(s), such as {closed}" in done.stderr
+        assert f"cline: could not open 1 folder, such as {closed}" in done.stderr
         assert "permission denied" in done.stderr
 
 

@@ -840,7 +840,7 @@ def test_a_transcript_it_may_not_open_is_warned_of_on_every_list(
         assert [row["id"] for row in json.loads(got.out)] == [
             "56565656-aaaa-4aaa-8aaa-565656565656"
         ]
-        assert f"could not open 1 file(s), such as {name}".encode() in got.err
+        assert f"could not open 1 file, such as {name}".encode() in got.err
         assert tries == []  # said from the index: a warm list stays as fast
     monkeypatch.setattr(os, "open", opener)  # given to the user (`sudo chown`):
     os.chmod(name, 0o644)  # its change time moves, so it is read: listed, not a word

@@ -64,7 +64,7 @@ def test_a_side_file_it_may_not_open_is_said_refused_not_a_broken_line(
     refuse.add(name)
     code, _, err = invoke("list", "--verbose", "--app", app, "--home", str(home))
     assert code == 0
-    assert f"warning: {app}: could not open 1 file(s), such as {name}" in err
+    assert f"warning: {app}: could not open 1 file, such as {name}" in err
     assert f"  {app}: could not open {name} (permission denied)\n" in err
     assert "not JSON" not in err and "unreadable" not in err
     code, out, _ = invoke("doctor", "-v", "--app", app, "--home", str(home))

@@ -201,9 +201,7 @@ def test_a_side_file_its_reader_passed_over_in_silence_is_said(
     shut, _ = refuse
     home, name = shut_home(app, side, tmp_path, shut)
     args = ["--json", "--app", app, "--home", str(home)]
-    said = (
-        f"warning: {app}: could not open 1 file(s), such as {name} (permission denied)"
-    )
+    said = f"warning: {app}: could not open 1 file, such as {name} (permission denied)"
     for _ in range(2):  # cold, then warm
         _, cold = full_list(*args)
         assert any(line.startswith(said) for line in cold), cold

@@ -55,7 +55,7 @@ def test_every_command_says_a_refused_file_in_the_same_words(
     said = [line for line in (err + out).splitlines() if name in line]
     assert said, err + out
     for line in said:
-        # the file alone, or as the example of a count (`could not open 1 file(s),
+        # the file alone, or as the example of a count (`could not open 1 file,
         # such as <path> (permission denied)`)
         assert "could not open " in line, line
         assert f" {name} (permission denied" in line, line

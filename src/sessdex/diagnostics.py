@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .cells import written_out
+from .wording import count_of
 
 log = logging.getLogger(__name__)
 
@@ -257,19 +258,19 @@ class Diagnostics:
         if names and locale_reads_ascii():
             # the names may well be UTF-8: Python was told the file system is not
             self.problem(
-                f"{app}: passed over {len(names)} file name(s) that this locale "
+                f"{app}: passed over {count_of(len(names), 'file name')} that this locale "
                 f"({sys.getfilesystemencoding()}) cannot read, such as {names[0]}; "
                 f"{LOCALE_CURE}, to list their sessions"
             )
         elif names:
             self.problem(
-                f"{app}: passed over {len(names)} file name(s) that are not valid "
+                f"{app}: passed over {count_of(len(names), 'file name')} that are not valid "
                 f"UTF-8, such as {names[0]}; rename them to list their sessions"
             )
         shut = [path for path, why in passed if why == FOLDER_UNREADABLE]
         if shut:
             self.problem(
-                f"{app}: could not open {len(shut)} folder(s), such as {shut[0]} "
+                f"{app}: could not open {count_of(len(shut), 'folder')}, such as {shut[0]} "
                 "(permission denied); the sessions kept in them may be missing"
             )
         self.passed_over.update(why for _, why in passed if why not in NOT_LINES)

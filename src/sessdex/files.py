@@ -896,6 +896,40 @@ def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[L
     return _split_tail(data, start)
 
 
+def ends(
+    path: str | os.PathLike[str],
+    max_lines: int = HEAD_LINES,
+    nbytes: int = TAIL_BYTES,
+    *,
+    diagnostics: Diagnostics | None = None,
+    openings: bool = False,
+) -> tuple[int, list[Line], list[Line]]:
+    """(size, `head_lines`, `tail_lines`) of a file from one opening of it: a file
+    within the tail's reach is read once, its head split from the same bytes. A first
+    listing opened every small transcript twice, and stat'ed it a third time for its size."""
+    name = os.fspath(path)
+    if name.endswith(".zst"):  # the head is read through, decompressed
+        size = os.stat(name).st_size
+        head = head_lines(name, max_lines, diagnostics=diagnostics, openings=openings)
+        return size, head, tail_lines(name, nbytes)
+    with open_regular(name) as stream:
+        ends_only(stream)
+        size = os.fstat(stream.fileno()).st_size
+        start = max(0, size - nbytes)
+        stream.seek(start)
+        data = stream.read(nbytes)
+        if (
+            start == 0
+        ):  # all of it read: the head is split from it (the stream at its end)
+            split = split_head(data, stream, whole=False, max_lines=max_lines)
+        else:
+            stream.seek(0)
+            probe = stream.read(HEAD_PROBE)
+            split = split_head(probe, stream, whole=False, max_lines=max_lines)
+    head = split.lines(diagnostics, name, openings=openings)
+    return size, head, _split_tail(data, start)
+
+
 # listing: the most bytes between head and tail searched (about 0.1 s from the page cache)
 MIDDLE_CAP = 256 * 1024 * 1024
 
@@ -1055,7 +1089,35 @@ def repair(data: bytes) -> tuple[bytes | None, bool]:
         not_utf8 = True
     if b"\\u" in fixed:
         fixed = _SURROGATE_ESCAPE.sub(_paired_only, fixed)
+    if _ODD_NUMBER_HINT.search(fixed):
+        fixed = _ODD_NUMBER.sub(_null_if_odd, fixed)
     return (None if fixed == data else fixed), not_utf8
+
+
+# A number JSON cannot hold: NaN and Infinity as Python's json.dumps writes them, or one
+# past any float (1e999, 400 digits), which orjson refuses, and the line or document
+# around it with it; read as null. A string is matched whole first, and kept; one cut
+# short (a torn line) runs to the end, so that no quote escaped in it starts a scan of
+# its own to the end (quadratic: a 100 KB line took 27 s). Each pattern is linear
+_ODD_NUMBER_HINT = re.compile(rb"NaN|Infinity|\d[eE]\+?\d{3}|(?<!\d)\d{300}")
+_ODD_NUMBER = re.compile(
+    rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)|-?(?:NaN|Infinity)\b'
+    rb"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?",
+    re.DOTALL,
+)
+
+
+def _null_if_odd(match: re.Match[bytes]) -> bytes:
+    token = match[0]
+    if token.startswith(b'"'):
+        return token
+    if token.lstrip(b"-") in (b"NaN", b"Infinity"):
+        return b"null"
+    # only a number no float holds: any other is kept as written
+    return b"null" if float(token) in (_INFINITY, -_INFINITY) else token
+
+
+_INFINITY = float("inf")
 
 
 # An app in JavaScript that cuts a text in the middle of an emoji (`slice(0, 80)`) writes

@@ -764,7 +764,8 @@ class Index:
         self, prefix: str, app: str | None = None, limit: int = 20
     ) -> list[Row]:
         """Sessions (sub-agents too; of `app`, or any) whose id starts with `prefix`,
-        case-insensitively, newest first."""
+        case-insensitively: those whose id it is whole first (past `limit` newer ones
+        it starts, an app's short ids), then newest first."""
         sql, args = self._prefixed("app, id, record, state", prefix, app)
         return [Row(*r) for r in self.db.execute(sql + " LIMIT ?", [*args, limit])]
 
@@ -786,7 +787,7 @@ class Index:
         if app is not None:  # before any limit: an app's match may be past others'
             sql += " AND app = ?"
             args.append(app)
-        return sql + " ORDER BY updated DESC", args
+        return sql + " ORDER BY length(id) = ? DESC, updated DESC", [*args, len(prefix)]
 
     def orphans(
         self, prefix: str, app: str | None = None, limit: int = 20
@@ -1176,4 +1177,7 @@ class Index:
 def _count(report: RefreshReport, result: Parsed) -> None:
     report.parsed += 1
     report.parsed_paths.add(result[1])
-    report.diagnostics.setdefault(result[0], Diagnostics()).update(result[4])
+    said = report.diagnostics.get(result[0])
+    if said is None:  # one an app: `setdefault` made one (eight containers) a file
+        said = report.diagnostics[result[0]] = Diagnostics()
+    said.update(result[4])

@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import files, freshness, inplace
+from . import files, freshness, inplace, sources
 from .diagnostics import (
     BEFORE_1970,
     FILE_REFUSED,
@@ -117,9 +117,7 @@ def depended(
     and how each looked: those a warm listing stats to read `name` again. Left out: the
     files a hook of the source ties to it already (its companions, the context files
     whose digest says when they matter, its kin), read again as that hook says."""
-    from .sources import get
-
-    source = get(app)
+    source = sources.get(app)
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
     kin_of: Callable[[str], str | None] | None = getattr(source, "kin_of", None)
     kin = kin_of(name) if kin_of is not None else None
@@ -215,10 +213,8 @@ def _undated_odd(
 
 def owner_file(app: str, name: str) -> str | None:
     """The file whose sessions `name` speaks of, when it is a companion (see base.py)."""
-    from .sources import get
-
     owner_of: Callable[[str], str | None] | None = getattr(
-        get(app), "companion_of", None
+        sources.get(app), "companion_of", None
     )
     return owner_of(name) if owner_of is not None else None
 
@@ -226,29 +222,23 @@ def owner_file(app: str, name: str) -> str | None:
 def context_folder(app: str, name: str, location: Location) -> str | None:
     """The folder whose listed files `name` speaks of, when it is a context file (see
     base.py)."""
-    from .sources import get
-
     context_of: Callable[[str, Location], str | None] | None = getattr(
-        get(app), "context_of", None
+        sources.get(app), "context_of", None
     )
     return context_of(name, location) if context_of is not None else None
 
 
 def _companions_parsed(app: str) -> bool:
     """Whether the source's companions hold sessions of their own too (see base.py)."""
-    from .sources import get
-
-    return getattr(get(app), "COMPANIONS_PARSED", False) is True
+    return getattr(sources.get(app), "COMPANIONS_PARSED", False) is True
 
 
 def parse_as_is(
     app: str, location: Location, name: str
 ) -> tuple[list[Session], Diagnostics]:
-    from .sources import get
-
     diagnostics = Diagnostics()
     try:
-        sessions = get(app).parse(Path(name), location, diagnostics)
+        sessions = sources.get(app).parse(Path(name), location, diagnostics)
         if not sessions:  # 4 bytes more, for files that list nothing only
             diagnostics = _said_wide(name, diagnostics)
         return sessions, diagnostics

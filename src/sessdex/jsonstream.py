@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from io import BytesIO
 from typing import BinaryIO
 
 import orjson
@@ -39,11 +40,16 @@ class NotThisShape(ValueError):
 class CutShort(NotThisShape):
     """The document ends inside a value: a write that stopped half way (a crash, a full
     disk) or a copy taken while it was written. `members` holds the top-level members
-    `object_members` read whole before the cut."""
+    `object_members` read whole before the cut; `inside` names the member (not skipped)
+    whose value the cut fell in, and `partial` what of that value was read: an object's
+    members read whole ({} where the cut came before its first byte), None for another
+    kind of value or one too long."""
 
     def __init__(self, message: str = "the document ends inside a value") -> None:
         super().__init__(message)
         self.members: dict[str, object] = {}
+        self.inside: str | None = None
+        self.partial: dict[str, object] | None = None
 
 
 def note_cut(diagnostics: Diagnostics, app: str, path: str | os.PathLike[str]) -> None:
@@ -195,10 +201,13 @@ def file_members(
     app: str,
     *,
     cut: bool = False,
+    within: dict[str, object] | None = None,
 ) -> dict[str, object] | None:
     """`object_members` of the file at `path`; None, with the reason said, where it
     cannot be read to its end. With `cut`, a document cut short gives the members read
-    whole before its cut (the cut counted and said, `note_cut`)."""
+    whole before its cut (the cut counted and said, `note_cut`), and puts in `within`
+    (where given) the member the cut fell in, by name, with what of it was read
+    (`CutShort.partial`)."""
     try:
         with files.open_binary(path) as stream:
             return object_members(
@@ -207,6 +216,8 @@ def file_members(
     except (NotThisShape, OSError) as error:
         if cut and isinstance(error, CutShort):
             note_cut(diagnostics, app, path)
+            if within is not None and error.inside is not None:
+                within[error.inside] = error.partial
             return error.members
         diagnostics.problem(read_failed(app, path, error, "could not read"))
     return None
@@ -252,7 +263,12 @@ def _read_members(
         except orjson.JSONDecodeError:
             name = None
         wanted = isinstance(name, str) and name not in skip
-        value = scanner.value(first, keep=wanted)
+        try:
+            value = scanner.value(first, keep=wanted)
+        except CutShort as cut:
+            if wanted:  # what of it was read: a total cut may still bound a count
+                cut.inside, cut.partial = str(name), _partial(scanner.cut_value())
+            raise
         if wanted and value is None:
             if diagnostics is not None:
                 diagnostics.skip(path, 0, "too long")
@@ -262,6 +278,19 @@ def _read_members(
             except orjson.JSONDecodeError:
                 if diagnostics is not None:
                     diagnostics.skip(path, 0, "not JSON")
+
+
+def _partial(data: bytes | None) -> dict[str, object] | None:
+    """The members read whole of an object value cut short (`data`, from its first
+    byte); {} where it has none yet, None where it is no object."""
+    if data is None or data[:1] not in (b"", b"{"):
+        return None
+    try:
+        return object_members(BytesIO(data)) if data else {}
+    except CutShort as cut:
+        return cut.members
+    except NotThisShape:
+        return None
 
 
 def _loads(
@@ -299,8 +328,9 @@ def _members(scanner: _Scanner, keep: int) -> Iterator[tuple[bytes, int]]:
             raise NotThisShape("a member name that is not a string")
         name = scanner.string(keep=keep)
         colon = scanner.significant()
-        if colon < 0:
-            raise CutShort()
+        if colon < 0:  # cut after the name: the read of its value says so, naming it
+            yield name, -1
+            return
         if colon != b":"[0]:
             raise NotThisShape("a member without a colon")
         yield name, scanner.significant()
@@ -420,6 +450,15 @@ class _Scanner:
         self.data, self.at = chunk, 0
         self.chunks += 1
         return True
+
+    def cut_value(self) -> bytes | None:
+        """After a CutShort in `value(keep=True)`: the bytes of the value read up to the
+        cut (b"" where none; None where they were too long to keep)."""
+        if self.compactor is not None:
+            return None
+        if self.kept is None:
+            return b""
+        return bytes(self.kept) + self.data[self.kept_from :]
 
     def _keep(self, piece: bytes) -> None:
         if self.compactor is not None:

@@ -133,7 +133,7 @@ def test_doctor_says_amp_keeps_newer_threads_on_its_server(tmp_path: Path) -> No
     assert "Amp keeps newer threads on its server" in note
     assert "1 older, the newest of 2026-03-30" in note
     assert "Amp ran here on 2026-06-03" in note
-    assert f"1 per-thread log(s) in {home / LOGS}" in note
+    assert f"1 per-thread log in {home / LOGS}" in note
     assert "amp threads export <id>" in note
     code, out = invoke("doctor", "--app", "amp", "--json", "--home", str(home))
     [report] = json.loads(out)

@@ -66,9 +66,7 @@ def is_log_folder(folder: Path) -> bool:
 def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """The thread a log speaks of: its id (the file's name), title, mode and times."""
     try:
-        size = path.stat().st_size
-        head = files.head_lines(path, _HEAD_LINES, diagnostics=diagnostics)
-        tail = files.tail_lines(path)
+        size, head, tail = files.ends(path, _HEAD_LINES, diagnostics=diagnostics)
         title = None
         for line in files.lines_with(path, _TITLE, 0, size, diagnostics=diagnostics):
             if title := _title(line):  # the newest: a rename is written after

@@ -23,6 +23,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, Session, Usage
+from ..wording import count_of
 from ._codex_lineage import Segment, earlier_segments, first_record
 from ._codex_values import (
     EPOCH,
@@ -1005,7 +1006,9 @@ class _Reader:
                 self._new(
                     "meta",
                     time,
-                    text=f"rolled back {turns} turn(s)",
+                    text=f"rolled back {count_of(turns, 'turn')}"
+                    if turns is not None
+                    else "rolled back turns",
                     extra={"rolled_back_turns": turns},
                 )
             )

@@ -399,15 +399,23 @@ class Document:
     top: dict[str, object] | None
     items: Iterator[dict[str, object]]
 
-    def members(self, diagnostics: Diagnostics) -> dict[str, object]:
+    def members(
+        self, diagnostics: Diagnostics, within: dict[str, object] | None = None
+    ) -> dict[str, object]:
         """The document's top-level members (its array left unread where it is read in
-        pieces: those before a cut, the cut counted and said)."""
+        pieces: those before a cut, the cut counted and said; the member the cut fell
+        in put in `within`, as `jsonstream.file_members` puts it)."""
         if self.top is not None or self.key is None:
             return self.top or {}
         from ..jsonstream import file_members
 
         found = file_members(
-            self.path, frozenset({self.key}), diagnostics, self.app, cut=True
+            self.path,
+            frozenset({self.key}),
+            diagnostics,
+            self.app,
+            cut=True,
+            within=within,
         )
         return found or {}
 

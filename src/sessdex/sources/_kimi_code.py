@@ -74,6 +74,7 @@ from typing import Unpack
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage, superseded
+from ..wording import count_of
 from ._values import (
     Emitter,
     EventFields,
@@ -232,9 +233,7 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     if path.name == STATE:
         return _parse_state(path, diagnostics)
     try:
-        size = path.stat().st_size
-        head = files.head_lines(path, diagnostics=diagnostics)
-        tail = files.tail_lines(path)
+        size, head, tail = files.ends(path, diagnostics=diagnostics)
     except FileNotFoundError:
         return []
     files.note_unfinished_last(tail, diagnostics, str(path))
@@ -616,7 +615,7 @@ class _Reader:
                 "meta",
                 time,
                 agent_id=agent,
-                text=f"undid {count} message(s)",
+                text=f"undid {count_of(count, 'message')}",
                 extra={"undo": count},
             )
         else:

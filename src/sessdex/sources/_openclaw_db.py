@@ -43,6 +43,7 @@ from pathlib import Path
 from .. import databases, files
 from ..diagnostics import Diagnostics, read_failed
 from ..model import JSONValue, Session
+from ..wording import count_of
 from . import pi
 from ._values import as_str, epoch_or_iso_time, ms_time, one_line
 
@@ -208,7 +209,7 @@ def _sessions(
         )
     if unread:
         diagnostics.problem(
-            f"{app}: {path}: {unread} session(s) whose transcript OpenClaw moved to its "
+            f"{app}: {path}: {count_of(unread, 'session')} whose transcript OpenClaw moved to its "
             "cold storage (session_transcript_cold_archives) are listed without their "
             "entries"
         )

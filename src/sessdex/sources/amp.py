@@ -56,6 +56,7 @@ from typing import NamedTuple
 from .. import files, folders, programs
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ..wording import count_of
 from . import _amp_logs
 from ._values import (
     Emitter,
@@ -354,10 +355,12 @@ def doctor_notes(location: Location) -> list[str]:
         else "none at all"
     )
     read = (
-        f"the {len(documents)} thread file(s) there" if documents else "no thread file"
+        f"the {count_of(len(documents), 'thread file')} there"
+        if documents
+        else "no thread file"
     )
     read += (
-        f" and {len(thread_logs)} per-thread log(s) in {logs}"
+        f" and {count_of(len(thread_logs), 'per-thread log')} in {logs}"
         if thread_logs
         else f" and no per-thread log in {logs}"
     )

@@ -122,9 +122,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if path.name.endswith(".settings.json"):
         return _parse_settings(path, diagnostics)
     try:
-        size = path.stat().st_size
-        head = files.head_lines(path, diagnostics=diagnostics)
-        tail = files.tail_lines(path)
+        size, head, tail = files.ends(path, diagnostics=diagnostics)
     except FileNotFoundError:
         diagnostics.problem(f"droid: {path} vanished while it was read")
         return []

@@ -170,10 +170,8 @@ def parse(
     (provider, model) pairs of assistant messages a harness wrote itself (OpenClaw's
     delivery mirrors): no model answered them, so they name no model of the session."""
     try:
-        size = path.stat().st_size
         # a first prompt too long to hold (a pasted image or log) still titles it
-        head = files.head_lines(path, diagnostics=diagnostics, openings=True)
-        tail = files.tail_lines(path)
+        size, head, tail = files.ends(path, diagnostics=diagnostics, openings=True)
     except FileNotFoundError:
         return []
     header = files.parse_json(head[0], diagnostics, str(path)) if head else None

@@ -139,13 +139,21 @@ def session_state(session: Session) -> bytes:
 
 
 def session_encodings(session: Session) -> tuple[bytes, bytes]:
-    """(`session_state`, the JSON of `session_record`), the record built once for both."""
-    record = session_record(session)
-    public = _encode(record)
-    record["precedence"] = session.precedence
-    record["listed"] = session.listed
-    record["extra"] = cast(JSONValue, dict(session.extra))
-    return _encode(record), public
+    """(`session_state`, the JSON of `session_record`), the record encoded once for both."""
+    public = _encode(session_record(session))
+    extra = session.extra
+    held = cast(JSONValue, extra if type(extra) is dict else dict(extra))
+    return _state_of(public, session.precedence, session.listed, held), public
+
+
+def _state_of(
+    public: bytes, precedence: JSONValue, listed: JSONValue, extra: JSONValue
+) -> bytes:
+    """A state's encoding from its record's (`public`): the bytes of the record with these
+    three fields after its own, as one object of them all encodes, the record not
+    encoded again (a first index encodes every session's)."""
+    rest = _encode({"precedence": precedence, "listed": listed, "extra": extra})
+    return public[:-1] + b"," + rest[1:]
 
 
 def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
@@ -198,10 +206,13 @@ def state_encodings(value: dict[str, JSONValue]) -> tuple[bytes, bytes]:
     record["forked_from"] = forked_from(value.get("extra"))
     record["observer"] = observer(value.get("extra"))
     public = _encode(record)
-    record["precedence"] = value.get("precedence", 0)
-    record["listed"] = value.get("listed", True)
-    record["extra"] = value.get("extra") or {}
-    return _encode(record), public
+    state = _state_of(
+        public,
+        value.get("precedence", 0),
+        value.get("listed", True),
+        value.get("extra") or {},
+    )
+    return state, public
 
 
 def session_from_state(data: bytes | str) -> Session:

@@ -6,7 +6,8 @@ CPU time (user + system) of the process, medians of --runs, the trees alternatin
 (a) a warm `usage session --json` with nothing changed since the last;
 (b) the same after a write to the database that adds no message (the marks read again);
 (c) a warm `list --json --all` after such a write (no mark is read by a listing).
-Target: (a), (c) within noise; (b) for information (one pass over the message index).
+Target: (a), (c) within noise; (b) for information (one pass over the message table,
+its rows checksummed).
 
     .venv/bin/python bench/bench_usage_database_rows.py --baseline-src /path/to/old/src
 """

@@ -510,7 +510,7 @@ def test_the_explain_keys_docs_usage_calls_errors_exit_as_it_says(
     said = doc.split("A key no report of that kind could have", 1)[1].split("\n\n")[0]
     demo = str(api.demo_home().path)
     cases = {
-        "a session id no row has": ("session", "--explain", "ffff"),
+        "an id no session has": ("session", "--explain", "ffff"),
         "`abc` for a day": ("daily", "--explain", "abc"),
         "`2026-13-01`": ("daily", "--explain", "2026-13-01"),
     }

@@ -1058,7 +1058,7 @@ def test_explain_prints_what_it_quotes_from_a_file_cleaned(tmp_path: Path) -> No
 
 
 def test_an_unknown_explain_key_or_zone_is_an_explained_error(
-    mixed: Home, run: object
+    mixed: Home, run: object, tmp_path: Path
 ) -> None:
     result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--explain", "1999-12-01x"]
@@ -1102,6 +1102,14 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     )  # type: ignore[attr-defined]
     assert result.exit_code == 1 and "Rows:" not in result.output  # none to list
     assert "no daily row is keyed 'x': no token usage was found" in result.output
+    assert "(with these filters)" in result.output
+    # no filter given: none named
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run.invoke(main, ["usage", "--home", str(empty), "--explain", "x"])  # type: ignore[attr-defined]
+    assert result.exit_code == 1
+    assert "no token usage was found." in result.output
+    assert "filters" not in result.output
     result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--tz", "Mars/Olympus"]
     )  # type: ignore[attr-defined]

@@ -1,6 +1,8 @@
 """A warm `usage` of an app that keeps its sessions in one database says what a cold one
 says after a row is added that moves none of its session's times: a message dated before
-its session's (a clock stepped back, a session imported), or a usage row of its own."""
+its session's (a clock stepped back, a session imported), or a usage row of its own; or
+after an older message's row is rewritten in place, its times kept (OpenCode saves a
+message's row again as its answer's stream finishes)."""
 
 from __future__ import annotations
 
@@ -62,6 +64,25 @@ def _early_message(database: Path, session_id: str) -> None:
     db.close()
 
 
+def _rewritten(database: Path, table: str, session_id: str) -> None:
+    """The session's first answer saved again in place: its counts and cost changed to
+    numbers of the same length, its row, times and everything else kept."""
+    db = sqlite3.connect(database)
+    row_id, data = db.execute(
+        f"SELECT id, data FROM {table} WHERE session_id = ? AND data LIKE "
+        "'%\"tokens\"%' ORDER BY time_created LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    value = json.loads(data)
+    counts = value["tokens"]
+    counts["input"] += 8 * 10 ** (len(str(counts["input"])) - 1)  # 1200 -> 9200
+    counts["output"] += 4 * 10 ** (len(str(counts["output"])) - 1)
+    value["cost"] = 0.25
+    db.execute(f"UPDATE {table} SET data = ? WHERE id = ?", (json.dumps(value), row_id))
+    db.commit()
+    db.close()
+
+
 def _opencode(home: Path) -> None:
     _early_message(home / OPENCODE, OPENCODE_SESSION)
 
@@ -81,6 +102,18 @@ def _opencode_v2(home: Path) -> None:
     add_rows(db, NATIVE, [("msg_early", "assistant", answer)])
     db.commit()
     db.close()
+
+
+def _opencode_rewritten(home: Path) -> None:
+    _rewritten(home / OPENCODE, "message", OPENCODE_SESSION)
+
+
+def _kilo_rewritten(home: Path) -> None:
+    _rewritten(home / KILO, "message", KILO_SESSION)
+
+
+def _opencode_v2_rewritten(home: Path) -> None:
+    _rewritten(home / OPENCODE, "session_message", NATIVE)
 
 
 def _hermes_row(home: Path) -> None:
@@ -114,6 +147,9 @@ CASES: dict[str, tuple[str, Change | None, Change]] = {
     "opencode": ("opencode", None, _opencode),
     "kilo": ("kilo", None, _kilo),
     "opencode_v2": ("opencode", _opencode_v2_home, _opencode_v2),
+    "opencode_rewritten": ("opencode", None, _opencode_rewritten),
+    "kilo_rewritten": ("kilo", None, _kilo_rewritten),
+    "opencode_v2_rewritten": ("opencode", _opencode_v2_home, _opencode_v2_rewritten),
     "hermes_row": ("hermes", None, _hermes_row),
     "hermes_counted": ("hermes", None, _hermes_counted),
 }

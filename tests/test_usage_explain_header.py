@@ -40,7 +40,7 @@ def test_the_explain_header_names_the_folder_as_the_table_does(
     table = _usage(home, "project")
     assert "~/code/shop-api" in table
     out = _usage(home, "project", "--explain", given.format(home=home))
-    assert out.splitlines()[0].startswith("row ~/code/shop-api: 1 responses")
+    assert out.splitlines()[0].startswith("row ~/code/shop-api: 1 response")
     assert str(home) not in out.splitlines()[0]
     data = json.loads(
         _usage(home, "project", "--explain", given.format(home=home), "--json")

@@ -96,7 +96,7 @@ def test_explain_counts_a_loop_of_parents_once(tmp_path: Path) -> None:
     looped = _usage(home, "session", "--app", "droid", "--explain", "loop-b")
     assert "row loop-b: 2 responses, input 37," in looped
     agent = _usage(home, "session", "--app", "droid", "--explain", "three-3")
-    assert "row three-3: 1 responses, input 4,000," in agent
+    assert "row three-3: 1 response, input 4,000," in agent
 
 
 def _input_total(home: Path, app: str) -> int:

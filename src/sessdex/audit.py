@@ -19,10 +19,11 @@ from typing import Any, Generic, TypeVar
 
 from . import idtext, pathnames, sources
 from .diagnostics import Diagnostics
-from .errors import AmbiguousId, BadValue, SessdexError
+from .errors import AmbiguousId, BadValue, SessdexError, SessionNotFound
 from .hints import named, option
 from .index import Index, Progress
 from .indexfile import rehomed
+from .model import Session
 from .pricing import Catalogue, plain_name
 from .sources import Home, Source
 from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
@@ -71,7 +72,9 @@ class Explained:
     more_dropped: int = 0  # dropped lines not listed
     rules: dict[str, int] = field(default_factory=dict)  # every dropped line, per rule
     limit: int = LIMIT
-    empty: bool = False  # a day, week or month with nothing in it: `notes` says so
+    # a day, week or month with nothing in it, or a session that counted nothing: `notes`
+    # says so
+    empty: bool = False
 
 
 def _counted(catalogue: Catalogue, app: str, path: str, record: UsageRecord) -> Counted:
@@ -181,16 +184,22 @@ def _bucket(record: UsageRecord, cost: float | None) -> Bucket:
 _PHASE = {"repeated-in-another-file": 0, "copy-of-response": 2}
 
 
+class _NoRow(SessdexError):
+    """No row of the report is keyed so; the message names those there are."""
+
+
 def _row_key(
     kind: str,
     key: str,
     rows: dict[str, Row],
     home: Home | None = None,
     buckets: Sequence[tuple[str, Bucket]] = (),
+    filtered: bool = True,
 ) -> str:
     """The row `key` names: the row itself, a model's own spelling, a session id's prefix
     (several: each named, with its title where `home` is given to look it up). Where it
-    names none, the error says which other report's row it names, of `buckets` too."""
+    names none, the error says which other report's row it names, of `buckets` too, and
+    where there is none, whether `filtered` (a filter was given) may be why."""
     if key not in rows and kind == "model" and plain_name(key) in rows:
         key = plain_name(key)  # the app's own spelling of the row's model
     if key not in rows and kind == "app" and key.strip().lower() in rows:
@@ -229,16 +238,49 @@ def _row_key(
             )
         else:
             known = ", ".join(list(rows)[:8])
+        if not rows and not filtered:  # nothing at all, nor anything to show
+            raise _NoRow(f"no {kind} row is keyed {key!r}: no token usage was found.")
         if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
-            raise SessdexError(
+            raise _NoRow(
                 f"no {kind} row is keyed {key!r}: no token usage was found "
                 f"(with these filters). {named('usage')} shows the rows there are."
             )
-        raise SessdexError(
+        raise _NoRow(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
             f"{_of_another_kind(key, kind, rows, buckets)}"
         )
     return key
+
+
+def _session_named(home: Home, key: str) -> Session | None:
+    """The one session `key` names as every other command takes an id (its start,
+    `app:id`); None where it names none. Raises AmbiguousId where it starts several."""
+    from .resolving import resolve
+
+    try:
+        return resolve(home, key)
+    except (SessionNotFound, BadValue):
+        return None
+
+
+def _nothing_for(session: Session, filtered: bool) -> Explained:
+    """What an `--explain` of a session that counted no response says: an empty result,
+    its row of zeros named as a session row is."""
+    row = Row(session.id)
+    row.about = {
+        "id": session.id,
+        "app": session.app,
+        "title": session.title,
+        "cwd": session.cwd,
+    }
+    what = (
+        f"sub-agent {session.id} of {session.parent_id}"
+        if session.parent_id
+        else f"session {session.id}"
+    )
+    these = " with these filters" if filtered else ""
+    said = f"no token usage was counted for {what} ({session.app}){these}: nothing to explain."
+    return Explained(row, notes=[said], empty=True)
 
 
 def _period(kind: str, key: str) -> str | None:
@@ -506,7 +548,7 @@ def _explain(
 ) -> Explained:
     """`explain`, of the row `key` names; with `agent`, of that sub-agent's part of it."""
     # an id two apps share (a task Kilo copied from Roo) is two rows, one per app
-    given, whole = key, kept
+    given, whole, asked = key, kept, apps
     if kind == "session":
         kept, apps = _one_app(kept, key, apps)
     rows: dict[str, Row] = {}
@@ -529,7 +571,17 @@ def _explain(
             filtered = bool(apps or filters.since or filters.until or filters.here)
             said = _nothing_in(kind, period, rows, filtered)
             return Explained(Row(period), notes=[said], empty=True)
-        key = _row_key(kind, key, rows, home, kept)
+        try:
+            filtered = bool(asked or filters.since or filters.until or filters.here)
+            key = _row_key(kind, key, rows, home, kept, filtered)
+        except _NoRow:
+            # a session that is there but counted nothing (no answer yet, none billed,
+            # none in the filters) is an empty result, as a day with nothing in it is
+            if kind != "session" or (session := _session_named(home, given)) is None:
+                raise
+            if session.id not in rows:
+                return _nothing_for(session, filtered)
+            key = session.id  # named as other commands take it (a copy it went on in)
     if len(shared := [r for r in every if r.key == key]) > 1:  # an id, several apps
         describe_sessions(home, shared, fresh=collected.refreshed)
         about = [

@@ -47,6 +47,7 @@ import stat
 import sys
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
@@ -1170,13 +1171,15 @@ def row_marks(
     table: str,
     key: str = "session_id",
     summed: Sequence[str] = (),
+    hashed: Sequence[str] = (),
 ) -> dict[str, str]:
-    """Per value of `key`, how many rows of `table` hold it, the newest rowid among them
-    and the totals of its `summed` columns (those it has), as one short text: it changes
-    with a row added, removed or (for `summed`) counted up, whatever time the row carries
-    (a clock stepped back, a session imported), where a session's times may not. One
-    pass over an index on `key` where the table has one and nothing is summed; {}
-    without `key`."""
+    """Per value of `key`, how many rows of `table` hold it, the newest rowid among them,
+    the totals of its `summed` columns and the summed checksums of its `hashed` ones
+    (those it has), as one short text: it changes with a row added, removed, counted up
+    (`summed`) or rewritten in place (`hashed`), whatever time the row carries (a clock
+    stepped back, a session imported), where a session's times may not. One pass over an
+    index on `key` where the table has one and nothing is summed or hashed; {} without
+    `key`."""
     columns = table_columns(connection, table)
     if key not in columns:
         return {}
@@ -1184,6 +1187,14 @@ def row_marks(
     totals = "".join(
         f", total({quote_identifier(name)})" for name in summed if name in columns
     )
+    if checked := [name for name in hashed if name in columns]:
+        # CRC-32 of each value's bytes (a NULL's as none), summed: zlib's own function,
+        # not a Python one around it, is called once a row
+        connection.create_function("_sessdex_crc32", 1, zlib.crc32, deterministic=True)
+        totals += "".join(
+            f", sum(_sessdex_crc32(CAST(coalesce({quote_identifier(name)}, '') AS BLOB)))"
+            for name in checked
+        )
     try:
         rows = connection.execute(
             f"SELECT {keyed}, count(*), max(rowid){totals} FROM {named} GROUP BY {keyed}"

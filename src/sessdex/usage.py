@@ -1373,15 +1373,15 @@ def keep(
     high = _slot(filters.until.timestamp()) if filters.until else None
     latest = latest_slot()
     kept = []
+    # responses with an odd time, net (app, session, why -> responses): a response a
+    # resumed session copied is taken back out by a bucket of its own, negative
+    undated: Counter[tuple[str, str, str]] = Counter()
     for app, b in buckets:
         slot = b[4]
         if odd := odd_slot(slot, latest):
             slot = NO_SLOT
             b = [*b[:4], NO_SLOT, *b[5:]]
-            if diagnostics is not None:
-                found = diagnostics.setdefault(app, Diagnostics())
-                found.skip(f"{app} session {b[0]}", 0, odd)
-                found.skipped[odd] += max(b[11], 1) - 1  # a count per response
+            undated[app, b[0], odd] += b[11] or 1
         if low is not None and (slot == NO_SLOT or slot < low):
             continue
         if high is not None and (slot == NO_SLOT or slot >= high):
@@ -1389,6 +1389,11 @@ def keep(
         if filters.here is not None and not _under(b[3], filters.here):
             continue
         kept.append((app, b))
+    for (app, session, odd), responses in undated.items():
+        if diagnostics is not None and responses > 0:
+            found = diagnostics.setdefault(app, Diagnostics())
+            found.skip(f"{app} session {session}", 0, odd)
+            found.skipped[odd] += responses - 1  # a count per response
     return kept
 
 

@@ -71,9 +71,11 @@ class _Usage(click.Command):
             near = _near_report(str(report))
             if near is not None:
                 raise click.UsageError(f"{typed(str(report))} is no usage report. Did you mean {named('usage', near)}?", ctx)  # fmt: skip
-            raise click.UsageError(f"{typed(str(report))} is no usage report; the reports are {reports}.", ctx)  # fmt: skip
+            row = _row_meant(_dated_report(str(report)), [str(report)], ctx)
+            raise click.UsageError(f"{typed(str(report))} is no usage report; the reports are {reports}.{row and ' ' + row[0].upper() + row[1:]}", ctx)  # fmt: skip
         if ctx.args:
             told = apps_meant(("usage", str(report)), ctx.args)
+            told = told or _row_meant(str(report), ctx.args, ctx)
             raise click.UsageError(
                 f"sessdex usage takes one report, {typed(str(report))}, and no other words; "
                 + (
@@ -82,6 +84,35 @@ class _Usage(click.Command):
                 ctx,
             )
         return rest
+
+
+def _dated_report(word: str) -> str:
+    """The report whose rows a word typed where the report goes is keyed like: a month
+    (`2026-11`) is monthly's, anything else (a day) daily's."""
+    import re
+
+    return "monthly" if re.fullmatch(r"\d{4}-\d{2}", word.strip()) else "daily"
+
+
+def _row_meant(report: str, words: list[str], ctx: click.Context) -> str:
+    """What `usage session 7f3a`, `usage 2026-11-30` or `usage daily model` meant, as a
+    sentence: another report is one too many; one other word names a row, which
+    `--explain` audits (a word in the report's place only where it is a date). "" for
+    anything else."""
+    import re
+
+    others = [word for word in words if word.lower() in REPORTS]
+    if others:
+        return f"{typed(others[0])} is a report too: give one."
+    if len(words) != 1 or ctx.params.get("explain") is not None:
+        return ""
+    word = words[0]
+    if words == [ctx.params.get("report")] and not re.fullmatch(
+        r"\d{4}-\d{2}(-\d{2})?", word.strip()
+    ):
+        return ""
+    line = named("usage", report, "--explain", word)
+    return f"for one row, {line} lists what it counted."
 
 
 # how other tools name the report: `--by session`, `--group-by model`

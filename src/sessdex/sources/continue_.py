@@ -333,7 +333,12 @@ def read(
         return
     # too big to parse whole, or broken: one history item at a time, and (when the
     # totals ask for it) a first pass over them for the copies a fork made
-    totals = as_dict(found.members(diagnostics).get("usage"))
+    within: dict[str, object] = {}
+    totals = as_dict(found.members(diagnostics, within).get("usage"))
+    if "usage" in within:  # cut inside the totals: a count cut or not reached is 0,
+        # so no copy a fork made is billed again (its own responses may go uncounted)
+        partial = as_dict(within["usage"])
+        totals = {"promptTokens": 0, "completionTokens": 0, **partial}
     quiet = Diagnostics()  # the read counts what is wrong in it
     copied = _copied(_json_chat.items(path, "history", quiet, NAME), totals) if totals else 0  # fmt: skip
     yield from _Reader(session, diagnostics, copied, totals).items(found.items)
@@ -371,19 +376,34 @@ def _copied(
 ) -> int:
     """How many of the first responses a fork copied from its source: `cn --fork` starts
     the new session's totals at zero, so the history's responses add up to more than
-    they; the first ones, as far as the excess goes, are the copies."""
+    they; the first ones, as far as the excess goes, are the copies. Each count says how
+    many its excess covers, and the copies are as many as either says: a count damaged
+    (null) in one response cannot stop them short and bill a copy again."""
     if not totals:
         return 0
     billed = [_tokens(usage) for item in items if (usage := _billed(item))]
-    prompt = sum(p for p, _ in billed) - as_int(totals.get("promptTokens"))
-    completion = sum(c for _, c in billed) - as_int(totals.get("completionTokens"))
-    if prompt <= 0 or completion < 0:
-        return 0
+    columns = {"promptTokens": [p for p, _ in billed], "completionTokens": [c for _, c in billed]}  # fmt: skip
+    # a total damaged (null) says nothing: taken as 0, it called every response a copy
+    # and billed none; where neither is read, both are 0 (no copy is billed twice)
+    known = [key for key in columns if totals.get(key) is not None] or list(columns)
+    covered = 0
+    for key in known:
+        excess = sum(columns[key]) - as_int(totals.get(key))
+        if excess <= 0:  # no copies by this count (by the prompts': no fork)
+            if key == "promptTokens":
+                return 0
+            continue
+        covered = max(covered, _covered(columns[key], excess))
+    return covered
+
+
+def _covered(counts: list[int], excess: int) -> int:
+    """How many of the first `counts` the `excess` holds whole."""
     count = 0
-    for given, made in billed:
-        if given > prompt or made > completion:
+    for given in counts:
+        if given > excess:
             break
-        prompt, completion, count = prompt - given, completion - made, count + 1
+        excess, count = excess - given, count + 1
     return count
 
 

@@ -386,10 +386,12 @@ def parse_database(
 
 def usage_marks(path: Path) -> dict[str, str]:
     """Per session of the database at `path`, what its usage is read from (its history
-    rows: how many, the newest), for a warm `usage` to key its sums on: a message added
-    with an earlier time (a clock stepped back, an import) moves none of its session's
-    times. One pass over each history table's index; {} where the database cannot be
-    read (its sums are then kept on its sessions' rows alone)."""
+    rows: how many, the newest, a checksum of their data), for a warm `usage` to key its
+    sums on: a message added with an earlier time (a clock stepped back, an import) moves
+    none of its session's times, nor does an older message saved again in place with its
+    counts (OpenCode writes an answer's row again as its stream finishes, and its times
+    may stay). One pass over each history table; {} where the database cannot be read
+    (its sums are then kept on its sessions' rows alone)."""
     found: dict[str, str] = {}
     try:
         connection = databases.open_sqlite(path, login=LOGIN)
@@ -397,7 +399,9 @@ def usage_marks(path: Path) -> dict[str, str]:
         return found
     try:
         for history in ("message", "session_message"):
-            for session_id, mark in databases.row_marks(connection, history).items():
+            for session_id, mark in databases.row_marks(
+                connection, history, hashed=("data",)
+            ).items():
                 found[session_id] = f"{found.get(session_id, '')}{history[0]}{mark}"
     except sqlite3.Error:
         return {}
@@ -1375,9 +1379,9 @@ def _copies(
         if not isinstance(born, int):
             return {}, None
         early = connection.execute(
-            "SELECT id, json_extract(data, '$.time.created') AS created, "
-            "json_extract(data, '$.role'), json_extract(data, '$.modelID'), "
-            "json_extract(data, '$.tokens') FROM message "
+            f"SELECT id, {_field('data', '$.time.created')} AS created, "
+            f"{_field('data', '$.role')}, {_field('data', '$.modelID')}, "
+            f"{_field('data', '$.tokens')} FROM message "
             "WHERE session_id = ? AND created < ? ORDER BY created, id LIMIT ?",
             (session_id, born, _COPIES_CAP),
         ).fetchall()
@@ -1394,12 +1398,12 @@ def _copies(
         indexed = "time_created" in databases.table_columns(connection, "message")
         narrow = "AND m.time_created BETWEEN ? AND ? " if indexed else ""
         billed = connection.execute(
-            "SELECT m.session_id, json_extract(m.data, '$.time.created') AS created, "
-            "json_extract(m.data, '$.modelID'), json_extract(m.data, '$.tokens') "
+            f"SELECT m.session_id, {_field('m.data', '$.time.created')} AS created, "
+            f"{_field('m.data', '$.modelID')}, {_field('m.data', '$.tokens')} "
             "FROM session AS s CROSS JOIN message AS m ON m.session_id = s.id "
             f"{narrow}WHERE s.id != ? AND s.time_created <= ? "
             "AND created BETWEEN ? AND ? AND created >= s.time_created "
-            "AND json_extract(m.data, '$.role') = 'assistant'",
+            f"AND {_field('m.data', '$.role')} = 'assistant'",
             (*(times if indexed else ()), session_id, times[1], *times),
         ).fetchall()
     except sqlite3.Error:  # a build of SQLite without JSON functions: billed here
@@ -1489,6 +1493,12 @@ def _json_copies(
         if message_id not in billed_here
     }
     return copies, where[max(where)]
+
+
+def _field(column: str, path: str) -> str:
+    """SQL for `path` of the JSON in `column`, NULL where the cell is no JSON: one torn
+    row made json_extract fail the whole query ("malformed JSON")."""
+    return f"CASE WHEN json_valid({column}) THEN json_extract({column}, '{path}') END"
 
 
 def _response(created: object, model: object, tokens: object) -> tuple[int, str, bytes]:

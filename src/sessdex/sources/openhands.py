@@ -34,7 +34,8 @@ conversation_stats.py). The list is in the order the responses came, as the even
 guess from the SDK's code, not seen in a real file). Each response's usage is given, dated,
 after the first event that names it; a response no event names (a retry's, a title's) just
 before the next one named, its time marked estimated; at the end those after the last one
-named and what the total holds beyond the list (all of it where the SDK kept none), one
+named and what the total holds beyond the list (all of it where the SDK kept none, and a
+response whose counts cannot be read: billed in the total once), one
 summed `usage` event per LLM dated at the last event, its time marked estimated, with the
 cost OpenHands recorded (`costs` names no response). litellm's `prompt_tokens` count the
 cache reads in (the SDK's metrics.py says so; the writes too, a guess from litellm's
@@ -459,6 +460,13 @@ _Tokens = tuple[
     int, int, int, int, int
 ]  # prompt, output, cache read, cache write, reasoning
 _NONE: _Tokens = (0, 0, 0, 0, 0)
+_COUNTS = (  # a `TokenUsage`'s counts, in `_Tokens`' order
+    "prompt_tokens",
+    "completion_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
 
 
 class _Llm:
@@ -484,7 +492,9 @@ class _Llm:
             usage = as_dict(entry)
             response = as_str(usage.get("response_id"))
             tokens = _tokens(usage)
-            if response and tokens != _NONE:
+            # one count unreadable (NaN, 1e999: null): its bill would move tokens between
+            # kinds and the rest bill them again; left out, the total bills it once
+            if response and tokens != _NONE and not _damaged(usage):
                 model = _named(usage.get("model")) or self.model
                 self.responses.append((response, tokens, model))
         if self.model is None and self.responses:
@@ -581,12 +591,18 @@ class _Bills:
 def _tokens(usage: dict[str, object]) -> _Tokens:
     """The counts of a `TokenUsage`; one below 0 (the SDK's model refuses them: a
     damaged or hostile file) is 0."""
-    return (
-        max(as_int(usage.get("prompt_tokens")), 0),
-        max(as_int(usage.get("completion_tokens")), 0),
-        max(as_int(usage.get("cache_read_tokens")), 0),
-        max(as_int(usage.get("cache_write_tokens")), 0),
-        max(as_int(usage.get("reasoning_tokens")), 0),
+    prompt, output, read_, write, reasoning = (
+        max(as_int(usage.get(key)), 0) for key in _COUNTS
+    )
+    return (prompt, output, read_, write, reasoning)
+
+
+def _damaged(usage: dict[str, object]) -> bool:
+    """Whether a `TokenUsage` holds a count that is no count (null, a string, a float
+    past an int, below 0): the SDK writes each as a plain int."""
+    return any(
+        key in usage and (as_int(usage[key]) != usage[key] or as_int(usage[key]) < 0)
+        for key in _COUNTS
     )
 
 

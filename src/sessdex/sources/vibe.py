@@ -34,9 +34,11 @@ Legacy messages have no times: events are spread evenly between the folder's sta
 times and marked `time_estimated`.
 
 Usage. Legacy: `meta.json` `stats` are the agent loop's running totals, which compaction
-carries into the next folder; each folder gives one `usage` event, its totals minus those of
-the folder before it in the chain (when every counter grew), at the folder's end time.
-`session_prompt_tokens` includes `session_cached_tokens`, which we subtract. Unified: the
+carries into the next folder; each folder gives one `usage` event, its totals minus those
+counted before it in the chain (all its own when every counter fell: a loop started again),
+at the folder's end time. `session_prompt_tokens` includes `session_cached_tokens`, which we
+subtract. A counter damaged (0, null) while others grew adds nothing, and is never the base
+the next folder's totals are taken from, so nothing counted is billed again. Unified: the
 envelope's `tokenUsage` is cumulative for the session; one `usage` event per session, at its
 last update (the per-response usage is pruned from the store). Sub-agents count separately.
 
@@ -845,7 +847,7 @@ def _read_v1(session: Session, diagnostics: Diagnostics, full: bool) -> Iterator
         full=full,
         messages=(count, _v1_messages(path, diagnostics)),
     )
-    if (usage := _usage(meta, None)) is not None:
+    if (usage := _usage(meta, {})[0]) is not None:
         yield emit("usage", time=meta.end, usage=usage, extra={"summed": True})
 
 
@@ -1096,7 +1098,7 @@ def _call_events(
             full=full,
             depth=depth + 1,
         )
-        if child.stats and (usage := _usage(child, None)) is not None:
+        if child.stats and (usage := _usage(child, {})[0]) is not None:
             yield emit(
                 "usage",
                 agent_id=child.session_id,
@@ -1106,20 +1108,29 @@ def _call_events(
             )
 
 
-def _usage(meta: _Meta, before: _Meta | None) -> Usage | None:
-    stats = meta.stats
+def _usage(meta: _Meta, counted: dict[str, int]) -> tuple[Usage | None, dict[str, int]]:
+    """What a folder adds to the chain's running totals `counted` so far (empty for the
+    first), and the totals counted once it is. A counter that fell while another grew is
+    damaged (0, null): it adds nothing, so nothing counted already is billed again."""
+    stats = dict(meta.stats)
     if not stats:  # its meta.json unreadable: no counts (the next folder's hold them)
-        return None
-    if before is not None and all(stats[k] >= before.stats.get(k, 0) for k in stats):
-        stats = {k: stats[k] - before.stats.get(k, 0) for k in stats}
+        return None, counted
     cached = stats["session_cached_tokens"]
+    # the prompt total includes the cached one: less than it, it was damaged
+    stats["session_prompt_tokens"] = max(stats["session_prompt_tokens"], cached)
+    before = {k: counted.get(k, 0) for k in stats}
+    if not any(stats[k] > before[k] for k in stats) and stats != before:
+        before = {}  # every counter fell: the app's loop started again at zero
+    added = {k: max(0, stats[k] - before.get(k, 0)) for k in stats}
+    cached = added["session_cached_tokens"]
     usage = Usage(
-        input_tokens=max(0, stats["session_prompt_tokens"] - cached),
-        output_tokens=stats["session_completion_tokens"],
+        input_tokens=max(0, added["session_prompt_tokens"] - cached),
+        output_tokens=added["session_completion_tokens"],
         cache_read_tokens=cached,
         model=meta.model,
     )
-    return usage if usage.total else None
+    totals = {k: max(stats[k], before.get(k, 0)) for k in stats}
+    return (usage if usage.total else None), totals
 
 
 def _read_legacy(
@@ -1137,7 +1148,7 @@ def _read_legacy(
     emit = Emitter(session.id)
     if offset:
         chained = chained[-1:]
-    before: _Meta | None = None
+    counted: dict[str, int] = {}  # the chain's running totals billed so far
     for position, folder in enumerate(chained):
         meta = _meta(folder, diagnostics)
         refused = files.refused_problem(NAME, folder / "meta.json")
@@ -1157,10 +1168,9 @@ def _read_legacy(
             full=full,
             offset=offset,
         )
-        usage = _usage(meta, before)
+        usage, counted = _usage(meta, counted)
         if usage is not None and not offset:
             yield emit("usage", time=meta.end, usage=usage, extra={"summed": True})
-        before = meta
 
 
 # --- the source --------------------------------------------------------------------------

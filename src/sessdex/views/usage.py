@@ -391,11 +391,16 @@ def print_table(
         out.width = asked or max(out.width, 160)
     roomy = out.is_terminal or asked is not None  # a title may take the width given
     table(kind, rows, total, out.width, home, roomy).print(out)
-    # apart from the table: a caption would be padded with spaces to the table's width
+    # apart from the table: a caption would be padded with spaces to the table's width;
+    # wrapped at its words to the width the table fits (a terminal's, $COLUMNS), where
+    # the terminal would break a long one mid-word
+    import textwrap
+
     captions = [own_cost_note(total), f"days: {zone}" if zone else None]
-    for caption in [*captions, f"prices: {catalogue}"]:
-        if caption:
-            out.print(caption, style="table.caption", markup=False, soft_wrap=True)
+    for caption in filter(None, [*captions, f"prices: {catalogue}"]):
+        lines = [caption] if not roomy else textwrap.wrap(caption, out.width, break_long_words=False, break_on_hyphens=False)  # fmt: skip
+        for line in lines:
+            out.print(line, style="table.caption", markup=False, soft_wrap=True)
 
 
 def _when(time: float | None, tz: tzinfo) -> str:
@@ -432,7 +437,8 @@ def _explain_lines(
     more = explained.more
     named = short_path(row.key, home) if kind == "project" and home else row.key
     yield from [
-        f"row {named}: {row.responses} responses, input {row.input_tokens:,}, output {row.output_tokens:,}, "
+        f"row {named}: {row.responses:,} response{'' if row.responses == 1 else 's'}, "
+        f"input {row.input_tokens:,}, output {row.output_tokens:,}, "
         f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}"
         + _credits_said(row),
         "",

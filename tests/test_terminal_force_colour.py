@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sessdex import api
+from tests.conftest import app_home
 
 DEMO = str(api.demo_home().path)
 COMMANDS = [
@@ -62,3 +63,21 @@ def test_no_colour_unless_forced(env: dict[str, str], tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr.decode()
         assert b"\x1b" not in done.stdout, args
+
+
+CLAUDE = str(app_home("claude"))
+STYLED = [  # what FORCE_COLOR styles into a pipe through Rich's consoles
+    ["show", "fe5e1c67", "--home", CLAUDE],
+    ["tree", "fe5e1c67", "--home", CLAUDE],
+    ["usage", "--home", CLAUDE],
+    ["follow", "fe5e1c67", "--duration", "0.5", "--home", CLAUDE],
+    ["replay", "fe5e1c67", "--speed", "1000", "--home", CLAUDE],
+]
+
+
+@pytest.mark.parametrize("args", STYLED, ids=lambda args: args[0])
+def test_no_color_keeps_a_forced_pipe_plain(args: list[str], tmp_path: Path) -> None:
+    # NO_COLOR wins: FORCE_COLOR styled these with bold and dim (Rich takes out only
+    # the colours), where list, find and demo wrote plain text
+    assert b"\x1b[" in _piped(args, tmp_path, FORCE_COLOR="1")
+    assert b"\x1b" not in _piped(args, tmp_path, FORCE_COLOR="1", NO_COLOR="1")

@@ -46,10 +46,14 @@ def test_each_conversation_is_listed_with_its_facts() -> None:
         assert found[name].cwd == str(REAL / "code" / "shop-api")
     for session in found.values():
         assert session.model == "local/mock-model"
-        assert session.title == "Checkout retry smoke test"  # the model named each
+        if session.id != CHILD:
+            assert session.title == "Checkout retry smoke test"  # the model named each
         # the system prompt names the version that began the conversation
         assert session.cli_version == "0.35.1"
     assert found[LEAD].parent_id is None and found[BASIC].parent_id is None
+    # the sub-agent's config.toml names it as its lead: its task tells it apart
+    assert found[CHILD].title is not None
+    assert found[CHILD].title.startswith("SCENARIO=child You are a sub-agent.")
 
 
 def test_a_sub_agent_is_listed_under_its_lead_in_the_folder_it_worked_in() -> None:
@@ -231,3 +235,58 @@ def test_watch_finds_a_sub_agent_whose_conversation_began_after_its_spawn(
     mine = [e for e in later if e.agent_id == CHILD]
     assert mine and later.index(again[0]) < later.index(mine[0])
     assert any(e.kind == "turn_end" for e in mine)
+
+
+def _cut_spawn(home: Path) -> float:
+    """The lead's file cut before its `subagent(...)` call (as when gptme has not written
+    the answer that holds it: it writes an answer once its calls have run)."""
+    return _cut_before(home / LOGS / LEAD / "conversation.jsonl", "subagent(")
+
+
+def test_watch_announces_a_sub_agent_whose_spawn_the_lead_lacks_as_a_read_does(
+    tmp_path: Path,
+) -> None:
+    """A sub-agent whose registry entry names the lead, no spawn read naming it, is
+    followed and announced by its entry (its agent id, its task) before its events, as
+    the whole read announces it after the lead's messages."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    written = _cut_spawn(home)
+    read = events(sessions(home)[LEAD])
+    [said] = [e for e in read if e.kind == "subagent"]
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    live = follower.poll(now=written + 1) + follower.poll(now=written + 5)
+    [spawn] = [e for e in live if e.kind == "subagent"]
+    for key in ("child_id", "agent_type", "agent_name"):
+        assert spawn.extra.get(key) == said.extra.get(key), key
+    assert spawn.text == said.text and spawn.text is not None
+    assert spawn.text.startswith("SCENARIO=child")
+    mine = sorted((e for e in live if e.agent_id == CHILD), key=lambda e: e.seq)
+    assert spawn.seq < mine[0].seq  # said first (a poll's events come by their times)
+    # its events as the whole read gives them
+    assert [(e.kind, e.text) for e in mine] == [
+        (e.kind, e.text) for e in read if e.agent_id == CHILD
+    ]
+    assert follower.poll(now=written + 9) == []  # not twice
+    child = follower.tracker.agents[CHILD]  # the board's line for it
+    assert (child.agent_type, child.agent_name) == ("subagent", "greeter")
+
+
+def test_watch_follows_a_sub_agent_whose_spawn_is_unwritten_once_it_begins(
+    tmp_path: Path,
+) -> None:
+    """One that begins while the lead is followed (its call not written yet) is found at
+    a later listing, and read as it grows."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    written = _cut_spawn(home)
+    aside = tmp_path / "aside"
+    (home / LOGS / CHILD).rename(aside)
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    first = follower.poll(now=written + 1) + follower.poll(now=written + 5)
+    assert not any(e.kind == "subagent" for e in first)
+    aside.rename(home / LOGS / CHILD)
+    later = follower.poll(now=written + 9)
+    [spawn] = [e for e in later if e.kind == "subagent"]
+    assert spawn.extra.get("child_id") == CHILD
+    assert any(e.kind == "turn_end" and e.agent_id == CHILD for e in later)

@@ -8,7 +8,10 @@ show nothing of the sub-agent until then. Here each file gets a reader (the tran
 between them. A sub-agent's conversation is followed once a spawn read names it and its
 registry entry names the spawning agent as its lead (as `read` reads it in, at most
 `_DEPTH` deep); a spawn read before the sub-agent's conversation began is looked for again
-at each listing, and said again, naming it, before the sub-agent's first events.
+at each listing, and said again, naming it, before the sub-agent's first events. One whose
+registry entry names an agent followed here, once that agent's file was read without a
+spawn naming it (the answer that holds the call not written yet, or cut), is followed too,
+announced by its entry before its first events, as `read` announces it after its lead's.
 """
 
 from __future__ import annotations
@@ -24,7 +27,17 @@ from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from ._values import Emitter
 from .base import FollowFile, LineReader
-from .gptme import _DEPTH, CONVERSATION, _copy_of, _lead_of, _Spawns, line_events
+from .gptme import (
+    _DEPTH,
+    CONVERSATION,
+    META,
+    _copy_of,
+    _lead_of,
+    _Spawns,
+    _subagent_meta,
+    announced,
+    line_events,
+)
 
 # how long after a spawn without its conversation the logs folder is listed again for it
 # at each look; later, only once a folder was added there
@@ -48,6 +61,12 @@ class Follow:
         self.unlinked: dict[tuple[str | None, str], tuple[Event, str, float]] = {}
         self.linking: dict[str, Event] = {}
         self.logs_stamp = -1  # the logs folder's mtime when last looked at
+        # the agents whose file was read: a sub-agent naming one of them as its lead that
+        # no spawn read named then has none in what it wrote
+        self.read_agents: set[str] = set()
+        # each sub-agent folder in the logs folder: the lead its registry entry names, ""
+        # for none, None while a new folder's entry may still be written; when found
+        self.entries: dict[str, tuple[str | None, float]] = {}
 
     def files(self, children: Collection[str]) -> list[FollowFile]:
         if self.path is None or self.logs is None:
@@ -67,6 +86,7 @@ class Follow:
                 self.linking[child] = replace(
                     spawn, extra={**spawn.extra, "child_id": child}
                 )
+        self._orphans(stamp)
         self.logs_stamp = stamp
         result = [FollowFile(self.path)]
         for child, spawn in self.spawns.items():
@@ -84,6 +104,46 @@ class Follow:
                 )
             )
         return result
+
+    def _orphans(self, stamp: int) -> None:
+        """Follow each sub-agent whose entry names an agent followed and read here, that no
+        spawn read named (see the module's docstring); the logs folder is listed again
+        only once a folder was added there."""
+        assert self.logs is not None
+        now = time.monotonic()
+        if stamp != self.logs_stamp:
+            first = self.logs_stamp == -1
+            for entry in folders.listing(self.logs):
+                name = entry.name
+                if name.startswith("subagent-") and name not in self.entries:
+                    # one there when following began has its entry written, or none
+                    lead = (self._lead(name) or "") if first else None
+                    self.entries[name] = (lead, now)
+        for name, (lead, since) in list(self.entries.items()):
+            if lead is None:  # a new folder: its entry is looked for a while
+                lead = self._lead(name)
+                if lead is None and now - since <= _LOOK_FOR:
+                    continue
+                self.entries[name] = (lead or "", since)
+            if not lead or lead not in self.read_agents or name in self.depth:
+                continue
+            path = self.logs / name / CONVERSATION
+            if not folders.is_file(path):
+                continue  # registered, its conversation not begun yet
+            spawn = announced(
+                self.event,
+                name,
+                _subagent_meta(self.logs / name / META),
+                _Spawns._started(path, None),
+            )
+            if lead != self.session.id:  # a followed sub-agent's own sub-agent
+                spawn = replace(spawn, agent_id=lead)
+            if self._take(name, spawn, lead):
+                self.linking[name] = spawn
+
+    def _lead(self, name: str) -> str | None:
+        assert self.logs is not None
+        return _lead_of(self.logs / name)
 
     def _take(self, child: str, spawn: Event, spawner: str) -> bool:
         """Follow `child`, where its registry entry names `spawner` as its lead."""
@@ -118,6 +178,7 @@ class Follow:
                 )
             if agent is not None and agent in self.linking:
                 yield self.linking.pop(agent)
+            self.read_agents.add(own)
             record = files.parse_json(line, self.diagnostics, name)
             if record is None:
                 return

@@ -13,7 +13,13 @@ segments were folded into the snapshot already and are never replayed. Sub-agent
 folders `unified/child-<hex>/` with no meta.json; their envelope names the parent, and the
 parent's spawn effect names the child and its type (listed from the lead's newest journal
 and transcript chunks, `SPAWN_SEARCH` bytes at most, as the lead's `spawn_types`: the index
-types the child's row from its lead's, so that a lead that grows types its children). Checksums are not verified: we read, we do not restore.
+types the child's row from its lead's, so that a lead that grows types its children). A
+child store no spawn effect of the lead's transcript names is read after it, announced by
+its own task (its envelope's preview) and the name and type the lead's runtime state keeps
+for it (`subagents.children`). Vibe 3.0.x nests no deeper: a sub-agent's identity is
+depth 1, owned by its root (`SubagentSessionIdentity`); its `parentSessionId` and
+`rootSessionId` are kept apart, and the parent is what is read. Checksums are not
+verified: we read, we do not restore.
 A CURRENT that cannot be read (too long to hold, cut short) is stood in for by the newest
 generation whose manifest reads (`newest_generation`), the damage said.
 """
@@ -33,6 +39,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
+    as_dict,
     blob,
     file_size,
     iso_time,
@@ -627,7 +634,7 @@ def read_store(
     full: bool = False,
     depth: int = 0,
     seen: set[str] | None = None,
-    families: dict[str, dict[str, list[str]]] | None = None,
+    families: dict[str, _Family] | None = None,
     spawner: str | None = None,
 ) -> Iterator[Event]:
     """The session's entries (snapshot, then the live journal), sub-agents after their
@@ -685,18 +692,45 @@ def read_store(
     yield from reader.finish(envelope)
 
 
-def _children_by_parent(folder: str) -> dict[str, list[str]]:
+# a folder's child stores by the session each names as its parent: (name, its task)
+_Family = dict[str, list[tuple[str, str | None]]]
+
+
+def _children_by_parent(folder: str) -> _Family:
     """The folder's child stores (`child-…`) by the session their snapshot names as
-    their parent, in name order."""
-    found: dict[str, list[str]] = {}
+    their parent, in name order, each with its task (its envelope's preview: the first
+    message its lead sent it)."""
+    found: _Family = {}
     for entry in folders.entries(folder):
         if not entry.name.startswith("child-"):
             continue
         child = load(Path(entry.path), Diagnostics())
         if child is not None:
-            parent = text_of(obj(child.snapshot, "session"), "parentSessionId")
+            session = obj(child.snapshot, "session")
+            parent = text_of(session, "parentSessionId")
+            task = text_of(session, "preview") or text_of(session, "title")
             if parent:
-                found.setdefault(parent, []).append(entry.name)
+                found.setdefault(parent, []).append((entry.name, task))
+    return found
+
+
+def _named_children(store: Store) -> dict[str, tuple[str | None, str | None]]:
+    """The name and type the lead gave each child store it keeps, by the child's id,
+    from its runtime state (`subagents.children`: what a spawn effect gone from its
+    transcript named)."""
+    path = store.part("runtime_state")
+    runtime = (
+        files.read_json_file(path, limit=RUNTIME_LIMIT, diagnostics=Diagnostics())
+        if path
+        else None
+    )
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for key, value in obj(obj(runtime, "subagents"), "children").items():
+        record = as_dict(value)
+        child = text_of(record, "child_session_id")
+        if child:
+            name = text_of(record, "agent_name") or (key or None)
+            found[child] = (name, text_of(record, "agent_type"))
     return found
 
 
@@ -714,7 +748,7 @@ class _EntryReader:
         full: bool,
         depth: int,
         seen: set[str],
-        families: dict[str, dict[str, list[str]]],
+        families: dict[str, _Family],
     ) -> None:
         self.store, self.emit, self.diagnostics = store, emit, diagnostics
         self.model = (
@@ -900,13 +934,22 @@ class _EntryReader:
             self.families[folder] = folders.kept(
                 ("vibe-children", folder), lambda: _children_by_parent(folder)
             )
-        for name in self.families[folder].get(self.store.session_id, ()):
+        named: dict[str, tuple[str | None, str | None]] | None = None
+        for name, task in self.families[folder].get(self.store.session_id, ()):
             if name in self.seen:
                 continue
+            if named is None:
+                named = _named_children(self.store)
+            agent_name, agent_type = named.get(name, (None, None))
             yield self.emit(
                 "subagent",
                 agent_id=self.agent,
-                extra={"child_id": name, "agent_type": None},
+                text=task,
+                extra={
+                    "child_id": name,
+                    "agent_type": agent_type,
+                    "agent_name": agent_name,
+                },
             )
             yield from self._child(name)
 

@@ -20,7 +20,11 @@ binary, tool_call, tool_result, finish, shell_command; `model`, `provider`,
 `is_summary_message`). Columns missing from older databases are tolerated. Sessions
 named `title-<id>` only generate a title and are skipped; `files` (file history) and
 `read_files` are ignored. Child sessions of the `agent` tool have the spawning call's id
-(`<message id>$$<call id>` in Crush, the bare call id in Go OpenCode).
+(`<message id>$$<call id>` in Crush, the bare call id in Go OpenCode). A child no call
+read names (its parent's message cut or rewritten) is read after its parent's messages,
+announced as a call would: its type the tool its id names where that message still says,
+else `agent`, its task its first prompt (Crush titles every one "New Agent Session": a
+child with that title is listed by its first prompt too).
 
 Usage: Crush records no per-response tokens, only counters on the session row, so one
 `usage` event per session carries them (`extra["scope"] = "session"`). They are rough:
@@ -59,6 +63,7 @@ from ._values import (
     as_str,
     db_time,
     decoded_size,
+    first_line,
     one_line,
     parsed_arguments,
     shown_text,
@@ -80,8 +85,14 @@ INSTALL_HINT = (
     "brew install charmbracelet/tap/crush  (or: npm install -g @charmland/crush)"
 )
 
+_ORPHANS = 100_000  # child sessions looked at for those no call announced, at most
 _SESSION_COLUMNS = ("id", "parent_session_id", "title", "message_count", "prompt_tokens", "completion_tokens",
                     "cost", "created_at", "updated_at", "summary_message_id")  # fmt: skip
+# the title Crush (and the Go OpenCode) gives every `agent` tool's child session
+_CHILD_TITLE = "New Agent Session"
+_PROMPT_COLUMNS = frozenset({"created_at", "session_id", "role", "parts"})
+# after `WHERE session_id = ?`: a session's first user message
+_FIRST_PROMPT = "AND role = 'user' ORDER BY created_at, rowid LIMIT 1"
 _RELOCATE_LEVELS = 4  # folders above the registry tried as the old home's new place
 # Crush's data folder on Windows, below the home: `%LOCALAPPDATA%\crush` (its default,
 # `%USERPROFILE%\AppData\Local`), where Linux and macOS have `~/.local/share/crush`
@@ -317,6 +328,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         spawned_by = _spawning_tools(
             connection, [r[0] for r in rows if isinstance(r[0], str) and "$$" in r[0]]
         )
+        tasks = _child_titles(connection, str(path))
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, path, error))
         return []
@@ -346,7 +358,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 id=session_id,
                 path=f"{path}#sessions/{session_id}",
                 cwd=project.path if project else str(path.parent.parent),
-                title=one_line(row.get("title"), limit=None),
+                title=tasks.get(session_id) or one_line(row.get("title"), limit=None),
                 created=db_time(row.get("created_at"), digit_text=True),
                 updated=_later(
                     db_time(row.get("updated_at"), digit_text=True),
@@ -463,6 +475,9 @@ class _Reader:
         # the sessions being read (lead first), and each one's children's rows' cost
         self.reading: list[str] = []
         self.children_cost: dict[str, float] = {}
+        # child sessions a call read announced (and the session read: a loop ends)
+        self.spawned: set[str] = {session_id}
+        self.children: dict[str, list[str]] | None = None  # `_children_of`
 
     def session(
         self, session_id: str, agent: str | None, depth: int
@@ -544,6 +559,8 @@ class _Reader:
                 yield from self.part(
                     part, role, message_id, time, agent, summary, depth
                 )
+        if self.last is None and len(self.reading) <= 4:
+            yield from self.orphans(session_id, agent)
         for _, _, _, created, updated, model, provider, _ in earlier:
             if last_model and last_provider and last_time:
                 break
@@ -587,12 +604,14 @@ class _Reader:
         the messages whose calls name them, not from every message's parts."""
         if not {"parent_session_id", "cost"} <= self.session_columns:
             return 0.0
+        begun = "created_at, id" if "created_at" in self.session_columns else "rowid"
         paid = self.connection.execute(
             # a title's session (`title-<id>`, which no call spawned) costs too
             "SELECT id, cost FROM sessions WHERE parent_session_id = ? AND cost > 0 "
-            "AND id != ? AND id NOT LIKE 'title-%'",
+            f"AND id != ? AND id NOT LIKE 'title-%' ORDER BY {begun}",
             (session_id, session_id),
         ).fetchall()
+        named: set[object] = set()  # the children a call names
         spawns: list[tuple[tuple[object, ...], float]] = []  # (where its call is, cost)
         for child, cost in paid:
             if not isinstance(cost, int | float):  # text: no cost the whole read adds
@@ -629,9 +648,13 @@ class _Reader:
                     ).fetchone()
                     if spawned is not None and spawned[0] == child:
                         spawns.append(((*key, place), float(cost)))
+                        named.add(child)
         total = 0.0
         for _, cost in sorted(spawns, key=lambda spawn: spawn[0]):  # in spawn order
             total += cost
+        for child, cost in paid:  # then those no call names, read after (`orphans`)
+            if child not in named and isinstance(cost, int | float):
+                total += float(cost)
         return total
 
     def part(
@@ -750,6 +773,7 @@ class _Reader:
         if child is None:
             return
         description = arguments.get("prompt") if isinstance(arguments, dict) else None
+        self.spawned.add(child[0])
         yield self.event(
             "subagent",
             time,
@@ -760,6 +784,56 @@ class _Reader:
         )
         if depth < 4 and child[0] != self.session_id and self.last is None:
             yield from self.session(child[0], child[0], depth + 1)
+
+    def orphans(self, session_id: str, agent: str | None) -> Iterator[Event]:
+        """The child sessions of `session_id` that no call read announced (the parent's
+        message that held it cut, or rewritten), each announced as its call would
+        announce it (the tool named where its message still says, its first prompt the
+        call's) and read, in the order they began."""
+        for child in self._children_of().get(session_id, ()):
+            if child in self.spawned:
+                continue
+            self.spawned.add(child)
+            task, start = self._first_prompt(child)
+            _, split, call_id = child.partition("$$")
+            yield self.event(
+                "subagent",
+                start,
+                agent,
+                call_id=call_id if split else child,
+                text=task,
+                extra={
+                    "child_id": child,
+                    "agent_type": _spawning_tools(self.connection, [child]).get(child)
+                    or "agent",
+                },
+            )
+            yield from self.session(child, child, len(self.reading))
+
+    def _children_of(self) -> dict[str, list[str]]:
+        """Each session's child sessions (no `title-<id>` one), in the order they began:
+        found by one look at the table (no index has `parent_session_id`), not one a
+        session read."""
+        if self.children is not None:
+            return self.children
+        self.children = {}
+        if "parent_session_id" not in self.session_columns:
+            return self.children
+        order = "created_at, id" if "created_at" in self.session_columns else "rowid"
+        cursor = self.connection.execute(
+            "SELECT id, parent_session_id FROM sessions WHERE parent_session_id "
+            f"IS NOT NULL AND id NOT LIKE 'title-%' ORDER BY {order}"
+        )
+        for child, parent in cursor.fetchmany(_ORPHANS):
+            if isinstance(child, str) and isinstance(parent, str) and child != parent:
+                self.children.setdefault(parent, []).append(child)
+        return self.children
+
+    def _first_prompt(self, session_id: str) -> tuple[str | None, datetime | None]:
+        """A child session's first user message's text (what its call asked) and time."""
+        if not _PROMPT_COLUMNS.issubset(self.message_columns):
+            return None, None
+        return _first_prompt(self.connection, session_id, str(self.db))
 
     def finish(
         self,
@@ -797,6 +871,61 @@ class _Reader:
             )
         elif reason not in (None, "tool_use"):
             yield self.event("turn_end", finished, agent, extra={"reason": reason})
+
+
+def _first_prompt(
+    connection: sqlite3.Connection, session_id: str, db: str
+) -> tuple[str | None, datetime | None]:
+    """A session's first user message's text and time (a child's: what its call asked);
+    the messages table has `_PROMPT_COLUMNS`."""
+    row = connection.execute(
+        f"SELECT rowid, created_at FROM messages WHERE session_id = ? {_FIRST_PROMPT}",
+        (session_id,),
+    ).fetchone()
+    if row is None:
+        return None, None
+    parts = databases.bounded_value(connection, "messages", "parts", row[0])
+    text = _prompt_text(parts, Diagnostics(), f"{db}#sessions/{session_id}")
+    return text, db_time(row[1], digit_text=True)
+
+
+def _prompt_text(parts: object, diagnostics: Diagnostics, where: str) -> str | None:
+    """The text of a user message's first text part."""
+    for part in _parts(parts, diagnostics, where):
+        if type_tag(part.get("type")) == "text":
+            text = shown_text(as_dict(part.get("data")).get("text"), keep_empty=False)
+            if text:
+                return text
+    return None
+
+
+def _child_titles(connection: sqlite3.Connection, db: str) -> dict[str, str]:
+    """The first prompt of each child session titled with Crush's placeholder (or not
+    at all): what its call asked, which tells it from its siblings. One query finds
+    each one's first prompt."""
+    sessions = databases.table_columns(connection, "sessions")
+    messages = databases.table_columns(connection, "messages")
+    if not {"parent_session_id", "title"} <= sessions or not _PROMPT_COLUMNS.issubset(
+        messages
+    ):
+        return {}
+    rows = connection.execute(
+        "SELECT s.id, (SELECT m.rowid FROM messages m WHERE m.session_id = s.id "
+        f"{_FIRST_PROMPT}) FROM sessions s WHERE s.parent_session_id IS NOT NULL "
+        "AND s.parent_session_id != '' AND (s.title IS NULL OR s.title IN ('', ?)) "
+        "AND s.id NOT LIKE 'title-%' LIMIT ?",
+        (_CHILD_TITLE, _ORPHANS),
+    ).fetchall()
+    noted = Diagnostics()  # a broken message is counted where it is read
+    found: dict[str, str] = {}
+    for child, rowid in rows:
+        if not isinstance(child, str) or not isinstance(rowid, int):
+            continue
+        parts = databases.bounded_value(connection, "messages", "parts", rowid)
+        title = one_line(first_line(_prompt_text(parts, noted, db)))
+        if title:
+            found[child] = title
+    return found
 
 
 def _spawning_tools(

@@ -30,7 +30,8 @@ macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In
 - `subagent-meta.json` (0.35 on, a sub-agent's): its registry entry, with
   `parent_logdir` (its lead's folder: its `parent_id`) and `workdir` (where it worked:
   its folder, over config.toml's `workspace`, which for a thread sub-agent names an
-  empty `workspace` folder in its own log folder). gptme writes these paths whole; its
+  empty `workspace` folder in its own log folder) and `prompt` (its task: its title, as
+  its config.toml's `name` is its lead's). gptme writes these paths whole; its
   own `logdir` (the folder read) tells the home it ran in, and a `workdir` under that home
   is read under the home read, as its lead's `~/…` workspace is (a copied home shows
   both in the copy); one outside it stays as written.
@@ -66,7 +67,9 @@ code, never run) gives a `subagent` event naming the conversation of that agent 
 began first at or after the call (the logs folder listed once a read; one whose
 `subagent-meta.json` names another lead passed over). One whose `subagent-meta.json`
 names its lead (0.35 on) is listed under it and read into the lead's events, after the
-message that started it (tagged with its id; its usage counted there once); an older
+message that started it (tagged with its id; its usage counted there once), or, where
+the lead's file holds no such call (cut before it), after the lead's messages, announced
+by its entry (its profile, its agent id as its name, its prompt as its task); an older
 one names no lead: a session of its own, not read in (it would count twice).
 `watch` follows the lead's file and each such sub-agent's on its own (`_gptme_follow`),
 reading the lines each gains: the lead writes nothing while it waits on one.
@@ -115,6 +118,7 @@ from ._values import (
     first_line,
     iso_time,
     json_copy,
+    one_line,
     stripped,
 )
 from .base import (
@@ -339,6 +343,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         created = updated = datetime.fromtimestamp(stat.st_mtime, UTC)
     folder = path.parent.name
     kind = stripped(meta.get("profile")) or stripped(meta.get("role"))
+    subagent = bool(meta) or folder.startswith("subagent-")
+    # a sub-agent's config.toml names its lead's conversation (a thread's config is its
+    # lead's), or its own folder (a subprocess's `--name`): its task tells it apart
+    named = stripped(chat.get("name"))
+    task = one_line(first_line(meta.get("prompt")))  # the entry holds it whole
+    title = (task or prompt or named) if subagent else (named or prompt)
     return [
         Session(
             app=NAME,
@@ -348,16 +358,14 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             # folder; it works where its registry entry says (its lead's, by default)
             cwd=_workdir(meta, path.parent, location)
             or _workspace(chat.get("workspace"), location),
-            title=first_line(stripped(chat.get("name")) or prompt),
+            title=first_line(title),
             created=created,
             updated=updated or created,
             model=stripped(chat.get("model")) or model,
             cli_version=version,
             bytes=size,
             parent_id=_folder_name(meta.get("parent_logdir")),
-            agent_type=(kind or "subagent")
-            if meta or folder.startswith("subagent-")
-            else None,
+            agent_type=(kind or "subagent") if subagent else None,
         )
     ]
 
@@ -553,6 +561,31 @@ def _conversation(
             diagnostics.problem(f"gptme: {path} vanished")
         else:
             diagnostics.problem(f"gptme: sub-agent {agent}'s {path} vanished")
+        return
+    if offset:
+        return
+    # the sub-agents naming it as their lead whose spawn was not read (cut from the
+    # file, or in a part gptme had not written): announced by their own registry entry
+    for child, meta in spawns.orphans():
+        yield from tagged(iter((announced(event, child, meta, spawns.started(child)),)))
+
+
+def announced(
+    event: Emitter, child: str, meta: dict[str, object], started: datetime | None
+) -> Event:
+    """The `subagent` event of a sub-agent no spawn read names, made from its registry
+    entry: its profile, its agent id as its name, its prompt as its task."""
+    kind = stripped(meta.get("profile")) or stripped(meta.get("role"))
+    return event(
+        "subagent",
+        started,
+        text=stripped(meta.get("prompt")),
+        extra={
+            "child_id": child,
+            "agent_type": kind or "subagent",
+            "agent_name": stripped(meta.get("agent_id")),
+        },
+    )
 
 
 def line_events(
@@ -823,12 +856,16 @@ class _Spawns:
         self._names: list[str] | None = None
         # the conversations read in already, shared with the sub-agents' own: none twice
         self.done: set[str] = {lead}
+        # the sub-agents beside by the lead their registry entry names, oldest first:
+        # each entry read once a read (shared with the sub-agents' reads)
+        self._by_lead: dict[str | None, list[str]] = {}
 
     def below(self, child: str) -> _Spawns:
         """What a sub-agent read in starts itself."""
         spawns = _Spawns(self.logs, child, depth=self.depth + 1)
         spawns._names = self._names
         spawns.done = self.done
+        spawns._by_lead = self._by_lead
         return spawns
 
     def reads_in(self, child: str) -> bool:
@@ -842,6 +879,40 @@ class _Spawns:
             return False  # registered, its conversation not begun yet
         self.done.add(child)
         return True
+
+    def orphans(self) -> list[tuple[str, dict[str, object]]]:
+        """The conversations whose registry entry names this lead that no spawn read in
+        (oldest first), each with its entry; each is then read in."""
+        if not self.read_in:
+            return []
+        if not self._by_lead:
+            found: list[tuple[float, str, str | None]] = []
+            for name in self._subagents():
+                meta = _subagent_meta(self.logs / name / META)
+                started = meta.get("started_at")
+                at = float(started) if isinstance(started, int | float) else 0.0
+                found.append((at, name, _folder_name(meta.get("parent_logdir"))))
+            for _, name, lead in sorted(found, key=lambda one: (one[0], one[1])):
+                self._by_lead.setdefault(lead, []).append(name)
+        return [
+            (name, _subagent_meta(self.logs / name / META))
+            for name in self._by_lead.get(self.lead, ())
+            if name not in self.done
+        ]
+
+    def started(self, child: str) -> datetime | None:
+        """When the conversation `child` began, by its first dated line."""
+        return self._started(self.logs / child / CONVERSATION, None)
+
+    def _subagents(self) -> list[str]:
+        """The sub-agents' conversations beside the lead's (the folder listed once)."""
+        if self._names is None:
+            self._names = [
+                entry.name
+                for entry in folders.listing(self.logs)
+                if entry.name.startswith("subagent-")
+            ]
+        return self._names
 
     def spawned(self, call_id: str, agent: str, time: datetime | None) -> str | None:
         """Note a spawn; the conversation it writes, if there is one yet."""
@@ -858,15 +929,9 @@ class _Spawns:
         """The conversation a spawn at `time` writes: `subagent-<id>-<xxxx>` (an
         executor's; the `subagent-<id>` of a planner, reused), the first one started at
         or after the call (an agent id comes again, in this conversation or another)."""
-        if self._names is None:
-            self._names = [
-                entry.name
-                for entry in folders.listing(self.logs)
-                if entry.name.startswith("subagent-")
-            ]
         stem = f"subagent-{agent}"
         best: tuple[datetime, str] | None = None
-        for name in self._names:
+        for name in self._subagents():
             if name != stem and not (
                 name.startswith(stem + "-") and _SUFFIX.fullmatch(name[len(stem) + 1 :])
             ):

@@ -54,7 +54,9 @@ sub-agent), titled by the meta's description, else its task; reading the parent 
 right after the record that spawned it, its events tagged with its id. The spawn is
 linked by the meta's `toolUseId`, else by a file name ending in the call id, else (a
 guess) the oldest unread transcript of the spawn's type; one no spawn claims is read at
-the end. Its usage comes from the transcript alone (see `_Reader.telemetry`).
+the end, announced by its meta's type and description, else its records' `agentName`
+and its task, and ends its turn where its transcript ended on an answer (no answer to its
+call read says it is done). Its usage comes from the transcript alone (see `_Reader.telemetry`).
 
 Before 0.5 a session was Gemini CLI's old one-file JSON chat, its model's messages typed
 `qwen`: `tmp/<sha256 of the project folder>/chats/session-*.json`, a file for each chat Qwen
@@ -169,6 +171,8 @@ _IGNORED_SYSTEM = {
 }
 # shown as a meta line: `agent_mention` is who a message was addressed to
 _META_USER_SUBTYPES = {"notification", "cron", "goal_runtime", "agent_mention"}
+# what an agent may write after its answer without going on: no sign it works still
+_ASIDE = frozenset({"usage", "meta", "subagent"})
 # Spawns waiting for their child, and children announced, kept per read (bounded).
 _SPAWNS_CAP = 256
 _CHILDREN_CAP = 100_000
@@ -451,6 +455,21 @@ def _stamped(record: dict[str, object]) -> bool:
     return epoch_or_iso_time(record.get("timestamp")) is not None
 
 
+def _task_of(path: Path) -> str | None:
+    """A sub-agent transcript's task: its first typed `user` record's text, among its
+    first lines (what its spawn's call asked)."""
+    try:
+        lines = files.head_lines(path, 8)
+    except OSError:
+        return None
+    for line in lines:
+        record = files.parse_json(line)
+        task = _typed_prompt(record) if record is not None else None
+        if task:
+            return task
+    return None
+
+
 def _typed_prompt(record: dict[str, object]) -> str | None:
     """What the user typed, as the reader shows it, one line: a title when Qwen keeps
     none (it writes `custom_title` only once a title is set)."""
@@ -719,15 +738,17 @@ class _Reader:
                 child.first,
                 agent_id=spawner.id if spawner and spawner.merged else self.agent,
                 call_id=child.call_id,
-                text=child.description,
+                # no meta says what it was for: its task, as its listing's title
+                text=child.description or _task_of(child.path),
                 extra={"child_id": child.id, "agent_type": child.agent_type},
             )
             child.skip = self.family.billed_before(child)
             child.merged = True
-            yield from self._read_child(child)
+            yield from self._read_child(child, orphan=True)
 
-    def _read_child(self, child: sub.Child) -> Iterator[Event]:
-        """A sub-agent's own transcript, its events tagged with its id."""
+    def _read_child(self, child: sub.Child, *, orphan: bool = False) -> Iterator[Event]:
+        """A sub-agent's own transcript, its events tagged with its id; an `orphan`'s
+        (no call read names it) ends its turn where it ended on its answer."""
         if self.family is None or self.depth >= sub.CHILD_DEPTH:
             return
         reader = _Reader(
@@ -741,6 +762,7 @@ class _Reader:
             model=child.model or self.model,  # else it runs on its spawner's
             child=child,
         )
+        said: Event | None = None  # its own last event of a turn's course
         try:
             for _line, record in files.iter_records(
                 child.path, self.diagnostics, full=self.family.full
@@ -748,7 +770,10 @@ class _Reader:
                 child.saw(
                     iso_time(record.get("timestamp")), as_str(record.get("agentName"))
                 )
-                yield from reader.record(record)
+                for event in reader.record(record):
+                    if event.agent_id == child.id and event.kind not in _ASIDE:
+                        said = event
+                    yield event
         except FileNotFoundError:
             self.diagnostics.problem(
                 f"{NAME}: {child.path} vanished before it could be read"
@@ -756,6 +781,13 @@ class _Reader:
         except OSError as error:
             self.diagnostics.problem(read_failed(NAME, child.path, error))
         yield from reader.finish()
+        if orphan and said is not None and said.kind == "assistant":
+            # a sub-agent's run ends at a model round with no call (its transcript
+            # writes no turn's end): where no answer to its call was read, its own
+            # answer ends it, as a turn's end does another agent's
+            yield self.event(
+                "turn_end", said.time, agent_id=child.id, extra={"reason": "answered"}
+            )
         if child.status in ("completed", "failed", "cancelled"):
             # how a background run ended, as its meta keeps it (agent.ts): a failed or
             # stopped one may end without a final answer

@@ -289,7 +289,9 @@ def _render(
         out.append(
             "Started observer " if observer else "Spawned sub-agent ", style="magenta"
         )
-        out.append(spawned or spawn_name(event) or "agent", style="bold magenta")
+        # a type or name is the app's or the model's words: one short line, as `tree`
+        named = spawned or one_line(spawn_name(event), 30)
+        out.append(named or "agent", style="bold magenta")
         if event.text:
             out.append(" — " + one_line(event.text, 100))
     elif kind == "error":
@@ -573,9 +575,12 @@ def console(
 
 
 def _colour_environ() -> dict[str, str] | None:
-    """The environment Rich decides colour by, FORCE_COLOR set but empty taken as
-    unset, as force-color.org says and `text.coloured` does (Rich takes it for "not a
-    terminal": a terminal lost its colour); None (the live environment) otherwise."""
-    if os.environ.get("FORCE_COLOR") != "":
+    """The environment Rich decides colour by, FORCE_COLOR taken as unset where it is
+    empty (force-color.org, as `text.coloured` reads it; Rich takes it for "not a
+    terminal": a terminal lost its colour) or where NO_COLOR is set: Rich would still
+    style a pipe bold and dim, where `list` writes it plain. None (the live environment)
+    otherwise."""
+    forced = os.environ.get("FORCE_COLOR")
+    if forced is None or (forced and not os.environ.get("NO_COLOR")):
         return None
     return {name: value for name, value in os.environ.items() if name != "FORCE_COLOR"}

@@ -378,9 +378,13 @@ def sender_name(event: Event, spawner: str | None = None) -> str | None:
 
 
 def spawn_name(event: Event) -> str | None:
-    """What a spawn calls its sub-agent: its type, else the name the app gave it."""
+    """What a spawn calls its sub-agent: its type, else the name the app gave it; the
+    model's words, so one line cut at SPAWN_NAME_COLUMNS, in every view and export."""
     named = event.extra.get("agent_type") or event.extra.get("agent_name")
-    return one_line(str(named)) if named else None
+    return one_line(str(named), SPAWN_NAME_COLUMNS) if named else None
+
+
+SPAWN_NAME_COLUMNS = 60  # a type is a word or two; `show` cuts it at 30
 
 
 # what a sub-agent's id holds between its kind and what tells it apart

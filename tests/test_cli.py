@@ -1211,8 +1211,13 @@ def test_a_sub_agent_of_a_sub_agent_names_the_session_at_the_top() -> None:
     told = shlex.split(
         err.rpartition("sessdex resume ")[2].rstrip("'.\n")
     )  # with --home
-    assert told == ["claude:33333333-3333-4333-8333-333333333333", "--home", home]
-    code, out, _ = invoke("resume", *told, "--print")
+    assert told == [
+        "claude:33333333-3333-4333-8333-333333333333",
+        "--print",  # kept, as asked: pasted, it prints
+        "--home",
+        home,
+    ]
+    code, out, _ = invoke("resume", *told)
     assert code == 1 and "claude --resume 33333333-" in out
 
 
@@ -1879,7 +1884,7 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     code, out, err = invoke("list", "--json", "--home", str(home))
     assert code == 0
     assert [row["id"] for row in json.loads(out)] == [kept.stem]
-    assert "passed over 1 file name(s) that are not valid UTF-8" in err
+    assert "passed over 1 file name that are not valid UTF-8" in err
     assert "-w-caf\\xe9" in err
     assert "unreadable line" not in err  # a name is no line: said once, by its warning
     # said by the app whose folder it is, not again by those that look into it
@@ -1916,10 +1921,10 @@ def test_a_project_folder_it_may_not_open_is_said_not_silently_left_out(
     try:
         code, out, err = invoke("list", "--json", "--home", str(home))
         assert code == 0 and [row["id"] for row in json.loads(out)] == [kept.stem]
-        assert f"warning: claude: could not open 1 folder(s), such as {folder}" in err
+        assert f"warning: claude: could not open 1 folder, such as {folder}" in err
         assert "unreadable line" not in err  # a folder is no line
         code, out, _ = invoke("doctor", "--app", "claude", "--home", str(home))
-        assert "could not open 1 folder(s)" in out and folder in out
+        assert "could not open 1 folder" in out and folder in out
     finally:
         os.chmod(folder, 0o755)
 
@@ -1947,7 +1952,7 @@ def test_a_transcript_it_may_not_open_is_said_missing_not_an_unreadable_line(
         for _ in range(2):  # the second run warm: it was said only the first time
             code, out, err = invoke("list", "--json", "--home", str(home))
             assert code == 0 and [row["id"] for row in json.loads(out)] == [kept.stem]
-            assert f"warning: claude: could not open 1 file(s), such as {name}" in err
+            assert f"warning: claude: could not open 1 file, such as {name}" in err
             assert "the sessions kept in them may be missing" in err
             assert "unreadable line" not in err
         code, out, _ = invoke("doctor", "--app", "claude", "-v", "--home", str(home))
@@ -2113,7 +2118,7 @@ def test_a_codex_folder_it_may_not_open_costs_only_its_own_rollouts(
     finally:
         os.chmod(shut, 0o755)
     assert code == 0 and "state_5.sqlite" not in err
-    assert f"could not open 1 folder(s), such as {shut}" in err
+    assert f"could not open 1 folder, such as {shut}" in err
     listed = {row["id"]: row["title"] for row in json.loads(out)}
     assert listed["01a22b81-6e0b-7650-ac72-188ccaa967c5"] == "Checkout retry smoke"
     assert "5f0c2a9e-3b1d-4c8e-9f7a-2d4b6e8a0c13" in listed  # a readable one, still
@@ -2683,17 +2688,17 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
         own[1],
     )
     assert re.fullmatch(
-        r"  also +[\d.]+ KB  the indexes of 1 other home\(s\) \(.*\), removed after "
-        r"four weeks unused; 1 index\(es\) other builds of sessdex wrote, removed "
+        r"  also +[\d.]+ KB  the indexes of 1 other home \(.*\), removed after "
+        r"four weeks unused; 1 index other builds of sessdex wrote, removed "
         r"after a week unused",
         own[2],
     )
     assert re.fullmatch(
-        r"  snapshots +[\d.]+ KB  copies of 1 database\(s\) apps keep in WAL mode, .*",
+        r"  snapshots +[\d.]+ KB  copies of 1 database apps keep in WAL mode, .*",
         own[3],
     )
     assert re.fullmatch(
-        r"  passes +[\d.]+ K?B  what a first read of 1 big transcript\(s\) found, .*",
+        r"  passes +[\d.]+ K?B  what a first read of 1 big transcript found, .*",
         own[4],
     )
 
@@ -2927,6 +2932,22 @@ def test_a_home_folder_that_does_not_exist_is_a_usage_error(
     )
 
 
+@pytest.mark.parametrize("command", [["list"], ["usage"], ["show", CLAUDE_A]])
+def test_a_home_that_is_a_file_is_said_so_in_sessdex_words(
+    command: list[str], tmp_path: Path
+) -> None:
+    """click's "Directory '…' is a file.", where every other --home error says folder:
+    a transcript's path given as the home is said to be a file, and what to give."""
+    given = tmp_path / "session.jsonl"
+    given.write_text("{}\n")
+    code, out, err = invoke(*command, "--home", str(given))
+    assert (code, out) == (2, "")
+    assert err.endswith(
+        f"Error: Invalid value for '--home': {str(given)!r} is a file, not a folder: "
+        "give the home folder that holds the apps' folders (.claude, .codex, …).\n"
+    )
+
+
 def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
     """`list` shows 9 Claude Code sessions here; doctor counts the 7 sub-agents' own
     transcripts too, and says so, so the two figures can be told apart: `(9 leads, 7
@@ -3095,7 +3116,7 @@ def test_what_an_app_lists_twice_is_passed_over_once(tmp_path: Path) -> None:
     os.mkdir(os.fsencode(home / ".codex" / "sessions") + b"/caf\xe9")
     code, _, err = invoke("list", "--json", "--home", str(home))
     assert code == 0
-    assert "passed over 1 file name(s) that are not valid UTF-8" in err
+    assert "passed over 1 file name that are not valid UTF-8" in err
     code, out, _ = invoke("doctor", "--json", "--app", "codex", "--home", str(home))
     (report,) = json.loads(out)
     assert report["passed_over"] == {"pipe": 1}

@@ -4,6 +4,8 @@ option; it said only "No such option '--format'.", and `export --nl` named nothi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -58,3 +60,40 @@ def test_export_given_nl_names_its_format_option() -> None:
         2,
         "Error: No such option '--nl'. Did you mean '-f json'?",
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "line", "kind"),
+    [
+        (("show", ID, "-f", "md"), f"export {ID} -f md", "Markdown"),
+        (("show", ID, "--format=html"), f"export {ID} -f html", "HTML"),
+        (
+            ("show", "--detail", "full", ID, "-o", "notes.md"),
+            f"export {ID} -o notes.md",
+            "Markdown",
+        ),
+        (("follow", ID, "--output", "s.html"), f"export {ID} --output s.html", "HTML"),
+        (("tree", ID, "-f", "markdown"), f"export {ID} -f markdown", "Markdown"),
+    ],
+)
+def test_markdown_or_html_asked_of_a_command_that_prints_names_export(
+    args: tuple[str, ...],
+    line: str,
+    kind: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`show 7f3a -f md` (or `-o notes.html`) named `--json`, which writes neither: the
+    `export` line that does, with the same --home, runs as pasted."""
+    code, said = _error(*args)
+    option = args[-1].partition("=")[0] if "=" in args[-1] else args[-2]
+    assert code == 2
+    assert said == (
+        f"Error: No such option '{option}'. 'sessdex {line} --home {HOME}' writes the "
+        f"session as {kind}."
+    )
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [*line.split(), "--home", HOME])
+    assert result.exit_code == 0
+    written = [p.read_text() for p in tmp_path.iterdir()] or [result.stdout]
+    assert written[0].startswith("# " if kind == "Markdown" else "<!DOCTYPE html>")

@@ -42,6 +42,16 @@ def test_help_as_a_command_points_at_the_help_option() -> None:
     assert "No such command 'help'. Try 'sessdex --help'" in result.stderr
 
 
+def test_help_of_a_command_points_at_that_commands_help() -> None:
+    """`sessdex help show`, as git and cargo take it: said "Try 'sessdex --help', or
+    'sessdex COMMAND --help'", the command it was given left for the user to put in."""
+    result = CliRunner().invoke(main, ["help", "Show"], prog_name="sessdex")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: No such command 'help'. Try 'sessdex show --help'."
+    )
+
+
 def test_version_as_a_command_points_at_the_version_option() -> None:
     result = CliRunner().invoke(main, ["version"], prog_name="sessdex")
     assert result.exit_code == 2

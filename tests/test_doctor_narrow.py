@@ -5,6 +5,8 @@ is there, whole, in order, at either width."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -51,3 +53,22 @@ def test_doctor_keeps_a_count_with_its_noun_at_40_columns() -> None:
     assert any("(9 leads," in line for line in lines), lines
     counts = [line for line in lines if line.split()[-1].lstrip("(").isdigit()]
     assert counts == [], counts
+
+
+def test_doctor_keeps_a_version_with_its_count_at_40_columns() -> None:
+    """ "versions 1.0.98 (2), ..., 2.1.220 (4)" broke between "2.1.220" and "(4)" at 40
+    columns: the count alone began a line. A count in brackets now stays with what it
+    counts, at every width from 40 to 80."""
+    home = app_home("claude")
+    for columns in range(40, 81):
+        result = CliRunner(env={"COLUMNS": str(columns)}).invoke(
+            main, ["doctor", "--home", str(home)], catch_exceptions=False
+        )
+        assert result.exit_code == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert any("2.1.220 (4)" in line for line in lines), (columns, lines)
+        starts = [line.split()[0] for line in lines if line.startswith("    ")]
+        assert [word for word in starts if re.fullmatch(r"\(\d+\),?", word)] == [], (
+            columns,
+            lines,
+        )

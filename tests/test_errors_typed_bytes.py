@@ -60,13 +60,11 @@ def test_a_typed_backslash_stays_as_typed() -> None:
     assert typed("it's\udce9") == '"it\'s\\xe9"'
 
 
-@pytest.mark.parametrize(("shell", "program"), [("bash", "bash"), ("sh", "dash")])
-def test_the_find_hint_after_an_id_gives_back_a_byte_not_utf8(
-    tmp_path: Path, shell: str, program: str
-) -> None:
-    """The `find` line the error names, pasted, passes the byte typed: it printed `?`."""
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")
+def _show_with_a_byte_typed(
+    tmp_path: Path, shell: str
+) -> tuple[dict[str, str], subprocess.CompletedProcess[bytes]]:
+    """`sessdex show fe5e1c67 caf<0xe9>` under the C locale and SESSDEX_SHELL=`shell`:
+    its environment and what it did."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
     env.update(LANG="C", LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
     env["SESSDEX_SHELL"] = shell
@@ -76,6 +74,17 @@ def test_the_find_hint_after_an_id_gives_back_a_byte_not_utf8(
         capture_output=True,
         timeout=60,
     )
+    return env, done
+
+
+@pytest.mark.parametrize(("shell", "program"), [("bash", "bash"), ("sh", "dash")])
+def test_the_find_hint_after_an_id_gives_back_a_byte_not_utf8(
+    tmp_path: Path, shell: str, program: str
+) -> None:
+    """The `find` line the error names, pasted, passes the byte typed: it printed `?`."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    env, done = _show_with_a_byte_typed(tmp_path, shell)
     said = done.stderr.decode("ascii")  # nothing raw: every byte written out
     assert done.returncode == 2 and "?" not in said.split("came after it")[1], said
     # the line between the marks that quote it, its `sessdex` run as a program that
@@ -105,15 +114,7 @@ def test_the_find_hint_names_the_word_a_shell_cannot_be_given(
 ) -> None:
     """PowerShell and cmd cannot be given a byte that is not UTF-8: the hint said "that
     id cannot be typed", of a word the user typed after the id, not an id."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
-    env.update(LANG="C", LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
-    env["SESSDEX_SHELL"] = shell
-    done = subprocess.run(
-        [sys.executable, "-m", "sessdex", "show", "fe5e1c67", b"caf\xe9"],
-        env={**env, "HOME": str(tmp_path)},
-        capture_output=True,
-        timeout=60,
-    )
+    _, done = _show_with_a_byte_typed(tmp_path, shell)
     said = done.stderr.decode("ascii")
     assert done.returncode == 2, said
     assert "id cannot be typed" not in said

@@ -33,6 +33,29 @@ def test_an_empty_find_names_the_fields_it_looked_in() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("query", "looked"),
+    [
+        ("id:zzzz", "in its id;"),
+        ("branch:zzzz", "in its branch;"),
+        ("dir:zzzz", "in its folder;"),
+        ("codex:zzzz", "in its app and id;"),
+        ("title:zzzz", "in its title. What was said in a session is not searched;"),
+        ("title:zzzz branch:main", "in its title and branch. Fewer words find more;"),
+    ],
+)
+def test_an_empty_narrowed_find_names_only_the_fields_it_looked_in(
+    query: str, looked: str
+) -> None:
+    """`find id:zzzz` said it looked "in its title, folder, branch, app or id" and that
+    what was said is not searched, of a word looked for in ids alone."""
+    err = err_of("find", *query.split(), "--home", DEMO)
+    assert err == (
+        f"No session matches {query!r} {looked} 'sessdex list --home {DEMO}' shows "
+        "recent sessions.\n"
+    )
+
+
 def test_an_empty_find_names_the_since_that_hid_the_matches() -> None:
     """`find checkout --since 2030-01-01` on a home of older checkout sessions: the user
     is told the words did match, and which option to leave out, not "fewer words"."""

@@ -53,3 +53,38 @@ def test_a_prefix_both_start_is_still_ambiguous(home: Path, run: CliRunner) -> N
     result = run.invoke(main, ["show", LOWER[:8], "--home", str(home)])
     assert result.exit_code == 1
     assert "matches 2 sessions" in result.stderr
+
+
+def test_a_prefix_of_ids_differing_only_in_case_says_so(
+    home: Path, run: CliRunner
+) -> None:
+    """Typing more of the id settles nothing (a prefix matches in any case): the error
+    said "type more of the id"; it says the ids differ only in case and names them."""
+    result = run.invoke(main, ["show", LOWER[:8], "--home", str(home)])
+    assert result.exit_code == 1
+    said = result.stderr.splitlines()[0]
+    assert "whose ids differ only in case" in said, said
+    assert f"type the id whole, as it is spelt: '{UPPER}' or '{LOWER}'" in said, said
+    assert "type more" not in said
+
+
+def test_ids_differing_only_in_case_among_others_are_named(
+    home: Path, run: CliRunner, tmp_path: Path
+) -> None:
+    other = "7e57ca5e-1111-4000-8000-00000000abcd"
+    write_claude_session(home, other, str(tmp_path / "lower"), prompt="Another")
+    result = run.invoke(main, ["show", LOWER[:8], "--home", str(home)])
+    assert result.exit_code == 1
+    said = result.stderr.splitlines()[0]
+    assert said.startswith("Error: '7e57ca5e' matches 3 sessions (3 claude); type more")
+    assert f"'{UPPER}' and '{LOWER}' differ only in case" in said, said
+
+
+def test_ids_differing_only_in_case_are_quoted_safely() -> None:
+    from sessdex.errors import AmbiguousId
+
+    said = str(
+        AmbiguousId("a", [("x", "a\x1b]0;hi\x07b", ""), ("x", "A\x1b]0;HI\x07B", "")])
+    )
+    assert "\x1b" not in said and "\x07" not in said
+    assert "'A\\x1b]0;HI\\x07B' or 'a\\x1b]0;hi\\x07b'" in said, said

@@ -78,4 +78,4 @@ def test_a_sub_agents_refusal_names_its_lead_in_quotes_as_every_hint(
     mark, line, end = told[0], told[1:-2], told[-2:]
     assert mark in "'\"" and end == f"{mark}."
     lead = "claude:33333333-3333-4333-8333-333333333333"
-    assert shlex.split(line) == ["sessdex", "resume", lead, "--home", str(home)]
+    assert shlex.split(line) == ["sessdex", "resume", lead, "--print", "--home", str(home)]  # fmt: skip

@@ -154,7 +154,7 @@ class AppReport:
     """What `doctor` found of one app: where it looked, what it found and could not read."""
 
     app: str
-    title: str
+    title: str  # the app's name for people (its source's TITLE), no session's title
     checked_with: str
     # None: the source could not say where (see `diagnostics.problems`)
     root: str | None

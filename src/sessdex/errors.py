@@ -112,13 +112,30 @@ class AmbiguousId(SessdexError):
         alone = sorted(app for app, n in apps.items() if n == 1)
         if len(apps) > 1 and alone:
             how += f", or put its app in front ({alone[0]}:{prefix})"
-        ids = {session_id.lower() for _, session_id, _ in candidates}
-        if len(ids) == 1 and len(apps) == len(candidates):  # more of it settles nothing
+        spellings: dict[str, set[str]] = {}
+        for _, session_id, _ in candidates:
+            spellings.setdefault(session_id.lower(), set()).add(session_id)
+        # a prefix matches in any case: more of it never tells these apart, only the id
+        # typed whole as it is spelt; an id comes from a file, so it is quoted
+        cased = next((sorted(s) for s in spellings.values() if len(s) > 1), [])
+        if len(spellings) == 1 and len(apps) == len(candidates):  # more settles nothing
             which = " or ".join(f"{app}:{prefix}" for app in sorted(apps))
             how = f"put the app in front: {which}"
-            counted += f"), which share the id {candidates[0][1]}"
+            counted += (
+                "), whose ids differ only in case"
+                if cased
+                else f"), which share the id {candidates[0][1]}"
+            )
+        elif len(spellings) == 1 and cased:
+            how = f"type the id whole, as it is spelt: {' or '.join(map(typed, cased))}"
+            counted += "), whose ids differ only in case"
         else:
             counted += ")"
+            if cased:
+                how += (
+                    f"; {' and '.join(map(typed, cased))} differ only in case: type "
+                    "one whole, as it is spelt"
+                )
         super().__init__(
             f"{typed(prefix)} matches {len(candidates)} sessions ({counted}; {how}."
         )
@@ -129,12 +146,17 @@ class AmbiguousId(SessdexError):
 class ResumeRefused(SessdexError):
     """No resume command can be built for the session (its app has none for it, or its
     id or folder cannot be passed); the message says why. `.session` is the session
-    refused, where one was found (`resume --json` still describes it). What a preflight
-    check finds (folder gone, CLI missing) is in `ResumeCheck.refusals` instead."""
+    refused, where one was found (`resume --json` still describes it), and `.lead` the
+    `app:id` of the session to resume instead (a sub-agent's lead) that the message names
+    in a `sessdex resume` line, or None. What a preflight check finds (folder gone, CLI
+    missing) is in `ResumeCheck.refusals` instead."""
 
-    def __init__(self, message: str, session: Session | None = None) -> None:
+    def __init__(
+        self, message: str, session: Session | None = None, lead: str | None = None
+    ) -> None:
         super().__init__(message)
         self.session = session
+        self.lead = lead
 
 
 class NotQuotable(SessdexError):

@@ -125,7 +125,8 @@ def named(*words: str) -> str:
         why = " (SESSDEX_SHELL names a shell sessdex does not know)" if unknown else ""
         if not plain:
             if unknown:
-                return f"'sessdex {words[0]}' with that id{why}"
+                also = " and the same --home" if _HOME.get() is not None else ""
+                return f"'sessdex {words[0]}' with {_left_out(words)}{also}{why}"
             # the word itself: an id a file gave, or one the user typed (`find`'s)
             what = _untypable(words[1:])
             return f"'sessdex {words[0]}' ({what} cannot be typed in your shell)"
@@ -136,3 +137,18 @@ def named(*words: str) -> str:
         if mark not in typed:
             return f"{mark}{typed}{mark}"
     return typed
+
+
+def _left_out(words: Sequence[str]) -> str:
+    """What the words a hint leaves out are, as it says them: `find`'s are the words it
+    looks for, where another command's are an id (or the folder or file an option
+    names)."""
+    if words[0] == "find":
+        looked_for = [word for word in words[1:] if word != "--"]
+        return "that word" if len(looked_for) == 1 else "those words"
+    quoted = (
+        n for n, word in enumerate(words) if not _PLAIN.issuperset(word) or not word
+    )
+    first = next(quoted, 0)
+    before = words[first - 1] if first else ""
+    return {"--home": "that folder", "-o": "that file"}.get(before, "that id")

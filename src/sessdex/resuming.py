@@ -115,14 +115,17 @@ def _no_folder(source: sources.Source) -> str:
 def _guessed(plan: ResumePlan) -> str:
     """The folder an adapter guessed for a session that recorded none, offered as a line
     for the user to paste where it is right, never run: "" where it guessed none (or
-    that shell cannot be given the words)."""
+    that shell cannot be given the words, or is one sessdex does not know, or a word
+    holds a NUL)."""
     from .shells import cd_then_run
 
     if not plan.cwd or not os.path.isabs(plan.cwd):  # "." is no guess, only "here"
         return ""
+    if _holds_nul(plan):  # a shell's `cd` would stop at the NUL: another folder
+        return ""
     try:
         line = cd_then_run(plan.cwd, plan.argv)
-    except NotQuotable:
+    except (NotQuotable, BadSetting):  # an unknown SESSDEX_SHELL: refused all the same
         return ""
     return (
         " sessdex guessed a folder from what the session holds, and resumes nothing on "
@@ -220,9 +223,9 @@ def check_resume(
     session, dropped = _argument_safe(session)
     plan = source.resume(session, keep_permissions=keep_permissions)
     if plan is None:
-        raise ResumeRefused(
-            _why_not_resumable(source, session, _root_of(home, session)), session
-        )
+        root = _root_of(home, session)
+        lead = f"{session.app}:{root}" if session.parent_id else None
+        raise ResumeRefused(_why_not_resumable(source, session, root), session, lead)
     if not session.cwd:
         # one rule for every app: no folder to enter, so either the app's CLI finds the
         # session from wherever the user is (a line with no `cd`) or it is refused

@@ -14,6 +14,7 @@ from . import pathnames
 from .hints import named
 from .idtext import dashed
 from .sources import BUILTIN
+from .wording import count_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -295,12 +296,37 @@ def _nothing_matches(
             does = "1 does" if wider == 1 else f"{wider} do"
             return f"No session matches {query!r} with {' '.join(options)}, but {does} without {' '.join(left_out)}."  # fmt: skip
         within = f", with {' '.join(options)}" if options else ""
-        # what was said in a session is not searched: a word from it finds nothing
-        fewer = "Fewer words find more" if len(query.split()) > 1 else "What was said in a session is not searched"  # fmt: skip
-        return f"No session matches {query!r} in its title, folder, branch, app or id{within}. {fewer}; {named('list')} shows recent sessions."  # fmt: skip
+        fields = _fields_searched(query)
+        recent = f"{named('list')} shows recent sessions"
+        if len(query.split()) > 1:
+            recent = f"Fewer words find more; {recent}"
+        elif fields == _EVERY_FIELD or "title" in fields:
+            # what was said in a session is not searched: a word from it finds nothing
+            recent = f"What was said in a session is not searched; {recent}"
+        else:  # an id, a folder or a branch looked in: no said words meant
+            return f"No session matches {query!r} in its {fields}{within}; {recent}."
+        return f"No session matches {query!r} in its {fields}{within}. {recent}."
     if options:
         return f"No session matches {' '.join(options)}; {named('list')} alone shows them all."  # fmt: skip
     return None
+
+
+_EVERY_FIELD = "title, folder, branch, app or id"
+
+
+def _fields_searched(query: str) -> str:
+    """Where `find`'s words were looked for, as a message names it: every field, or
+    only those every word was narrowed to (`id:7f3a`: its id; `codex:7f3a`: its app
+    and id)."""
+    parsed = parse_query(query)
+    if parsed.words:
+        return _EVERY_FIELD
+    names = {"dir": "folder"}
+    scopes = [names.get(scope, scope) for scope, _ in parsed.scoped]
+    fields = list(dict.fromkeys(["app"] * bool(parsed.apps) + scopes))
+    if not fields:
+        return _EVERY_FIELD
+    return fields[0] if len(fields) == 1 else f"{', '.join(fields[:-1])} and {fields[-1]}"  # fmt: skip
 
 
 def _suggested(
@@ -467,7 +493,7 @@ def refused_files(
     listing, as the full command does."""
     such = f", such as {example}" if example else ""
     return (
-        f"{app}: could not open {count} file(s){such} (permission denied); the "
+        f"{app}: could not open {count_of(count, 'file')}{such} (permission denied); the "
         f"sessions kept in them may be missing; see {see} or {named('doctor')}"
     )
 

@@ -774,3 +774,46 @@ def test_resume_of_an_auto_model_session_passes_no_reasoning_effort() -> None:
     assert plan is not None
     assert plan.argv == ("copilot", "--resume", OLDER, "--model", "auto")
     assert any("'low'" in note for note in plan.notes)
+
+
+def test_resume_keeps_the_effort_a_session_started_or_was_resumed_with(
+    tmp_path: Path,
+) -> None:
+    """Copilot's event schema (its SDK's session events) gives `session.start` and
+    `session.resume` a `reasoningEffort` beside `selectedModel`; only a model change's was
+    read, so a session started with `--reasoning-effort high` was resumed without it."""
+    stamp = "2026-12-06T22:12:19.205Z"
+    start = {
+        "type": "session.start",
+        "data": {
+            "sessionId": "e1",
+            "copilotVersion": "1.0.102",
+            "selectedModel": "gpt-5.2",
+            "reasoningEffort": "high",
+            "context": {"cwd": "/home/dev/shop"},
+        },
+        "timestamp": stamp,
+    }
+    prompt = {"type": "user.message", "data": {"content": "hi"}, "timestamp": stamp}
+    folder = tmp_path / ".copilot" / "session-state" / "e1"
+    write_events(folder / "events.jsonl", [start, prompt])
+    (session,) = sessions(Home.at(tmp_path)).values()
+    plan = copilot.resume(session)
+    assert plan is not None
+    assert plan.argv[-4:] == ("--model", "gpt-5.2", "--reasoning-effort", "high")
+    # resumed later with another effort: that one is the session's now
+    resumed = {
+        "type": "session.resume",
+        "data": {"selectedModel": "gpt-5.2", "reasoningEffort": "low", "eventCount": 2},
+        "timestamp": stamp,
+    }
+    write_events(folder / "events.jsonl", [start, prompt, resumed])
+    (session,) = sessions(Home.at(tmp_path)).values()
+    plan = copilot.resume(session)
+    assert plan is not None and plan.argv[-2:] == ("--reasoning-effort", "low")
+    # a resume that names no effort leaves the one before
+    resumed["data"] = {"selectedModel": "gpt-5.2", "eventCount": 2}
+    write_events(folder / "events.jsonl", [start, prompt, resumed])
+    (session,) = sessions(Home.at(tmp_path)).values()
+    plan = copilot.resume(session)
+    assert plan is not None and plan.argv[-2:] == ("--reasoning-effort", "high")

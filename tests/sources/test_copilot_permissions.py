@@ -26,6 +26,27 @@ ON = {
 }
 
 
+def _long_session(home: Path, session_id: str, switched: bool = True) -> None:
+    """A session of 300 answers of 8 KB, switched to Allow All after the 150th (in its
+    middle, which listing does not read) where `switched`."""
+    stamp = "2026-12-06T22:12:19.205Z"
+    start = {
+        "type": "session.start",
+        "data": {"sessionId": session_id, "copilotVersion": "1.0.102"},
+        "timestamp": stamp,
+    }
+    said = {
+        "type": "assistant.message",
+        "data": {"messageId": "m", "content": "x" * 8000},
+        "timestamp": stamp,
+    }
+    switch = {"type": "session.permissions_changed", "data": ON, "timestamp": stamp}
+    path = home / ".copilot" / "session-state" / session_id / "events.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = [start, *[said] * 150, *([switch] if switched else []), *[said] * 150]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
 def sessions(home: Path) -> dict[str, Session]:
     location = copilot.locate(Home.at(home))
     parts: dict[str, list[Session]] = {}
@@ -88,22 +109,7 @@ def test_resume_json_refuses_a_session_left_at_allow_all(tmp_path: Path) -> None
 def test_allow_all_switched_on_in_an_unread_middle_is_found(tmp_path: Path) -> None:
     """Listing reads a long session's first lines and last 512 KB: a `/allow-all` between
     them would go unseen, and Copilot would restore it."""
-    stamp = "2026-12-06T22:12:19.205Z"
-    start = {
-        "type": "session.start",
-        "data": {"sessionId": "s5", "copilotVersion": "1.0.102"},
-        "timestamp": stamp,
-    }
-    said = {
-        "type": "assistant.message",
-        "data": {"messageId": "m", "content": "x" * 8000},
-        "timestamp": stamp,
-    }
-    switch = {"type": "session.permissions_changed", "data": ON, "timestamp": stamp}
-    path = tmp_path / ".copilot" / "session-state" / "s5" / "events.jsonl"
-    path.parent.mkdir(parents=True)
-    records = [start, *[said] * 150, switch, *[said] * 150]
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _long_session(tmp_path, "s5")
     (session,) = sessions(tmp_path).values()
     assert session.permission_mode == "allow-all"
     plan = copilot.resume(session)
@@ -160,3 +166,26 @@ def test_the_mode_a_real_resume_left_is_kept_or_lowered() -> None:
     for session in found.values():
         list(copilot.read(session, diagnostics))
     assert not diagnostics.unknown and diagnostics.skipped_total == 0
+
+
+def test_allow_all_in_a_middle_too_long_to_search_when_listing_is_found_on_resume(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Listing searches a middle of up to 256 MB; past that it gave up and the resume went
+    ahead, into the Allow All Copilot restores. The resume of that one session searches
+    it whole."""
+    from sessdex import files
+
+    monkeypatch.setattr(files, "MIDDLE_CAP", 1 << 20)
+    _long_session(tmp_path, "s6")
+    (session,) = sessions(tmp_path).values()
+    plan = copilot.resume(session)
+    assert plan is not None and "Allow All" in plan.restores_looser
+    kept = copilot.resume(session, keep_permissions=True)
+    assert kept is not None and not kept.restores_looser
+    assert kept.argv[-1] == "--allow-all"
+    # the same middle with no switch in it: resumed as before
+    _long_session(tmp_path, "s6", switched=False)
+    (session,) = sessions(tmp_path).values()
+    plan = copilot.resume(session)
+    assert plan is not None and not plan.restores_looser

@@ -57,7 +57,10 @@ class _Commands(click.Group):
             return super().resolve_command(ctx, args)
         import difflib
 
-        if name.lower() == "help":
+        asked = args[1].lower() if len(args) > 1 else ""
+        if name.lower() == "help" and self.get_command(ctx, asked) is not None:
+            hint = f" Try '{ctx.command_path} {asked} --help'."  # `help show`, as git's
+        elif name.lower() == "help":
             hint = f" Try '{ctx.command_path} --help', or '{ctx.command_path} COMMAND --help'."
         elif name.lower() == "version":
             hint = f" Try '{ctx.command_path} --version'."

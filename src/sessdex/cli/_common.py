@@ -154,10 +154,12 @@ class _SaysItsWords(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.allow_extra_args = True  # kept in ctx.args, said below
+        given = list(args)  # the parser takes words off the list it is given
         try:
             rest = super().parse_args(ctx, args)
         except click.NoSuchOption as error:
-            raise option_meant(self, error) or error from None
+            meant = export_meant(self, error, given) or option_meant(self, error)
+            raise meant or error from None
         if ctx.args and not ctx.resilient_parsing:
             raise self.words_error(ctx)
         return rest
@@ -185,6 +187,8 @@ class TakesOneId(_SaysItsWords):
     def words_error(self, ctx: click.Context) -> click.UsageError:
         given = ctx.params.get("session_id")
         words = [*([given] if isinstance(given, str) else []), *ctx.args]
+        if any(word.startswith("-") for word in words):  # words after `--`: find's too
+            words.insert(0, "--")
         return click.UsageError(
             f"sessdex {self.name} takes one session id, and "
             f"{typed(' '.join(ctx.args))} came after it; "
@@ -203,6 +207,58 @@ _FORMAT_OPTIONS = {
 
 # how many to show, as other tools and sessdex's own list spell it: the command's -n
 _COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
+
+
+# a file `export` writes that a command printing a transcript does not: its names
+_EXPORTED = {"md": "Markdown", "markdown": "Markdown", "html": "HTML", "htm": "HTML"}
+
+
+def export_meant(
+    command: click.Command, error: click.NoSuchOption, given: Sequence[str]
+) -> click.UsageError | None:
+    """`show 7f3a -f md` or `show 7f3a -o notes.html` as meant: the `export` line that
+    writes that Markdown or HTML, where `option_meant` named `--json`. None for a
+    command that exports itself or takes no session, and for any other value."""
+    option = error.option_name.partition("=")[0]
+    names = {name for p in command.params for name in p.opts}
+    if option not in _FORMAT_WORDS or "--format" in names or "--json" in given:
+        return None
+    if "session_id" not in {p.name for p in command.params}:
+        return None
+    valued = {
+        name
+        for p in command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
+    found: dict[str, str] = {}  # the unknown option's value, and --home's
+    session, skip = None, False
+    for at, word in enumerate(given):
+        name, equals, held = word.partition("=")
+        if skip:
+            skip = False
+        elif word in (option, "--home") and at + 1 < len(given):
+            found[word], skip = given[at + 1], True
+        elif equals and name in (option, "--home"):
+            found[name] = held
+        elif word.startswith("-"):
+            skip = word in valued
+        elif session is None:
+            session = word
+    value, home = found.get(option), found.get("--home")
+    if value is None or session is None:
+        return None
+    writes = option in ("-o", "--output")
+    kind = os.path.splitext(value)[1].lstrip(".") if writes else value
+    if kind.lower() not in _EXPORTED:
+        return None
+    # the command never ran, so its --home is not known to the hints yet: said here
+    words = ["export", session, option if writes else "-f", value]
+    line = hints.named(*words, *(["--home", home] if home is not None else []))
+    return click.UsageError(
+        f"{error.message} {line} writes the session as {_EXPORTED[kind.lower()]}.",
+        error.ctx,
+    )
 
 
 def option_meant(
@@ -328,7 +384,7 @@ def home_option(f: F) -> F:
     return click.option(
         "--home",
         "home_dir",
-        type=click.Path(file_okay=False, path_type=str),
+        type=_Folder(file_okay=False, path_type=str),
         metavar="DIR",
         callback=_existing_folder,
         # taken first, wherever it is typed: what the other options and arguments say
@@ -336,6 +392,16 @@ def home_option(f: F) -> F:
         is_eager=True,
         help="Read this folder as the home (a copied home); the apps' env overrides are then ignored.",
     )(f)
+
+
+class _Folder(click.Path):
+    """A folder, completed by the shell as one; whether it is there, and a folder,
+    `_existing_folder` says in sessdex's words (click's "Directory 'x' is a file.")."""
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Any:
+        return value if isinstance(value, str) else super().convert(value, param, ctx)
 
 
 def _existing_folder(
@@ -349,6 +415,13 @@ def _existing_folder(
             raise click.BadParameter(
                 f"the folder {typed(value)} may not be entered (permission denied): "
                 "a folder above it is closed to you.",
+                ctx,
+                param,
+            )
+        if os.path.exists(os.path.expanduser(value)):  # a file: the folder above it?
+            raise click.BadParameter(
+                f"{typed(value)} is a file, not a folder: give the home folder that "
+                "holds the apps' folders (.claude, .codex, …).",
                 ctx,
                 param,
             )

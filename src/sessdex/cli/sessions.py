@@ -16,6 +16,7 @@ from ..index import RefreshReport
 from ..selection import here_folders, kept_options, project_folders
 from ..sources import Home
 from ..views.text import stderr_is_terminal
+from ..wording import count_of
 from . import main
 from ._common import (
     CONTEXT,
@@ -329,6 +330,12 @@ def resume_command(
                 progress=progress,
             )
         except ResumeRefused as refused:
+            if print_only and not as_json and refused.lead is not None:
+                # the lead's line a --print asked for prints too: pasted, it runs nothing
+                running = hints.named("resume", refused.lead)
+                printing = hints.named("resume", refused.lead, "--print")
+                told = str(refused).replace(running, printing)
+                raise ResumeRefused(told, refused.session, refused.lead) from None
             if not as_json or refused.session is None:
                 raise
             # the plan a script asked for, with why there is none: as for any other
@@ -737,25 +744,26 @@ def _say_own_files(own: api.OwnFiles) -> None:
     also = []
     if own.other_indexes:
         also.append(
-            f"the indexes of {own.other_indexes} other home(s) (--home, other folder "
+            f"the indexes of {count_of(own.other_indexes, 'other home')} (--home, other folder "
             "overrides), removed after four weeks unused"
         )
     if own.other_builds:  # an upgrade's index of this home too: not another home
         also.append(
-            f"{own.other_builds} index(es) other builds of sessdex wrote, removed after "
+            f"{count_of(own.other_builds, 'index', 'indexes')} other builds of sessdex wrote, removed after "
             "a week unused"
         )
     if also:
         say(f"  also        {human_bytes(own.other_index_bytes)}  {'; '.join(also)}")
     if own.snapshots:
         say(
-            f"  snapshots   {human_bytes(own.snapshot_bytes)}  copies of {own.snapshots} "
-            "database(s) apps keep in WAL mode, removed after a week unused"
+            f"  snapshots   {human_bytes(own.snapshot_bytes)}  copies of "
+            f"{count_of(own.snapshots, 'database')} apps keep in WAL mode, removed after a "
+            "week unused"
         )
     if own.passes:
         say(
             f"  passes      {human_bytes(own.pass_bytes)}  what a first read of "
-            f"{own.passes} big transcript(s) found, so that the next reads only what "
+            f"{count_of(own.passes, 'big transcript')} found, so that the next reads only what "
             "was added; removed after a week unused"
         )
 
@@ -787,7 +795,8 @@ def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
     for word in words:
         if word and cells(current) + 1 + cells(word) > width and len(current) > label:
             head, _, last = current.rpartition(" ")
-            if _count(last) and len(head.rstrip()) > label:  # "9 leads": one line
+            # "9 leads", "2.1.220 (4)": a count stays on one line with what it counts
+            if (_count(last) or _counted(word)) and len(head.rstrip()) > label:
                 parts.append(head.rstrip())
                 current = " " * hang + f"{last} {word}"
                 continue
@@ -803,6 +812,13 @@ def _count(word: str) -> bool:
     after it, its noun."""
     number = word.lstrip("(")
     return number.isascii() and number.isdigit()
+
+
+def _counted(word: str) -> bool:
+    """Whether `word` is a count in brackets ("(4)", "(4),"), which a wrapped line keeps
+    with the word before it, what it counts."""
+    inner = word.rstrip(",;")
+    return inner.startswith("(") and inner.endswith(")") and _count(inner[:-1])
 
 
 def _s(count: int) -> str:

@@ -38,11 +38,12 @@ A `user.message` whose `source` is not the user (a skill's hidden prompt `skill-
 harness text: a `user` event with `extra["injected"]`, never the title.
 
 Resume: `copilot --resume <id>` (the form the 1.0.102 runs used) with `--model` and
-`--reasoning-effort`. Allow All (`--allow-all` at start, `/allow-all` or `/permissions`
+`--reasoning-effort` (the last a model change, `session.start` or `session.resume` named;
+the last two carry it in the SDK's event schema). Allow All (`--allow-all` at start, `/allow-all` or `/permissions`
 later) is a `session.permissions_changed` (`allowAllPermissions`, true or false); 1.0.102
 reopens a session at the last one by itself, and no flag or COPILOT_ALLOW_ALL value lowers
 it, so such a session is refused unless `--keep-permissions` (`restores_looser`). Found in
-a long session's unread middle too (`files.lines_with`). A `copilot` on PATH that is AWS
+a long session's unread middle too (`files.lines_with`; one over 256 MB by `resume`). A `copilot` on PATH that is AWS
 Copilot CLI's (a Go program) is never run (`resume_program`).
 
 Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry events
@@ -226,9 +227,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if path.parent.name == _copilot_history.FOLDER:
         return _copilot_history.parse(path, diagnostics)
     try:
-        size = path.stat().st_size
-        head = files.head_lines(path, diagnostics=diagnostics)
-        tail = files.tail_lines(path)
+        size, head, tail = files.ends(path, diagnostics=diagnostics)
     except FileNotFoundError:
         return []
     last_head = head[-1].end if head else 0
@@ -270,9 +269,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             fields.setdefault("cli_version", as_str(data.get("copilotVersion")))
             _context(fields, data)
             fields["model"] = as_str(data.get("selectedModel")) or fields.get("model")
+            _effort(fields, data)
         elif kind == "session.resume":
             _context(fields, data)
             fields["model"] = as_str(data.get("selectedModel")) or fields.get("model")
+            _effort(fields, data)
         elif kind == "session.context_changed" and main:  # moved folder or branch
             _context(fields, {"context": data})
         elif kind == "session.model_change" and main:
@@ -295,10 +296,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             and not _injected(data)
         ):
             first_prompt = one_line(as_str(data.get("content")), limit=None)
+    unsearched: list[JSONValue] | None = None
     if unread_middle and not permissions_at_end:
         # Copilot restores the policy a `/allow-all` there left: looked for, not guessed
-        middle = _middle_permissions(path, last_head, tail[0].offset, diagnostics)
+        middle = _middle_permissions(
+            path, last_head, tail[0].offset, diagnostics, files.MIDDLE_CAP
+        )
         fields["permission_mode"] = middle or fields.get("permission_mode")
+        if tail[0].offset - last_head > files.MIDDLE_CAP:
+            unsearched = [last_head, tail[0].offset]  # too long for every refresh
     repository = as_str(fields.get("repository"))
     session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
     extra: dict[str, JSONValue] = {"repository": repository} if repository else {}
@@ -306,6 +312,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         extra["mode"] = mode
     if unread_middle and not mode_at_end:
         extra["mode_unsure"] = True  # a later change (to autopilot) may lie unread
+    if unsearched:
+        extra["permissions_unsearched"] = unsearched  # searched by `resume`
     if copies and (origin := _fork_origin(path, session_id, size, diagnostics)):
         extra["forked_from_id"] = origin
     # The title lives in workspace.yaml (`name`, else an older build's `summary`); only
@@ -375,12 +383,21 @@ def _permission_mode(data: Mapping[str, object]) -> str | None:
     return None if allowed is None else "allow-all" if allowed else "manual"
 
 
+def _effort(fields: dict[str, object], data: dict[str, object]) -> None:
+    """The reasoning effort a `session.start` or `session.resume` names (the SDK's event
+    schema has one beside `selectedModel`; 1.0.102's CLI writes it in the
+    `session.model_change` that follows instead): one that names none keeps the last."""
+    if effort := as_str(data.get("reasoningEffort")):
+        fields["effort"] = effort
+
+
 def _middle_permissions(
-    path: Path, start: int, end: int, diagnostics: Diagnostics
+    path: Path, start: int, end: int, diagnostics: Diagnostics | None, cap: int
 ) -> str | None:
-    """The policy the last main-agent `session.permissions_changed` in [start, end) left."""
+    """The policy the last main-agent `session.permissions_changed` in [start, end) left,
+    searched where the span is at most `cap` bytes."""
     for line in files.lines_with(
-        path, _PERMISSIONS_CHANGED, start, end, diagnostics=diagnostics
+        path, _PERMISSIONS_CHANGED, start, end, cap=cap, diagnostics=diagnostics
     ):
         record = files.parse_json(line) or {}
         data = as_dict(record.get("data"))
@@ -921,9 +938,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     elif session.effort:
         argv += ["--reasoning-effort", session.effort]
     withheld: list[str] = []
+    permission_mode = _permissions_on_resume(session)
     # 1.0.102 reopens a session at the Allow All it was left at, whatever the flags
-    looser = session.permission_mode == "allow-all" and not keep_permissions
-    if session.permission_mode == "allow-all" and keep_permissions:
+    looser = permission_mode == "allow-all" and not keep_permissions
+    if permission_mode == "allow-all" and keep_permissions:
         argv.append("--allow-all")
     # Copilot reopens a session in the agent mode it was left in, where `--mode` says
     # none: autopilot (going on without waiting for the user) loosens the default
@@ -950,6 +968,24 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         withheld=tuple(withheld),
         restores_looser="Allow All permission policy" if looser else "",
     )
+
+
+def _permissions_on_resume(session: Session) -> str | None:
+    """The policy the session was left at, its middle searched whole where listing left it
+    unsearched (over `files.MIDDLE_CAP`, too long to search on every refresh; one session
+    about to be resumed is worth the read)."""
+    span = session.extra.get("permissions_unsearched")
+    if session.permission_mode == "allow-all" or not session.path:
+        return session.permission_mode
+    ends = [n for n in span if isinstance(n, int)] if isinstance(span, list) else []
+    if len(ends) != 2 or not 0 <= ends[0] < ends[1]:
+        return session.permission_mode
+    start, end = ends
+    try:
+        found = _middle_permissions(Path(session.path), start, end, None, end - start)
+    except OSError:  # gone or unreadable since: the resume says so when it runs
+        found = None
+    return found or session.permission_mode
 
 
 def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:

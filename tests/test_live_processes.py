@@ -442,3 +442,50 @@ def test_the_helpers_kept_stop_the_walk_down(tmp_path: Path) -> None:
         b"mcp-b",
         b"mcp-c",
     }
+
+
+def test_the_scan_keeps_no_more_of_a_command_line_than_it_reads(tmp_path: Path) -> None:
+    """A process anywhere on the machine with a huge command line (a linker given every
+    object file: 2 MB, Linux's default limit, in half a million words): the scan of
+    every process that finds the CLI reads and keeps its first 256 KiB, not all of it
+    split into words at each scan and held for as long as it runs."""
+    import tracemalloc
+
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    now = BOOT + HOUR
+    fake_process(root, 10, ["gemini"], work, started=now - 600)
+    fake_process(root, 11, ["ld", *["x.o"] * (1 << 19)], work, started=now - 300)
+    processes = Processes(root=root)
+    tracemalloc.start()
+    try:
+        processes.refresh(force=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+    assert [pid for pid, _ in processes.running("gemini")] == [10]
+    assert [len(args) for pid, args in processes.running("ld")] == [256 * 1024]
+
+
+@needs_proc
+def test_a_real_process_with_a_long_command_line_is_read_as_far_as_it_is_kept() -> None:
+    """A process started with a 1.2 MB argv (a tool given a long text in its words):
+    each scan that meets it new read its whole command line and kept it, 1.2 MB; now
+    its first 256 KiB, still its program's words first."""
+    words = [sys.executable, "-c", "import time; time.sleep(60)"]
+    words += [f"{n}" + "x" * 100_000 for n in range(12)]
+    child = subprocess.Popen(words)
+    try:
+        processes = Processes()
+        deadline = time.monotonic() + 10
+        found: dict[int, bytes] = {}
+        while child.pid not in found and time.monotonic() < deadline:
+            processes.refresh(force=True)  # met first between its fork and its exec
+            found = dict(processes.running(Path(sys.executable).name))
+        whole = b"\0".join(word.encode() for word in words) + b"\0"
+        assert len(whole) > 1_200_000
+        assert found[child.pid] == whole[: 256 * 1024]
+    finally:
+        child.kill()
+        child.wait()

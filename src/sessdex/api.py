@@ -8,6 +8,7 @@ here names an app.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -383,6 +384,8 @@ def watch_sessions(
     refuse_unless("limit", limit, 0)
     refuse_unless("duration", duration, 0)
     first = [progress]
+    # what the board follows, as the last listing gave it, each in its place there
+    last: list[tuple[_Place, Session]] = []
 
     def recent() -> list[Session]:
         cutoff = since_bound(since)
@@ -390,14 +393,19 @@ def watch_sessions(
             home, apps=apps, since=cutoff, here=here, limit=limit, with_state=True,
             progress=first.pop() if first else None,
         )  # fmt: skip
-        return listing.sessions()
+        last[:] = _placed(listing.sessions())
+        return [session for _, session in last]
 
     def recent_of(some: set[str]) -> list[Session]:
         listing = list_sessions(
             home, apps=sorted(some), since=since_bound(since), here=here,
-            with_state=True,
+            limit=limit, with_state=True,
         )  # fmt: skip
-        return listing.sessions()
+        merged = _relisted(last, _placed(listing.sessions()), some, limit)
+        if merged is None:
+            return recent()
+        last[:] = merged
+        return [session for _, session in merged]
 
     def roots() -> set[Path]:
         """Where a new session's file appears: the folders the apps' scans list (a
@@ -425,8 +433,7 @@ def watch_sessions(
         clis=sources.all_sources(apps) if own else (),
         since=window,
         sharing=lambda app, start: ids_starting(home, app, start),
-        # with a limit, which sessions show depends on every app's
-        list_apps=recent_of if limit is None else None,
+        list_apps=recent_of,
     )
     if here is None:
         return boards
@@ -443,6 +450,43 @@ def watch_sessions(
         ]
         for rows in boards
     )
+
+
+_Place = tuple[bool, float, str, str]  # where a session comes in a listing
+
+
+def _relisted(
+    last: Sequence[tuple[_Place, Session]],
+    fresh: Sequence[tuple[_Place, Session]],
+    apps: set[str],
+    limit: int | None,
+) -> list[tuple[_Place, Session]] | None:
+    """The sessions a listing of every app would give, from the last one (`last`) with
+    the sessions of `apps` listed anew (`fresh`, as many as `limit`): newest first, as
+    the index orders them. None where the last listing was cut at `limit` and the new
+    last place may be a session it left out: every app must be listed again."""
+    # both in order already, their places known: merged, not sorted (a board of 1000)
+    others = (placed for placed in last if placed[1].app not in apps)
+    merged = list(heapq.merge(fresh, others, key=lambda placed: placed[0]))
+    if limit is None or not limit or len(last) < limit:  # none was left out
+        return merged[:limit]
+    # each session it left out comes after its last one: so does the new last place
+    if len(merged) < limit or merged[limit - 1][0] > last[-1][0]:
+        return None
+    return merged[:limit]
+
+
+def _placed(sessions: Sequence[Session]) -> list[tuple[_Place, Session]]:
+    """Each session with its place in a listing: the index's order (`updated DESC, app,
+    id`, a session with no time last), by the time it keeps."""
+    from .indexrows import order_time
+
+    placed = []
+    for session in sessions:
+        moment = order_time(session.updated or session.created)
+        place = (moment is None, -(moment or 0.0), session.app, session.id)
+        placed.append((place, session))
+    return placed
 
 
 LONGEST_SLEEP = 86400.0  # one day: far below any limit of time.sleep
@@ -514,7 +558,8 @@ def usage_report(
     a date (a whole day in `tz`) or a datetime (one without a zone is in `tz`).
     Raises BadValue (a kind, time, zone or `explain` date it cannot use), UnknownApp, and, with
     `explain`, SessdexError when no row has that key (a day, week or month with nothing
-    in it is no error: an `Explained` whose `empty` is true, its note saying so).
+    in it, or a session that counted nothing, is no error: an `Explained` whose `empty`
+    is true, its note saying so) and AmbiguousId (an id several sessions start).
     `limit` (session, project, model and app reports, as `usage --limit`): the rows are
     the `limit` costliest, then one that sums the rest; the total stays the whole's."""
     from . import usage as usage_module

@@ -267,15 +267,13 @@ class Board:
         list_apps: Callable[[set[str]], Sequence[Session]] | None = None,
     ) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives.
-        With `apps`, only those apps' sessions, as `list_apps` gives them."""
+        With `apps`, those `list_apps` gives: the same, only those apps' listed anew."""
         if apps is not None and list_apps is not None:
             listed = list_apps(apps)
         else:
-            listed, apps = self.list_sessions(), None
+            listed = self.list_sessions()
         wanted = {(s.app, s.id): s for s in listed}
         for key, live in list(self.lives.items()):
-            if apps is not None and key[0] not in apps:
-                continue  # another app's: not listed again
             # one whose app moved its file (same id): followed anew, from its new place
             if key not in wanted or wanted[key].path != live.session.path:
                 gone = self.lives.pop(key)
@@ -394,6 +392,27 @@ class Board:
             met.update(live.diagnostics)
         return met
 
+    def ready(self, touched: set[Path]) -> float | None:
+        """When a poll may read what the writes `touched` names added, where every one
+        is of a store whose sessions read it whole, again only STORE_SECONDS after their
+        last read (epoch seconds): a poll before then would read nothing of them. None
+        where a poll now may read something (a file followed line by line, one nobody
+        follows), or nothing is named."""
+        at = None
+        for path in touched:
+            owners = self.owners.get(path) or self.owners.get(_written(path))
+            if not owners:
+                return None
+            for key in owners:
+                live = self.lives.get(key)
+                if live is None:
+                    return None
+                ready = live.ready()
+                if ready <= time.time():
+                    return None
+                at = ready if at is None else min(at, ready)
+        return at
+
     def databases_of(self, paths: set[Path]) -> set[str] | None:
         """The apps whose followed databases `paths` are the -wal or -journal of; None
         where one of `paths` is anything else (a new file: any app's)."""
@@ -445,9 +464,10 @@ def watch(
     `diagnostics` as the generator ends (closed, or interrupted). The CLIs of `clis`
     running with no session yet, started since `since()`, are rows too (`Starting`);
     `sharing` gives the sessions of every age whose id starts as a CLI was told.
-    `list_apps` gives the sessions of some apps alone, as `list_sessions` would: a
-    database written in WAL mode (a notification at each write, naming its -wal) then
-    has only its apps' sessions listed again, not the whole home's."""
+    `list_apps` gives what `list_sessions` would, only some apps' sessions listed
+    anew (the others' as the last listing gave them): a database written in WAL mode (a
+    notification at each write, naming its -wal) then has only its apps' sessions
+    listed again, not the whole home's."""
     board = Board(list_sessions, clis=clis, since=since, sharing=sharing)
     waiter = Waiter(notify)
     if rescan is None:
@@ -457,13 +477,17 @@ def watch(
     try:
         board.rescan()
         board.poll()
-        scanned = shown = relisted = time.monotonic()
+        scanned = shown = relisted = polled = time.monotonic()
         yield board.rows()
         watched = float("-inf")
         known: set[Path] = set()
         # new files named too soon after a listing: looked for at the next one, not lost
         # (a notification names a new session's file once)
         pending: set[Path] = set()
+        # writes of stores whose sessions may not read them yet (a database written 20
+        # times a second), polled for once they may (`due`, monotonic), or at a step
+        held: set[Path] = set()
+        due: float | None = None
         while deadline is None or time.monotonic() < deadline:
             if stop is not None and stop():
                 return
@@ -474,7 +498,10 @@ def watch(
                 watched = time.monotonic()
             remaining = None if deadline is None else deadline - time.monotonic()
             step = min(interval(waiter), tick)
-            waiter.wait(step if remaining is None else max(0.0, min(step, remaining)))
+            timeout = step if remaining is None else max(0.0, min(step, remaining))
+            if due is not None:
+                timeout = max(0.0, min(timeout, due - time.monotonic()))
+            waiter.wait(timeout)
             now = time.monotonic()
             # a file nobody follows changed in a watched folder: maybe a new session
             touched = waiter.changed()
@@ -486,6 +513,7 @@ def watch(
             apps = board.databases_of(news) if news else None
             if news and apps is None:
                 news -= board.followed()
+            listed = True
             if now - scanned >= rescan:
                 board.rescan()
                 scanned, watched = now, float("-inf")
@@ -496,14 +524,27 @@ def watch(
                     board.rescan(apps, list_apps)
                     relisted = now
                 else:
-                    pending = news
+                    pending, listed = news, False
             elif news:
                 if now - scanned >= 1.0:  # at most once a second, as a new file
                     board.rescan()
                     scanned, relisted, watched = now, now, float("-inf")
                 else:
-                    pending = news
-            changed = board.poll(touched=touched)
+                    pending, listed = news, False
+            else:
+                listed = False
+            touched |= held
+            # woken only by writes no session may read yet: polled for when one may,
+            # or at the next step, not at each write
+            ready = None
+            if touched and not listed and not board.changed and now - polled < step:
+                ready = board.ready(touched)
+            if ready is not None:
+                held, due = touched, now + max(0.0, ready - time.time())
+                changed = 0
+            else:
+                held, due, polled = set(), None, now
+                changed = board.poll(touched=touched)
             if changed or now - shown >= tick:
                 shown = now
                 yield board.rows()

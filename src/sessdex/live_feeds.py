@@ -263,6 +263,10 @@ class HookFeed:
             (e.follower.mtime_ns / 1e9 for e in self.files.values()), default=0.0
         )
 
+    def ready(self) -> float:
+        """When a poll may next read what a write added (epoch seconds): at once."""
+        return float("-inf")
+
     def folders(self) -> set[Path]:
         if self._folders is None or self._folders[0] != len(self.files):
             found = {e.file.path.parent for e in self.files.values()}
@@ -571,6 +575,13 @@ class ReadFeed:
 
     def last_write(self) -> float:
         return self.written
+
+    def ready(self) -> float:
+        """When a poll may next read what a write added (epoch seconds): a store read
+        whole, STORE_SECONDS after its last read; a file read from a line, at once."""
+        return (
+            float("-inf") if self.follower is not None else self.read_at + STORE_SECONDS
+        )
 
     def folders(self) -> set[Path]:
         return self._folders

@@ -23,6 +23,10 @@ STARTED_AFTER = 30.0
 
 
 _ARGS_CAP = 64 * 1024  # of a command line, what a helper is told from
+# of each process's command line, what the scan of every process keeps: past the most one
+# word may hold (Linux's MAX_ARG_STRLEN, 128 KiB), so that a CLI's `--resume <id>` after
+# a long prompt is still read, where a linker's 2 MB of object files is not
+_SCAN_CAP = 256 * 1024
 
 # (a process's words, argv[0] first) -> whether it is a helper its CLI keeps running (an
 # MCP server), or one that runs what the user typed, not a tool call the model made
@@ -83,10 +87,10 @@ class Processes:
     def _read(self, pid: int) -> _Process | None:
         start = self._start(pid)
         try:
-            raw = (self.root / str(pid) / "cmdline").read_bytes()
+            raw = self._cmdline(pid, _SCAN_CAP)
         except OSError:
             return None
-        args = raw.split(b"\0")
+        args = raw.split(b"\0", 3)  # the first three words name it
         names = frozenset(
             os.path.basename(a.decode(errors="replace")) for a in args[:3] if a
         )
@@ -178,12 +182,16 @@ class Processes:
 
     def _args(self, pid: int) -> bytes:
         """`pid`'s command line, read now: one started since the last scan is not known."""
-        # read no further than is kept: a tool's command line may be megabytes long
         try:
-            with open(self.root / str(pid) / "cmdline", "rb") as handle:
-                return handle.read(_ARGS_CAP)
+            return self._cmdline(pid, _ARGS_CAP)
         except OSError:
             return b""
+
+    def _cmdline(self, pid: int, cap: int) -> bytes:
+        """`pid`'s command line, its first `cap` bytes: read no further than is kept (a
+        tool's, a linker's, may be megabytes)."""
+        with open(self.root / str(pid) / "cmdline", "rb") as handle:
+            return handle.read(cap)
 
     def parent(self, pid: int) -> int | None:
         """The pid of `pid`'s parent, where /proc says."""

@@ -195,6 +195,10 @@ class LiveSession:
     def bytes_read(self) -> int:
         return self.feed.bytes_read()
 
+    def ready(self) -> float:
+        """When a poll may next read what a write of its files added (epoch seconds)."""
+        return self.feed.ready()
+
 
 def _spawned_checker(
     processes: Processes, pids: list[int], helper: Helper | None = None

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
---odd | --hostile | --escapes] [--more] [home ...]`, `--late`, `--linked`, `--cased`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
+--odd | --hostile | --escapes] [--more] [home ...]`, `--strange`, `--late`, `--linked`, `--cased`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
 --cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
 file changes; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
@@ -61,6 +61,17 @@ def main() -> int:
         help="a text given a character JSON escapes and no text should hold: half an "
         "emoji (a lone surrogate), a swapped pair, a NUL, U+2028, a bidi override; in "
         "a JSON file or a database's text cell, an id's or a path's too",
+    )
+    parser.add_argument(
+        "--strange",
+        action="store_true",
+        help="a file's kind, size or bytes as no writer of its app leaves them: a "
+        "socket, a device or a link to /dev/tty in its place, its folder a link to "
+        "itself or a file, a 2 GB hole, a database emptied, cut or left with a crashed "
+        "writer's hot journal, a -wal without its database, a JSON cell cut in half, "
+        "a BOM mid-file, CR line ends, a count NaN, 1e999 or 5000 digits long, 100k "
+        "levels of nesting, a 1 MB title of zero-width joiners; nothing may be written "
+        "in the home, nor usage count more tokens than over the undamaged home",
     )
     parser.add_argument(
         "--more",
@@ -215,6 +226,7 @@ def main() -> int:
                     more=args.more,
                     hostile=fuzzing.HOSTILE_WAYS if args.hostile else (),
                     escapes=args.escapes,
+                    strange=fuzzing.STRANGE_WAYS if args.strange else (),
                 )
                 ran += 1
                 failed += bool(failures)

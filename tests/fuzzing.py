@@ -16,7 +16,14 @@ file that shrinks as it is opened, or one its app appends to while it is read. O
 (`hostile`, of `HOSTILE_WAYS`) a value a broken or hostile writer leaves: a token count
 as a string, below zero or past any count, a time in s, ms, us or ns or in an odd zone,
 an id with a path in it, a 30 MB string; a `-wal` without its `-shm`, another database's
-`-wal`, a page of junk, its tables made views of themselves. Or, apart, a session's
+`-wal`, a page of junk, its tables made views of themselves. Or (`strange`, of
+`STRANGE_WAYS`) a file's kind, size or bytes as no writer of its app leaves them: a
+socket, a device or a link to /dev/tty in its place, its folder a link to itself or a
+file, a 2 GB hole, a database emptied, cut or beside a crashed writer's hot journal, a
+`-wal` whose database is gone, a database's JSON cell cut in half, a BOM mid-file, CR
+line ends, a count NaN, 1e999 or 5000 digits long, 100k levels of nesting, 1 MB of
+zero-width joiners (and nothing in the home may change while the commands run, nor may
+`usage` count more tokens than over the undamaged home). Or, apart, a session's
 file swapped after a warm list and before the show that follows (`run_late_case`), a
 folder its user may not enter (`run_denied_case`), a file or database written while the
 commands read it (`run_writing_case`), the home or a folder of it reached through a
@@ -40,6 +47,7 @@ import random
 import re
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -1051,24 +1059,36 @@ def mutate_escaped(path: Path, way: str, draw: random.Random) -> Mutant | None:
     return None
 
 
+def _text_cells(
+    db: sqlite3.Connection, json_only: bool = False
+) -> list[tuple[str, str, int]]:
+    """(table, column, rowid) of up to 50 text cells of each column (holding JSON, with
+    `json_only`), virtual tables passed over."""
+    also = ""
+    cells: list[tuple[str, str, int]] = []
+    for table in _tables(db):
+        columns = [r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+        for column in columns:
+            if json_only:
+                also = f" AND substr({_quoted(column)}, 1, 1) IN ('{{', '[')"
+            with contextlib.suppress(sqlite3.Error):  # a virtual table's
+                cells += [
+                    (table, column, rowid)
+                    for (rowid,) in db.execute(
+                        f"SELECT rowid FROM {_quoted(table)} WHERE typeof("
+                        f"{_quoted(column)}) = 'text'{also} AND rowid IS NOT NULL LIMIT 50"
+                    )
+                ]
+    return cells
+
+
 def _escaped_cell(path: Path, way: str, draw: random.Random) -> Mutant | None:
     """A text cell of a database changed `way`: in a JSON text, as its escape; in any
     other text, as the character itself where UTF-8 holds one, or as the bytes a writer
     that encodes UTF-16 halves one by one (CESU-8) leaves."""
     db = sqlite3.connect(path, isolation_level=None)
     try:
-        cells = []
-        for table in _tables(db):
-            columns = [r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table)})")]
-            for column in columns:
-                with contextlib.suppress(sqlite3.Error):  # a virtual table's
-                    cells += [
-                        (table, column, rowid)
-                        for (rowid,) in db.execute(
-                            f"SELECT rowid FROM {_quoted(table)} WHERE typeof("
-                            f"{_quoted(column)}) = 'text' AND rowid IS NOT NULL LIMIT 50"
-                        )
-                    ]
+        cells = _text_cells(db)
         if not cells:
             return None
         table, column, rowid = draw.choice(cells)
@@ -1099,6 +1119,309 @@ def _escaped_cell(path: Path, way: str, draw: random.Random) -> Mutant | None:
         db.close()
 
 
+# --- strange: a file's kind, size or bytes as no writer of that app leaves them ---------
+
+STRANGE_WAYS = (
+    "socket",
+    "device",
+    "tty link",
+    "folder loop",
+    "folder links up",
+    "folder a file",
+    "sparse tail",
+    "sparse middle",
+    "database emptied",
+    "database cut",
+    "hot journal",
+    "WAL no database",
+    "cell cut",
+    "BOM mid-file",
+    "CR line ends",
+    "NaN count",
+    "infinite count",
+    "long int count",
+    "deep 100k",
+    "zero-width title",
+)
+HOLE = 2**31  # bytes of a sparse file's hole: 2 GB that take no disk
+# what Python's json.dumps writes of a float no JSON holds, and a number past any float
+# or int: a reader that falls back to the standard library takes it, and int() of it fails
+_NUMBERS = {
+    "NaN count": [b"NaN", b"Infinity", b"-Infinity"],
+    "infinite count": [b"1e999", b"-1e999"],
+    "long int count": [b"9" * 5000, b"-" + b"9" * 400],
+}
+_NUMBER_MARK = "\x01zz-number\x01"
+# zero-width joiners, bidi overrides and combining marks: 1 MB that takes no columns, where
+# a cut to a width that adds characters until it is wide enough never gets there
+_ZERO_WIDTH = ("x\u200d\u202e\u0301\u200b" * 210_000)[: 1 << 20]
+# a writer that crashed in a rollback-journal write: its pages spilled into the file,
+# the journal hot, and no process holding a lock (os._exit skips the rollback)
+_CRASH = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = DELETE")
+db.execute("PRAGMA cache_size = 1")
+db.execute("BEGIN IMMEDIATE")
+for (table,) in db.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+).fetchall():
+    columns = [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+    if columns:
+        try:
+            db.execute(f'UPDATE "{table}" SET "{columns[0]}" = "{columns[0]}"')
+            db.execute(f'DELETE FROM "{table}" WHERE rowid % 2 = 0')
+        except sqlite3.Error:
+            pass
+os._exit(0)
+"""
+
+
+def mutate_strange(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    """Change `path` one of the `STRANGE_WAYS`; None when that way does not apply."""
+    data = path.read_bytes()
+    database = data.startswith(SQLITE)
+    if way in ("socket", "device", "tty link"):
+        path.unlink()
+        if way == "socket":  # as a crashed app's control socket under a reused name
+            os.mknod(path, 0o644 | stat.S_IFSOCK)
+            return Mutant(path, "a socket in its place")
+        if way == "tty link":  # opened and read plainly, it waits for the keyboard
+            path.symlink_to("/dev/tty")
+            return Mutant(path, "a link to /dev/tty in its place")
+        try:  # as a restore or a container's bind mount leaves one
+            os.mknod(path, 0o644 | stat.S_IFCHR, os.makedev(1, 3))
+            return Mutant(path, "a character device (/dev/null's) in its place")
+        except PermissionError:
+            path.symlink_to("/dev/null")
+            return Mutant(path, "a link to /dev/null in its place")
+    if way.startswith("folder"):
+        return _strange_folder(path, way, data)
+    if way == "cell cut":
+        return _cut_cell(path, draw) if database else None
+    if way in ("database emptied", "database cut", "hot journal", "WAL no database"):
+        return _strange_database(path, way, data) if database else None
+    if way.startswith("sparse"):
+        return _sparse(path, way, data, draw)
+    if database:
+        return None
+    lines = _lines(data)
+    if way == "BOM mid-file":  # two files, each with a BOM, joined by `cat`
+        if lines is None:
+            return None
+        at = draw.choice([n for n, line in enumerate(lines) if line.strip()][1:] or [0])
+        lines[at] = b"\xef\xbb\xbf" + lines[at]
+        path.write_bytes(b"\n".join(lines))
+        return Mutant(path, f"a BOM before line {at + 1}", keeps=True)
+    if way == "CR line ends":  # a file saved by a classic Mac OS editor
+        if lines is None:
+            return None
+        path.write_bytes(data.replace(b"\n", b"\r"))
+        return Mutant(path, "CR line ends (no LF)")
+    if way == "deep 100k":
+        levels = 100_000
+        body = b"[" * levels + b"]" * levels
+        if lines is None:
+            if _whole_json(data) is None:
+                return None
+            path.write_bytes(body)
+            return Mutant(path, f"a document nested {levels} levels")
+        at = draw.choice([n for n, line in enumerate(lines) if line.strip()])
+        lines.insert(at + 1, b'{"type":"zz","a":' + body + b"}")
+        path.write_bytes(b"\n".join(lines))
+        return Mutant(path, f"a line nested {levels} levels after line {at + 1}")
+    found = _json_values(data)
+    if found is None:
+        return None
+    values = found[1]
+    draw.shuffle(values)
+    for at, value in values:
+        changed = _strange_value(value, way, draw)
+        if changed is None:
+            continue
+        what, text, keeps = changed
+        if at < 0:
+            path.write_bytes(text)
+            return Mutant(path, what, keeps=keeps)
+        assert found[0] is not None
+        found[0][at] = text
+        path.write_bytes(b"\n".join(found[0]))
+        return Mutant(path, f"line {at + 1}: {what}", keeps=keeps)
+    return None
+
+
+def _strange_value(
+    value: Json, way: str, draw: random.Random
+) -> tuple[str, bytes, bool] | None:
+    """One node of `value` changed `way`: what changed, the JSON text, and whether the
+    file still holds every session it held."""
+    nodes = _nodes(value)
+    if way == "zero-width title":
+        texts = [
+            (p, k, n)
+            for p, k, n in nodes
+            if isinstance(n, str) and n and isinstance(k, str) and not _ID_KEY.search(k)
+        ]
+        if not texts:
+            return None
+        named = [t for t in texts if re.search(r"(?i)(title|name|summary)", t[1])]  # type: ignore[arg-type]
+        parent, key, _ = draw.choice(named or texts)
+        parent[key] = _ZERO_WIDTH  # type: ignore[index]
+        return (
+            f"{key!r} became 1 MB of zero-width joiners and bidi overrides",
+            dumps(value),
+            not _PLACE_KEY.search(str(key)) and not _POINTER_KEY.search(str(key)),
+        )
+    leaves = [
+        (p, k, n)
+        for p, k, n in nodes
+        if isinstance(p, dict)
+        and isinstance(k, str)
+        and _COUNT_KEY.search(k)
+        and isinstance(n, int | float)
+        and not isinstance(n, bool)
+    ]
+    if not leaves:
+        return None
+    parent, key, node = draw.choice(leaves)
+    number = draw.choice(_NUMBERS[way])
+    parent[key] = _NUMBER_MARK  # type: ignore[index]
+    text = dumps(value).replace(json.dumps(_NUMBER_MARK).encode(), number)
+    shown = (
+        number if len(number) < 20 else number[:8] + b"... (%d digits)" % len(number)
+    )
+    # no JSON parser need take it: the record may be lost, but never unsaid
+    return f"{key!r} {node!r} became {shown.decode()}", text, False
+
+
+def _strange_folder(path: Path, way: str, data: bytes) -> Mutant | None:
+    """The file's folder replaced by a link to itself or to its own parent, or by a
+    file: everything in it is gone (as a folder deleted), but nothing may hang."""
+    folder = path.parent
+    if folder.name in ("home", "") or not any(folder.parent.iterdir()):
+        return None
+    if folder.parent.name == "home" and folder.name.startswith("."):
+        return None  # an app's own root: nothing of it is left to say what was lost
+    shutil.rmtree(folder)
+    if way == "folder loop":
+        folder.symlink_to(folder.name)
+        return Mutant(path, f"its folder {folder.name!r} a link to itself", gone=True)
+    if way == "folder links up":  # its own name inside it, without end
+        folder.symlink_to(".")
+        return Mutant(path, f"its folder {folder.name!r} a link to '.'", gone=True)
+    folder.write_bytes(data[:4096])  # a copy that took the first file for the folder
+    return Mutant(path, f"its folder {folder.name!r} a file", gone=True)
+
+
+def _strange_database(path: Path, way: str, data: bytes) -> Mutant | None:
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if way == "database emptied":  # a sync tool's placeholder, a full disk's copy
+        path.write_bytes(b"")
+        wal.unlink(missing_ok=True)
+        shm.unlink(missing_ok=True)
+        return Mutant(path, "emptied (0 bytes)", gone=True)
+    if way == "database cut":  # a copy cut short: its header counts pages it lacks
+        size = int.from_bytes(data[16:18], "big") or 65536
+        pages = len(data) // size
+        if pages < 2:
+            return None
+        path.write_bytes(data[: (pages // 2) * size])
+        return Mutant(path, f"cut to {pages // 2} of {pages} pages")
+    if wal.exists() or Path(f"{path}-journal").exists():
+        return None
+    if way == "WAL no database":  # the database deleted, its -wal left behind
+        rewritten = _rows_into_wal(path)
+        if rewritten is None:
+            return None
+        path.unlink()
+        wal.write_bytes(rewritten[1])
+        return Mutant(path, "deleted, its -wal left", gone=True)
+    subprocess.run([sys.executable, "-c", _CRASH, str(path)], check=True)
+    if not Path(f"{path}-journal").exists():
+        return None
+    # the journal rolls back what the crash left: every row it held is still there
+    return Mutant(path, "a crashed writer's hot -journal beside it", keeps=True)
+
+
+def _cut_cell(path: Path, draw: random.Random) -> Mutant | None:
+    """A text cell that holds JSON cut in half, as a torn write or a bad sector leaves it:
+    no JSON function of SQLite's may fail a query over its table."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        cells = _text_cells(db, json_only=True)
+        if not cells:
+            return None
+        table, column, rowid = draw.choice(cells)
+        with contextlib.suppress(sqlite3.Error):  # a CHECK refuses it
+            db.execute(
+                f"UPDATE {_quoted(table)} SET {_quoted(column)} = "
+                f"substr({_quoted(column)}, 1, length({_quoted(column)}) / 2) "
+                "WHERE rowid = ?",
+                (rowid,),
+            )
+            return Mutant(path, f"{table}.{column} row {rowid}: its JSON cut in half")
+        return None
+    finally:
+        db.close()
+
+
+def _sparse(path: Path, way: str, data: bytes, draw: random.Random) -> Mutant | None:
+    """A 2 GB hole (no disk) after the file's end, or between two of its lines."""
+    if way == "sparse tail":
+        with open(path, "r+b") as stream:
+            stream.truncate(len(data) + HOLE)
+        # JSON lines keep every line before the NULs; a document or database is
+        # damaged, and what it held may go, but never unsaid
+        return Mutant(path, "a 2 GB hole after its end", keeps=_lines(data) is not None)
+    lines = _lines(data)
+    if lines is None or data.startswith(SQLITE):
+        return None
+    ends = [n + 1 for n, byte in enumerate(data[:-1]) if byte == 0x0A]
+    if not ends:
+        return None
+    at = draw.choice(ends)
+    with open(path, "wb") as stream:
+        stream.write(data[:at])
+        stream.seek(HOLE, os.SEEK_CUR)
+        stream.write(b"\n" + data[at:])
+    # a listing reads a head of 64 MB at most: a session whose lines all lie past the
+    # hole may go, but never unsaid (its 2 GB line is counted as too long)
+    return Mutant(path, f"a 2 GB hole as a line of its own at byte {at}")
+
+
+def _tokens(home: Path, state: Path) -> int:
+    """The tokens `usage app --json` counts over `home`, in and out (0 where it fails:
+    `check` says why)."""
+    from sessdex.cli import main
+
+    args = ["usage", "app", "--json", "--home", str(home)]
+    result = CliRunner().invoke(main, args, env={"SESSDEX_HOME": str(state)})
+    if result.exit_code != 0:
+        return 0
+    rows = json.loads(result.stdout)
+    return sum(int(r["input_tokens"]) + int(r["output_tokens"]) for r in rows)
+
+
+def home_stamps(
+    home: Path, through_links: bool = False
+) -> dict[str, tuple[int, int, int]]:
+    """Every entry under `home` (through its links, and each folder itself, with
+    `through_links`): (size, mtime, mode) by path."""
+    seen: dict[str, tuple[int, int, int]] = {}
+    itself = ["."] if through_links else []
+    for folder, names, files in os.walk(home, followlinks=through_links):
+        for name in [*names, *files, *itself]:
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                st = os.lstat(path)
+                seen[os.path.relpath(path, home)] = (
+                    st.st_size,
+                    st.st_mtime_ns,
+                    st.st_mode,
+                )
+    return seen
+
+
 class NoWay(AssertionError):
     """No hostile way applies to any file of a home (one of text files alone: Aider's)."""
 
@@ -1111,10 +1434,12 @@ def draw_mutant(
     odd: bool = False,
     hostile: tuple[str, ...] = (),
     escapes: bool = False,
+    strange: tuple[str, ...] = (),
 ) -> Mutant:
     """Change one file of `home` one way, both drawn; tries until one applies. With
     `tree`, one of `TREE_WAYS` instead; with `odd`, one of `ODD_WAYS`; with `hostile`,
-    one of those ways (of `HOSTILE_WAYS`); with `escapes`, one of `ESCAPE_WAYS`."""
+    one of those ways (of `HOSTILE_WAYS`); with `escapes`, one of `ESCAPE_WAYS`; with
+    `strange`, one of those ways (of `STRANGE_WAYS`)."""
     # not a database's -wal or -shm: SQLite itself reads a damaged one as none (the
     # app loses those rows too), and nothing sessdex reads can tell
     candidates = sorted(
@@ -1124,6 +1449,12 @@ def draw_mutant(
     )
     if tree:
         return mutate_tree(draw.choice(candidates), draw.choice(TREE_WAYS))
+    if strange:
+        for _ in range(200):
+            path, way = draw.choice(candidates), draw.choice(strange)
+            if path.is_file() and (mutant := mutate_strange(path, way, draw)):
+                return mutant
+        raise NoWay(f"no strange way applies to {home}")
     if escapes:
         for _ in range(200):
             path, way = draw.choice(candidates), draw.choice(ESCAPE_WAYS)
@@ -1403,6 +1734,7 @@ def run_case(
     more: bool = False,
     hostile: tuple[str, ...] = (),
     escapes: bool = False,
+    strange: tuple[str, ...] = (),
 ) -> list[str]:
     """Mutant `case` of home `name` (of its tree, with `tree`; an odd file, with `odd`;
     changed one of the `hostile` ways, with those; a text given an odd escape, with
@@ -1417,6 +1749,8 @@ def run_case(
         if hostile
         else "escapes"
         if escapes
+        else "strange"
+        if strange
         else "fuzz"
     )
     draw = random.Random(f"{name}-{kind}-{case}")
@@ -1431,16 +1765,34 @@ def run_case(
     copy_home(original, home)
     try:
         mutant = draw_mutant(
-            home, draw, tree=tree, odd=odd, hostile=hostile, escapes=escapes
+            home,
+            draw,
+            tree=tree,
+            odd=odd,
+            hostile=hostile,
+            escapes=escapes,
+            strange=strange,
         )
     except NoWay:
         return []  # nothing in this home holds a JSON value or a database
     changed = str(mutant.path)
     label = f"{name} {'' if kind == 'fuzz' else kind + ' '}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
     state = work / f"state-{case}"
+    stamps = home_stamps(home) if strange else {}
+    tokens_before = _tokens(original, work / "state-tokens") if strange else 0
     with mutant.during() if mutant.during else contextlib.nullcontext():
         outcome = check(home, state, more=more, steady=mutant.during is None)
     failures = [f"{label}: {failure}" for failure in outcome.failures]
+    if strange and (now := home_stamps(home)) != stamps:  # read only, whatever it meets
+        written = sorted(
+            k for k in stamps.keys() | now.keys() if stamps.get(k) != now.get(k)
+        )
+        failures.append(f"{label}: wrote inside the home: {written}")
+    if strange and (tokens := _tokens(home, state)) > tokens_before:
+        # damage takes tokens away, or none; it never bills a response twice
+        failures.append(
+            f"{label}: usage counts {tokens} tokens, {tokens_before} undamaged"
+        )
     # some apps make an id of a file's content (a CRLF changes it), and a session one
     # file no longer fills in may be listed by another: what is compared is how many
     before = Counter(path.partition("#")[0] for path in listed_before.values())
@@ -2569,22 +2921,6 @@ def link_elsewhere(home: Path, disk: Path, way: str, draw: random.Random) -> str
     return f"{folder.relative_to(home)} moved, linked back ({way})"
 
 
-def _stamps(root: Path) -> dict[str, tuple[int, int, int]]:
-    """Every entry under `root`, through its links: (size, mtime, mode) by path."""
-    seen: dict[str, tuple[int, int, int]] = {}
-    for folder, names, files in os.walk(root, followlinks=True):
-        for name in [*names, *files, "."]:
-            path = os.path.join(folder, name)
-            with contextlib.suppress(OSError):
-                st = os.lstat(path)
-                seen[os.path.relpath(path, root)] = (
-                    st.st_size,
-                    st.st_mtime_ns,
-                    st.st_mode,
-                )
-    return seen
-
-
 def run_linked_case(name: str, original: Path, case: int, work: Path) -> list[str]:
     """Linked case `case` of home `name`: the home, or one folder of it, moved to another
     disk and linked back one of the `LINKED_WAYS`; then every command (`check` with
@@ -2625,7 +2961,7 @@ def run_linked_case(name: str, original: Path, case: int, work: Path) -> list[st
         settle(home)
         settle(disk)
         label = f"{name} linked case {case}: {what}"
-        before = _stamps(home)
+        before = home_stamps(home, through_links=True)
         # the real command's warm list (the quick path) first, while the index knows
         # the home only as it was before the move
         quick = _listing(runner, home, real, real=True) if warm else None
@@ -2641,7 +2977,7 @@ def run_linked_case(name: str, original: Path, case: int, work: Path) -> list[st
             failures += [
                 f"list --json, not as unlinked: {s}" for s in _mismatches(cold, base)
             ]
-        after = _stamps(home)
+        after = home_stamps(home, through_links=True)
         failures += [
             f"{path} {'made' if path not in before else 'gone' if path not in after else 'changed'} in the home"
             for path in sorted(before.keys() ^ after.keys())

@@ -294,3 +294,30 @@ def test_an_id_beside_its_twin_in_the_other_case_names_its_own_session(
     for case in range(2):
         failures += fuzzing.run_cased_case(name, HOMES[name], case, tmp_path)
     assert not failures, "\n".join(failures)
+
+
+def test_every_strange_way_applies_to_some_home(tmp_path: Path) -> None:
+    assert _ways_applied(tmp_path, fuzzing.STRANGE_WAYS, fuzzing.mutate_strange) == set(
+        fuzzing.STRANGE_WAYS
+    )
+
+
+# a 2 GB hole is read through by whatever reads a file whole (seconds a case): the
+# script runs those (scripts/fuzz-homes.py --strange)
+STRANGE_IN_SUITE = tuple(w for w in fuzzing.STRANGE_WAYS if not w.startswith("sparse"))
+
+
+@pytest.mark.parametrize("name", ["claude", "opencode"])
+def test_a_strange_file_is_never_a_crash_a_hang_or_a_write(
+    name: str, tmp_path: Path
+) -> None:
+    # a socket, a device or /dev/tty in a file's place, its folder a link to itself, a
+    # database emptied, cut or left with a crashed writer's hot journal, a count NaN or
+    # 5000 digits long, 1 MB of zero-width joiners: none a crash or a hang, no session
+    # lost unsaid, and nothing in the home changed
+    failures: list[str] = []
+    for way in STRANGE_IN_SUITE:
+        failures += fuzzing.run_case(
+            name, HOMES[name], 0, tmp_path, more=True, strange=(way,)
+        )
+    assert not failures, "\n".join(failures)

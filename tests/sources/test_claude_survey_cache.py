@@ -112,6 +112,29 @@ def test_a_rewind_past_a_spawn_arriving_after_the_cut_counts_the_spawn(
     grows_like_a_fresh_read(source, tmp_path / "grown", monkeypatch, kept)
 
 
+def test_a_prompt_rewound_before_its_parent_was_written_is_abandoned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    """A prompt whose parent's line comes after it (lines written out of order), then
+    replaced: only the rewound prompt left the line placed before it, the replacement
+    continued it. The survey looks for abandoned branches only where a prompt did, so
+    that must be noted of the first, and kept with a survey cut after it."""
+    lines = [
+        prompt(1, "Wrong question", parentUuid="u2"),
+        reply(2, "Ready.", parentUuid=None),
+        prompt(3, "Right question"),
+        reply(4, "The right answer."),
+    ]
+    source = write(tmp_path / "source" / "s.jsonl", lines)
+    read = fresh(source, monkeypatch)
+    assert [e.text for e in read if e.kind == "user"] == ["Right question"]
+    (branch,) = [
+        e.extra["abandoned_branch"] for e in read if "abandoned_branch" in e.extra
+    ]
+    assert branch == {"uuid": "u1", "lines": 1, "subagents": 0}
+    grows_like_a_fresh_read(source, tmp_path / "grown", monkeypatch, kept)
+
+
 def grows_like_a_fresh_read(
     source: Path,
     tmp_path: Path,

@@ -46,8 +46,17 @@ it, so such a session is refused unless `--keep-permissions` (`restores_looser`)
 a long session's unread middle too (`files.lines_with`; one over 256 MB by `resume`). A `copilot` on PATH that is AWS
 Copilot CLI's (a Go program) is never run (`resume_program`).
 
-Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry events
-(`_IGNORED`). Everything else unknown is counted by diagnostics.
+HydraFusion turns (1.0.102: several models answer one prompt) are notes: the route
+(`session.fusion_resolved`, or `session.fusion_route_failed` and its fallback), each
+phase's end and the outcome (`session.fusion_completed`). Its token sums are not billed:
+usage comes from the per-call `session.usage_record`s (no real fusion log was seen, so
+whether each phase's calls get one is not known). The answer it commits is an
+`assistant.message`. A `session.model_deselected` (its provider withdrew the model) leaves
+the session without one: `resume` passes none, and Copilot asks for one.
+
+Ignored, on purpose: system prompts, hooks, permission prompts and their bookkeeping, UI
+and telemetry events, receipts (`_IGNORED`). Everything else unknown is counted by
+diagnostics; 1.0.102's own `schemas/session-events.schema.json` lists what it writes.
 """
 
 from __future__ import annotations
@@ -90,7 +99,8 @@ RESUMES_ANYWHERE = True
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help, `/fork` in its TUI, "
+    "copilot 1.0.11 - 1.0.102; 1.0.102's durable event types from the session-events "
+    "schema its npm package ships; resume checked against 1.0.102's --help, `/fork` in its TUI, "
     "`--mode plan|interactive|autopilot` on a resume, the agent mode and Allow All it "
     "restores (1.0.102 run here); "
     "history-session-state/ of builds before 0.0.342 from third-party readers (synthetic)"
@@ -187,6 +197,26 @@ _IGNORED = frozenset(
         "model.call_start",
         "model.call_finished",
         "model.call_final_result",
+        # durable in 1.0.102's schemas/session-events.schema.json: a fusion turn's commit
+        # steps and handoffs between its models (its answer comes as `assistant.message`),
+        # receipts of a turn's end and of skills given again by reference, a user's answer
+        # (its tool's result holds it), permission and recovery bookkeeping
+        "session.fusion_commit_started",
+        "session.fusion_handoff",
+        "session.fusion_change_checkpoint",
+        "session.completion_receipt",
+        "skill.invoked_ref",
+        "skill.context_delivered_ref",
+        "human_response.recorded",
+        "permission.assentDetected",
+        "permission.carriedForward",
+        "permission.contextualAuthorization",
+        "permission.messageAuthorization",
+        "permission.messageAuthorizationDegraded",
+        "permission.messageAuthorizationRead",
+        "session.permission_recovery",
+        "session.request_body_compression_disabled",
+        "mcp.oauth_recovery_completed",
     }
 )
 
@@ -279,6 +309,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         elif kind == "session.model_change" and main:
             fields["model"] = as_str(data.get("newModel")) or fields.get("model")
             fields["effort"] = as_str(data.get("reasoningEffort"))
+        elif kind == "session.model_deselected" and main:
+            # its provider withdrew the model: Copilot asks for another (`/model`)
+            fields["model"] = None
         elif kind == "session.permissions_changed" and main:
             # one that names no Allow All value (another setting's) leaves it as it was
             if (permission_mode := _permission_mode(data)) is not None:
@@ -503,6 +536,13 @@ class _Reader:
             "session.mode_changed",
             "session.permissions_changed",
             "session.auto_mode_resolved",
+            "session.model_deselected",
+            "session.fusion_resolved",
+            "session.fusion_route_failed",
+            "session.fusion_completed",
+            "assistant.fusion_phase_completed",
+            "assistant.fusion_phase_failed",
+            "skill.context_delivered",
             "session.handoff",
             "session.context_cleared",
             "session.truncation",
@@ -590,6 +630,26 @@ class _Reader:
             model = as_str(data.get("chosenModel"))
             yield self.event(
                 "meta", record, text=f"auto model: {model}", extra={"model": model}
+            )
+        elif kind == "session.model_deselected":
+            model = as_str(data.get("previousModel"))
+            why = as_str(data.get("reason"))
+            said = (
+                "withdrawn by its provider"
+                if why == "provider_withdrawn"
+                else f"deselected ({why})"
+            )
+            yield self.event(
+                "meta", record, text=f"model {model} {said}", extra={"model": None}
+            )
+        elif kind.startswith(("session.fusion_", "assistant.fusion_phase_")):
+            yield self.fusion(kind, record, data)
+        elif kind == "skill.context_delivered":  # a skill's text given mid-turn
+            yield self.event(
+                "user",
+                record,
+                text=shown_text(data.get("content")),
+                extra={"injected": True, "source": as_str(data.get("source"))},
             )
         elif kind == "session.mode_changed":
             mode = as_str(data.get("newMode"))
@@ -763,6 +823,45 @@ class _Reader:
                 text=description,
                 extra={"child_id": child, "agent_type": agent_type},
             )
+
+    def fusion(
+        self, kind: str, record: Mapping[str, object], data: Mapping[str, object]
+    ) -> Event:
+        """A HydraFusion turn (1.0.102: several models answer one prompt) as notes: its
+        route, each phase's end, its outcome. The answer it commits comes as an
+        `assistant.message`; the tokens its outcome sums are not billed again."""
+        fusion_id = as_str(data.get("fusionId"))
+        model = as_str(data.get("model"))
+        phase = as_str(data.get("phaseKind"))
+        extra: dict[str, JSONValue] = {"fusion_id": fusion_id}
+        if kind == "session.fusion_resolved":
+            primary = as_str(data.get("primaryModel"))
+            second = as_str(data.get("secondaryModel"))
+            text = f"fusion {as_str(data.get('pattern'))}: {primary}"
+            text += f", review by {second}" if second else ""
+            extra["hint"] = shown_text(data.get("hint"))
+        elif kind == "session.fusion_route_failed":
+            text = (
+                f"fusion routing failed ({as_str(data.get('reason'))}): "
+                f"{as_str(data.get('fallbackModel'))} instead"
+            )
+            extra["error"] = shown_text(data.get("errorMessage"))
+        elif kind == "session.fusion_completed":
+            outcome = as_str(data.get("outcome"))
+            text = (
+                f"fusion {outcome}: {as_int(data.get('phaseCount'))} phases, "
+                f"answer from {as_str(data.get('finalSourceModel'))}"
+            )
+            extra["fusion_outcome"] = outcome
+        elif kind == "assistant.fusion_phase_failed":
+            text = (
+                f"fusion phase {phase} ({model}) failed: {as_str(data.get('reason'))}"
+            )
+            extra["error"] = shown_text(data.get("errorMessage"))
+        else:  # a phase's words reach the conversation only if the turn commits them
+            text = f"fusion phase {phase} ({model}) {as_str(data.get('status'))}"
+            extra["verdict"] = shown_text(data.get("verdict"))
+        return self.event("meta", record, text=text, extra=extra)
 
     def thinking(
         self, record: Mapping[str, object], agent: str | None, value: object

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sqlite3
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -942,3 +943,33 @@ def test_untitled_sessions_in_unindexed_views_are_listed_in_one_pass(
     assert large_titles == {f"ses_zzzz{n:06d}": f"user {n}" for n in range(400)}
     assert len(small_titles) == 100
     assert large < 6 * small, (small, large)
+
+
+def test_a_retry_is_dated_when_it_happened_and_says_its_attempt(tmp_path: Path) -> None:
+    """A `retry` part (OpenCode 1.18.33's message-v2 RetryPart: `attempt`, the API
+    error, `time.created`) is shown at its own time with its attempt number; it was
+    dated at its message's start, before the answer that failed, and said no attempt."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    with contextlib.closing(
+        sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    ) as writer:
+        message_id, created = writer.execute(
+            "SELECT message_id, time_created FROM part WHERE session_id = ? "
+            "ORDER BY id DESC",
+            (BASIC,),
+        ).fetchone()
+        error = {"name": "APIError", "data": {"message": "Overloaded", "isRetryable": True}}  # fmt: skip
+        part = {"type": "retry", "attempt": 2, "error": error,
+                "time": {"created": created + 30_000}}  # fmt: skip
+        writer.execute(
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated,"
+            " data) VALUES ('prt_zzzz_retry', ?, ?, ?, ?, ?)",
+            (message_id, BASIC, created, created, json.dumps(part)),
+        )
+        writer.commit()
+    shown = json.loads(cli_over(home, "show", BASIC, "--json").stdout)
+    [retry] = [e for e in shown if e["extra"].get("retry")]
+    assert retry["text"] == "Overloaded" and retry["extra"]["attempt"] == 2
+    at = datetime.fromisoformat(retry["time"]).timestamp()
+    assert at == (created + 30_000) / 1000

@@ -82,7 +82,8 @@ NAME = "opencode"
 TITLE = "OpenCode"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples); "
+    "opencode 1.18.33 (SQLite, real files; its part and session-message schemas and "
+    "tables from its npm binary); 1.3 JSON storage tree (public synthetic samples); "
     "early 0.x per-project JSON store (from sst/opencode's app.ts, session/index.ts and "
     "storage.ts of mid-2025; synthetic sample); "
     "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen); "
@@ -1132,7 +1133,8 @@ class _Reader:
         kind = type_tag(part.get("type"))
         times = part.get("time") if isinstance(part.get("time"), dict) else {}
         assert isinstance(times, dict)
-        when = ms_time(times.get("start")) or time
+        # a retry part is dated by `time.created`, the others by `time.start`
+        when = ms_time(times.get("start")) or ms_time(times.get("created")) or time
         if kind == "text":
             text = shown_text(part.get("text"), keep_empty=False)
             if not text:
@@ -1200,7 +1202,12 @@ class _Reader:
                 when,
                 agent,
                 text=as_str(data.get("message")) or "retry",
-                extra={"retry": True, "retrying": True},  # OpenCode tries again
+                # OpenCode tries again; `attempt` counts from 1
+                extra={
+                    "retry": True,
+                    "retrying": True,
+                    "attempt": json_copy(part.get("attempt")),
+                },
             )
         elif kind == "compaction":
             yield self.event(

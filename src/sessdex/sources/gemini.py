@@ -104,7 +104,7 @@ NAME = "gemini"
 TITLE = "Gemini CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "gemini 0.61.0 (JSONL chats); pre-0.40 one-file JSON chats from public samples"
+    "gemini 0.61.0 (JSONL chats; the ChatRecordingService of its npm bundle); pre-0.40 one-file JSON chats from public samples"
     "; sha256-named project folders before 0.29 and trustedFolders.json from gemini-cli's source"
     "; resume checked against 0.61.0's --help"
     "; --session-file imports from 0.61.0's resolveSessionId and a real run; 0.61.0 is"

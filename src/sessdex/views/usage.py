@@ -450,7 +450,7 @@ def _explain_lines(
         price = "unpriced" if cost is None else f"${cost:.6f}"
         agent = f" agent {record.agent_id}" if record.agent_id else ""
         yield (
-            f"  {app} {path}:{record.line}  {_when(record.time, tz)}  {u.model or '(unknown model)'}{agent}  "
+            f"  {app} {_at(path, record.line)}  {_when(record.time, tz)}  {u.model or '(unknown model)'}{agent}  "
             f"in {u.input_tokens} out {u.output_tokens} cw {u.cache_write_tokens} cr {u.cache_read_tokens} "
             f"rs {u.reasoning_tokens}  {price}"
             + (f"  credits {credits_amount(u.credits)}" if u.credits else "")
@@ -546,7 +546,8 @@ def _counted_records(explained: Explained) -> Iterator[dict[str, object]]:
         yield {
             "app": app,
             "file": path,
-            "line": record.line,
+            # 0: its app is counted through its reader, which says no line
+            "line": record.line or None,
             "time": _iso(record.time),
             "session_id": record.session_id,
             "agent_id": record.agent_id,
@@ -571,6 +572,12 @@ _COUNTS = (
     ("cr", "cache_read_tokens"),
     ("rs", "reasoning_tokens"),
 )
+
+
+def _at(path: str, line: int) -> str:
+    """Where a response was read: its file and line, or the file alone where the app is
+    counted through its reader, which says no line (its note names the usage event)."""
+    return f"{path}:{line}" if line else path
 
 
 def _note(record: UsageRecord) -> str | None:

@@ -935,5 +935,10 @@ def demo_command(given_home: str | None) -> None:
         for warning in check.warnings:
             err(f"note: {warning}")
         echo(check.command)
+        if check.refusals:  # the demo's folders are not on this machine: said, not met
+            err(
+                "note: run as printed, it exits 1 on this machine, where resume would "
+                f"refuse it: {' '.join(check.refusals)}"
+            )
     echo()
     echo("(the demo home, read with --home; run 'sessdex list' for your own sessions)")

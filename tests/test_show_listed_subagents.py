@@ -59,8 +59,8 @@ def test_export_markdown_totals_the_sub_agent_another_agent_keeps(
     shutil.copytree(DATA, home)
     text = run(home, "export", MAIN, "-f", "md")
     assert "prune.sh keeps the last 90 days." in text  # the coder agent's answer
-    # input with the cache: 300 + 6,400
-    assert text.rstrip().endswith("*Tokens: 6.7k in, 133 out.*")
+    # input as `usage` counts it, the cache apart
+    assert text.rstrip().endswith("*Tokens: 300 in, 6.4k cache, 133 out.*")
 
 
 def test_tree_still_marks_that_sub_agent_as_placed_from_the_list(

@@ -29,7 +29,7 @@ from .text import (
     sender_name,
     spawn_name,
     title_line,
-    tokens,
+    tokens_said,
     tool_summary,
     usage_said,
     visible,
@@ -126,13 +126,14 @@ def render(
     calls: dict[str, str] = {}  # spawning call id -> its child's id
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
-    total_in = total_out = 0
+    total_in = total_cache = total_out = 0
     credits = 0.0
     for event in events:
         if event.kind == "usage" and event.usage is not None:
             # a broken count (negative, absurd) adds nothing
             u = event.usage.plausible()
-            total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+            total_in += u.input_tokens
+            total_cache += u.cache_read_tokens + u.cache_write_tokens
             total_out += u.output_tokens
             credits += u.credits
         agent = event.agent_id
@@ -173,11 +174,11 @@ def render(
                 tasks.setdefault(str(child), one_line(event.text, 80))
     yield "</div></details>\n" * len(open_blocks)
     if (
-        total_in or total_out or credits
+        total_in or total_cache or total_out or credits
     ):  # sub-agents' responses included, as in Markdown
         said = (
-            [f"tokens in all: {tokens(total_in)} in, {tokens(total_out)} out"]
-            if total_in or total_out
+            [f"tokens in all: {tokens_said(total_in, total_cache, total_out)}"]
+            if total_in or total_cache or total_out
             else []
         )
         said += [f"credits in all: {credits_amount(credits)}"] if credits else []

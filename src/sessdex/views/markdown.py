@@ -34,7 +34,7 @@ from .text import (
     shown_whole,
     spawn_name,
     title_line,
-    tokens,
+    tokens_said,
     tool_detail,
     tool_summary,
     visible,
@@ -880,7 +880,7 @@ def render(
         )
         + "\n"
     )
-    total_in = total_out = 0
+    total_in = total_cache = total_out = 0
     credits = 0.0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
     marks: set[str] = set()  # names' values, for a quick look-up
@@ -1000,7 +1000,8 @@ def render(
         elif kind == "usage" and event.usage is not None:
             # a broken count (negative, absurd) adds nothing
             u = event.usage.plausible()
-            total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+            total_in += u.input_tokens
+            total_cache += u.cache_read_tokens + u.cache_write_tokens
             total_out += u.output_tokens
             credits += u.credits
         if not out:
@@ -1010,10 +1011,10 @@ def render(
             yield "\n"  # a heading or a paragraph after a list item starts its own block
         in_list = item
         yield out
-    if total_in or total_out or credits:
+    if total_in or total_cache or total_out or credits:
         totals = (
-            [f"Tokens: {tokens(total_in)} in, {tokens(total_out)} out"]
-            if total_in or total_out
+            [f"Tokens: {tokens_said(total_in, total_cache, total_out)}"]
+            if total_in or total_cache or total_out
             else []
         )
         totals += [f"Credits: {credits_amount(credits)}"] if credits else []

@@ -42,6 +42,7 @@ from .text import (
     spawn_name,
     title_line,
     tokens,
+    tokens_said,
     tool_detail,
     tool_summary,
     visible,
@@ -428,11 +429,11 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
         label.append(" " + one_line(node.description, shown))
     u = node.usage
     calls = "1 tool call" if node.tool_calls == 1 else f"{node.tool_calls} tool calls"
-    taken = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+    cache = u.cache_read_tokens + u.cache_write_tokens
     # an app that records no counts (or none yet): "0 in, 0 out" would claim free work
     counts = (
-        f"{tokens(taken)} in, {tokens(u.output_tokens)} out"
-        if taken or u.output_tokens
+        tokens_said(u.input_tokens, cache, u.output_tokens)
+        if u.input_tokens or cache or u.output_tokens
         else "no token counts"
     )
     billed = [f"{credits_amount(u.credits)} credits"] if u.credits else []

@@ -632,11 +632,19 @@ def credits_amount(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
+def tokens_said(input_tokens: int, cache_tokens: int, output_tokens: int) -> str:
+    """Counts as `usage` names them: "1.2k in, 8.4k cache, 60 out", `in` the input its
+    Input column counts (never the cache, read or written: said apart, where any)."""
+    cache = f", {tokens(cache_tokens)} cache" if cache_tokens else ""
+    return f"{tokens(input_tokens)} in{cache}, {tokens(output_tokens)} out"
+
+
 def usage_said(u: Usage) -> str:
-    """One usage event, short: "tokens: 1.2k in, 300 out", its credits after them (or
-    alone, for an app that billed credits and kept no token count)."""
+    """One usage event, short: "tokens: 1.2k in, 8.4k cache, 300 out", its credits after
+    them (or alone, for an app that billed credits and kept no token count)."""
     taken = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
-    said = [f"tokens: {tokens(taken)} in, {tokens(u.output_tokens)} out"]
+    cache = u.cache_read_tokens + u.cache_write_tokens
+    said = [f"tokens: {tokens_said(u.input_tokens, cache, u.output_tokens)}"]
     if u.credits:
         if not taken and not u.output_tokens:
             return f"credits: {credits_amount(u.credits)}"

@@ -134,10 +134,10 @@ def test_a_session_report_from_a_day_says_whose_day_it_was() -> None:
     code, out, err = run("usage", "session", "--since", "2099-01-01", "--home", home)
     assert (code, out) == (0, "")
     assert err.startswith(
-        "No token usage matches these options, with days in UTC (--tz sets another). "
+        "No token usage matches --since 2099-01-01, with days in UTC (--tz sets another); "
     ), err
     _, _, err = run("usage", "session", "--since", "1h", "--home", home)
-    assert err.startswith("No token usage matches these options. "), err
+    assert err.startswith("No token usage matches --since 1h; "), err
 
 
 def test_watch_json_with_nothing_recent_says_how_far_it_looked_at_a_terminal(

@@ -1129,7 +1129,8 @@ def test_no_usage_is_one_line_that_says_so_not_a_table_of_zeros(
         main, ["usage", "--home", str(mixed.path), "--since", "2030-01-01"]
     )  # type: ignore[attr-defined]
     assert (
-        result.stdout == "" and "No token usage matches these options" in result.stderr
+        result.stdout == ""
+        and "No token usage matches --since 2030-01-01" in result.stderr
     )
     result = run.invoke(main, ["usage", "--home", str(empty), "--json"])  # type: ignore[attr-defined]
     assert orjson.loads(result.stdout) == []

@@ -148,7 +148,9 @@ def answer(args: Sequence[str]) -> bool:
             return False  # the full command says what, or sets a damaged index aside
         # written once counted: a write that fails is not run again by the full command
         since, until, tz = (given.get(name) for name in _BOUNDS)
-        filtered = bool(since or until or apps or here)
+        from .selection import filter_words
+
+        filtered = filter_words(apps, since, until, here)
         if result.explained is not None:
             _write_explained(result, report, form, str(home.path), tz)
         else:
@@ -243,13 +245,13 @@ def _write(
     report: str,
     form: str,
     home: str,
-    filtered: bool,
+    filtered: list[str],
     bounds: tuple[str | None, str | None],
     tz: str | None,
 ) -> None:
     """The report on stdout as the full command writes it: its rows in JSON (one
     document, or one a line), else its table and captions, a note on stderr after it;
-    `filtered`: by an option (an empty report says so); `bounds`: --since and --until,
+    `filtered`: the options that narrowed it (an empty report names them); `bounds`: --since and --until,
     whose days the captions place in `tz`."""
     from .views import usage as view
 

@@ -245,10 +245,7 @@ def nothing_matches(
     except BadSetting:
         shell = POSIX
         told = " (quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
-    options = [f"--app {word(app, shell)}" for app in apps]
-    options += [f"--since {word(since, shell)}"] if since else []
-    options += [f"--until {word(until, shell)}"] if until else []
-    options += ["--here"] if here else []
+    options = filter_words(apps, since, until, here, shell)
     hint = _nothing_matches(query, apps, options, hidden, wider)
     if hint and here:  # which folder: the one the shell is in may not be the one meant
         hint = hint.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)
@@ -267,6 +264,30 @@ def nothing_matches(
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
         hint += told
     return hint
+
+
+def filter_words(
+    apps: Sequence[str],
+    since: str | None,
+    until: str | None,
+    here: bool,
+    shell: str | None = None,
+) -> list[str]:
+    """The options that narrowed a listing or a report, as the user types them (`--app
+    claude`, `--since 3d`), each value quoted for `shell` (None: theirs, as sh quotes it
+    where `SESSDEX_SHELL` names a shell sessdex does not know)."""
+    from .errors import BadSetting
+    from .shells import POSIX, current, word
+
+    if shell is None:
+        try:
+            shell = current()
+        except BadSetting:
+            shell = POSIX
+    options = [f"--app {word(app, shell)}" for app in apps]
+    options += [f"--since {word(since, shell)}"] if since else []
+    options += [f"--until {word(until, shell)}"] if until else []
+    return options + (["--here"] if here else [])
 
 
 def kept_options(limit: int | None, include_subagents: bool) -> list[str]:

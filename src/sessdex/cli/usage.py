@@ -294,7 +294,9 @@ def usage_command(
     if not result.rows and (not as_data or stderr_is_terminal()):
         # an empty table of zeros says less than one line; after `[]` a person at a
         # terminal is told why, as `list --json` tells it, a script's log nothing
-        filtered = bool(since or until or apps or here)
+        from ..selection import filter_words
+
+        filtered = filter_words(apps, since, until, here)
         err(
             view.nothing_counted(
                 filtered,

@@ -359,15 +359,20 @@ def zone_named(tz: str | None) -> str:
     return f"{zone} (local)" if tz == "local" and zone != "local time" else zone
 
 
-def nothing_counted(filtered: bool, zone: str | None) -> str:
-    """What an empty report says on stderr: `filtered` by options (`--app`, `--since`),
-    `zone` the one whose days emptied it (a day named) or None."""
+def nothing_counted(filters: Sequence[str], zone: str | None) -> str:
+    """What an empty report says on stderr: `filters` the options that narrowed it as
+    typed (`--since 3d`), `zone` the one whose days emptied it (a day named) or None."""
+    # today in UTC may have begun an hour ago here: the zone is what emptied it
+    days = f", with days in {zone}" if zone is not None else ""
+    if filters:  # as `list` says it: what emptied it, and the report without it
+        them = "it" if len(filters) == 1 else "them"
+        return (
+            f"No token usage matches {' '.join(filters)}{days}; "
+            f"{named('usage')} without {them} counts all there is."
+        )
     return (
-        "No token usage"
-        + (" matches these options" if filtered else f" found {where()}")
-        # today in UTC may have begun an hour ago here: the zone is what emptied it
-        + (f", with days in {zone}" if zone is not None else "")
-        + f". {named('list')} shows the sessions sessdex sees; {named('doctor')} where it looked."
+        f"No token usage found {where()}{days}. {named('list')} shows the sessions "
+        f"sessdex sees; {named('doctor')} where it looked."
     )
 
 

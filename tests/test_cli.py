@@ -2990,7 +2990,7 @@ def test_an_empty_board_on_a_home_with_no_session_sends_nowhere_further_back(
     for args in (["--once"], ["--duration", "0.5"], ["--once", "--app", "claude"]):
         code, out, err = invoke("watch", *args, "--home", str(tmp_path))
         assert code == 0 and out == "", args
-        assert err.startswith("no agent sessions yet"), (args, err)
+        assert err.startswith("No agent sessions in the --home folder yet"), (args, err)
         assert "--since" not in err and "sessdex doctor" in err
         assert err.count("\n") == 1
 
@@ -3006,17 +3006,17 @@ def test_an_empty_board_says_how_far_it_looked_and_how_to_look_further(
                          title="an old one", when="2020-01-01T10:00:00.000Z")  # fmt: skip
     # more than a year old: the rung that reaches it is its day
     reach = re.compile(
-        r"; the newest changed \d+y ago: --since 2020-01-01 shows it\n\Z"
+        r"; the newest changed \d+y ago: --since 2020-01-01 shows it.\n\Z"
     )
     code, out, err = invoke("watch", "--once", "--home", str(home))
     assert code == 0 and out == ""
-    assert err.startswith("no session changed in the last 1d; ") and reach.search(err)
+    assert err.startswith("No session changed in the last 1d; ") and reach.search(err)
     code, out, err = invoke("watch", "--once", "--since", "3w", "--home", str(home))
-    assert err.startswith("no session changed in the last 3w; ") and reach.search(err)
+    assert err.startswith("No session changed in the last 3w; ") and reach.search(err)
     code, out, err = invoke(
         "watch", "--once", "--since", "2021-06-01", "--home", str(home)
     )
-    assert out == "" and err.startswith("no session changed since 2021-06-01; ")
+    assert out == "" and err.startswith("No session changed since 2021-06-01; ")
     assert reach.search(err)
     # the date suggested shows the session
     code, out, err = invoke(
@@ -3026,7 +3026,7 @@ def test_an_empty_board_says_how_far_it_looked_and_how_to_look_further(
     # the board streamed into a pipe until --duration: the hint once, on stderr
     code, out, err = invoke("watch", "--duration", "1.2", "--home", str(home))
     assert code == 0 and out == ""
-    assert err.startswith("no session changed in the last 1d; ") and reach.search(err)
+    assert err.startswith("No session changed in the last 1d; ") and reach.search(err)
     assert err.count("\n") == 1
     code, out, err = invoke("watch", "--json", "--home", str(home))
     assert code == 0 and json.loads(out) == [] and err == ""

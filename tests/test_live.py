@@ -2343,8 +2343,8 @@ def test_a_board_left_running_drops_a_session_once_it_is_older_than_since(
     result = run.invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "  claude   c0b1ed00 " in result.stdout  # the board while it was recent
-    assert result.stderr.startswith("no session changed in the last 1m; ")
-    assert result.stderr.endswith(" ago: --since 1h shows it\n")
+    assert result.stderr.startswith("No session changed in the last 1m; ")
+    assert result.stderr.endswith(" ago: --since 1h shows it.\n")
 
 
 # --- unreadable lines: said once as watch and follow end -----------------------------------

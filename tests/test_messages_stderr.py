@@ -112,7 +112,7 @@ def test_a_warning_while_the_board_shows_goes_where_stderr_goes(
     on_the_terminal = b"could not be read" in shown
     assert on_the_terminal == stderr_on_the_terminal, shown.decode()
     assert ("could not be read" in logged) != stderr_on_the_terminal
-    assert b"no agent sessions yet" in shown
+    assert b"No agent sessions" in shown
 
 
 @pytest.mark.parametrize(

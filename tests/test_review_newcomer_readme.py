@@ -96,7 +96,7 @@ def test_since_takes_years_as_the_age_column_writes_them() -> None:
     code, out, err = invoke("list", "--since", "1y", "--home", DEMO)
     assert code == 0 and len(out.splitlines()) == 3, err
     said = empty_board("1y", now - timedelta(days=400), now)
-    assert said.startswith("no session changed in the last 1y;"), said
+    assert said.startswith("No session changed in the last 1y;"), said
 
 
 def test_an_app_named_where_a_command_takes_no_words_points_at_app() -> None:

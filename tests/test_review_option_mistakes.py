@@ -176,8 +176,8 @@ def test_an_empty_board_says_a_session_changed_a_moment_ago_as_just_now() -> Non
     now = datetime.now(UTC)
     said = empty_board("30m", now - timedelta(seconds=20), now)
     assert said == (
-        "no session changed in the last 30m; the newest changed just now: "
-        "--since 1h shows it"
+        "No session changed in the last 30m; the newest changed just now: "
+        "--since 1h shows it."
     )
 
 
@@ -207,7 +207,7 @@ def test_watch_here_keeps_to_the_folder_as_list_here_does(
     monkeypatch.chdir(tmp_path / "empty")
     code, out, err = invoke("watch", "--once", "--here", "--home", str(home))
     assert (code, out) == (0, "")
-    said = f"no session in {str(tmp_path / 'empty')!r} or below it yet; "
+    said = f"No session in {str(tmp_path / 'empty')!r} or below it yet; "
     assert err.startswith(said), err
 
 

@@ -157,7 +157,7 @@ def test_watch_json_with_nothing_recent_says_how_far_it_looked_at_a_terminal(
     monkeypatch.setattr(live, "stderr_is_terminal", lambda: True, raising=False)
     code, out, err = run(*args)
     assert (code, out) == (0, "[]\n")
-    assert err.startswith("no session changed in the last 1h; the newest changed "), err
+    assert err.startswith("No session changed in the last 1h; the newest changed "), err
     assert run(*args[:-2], "-n", "0", "--home", str(home)) == (0, "[]\n", "")
 
 

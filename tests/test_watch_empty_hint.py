@@ -7,6 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -19,7 +20,7 @@ def _watch(*args: str) -> tuple[int, str, str]:
 
 
 def _suggested(err: str) -> str:
-    found = re.search(r"--since (\S+) shows it\n\Z", err)
+    found = re.search(r"--since (\S+) shows it.\n\Z", err)
     assert found, err
     return found[1]
 
@@ -32,7 +33,7 @@ def test_the_hint_names_a_since_that_shows_the_newest_session(tmp_path: Path) ->
     for since in ("3h", "1d"):
         code, out, err = _watch("--since", since, "--home", str(home))
         assert code == 0 and out == ""
-        assert err.startswith(f"no session changed in the last {since}; ")
+        assert err.startswith(f"No session changed in the last {since}; ")
         assert "the newest changed 5d ago" in err
         suggested = _suggested(err)
         # what it suggests does show the session
@@ -59,5 +60,33 @@ def test_no_session_of_the_app_watched_is_said_so(tmp_path: Path) -> None:
     code, out, err = _watch("--app", "codex", "--since", "3h", "--home", str(home))
     assert code == 0 and out == ""
     assert err == (
-        "no session changed in the last 3h, nor before: there is no session to show\n"
+        "No session changed in the last 3h, nor before: there is no session to show.\n"
     )
+
+
+def test_each_hint_reads_as_a_sentence_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hint stands alone on its line, as `list`'s does ("No agent sessions in the
+    --home folder yet. …"): a capital first and a full stop last. It began lowercase, a
+    fragment from mid-sentence, and stopped short of a full stop."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    home = tmp_path / "home"
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000c4", "/w/shop",
+                         title="an old one", when="2020-03-04T10:00:00.000Z")  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    said = [
+        _watch("--home", str(empty))[2],
+        _watch("--since", "3h", "--home", str(home))[2],
+        _watch("--app", "codex", "--home", str(home))[2],
+    ]
+    monkeypatch.chdir(elsewhere)
+    said.append(_watch("--here", "--home", str(home))[2])
+    assert said[0].startswith("No agent sessions in the --home folder yet: each shows")
+    assert said[1].startswith("No session changed in the last 3h; the newest changed ")
+    assert said[2].startswith("No session changed in the last 1d, nor before")
+    assert said[3].startswith(f"No session in {str(elsewhere)!r} or below it yet; ")
+    for err in said:
+        assert err.endswith(".\n") and err.count("\n") == 1, err

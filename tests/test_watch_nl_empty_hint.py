@@ -33,5 +33,5 @@ def test_an_empty_watch_nl_says_how_far_it_looked_at_a_terminal_alone(
     monkeypatch.setattr(live, "stderr_is_terminal", lambda: True, raising=False)
     code, out, err = _run(*args)
     assert (code, out) == (0, "")
-    assert err.startswith("no session changed in the last 1h; the newest changed "), err
+    assert err.startswith("No session changed in the last 1h; the newest changed "), err
     assert _run(*args, "-n", "0") == (0, "", "")  # none asked for: no hint

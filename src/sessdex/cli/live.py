@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import api
+from .. import api, hints
 from ..diagnostics import Diagnostics
 from ..errors import typed
 from ..hints import named
@@ -350,22 +350,22 @@ def _watch_live(
 def _nothing_recent(
     home: Home, since: str, apps: Sequence[str], here: Sequence[str] | None = None
 ) -> str:
-    """What an empty board says: how far it looked (in which folder, with --here) and
-    the --since that reaches the newest session, or, where no app has written a session
-    yet, that none is there."""
+    """What an empty board says, a sentence as `list`'s is: how far it looked (in which
+    folder, with --here) and the --since that reaches the newest session, or, where no
+    app has written a session yet, that none is there."""
     from ..views.board import empty_board
 
     newest = api.newest_change(home, apps, here)
     if here:
         where = f" in {here[0]!r} or below it"
         if newest is None:
-            return f"no session{where} yet; {named('watch')} shows every folder's"
+            return f"No session{where} yet; {named('watch')} shows every folder's."
         return empty_board(since, newest, where=where)
     if newest is not None or api.session_ids(home):
         return empty_board(since, newest)
     return (
-        f"no agent sessions yet: each shows here as it starts; {named('doctor')} shows "
-        "where sessdex looked"
+        f"No agent sessions {hints.where()} yet: each shows here as it starts; "
+        f"{named('doctor')} shows where sessdex looked."
     )
 
 

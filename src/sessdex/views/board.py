@@ -27,7 +27,7 @@ from .text import (
 )
 from .text import cells as text_cells
 
-EMPTY = "no recent sessions"  # what an empty board says, when not told why
+EMPTY = "No recent sessions."  # what an empty board says, when not told why
 
 
 # the --since values an empty board suggests, shortest first: past the last, a date
@@ -44,18 +44,19 @@ _SLACK = 60.0  # seconds: the value still reaches the session when typed a bit l
 def empty_board(
     since: str, newest: datetime | None, now: datetime | None = None, where: str = ""
 ) -> str:
-    """What an empty board says for `--since VALUE`: how far it looked, and the shortest
-    --since that reaches the newest session (changed at `newest`; None: there is none
-    to reach, so none is suggested); `where` the folder it kept to (` in '~/shop'`)."""
+    """What an empty board says for `--since VALUE`, a sentence of its own line: how far
+    it looked, and the shortest --since that reaches the newest session (changed at
+    `newest`; None: there is none to reach, so none is suggested); `where` the folder it
+    kept to (` in '~/shop'`)."""
     import re
 
     found = re.fullmatch(r"\s*(\d+)\s*([mhdwyHDWY])\s*", since)
     if found is None:
-        given = f"no session{where} changed since {since}"
+        given = f"No session{where} changed since {since}"
     else:
-        given = f"no session{where} changed in the last {found[1]}{found[2].lower()}"
+        given = f"No session{where} changed in the last {found[1]}{found[2].lower()}"
     if newest is None:
-        return f"{given}, nor before: there is no session to show"
+        return f"{given}, nor before: there is no session to show."
     now = now or datetime.now(UTC)
     ago = max(0.0, (now - newest).total_seconds())
     reach = next((value for value, length in _RUNGS if length > ago + _SLACK), None)
@@ -63,7 +64,7 @@ def empty_board(
         reach = newest.astimezone(UTC).date().isoformat()
     when = age(newest, now)
     when = "just now" if when == "now" else f"{when} ago"  # not "now ago"
-    return f"{given}; the newest changed {when}: --since {reach} shows it"
+    return f"{given}; the newest changed {when}: --since {reach} shows it."
 
 
 LABELS = {

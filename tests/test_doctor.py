@@ -151,3 +151,16 @@ def test_a_warm_doctor_names_what_it_skipped_in_a_cold_ones_order(
     cold = json.loads(doctor(*args)[0])
     assert len(cold[0]["problems"]) >= 2
     assert warm == cold
+
+
+def test_each_heading_names_the_app_in_one_parenthesis(tmp_path: Path) -> None:
+    """An app whose name has a parenthesis of its own read "Cline (VS Code extension and
+    CLI) (cline): not found", two in a row; its heading reads as Claude Code's does, the
+    app's `--app` name first in the one parenthesis."""
+    out, _ = doctor("-v", "--home", str(tmp_path))
+    headings = [line for line in out.splitlines() if line.endswith(": not found")]
+    assert len(headings) > 20, out
+    assert "Claude Code (claude): not found" in headings
+    assert "Cline (cline, VS Code extension and CLI): not found" in headings
+    for heading in headings:
+        assert ") (" not in heading and heading.count("(") == 1, heading

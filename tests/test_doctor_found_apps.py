@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -44,7 +45,7 @@ def test_an_app_whose_own_folder_is_missing_is_not_found(tmp_path: Path) -> None
     code, text = doctor(home)
     listed = text.split("Not found", 1)[1]  # one line each, not "0 sessions" at length
     for app in SHARED_ONLY:
-        assert f"({app}): 0 sessions" not in text
+        assert not re.search(rf"\({app}, [^()]*\): 0 sessions", text)
         assert f"\n  {app} " in listed
 
 
@@ -61,7 +62,7 @@ def test_an_app_with_its_own_folder_and_no_session_is_found(tmp_path: Path) -> N
     assert [a for a in SHARED_ONLY if not reports[a]["exists"]] == []
     code, text = doctor(home)
     for app in SHARED_ONLY:
-        assert f"({app}): 0 sessions" in text
+        assert re.search(rf"\({app}, [^()]*\): 0 sessions", text), text
 
 
 def test_a_warm_doctor_sees_an_apps_own_folder_come_and_go(tmp_path: Path) -> None:
@@ -102,7 +103,10 @@ def test_an_index_noted_without_the_answers_asks_the_sources_again(
     )
     shutil.rmtree(home / ".gemini")  # no session anywhere: the empty list speaks
     cold = doctor(home)
-    assert "(cline): 0 sessions" in cold[1] and "\n  roo " in cold[1]
+    assert (
+        "(cline, VS Code extension and CLI): 0 sessions" in cold[1]
+        and "\n  roo " in cold[1]
+    )
     listed = CliRunner().invoke(main, ["list", "--app", "roo", "--home", str(home)])
     state = Path(os.environ["SESSDEX_HOME"])
     (index,) = state.glob("cache/index-*.sqlite")

@@ -433,7 +433,10 @@ def _output_of(home: Path, own: Path, *args: str) -> subprocess.CompletedProcess
     ("folder", "said"),
     [
         ("fontconfig", "  cline        {}/.config\n"),  # no folder of Cline's own
-        (CLINE_STORAGE, "(cline): 0 sessions\n"),  # found: its folder is there
+        (
+            CLINE_STORAGE,
+            "(cline, VS Code extension and CLI): 0 sessions\n",
+        ),  # found: its folder is there
     ],
 )
 def test_a_warm_doctor_with_a_shared_config_folder_loads_no_source(

@@ -643,7 +643,7 @@ def doctor_command(
             if r.exists
             else "not found"
         )
-        say(f"{r.title} ({r.app}): {state}")
+        say(f"{_heading(r.title, r.app)}: {state}")
         looked = r.looked or (r.root or "?",)
         say(
             f"  looked in   {looked[0]}"
@@ -824,6 +824,16 @@ def _counted(word: str) -> bool:
 def _s(count: int) -> str:
     """The plural's `s`, for a count other than one."""
     return "" if count == 1 else "s"
+
+
+def _heading(title: str, app: str) -> str:
+    """An app's doctor heading, 'Claude Code (claude)': a title with a parenthesis of
+    its own takes the app's name into it, 'Cline (cline, VS Code extension and CLI)',
+    rather than a second one beside it."""
+    name, bracket, said = title.partition(" (")
+    if bracket and said.endswith(")") and "(" not in said:
+        return f"{name} ({app}, {said}"
+    return f"{title} ({app})"
 
 
 def _nothing_to_say(report: api.AppReport) -> bool:

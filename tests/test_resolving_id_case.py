@@ -88,3 +88,34 @@ def test_ids_differing_only_in_case_are_quoted_safely() -> None:
     )
     assert "\x1b" not in said and "\x07" not in said
     assert "'A\\x1b]0;HI\\x07B' or 'a\\x1b]0;hi\\x07b'" in said, said
+
+
+def test_ids_differing_only_in_case_are_quoted_for_the_shell_they_are_typed_in(
+    tmp_path: Path, run: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids a file gave, holding a quote mark and an escape sequence: the error quoted
+    them as Python does ("7E57CA5E-IT'S-\\x1b]0;X\\x07-OK"), which no shell reads back;
+    they are quoted as the user's shell takes them, as every command a hint names is,
+    so that the id pasted is the id."""
+    import subprocess
+
+    monkeypatch.setenv("SESSDEX_SHELL", "bash")
+    home = tmp_path / "home"
+    lower = "7e57ca5e-it's-\x1b]0;x\x07-ok"
+    for session_id in (lower, lower.upper()):
+        write_claude_session(home, session_id, str(tmp_path))
+    result = run.invoke(main, ["show", "7e57", "--home", str(home)])
+    assert result.exit_code == 1
+    said = result.stderr.splitlines()[0]
+    assert "\\x" not in said and "\x1b" not in said, said
+    spelt = said.split("as it is spelt: ", 1)[1].removesuffix(".").split(" or ")
+    assert spelt == [
+        "\"$'7E57CA5E-IT\\'S-\\033]0;X\\007-OK'\"",
+        "\"$'7e57ca5e-it\\'s-\\033]0;x\\007-ok'\"",
+    ], said
+    for word, session_id in zip(spelt, (lower.upper(), lower), strict=True):
+        # the word inside the sentence's quotes, pasted into bash, is the id
+        pasted = subprocess.run(
+            ["bash", "-c", f"printf %s {word[1:-1]}"], capture_output=True, text=True
+        )
+        assert pasted.stdout == session_id

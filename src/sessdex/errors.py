@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .hints import command_line, named
+from .hints import command_line, named, spelt
 
 TYPE_CHECKING = False  # not typing's: the quick listing path imports this module
 if TYPE_CHECKING:
@@ -116,7 +116,8 @@ class AmbiguousId(SessdexError):
         for _, session_id, _ in candidates:
             spellings.setdefault(session_id.lower(), set()).add(session_id)
         # a prefix matches in any case: more of it never tells these apart, only the id
-        # typed whole as it is spelt; an id comes from a file, so it is quoted
+        # typed whole as it is spelt; an id comes from a file, so it is quoted as the
+        # user's shell takes it
         cased = next((sorted(s) for s in spellings.values() if len(s) > 1), [])
         if len(spellings) == 1 and len(apps) == len(candidates):  # more settles nothing
             which = " or ".join(f"{app}:{prefix}" for app in sorted(apps))
@@ -127,13 +128,13 @@ class AmbiguousId(SessdexError):
                 else f"), which share the id {candidates[0][1]}"
             )
         elif len(spellings) == 1 and cased:
-            how = f"type the id whole, as it is spelt: {' or '.join(map(typed, cased))}"
+            how = f"type the id whole, as it is spelt: {' or '.join(map(spelt, cased))}"
             counted += "), whose ids differ only in case"
         else:
             counted += ")"
             if cased:
                 how += (
-                    f"; {' and '.join(map(typed, cased))} differ only in case: type "
+                    f"; {' and '.join(map(spelt, cased))} differ only in case: type "
                     "one whole, as it is spelt"
                 )
         super().__init__(

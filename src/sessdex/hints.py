@@ -63,6 +63,28 @@ def option(name: str, value: object) -> str:
     return f"{name}={value!r}"
 
 
+def spelt(word: str) -> str:
+    """A word a file gave (a session's id) as a message quotes it for the user to type:
+    on the command line as their shell takes it, in quotes it does not hold itself, as
+    `named` quotes a line ('7E57…', "$'a\\033b'"), so that pasted it is the word; to the
+    library, as `repr` (`errors.typed`). One their shell cannot be given (cmd's `%`)
+    is quoted as repr: said, never printed wrong."""
+    from .errors import BadSetting, NotQuotable, typed
+
+    if not _COMMAND_LINE.get():
+        return typed(word)
+    from .shells import word as shell_word
+
+    try:
+        said = shell_word(word)
+    except (NotQuotable, BadSetting):
+        return typed(word)
+    for mark in "'\"`":
+        if mark not in said:
+            return f"{mark}{said}{mark}"
+    return said
+
+
 def reading_home(folder: str | None) -> None:
     """The running command was given `--home folder` (None: none): the commands its
     messages name from now on carry it."""

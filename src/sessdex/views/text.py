@@ -115,9 +115,10 @@ def broken(line: str, width: int) -> str:
     """`line` broken at spaces into lines of `width` cells, each break taking the one
     space it stands for: a word wider than that runs on whole (a path stays one to copy),
     spaces beside a break stay, and each line keeps the first's indent (a `--verbose`
-    line under its warning)."""
+    line under its warning). A command in quotes ('sessdex list --home DIR') is one
+    word: broken inside, what the user copies would hold a newline."""
     indent = line[: len(line) - len(line.lstrip(" "))]
-    parts = _SPACE_RUNS.split(line[len(indent) :])  # word, spaces, word, ...
+    parts = _commands_whole(_SPACE_RUNS.split(line[len(indent) :]))
     lines: list[str] = []
     current = indent + parts[0]
     for at in range(1, len(parts), 2):
@@ -132,6 +133,35 @@ def broken(line: str, width: int) -> str:
 
 
 _SPACE_RUNS = re.compile(r"( +)")
+# a quoted command's first word ('sessdex, ('sessdex), and the word that ends it: its
+# quote mark, then a sentence's marks (`…DIR'.`, `…DIR')`)
+_COMMAND_OPENS = re.compile(r"\(?(['\"`])sessdex")
+_CLOSES = ".,;:!?)"
+
+
+def _commands_whole(parts: list[str]) -> list[str]:
+    """`parts` (word, spaces, word, ...) with each quoted command's words and spaces
+    joined into one word; a quote never closed joins nothing."""
+    out: list[str] = []
+    at = 0
+    while at < len(parts):
+        word, at = parts[at], at + 1
+        opens = _COMMAND_OPENS.fullmatch(word)
+        if opens is not None:
+            end = next(
+                (
+                    n
+                    for n in range(at + 1, len(parts), 2)
+                    if parts[n].rstrip(_CLOSES).endswith(opens[1])
+                ),
+                at - 1,  # not closed: the word alone
+            )
+            word, at = word + "".join(parts[at : end + 1]), end + 1
+        out.append(word)
+        if at < len(parts):  # the spaces after it
+            out.append(parts[at])
+            at += 1
+    return out
 
 
 def stderr_is_terminal() -> bool:

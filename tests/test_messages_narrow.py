@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from sessdex import api
 
-from .helpers import on_a_terminal
+from .helpers import on_a_terminal, write_claude_session
 
 DEMO = str(api.demo_home().path)
 
@@ -33,3 +34,32 @@ def test_a_not_found_message_keeps_its_command_on_one_line(
     # each other line still fits the terminal, broken at a space
     others = [line for line in lines if hint.format(DEMO) not in line]
     assert others and all(len(line) <= 40 for line in others), shown
+
+
+@pytest.mark.parametrize("columns", [40, 70])
+def test_the_sessions_an_ambiguous_id_matches_take_a_line_each(
+    tmp_path: Path, columns: int
+) -> None:
+    """At 40 columns each session an ambiguous id matched took four lines, its app, its
+    id and its title each broken onto a line of its own ("  claude", "    7e57…",
+    "   A fairly long…", "  on number 0"): it is one line, the title cut to the width
+    the app and the whole id leave (none where they leave too little)."""
+    home = tmp_path / "home"
+    ids = [f"7e57ca5e-{n}{n}{n}{n}-4000-8000-00000000abcd" for n in range(3)]
+    for n, session_id in enumerate(ids):
+        write_claude_session(home, session_id, f"/w/a{n}",
+                             title=f"A fairly long title that goes on and on, number {n}")  # fmt: skip
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
+    result, shown = on_a_terminal(
+        ["show", "7e57", "--home", str(home)], env, columns=columns
+    )
+    assert result.returncode == 1, shown
+    lines = shown.replace("\r\n", "\n").splitlines()
+    listed = lines[next(n for n, line in enumerate(lines) if line.startswith("  ")) :]
+    assert len(listed) == 3, shown
+    assert sorted(line.split()[1] for line in listed) == ids, shown
+    for line in listed:
+        assert line.startswith("  claude "), shown
+        if columns == 70:
+            assert len(line) == 70 and line.endswith("…"), shown
+            assert "A fairly long title" in line, shown

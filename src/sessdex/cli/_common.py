@@ -551,16 +551,7 @@ def fail_nicely(f: F) -> F:
                 raise
             err(f"Error: {error}")
             if isinstance(error, AmbiguousId):
-                from ..views.text import app_width, one_line
-
-                shown = error.candidates[:10]
-                column = app_width(app for app, _, _ in shown)
-                for app, session_id, title in shown:
-                    err(f"  {app:<{column}} {session_id}  {one_line(title, 60)}")
-                if len(error.candidates) > len(
-                    shown
-                ):  # the count said 11: show 10 of 11
-                    err(f"  … and {len(error.candidates) - len(shown)} more")
+                _say_candidates(error)
             sys.exit(2 if isinstance(error, BadValue) else 1)
         except BrokenPipeError:
             reader_left()
@@ -572,6 +563,28 @@ def fail_nicely(f: F) -> F:
             out_of_room(error, output=_output_elsewhere(error))
 
     return wrapper  # type: ignore[return-value]
+
+
+def _say_candidates(error: AmbiguousId) -> None:
+    """The sessions an ambiguous id matched, one line each: its app, its whole id (what
+    to type) and its title, cut to what a terminal's width leaves after them (none where
+    that is too little to read); a line broken at its spaces put each on its own."""
+    from ..views.text import app_width, cells, flat, one_line, stderr_width
+
+    shown = error.candidates[:10]
+    column = app_width(app for app, _, _ in shown)
+    width = stderr_width()
+    for app, session_id, title in shown:
+        line = flat(f"  {app:<{column}} {session_id}")
+        room = 60 if width is None else min(60, width - cells(line) - 2)
+        if room >= _TITLE_ROOM:
+            line += f"  {one_line(title, room)}"
+        echo(line, err=True)  # never broken: the id is copied whole
+    if len(error.candidates) > len(shown):  # the count said 11: show 10 of 11
+        err(f"  … and {len(error.candidates) - len(shown)} more")
+
+
+_TITLE_ROOM = 10  # columns: a title cut shorter says too little to tell sessions apart
 
 
 def no_room(error: BaseException) -> bool:

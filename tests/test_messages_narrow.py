@@ -63,3 +63,15 @@ def test_the_sessions_an_ambiguous_id_matches_take_a_line_each(
         if columns == 70:
             assert len(line) == 70 and line.endswith("…"), shown
             assert "A fairly long title" in line, shown
+
+
+def test_a_usage_line_is_broken_only_at_its_spaces() -> None:
+    """`usage`'s reports in its usage line were cut mid-word on a narrow terminal,
+    "[daily|weekly|month" over "ly|session|project|model|app]", in its --help and above
+    a usage error: the word is whole, on a line of its own."""
+    reports = "[daily|weekly|monthly|session|project|model|app]"
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
+    for args in (["usage", "--help"], ["usage", "--by", "model"]):
+        _, shown = on_a_terminal(args, env, stdout_too=True, columns=40)
+        said = shown.replace("\r\n", "\n")
+        assert f" usage [OPTIONS]\n  {reports}\n" in said, said

@@ -41,9 +41,47 @@ _MEANT = {
 }
 
 
+class _Formatter(click.HelpFormatter):
+    """click's, but a usage line is broken only at its spaces: click cut a word wider
+    than the line, `usage`'s `[daily|weekly|month` over `ly|session|…]`."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        import textwrap
+
+        head = (
+            f"{'Usage: ' if prefix is None else prefix:>{self.current_indent}}{prog} "
+        )
+        room = self.width - self.current_indent
+        longest = max((len(word) for word in args.split()), default=0)
+        # the words under the command's name, as click puts them, where the longest
+        # fits there; else near the edge, where it may
+        indent = len(head) if len(head) + longest <= room else 2
+        lines = textwrap.wrap(
+            args,
+            room,
+            initial_indent=head,
+            subsequent_indent=" " * indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        self.write("\n".join(lines) if lines else head.rstrip())
+        self.write("\n")
+
+
+class _Context(click.Context):
+    formatter_class = _Formatter
+
+
 class _Commands(click.Group):
     """The command group, saying which command was meant for a name it does not have:
-    a typo's nearest (as click 8.4+ does, for older clicks too) or a synonym's."""
+    a typo's nearest (as click 8.4+ does, for older clicks too) or a synonym's. Its
+    commands' help and usage lines come from `_Formatter`."""
+
+    context_class = _Context
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        cmd.context_class = _Context
+        super().add_command(cmd, name)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -118,7 +156,7 @@ class _Commands(click.Group):
                 )
                 if command is None:
                     raise
-                raise _with_choices(error, click.Context(command, ctx, name)) from None
+                raise _with_choices(error, _Context(command, ctx, name)) from None
             except click.NoSuchOption as error:
                 # `list --lines 5`: the command's own -n, whatever command it is
                 meant = error.ctx and option_meant(error.ctx.command, error)

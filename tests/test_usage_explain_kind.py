@@ -44,3 +44,24 @@ def test_a_session_id_given_to_the_daily_rows_names_the_session_row_command() ->
     )
     said = explain("model", "--explain", "019A7E21")  # an id, in any case
     assert f"'sessdex usage session --explain 019A7E21 --home {DEMO}'" in said
+
+
+def test_a_period_with_no_usage_under_filters_names_its_own_report() -> None:
+    """`usage monthly --explain 2026-11 --since 2027-01-01` (filters that leave no row)
+    pointed at 'sessdex usage', the daily rows, where the months were asked for."""
+    for kind, key in (("monthly", "2026-11"), ("weekly", "2026-11-23")):
+        result = CliRunner().invoke(
+            main,
+            [
+                "usage",
+                kind,
+                "--explain",
+                key,
+                "--since",
+                "2027-01-01",
+                "--home",
+                str(DEMO),
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        assert f"'sessdex usage {kind} --home {DEMO}' shows the rows" in result.stderr

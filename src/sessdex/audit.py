@@ -243,7 +243,7 @@ def _row_key(
         if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
             raise _NoRow(
                 f"no {kind} row is keyed {key!r}: no token usage was found "
-                f"(with these filters). {named('usage')} shows the rows there are."
+                f"(with these filters). {_report(kind)} shows the rows there are."
             )
         raise _NoRow(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
@@ -330,11 +330,17 @@ def _nothing_in(kind: str, period: str, rows: dict[str, Row], filtered: bool) ->
     these = " with these filters" if filtered else ""
     known = _rows_around(period, list(rows))
     there = (
-        f" Rows: {known}." if rows else f" {named('usage')} shows the rows there are."
+        f" Rows: {known}." if rows else f" {_report(kind)} shows the rows there are."
     )
     return (
         f"no token usage was counted {what} {period}{these}: nothing to explain.{there}"
     )
+
+
+def _report(kind: str) -> str:
+    """The command that shows `kind`'s rows, without the filters that left none: a
+    month's key is none of the daily rows plain `usage` shows."""
+    return named("usage") if kind == "daily" else named("usage", kind)
 
 
 def _rows_around(period: str, keys: list[str], count: int = 8) -> str:

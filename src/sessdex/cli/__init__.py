@@ -17,7 +17,7 @@ from .. import __version__
 from ..errors import typed
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
-from ._common import CONTEXT, Example, option_meant
+from ._common import CONTEXT, Example, option_meant, value_left_out
 
 # what a user may type from other tools' habits, and the command that does it here
 _MEANT = {
@@ -92,7 +92,7 @@ class _Commands(click.Group):
             or name.startswith("-")  # click says "No such option"
             or self.get_command(ctx, name) is not None
         ):
-            return super().resolve_command(ctx, args)
+            return self._with_values(ctx, *super().resolve_command(ctx, args))
         import difflib
 
         asked = args[1].lower() if len(args) > 1 else ""
@@ -109,6 +109,24 @@ class _Commands(click.Group):
             meant = _MEANT.get(name.lower()) or next(iter(close), None)
             hint = f" Did you mean '{meant}'?" if meant else ""
         raise click.UsageError(f"No such command {typed(name)}.{hint}", ctx)
+
+    def _with_values(
+        self,
+        ctx: click.Context,
+        name: str | None,
+        command: click.Command | None,
+        args: list[str],
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command resolved, where no option of it is given the next option for its
+        value (`list --since --home DIR`): that is said as an option given no value at
+        the line's end is, with what it takes."""
+        if command is None or ctx.resilient_parsing:
+            return name, command, args
+        option = value_left_out(command, args, ctx.help_option_names)
+        if option is None:
+            return name, command, args
+        error = click.BadOptionUsage(option, f"Option '{option}' requires an argument.")
+        raise _with_choices(error, _Context(command, ctx, name))
 
     def make_context(
         self,

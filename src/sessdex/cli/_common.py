@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -145,6 +146,30 @@ class _SessionId(click.Argument):
             raise click.MissingParameter(
                 f"Give an id, or the start of one ({hints.named('list')}).", ctx, self
             ) from None
+
+
+def value_left_out(
+    command: click.Command, args: Sequence[str], help_names: Sequence[str]
+) -> str | None:
+    """The option in `args` given no value but the command's next option (`list --since
+    --home DIR`), else None: click took that option for the value, and said what came
+    after it was wrong ("list takes no words", of DIR), or wrote a file of its name
+    (`-o --home`)."""
+    options = [p for p in command.params if isinstance(p, click.Option)]
+    names = {name for p in options for name in (*p.opts, *p.secondary_opts)}
+    # an option whose value may be left out (`--app`) takes no option for it already
+    takes = {
+        name
+        for p in options
+        if not (p.is_flag or p.count or p._flag_needs_value)
+        for name in p.opts
+    }
+    for word, after in itertools.pairwise(args):
+        if word == "--":  # the rest are words, whatever they look like
+            return None
+        if word in takes and after.split("=", 1)[0] in {*names, *help_names}:
+            return word
+    return None
 
 
 class _SaysItsWords(click.Command):

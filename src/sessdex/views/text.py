@@ -115,10 +115,10 @@ def broken(line: str, width: int) -> str:
     """`line` broken at spaces into lines of `width` cells, each break taking the one
     space it stands for: a word wider than that runs on whole (a path stays one to copy),
     spaces beside a break stay, and each line keeps the first's indent (a `--verbose`
-    line under its warning). A command in quotes ('sessdex list --home DIR') is one
-    word: broken inside, what the user copies would hold a newline."""
+    line under its warning). A command in quotes ('sessdex list --home DIR') that fits a
+    line is one word: broken inside, what the user copies would hold a newline."""
     indent = line[: len(line) - len(line.lstrip(" "))]
-    parts = _commands_whole(_SPACE_RUNS.split(line[len(indent) :]))
+    parts = _commands_whole(_SPACE_RUNS.split(line[len(indent) :]), width - len(indent))
     lines: list[str] = []
     current = indent + parts[0]
     for at in range(1, len(parts), 2):
@@ -139,9 +139,11 @@ _COMMAND_OPENS = re.compile(r"\(?(['\"`])sessdex")
 _CLOSES = ".,;:!?)"
 
 
-def _commands_whole(parts: list[str]) -> list[str]:
+def _commands_whole(parts: list[str], width: int) -> list[str]:
     """`parts` (word, spaces, word, ...) with each quoted command's words and spaces
-    joined into one word; a quote never closed joins nothing."""
+    joined into one word, where that fits in `width` cells (a wider one is broken at its
+    spaces still, as any line: none runs past the terminal's edge); a quote never
+    closed joins nothing."""
     out: list[str] = []
     at = 0
     while at < len(parts):
@@ -156,7 +158,9 @@ def _commands_whole(parts: list[str]) -> list[str]:
                 ),
                 at - 1,  # not closed: the word alone
             )
-            word, at = word + "".join(parts[at : end + 1]), end + 1
+            whole = word + "".join(parts[at : end + 1])
+            if cells(whole) <= width:
+                word, at = whole, end + 1
         out.append(word)
         if at < len(parts):  # the spaces after it
             out.append(parts[at])

@@ -593,7 +593,8 @@ def fail_nicely(f: F) -> F:
 def _say_candidates(error: AmbiguousId) -> None:
     """The sessions an ambiguous id matched, one line each: its app, its whole id (what
     to type) and its title, cut to what a terminal's width leaves after them (none where
-    that is too little to read); a line broken at its spaces put each on its own."""
+    that is too little to read; the id alone where the app leaves no room for it, the
+    count above naming the apps); a line broken at its spaces put each on its own."""
     from ..views.text import app_width, cells, flat, one_line, stderr_width
 
     shown = error.candidates[:10]
@@ -604,6 +605,10 @@ def _say_candidates(error: AmbiguousId) -> None:
         room = 60 if width is None else min(60, width - cells(line) - 2)
         if room >= _TITLE_ROOM:
             line += f"  {one_line(title, room)}"
+        elif width is not None and cells(line) > width >= cells(
+            alone := flat(f"  {session_id}")
+        ):
+            line = alone
         echo(line, err=True)  # never broken: the id is copied whole
     if len(error.candidates) > len(shown):  # the count said 11: show 10 of 11
         err(f"  … and {len(error.candidates) - len(shown)} more")

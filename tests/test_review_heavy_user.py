@@ -35,7 +35,9 @@ def test_a_note_on_a_terminal_breaks_at_spaces_and_stays_one_line_in_a_pipe(
     home = tmp_path / "mixed"
     shutil.copytree(MIXED, home)
     args = ["usage", "--app", "claude", "--home", str(home)]
-    result, seen = on_a_terminal(args, dict(os.environ), columns=60)
+    # no progress bar in what is read: a loaded machine may take a second to index
+    quiet = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
+    result, seen = on_a_terminal(args, quiet, columns=60)
     assert result.returncode == 0
     note = seen[seen.index("note: ") :].replace("\r", "").splitlines()
     assert note == [
@@ -44,7 +46,7 @@ def test_a_note_on_a_terminal_breaks_at_spaces_and_stays_one_line_in_a_pipe(
     ]
     assert run(*args)[2].splitlines()[-1] == " ".join(note)
     args = ["find", "chekout", "--home", DEMO]
-    result, seen = on_a_terminal(args, dict(os.environ), columns=60)
+    result, seen = on_a_terminal(args, quiet, columns=60)
     assert result.returncode == 0
     hint = seen.replace("\r", "").splitlines()
     assert len(hint) > 1 and all(len(line) <= 60 for line in hint), hint

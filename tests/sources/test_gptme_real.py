@@ -10,6 +10,8 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from sessdex import api
 from sessdex.diagnostics import Diagnostics
 from sessdex.live import LiveSession
@@ -290,3 +292,30 @@ def test_watch_follows_a_sub_agent_whose_spawn_is_unwritten_once_it_begins(
     [spawn] = [e for e in later if e.kind == "subagent"]
     assert spawn.extra.get("child_id") == CHILD
     assert any(e.kind == "turn_end" and e.agent_id == CHILD for e in later)
+
+
+def test_watch_says_a_sub_agent_announced_by_its_entry_once_when_its_call_comes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Announced by its registry entry (the lead's call not written yet), then named by
+    the call once gptme writes it: `watch` prints its spawn once, not again under the
+    call, and the board still links it to that call."""
+    from sessdex.cli.live import _follow_text
+
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    lead = home / LOGS / LEAD / "conversation.jsonl"
+    whole = lead.read_text()
+    written = _cut_spawn(home)
+    session = api.resolve(Home.at(home), LEAD)
+    follower = LiveSession(session)
+    batches = [follower.poll(now=written + 1), follower.poll(now=written + 5)]
+    lead.write_text(whole)  # the answer holding its `subagent(...)` call, once run
+    batches += [follower.poll(now=written + 9), follower.poll(now=written + 15)]
+    spawns = [e for batch in batches for e in batch if e.kind == "subagent"]
+    assert [e.call_id for e in spawns] == [None, "c83ace187"]  # the link, for the board
+    _follow_text(session, batches, "normal", {}, 1000)
+    out = capsys.readouterr().out
+    assert out.count("Spawned sub-agent") == 1, out
+    assert 'Using ipython — code: subagent("greeter"' in out
+    assert "↳ subagent Using shell — echo hello-from-subagent" in out

@@ -505,11 +505,12 @@ def _follow_text(
         out.line()
     first = True
     unnamed: set[str] = set()
+    uncalled: set[str] = set()
     spawners: dict[str, str | None] = {}
     waiting: dict[str | None, dict[str, tuple[str, bool]]] = {}
     for batch in batches:
         lines: Iterable[terminal.Line] = terminal.render_events(
-            batch, detail, labels, unnamed, spawners, waiting
+            batch, detail, labels, unnamed, spawners, waiting, uncalled
         )
         if first:  # the history: its last N lines shown (token counts are none)
             first = False

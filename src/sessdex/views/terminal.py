@@ -133,13 +133,16 @@ def render_events(
     unnamed: set[str] | None = None,
     spawners: dict[str, str | None] | None = None,
     waiting: Waiting | None = None,
+    uncalled: set[str] | None = None,
 ) -> Iterator[Line]:
     """One line per shown event; sub-agent events are indented and labelled.
 
     `labels` (sub-agent id -> label), `unnamed` (the calls of spawns shown before their
-    child was known) and `spawners` (sub-agent id -> the agent that spawned it) carry
-    over between calls, for a transcript rendered as it comes: a spawn said again naming
-    its child is not shown twice, and labels that child. `waiting` (agent -> its calls
+    child was known), `uncalled` (the sub-agents whose spawn was shown before its call
+    was read: announced by their own files) and `spawners` (sub-agent id -> the agent
+    that spawned it) carry over between calls, for a transcript rendered as it comes: a
+    spawn said again naming its child, or once its call comes, is not shown twice, and
+    labels that child. `waiting` (agent -> its calls
     not answered yet: call id -> the call's summary, and whether another was made while
     it waited) too: a result of calls made together names its call, as it comes after
     them all, not under it.
@@ -148,16 +151,21 @@ def render_events(
     labels = labels if labels is not None else {}
     unnamed = unnamed if unnamed is not None else set()
     spawners = spawners if spawners is not None else {}
+    uncalled = uncalled if uncalled is not None else set()
     taken = set(labels.values())  # a set: thousands of sub-agents stay quick
     for event in events:
+        named_child = event.extra.get("child_id") if event.kind == "subagent" else None
         if event.kind == "subagent" and event.call_id is not None:
-            if event.extra.get("child_id") is None:
+            if named_child is None:
                 unnamed.add(event.call_id)
-            elif event.call_id in unnamed:  # a spawn said again, naming its child
+            elif event.call_id in unnamed or named_child in uncalled:
+                # a spawn said again: naming its child, or by its call once written
                 unnamed.discard(event.call_id)
-                child = str(event.extra["child_id"])
-                _relabel(child, event, labels, taken)
+                uncalled.discard(str(named_child))
+                _relabel(str(named_child), event, labels, taken)
                 continue
+        elif named_child is not None:
+            uncalled.add(str(named_child))
         spawned = None  # a spawn's child marked apart from another of its type
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
             child = str(event.extra["child_id"])

@@ -319,3 +319,24 @@ def test_watch_says_a_sub_agent_announced_by_its_entry_once_when_its_call_comes(
     assert out.count("Spawned sub-agent") == 1, out
     assert 'Using ipython — code: subagent("greeter"' in out
     assert "↳ subagent Using shell — echo hello-from-subagent" in out
+
+
+def test_watch_says_a_sub_agent_announced_by_its_entry_before_its_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A poll's events come by their times: the announcement is dated when its entry
+    says the sub-agent started, before every line of its conversation (gptme dates its
+    system messages out of order), not at its first line's time, which put it among them."""
+    from sessdex.cli.live import _follow_text
+
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    written = _cut_spawn(home)
+    session = api.resolve(Home.at(home), LEAD)
+    follower = LiveSession(session)
+    batches = [follower.poll(now=written + 1), follower.poll(now=written + 5)]
+    _follow_text(session, batches, "normal", {}, 1000)
+    lines = capsys.readouterr().out.splitlines()
+    spawn = next(i for i, line in enumerate(lines) if "Spawned sub-agent" in line)
+    first = next(i for i, line in enumerate(lines) if line.startswith("  ↳ subagent"))
+    assert spawn < first, "\n".join(lines)

@@ -115,6 +115,7 @@ from ._values import (
     Emitter,
     as_int,
     as_list,
+    epoch_time,
     first_line,
     iso_time,
     json_copy,
@@ -574,8 +575,14 @@ def announced(
     event: Emitter, child: str, meta: dict[str, object], started: datetime | None
 ) -> Event:
     """The `subagent` event of a sub-agent no spawn read names, made from its registry
-    entry: its profile, its agent id as its name, its prompt as its task."""
+    entry: its profile, its agent id as its name, its prompt as its task. It is dated when
+    the entry says the sub-agent started, where that is earlier than its first line:
+    gptme dates its conversation's first messages out of order, and a live view puts
+    events by their times (the spawn among its sub-agent's lines)."""
     kind = stripped(meta.get("profile")) or stripped(meta.get("role"))
+    entered = epoch_time(meta.get("started_at"))
+    if entered is not None and (started is None or entered < started):
+        started = entered
     return event(
         "subagent",
         started,

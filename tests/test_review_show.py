@@ -92,8 +92,9 @@ def test_show_tail_in_normal_detail_counts_lines_shown(tmp_path: Path) -> None:
 
 def test_sub_agents_of_one_type_at_work_together_are_told_apart() -> None:
     """Three `general-purpose` sub-agents spawned at once write interleaved lines: each
-    line says which one it is (the start of its id after the first), not three alike
-    `↳ general-purpose`; a lone sub-agent keeps its plain type."""
+    line says which one it is (the start of its id after the first, in brackets: the
+    first's plain type starts it), not three alike `↳ general-purpose`; a lone
+    sub-agent keeps its plain type."""
     from sessdex.model import Event
     from sessdex.views.terminal import render_events
 
@@ -120,14 +121,14 @@ def test_sub_agents_of_one_type_at_work_together_are_told_apart() -> None:
     marks = {line[: line.index(" agent ")] for line in lines if " step " in line}
     assert len(marks) == 3, lines  # one mark per agent
     assert "  ↳ general-purpose agent 0 step 1" in lines
-    assert "  ↳ general-purpose f4546a51 agent 1 step 1" in lines
-    assert "  ↳ general-purpose 9c0ffee1 agent 2 step 0" in lines
+    assert "  ↳ [general-purpose f4546a51] agent 1 step 1" in lines
+    assert "  ↳ [general-purpose 9c0ffee1] agent 2 step 0" in lines
     assert "  ↳ Explore x" in lines
     # each spawn says the mark its lines will carry
     assert lines[:4] == [
         "Spawned sub-agent general-purpose — task 0",
-        "Spawned sub-agent general-purpose f4546a51 — task 1",
-        "Spawned sub-agent general-purpose 9c0ffee1 — task 2",
+        "Spawned sub-agent [general-purpose f4546a51] — task 1",
+        "Spawned sub-agent [general-purpose 9c0ffee1] — task 2",
         "  ↳ general-purpose agent 0 step 0",
     ]
     assert "Spawned sub-agent Explore — alone" in lines

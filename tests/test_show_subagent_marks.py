@@ -58,7 +58,7 @@ def test_siblings_of_one_type_are_marked_by_what_tells_their_ids_apart(
     ]
     assert f"  ↳ {kind} said 0" in lines, lines  # the first alone: its type
     assert (
-        f"  ↳ {kind} {children[1].split('$$')[-1].removeprefix(kind + '-')[:8]} said 1"
+        f"  ↳ [{kind} {children[1].split('$$')[-1].removeprefix(kind + '-')[:8]}] said 1"
         in lines
     ), lines
 
@@ -73,3 +73,65 @@ def test_the_markdown_export_names_each_sibling_by_what_tells_its_id_apart(
     page = "".join(render(session, _events(children, kind)))
     for n, mark in enumerate(marks):
         assert f"**Assistant (sub-agent {kind} {mark}):** said {n}" in page, page
+
+
+def _marks(events: list[Event]) -> dict[int, str]:
+    """Each sub-agent's mark, as its `said n` line shows it."""
+    from sessdex.views.terminal import render_events
+
+    found = {}
+    for line in render_events(events):
+        text = "".join(piece for piece, _ in line.pieces)
+        head, _, said = text.removeprefix("  ↳ ").rpartition(" said ")
+        if text.startswith("  ↳ ") and said.isdigit():
+            found[int(said)] = head
+    return found
+
+
+def _apart(marks: dict[int, str]) -> None:
+    for n, mark in marks.items():
+        for other, theirs in marks.items():
+            assert other == n or not theirs.startswith(mark), marks
+
+
+@pytest.mark.parametrize(("kind", "children", "marks"), CASES)
+def test_no_siblings_mark_starts_another(
+    kind: str, children: list[str], marks: list[str]
+) -> None:
+    """`subagent` beside `subagent linter-x`: a reader could take the second's lines
+    for the first's, saying `linter-x …`; the second is put in brackets."""
+    _apart(_marks(_events(children, kind)))
+
+
+def test_no_mark_of_ids_that_start_alike_starts_another() -> None:
+    """Untyped sub-agents are marked by their ids' starts: one whose start is another's
+    whole mark (`a1b2c3d4` then `a1b2c3d4e`) is put in brackets."""
+    children = ["a1b2c3d4", "a1b2c3d4e5f6", "a1b2c3d4e5f7"]
+    events = [
+        Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}",
+              extra={"child_id": child})
+        for n, child in enumerate(children)
+    ]  # fmt: skip
+    events += [
+        Event("s", 9 + n, "assistant", text=f"said {n}", agent_id=child)
+        for n, child in enumerate(children)
+    ]
+    marks = _marks(events)
+    assert marks[0] == "a1b2c3d4" and len(set(marks.values())) == 3
+    _apart(marks)
+
+
+def test_no_mark_of_a_type_that_starts_another_type_starts_it() -> None:
+    """Two types, one the other's first word (`code`, `code reviewer`)."""
+    events = [
+        Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}",
+              extra={"child_id": f"child-{n}", "agent_type": kind})
+        for n, kind in enumerate(["code", "code reviewer", "code"])
+    ]  # fmt: skip
+    events += [
+        Event("s", 9 + n, "assistant", text=f"said {n}", agent_id=f"child-{n}")
+        for n in range(3)
+    ]
+    marks = _marks(events)
+    assert marks[0] == "code" and len(set(marks.values())) == 3
+    _apart(marks)

@@ -92,6 +92,8 @@ def test_gptme_show_marks_two_sub_agents_whose_spawns_are_cut_apart(
     greeter = mark(shown, GREETER_TASK)
     tester = mark(shown, "Run the test suite")
     assert greeter != tester  # both were `subagent`, the start of their ids
+    # `subagent` started `subagent tester-x`: its lines read as the greeter's
+    assert not tester.startswith(greeter) and not greeter.startswith(tester)
     assert f"Spawned sub-agent {tester} — Run the test suite" in shown
 
 

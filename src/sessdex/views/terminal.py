@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,13 +34,13 @@ from .text import (
     duration,
     error_message,
     fold,
-    id_mark,
     one_line,
     output_first,
     sender_name,
     short_path,
     shown_whole,
     spawn_name,
+    telling_id,
     title_line,
     tokens,
     tokens_said,
@@ -152,7 +153,7 @@ def render_events(
     unnamed = unnamed if unnamed is not None else set()
     spawners = spawners if spawners is not None else {}
     uncalled = uncalled if uncalled is not None else set()
-    taken = set(labels.values())  # a set: thousands of sub-agents stay quick
+    taken = _Marks(labels.values())  # sets: thousands of sub-agents stay quick
     for event in events:
         named_child = event.extra.get("child_id") if event.kind == "subagent" else None
         if event.kind == "subagent" and event.call_id is not None:
@@ -190,23 +191,66 @@ def render_events(
             yield line
 
 
-def _relabel(child: str, spawn: Event, labels: dict[str, str], taken: set[str]) -> None:
+def _relabel(child: str, spawn: Event, labels: dict[str, str], taken: _Marks) -> None:
     taken.discard(labels.get(child, ""))  # its own mark, if said before, is free
     labels[child] = _label(child, spawn, taken)
     taken.add(labels[child])
 
 
-def _label(child: str, spawn: Event, taken: set[str]) -> str:
+class _Marks:
+    """The marks other sub-agents' lines carry, and every start of each: a mark that
+    starts another (`subagent` of `subagent tester-x`, an id's `a1b2c3d4` of
+    `a1b2c3d4e`) would leave a reader unsure which agent a line is of."""
+
+    def __init__(self, marks: Iterable[str]) -> None:
+        self.marks: set[str] = set()
+        self.starts: Counter[str] = Counter()
+        for mark in marks:
+            self.add(mark)
+
+    def add(self, mark: str) -> None:
+        self.marks.add(mark)
+        self.starts.update(mark[:size] for size in range(1, len(mark)))
+
+    def discard(self, mark: str) -> None:
+        if mark in self.marks:
+            self.marks.discard(mark)
+            self.starts.subtract(mark[:size] for size in range(1, len(mark)))
+
+    def free(self, mark: str) -> bool:
+        """Whether `mark` is no other's, starts none and is started by none."""
+        if mark in self.marks or self.starts[mark] > 0:
+            return False
+        return not any(mark[:size] in self.marks for size in range(1, len(mark)))
+
+
+_MARK_MOST = 64  # an id's start said at most: a hostile one may be megabytes
+
+
+def _label(child: str, spawn: Event, taken: _Marks) -> str:
     """What a sub-agent's lines are marked with: its type or name, and the start of its
     id where another sub-agent is marked so already (three `general-purpose` agents at
-    work at once, their lines interleaved); `taken`: the other sub-agents' marks."""
+    work at once, their lines interleaved); `taken`: the other sub-agents' marks. One
+    that another mark starts, or that starts another, is put in brackets
+    (`[subagent tester-x]` beside `subagent`): the mark ends where its bracket does."""
     named = spawn_name(spawn)
-    if not named:
-        return id_mark("", child, taken)
-    label = one_line(named, 24)
-    if label in taken:
-        return id_mark(f"{one_line(named, 15)} ", child, taken, kind=named)
-    return label
+    if named:
+        label = one_line(named, 24)
+        if taken.free(label):
+            return label
+        if label not in taken.marks and taken.free(f"[{label}]"):
+            return f"[{label}]"  # a type that starts another's, or that another starts
+    head = f"{one_line(named, 15)} " if named else ""
+    mark = telling_id(child, named)[:_MARK_MOST]
+    for size in range(min(8, len(mark)), len(mark) + 1):
+        label = head + mark[:size]
+        if label in taken.marks:
+            continue  # another's already: more of the id tells them apart
+        if taken.free(label):
+            return label
+        if taken.free(f"[{label}]"):
+            return f"[{label}]"
+    return f"[{head}{mark}]"
 
 
 def shows(event: Event, detail: str = "normal") -> bool:

@@ -1199,3 +1199,29 @@ def test_only_the_shell_tools_result_is_read_as_its_report(tmp_path: Path) -> No
     assert "  ⎿ Command: echo hello-from-tool\n    Directory: (root)\n" in shown.stdout
     untouched = CliRunner().invoke(main, ["show", BASIC, "--home", str(HOME)])
     assert "  ⎿ hello-from-tool\n" in untouched.stdout
+
+
+@pytest.mark.parametrize("transcript", [True, False], ids=["transcript", "telemetry"])
+def test_a_spawn_after_text_in_one_response_comes_after_the_text(
+    tmp_path: Path, transcript: bool
+) -> None:
+    """The model says a sentence, then calls `agent`, in one response (one record, its
+    parts in that order): `show` has the text, then the call and the spawn, as it
+    happened, whether the run left a transcript (0.21 on) or telemetry alone."""
+    home = sub_home(tmp_path)
+    chat = home / PROJECT / "chats" / f"{PARENT}.jsonl"
+    lines = [json.loads(line) for line in chat.read_text().splitlines()]
+    spawning = next(line for line in lines if line["uuid"] == "p2")
+    spawning["message"]["parts"].insert(0, {"text": "A sub-agent checks the greeting."})
+    chat.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    if not transcript:
+        shutil.rmtree(child_folder(home))
+    result = CliRunner().invoke(main, ["show", PARENT, "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    order = [(e["kind"], e["agent_id"]) for e in shown]
+    text = order.index(("assistant", None))
+    spawn = order.index(("subagent", None))
+    assert text < order.index(("tool_call", None)) < spawn
+    assert shown[text]["time"] <= shown[spawn]["time"]
+    assert shown[spawn]["extra"]["child_id"] == CHILD

@@ -814,3 +814,22 @@ def test_a_member_broken_after_the_history_is_counted_alike_by_every_command(
     (report,) = json.loads(said("doctor", "--deep", "--json", "--app", "auggie").stdout)
     counted = [f"{s['file']}:{s['line']}: {s['reason']}" for s in report["skipped_at"]]
     assert sorted(counted) == sorted(named)
+
+
+def test_tree_places_a_sub_agent_kept_inside_its_lead_once(tmp_path: Path) -> None:
+    """The run kept in `subAgents[]` is one child in `tree`, typed, told by its task and
+    done with its events: its spawn named no child, so it was two, a spawn `running`
+    with no events and an untyped `agent` without a task holding them."""
+    home = copy_home(tmp_path)
+    result = CliRunner().invoke(main, ["tree", MAIN, "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    [child] = json.loads(result.stdout)["children"]
+    assert (child["agent_name"], child["description"], child["status"]) == (
+        "explore",
+        "Find the retry code.",
+        "done",
+    )
+    assert child["events"] == 3
+    shown = CliRunner().invoke(main, ["show", MAIN, "--home", str(home)]).stdout
+    assert "Spawned sub-agent explore — Find the retry code." in shown
+    assert "  ↳ explore It is in checkout/retry.py." in shown

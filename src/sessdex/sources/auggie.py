@@ -22,7 +22,8 @@ Sub-agents: a run the lead started is kept, behind a flag of Augment's service
 finishedAt, chatHistory, tool_call_request_id}`, the last the request id of the lead's
 exchange that started it): shown inline after that exchange, the spawn of the call of
 its tool there (`sub-agent-<name>`, as the bundle names sub-agent tools; which call is a
-guess where one exchange ran the same agent twice). Behind the same flag,
+guess where one exchange ran the same agent twice), its events under its name (`explore`,
+then `explore-2` for a second run). Behind the same flag,
 `summarizations[]` keeps what each summary cost (`{request_id, model, finishedAt,
 input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
 cost_usd, credits_consumed}`): billed beside its compaction, its credits too. Auggie's own listing takes a
@@ -89,6 +90,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -557,6 +559,7 @@ class _Reader:
         # a fork: the exchanges finished before it was made are copies of its source's
         self.forked = session.created if session.extra.get("fork") is True else None
         self.agent: str | None = None  # the embedded sub-agent being read
+        self.runs: Counter[str] = Counter()  # the runs read of each sub-agent's name
         # embedded sub-agents by the request id of the exchange that started them
         self.subagents: dict[str, list[object]] = {}
         # what each summary cost, by the request id its summary node names
@@ -661,7 +664,11 @@ class _Reader:
                 call_id = called
                 del pending[index]  # a second run of the same agent: the next call
                 break
-        extra: dict[str, JSONValue] = {"agent_name": name}
+        # its events' agent id, which the spawn names: its name, numbered from its
+        # second run (`explore-2`), each run a sub-agent of its own
+        self.runs[name] += 1
+        child = name if self.runs[name] == 1 else f"{name}-{self.runs[name]}"
+        extra: dict[str, JSONValue] = {"agent_name": name, "child_id": child}
         model = stripped(entry.get("model"))
         if model:
             extra["model"] = model
@@ -675,7 +682,7 @@ class _Reader:
             call_id=call_id,
             extra=extra,
         )
-        self.agent = name
+        self.agent = child
         try:
             yield from self.items(history)
         finally:

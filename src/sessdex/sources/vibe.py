@@ -38,7 +38,9 @@ carries into the next folder; each folder gives one `usage` event, its totals mi
 counted before it in the chain (all its own when every counter fell: a loop started again),
 at the folder's end time. `session_prompt_tokens` includes `session_cached_tokens`, which we
 subtract. A counter damaged (0, null) while others grew adds nothing, and is never the base
-the next folder's totals are taken from, so nothing counted is billed again. Unified: the
+the next folder's totals are taken from, so nothing counted is billed again. A folder
+whose messages cannot say whether it continues or forks the one it names (refused, empty,
+cut) counts from that one's totals, which that one's own listing bills. Unified: the
 envelope's `tokenUsage` is cumulative for the session; one `usage` event per session, at its
 last update (the per-response usage is pruned from the store). Sub-agents count separately.
 
@@ -544,16 +546,25 @@ def _first_line(folder: Path, look: str | None = None) -> tuple[bool, int | None
 
 
 def _summary_first(where: str | Path) -> tuple[bool, int | None]:
-    folder = Path(where)
-    for line in (
-        files.head_lines(folder / "messages.jsonl", 1)
-        if (folder / "messages.jsonl").is_file()
-        else []
-    ):
+    opens, end = _opening(where)
+    return opens is True, end
+
+
+def _opening(where: str | Path) -> tuple[bool | None, int | None]:
+    """Whether a folder's messages open with the summary (None: unknown, its first line
+    not there, not JSON or refused), and the bytes of that line (`_first_line`)."""
+    path = Path(where) / MESSAGES
+    try:
+        lines = files.head_lines(path, 1) if path.is_file() else []
+    except OSError:  # refused: its read says so
+        return None, None
+    for line in lines:
         record = files.parse_json(line)
-        opens = record and record.get("role") == "user" and record.get("injected")
-        return opens is True, line.end if line.complete else None
-    return False, None
+        if record is None:
+            return None, line.end if line.complete else None
+        opens = record.get("role") == "user" and record.get("injected") is True
+        return opens, line.end if line.complete else None
+    return None, None
 
 
 def _successor(
@@ -663,7 +674,10 @@ def _older_meta(where: str) -> _Meta | None:
 def _first_prompt(folder: Path) -> str | None:
     path = folder / "messages.jsonl"
     # a first prompt too long to hold (a pasted image or log) still titles it
-    lines = files.head_lines(path, 20, openings=True) if path.is_file() else []
+    try:
+        lines = files.head_lines(path, 20, openings=True) if path.is_file() else []
+    except OSError:  # refused: untitled, its read says so
+        return None
     for line in lines:
         record = files.parse_json(line)
         if record and record.get("role") == "user" and not record.get("injected"):
@@ -928,9 +942,13 @@ def _folder_events(
         if not path.is_file():
             diagnostics.problem(f"vibe: {path} is missing")
             return
-        count = _count_lines(path)
-        offset = line_start(path, offset)
-        index = _count_lines(path, stop=offset) if offset else 0
+        try:
+            count = _count_lines(path)
+            offset = line_start(path, offset)
+            index = _count_lines(path, stop=offset) if offset else 0
+        except OSError as error:  # refused: the chain's other folders are still read
+            diagnostics.problem(files.stopped_problem(NAME, str(path), error))
+            return
         records = (
             record
             for _line, record in files.iter_records(
@@ -1133,6 +1151,21 @@ def _usage(meta: _Meta, counted: dict[str, int]) -> tuple[Usage | None, dict[str
     return (usage if usage.total else None), totals
 
 
+def _carried(folder: Path, root: Path) -> dict[str, int]:
+    """The running totals the oldest folder read starts from: none, unless its messages
+    cannot say whether it continues the session it names (compaction, which carries them
+    over, and that session's listing bills them) or forks it (its totals start at zero):
+    then that session's, so that nothing it billed is billed again, and a fork's totals
+    that are all lower than them (`_usage`) count whole."""
+    parent_id = _head_ids(folder / "meta.json")[1]
+    if not parent_id or _opening(folder)[0] is not None:
+        return {}
+    links = _links(root)
+    name = links.folders.get(parent_id) or links.folders.get(parent_id[:_SHORT_ID])
+    older = _meta(root / name) if name else None
+    return dict(older.stats) if older is not None else {}
+
+
 def _read_legacy(
     session: Session, diagnostics: Diagnostics, *, full: bool, offset: int
 ) -> Iterator[Event]:
@@ -1148,7 +1181,8 @@ def _read_legacy(
     emit = Emitter(session.id)
     if offset:
         chained = chained[-1:]
-    counted: dict[str, int] = {}  # the chain's running totals billed so far
+    # the chain's running totals billed so far
+    counted = _carried(chained[0], newest.parent) if chained else {}
     for position, folder in enumerate(chained):
         meta = _meta(folder, diagnostics)
         refused = files.refused_problem(NAME, folder / "meta.json")

@@ -77,3 +77,40 @@ def test_a_session_whose_prompt_total_is_damaged_bills_its_own_responses(
     assert data.count(b'"promptTokens": 4000') == 1
     path.write_bytes(data.replace(b'"promptTokens": 4000', b'"promptTokens": NaN'))
     assert _rows(home, tmp_path / "s")[PLAIN] == (4_000, 100)
+
+
+# cut before the totals' name is read: at the history's last item, after its close, at
+# the comma before the totals
+BEFORE = [(b"\n    {", -1, 0), (b"\n  ]", 0, 4), (b"\n  ],", 0, 5)]
+
+
+@pytest.mark.parametrize(("mark", "nth", "kept"), BEFORE)
+def test_a_fork_cut_before_its_totals_bills_its_copies_once(
+    tmp_path: Path, mark: bytes, nth: int, kept: int
+) -> None:
+    # its source, beside it, holds the responses it copied, which that one bills
+    home = tmp_path / "home"
+    shutil.copytree(CONTINUE, home)
+    whole = _rows(home, tmp_path / "whole")
+    path = home / ".continue" / "sessions" / f"{FORK}.json"
+    data = path.read_bytes()
+    at = [n for n in range(len(data)) if data.startswith(mark, n)][nth]
+    path.write_bytes(data[: at + kept])
+    rows = _rows(home, tmp_path / "cut")
+    # 6,000 and 150: the copies again; the last response of its own cut off, or not
+    assert rows[FORK] == ((1_000, 25) if kept == 0 else (2_000, 50))
+    assert {key: row for key, row in rows.items() if key != FORK} == {
+        key: row for key, row in whole.items() if key != FORK
+    }
+    assert rows[PLAIN] == (4_000, 100)
+
+
+def test_a_source_cut_before_its_totals_bills_its_own_responses(tmp_path: Path) -> None:
+    # its fork, made after it, opens with the same responses: copies of its, not its
+    home = tmp_path / "home"
+    shutil.copytree(CONTINUE, home)
+    path = home / ".continue" / "sessions" / f"{PLAIN}.json"
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b'\n  "usage"')])
+    rows = _rows(home, tmp_path / "cut")
+    assert rows[PLAIN] == (4_000, 100) and rows[FORK] == (2_000, 50)

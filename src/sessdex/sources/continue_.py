@@ -22,7 +22,8 @@ response's usage on its assistant message in OpenAI's words (`prompt_tokens`,
 it) and the session's running totals in `usage` (counted, as one sum, only in a chat none
 of whose responses carries its own). `cn --fork <id>` copies a session's
 history into a new one whose totals start at zero: its copied responses count in the
-session they came from (the first ones, as far as the history's sum passes its totals).
+session they came from (the first ones, as far as the history's sum passes its totals; in
+a file cut before its totals, as far as it opens alike with a session made before it).
 The extension titles a chat, keeps the chat model's title (`chatModelTitle`), the mode and
 a `file://` URI for the folder; the CLI titles only interactive chats ("Untitled Session"
 otherwise: the first prompt titles those here). `show --tail` finds a session's last items
@@ -340,8 +341,51 @@ def read(
         partial = as_dict(within["usage"])
         totals = {"promptTokens": 0, "completionTokens": 0, **partial}
     quiet = Diagnostics()  # the read counts what is wrong in it
-    copied = _copied(_json_chat.items(path, "history", quiet, NAME), totals) if totals else 0  # fmt: skip
+    copied = _copied(_json_chat.items(path, "history", quiet, NAME), totals) if totals else _copied_beside(path)  # fmt: skip
     yield from _Reader(session, diagnostics, copied, totals).items(found.items)
+
+
+def _copied_beside(path: Path) -> int:
+    """`_copied` of a session read in pieces whose running totals were not read (its
+    file cut before them): the first responses it holds alike with a session beside it
+    made before it, which `cn --fork` copied from there (that session bills them)."""
+    from . import _json_chat
+
+    quiet = Diagnostics()
+    made = _created(path.parent)
+    ours = made.get(path.stem)
+    found = 0
+    for entry in folders.entries(path.parent):
+        other = Path(entry.path)
+        if other == path or other.suffix != ".json" or other.name == INDEX:
+            continue
+        theirs = made.get(other.stem)
+        if ours is not None and theirs is not None and theirs >= ours:
+            continue  # made after: a fork of this one, not its source
+        pairs = zip(
+            _json_chat.items(path, "history", quiet, NAME),
+            _json_chat.items(other, "history", quiet, NAME),
+            strict=False,
+        )
+        alike = 0
+        for item, copy in pairs:
+            if item != copy:
+                break
+            alike += bool(_billed(item))
+        found = max(found, alike)
+    return found
+
+
+def _created(folder: Path) -> dict[str, int]:
+    """Each session's creation (epoch ms) as `sessions.json` beside them says it."""
+    listed = files.read_json_file(folder / INDEX, limit=WHOLE_CAP)
+    made: dict[str, int] = {}
+    for entry in as_list(listed):
+        entry = as_dict(entry)
+        session_id, when = as_str(entry.get("sessionId")), entry.get("dateCreated")
+        if session_id and isinstance(when, str) and when.isdigit():
+            made[session_id] = int(when)
+    return made
 
 
 # the running totals as JSON.stringify(session, null, 2) writes them: a top-level member

@@ -45,7 +45,10 @@ UNDATED = frozenset({FUTURE, BEFORE_1970})
 # reader may add words after these (why the damage matters there)
 NOT_UTF8 = "not UTF-8 (shown as \ufffd)"
 NUL_BYTES = "NUL bytes"
-DAMAGE = (NOT_UTF8, NUL_BYTES)
+# a token count no app writes (text, a bool, a fraction, below 0): the response counts,
+# that count not as written (0, or its whole part)
+ODD_COUNT = "odd token count"
+DAMAGE = (NOT_UTF8, NUL_BYTES, ODD_COUNT)
 
 
 def is_damage(reason: str) -> bool:
@@ -125,7 +128,15 @@ def damaged_lines(damaged: Counter[str]) -> str:
         return f"read {lines} with bytes that are not UTF-8 (shown as \ufffd)"
     if all(reason.startswith(NUL_BYTES) for reason in damaged):
         return f"read {lines} holding NUL bytes"
-    return f"read {lines} with damage (bytes not UTF-8, shown as \ufffd, or NUL bytes)"
+    if all(reason.startswith(ODD_COUNT) for reason in damaged):
+        return (
+            f"read {lines} with an odd token count (text, a bool, a fraction or "
+            "below 0: not counted as written)"
+        )
+    return (
+        f"read {lines} with damage (bytes not UTF-8, shown as \ufffd, NUL bytes or an "
+        "odd token count)"
+    )
 
 
 def unfinished_line(size: int) -> str:

@@ -47,12 +47,12 @@ import msgspec
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, Diagnostics
+from ..diagnostics import NOT_UTF8, ODD_COUNT, Diagnostics
 from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._claude_records import ADVISOR, recorded_cost
 from ._usage_scan import MarkedLines, converted
-from ._values import as_credits, as_int
+from ._values import as_credits, as_int, odd_count
 from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 
 # Claude Code writes compact JSON; the marker stops at the colon so that a line written
@@ -217,6 +217,19 @@ def _cost(raw: msgspec.Raw) -> float | None:
         return None
 
 
+def _odd(tokens: Any) -> bool:
+    """Whether a response's usage holds a count no app writes (`odd_count`)."""
+    return any(
+        odd_count(value)
+        for value in (
+            tokens.input_tokens,
+            tokens.output_tokens,
+            tokens.cache_read_input_tokens,
+            tokens.cache_creation_input_tokens,
+        )
+    )
+
+
 def _int(value: object) -> int:
     return max(as_int(value), 0)
 
@@ -231,10 +244,11 @@ class _Scan:
         state: dict[str, JSONValue] | None,
         fold: Callable[[UsageRecord], None] | None = None,
         drop: Callable[[DroppedLine], None] | None = None,
-        damaged: Callable[[int, bytes], None] | None = None,
+        damaged: Callable[[int, bytes, str], None] | None = None,
     ) -> None:
         self.path = path
-        self.damaged = damaged  # takes a line read over bytes not UTF-8 (number, bytes)
+        # takes a line read with damage (number, bytes, why): bytes not UTF-8, a count
+        self.damaged = damaged
         self.stem = path.name.removesuffix(".jsonl")
         # a transcript of its own, where 1.0 wrote its sub-agents inline; it counts in the
         # session its name is, as `list` names it (a copy's lines may keep the id of the
@@ -287,7 +301,7 @@ class _Scan:
             # RecursionError: nested too deep for msgspec
             decoded, not_utf8 = _loose(data)
             if not_utf8 and self.damaged is not None:
-                self.damaged(number, data)
+                self.damaged(number, data, NOT_UTF8)
             if decoded is None:
                 return
             line = decoded
@@ -330,6 +344,8 @@ class _Scan:
             return
         tokens = message.usage
         same = self.strings.setdefault
+        if self.damaged is not None and _odd(tokens):
+            self.damaged(number, data, ODD_COUNT)
         usage = Usage(
             as_int(tokens.input_tokens),  # (past 2**53: a broken value, 0)
             as_int(tokens.output_tokens),
@@ -717,8 +733,8 @@ def usage_records(
     lines = MarkedLines(path, markers, offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     name = os.fspath(path)
 
-    def damaged(number: int, data: bytes) -> None:
-        diagnostics.damage(name, lines.number(number, data), NOT_UTF8)
+    def damaged(number: int, data: bytes, why: str) -> None:
+        diagnostics.damage(name, lines.number(number, data), why)
 
     scan = _Scan(path, explain, state if offset else None, fold, drop, damaged)
     try:

@@ -61,6 +61,19 @@ def as_int(value: object, *, floats: bool = True) -> int:
     return int(value) if floats or isinstance(value, int) else 0
 
 
+def odd_count(value: object) -> bool:
+    """Whether a token count is a value no app writes as one (text, a bool, a fraction,
+    below 0, past 2**53): damage to say (`diagnostics.ODD_COUNT`). A missing one (None)
+    is not: an app leaves out what it does not count."""
+    if value is None:
+        return False
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True
+    if isinstance(value, float) and not value.is_integer():  # NaN, infinity too
+        return True
+    return not 0 <= value <= _EXACT_LIMIT
+
+
 def as_credits(value: object) -> float:
     """An app's credits (its own billing unit), a plain non-negative number; 0.0 for
     anything else (a bool, a string, NaN, a negative or absurd amount)."""

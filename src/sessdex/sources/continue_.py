@@ -49,7 +49,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders, shells
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..errors import NotQuotable
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
@@ -61,6 +61,7 @@ from ._values import (
     as_str,
     local_path,
     ms_time,
+    odd_count,
     one_line,
     shown_arguments,
     shown_text,
@@ -614,6 +615,8 @@ class _Reader:
             counted = _usage(usage, self.model)
             self.model = counted.model
             self.billed = True
+            if self.responses > self.copied:  # a copy's count is its source's to say
+                self.say_odd(usage)
             if self.responses > self.copied and counted.total:
                 yield event(
                     "usage", time or self.when, estimated=time is None, usage=counted
@@ -621,11 +624,17 @@ class _Reader:
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield event("turn_end")
 
+    def say_odd(self, usage: dict[str, object]) -> None:
+        """Say a billed count no app writes (`odd_count`): counted as `_usage` takes it."""
+        if any(odd_count(value) for value in _counts(usage)):
+            self.diagnostics.damage(self.path, 0, ODD_COUNT)
+
     def summed(self) -> Iterator[Event]:
         """A session whose responses carry no usage of their own: its running totals,
         as one usage event that adds them up."""
         if self.billed or not self.totals:
             return
+        self.say_odd(self.totals)
         counted = _usage(self.totals, self.model)
         if counted.total:
             yield self.event(
@@ -656,6 +665,15 @@ class _Reader:
                 is_error=failed,
             )
         self.pending.clear()
+
+
+def _counts(usage: dict[str, object]) -> Iterator[object]:
+    """The token counts of a response's usage (or running totals), as written."""
+    for key, value in usage.items():
+        if key.endswith(("_tokens", "Tokens")):
+            yield value
+        elif key.endswith(("_details", "Details")):
+            yield from _counts(as_dict(value))
 
 
 def _usage(usage: dict[str, object], model: str | None) -> Usage:

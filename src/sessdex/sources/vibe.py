@@ -70,7 +70,7 @@ from typing import TypeVar
 import orjson
 
 from .. import files, folders, freshness, jsonstream
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage, superseded
 from . import _vibe_unified as unified
 from ._values import (
@@ -83,6 +83,7 @@ from ._values import (
     line_start,
     number,
     obj,
+    odd_count,
     one_line,
     plain,
     text_of,
@@ -127,6 +128,8 @@ _MESSAGES = frozenset({"messages"})
 # a legacy folder's name, `<session or agent>_<UTC yyyymmdd_hhmmss>_<id8>`
 _FOLDER = re.compile(r"_(\d{8}_\d{6})_([0-9A-Za-z-]{1,8})\Z")
 _SHORT_ID = 8
+# a legacy meta.json's running totals that `usage` reads
+_STATS = ("session_prompt_tokens", "session_completion_tokens", "session_cached_tokens")
 _T = TypeVar("_T")
 
 
@@ -237,6 +240,9 @@ class _Meta:
     # the spawning tool call id -> the sub-agent's session id, where the entry names it
     child_ids: dict[str, str] = field(default_factory=dict)
     damaged: bool = False  # read from its messages: its meta.json unreadable
+    odd: bool = (
+        False  # a count of its `stats` is no count (`odd_count`): said by a read
+    )
 
 
 def _meta(folder: Path, diagnostics: Diagnostics | None = None) -> _Meta | None:
@@ -358,14 +364,8 @@ def _meta_of(document: object, folder: Path) -> _Meta | None:
         alias=alias,
         effort=text_of(entry, "thinking"),
         agent=text_of(obj(document, "agent_profile"), "name"),
-        stats={
-            key: number(stats, key)
-            for key in (
-                "session_prompt_tokens",
-                "session_completion_tokens",
-                "session_cached_tokens",
-            )
-        },
+        stats={key: number(stats, key) for key in _STATS},
+        odd=any(odd_count(stats.get(key)) for key in _STATS),
         children=children,
         child_ids=child_ids,
     )
@@ -861,6 +861,7 @@ def _read_v1(session: Session, diagnostics: Diagnostics, full: bool) -> Iterator
         full=full,
         messages=(count, _v1_messages(path, diagnostics)),
     )
+    _say_odd(meta, diagnostics)
     if (usage := _usage(meta, {})[0]) is not None:
         yield emit("usage", time=meta.end, usage=usage, extra={"summed": True})
 
@@ -1116,6 +1117,7 @@ def _call_events(
             full=full,
             depth=depth + 1,
         )
+        _say_odd(child, diagnostics)
         if child.stats and (usage := _usage(child, {})[0]) is not None:
             yield emit(
                 "usage",
@@ -1124,6 +1126,15 @@ def _call_events(
                 usage=usage,
                 extra={"summed": True},
             )
+
+
+def _say_odd(meta: _Meta, diagnostics: Diagnostics) -> None:
+    """Say a folder's (or a 1.x file's) running totals holding a count no app writes."""
+    if meta.odd:
+        where = (
+            meta.folder if meta.folder.suffix == ".json" else meta.folder / "meta.json"
+        )
+        diagnostics.damage(str(where), 1, ODD_COUNT)
 
 
 def _usage(meta: _Meta, counted: dict[str, int]) -> tuple[Usage | None, dict[str, int]]:
@@ -1203,6 +1214,8 @@ def _read_legacy(
             offset=offset,
         )
         usage, counted = _usage(meta, counted)
+        if not offset:
+            _say_odd(meta, diagnostics)
         if usage is not None and not offset:
             yield emit("usage", time=meta.end, usage=usage, extra={"summed": True})
 

@@ -1,0 +1,93 @@
+"""A token count an app never writes (text "12", a negative, a fraction, a bool) is
+damage that `usage` says, as it says a line with bytes that are not UTF-8: a warning,
+the file and line under --verbose. It was counted as 0 (or its whole part) unsaid, the
+tokens it stood for gone from the totals without a word."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+ODD = ["12", -5, 1.5, True]
+CLAUDE = "11111111-1111-4111-8111-111111111111"
+CLAUDE_FILE = f".claude/projects/-home-dev-shop/{CLAUDE}.jsonl"
+VIBE = "9e8d7c6b-5a4f-4e3d-9c2b-5d6e7f8a9b0c"
+VIBE_FILE = ".vibe/logs/session/session_20261201_103000_9e8d7c6b/meta.json"
+CONTINUE = "4f5fc9a5-a39f-4520-a3f4-893c822b4150"
+CONTINUE_FILE = f".continue/sessions/{CONTINUE}.json"
+
+
+def _usage(
+    home: Path, app: str, state: Path
+) -> tuple[dict[str, dict[str, object]], str]:
+    """Each session's row, and what was said on stderr, with --verbose."""
+    argv = ["usage", "session", "--json", "--verbose", "--app", app]
+    result = CliRunner().invoke(
+        main, [*argv, "--home", str(home)], env={"SESSDEX_HOME": str(state)}
+    )
+    assert result.exit_code == 0, result.output
+    return {row["id"]: row for row in json.loads(result.stdout)}, result.stderr
+
+
+def _copy(tmp_path: Path, app: str) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
+    return home
+
+
+def _said(stderr: str, path: Path) -> None:
+    assert "warning: read 1 line with an odd token count" in stderr, stderr
+    assert f"{path}" in stderr and "odd token count" in stderr.split(f"{path}")[1]
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_claude_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "claude")
+    _, before = _usage(home, "claude", tmp_path / "whole")
+    assert "odd token count" not in before
+    path = home / CLAUDE_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[7])  # line 8: a response of input 3, output 20
+    value["message"]["usage"]["output_tokens"] = odd
+    lines[7] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "claude", tmp_path / "odd")
+    _said(said, path)
+    assert rows[CLAUDE]["input_tokens"]  # the response's other counts still count
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_vibe_an_odd_running_total_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "vibe")
+    path = home / VIBE_FILE
+    document = json.loads(path.read_text())
+    document["stats"]["session_completion_tokens"] = odd
+    path.write_text(json.dumps(document))
+    rows, said = _usage(home, "vibe", tmp_path / "odd")
+    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"{path}" in said
+    assert rows[VIBE]["input_tokens"] == 1_200
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_continue_an_odd_response_count_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "continue")
+    path = home / CONTINUE_FILE
+    data = path.read_text()
+    assert data.count('"completion_tokens": 25') == 4
+    path.write_text(
+        data.replace(
+            '"completion_tokens": 25', f'"completion_tokens": {json.dumps(odd)}', 1
+        )
+    )
+    rows, said = _usage(home, "continue", tmp_path / "odd")
+    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"{path}" in said
+    assert rows[CONTINUE]["input_tokens"] == 4_000

@@ -91,3 +91,24 @@ def test_continue_an_odd_response_count_is_said(odd: object, tmp_path: Path) -> 
     assert "warning: read 1 line with an odd token count" in said, said
     assert f"{path}" in said
     assert rows[CONTINUE]["input_tokens"] == 4_000
+
+
+CODEX = "01a22b81-6e0b-7650-ac72-188ccaa967c5"
+CODEX_FILE = (
+    ".codex/sessions/2026/11/30/rollout-2026-11-30T08-10-32-01a22b81-6e0b-7650-ac72-"
+    "188ccaa967c5.jsonl"
+)
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_codex_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "codex")
+    path = home / CODEX_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[17])  # line 18: a response of input 1,200, output 30
+    value["payload"]["info"]["last_token_usage"]["output_tokens"] = odd
+    lines[17] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "codex", tmp_path / "odd")
+    _said(said, path)
+    assert rows[CODEX]["input_tokens"]

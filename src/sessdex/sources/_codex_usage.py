@@ -33,10 +33,10 @@ import msgspec
 import orjson
 
 from .. import files, folders, freshness
-from ..diagnostics import NOT_UTF8, Diagnostics
+from ..diagnostics import NOT_UTF8, ODD_COUNT, Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines, converted
-from ._values import as_int
+from ._values import as_int, odd_count
 from .base import DroppedLine, Location, UsageRecord, UsageScan
 
 # The type values alone, quoted: Codex writes compact JSON, and a copy written with a space
@@ -138,6 +138,22 @@ def _epoch(stamp: str | None) -> float | None:
         return None
 
 
+def _odd(info: _Info) -> bool:
+    """Whether a counted line's usage holds a count no app writes (`odd_count`)."""
+    return any(
+        odd_count(count)
+        for tokens in (info.last_token_usage, info.total_token_usage)
+        if tokens is not None
+        for count in (
+            tokens.input_tokens,
+            tokens.cached_input_tokens,
+            tokens.cache_write_input_tokens,
+            tokens.output_tokens,
+            tokens.reasoning_output_tokens,
+        )
+    )
+
+
 def _tuple(tokens: _Tokens | None) -> list[int] | None:
     if tokens is None:
         return None
@@ -197,11 +213,12 @@ class _Scan:
         explain: bool,
         fold: Callable[[UsageRecord], None] | None,
         drop: Callable[[DroppedLine], None] | None = None,
-        damaged: Callable[[int, bytes], None] | None = None,
+        damaged: Callable[[int, bytes, str], None] | None = None,
     ) -> None:
         self.path = path
         self.explain = explain or drop is not None
-        self.damaged = damaged  # takes a line read over bytes not UTF-8 (number, bytes)
+        # takes a line read with damage (number, bytes, why): bytes not UTF-8, a count
+        self.damaged = damaged
         self.state: dict[str, JSONValue] = dict(state or {})
         self.records: list[UsageRecord] = []
         # no later line changes a record: each is folded as it is read, none is kept
@@ -265,7 +282,7 @@ class _Scan:
             return
         if payload.type != "token_count" or payload.info is None:
             return
-        self.token_count(number, line, payload.info)
+        self.token_count(number, line, payload.info, data)
 
     def _repaired(
         self,
@@ -286,7 +303,7 @@ class _Scan:
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             return None
         if not_utf8 and self.damaged is not None:
-            self.damaged(number, line)
+            self.damaged(number, line, NOT_UTF8)
         return value
 
     def _lenient(
@@ -314,7 +331,7 @@ class _Scan:
             with contextlib.suppress(TypeError):  # a number past 64 bits: no payload
                 decoded.payload = msgspec.Raw(orjson.dumps(payload))
         if not_utf8 and self.damaged is not None:
-            self.damaged(number, line)
+            self.damaged(number, line, NOT_UTF8)
         return decoded
 
     def _replayed(self, line: _Line, time: float | None) -> bool:
@@ -334,7 +351,7 @@ class _Scan:
         state["replaying"] = False
         return False
 
-    def token_count(self, number: int, line: _Line, info: _Info) -> None:
+    def token_count(self, number: int, line: _Line, info: _Info, data: bytes) -> None:
         state = self.state
         time = _epoch(line.timestamp)
         total = _tuple(info.total_token_usage)
@@ -375,6 +392,8 @@ class _Scan:
         if last is None or not any(last):
             self.drop(number, "zero", "a count of no tokens", time)
             return
+        if self.damaged is not None and _odd(info):
+            self.damaged(number, data, ODD_COUNT)
         fresh, cached, written, output, reasoning = last
         model = info.model or _as_str(state.get("model"))
         usage = Usage(
@@ -422,8 +441,8 @@ def usage_records(
     lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     name = os.fspath(path)
 
-    def damaged(number: int, data: bytes) -> None:
-        diagnostics.damage(name, lines.number(number, data), NOT_UTF8)
+    def damaged(number: int, data: bytes, why: str) -> None:
+        diagnostics.damage(name, lines.number(number, data), why)
 
     scan = _Scan(path, carried, explain, fold, drop, damaged)
     if (

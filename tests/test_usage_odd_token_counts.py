@@ -112,3 +112,25 @@ def test_codex_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     rows, said = _usage(home, "codex", tmp_path / "odd")
     _said(said, path)
     assert rows[CODEX]["input_tokens"]
+
+
+UNIFIED = "fdf5294e-9715-7217-12e1-46cae3e60fe9"  # Vibe 3's store: 2,400 in, 60 out
+UNIFIED_ENVELOPE = (
+    f".vibe/logs/session/unified/{UNIFIED}/generations/0000000000000022/"
+    "projection-state.json"
+)
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_vibe_an_odd_cumulative_count_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "vibe")
+    path = home / UNIFIED_ENVELOPE
+    data = path.read_text()
+    assert data.count('"outputTokens":60') == 1
+    path.write_text(
+        data.replace('"outputTokens":60', f'"outputTokens":{json.dumps(odd)}')
+    )
+    rows, said = _usage(home, "vibe", tmp_path / "odd")
+    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"{path}" in said
+    assert rows[UNIFIED]["input_tokens"] == 2_400

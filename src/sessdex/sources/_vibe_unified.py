@@ -35,7 +35,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
@@ -48,6 +48,7 @@ from ._values import (
     ms_time,
     number,
     obj,
+    odd_count,
     one_line,
     plain,
     stat_size,
@@ -61,6 +62,8 @@ STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
 # fields are likeliest, so it is counted as an unknown type (`doctor` names it)
 STORE_MINOR_CHECKED = 10
 SMALL_DOC = 1024 * 1024  # CURRENT, manifest, envelope
+# the envelope's cumulative counts that `usage` reads
+_TOKEN_USAGE = ("inputTokens", "outputTokens", "cachedInputTokens")
 RUNTIME_LIMIT = 16 * 1024 * 1024  # runtime-state.json grows with every action: bounded
 CHUNK_CAP = 64 * 1024 * 1024  # a bigger transcript chunk is read one entry at a time
 SUBAGENT_DEPTH = 4
@@ -976,6 +979,9 @@ class _EntryReader:
                 extra=extra,
             )
         tokens = obj(session, "tokenUsage")
+        if any(odd_count(tokens.get(key)) for key in _TOKEN_USAGE):
+            where = self.store.part("projection_state") or self.store.folder
+            self.diagnostics.damage(str(where), 0, ODD_COUNT)
         cached = number(tokens, "cachedInputTokens")
         usage = Usage(
             input_tokens=max(0, number(tokens, "inputTokens") - cached),

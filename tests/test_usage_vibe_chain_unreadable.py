@@ -1,9 +1,9 @@
 """A Mistral Vibe legacy chain (a session compacted into a new folder, then again) one of
-whose older folders' messages.jsonl cannot be read (another user's, empty or cut inside
-its first line): whether that folder opened with the compaction's summary is unknown.
-Its running totals, carried over from the folder before, were billed again (that
-folder counted twice), or, refused, the read stopped there and the chain's newer
-folders counted nothing."""
+whose folders' messages.jsonl cannot be read (another user's, empty or cut inside its
+first line): whether that folder opened with the compaction's summary is unknown. Its
+running totals, carried over from the folder before, were billed again (that folder
+counted twice), or, refused, the read stopped there and the chain's newer folders
+counted nothing."""
 
 from __future__ import annotations
 
@@ -66,8 +66,8 @@ def _tokens(home: Path, state: Path) -> tuple[int, dict[str, int]]:
 
 
 @pytest.mark.parametrize("damage", ["empty", "cut"])
-@pytest.mark.parametrize("folder", [RESUMED, FIRST])
-def test_an_older_folder_whose_opening_is_lost_is_billed_once(
+@pytest.mark.parametrize("folder", [AGAIN, RESUMED, FIRST])
+def test_a_folder_whose_opening_is_lost_is_billed_once(
     tmp_path: Path, folder: str, damage: str
 ) -> None:
     home = _home(tmp_path)
@@ -77,8 +77,8 @@ def test_an_older_folder_whose_opening_is_lost_is_billed_once(
     assert _tokens(home, tmp_path / "damaged")[0] == 21_500  # 32,300: billed twice
 
 
-@pytest.mark.parametrize("folder", [RESUMED, FIRST])
-def test_an_older_folder_that_may_not_be_read_is_billed_once(
+@pytest.mark.parametrize("folder", [AGAIN, RESUMED, FIRST])
+def test_a_folder_that_may_not_be_read_is_billed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str
 ) -> None:
     home = _home(tmp_path)

@@ -1193,7 +1193,7 @@ def _read_legacy(
     if offset:
         chained = chained[-1:]
     # the chain's running totals billed so far
-    counted = _carried(chained[0], newest.parent) if chained else {}
+    counted = _carried(chained[0], newest.parent) if chained and not offset else {}
     for position, folder in enumerate(chained):
         meta = _meta(folder, diagnostics)
         refused = files.refused_problem(NAME, folder / "meta.json")

@@ -134,3 +134,30 @@ def test_vibe_an_odd_cumulative_count_is_said(odd: object, tmp_path: Path) -> No
     assert "warning: read 1 line with an odd token count" in said, said
     assert f"{path}" in said
     assert rows[UNIFIED]["input_tokens"] == 2_400
+
+
+GEMINI_FILE = (
+    ".gemini/tmp/5a10d8807875fc31103328bd50abe5e83eec14d0a3b7e754d671eaebb080c176/chats/"
+    "session-2026-04-29T21-39-5e55a0f1.jsonl"
+)
+
+
+def _output(rows: dict[str, dict[str, object]]) -> int:
+    return sum(int(row["output_tokens"]) for row in rows.values())  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_gemini_an_odd_thoughts_count_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "gemini")
+    before, _ = _usage(home, "gemini", tmp_path / "whole")
+    path = home / GEMINI_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[4])  # line 5: output 147, no thoughts
+    value["tokens"]["thoughts"] = odd
+    lines[4] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "gemini", tmp_path / "odd")
+    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"{path}" in said
+    # (-5 taken off the output it is added to, unsaid)
+    assert _output(rows) >= _output(before)

@@ -29,6 +29,7 @@ from ._values import (
     new_usage,
     number,
     obj,
+    odd_count,
     plain,
     text_of,
 )
@@ -83,6 +84,8 @@ class Chat:
     imported_from: str | None = None
     copied_from: str | None = None
     copied: frozenset[str] = frozenset()
+    # says a billed message's count that no app writes (`odd_count`), where it is read
+    odd: Callable[[], None] | None = None
 
 
 def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
@@ -208,6 +211,9 @@ def _model_events(
             )
     billed = usage(message, chat.model_type)
     if billed is not None and text_of(message, "id") not in chat.copied:
+        tokens = obj(message, "tokens")
+        if chat.odd is not None and any(odd_count(tokens.get(k)) for k in _COUNTS):
+            chat.odd()
         yield say("usage", time=when, usage=billed)
     for call in tool_calls:
         call_id, done = (
@@ -403,15 +409,25 @@ def usage(message: dict[str, object], model_type: str = "gemini") -> Usage | Non
     tokens = message.get("tokens")
     if message.get("type") != model_type or not isinstance(tokens, dict):
         return None
-    cached, thoughts = number(tokens, "cached"), number(tokens, "thoughts")
+    # each part 0 below 0: a broken one takes nothing off the others it is added to
+    count = partial(_count, tokens)
+    cached, thoughts = count("cached"), count("thoughts")
     return new_usage(
-        max(0, number(tokens, "input") - cached) + number(tokens, "tool"),
-        number(tokens, "output") + thoughts,
+        max(0, count("input") - cached) + count("tool"),
+        count("output") + thoughts,
         cached,
         0,
         thoughts,
         text_of(message, "model"),
     )
+
+
+# a model message's `tokens` that its usage is made of
+_COUNTS = ("input", "output", "cached", "thoughts", "tool")
+
+
+def _count(tokens: dict[str, object], key: str) -> int:
+    return max(0, number(tokens, key))
 
 
 # --- text ------------------------------------------------------------------------------

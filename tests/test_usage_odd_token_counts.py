@@ -161,3 +161,48 @@ def test_gemini_an_odd_thoughts_count_is_said(odd: object, tmp_path: Path) -> No
     assert f"{path}" in said
     # (-5 taken off the output it is added to, unsaid)
     assert _output(rows) >= _output(before)
+
+
+def test_codex_a_negative_cached_count_adds_no_input(tmp_path: Path) -> None:
+    # the input is the prompt less what it cached: less a negative, 5,000,000 more
+    home = _copy(tmp_path, "codex")
+    before, _ = _usage(home, "codex", tmp_path / "whole")
+    path = home / CODEX_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[17])  # line 18: a response of input 1,200, none cached
+    value["payload"]["info"]["last_token_usage"]["cached_input_tokens"] = -5_000_000
+    lines[17] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "codex", tmp_path / "odd")
+    _said(said, path)
+    assert rows[CODEX]["input_tokens"] == before[CODEX]["input_tokens"]
+
+
+def test_continue_a_negative_cached_count_adds_no_input(tmp_path: Path) -> None:
+    home = _copy(tmp_path, "continue")
+    before, _ = _usage(home, "continue", tmp_path / "whole")
+    path = home / CONTINUE_FILE
+    document = json.loads(path.read_text())
+    usage = next(
+        item["message"]["usage"]
+        for item in document["history"]
+        if item["message"].get("usage")
+    )
+    usage["prompt_tokens_details"] = {"cached_tokens": -5_000_000}
+    path.write_text(json.dumps(document, indent=2))
+    rows, said = _usage(home, "continue", tmp_path / "odd")
+    assert "odd token count" in said
+    assert rows[CONTINUE]["input_tokens"] == before[CONTINUE]["input_tokens"]
+
+
+def test_vibe_a_negative_cached_count_adds_no_input(tmp_path: Path) -> None:
+    home = _copy(tmp_path, "vibe")
+    before, _ = _usage(home, "vibe", tmp_path / "whole")
+    path = home / UNIFIED_ENVELOPE
+    data = path.read_text()
+    cumulative = '"tokenUsage":{"cachedInputTokens":0'
+    assert data.count(cumulative) == 1
+    path.write_text(data.replace(cumulative, cumulative[:-1] + "-5000000"))
+    rows, said = _usage(home, "vibe", tmp_path / "odd")
+    assert "odd token count" in said
+    assert rows[UNIFIED]["input_tokens"] == before[UNIFIED]["input_tokens"]

@@ -159,8 +159,9 @@ def _tuple(tokens: _Tokens | None) -> list[int] | None:
         return None
     # a count no file can hold exactly (past 2**53) is a broken value: 0, as `as_int`
     # takes it everywhere, so that it can neither swamp a sum nor break the cache
+    # (below 0, a broken value too: less a negative cached count, the input grew by it)
     return [
-        as_int(count)
+        max(0, as_int(count))
         for count in (
             tokens.input_tokens,
             tokens.cached_input_tokens,

@@ -982,10 +982,11 @@ class _EntryReader:
         if any(odd_count(tokens.get(key)) for key in _TOKEN_USAGE):
             where = self.store.part("projection_state") or self.store.folder
             self.diagnostics.damage(str(where), 0, ODD_COUNT)
-        cached = number(tokens, "cachedInputTokens")
+        # each 0 below 0: less a negative cached count, the input grew by it
+        cached = max(0, number(tokens, "cachedInputTokens"))
         usage = Usage(
             input_tokens=max(0, number(tokens, "inputTokens") - cached),
-            output_tokens=number(tokens, "outputTokens"),
+            output_tokens=max(0, number(tokens, "outputTokens")),
             cache_read_tokens=cached,
             model=self.model,
         )

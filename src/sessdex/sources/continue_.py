@@ -472,9 +472,15 @@ def _summary_only(item: dict[str, object]) -> bool:
 def _tokens(usage: dict[str, object]) -> tuple[int, int]:
     """(prompt, completion) tokens of a response, as the session's totals count them."""
     return (
-        as_int(usage.get("prompt_tokens", usage.get("promptTokens"))),
-        as_int(usage.get("completion_tokens", usage.get("completionTokens"))),
+        _count(usage.get("prompt_tokens", usage.get("promptTokens"))),
+        _count(usage.get("completion_tokens", usage.get("completionTokens"))),
     )
+
+
+def _count(value: object) -> int:
+    """A count as `_usage` adds it: 0 below 0 (broken), so that less a negative cached
+    count no input grows by it."""
+    return max(0, as_int(value))
 
 
 class _Reader:
@@ -688,17 +694,17 @@ def _usage(usage: dict[str, object], model: str | None) -> Usage:
         usage.get("completion_tokens_details", usage.get("completionTokensDetails"))
     )
     if "cache_read_tokens" in details or "cache_write_tokens" in details:
-        read = as_int(details.get("cache_read_tokens"))
-        written = as_int(details.get("cache_write_tokens"))
+        read = _count(details.get("cache_read_tokens"))
+        written = _count(details.get("cache_write_tokens"))
         given = prompt
     elif "cachedTokens" in details or "cacheWriteTokens" in details:
-        read = as_int(details.get("cachedTokens"))
-        written = as_int(details.get("cacheWriteTokens"))
+        read = _count(details.get("cachedTokens"))
+        written = _count(details.get("cacheWriteTokens"))
         given = prompt
     else:
-        read, written = as_int(details.get("cached_tokens")), 0
+        read, written = _count(details.get("cached_tokens")), 0
         given = max(prompt - read, 0)
-    reasoning = as_int(output.get("reasoning_tokens", output.get("reasoningTokens")))
+    reasoning = _count(output.get("reasoning_tokens", output.get("reasoningTokens")))
     counted = Usage(
         input_tokens=given,
         output_tokens=completion,

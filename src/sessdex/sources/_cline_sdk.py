@@ -499,8 +499,9 @@ def _usage(
     message: dict[str, object], fallback: str | None
 ) -> tuple[Usage, float | None] | None:
     metrics = as_dict(message.get("metrics"))
+    # each 0 below 0 (broken): less a negative cached count, the input grew by it
     given, made, read, written = (
-        as_int(metrics.get(key))
+        max(0, as_int(metrics.get(key)))
         for key in (
             "inputTokens",
             "outputTokens",

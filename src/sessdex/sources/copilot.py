@@ -964,8 +964,9 @@ class _Reader:
 
 def _gross_usage(data: Mapping[str, object], model: str | None) -> Usage:
     """Copilot's inputTokens include cache reads and writes: keep only the rest."""
-    cache_read = as_int(data.get("cacheReadTokens"))
-    cache_write = as_int(data.get("cacheWriteTokens"))
+    # each 0 below 0 (broken): less a negative cached count, the input grew by it
+    cache_read = max(0, as_int(data.get("cacheReadTokens")))
+    cache_write = max(0, as_int(data.get("cacheWriteTokens")))
     return Usage(
         input_tokens=max(0, as_int(data.get("inputTokens")) - cache_read - cache_write),
         output_tokens=as_int(data.get("outputTokens")),

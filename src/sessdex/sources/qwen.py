@@ -1233,11 +1233,17 @@ def _thoughts_beside(prompt: int, made: int, thoughts: int, total: int) -> int:
 def _usage(value: object, model: str | None) -> Usage | None:
     if not isinstance(value, dict) or not value:
         return None
-    prompt = as_int(value.get("promptTokenCount"), floats=False)
-    cached = as_int(value.get("cachedContentTokenCount"), floats=False)
-    thoughts = as_int(value.get("thoughtsTokenCount"), floats=False)
-    made = as_int(value.get("candidatesTokenCount"), floats=False)
-    total = as_int(value.get("totalTokenCount"), floats=False)
+    # each 0 below 0 (broken): less a negative cached count, the input grew by it
+    prompt, cached, thoughts, made, total = (
+        max(0, as_int(value.get(key), floats=False))
+        for key in (
+            "promptTokenCount",
+            "cachedContentTokenCount",
+            "thoughtsTokenCount",
+            "candidatesTokenCount",
+            "totalTokenCount",
+        )
+    )
     output = made + _thoughts_beside(prompt, made, thoughts, total)
     if not (prompt or output):
         return None

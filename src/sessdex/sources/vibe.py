@@ -240,9 +240,8 @@ class _Meta:
     # the spawning tool call id -> the sub-agent's session id, where the entry names it
     child_ids: dict[str, str] = field(default_factory=dict)
     damaged: bool = False  # read from its messages: its meta.json unreadable
-    odd: bool = (
-        False  # a count of its `stats` is no count (`odd_count`): said by a read
-    )
+    # a count of its `stats` is none an app writes (`odd_count`): said by a read
+    odd: bool = False
 
 
 def _meta(folder: Path, diagnostics: Diagnostics | None = None) -> _Meta | None:

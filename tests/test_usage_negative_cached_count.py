@@ -1,7 +1,8 @@
 """A response whose cached count is negative (a broken file) in an app whose input count
 holds the cached tokens: the input, that count less the cached one, grew by as much as
-the cached count was below 0 (5,000,000 input tokens billed more). A count below 0 is
-0, as every sum takes it."""
+the cached count was below 0 (5,000,000 input tokens billed more); an OpenCode reasoning
+count below 0, added to the output, took as much off it. A count below 0 is 0, as every
+sum takes it."""
 
 from __future__ import annotations
 
@@ -62,3 +63,28 @@ def test_a_negative_cached_count_adds_no_input(
     after = _input(home, app, tmp_path / "broken")
     # the cached tokens they held are billed as input, no more (5,000,000 more each)
     assert before <= after <= before + held
+
+
+OPENCODE_MESSAGE = (
+    ".local/share/opencode/project/global/storage/session/message/"
+    "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n/msg_75d0e3f6a002Tn4Wp9LsXcJd3e.json"
+)
+
+
+def test_opencode_a_negative_reasoning_count_takes_no_output(tmp_path: Path) -> None:
+    # its reasoning is added to its output: a negative one took as much off it
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home, symlinks=True)
+    argv = ["usage", "session", "--json", "--app", "opencode", "--home", str(home)]
+
+    def output(state: Path) -> int:
+        result = CliRunner().invoke(main, argv, env={"SESSDEX_HOME": str(state)})
+        assert result.exit_code == 0, result.output
+        return sum(row["output_tokens"] for row in json.loads(result.stdout))
+
+    before = output(tmp_path / "whole")
+    path = home / OPENCODE_MESSAGE
+    document = json.loads(path.read_text())
+    document["tokens"]["reasoning"] = -50  # of output 80
+    path.write_text(json.dumps(document))
+    assert output(tmp_path / "broken") == before  # 30 less

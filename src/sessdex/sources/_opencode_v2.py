@@ -533,20 +533,25 @@ def billing(provider: object, cost: object) -> dict[str, JSONValue]:
     return extra
 
 
+def _count(value: object) -> int:
+    return max(0, as_int(value))
+
+
 def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:
     """A response's usage from OpenCode's `tokens` (1.x messages and 2.x rows alike)."""
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
     assert isinstance(cache, dict)
-    reasoning = as_int(tokens.get("reasoning"))
-    output = as_int(tokens.get("output"))
-    read, write = as_int(cache.get("read")), as_int(cache.get("write"))
-    inside = as_int(tokens.get("input")) + output + read + write
+    # each 0 below 0 (broken): a negative reasoning count took as much off the output
+    reasoning = _count(tokens.get("reasoning"))
+    output = _count(tokens.get("output"))
+    read, write = _count(cache.get("read")), _count(cache.get("write"))
+    inside = _count(tokens.get("input")) + output + read + write
     if not (reasoning and as_int(tokens.get("total")) == inside):
         # current releases keep reasoning out of `output` (their total adds it apart);
         # releases before PR 21047 kept an OpenAI model's inside, which the total shows
         output += reasoning
     usage = Usage(
-        input_tokens=as_int(tokens.get("input")),
+        input_tokens=_count(tokens.get("input")),
         output_tokens=output,
         cache_read_tokens=read,
         cache_write_tokens=write,

@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from sessdex import sources
-from sessdex.diagnostics import Diagnostics
+from sessdex.diagnostics import ODD_COUNT, Diagnostics
 from sessdex.indexparse import parse_as_is
 from sessdex.model import EVENT_KINDS, Session, merge, typed_by_leads
 from sessdex.reading import read_session
@@ -138,6 +138,7 @@ def test_malformed_input_is_counted_never_raised_nor_leaked(app: str) -> None:
             "unreadable",
             "vanished",
             "bad value",
+            ODD_COUNT,  # a token count no app writes: read, and said
         }
         assert isinstance(line, int) and isinstance(path, str)
 

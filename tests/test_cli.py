@@ -261,7 +261,7 @@ def test_an_ambiguous_id_names_an_app_only_where_that_settles_it() -> None:
     from sessdex.errors import AmbiguousId
 
     one_kilo = [("roo", "9e8d1", "a"), ("roo", "9e8d2", "b"), ("kilo", "9e8d3", "c")]
-    assert "(kilo:9e8d)" in str(AmbiguousId("9e8d", one_kilo))
+    assert "('kilo:9e8d')" in str(AmbiguousId("9e8d", one_kilo))
     two_each = [*one_kilo, ("kilo", "9e8d4", "d")]
     told = str(AmbiguousId("9e8d", two_each))
     assert "matches 4 sessions (2 kilo, 2 roo); type more of the id." in told

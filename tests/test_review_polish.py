@@ -198,8 +198,8 @@ def test_an_id_two_apps_share_is_not_told_to_type_more() -> None:
     same = "44444444-4444-4444-8444-444444444444"
     error = AmbiguousId("4444", [("claude", same, "a"), ("auggie", same, "b")])
     assert str(error) == (
-        f"'4444' matches 2 sessions (1 auggie, 1 claude), which share the id {same}; "
-        "put the app in front: auggie:4444 or claude:4444."
+        f"'4444' matches 2 sessions (1 auggie, 1 claude), which share the id '{same}'; "
+        "put the app in front: 'auggie:4444' or 'claude:4444'."
     )
     other = AmbiguousId("4444", [("claude", same, "a"), ("claude", "4444ab", "b")])
     assert "type more of the id" in str(other)

@@ -111,7 +111,7 @@ class AmbiguousId(SessdexError):
         # an id two apps share needs its app, `<app>:<id>`: named where that settles it
         alone = sorted(app for app, n in apps.items() if n == 1)
         if len(apps) > 1 and alone:
-            how += f", or put its app in front ({alone[0]}:{prefix})"
+            how += f", or put its app in front ({spelt(f'{alone[0]}:{prefix}')})"
         spellings: dict[str, set[str]] = {}
         for _, session_id, _ in candidates:
             spellings.setdefault(session_id.lower(), set()).add(session_id)
@@ -120,12 +120,12 @@ class AmbiguousId(SessdexError):
         # user's shell takes it
         cased = next((sorted(s) for s in spellings.values() if len(s) > 1), [])
         if len(spellings) == 1 and len(apps) == len(candidates):  # more settles nothing
-            which = " or ".join(f"{app}:{prefix}" for app in sorted(apps))
+            which = " or ".join(spelt(f"{app}:{prefix}") for app in sorted(apps))
             how = f"put the app in front: {which}"
             counted += (
                 "), whose ids differ only in case"
                 if cased
-                else f"), which share the id {candidates[0][1]}"
+                else f"), which share the id {spelt(candidates[0][1])}"
             )
         elif len(spellings) == 1 and cased:
             how = f"type the id whole, as it is spelt: {' or '.join(map(spelt, cased))}"

@@ -1,0 +1,49 @@
+"""An ambiguous id's error names ids and `<app>:<id>` words for the user to type: each is
+quoted as their shell takes it (an id comes from a file), never printed bare."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from sessdex import hints
+from sessdex.errors import AmbiguousId
+
+ODD = "4444-it's-$(x)"
+
+
+@pytest.fixture
+def command_line(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("SESSDEX_SHELL", "bash")
+    hints.on_command_line(True)
+    yield
+    hints.on_command_line(False)
+
+
+def _pasted(word: str) -> str:
+    """What bash makes of `word` (as the message quotes it, its outer quotes off)."""
+    done = subprocess.run(
+        ["bash", "-c", f"printf %s {word[1:-1]}"], capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def test_the_id_two_apps_share_is_quoted_for_the_shell(command_line: None) -> None:
+    """It was printed bare ("which share the id 4444-it's-$(x)"), a command
+    substitution if pasted."""
+    said = str(AmbiguousId("4444", [("claude", ODD, "a"), ("auggie", ODD, "b")]))
+    shared = said.split("which share the id ", 1)[1].split(";", 1)[0]
+    assert shared != ODD, said
+    assert _pasted(shared) == ODD, said
+
+
+def test_the_app_put_in_front_is_quoted_for_the_shell(command_line: None) -> None:
+    """`claude:4444'x` was printed bare in "put its app in front (claude:4444'x)", a
+    quote the shell would wait to see closed."""
+    typed = "4444'x"
+    candidates = [("roo", "4444'x1", "a"), ("roo", "4444'x2", "b")]
+    said = str(AmbiguousId(typed, [*candidates, ("claude", "4444'x3", "c")]))
+    word = said.split("put its app in front (", 1)[1].rsplit(")", 1)[0]
+    assert _pasted(word) == f"claude:{typed}", said

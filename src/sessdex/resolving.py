@@ -191,9 +191,9 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         shown = [c for c in children if c.isprintable()]
         one = len(children) == 1
         how = f": see {'it' if one else 'one'} with {hints.named('show', shown[0])}"
-        named = ", ".join(repr(c) for c in children[:5])
+        named = ", ".join(map(hints.spelt, children[:5]))
         return (
-            f"the {lead_app} session {lead!r} has no transcript left (moved or deleted), "
+            f"the {lead_app} session {hints.spelt(lead)} has no transcript left (moved or deleted), "
             f"but the file{'' if one else 's'} of its sub-agent{'' if one else 's'} "
             f"{named}{' …' if len(children) > 5 else ''} {'is' if one else 'are'} "
             f"left{how if shown else ''}."
@@ -201,10 +201,11 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     holder = _holding_subagent(index, prefix, app)
     if holder is not None:
         lead = f"{holder.app}:{holder.id}"
+        said = hints.spelt(holder.id)
         if not lead.isprintable():  # no command a terminal cannot show as it is
-            return f"that is a sub-agent inside the {holder.app} session {holder.id!r}."
+            return f"that is a sub-agent inside the {holder.app} session {said}."
         return (
-            f"that is a sub-agent inside the {holder.app} session {holder.id!r}, not a "
+            f"that is a sub-agent inside the {holder.app} session {said}, not a "
             f"session of its own: see it with {hints.named('tree', lead)} or "
             f"{hints.named('show', lead)}."
         )
@@ -214,7 +215,7 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             apps = sorted({other for other, _, _ in index.prefix_titles(form)})
             if apps:
                 break
-        named = ", ".join(repr(f"{other}:{form}") for other in apps)
+        named = ", ".join(hints.spelt(f"{other}:{form}") for other in apps)
         if len(apps) == 1:
             return f"a {apps[0]} session's does: {named}."
         if apps:
@@ -222,11 +223,11 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         return None
     word, colon, rest = reference.partition(":")
     if colon and word.isalpha() and (near := nearest(word, sources.names())):
-        return f"did you mean {f'{near}:{rest}'!r}?"  # a misspelt app
+        return f"did you mean {hints.spelt(f'{near}:{rest}')}?"  # a misspelt app
     if "/" not in reference and os.sep not in reference:
         near = _one_typo_away(prefix.lower(), index.ids())
         if near is not None:
-            return f"did you mean {near!r}?"
+            return f"did you mean {hints.spelt(near)}?"
         if not os.path.lexists(reference):
             found = _found_by_words(index, reference)
             if found is not None:
@@ -253,7 +254,7 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         return f"that is a file, not an id: give the id {hints.named('list')} shows."
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
-    return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+    return f"that is a file, not an id: give the id of the session it holds, {hints.spelt(first)}{more}."
 
 
 def _folder_holding(index: Index, folder: str) -> str:
@@ -267,7 +268,7 @@ def _folder_holding(index: Index, folder: str) -> str:
         app, session_id = leads[0]
         return (
             f"that is a folder, holding the files of the {app} session "
-            f"{session_id!r}: give its id."
+            f"{hints.spelt(session_id)}: give its id."
         )
     if leads:
         many = f"{len(leads)}{' or more' if len(leads) >= limit else ''}"
@@ -303,7 +304,8 @@ def _found_by_words(index: Index, reference: str) -> str | None:
 
     session = index.shown(rows[0].session())
     return (
-        f"these words are in the title of the {session.app} session {session.id!r} "
+        f"these words are in the title of the {session.app} session "
+        f"{hints.spelt(session.id)} "
         f"({one_line(session.title, 60)!r}): give its id."
     )
 

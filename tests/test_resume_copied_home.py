@@ -32,6 +32,7 @@ def test_pi_from_a_copied_home_is_told_it_opens_the_copy(tmp_path: Path) -> None
     (note,) = [n for n in notes if "not your own home" in n]
     assert "pi opens its file there" in note
     assert "looks it up in your own home" not in note
+    assert note.endswith("goes on writing into it."), note  # a sentence, ended
 
 
 def test_an_app_given_an_id_still_says_it_reads_your_own_home(tmp_path: Path) -> None:
@@ -40,3 +41,5 @@ def test_an_app_given_an_id_still_says_it_reads_your_own_home(tmp_path: Path) ->
     _, notes = _notes("7c7c", "--print", "--home", str(copy))
     (note,) = [n for n in notes if "not your own home" in n]
     assert "claude looks it up in your own home" in note
+    # it ended "where a session of another (copied) home is not", no full stop
+    assert note.endswith("of another (copied) home is not."), note

@@ -81,7 +81,8 @@ def test_an_id_no_session_has_stays_an_error(tmp_path: Path) -> None:
     for more in ((), ("--json",)):
         code, out, err = _explain(home, "33333333", *more)
         assert (code, out) == (1, "")
-        assert err == f"Error: no session row is keyed '33333333'. Rows: {COUNTED}\n"
+        # the row named ends the sentence: it had no full stop
+        assert err == f"Error: no session row is keyed '33333333'. Rows: {COUNTED}.\n"
         code, out, err = _explain(home, f"codex:{SILENT[:8]}", *more)
         assert (code, out) == (1, "")
         assert "no session row is keyed 'codex:22222222'" in err

@@ -247,7 +247,7 @@ def _row_key(
             )
         raise _NoRow(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
-            f"{_of_another_kind(key, kind, rows, buckets)}"
+            f"{_of_another_kind(key, kind, rows, buckets) or '.'}"
         )
     return key
 

@@ -351,13 +351,13 @@ def resume_command(
             check.warnings.append(
                 f"the session was read from {home_dir}, not your own home: "
                 f"{check.plan.program} opens its file there and goes on writing "
-                "into it"
+                "into it."
             )
         else:  # the app's CLI knows nothing of that folder: it reads the user's own
             check.warnings.append(
                 f"the session was read from {home_dir}, not your own home: "
                 f"{check.plan.program} looks it up in your own home, where a session "
-                "of another (copied) home is not"
+                "of another (copied) home is not."
             )
     for warning in check.warnings:
         said(f"note: {one_line(warning)}")

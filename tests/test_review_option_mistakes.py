@@ -143,6 +143,10 @@ def test_export_to_a_folder_names_a_file_in_it(tmp_path: Path) -> None:
         (("export", "7f3a", "--json"), "No such option '--json'. Did you mean '-f json'?"),
         (("show", "7f3a", "--app", "codex"), "An id takes its app in front instead: 'sessdex show claude:7f3a'."),
         (("resume", "--app=codex", "7f3a"), "'sessdex resume claude:7f3a'."),
+        # click guessed "Did you mean '--lines'?" and "'--json'?", no time either
+        (("follow", "7f3a", "--since", "x"), "No such option '--since'. sessdex follow takes one session, not a time: '-n/--lines N' shows its last N events."),
+        (("show", "7f3a", "--until=x"), "sessdex show takes one session, not a time: '-n/--tail N' shows its last N events."),
+        (("export", "7f3a", "--since", "x"), "sessdex export takes one session, not a time; list, find and usage take '--since' to pick sessions by time."),
     ],
 )  # fmt: skip
 def test_an_option_other_commands_take_names_this_ones_way(

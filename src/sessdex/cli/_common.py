@@ -234,6 +234,9 @@ _FORMAT_OPTIONS = {
 _COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
 
 
+# when sessions were active, as list, find and usage take it: a session's commands take none
+_TIME_WORDS = frozenset({"--since", "--until"})
+
 # a file `export` writes that a command printing a transcript does not: its names
 _EXPORTED = {"md": "Markdown", "markdown": "Markdown", "html": "HTML", "htm": "HTML"}
 
@@ -320,6 +323,8 @@ def option_meant(
             f"{error.message} A word that starts with '-' goes after '--': {line}.",
             error.ctx,
         )
+    if option in _TIME_WORDS and "session_id" in {p.name for p in command.params}:
+        return _no_time(command, error)
     if option not in _COUNT_WORDS:
         return None
     taken = next((p.opts for p in command.params if "-n" in p.opts), None)
@@ -327,6 +332,24 @@ def option_meant(
     if long is None:
         return None
     return click.UsageError(f"{error.message} Did you mean '-n/{long}'?", error.ctx)
+
+
+def _no_time(command: click.Command, error: click.NoSuchOption) -> click.UsageError:
+    """`follow ID --since 1h`: a command of one session picks none by time. Said, with
+    its `-n` where it has one (how much of the session), where click guessed a look-alike
+    option ("Did you mean '--lines'?", "'--json'?") that takes no time either."""
+    told = f"{error.message} sessdex {command.name} takes one session, not a time"
+    taken = next((p.opts for p in command.params if "-n" in p.opts), ())
+    long = next((o for o in taken if o.startswith("--")), None)
+    if long is not None:
+        return click.UsageError(
+            f"{told}: '-n/{long} N' shows its last N events.", error.ctx
+        )
+    option = error.option_name.split("=", 1)[0]
+    return click.UsageError(
+        f"{told}; list, find and usage take {option!r} to pick sessions by time.",
+        error.ctx,
+    )
 
 
 def apps_meant(command: Sequence[str], words: Sequence[str]) -> str | None:

@@ -11,10 +11,11 @@ as it does not depend on the sessions.
 
 `--process SECONDS` also runs the real `sessdex watch --nl` over that home (with file-system
 notifications where watchfiles is installed, and with `--poll`), and measures its CPU over
-SECONDS once it has shown every session and settled: a share of one core.
+SECONDS once it has shown every session and settled: a share of one core. `--terminal`
+runs the live board instead, on a pseudo-terminal 160 columns wide (notifications only).
 
 Usage: .venv/bin/python bench/bench_watch_refresh.py [--sessions 1000] [--repeats 15]
-       [--process 20]
+       [--process 20] [--terminal]
 """
 
 from __future__ import annotations
@@ -100,11 +101,54 @@ def process_share(home: Path, sessions: int, seconds: float, poll: bool) -> floa
         process.wait()
 
 
+def terminal_share(home: Path, sessions: int, seconds: float) -> float:
+    """CPU of a real `sessdex watch` drawing its live board on a pseudo-terminal over
+    `seconds`, once it showed the board and settled; what it writes is read and dropped."""
+    import pty
+    import threading
+
+    argv = [sys.executable, "-m", "sessdex", "watch", "--home", str(home)]
+    argv += ["--since", "100000d", "--limit", str(sessions)]
+    argv += ["--duration", str(seconds + 600)]
+    master, slave = pty.openpty()
+    shown = threading.Event()
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            if b"ended (" in chunk:
+                shown.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    env = {**os.environ, "COLUMNS": "160", "LINES": "50", "TERM": "xterm"}
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env
+    )
+    try:
+        assert shown.wait(600), "the board never showed"
+        time.sleep(5)  # the start settles
+        begun, start = cpu_seconds(process.pid), time.monotonic()
+        time.sleep(seconds)
+        assert process.poll() is None, "watch ended before the window did"
+        return (cpu_seconds(process.pid) - begun) / (time.monotonic() - start)
+    finally:
+        process.terminate()
+        process.wait()
+        os.close(slave)
+        os.close(master)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--process", type=float, default=0.0)
+    parser.add_argument("--terminal", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SESSDEX_HOME"] = str(Path(tmp) / "state")
@@ -154,7 +198,17 @@ def main() -> None:
             f"one rescan (warm index list): median {statistics.median(rescan) * 1000:.1f}"
             f" ms CPU (min {min(rescan) * 1000:.1f}, max {max(rescan) * 1000:.1f})"
         )
-        if args.process:
+        if args.process and args.terminal:
+            shares = sorted(
+                terminal_share(home_path, len(rows), args.process) for _ in range(3)
+            )
+            print(
+                f"sessdex watch on a terminal: median {shares[1] * 100:.2f} % of a"
+                f" core over {args.process:.0f} s (runs: "
+                + ", ".join(f"{share * 100:.2f}" for share in shares)
+                + ")"
+            )
+        elif args.process:
             for name, poll in (("notifications", False), ("polling", True)):
                 shares = sorted(
                     process_share(home_path, len(rows), args.process, poll)

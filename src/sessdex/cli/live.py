@@ -339,12 +339,17 @@ def _watch_live(
         redirect_stdout=sys.stdout.isatty(),
         redirect_stderr=sys.stderr.isatty(),
     ) as screen:
+        drawn: tuple[object, int] | None = None
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
             said = "" if rows or limit == 0 else empty()
             board = render(rows, str(home.path), width=out.width, ids=ids, empty=said)
-            screen.update(board, refresh=True)  # type: ignore[arg-type]
+            # a board like the one on the screen is not sent again: a quiet home's
+            # would go to the terminal whole at every tick
+            if drawn != (board, out.width):
+                drawn = (board, out.width)
+                screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 
 def _nothing_recent(

@@ -1,0 +1,43 @@
+"""`watch` on a terminal draws its board again only when what it shows changed.
+
+The live board was drawn again at every tick (each second) even when no session, status,
+reason or age on it had changed: a home of sessions that ended days ago sent the whole
+board to the terminal once a second (a board of 1000 sessions, 1000 lines a second).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from .conftest import app_home
+from .helpers import on_a_terminal
+
+TITLE = "Checkout retry smoke test"  # an OpenCode session of the fixture, days old
+
+
+def _home(tmp_path: Path) -> Path:
+    """A copy of the OpenCode home, its database in WAL mode (read through a snapshot)."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("opencode"), home, symlinks=True)
+    database = home / ".local/share/opencode/opencode.db"
+    connection = sqlite3.connect(database)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.close()
+    return home
+
+
+def test_an_idle_board_is_drawn_once(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    env = {**os.environ, "SESSDEX_HOME": str(tmp_path / "state")}
+    result, shown = on_a_terminal(
+        ["watch", "--home", str(home), "--since", "100000d", "--duration", "4.5"],
+        env,
+        stdout_too=True,
+    )
+    assert result.returncode == 0, shown
+    # four ticks passed with nothing new: the board was drawn as it appeared, and once
+    # more as it ended (Rich's Live draws its last board again as it stops); it was 5
+    assert shown.count(TITLE) == 2, shown.count(TITLE)

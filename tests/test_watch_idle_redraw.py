@@ -7,9 +7,12 @@ board to the terminal once a second (a board of 1000 sessions, 1000 lines a seco
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from .conftest import app_home
@@ -41,3 +44,19 @@ def test_an_idle_board_is_drawn_once(tmp_path: Path) -> None:
     # four ticks passed with nothing new: the board was drawn as it appeared, and once
     # more as it ended (Rich's Live draws its last board again as it stops); it was 5
     assert shown.count(TITLE) == 2, shown.count(TITLE)
+
+
+def test_an_idle_board_streams_each_session_once(tmp_path: Path) -> None:
+    """`watch --nl` over a quiet home of database sessions: a line per session, then none."""
+    home = _home(tmp_path)
+    env = {**os.environ, "SESSDEX_HOME": str(tmp_path / "state")}
+    argv = ["watch", "--nl", "--home", str(home), "--since", "100000d"]
+    result = subprocess.run(
+        [sys.executable, "-m", "sessdex", *argv, "--duration", "4.5"],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    ids = [json.loads(line)["id"] for line in result.stdout.splitlines()]
+    assert ids and len(ids) == len(set(ids)), ids

@@ -234,7 +234,9 @@ class Board:
     """The live sessions of a home: new ones found by `rescan`, all polled together; and
     the CLIs of `clis` (sources) running with no session yet, started since `since()`.
     `sharing` gives every session of the home whose id starts as a CLI was told
-    (`attach_processes`)."""
+    (`attach_processes`). `relists`: its caller lists an app's sessions again when
+    `unlisted` names it (`watch`), so an old session of a shared database waits for that
+    listing to change before it is read again (`LiveSession.listing`)."""
 
     def __init__(
         self,
@@ -243,8 +245,10 @@ class Board:
         clis: Sequence[sources.Source] = (),
         since: Callable[[], float | None] | None = None,
         sharing: Sharing | None = None,
+        relists: bool = False,
     ) -> None:
         self.list_sessions = list_sessions
+        self.relists = relists
         self.processes = processes if processes is not None else Processes()
         self.clis = clis
         self.since = since
@@ -284,10 +288,15 @@ class Board:
                 self.changed = True
         for key, session in wanted.items():
             if key in self.lives:
-                self.lives[key].session = session  # a new title, say
+                if self.lives[key].session != session:  # a new title, a new message
+                    self.lives[key].session = session
+                    self.due.pop(key, None)  # looked at now, cold or not
+                elif apps is None or session.app in apps:
+                    self.lives[key].listed_again()
             else:
                 try:
                     self.lives[key] = LiveSession(session)
+                    self.lives[key].listing = self.relists
                     self._own(key, self.lives[key].files() | {Path(session.path or "")})
                     self.changed = True
                 except OSError as error:
@@ -384,6 +393,11 @@ class Board:
             found |= live.folders()
         return found
 
+    def unlisted(self) -> set[str]:
+        """The apps of sessions whose shared database was written and which wait for a
+        listing anew to tell whether the write was theirs (`LiveSession.relist`)."""
+        return {live.session.app for live in self.lives.values() if live.relist}
+
     def diagnostics(self) -> Diagnostics:
         """What the reads of every session shown so far could not use."""
         met = Diagnostics()
@@ -468,7 +482,13 @@ def watch(
     anew (the others' as the last listing gave them): a database written in WAL mode (a
     notification at each write, naming its -wal) then has only its apps' sessions
     listed again, not the whole home's."""
-    board = Board(list_sessions, clis=clis, since=since, sharing=sharing)
+    board = Board(
+        list_sessions,
+        clis=clis,
+        since=since,
+        sharing=sharing,
+        relists=list_apps is not None,
+    )
     waiter = Waiter(notify)
     if rescan is None:
         rescan = RESCAN_NOTIFIED if waiter.backend == "watchfiles" else RESCAN_SECONDS
@@ -531,6 +551,10 @@ def watch(
                     scanned, relisted, watched = now, now, float("-inf")
                 else:
                     pending, listed = news, False
+            elif list_apps is not None and now - relisted >= 1.0 and board.unlisted():
+                # a shared database written: its old sessions wait for a listing anew
+                board.rescan(board.unlisted(), list_apps)
+                relisted = now
             else:
                 listed = False
             touched |= held

@@ -576,6 +576,11 @@ class ReadFeed:
     def last_write(self) -> float:
         return self.written
 
+    def store_signature(self) -> tuple[tuple[int, int, int], ...]:
+        """The store as it is now (a stat of it and its -wal): a read is due where it is
+        not `signature`."""
+        return self._signature()
+
     def ready(self) -> float:
         """When a poll may next read what a write added (epoch seconds): a store read
         whole, STORE_SECONDS after its last read; a file read from a line, at once."""

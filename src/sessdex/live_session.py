@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import reading, sources
+from . import databases, reading, sources
 from .diagnostics import Diagnostics
 from .live_feeds import MTIME_SLACK, Changed, HookFeed, ReadFeed, Seen
 from .live_processes import (
@@ -41,6 +41,13 @@ MTIME_AHEAD = 3600.0
 
 
 HELPERS_KEPT = 64  # command lines of processes a CLI ran at a prompt, kept per session
+
+# a session in a database many sessions share, its records an hour old or more, is read
+# again on a write of the database only once the board's listing of it changed (a new
+# message moves its time): any session's write changes the file, and a board of 1000 read
+# them all whole at each; at least this often all the same (a write the listing misses)
+LISTED_AFTER = 3600.0
+SHARED_REREAD = 30.0
 
 
 # --- one live session ---------------------------------------------------------------------
@@ -91,10 +98,21 @@ class LiveSession:
         self.helpers: set[bytes] = set()
         self._helpers_at = 0.0  # the time of the prompt they were taken at
         self.alive: bool | None = None
+        # a board lists its sessions again as their databases change (`follow` does not):
+        # an old session of a shared database waits for its listing to change (`_unlisted`)
+        self.listing = False
+        self.listed: Session | None = None  # the listing's session at the last read
+        self.relist = False  # a write of its database awaits a listing anew
+        self._unread: tuple[tuple[int, int, int], ...] | None = None  # that write's
 
     def poll(self, now: float | None = None) -> list[Event]:
         """The events written since the last poll (the recent history, the first time)."""
         now = time.time() if now is None else now
+        unlisted = self._unlisted(now)
+        self.relist = unlisted is True
+        if unlisted is not None:  # written, its listing awaited; or not written
+            return []
+        self.listed = self.session
         events = self.feed.poll(now, self.seen)
         events = _by_time(events)
         for event in events:
@@ -197,7 +215,41 @@ class LiveSession:
 
     def ready(self) -> float:
         """When a poll may next read what a write of its files added (epoch seconds)."""
+        if self.relist and isinstance(self.feed, ReadFeed):
+            return self.feed.read_at + SHARED_REREAD  # a listing anew lets it sooner
         return self.feed.ready()
+
+    def _unlisted(self, now: float) -> bool | None:
+        """Of a session of a shared database whose records are LISTED_AFTER old and whose
+        listing stayed as it was at its last read: whether the database was written since
+        (the write is most likely another session's, and a listing anew tells: see
+        LISTED_AFTER). None for any other session: a poll reads what was written."""
+        feed = self.feed
+        if not (
+            self.listing
+            and isinstance(feed, ReadFeed)
+            and feed.shared
+            and feed.read_before
+            and self.session == self.listed
+            and now - self.written >= LISTED_AFTER
+            and now - feed.read_at < SHARED_REREAD
+        ):
+            return None
+        self._unread = feed.store_signature()
+        return self._unread != feed.signature
+
+    def listed_again(self) -> None:
+        """The board listed its app anew and found its session as it was: the write that
+        waited for it was another session's. Only where that listing read the database
+        as it is now (a snapshot a moment old may have missed the write)."""
+        feed = self.feed
+        if (
+            self.relist
+            and isinstance(feed, ReadFeed)
+            and databases.snapshot_current(feed.store)
+        ):
+            feed.signature = self._unread
+            self.relist = False
 
 
 def _spawned_checker(

@@ -216,8 +216,23 @@ class Terminated(BaseException):
     default ended the process at once, leaving them."""
 
 
+# set by SIGTERM's handler: raised inside a callback SQLite makes (a user-defined SQL
+# function) or a finaliser, its Terminated is swallowed there (an SQLite error, an
+# "Exception ignored"), and a loop that keeps going after errors never ended
+_terminating = False
+
+
 def _on_terminate(number: int, frame: object) -> None:
+    global _terminating
+    _terminating = True
     raise Terminated
+
+
+def raise_if_terminated() -> None:
+    """Raise Terminated again where SIGTERM came and its own was swallowed: asked by the
+    commands that run until stopped (`watch`, `follow`) at each of their steps."""
+    if _terminating:
+        raise Terminated
 
 
 def _drop_login_copies() -> None:

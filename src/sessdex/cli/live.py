@@ -201,7 +201,7 @@ def watch_command(
                     notify=False if force_poll else None,
                     progress=progress,
                     # `watch --nl | head -1`: a quiet board never writes again
-                    stop=output_gone,
+                    stop=_stopping,
                     diagnostics=unreadable.diagnostics,
                 )
             )
@@ -228,6 +228,16 @@ def watch_command(
             _watch_live(shown, home, empty, limit)
     if output_gone():
         reader_left()
+
+
+def _stopping() -> bool:
+    """Whether `watch` or `follow` should end now: the reader of their pipe left. A
+    SIGTERM whose own exception a callback swallowed is raised again here, at a step:
+    `kill` or `timeout` ended such a board only by SIGKILL."""
+    from ..launch import raise_if_terminated
+
+    raise_if_terminated()
+    return output_gone()
 
 
 def _watch_lines(
@@ -428,7 +438,7 @@ def follow_command(
                 notify=False if force_poll else None,
                 progress=progress,
                 # `follow | head -3`: a quiet session never writes again
-                stop=output_gone,
+                stop=_stopping,
                 diagnostics=unreadable.diagnostics,
             )
         unreadable.app = session.app

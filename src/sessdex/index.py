@@ -1,7 +1,8 @@
 """The index: a SQLite cache in sessdex's own cache dir of every session the sources list.
 
 A refresh stats every candidate file and re-parses only those whose size, mtime or inode
-(or, for a database, its WAL) changed; vanished files drop out. What several files say
+(or, for a database, its WAL) changed, and those changed within a tick of their clock
+before the last refresh read them (`freshness.settled`); vanished files drop out. What several files say
 about one session is kept per file (`fragments`) and merged into `sessions`, whose rows
 hold the ready-made JSON record so that listing never re-reads a transcript.
 
@@ -309,7 +310,7 @@ class Index:
         most: int | None,
         deadline: float | None = None,
     ) -> RefreshReport | None:
-        started = time.perf_counter()
+        started, since_ns = time.perf_counter(), time.time_ns()
         report = RefreshReport()
         names = [s.NAME for s in sources]
         known: dict[str, tuple[int, int, int, str]] = {}
@@ -358,12 +359,20 @@ class Index:
                 continue  # kept as it was, and read again at the next refresh
             batch.append(result)
             if len(batch) == WRITE_BATCH:
-                unpacked |= self._write(batch, vanished, pack=False, digests=digests)
+                unpacked |= self._write(
+                    batch, vanished, pack=False, digests=digests, since_ns=since_ns
+                )
                 batch, vanished = [], []
         new_notes = self._changed_notes(notes)
         if batch or vanished or new_notes or unpacked:
             self._write(
-                batch, vanished, new_notes, pack=True, also=unpacked, digests=digests
+                batch,
+                vanished,
+                new_notes,
+                pack=True,
+                also=unpacked,
+                digests=digests,
+                since_ns=since_ns,
             )
         report.seconds = time.perf_counter() - started
         return report
@@ -502,6 +511,7 @@ class Index:
         ).fetchone()
         if row is None:
             return False
+        since_ns = time.time_ns()  # before the stat: see `freshness.settled`
         signature = freshness.file_signature(path)
         if signature is None:
             return False
@@ -522,7 +532,7 @@ class Index:
             if not same_meaning(source, path, True, digests):
                 return False
             unread: Parsed = (source.NAME, path, signature, [], Diagnostics(), [])
-            self._write([unread], [], digests=digests)
+            self._write([unread], [], digests=digests, since_ns=since_ns)
             return True
         jobs: list[Job] = [(source.NAME, location, path, signature)]
         owner = owner_file(source.NAME, path)
@@ -537,7 +547,11 @@ class Index:
         for result in parsed:
             _count(report, result)
         indexed = {job[2] for job in jobs}  # each a file the index holds
-        self._write([r for r in parsed if not self._broke_off(r, indexed)], [])
+        self._write(
+            [r for r in parsed if not self._broke_off(r, indexed)],
+            [],
+            since_ns=since_ns,
+        )
         return True
 
     def _kin_jobs(self, source: Source, location: Location, path: str) -> list[Job]:
@@ -567,9 +581,11 @@ class Index:
         pack: bool = True,
         also: Iterable[str] = (),
         digests: Mapping[str, bytes] | None = None,
+        since_ns: int,
     ) -> set[str]:
         """`indexrows.write`, done in a stand-in for this run where the index's disk has no
-        room left (or is read-only): the listing is still answered."""
+        room left (or is read-only): the listing is still answered. `since_ns`: when the
+        reads of `parsed` began, before any stat of them."""
         while True:
             try:
                 return indexrows.write(
@@ -582,6 +598,7 @@ class Index:
                     also=also,
                     home=str(self.home.path),
                     digests=digests,
+                    since_ns=since_ns,
                 )
             except sqlite3.OperationalError as error:
                 if not self._stand_in(error):
@@ -1142,7 +1159,8 @@ class Index:
         """Id -> how the file that session of `app` is listed by (its `path`; for a row
         of a database, the database) looked to the last refresh: its size, change time,
         inode and WAL as `files` holds them, and its path. Nothing is stat'ed; an id
-        whose file the index holds no row of is left out."""
+        whose file the index holds no row of is left out. A file the refresh could not
+        trust (`freshness.settled`) looks new each time."""
         names = sorted(set(ids))
         paths: dict[str, str] = {}
         for start in range(0, len(names), 500):  # SQLite's limit on bound values
@@ -1155,8 +1173,8 @@ class Index:
                 if isinstance(path, str) and path:
                     paths[session_id] = path
         # a database's session is listed by `<database>#<its row>`
-        stores = (p.rpartition("#")[0] for p in paths.values() if "#" in p)
-        wanted = sorted({*paths.values(), *stores})
+        databases = (p.rpartition("#")[0] for p in paths.values() if "#" in p)
+        wanted = sorted({*paths.values(), *databases})
         looks: dict[str, str] = {}
         for start in range(0, len(wanted), 500):
             part = wanted[start : start + 500]
@@ -1165,7 +1183,11 @@ class Index:
                 f"({', '.join('?' * len(part))})",
                 part,
             ):
-                looks[path] = f"{size} {mtime_ns} {inode} {wal} {path}"
+                changed = str(mtime_ns)
+                if mtime_ns == freshness.UNKNOWN:  # changed in its clock's tick: a
+                    # look that matches none, so what is kept by it is read again
+                    changed = f"unsettled {time.time_ns()}"
+                looks[path] = f"{size} {changed} {inode} {wal} {path}"
         found: dict[str, str] = {}
         for session_id, path in paths.items():
             look = looks.get(path) or looks.get(path.rpartition("#")[0])

@@ -134,11 +134,13 @@ def write(
     also: Iterable[str] = (),
     home: str | None = None,
     digests: Mapping[str, bytes] | None = None,
+    since_ns: int,
 ) -> set[str]:
     """One transaction into `db` (the index at `path`): the files parsed, those vanished,
     the notes, the path the home was read by (`home`), the digests of the context files
     parsed (`digests`, by path: one parsed without is read anew next time); the apps
-    touched.
+    touched. A file changed in its clock's tick before `since_ns`, when the reads began,
+    is read again next time (`freshness.settled`).
 
     With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
     without, they are dropped, and the quick path reads the rows until a later write
@@ -177,12 +179,8 @@ def write(
         depend_rows = []
         fragment_rows = []
         fresh: dict[tuple[str, str], list[Fragment]] = {}
-        for app, name, (
-            size,
-            mtime_ns,
-            inode,
-            wal,
-        ), sessions, diagnostics, read in parsed:
+        for app, name, signature, sessions, diagnostics, read in parsed:
+            size, mtime_ns, inode, wal = freshness.settled(signature, since_ns)
             blob = None
             if (
                 diagnostics.skipped

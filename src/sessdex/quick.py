@@ -762,13 +762,15 @@ def _same_meaning(
         stored = row.fetchone()
         if stored is None:
             continue
-        # its signature before the read: a later write shows
+        # its signature before the read: a later write shows (one in the same tick of
+        # its clock, once `settled` marks it)
+        since_ns = time.time_ns()
         signature = freshness.file_signature(name)
         if signature is None:
             continue
         hook = importlib.import_module(f".sources.{module}", __package__).digest
         if hook(name) == bytes(stored[0]):
-            kept.append((name, signature))
+            kept.append((name, freshness.settled(signature, since_ns)))
     if not kept or not os.access(path, os.W_OK):
         return changed
     names = {name for name, _ in kept}

@@ -1,0 +1,111 @@
+"""A session file an app rewrites in place at the same size (a Gemini CLI chat kept as one
+JSON document, retitled) within one tick of its file system's clock (two seconds on FAT,
+one on ext3, HFS+ and many network mounts): its stat looks as it did when the index read
+it, and a warm listing showed the old title until the file changed again."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sessdex import api, quick
+from sessdex.sources import Home
+
+from .conftest import app_home
+
+TICK_NS = 2 * 10**9  # FAT's: every stamp a whole, even second
+CHAT = "session-2025-11-02T10-15-5a1e9c3b.json"
+OLD, NEW = b"and report failures", b"AND REPORT FAILURES"
+SETTLED = 1_767_225_600  # 2026-01-01, long before any test runs
+
+
+@pytest.fixture()
+def coarse_clock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Every path under `tmp_path / "app"` stamped as a FAT drive stamps it: its change
+    and modification times cut to the two seconds they fall in (ctime included, which no
+    test can set otherwise)."""
+    real = os.stat
+    app = str(tmp_path / "app")
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        st = real(path, *args, **kwargs)  # type: ignore[arg-type]
+        if not isinstance(path, str | os.PathLike) or not os.fspath(path).startswith(
+            app
+        ):
+            return st
+        mtime = st.st_mtime_ns - st.st_mtime_ns % TICK_NS
+        ctime = st.st_ctime_ns - st.st_ctime_ns % TICK_NS
+        return os.stat_result(
+            (*st[:7], mtime // 10**9, mtime // 10**9, ctime // 10**9),
+            {"st_atime_ns": mtime, "st_mtime_ns": mtime, "st_ctime_ns": ctime},
+        )
+
+    monkeypatch.setattr(os, "stat", stat)
+    yield
+
+
+def _rewritten_in_one_tick(
+    tmp_path: Path,
+    listed: object,
+    old: bytes = OLD,
+    new: bytes = NEW,
+    app: str = "gemini",
+    name: str = CHAT,
+) -> Path:
+    """`app`'s fixture home copied, listed by `listed(home)`, and its file `name`
+    rewritten at the same size (`old` made `new`), all within one tick of the clock
+    (tried again in the next tick when a busy machine let one pass)."""
+    home = tmp_path / "app" / "home"
+    for _ in range(5):
+        time.sleep((TICK_NS - time.time_ns() % TICK_NS) / 10**9 + 0.01)
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(app_home(app), home)
+        # folders long settled: the file alone is new
+        for folder, _, _ in os.walk(home):
+            os.utime(folder, (SETTLED, SETTLED))
+        chat = next(home.rglob(name))
+        before = os.stat(chat)
+        listed(home)  # type: ignore[operator]
+        data = chat.read_bytes()
+        chat.write_bytes(data.replace(old, new))
+        after = os.stat(chat)
+        if (after.st_ctime_ns, after.st_size) == (before.st_ctime_ns, before.st_size):
+            return home
+    pytest.fail("no tick of two seconds held a listing")
+
+
+def _titles(home: Path) -> set[str]:
+    return {s.title for s in api.list_sessions(Home.at(home)).sessions()}
+
+
+@pytest.mark.usefixtures("coarse_clock")
+def test_a_chat_retitled_in_the_tick_it_was_listed_in_is_listed_with_its_new_title(
+    tmp_path: Path,
+) -> None:
+    _titles(app_home("gemini"))  # the modules loaded: the tick is spent on the listing
+    home = _rewritten_in_one_tick(tmp_path, _titles)
+    titles = _titles(home)
+    assert "Run the test suite AND REPORT FAILURES" in titles
+    assert "Run the test suite and report failures" not in titles
+
+
+@pytest.mark.usefixtures("coarse_clock")
+def test_the_quick_path_lists_a_chat_retitled_in_that_tick_with_its_new_title(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    _titles(app_home("gemini"))
+    home = _rewritten_in_one_tick(tmp_path, _titles)
+    capsysbinary.readouterr()
+    args = ["--json", "--home", str(home), "--app", "gemini"]
+    if quick.answer("list", args):
+        titles = {row["title"] for row in json.loads(capsysbinary.readouterr().out)}
+    else:  # it stepped aside (every file of the home is new): the full command answers
+        titles = _titles(home)
+    assert "Run the test suite AND REPORT FAILURES" in titles
+    assert "Run the test suite and report failures" not in titles

@@ -1,13 +1,16 @@
 """A session file an app rewrites in place at the same size (a Gemini CLI chat kept as one
 JSON document, retitled) within one tick of its file system's clock (two seconds on FAT,
 one on ext3, HFS+ and many network mounts): its stat looks as it did when the index read
-it, and a warm listing showed the old title until the file changed again."""
+it, and a warm listing showed the old title (a warm `usage` the old counts) until the file
+changed again."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +112,53 @@ def test_the_quick_path_lists_a_chat_retitled_in_that_tick_with_its_new_title(
         titles = _titles(home)
     assert "Run the test suite AND REPORT FAILURES" in titles
     assert "Run the test suite and report failures" not in titles
+
+
+def _output_tokens(home: Path, app: str = "gemini") -> int:
+    report = api.usage_report(Home.at(home), "daily", apps=[app])
+    return report.total.output_tokens
+
+
+@pytest.mark.usefixtures("coarse_clock")
+def test_usage_counts_a_chat_rewritten_in_the_tick_it_was_counted_in(
+    tmp_path: Path,
+) -> None:
+    before = _output_tokens(app_home("gemini"))
+    home = _rewritten_in_one_tick(
+        tmp_path, _output_tokens, b'"output": 10,', b'"output": 90,'
+    )
+    assert _output_tokens(home) == before + 80
+
+
+@pytest.mark.usefixtures("coarse_clock")
+def test_usage_counts_a_transcript_rewritten_in_the_tick_it_was_counted_in(
+    tmp_path: Path,
+) -> None:
+    """A Claude Code transcript, whose sums are kept by its file's stat (`usage`'s own)."""
+    before = _output_tokens(app_home("claude"), "claude")
+    home = _rewritten_in_one_tick(
+        tmp_path,
+        lambda home: _output_tokens(home, "claude"),
+        b'"output_tokens":80',
+        b'"output_tokens":90',
+        "claude",
+        "11111111-1111-4111-8111-111111111111.jsonl",
+    )
+    assert _output_tokens(home, "claude") == before + 10
+
+
+def test_usage_counts_a_chat_rewritten_at_its_size(tmp_path: Path) -> None:
+    """On any clock: a chat's counts rewritten in place, its size and listing (title,
+    times) as they were, were summed as before: its sums were kept by its listing alone."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("gemini"), home)
+    command = [sys.executable, "-m", "sessdex", "usage", "--json", "--home", str(home)]
+
+    def output_tokens() -> int:
+        done = subprocess.run(command, capture_output=True, check=True)
+        return sum(row["output_tokens"] for row in json.loads(done.stdout))
+
+    before = output_tokens()
+    chat = next(home.rglob(CHAT))
+    chat.write_bytes(chat.read_bytes().replace(b'"output": 10,', b'"output": 90,'))
+    assert output_tokens() == before + 80

@@ -2,9 +2,10 @@
 
 A refresh stats every candidate file and re-parses only those whose size, mtime or inode
 (or, for a database, its WAL) changed, and those changed within a tick of their clock
-before the last refresh read them (`freshness.settled`); vanished files drop out. What several files say
-about one session is kept per file (`fragments`) and merged into `sessions`, whose rows
-hold the ready-made JSON record so that listing never re-reads a transcript.
+before the last refresh read them (`freshness.settled`); vanished files drop out. What
+several files say about one session is kept per file (`fragments`) and merged into
+`sessions`, whose rows hold the ready-made JSON record so that listing never re-reads a
+transcript.
 
 Each app's scan is noted while it runs (`freshness`: the folders it listed, the paths it
 probed, the environment it read), with each app's file signatures packed in one value and
@@ -1155,11 +1156,14 @@ class Index:
             )
         return found
 
-    def listed_files(self, app: str, ids: Iterable[str]) -> dict[str, str]:
+    def listed_files(
+        self, app: str, ids: Iterable[str], *, stores: bool = True
+    ) -> dict[str, str]:
         """Id -> how the file that session of `app` is listed by (its `path`; for a row
         of a database, the database) looked to the last refresh: its size, change time,
         inode and WAL as `files` holds them, and its path. Nothing is stat'ed; an id
-        whose file the index holds no row of is left out. A file the refresh could not
+        whose file the index holds no row of is left out, and without `stores`, one
+        listed by a row of a file of many sessions (`#`). A file the refresh could not
         trust (`freshness.settled`) looks new each time."""
         names = sorted(set(ids))
         paths: dict[str, str] = {}
@@ -1190,7 +1194,9 @@ class Index:
                 looks[path] = f"{size} {changed} {inode} {wal} {path}"
         found: dict[str, str] = {}
         for session_id, path in paths.items():
-            look = looks.get(path) or looks.get(path.rpartition("#")[0])
+            look = looks.get(path)
+            if look is None and stores:
+                look = looks.get(path.rpartition("#")[0])
             if look is not None:
                 found[session_id] = look
         return found

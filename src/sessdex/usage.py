@@ -407,6 +407,14 @@ def _signature(st: os.stat_result) -> str:
     return f"{st.st_size}:{freshness.changed_ns(st)}:{st.st_ino}"
 
 
+def _settled(st: os.stat_result, since_ns: int) -> str:
+    """`_signature` as the sums are kept under it: of a file changed in its clock's tick
+    before `since_ns` (the reads began), one that never matches (`freshness.settled`)."""
+    look = (st.st_size, freshness.changed_ns(st), st.st_ino, "")
+    size, changed, inode, _ = freshness.settled(look, since_ns)
+    return f"{size}:{changed}:{inode}"
+
+
 def _appended(old: str, st: os.stat_result, path: str) -> bool:
     """The file only grew since `old` (same inode, larger): read from the saved offset."""
     parts = old.split(":")
@@ -572,6 +580,7 @@ def _collect_files(
     out: Collected,
     progress: Progress | None,
 ) -> None:
+    since_ns = time.time_ns()  # before any stat: see `_settled`
     # without every file's reading state and keys: only a file read on needs its own
     cached = index.usage_files(names, whole=False)
     jobs: list[_Job] = []
@@ -627,7 +636,7 @@ def _collect_files(
                     met_now[app][name] = earlier
                 _note_unfinished(name, int(row[2]), st.st_size, told)
                 continue
-            job = _Job(app, name, signature)
+            job = _Job(app, name, f"{_settled(st, since_ns)}:{_version(catalogue)}")
             if (
                 row is not None
                 and str(row[1]).endswith(f":{_version(catalogue)}")
@@ -924,6 +933,13 @@ def _collect_sessions(
     marks = usage_marks.collect(
         index, ((sources.get(row.app), session) for row, session in decoded), meta
     )
+    # each session's own file as the refresh left it (not a store's: its rows are the
+    # record's and the marks' to tell): a rewrite in place that changes the counts and
+    # not the listing (a chat kept as one JSON document, its size kept) changes the sums
+    looks = {
+        app: index.listed_files(app, [i for a, i in ids if a == app], stores=False)
+        for app in names
+    }
     save = []
     seen = set()
     # app -> `app:id` -> what the read of its session met: as the last run kept it, and
@@ -944,6 +960,7 @@ def _collect_sessions(
             marked = "".join(
                 sorted(usage_marks.mark(marks, row.app, s) for s in kept_in)
             )
+            files_look = "\0".join(looks[row.app].get(s.id, "") for s in kept_in)
             signature = hashlib.sha256(
                 (row.state or row.record)
                 + b"".join(
@@ -951,6 +968,7 @@ def _collect_sessions(
                 )
                 + _version(catalogue).encode()
                 + (b"\0" + marked.encode() if marked else b"")
+                + files_look.encode(errors="surrogateescape")
             ).hexdigest()[:32]
             hit = cached.get(path)
             if hit is not None and hit[1] == signature and _read_files_hold(hit[3]):

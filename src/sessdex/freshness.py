@@ -11,8 +11,9 @@ Two kinds of evidence, `stat` calls (and a few headers of a SQLite database):
   existence it asks `folders.is_dir`/`is_file`/`exists` about, is noted here; when all of them
   still look the same, the scan would find the same files again.
 
-A file changed within a tick of its clock before its read began is not trusted either
-(`settled`): its signature is kept with an unknown change time, and the next refresh reads it again.
+A file stamped in whole seconds (a coarse clock's tick) that changed within RACY_NS before
+its read began is not trusted either (`settled`): its signature is kept with an unknown
+change time, and the next refresh reads it again.
 
 A folder modified within RACY_NS of its listing is not trusted: a second change in the same
 timestamp tick would leave its mtime as it was (git's "racy" case). Its state is noted as
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 RACY_NS = 2_000_000_000  # FAT stamps folders to 2 s; everything else is finer
-FINE_RACY_NS = 50_000_000  # a fine clock's tick: 1 to 10 ms on Linux, 15.6 on Windows
 SKEW_NS = 24 * 3600 * 10**9  # stamps this far ahead of the clock may still be "now"
 UNKNOWN = -2  # a folder state that never matches: list it again next time
 MISSING = -1  # the folder did not exist when the scan tried to list it
@@ -282,11 +282,12 @@ def settled(signature: FileSignature, since_ns: int) -> FileSignature:
     """`signature`, or, for a file changed within a tick of its clock before `since_ns`
     (when its read began), the same with its change time UNKNOWN: a rewrite at the same
     size in that tick would leave its stat as it was (git's "racy" case, as a folder's
-    above), so the next refresh reads it again. A stamp of whole seconds is a coarse
-    clock's (FAT's two seconds, one on ext3, HFS+ and many network mounts)."""
+    above), so the next refresh reads it again. Only a coarse clock's stamp, of whole
+    seconds (FAT's two, one on ext3, HFS+ and many network mounts), is held so: a fine
+    one's tick is a few ms at most (none on Linux 6.13 and later for a file just looked
+    at), and holding it so would read again every file written just before a listing."""
     size, changed, inode, wal = signature
-    tick = RACY_NS if changed % 10**9 == 0 else FINE_RACY_NS
-    if since_ns - tick < changed <= since_ns + SKEW_NS:
+    if changed % 10**9 == 0 and since_ns - RACY_NS < changed <= since_ns + SKEW_NS:
         return size, UNKNOWN, inode, wal
     return signature
 

@@ -1156,15 +1156,10 @@ class Index:
             )
         return found
 
-    def listed_files(
-        self, app: str, ids: Iterable[str], *, stores: bool = True
-    ) -> dict[str, str]:
+    def listed_files(self, app: str, ids: Iterable[str]) -> dict[str, str]:
         """Id -> how the file that session of `app` is listed by (its `path`; for a row
-        of a database, the database) looked to the last refresh: its size, change time,
-        inode and WAL as `files` holds them, and its path. Nothing is stat'ed; an id
-        whose file the index holds no row of is left out, and without `stores`, one
-        listed by a row of a file of many sessions (`#`). A file the refresh could not
-        trust (`freshness.settled`) looks new each time."""
+        of a database, the database) looked to the last refresh (`file_looks`). Nothing
+        is stat'ed; an id whose file the index holds no row of is left out."""
         names = sorted(set(ids))
         paths: dict[str, str] = {}
         for start in range(0, len(names), 500):  # SQLite's limit on bound values
@@ -1178,9 +1173,21 @@ class Index:
                     paths[session_id] = path
         # a database's session is listed by `<database>#<its row>`
         databases = (p.rpartition("#")[0] for p in paths.values() if "#" in p)
-        wanted = sorted({*paths.values(), *databases})
+        looks = self.file_looks({*paths.values(), *databases})
+        found: dict[str, str] = {}
+        for session_id, path in paths.items():
+            look = looks.get(path) or looks.get(path.rpartition("#")[0])
+            if look is not None:
+                found[session_id] = look
+        return found
+
+    def file_looks(self, paths: Iterable[str]) -> dict[str, str]:
+        """Path -> how that file looked to the last refresh: its size, change time, inode
+        and WAL as `files` holds them, and its path; a path it holds no row of is left
+        out. A file the refresh could not trust (`freshness.settled`) looks new each time."""
+        wanted = sorted(set(paths))
         looks: dict[str, str] = {}
-        for start in range(0, len(wanted), 500):
+        for start in range(0, len(wanted), 500):  # SQLite's limit on bound values
             part = wanted[start : start + 500]
             for path, size, mtime_ns, inode, wal in self.db.execute(
                 "SELECT path, size, mtime_ns, inode, wal FROM files WHERE path IN "
@@ -1192,14 +1199,7 @@ class Index:
                     # look that matches none, so what is kept by it is read again
                     changed = f"unsettled {time.time_ns()}"
                 looks[path] = f"{size} {changed} {inode} {wal} {path}"
-        found: dict[str, str] = {}
-        for session_id, path in paths.items():
-            look = looks.get(path)
-            if look is None and stores:
-                look = looks.get(path.rpartition("#")[0])
-            if look is not None:
-                found[session_id] = look
-        return found
+        return looks
 
 
 def _count(report: RefreshReport, result: Parsed) -> None:

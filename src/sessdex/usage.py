@@ -936,10 +936,11 @@ def _collect_sessions(
     # each session's own file as the refresh left it (not a store's: its rows are the
     # record's and the marks' to tell): a rewrite in place that changes the counts and
     # not the listing (a chat kept as one JSON document, its size kept) changes the sums
-    looks = {
-        app: index.listed_files(app, [i for a, i in ids if a == app], stores=False)
-        for app in names
-    }
+    looks = index.file_looks(
+        path
+        for _, session in decoded
+        if isinstance(path := session.path, str) and "#" not in path
+    )
     save = []
     seen = set()
     # app -> `app:id` -> what the read of its session met: as the last run kept it, and
@@ -960,7 +961,7 @@ def _collect_sessions(
             marked = "".join(
                 sorted(usage_marks.mark(marks, row.app, s) for s in kept_in)
             )
-            files_look = "\0".join(looks[row.app].get(s.id, "") for s in kept_in)
+            files_look = "\0".join(looks.get(str(s.path), "") for s in kept_in)
             signature = hashlib.sha256(
                 (row.state or row.record)
                 + b"".join(

@@ -97,7 +97,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             raise SessionNotFound(
                 reference,
                 word if misspelt and not pathnames.is_windows(reference) else None,
-                _meant(index, reference, prefix, app),
+                _meant(index, reference, prefix, app) or _too_short(prefix),
             )
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
@@ -369,6 +369,8 @@ def _one_typo_from(typed: str) -> list[str]:
 # where an id no session has may be a sub-agent an app keeps inside its lead's file: the
 # newest sessions' files searched for it, this many at most and this many bytes in all
 SUBAGENT_SEARCH_SESSIONS = 200
+# the fewest characters of an id searched for so: a shorter one is in most files' bytes
+SUBAGENT_SEARCH_LEAST = 6
 SUBAGENT_SEARCH_BYTES = 128 * 1024 * 1024
 _SEARCH_BLOCK = 1024 * 1024
 
@@ -379,7 +381,9 @@ def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | N
     as no session; None for a prefix too short to say, or none found. Bounded: the
     newest sessions' files are searched as bytes, in blocks, up to a budget; only a
     file holding the prefix is read as events, to confirm it."""
-    if len(prefix) < 6 or "/" in prefix or os.sep in prefix:  # a path is no id
+    if (
+        len(prefix) < SUBAGENT_SEARCH_LEAST or "/" in prefix or os.sep in prefix
+    ):  # a path is no id
         return None
     needles = {prefix.encode(), prefix.lower().encode()}
     budget = SUBAGENT_SEARCH_BYTES
@@ -413,6 +417,18 @@ def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | N
         except (OSError, SessdexError):
             continue
     return None
+
+
+def _too_short(prefix: str) -> str | None:
+    """For an id too short to search the files for (`_holding_subagent`), that a
+    sub-agent kept inside its lead's file is found by more of it; None for a path."""
+    if len(prefix) >= SUBAGENT_SEARCH_LEAST or "/" in prefix or os.sep in prefix:
+        return None
+    return (
+        "a sub-agent kept inside its lead's file is found by "
+        f"{SUBAGENT_SEARCH_LEAST} or more characters of its id. "
+        f"Run {hints.named('list')} to see recent ones."
+    )
 
 
 def _file_holds(path: str, needles: set[bytes], budget: int) -> tuple[bool, int]:

@@ -110,6 +110,8 @@ def _request(environ: Mapping[str, str]) -> tuple[str, str, bool] | None:
         index = int(position)
         args = words[1:index]
         typed = words[index] if index < len(words) else ""
+        if home_after(words, index) is not None:  # click reads it: see `home_after`
+            return None
     if not args or typed.startswith("-") or typed == "=":
         return None  # a command's name, an option's, or a value split by the shell
     command, given = args[0], args[1:]
@@ -130,6 +132,19 @@ def _request(environ: Mapping[str, str]) -> tuple[str, str, bool] | None:
     if most is not None and arguments > most:
         return None
     return shell, typed, False
+
+
+def home_after(words: list[str], index: int) -> str | None:
+    """The `--home` given after the word at `index` (`show 3f<TAB> --home DIR`), which
+    click leaves out of what it parses: it reads the words before the cursor alone."""
+    later = iter(words[index + 1 :])
+    found = None
+    for word in later:
+        if word == "--home":
+            found = next(later, found)
+        elif word.startswith("--home="):
+            found = word.removeprefix("--home=")
+    return found
 
 
 def _split(line: str) -> list[str] | None:

@@ -40,7 +40,9 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     from ._common import resolve_home
 
     home_dir = ctx.params.get("home_dir")
-    given = resolve_home(home_dir if isinstance(home_dir, str) else None)
+    if not isinstance(home_dir, str):
+        home_dir = _home_after_cursor()
+    given = resolve_home(home_dir)
     home = (str(given.path), given.environ)
     try:
         quick.freshen(home)
@@ -54,6 +56,23 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
             home, incomplete, MAX_OFFERED, one_word
         )
     ]
+
+
+def _home_after_cursor() -> str | None:
+    """The `--home` typed after the word being completed, where the shell sent the whole
+    line (bash, zsh): click parses only the words before the cursor."""
+    from click.shell_completion import split_arg_string
+
+    from ..quicktab import home_after
+
+    line, cursor = os.environ.get("COMP_WORDS"), os.environ.get("COMP_CWORD", "")
+    if (
+        line is None
+        or not cursor.isdigit()
+        or "fish" in os.environ.get("_SESSDEX_COMPLETE", "")
+    ):
+        return None  # fish sends the line up to the cursor, its word in COMP_CWORD
+    return home_after(split_arg_string(line), int(cursor))
 
 
 def app_names(

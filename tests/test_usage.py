@@ -2024,7 +2024,7 @@ def test_limit_keeps_the_costliest_rows_and_sums_the_rest(
 
 def test_limit_table_keeps_the_whole_total(mixed: Home, run: object) -> None:
     args = ["usage", "session", "--home", str(mixed.path)]
-    wide = {"COLUMNS": "150"}
+    wide = {"COLUMNS": "160"}  # room for each title's start beside each row's app
     whole = run.invoke(main, args, env=wide)  # type: ignore[attr-defined]
     cut = run.invoke(main, [*args, "--limit", "2"], env=wide)  # type: ignore[attr-defined]
     assert cut.exit_code == 0, cut.output

@@ -83,7 +83,8 @@ def row_records(rows: Sequence[Row]) -> list[dict[str, object]]:
 
 # the headers a narrow table uses, and how it gives way, step by step, until it fits:
 # columns of zeros go, the models list goes, headers shorten, reasoning (already inside
-# output) goes and the two cache columns become one, then every count is one total.
+# output) goes and the two cache columns become one, the sessions' app goes, then every
+# count is one total.
 # The key and the cost are never left out, and a number is never cut.
 SHORT = {
     "Input": "In",
@@ -97,14 +98,17 @@ SHORT = {
 TITLE_MAX = 120
 
 _STEPS = (
-    # (zero columns go, short headers, models shown, counts: "each", "cache", "total")
-    (False, False, True, "each"),
-    (True, False, True, "each"),
-    (True, False, False, "each"),
-    (True, True, False, "each"),
-    (True, True, False, "cache"),
-    (True, True, False, "total"),
+    # (zero columns go, short headers, models shown, counts: "each", "cache", "total",
+    # the app of each session shown)
+    (False, False, True, "each", True),
+    (True, False, True, "each", True),
+    (True, False, False, "each", True),
+    (True, True, False, "each", True),
+    (True, True, False, "cache", True),
+    (True, True, False, "cache", False),
+    (True, True, False, "total", False),
 )
+APP_HEADER = "App"  # a session's app, where the report holds several apps' sessions
 
 
 def table(
@@ -173,7 +177,10 @@ def table(
         [style for _, _, style, _ in lines],
         max_width=key_width,
     )
-    shown = [Column(header, cells, right=header != "Models") for header, cells, _ in columns[:-1]]  # fmt: skip
+    shown = [
+        Column(header, cells, right=header not in ("Models", APP_HEADER))
+        for header, cells, _ in columns[:-1]
+    ]
     cost = Column(
         "Cost",
         columns[-1][1],
@@ -194,6 +201,7 @@ def _columns(
     short: bool,
     models: bool,
     counts: str,
+    apps: bool,
     short_counts: bool = False,
 ) -> list[tuple[str, list[str], int]]:
     """The columns after the key, each a header, one cell per line and the width of the
@@ -211,6 +219,14 @@ def _columns(
     else:  # reasoning is inside output: not added again
         sums = [("Tokens", ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"))]  # fmt: skip
     out: list[tuple[str, list[str], int]] = []
+    if apps and kind == "session" and len(total.apps) > 1:
+        if (APP_HEADER,) not in made:  # a sub-agent's line and the total: no app
+            cells = [
+                next(iter(row.apps)) if first and len(row.apps) == 1 else ""
+                for row, _, _, first in lines
+            ]
+            made[APP_HEADER,] = cells, _widest(cells)
+        out.append((APP_HEADER, *made[APP_HEADER,]))
     if models and kind != "model":
         if ("Models",) not in made:
             cells = [

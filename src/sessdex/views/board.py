@@ -122,7 +122,8 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
 
 
 # the plain board's title, folder and reason columns at their widest, and at their
-# narrowest when a terminal is too narrow for them (the reason gives way first)
+# narrowest when a terminal is too narrow for them (the title and the reason give way
+# together, the wider first, then the folder; the reason's column is the first to go)
 _WIDEST = (48, 28, 44)
 _NARROWEST = (15, 12, 18)
 _TITLE_LEAST = 8  # the title's narrowest, once the reason and folder columns are gone
@@ -208,8 +209,8 @@ def _lines(
 ) -> tuple[int, list[tuple[str | None, str]], int]:
     """The id width, the board's lines and where a line's id starts: (status, heading)
     for each status group, (None, line) for each of its sessions, its columns in
-    `list`'s order (app, id, age, then the tokens, folder, title and reason). Fitted to `width`: the reason, the folder and
-    the title narrow, in that order, to _NARROWEST; where that is not enough, the reason
+    `list`'s order (app, id, age, then the tokens, folder, title and reason). Fitted to `width`: the title and the
+    reason narrow together (the wider first), then the folder, to _NARROWEST; where that is not enough, the reason
     column goes, then the folder column, then each app's name is cut to the fewest
     letters that tell the board's apps apart (`cla`, `cod`), and the rest narrow as
     before (the title to _TITLE_LEAST); then the app column goes, for a title; then the
@@ -244,9 +245,11 @@ def _lines(
             if _length(id_width, app_column, columns) <= width:
                 break
         columns = list(widest)
-        for n in (2, 1, 0):  # the reason, then the folder, then the title
-            over = _length(id_width, app_column, columns) - width
-            columns[n] -= min(max(over, 0), max(0, columns[n] - least[n]))
+        over = _length(id_width, app_column, columns) - width
+        # the reason and the title together, the wider first; then the folder, then a
+        # title without a reason beside it
+        for which in ((0, 2), (1,), (0,)) if columns[2] else ((1,), (0,)):
+            over -= _narrowed(columns, least, over, which)
     title_w, folder_w, why_w = columns
     lines: list[tuple[str | None, str]] = []
     for status in STATUSES:
@@ -271,6 +274,22 @@ def _lines(
                 line += pad(cut(why, why_w), why_w)
             lines.append((None, line.rstrip(" ")))
     return id_width, lines, 2 + (app_column + 1 if app_column else 0)
+
+
+def _narrowed(
+    columns: list[int], least: Sequence[int], over: int, which: Sequence[int]
+) -> int:
+    """Narrow the columns `which` names by up to `over` cells in all, a cell at a time
+    from the widest of them (none below its `least`); how many cells were taken."""
+    taken = 0
+    while taken < over:
+        room = [n for n in which if columns[n] > least[n]]
+        if not room:
+            break
+        widest = max(room, key=lambda n: columns[n])
+        columns[widest] -= 1
+        taken += 1
+    return taken
 
 
 def _tag_width(apps: set[str]) -> int:

@@ -84,7 +84,9 @@ def test_the_python_example_type_checks_with_no_any(tmp_path: Path) -> None:
 
 def _options(name: str) -> set[str]:
     command = main.commands[name]
-    return {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+    with main.make_context("sessdex", [name]) as parent:  # with click's own --help
+        params = command.get_params(click.Context(command, parent=parent))
+    return {o for p in params for o in (*p.opts, *p.secondary_opts)}
 
 
 def test_every_option_in_the_commands_table_exists() -> None:

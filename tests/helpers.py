@@ -250,8 +250,9 @@ def _waits(pid: int) -> bool:
 
 
 def big_claude_session(home: Path, session_id: str, hole: int) -> Path:
-    """A Claude Code transcript that is slow to read whole: two turns, then `hole` bytes of
-    NULs (sparse: no disk), then a last line; what a big real transcript costs in time."""
+    """A Claude Code transcript that is slow to read whole where holes are not seen
+    (`holes_unseen`): two turns, then `hole` bytes of NULs (sparse: no disk), then a
+    last line; what a big real transcript costs in time."""
     path = write_claude_session(home, session_id, "/w/big")
     first = path.read_bytes().splitlines()[0]
     with path.open("r+b") as f:
@@ -259,6 +260,15 @@ def big_claude_session(home: Path, session_id: str, hole: int) -> Path:
         f.seek(0, os.SEEK_END)
         f.write(b"\n" + first + b"\n")
     return path
+
+
+def holes_unseen(env: dict[str, str]) -> dict[str, str]:
+    """`env` for a sessdex process that cannot see a sparse file's holes, as on a
+    system without SEEK_HOLE: it reads them through (NULs, no disk, and time), which
+    a test of what a person sees during a long read needs (`big_claude_session`)."""
+    unseen = str(Path(__file__).parent / "holes_unseen")  # its sitecustomize
+    paths = [unseen, env.get("PYTHONPATH", "")]
+    return {**env, "PYTHONPATH": os.pathsep.join(path for path in paths if path)}
 
 
 def scramble_table(database: Path, table: str) -> None:

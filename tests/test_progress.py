@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import merged_home
 from tests.helpers import (
     big_claude_session,
+    holes_unseen,
     interrupted_on_a_terminal,
     on_a_terminal,
     write_claude_session,
@@ -30,7 +31,9 @@ MB = 1024 * 1024
 
 
 def now() -> dict[str, str]:
-    return {**os.environ, "SESSDEX_PROGRESS_AFTER": "0"}
+    """Progress at once, and a big transcript's hole read through, as slowly as a big
+    transcript (where holes are seen, it is passed over at once: test_sparse_files.py)."""
+    return holes_unseen({**os.environ, "SESSDEX_PROGRESS_AFTER": "0"})
 
 
 @pytest.mark.parametrize(
@@ -178,6 +181,7 @@ def test_an_export_stopped_half_way_leaves_the_file_as_it_was(
     args = ["export", BIG, "-o", str(report), "--home", str(home)]
     process = subprocess.Popen(
         [sys.executable, "-m", "sessdex", *args],
+        env=holes_unseen(dict(os.environ)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,

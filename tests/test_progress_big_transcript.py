@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import big_claude_session, on_a_terminal
+from tests.helpers import big_claude_session, holes_unseen, on_a_terminal
 
 BIG = "bbbbbbbb-0000-4000-8000-00000000000b"
 MB = 1024 * 1024
@@ -32,7 +32,7 @@ def test_a_big_transcript_on_the_terminal_shows_a_spinner_until_its_first_event(
     home = tmp_path / "home"
     big_claude_session(home, BIG, 300 * MB)
     on_a_terminal(["list", "--home", str(home)], dict(os.environ))  # indexed
-    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "0"}
+    env = holes_unseen({**os.environ, "SESSDEX_PROGRESS_AFTER": "0"})
     result, terminal = on_a_terminal([*args, "--home", str(home)], env, stdout_too=True)
     assert result.returncode == 0, terminal
     seen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal)  # the text, not its styles

@@ -30,6 +30,9 @@ FILE_REFUSED = "permission denied"
 # a file whose text is UTF-16 or UTF-32 (a byte order mark says so: a Windows tool
 # re-saved it), where every app writes UTF-8: none of it can be read, and it says so
 WIDE_TEXT = "not UTF-8 (UTF-16 or UTF-32 text): not read"
+# a hole in a sparse file (`truncate -s 64G`): NUL bytes no one wrote, never read, and
+# the line they fall in skipped (`files.next_data`)
+HOLE = "a hole of NUL bytes (a sparse file)"
 MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped

@@ -25,7 +25,7 @@ import orjson
 
 from . import folders, freshness
 from .bytesearch import find_first_of
-from .diagnostics import NOT_UTF8, Diagnostics, refused, why
+from .diagnostics import HOLE, NOT_UTF8, Diagnostics, refused, why
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -191,12 +191,106 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
     with open_regular(path) as stream:
         stream.seek(offset - 1)
         position = offset - 1
-        while chunk := stream.read(CHUNK):
+        while True:
+            position += skip_hole(stream)  # NULs: no newline in them, passed over
+            chunk = stream.read(CHUNK)
+            if not chunk:
+                break
             newline = chunk.find(b"\n")
             if newline >= 0:
                 return position + newline + 1
             position += len(chunk)
         return position
+
+
+def skip_hole(stream: BinaryIO) -> int:
+    """When `stream` stands in a hole of a sparse file (`truncate -s 64G`, a file
+    preallocated and written in parts: NUL bytes the disk never stored, which hold no
+    line), move it past the hole and say how many bytes that passed over; else 0, the
+    stream where it was. Read through, a hole of 64 GB took minutes. 0 too where the
+    system cannot say where holes are (no SEEK_DATA: Windows) or the stream is no plain
+    file (a `.zst` decompressed)."""
+    raw = getattr(stream, "raw", stream)
+    seek_data = getattr(os, "SEEK_DATA", None)  # looked up here: a test takes it away
+    if seek_data is None or not isinstance(raw, io.FileIO):
+        return 0
+    try:
+        fd = raw.fileno()
+        at = stream.tell()
+        here = os.lseek(fd, 0, os.SEEK_CUR)  # the buffer's own, put back below
+    except (OSError, ValueError):
+        return 0
+    try:
+        resume = os.lseek(fd, at, seek_data)
+    except OSError as error:  # ENXIO: no data at or past `at`, a hole to the end
+        resume = os.fstat(fd).st_size if error.errno == errno.ENXIO else at
+    finally:
+        os.lseek(fd, here, os.SEEK_SET)
+    if resume <= at:
+        return 0
+    stream.seek(resume)
+    return resume - at
+
+
+def data_below(stream: BinaryIO, position: int, floor: int) -> int:
+    """`position`, or where the hole that the bytes just below it lie in begins (not
+    below `floor`): for a search backwards (`lines_with`) to pass over a hole unread.
+    The stream's position is left where it was; `position` where the system cannot say
+    where holes are (`skip_hole`)."""
+    raw = getattr(stream, "raw", stream)
+    seek_data = getattr(os, "SEEK_DATA", None)
+    seek_hole = getattr(os, "SEEK_HOLE", None)
+    if position <= floor or seek_data is None or seek_hole is None:
+        return position
+    if not isinstance(raw, io.FileIO):
+        return position
+    fd = raw.fileno()
+    here = os.lseek(fd, 0, os.SEEK_CUR)
+    try:
+        return _hole_start(fd, position, floor, seek_data, seek_hole)
+    except OSError:
+        return position
+    finally:
+        os.lseek(fd, here, os.SEEK_SET)
+
+
+def _hole_start(fd: int, position: int, floor: int, data: int, hole: int) -> int:
+    """`data_below` on a file descriptor: windows below `position` twice as wide each
+    time until one holds data, whose last stretch of data then ends where the hole does."""
+    width = CHUNK
+    while True:
+        low = max(floor, position - width)
+        try:
+            found = os.lseek(fd, low, data)
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+            found = position  # no data past `low`: all hole
+        if found < position:
+            # the stretches of data from `found`: the last one below `position` ends it
+            while True:
+                end = os.lseek(fd, found, hole)
+                if end >= position:
+                    return position  # the byte below `position` is data
+                try:
+                    found = os.lseek(fd, end, data)
+                except OSError as error:
+                    if error.errno != errno.ENXIO:
+                        raise
+                    return end
+                if found >= position:
+                    return end
+        if low == floor:
+            return floor
+        width *= 2
+
+
+def through_line(stream: BinaryIO) -> tuple[bytes | None, int]:
+    """Read the rest of a line from `stream`'s position to its newline, holding none of
+    it, passing holes over (`skip_hole`): (the bytes read after the newline, or None at
+    the end of the file; the line's length from there, holes included)."""
+    through = _consume_oversize(stream, b"", "skip")
+    return through.rest, through.length
 
 
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
@@ -459,9 +553,29 @@ def iter_lines(
 
     start = 0  # buf[:start] is already consumed
     while True:
-        chunk = stream.read(CHUNK)
-        if not chunk:
-            break
+        if hole := skip_hole(stream):
+            # the line in progress runs into a hole (NULs never stored): it, the hole
+            # and what follows to the next newline are one damaged line, left unread
+            through = _consume_oversize(stream, b"", "skip")
+            if through.rest is None and hold_partial:
+                return
+            if diagnostics is not None:
+                diagnostics.skip(path, number, HOLE)
+            position += len(buf) - start + hole + through.length
+            position += through.rest is not None
+            buf, start = b"", 0
+            number += 1
+            if max_lines is not None and number - first_number >= max_lines:
+                return
+            if through.rest is None:
+                break
+            chunk = through.rest
+            if not chunk:
+                continue
+        else:
+            chunk = stream.read(CHUNK)
+            if not chunk:
+                break
         if start < len(buf):
             size = len(buf) - start  # of a line the read before began
             nl = chunk.find(b"\n")
@@ -486,13 +600,15 @@ def iter_lines(
                 if len(buf) - start <= cap:
                     break
                 # an over-long line in progress: stream the rest of it without holding it
-                result, rest, length = _consume_oversize(stream, buf[start:], oversize)
+                result, rest, length, unread = _consume_oversize(
+                    stream, buf[start:], oversize
+                )
                 end = position + length + (0 if rest is None else 1)
                 line = None
                 if result is not None:
                     line = finish(result[0], position, end, result[1], compacted=True)
                 elif diagnostics is not None:
-                    diagnostics.skip(path, number, "too long")
+                    diagnostics.skip(path, number, HOLE if unread else "too long")
                 position = end
                 buf, start = rest or b"", 0
                 if rest is None and hold_partial:
@@ -524,17 +640,23 @@ _new_line: Callable[[type[Line], tuple[int, int, bytes, int, bool, bool]], Line]
 )
 
 
+class _Through(NamedTuple):
+    """One over-long line read through (`_consume_oversize`)."""
+
+    kept: tuple[bytes, bool] | None  # (compacted data, complete), or None: skipped
+    rest: bytes | None  # the bytes read past its newline; None: the file ended first
+    length: int  # without the newline, its holes included
+    unread: int  # of its length, bytes in holes (NULs never stored): never kept
+
+
 def _consume_oversize(
     stream: BinaryIO, prefix: bytes, oversize: Oversize, budget: int | None = None
-) -> tuple[tuple[bytes, bool] | None, bytes | None, int]:
-    """Read one over-long line to its newline without holding it.
-
-    Returns ((compacted data, complete) or None if skipped, the bytes after the newline or
-    None at end of file, the line's length without the newline). Past `budget` bytes the
-    line is given up (skipped) and reading stops, as at the end of the file.
-    """
+) -> _Through:
+    """Read one over-long line to its newline without holding it, and without reading a
+    hole in it (`skip_hole`). Past `budget` bytes read the line is given up (skipped)
+    and reading stops, as at the end of the file."""
     compactor = Compactor() if oversize == "compact" else None
-    length = 0
+    length = passed = 0  # the line's bytes; those of them in holes, never read
     data = prefix
     while True:
         nl = data.find(b"\n")
@@ -545,15 +667,19 @@ def _consume_oversize(
         if nl >= 0:
             rest: bytes | None = data[nl + 1 :]
             break
-        if budget is not None and length >= budget:
-            return None, None, length
+        if budget is not None and length - passed >= budget:
+            return _Through(None, None, length, passed)
+        if hole := skip_hole(stream):  # NULs: the line is no JSON, whatever follows
+            length += hole
+            passed += hole
+            compactor = None
         data = stream.read(CHUNK)
         if not data:
             rest = None
             break
     if compactor is None or compactor.overflow:
-        return None, rest, length
-    return (bytes(compactor.out), rest is not None), rest, length
+        return _Through(None, rest, length, passed)
+    return _Through((bytes(compactor.out), rest is not None), rest, length, 0)
 
 
 @dataclass(slots=True)
@@ -574,6 +700,7 @@ class Head:
     too_long: list[int] = field(default_factory=list)
     shifts: list[tuple[int, int]] = field(default_factory=list)
     openings: dict[int, bytes] = field(default_factory=dict)
+    holes: list[int] = field(default_factory=list)  # of `too_long`, those cut by a hole
 
     @property
     def end(self) -> int:
@@ -608,7 +735,8 @@ class Head:
     def count_too_long(self, diagnostics: Diagnostics, path: str) -> None:
         """Count each line passed over as too long, under its number."""
         for index in self.too_long:
-            diagnostics.skip(path, index + 1, "too long")
+            reason = HOLE if index in self.holes else "too long"
+            diagnostics.skip(path, index + 1, reason)
 
     def lines(
         self,
@@ -731,23 +859,32 @@ def split_head(
     head = Head(data)
     ends, cap, limit = head.ends, LINE_CAP, HEAD_BYTES
     position = left_out = 0  # a line's start in data; bytes read through, not held
-    while len(ends) < max_lines and position + left_out < limit:
-        position = _find_ends(head, data, position, limit - left_out, max_lines)
-        if len(ends) == max_lines or position + left_out >= limit:
+    unread = 0  # of those, bytes in holes: passed over, not read (not in the budget)
+    while len(ends) < max_lines and position + left_out - unread < limit:
+        position = _find_ends(
+            head, data, position, limit - left_out + unread, max_lines
+        )
+        if len(ends) == max_lines or position + left_out - unread >= limit:
             break
-        # no newline in data[position:]
-        if len(data) - position > cap:  # an over-long line, not ended within data
+        # no newline in data[position:]; where the stream stands in a hole, it is in it
+        hole = skip_hole(stream) if stream is not None else 0
+        if hole or len(data) - position > cap:  # over-long, not ended within data
             if stream is None and not whole:
                 return None
             head.openings[len(ends)] = data[position : position + OPENING]
             head.too_long.append(len(ends))
-            budget = limit - left_out - position
+            budget = limit - left_out + unread - position
             if stream is None:
                 length, rest = len(data) - position, None
             else:  # read through to its newline, holding none of it
-                _, rest, length = _consume_oversize(
+                _, rest, length, passed = _consume_oversize(
                     stream, data[position:], "skip", budget
                 )
+                length, passed = length + hole, passed + hole
+                if passed:  # damaged: NULs, whatever it began with
+                    head.holes.append(len(ends))
+                    del head.openings[len(ends)]
+                unread += passed
             data = data[:position] if rest is None else data[:position] + b"\n" + rest
             ends.append(position)
             if rest is None:  # the file, or the head's budget, ends within it
@@ -962,6 +1099,10 @@ def lines_with(
     with open_regular(name) as stream:
         position = end  # markers starting before this are left to find
         while position > start:
+            # a hole below holds NULs, no marker: passed over, not read
+            position = data_below(stream, position, start)
+            if position <= start:
+                break
             low = max(start, position - CHUNK)
             stream.seek(low)
             # read just far enough that a marker starting before `position` is whole

@@ -14,12 +14,12 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 import msgspec
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import HOLE, Diagnostics
 
 # Reads of 4 MB are no slower than larger ones, and a scan holds about two chunks at once.
 CHUNK = 4 * 1024 * 1024
@@ -71,9 +71,20 @@ class MarkedLines:
             carry = b""
             long: _LongLine | None = None  # an over-long line being read
             while True:
-                chunk = stream.read(CHUNK)
-                if not chunk:
-                    break
+                if hole := files.skip_hole(stream):
+                    # the line in progress runs into a hole: skipped, unread, whole
+                    held = len(carry) + (long.length if long is not None else 0)
+                    rest = self._through_hole(stream, name, held + hole)
+                    carry, long = b"", None
+                    if rest is None:
+                        break
+                    chunk = rest
+                    if not chunk:
+                        continue
+                else:
+                    chunk = stream.read(CHUNK)
+                    if not chunk:
+                        break
                 if long is not None:
                     nl = chunk.find(b"\n")
                     if nl < 0:
@@ -107,6 +118,20 @@ class MarkedLines:
             elif carry and self._marked(carry):
                 yield self.line, carry, False
 
+    def _through_hole(self, stream: BinaryIO, name: str, length: int) -> bytes | None:
+        """Pass over the line a hole is in (its first `length` bytes passed already): it
+        is counted as skipped, and the bytes after its newline given back (None: the
+        file ends within it, a last line that is never finished)."""
+        rest, more = files.through_line(stream)
+        if rest is None:
+            return None
+        if self.diagnostics is not None:
+            self.diagnostics.skip(os.fspath(name), self.line, HOLE)
+        self.offset += length + more + 1
+        if self.numbered:
+            self.line += 1
+        return rest
+
     def number(self, given: int, data: bytes) -> int:
         """The number of the line last given (`given` and `data`, as given): where lines
         are not numbered, counted now from the file's start (or from the last line
@@ -123,6 +148,9 @@ class MarkedLines:
             with files.open_binary(os.fspath(self.path)) as stream:
                 stream.seek(start)
                 while start < at:
+                    start += files.skip_hole(stream)  # NULs: no newline to count
+                    if start >= at:
+                        break
                     chunk = stream.read(min(CHUNK, at - start))
                     if not chunk:
                         return 0

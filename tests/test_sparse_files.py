@@ -1,0 +1,217 @@
+"""Sparse transcripts: a hole (`truncate -s 64G`, a file preallocated and written in
+parts) holds NUL bytes the disk never stored and no JSON line. sessdex read one byte by
+byte (minutes for 64 GB in `show` and `usage`, 64 MB of it in each listing); now a hole is
+passed over where the system says where it is (SEEK_HOLE), and counted as one skipped
+line.
+
+What is measured is what the process read (`rchar` of /proc/self/io, which counts the
+children a test ran and waited for), not time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sessdex import files
+from sessdex.diagnostics import HOLE, Diagnostics
+from tests.helpers import claude_line, write_claude_session
+
+HOLE_SIZE = 64 * 1024**3  # 64 GB that take no disk
+SESSION = "5a5a5a5a-0000-4000-8000-00000000005a"
+MB = 1024 * 1024
+
+
+def _holes_seen(folder: Path) -> bool:
+    """Whether this system and file system say where a file's holes are."""
+    if not hasattr(os, "SEEK_DATA") or not Path("/proc/self/io").exists():
+        return False
+    probe = folder / "probe"
+    with open(probe, "wb") as stream:
+        stream.truncate(16 * MB)
+        stream.seek(16 * MB)
+        stream.write(b"x")
+    fd = os.open(probe, os.O_RDONLY)
+    try:
+        return os.lseek(fd, 0, os.SEEK_DATA) > 0
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+        probe.unlink()
+
+
+@pytest.fixture
+def sparse_ok(tmp_path: Path) -> None:
+    if not _holes_seen(tmp_path):
+        pytest.skip("this system does not say where a file's holes are")
+
+
+def _read_so_far() -> int:
+    """Bytes this process (and its children waited for) has read through read calls."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+def _late_line() -> bytes:
+    """An answer written after the hole: its tokens and its text are what a user misses
+    when the hole stops the read."""
+    line = claude_line(
+        SESSION,
+        "/w/sparse",
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        timestamp="2026-11-20T10:05:00.000Z",
+        requestId="req_2",
+        message={
+            "id": "msg_2",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "written after the hole"}],
+            "usage": {"input_tokens": 100, "output_tokens": 50},
+        },
+    )
+    return json.dumps(line).encode()
+
+
+def _sparse_session(home: Path, *, after: bool) -> Path:
+    """Two turns, then a 64 GB hole; with `after`, a line of its own after it."""
+    path = write_claude_session(home, SESSION, "/w/sparse")
+    with path.open("r+b") as stream:
+        stream.truncate(path.stat().st_size + HOLE_SIZE)
+        if after:
+            stream.seek(0, os.SEEK_END)
+            stream.write(b"\n" + _late_line() + b"\n")
+    return path
+
+
+def _sessdex(*args: str, state: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", *args],
+        env={**os.environ, "SESSDEX_HOME": str(state)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.usefixtures("sparse_ok")
+@pytest.mark.parametrize("after", [True, False], ids=["hole mid-file", "hole at end"])
+def test_a_64_gb_hole_is_passed_over_by_list_show_and_usage(
+    tmp_path: Path, after: bool
+) -> None:
+    home, state = tmp_path / "home", tmp_path / "state"
+    _sparse_session(home, after=after)
+    before = _read_so_far()
+    listed = _sessdex("list", "--json", "--home", str(home), state=state)
+    shown = _sessdex("show", SESSION, "--json", "--home", str(home), state=state)
+    usage = _sessdex("usage", "--json", "--home", str(home), state=state)
+    read = _read_so_far() - before
+    assert listed.returncode == 0, listed.stderr
+    assert [row["id"] for row in json.loads(listed.stdout)] == [SESSION]
+    assert shown.returncode == 0, shown.stderr
+    assert "hello there" in shown.stdout
+    assert ("written after the hole" in shown.stdout) is after
+    assert usage.returncode == 0, usage.stderr
+    days = json.loads(usage.stdout)
+    assert sum(day["input_tokens"] for day in days) == (110 if after else 10)
+    # three runs of Python and its modules, and the home: no more than that was read
+    # (the hole read through, it was 64 MB in the listing, and then minutes)
+    assert read < 48 * MB, f"{read / MB:.0f} MB read"
+    # the hole is said as the skipped line it is
+    assert "unreadable line" in shown.stderr + usage.stderr
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_reading_a_hole_counts_one_skipped_line_and_keeps_offsets(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2')  # a line the hole cut
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(b'"}\n{"n":3}\n')
+    diagnostics = Diagnostics()
+    before = _read_so_far()
+    read = [
+        (line.number, line.offset, record)
+        for line, record in files.iter_records(path, diagnostics)
+    ]
+    assert _read_so_far() - before < 8 * MB
+    late = HOLE_SIZE + len(b'{"n":1}\n{"n":2"}\n')
+    assert read == [(1, 0, {"n": 1}), (3, late, {"n": 3})]
+    assert diagnostics.skipped == {HOLE: 1}
+    assert diagnostics.details == [(str(path), 2, HOLE)]
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_search_of_a_middle_passes_over_its_holes(tmp_path: Path) -> None:
+    """What Copilot's resume searches a long session's middle for (its whole middle,
+    however long), and other apps' listings up to MIDDLE_CAP: found on both sides of
+    a hole, without reading it."""
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"mark":1}\n{"other":2}\n')
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(b'\n{"mark":3}\n{"other":4}\n')
+    size = path.stat().st_size
+    before = _read_so_far()
+    found = [line.data for line in files.lines_with(path, b'"mark"', 0, size, cap=size)]
+    assert _read_so_far() - before < 8 * MB
+    assert found == [b'{"mark":3}', b'{"mark":1}']
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_head_stops_at_a_hole(tmp_path: Path) -> None:
+    """A listing's head read 64 MB of a hole (its byte budget) as one over-long line."""
+    path = _sparse_session(tmp_path / "home", after=True)
+    diagnostics = Diagnostics()
+    before = _read_so_far()
+    lines = files.head_lines(path, diagnostics=diagnostics)
+    assert _read_so_far() - before < 8 * MB
+    assert [json.loads(line.data)["uuid"] for line in lines] == ["u1", "a1", "a2"]
+    assert diagnostics.skipped == {HOLE: 1}
+
+
+def test_without_word_of_holes_a_hole_is_read_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the system cannot say where holes are (no SEEK_DATA), the NULs are read,
+    as any other over-long line: nothing breaks."""
+    monkeypatch.delattr(os, "SEEK_DATA", raising=False)
+    monkeypatch.delattr(os, "SEEK_HOLE", raising=False)
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n')
+        stream.seek(8 * MB, os.SEEK_CUR)
+        stream.write(b'\n{"n":3}\n')
+    diagnostics = Diagnostics()
+    records = [record for _, record in files.iter_records(path, diagnostics)]
+    assert records == [{"n": 1}, {"n": 3}]
+    assert diagnostics.skipped == {"too long": 1}
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_the_start_of_a_line_after_a_hole_is_found_without_reading_it(
+    tmp_path: Path,
+) -> None:
+    """`show --tail` reads back from where a line starts in a window of the file's end,
+    each window wider: one that began in a 64 GB hole read the hole to its end."""
+    path = _sparse_session(tmp_path / "home", after=True)
+    size = path.stat().st_size
+    before = _read_so_far()
+    start = files.line_start(path, 1024)
+    assert _read_so_far() - before < 8 * MB
+    assert start == size - len(_late_line()) - 1
+    home, state = tmp_path / "home", tmp_path / "state"
+    shown = _sessdex("show", SESSION, "--tail", "1", "--home", str(home), state=state)
+    assert shown.returncode == 0, shown.stderr
+    assert "written after the hole" in shown.stdout

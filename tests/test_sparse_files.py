@@ -215,3 +215,51 @@ def test_the_start_of_a_line_after_a_hole_is_found_without_reading_it(
     shown = _sessdex("show", SESSION, "--tail", "1", "--home", str(home), state=state)
     assert shown.returncode == 0, shown.stderr
     assert "written after the hole" in shown.stdout
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def _hole_in_each_transcript(home: Path) -> int:
+    """A 64 GB hole, a line of its own, in the middle of each JSON-lines file of `home`
+    (at the first line's end past its half): how many files have one."""
+    holed = 0
+    for path in sorted(home.rglob("*.jsonl")):
+        data = path.read_bytes()
+        at = data.find(b"\n", len(data) // 2) + 1
+        if not 0 < at < len(data):
+            continue
+        with open(path, "wb") as stream:
+            stream.write(data[:at])
+            stream.seek(HOLE_SIZE, os.SEEK_CUR)
+            stream.write(b"\n" + data[at:])
+        holed += 1
+    return holed
+
+
+@pytest.mark.usefixtures("sparse_ok")
+@pytest.mark.parametrize("app", ["codex", "vibe", "gptme", "copilot", "qwen"])
+def test_every_session_of_a_home_with_holes_is_listed_shown_and_counted_unread(
+    tmp_path: Path, app: str
+) -> None:
+    """Each app's reader passes its files' holes over: none of them reads one through
+    (a line count, a search for a line's start, a search of a middle)."""
+    import shutil
+
+    home, state = tmp_path / "home", tmp_path / "state"
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
+    assert _hole_in_each_transcript(home)
+    before = _read_so_far()
+    listed = _sessdex("list", "--json", "--all", "--home", str(home), state=state)
+    assert listed.returncode == 0, listed.stderr
+    ids = [row["id"] for row in json.loads(listed.stdout)][:4]
+    assert ids
+    for session in ids:
+        for args in (["--json"], ["--tail", "2"]):
+            shown = _sessdex("show", session, *args, "--home", str(home), state=state)
+            assert shown.returncode == 0, shown.stderr
+    usage = _sessdex("usage", "--json", "--home", str(home), state=state)
+    assert usage.returncode == 0, usage.stderr
+    runs = 2 + 2 * len(ids)
+    read = _read_so_far() - before
+    assert read < runs * 16 * MB, f"{read / MB:.0f} MB read in {runs} runs"

@@ -195,7 +195,11 @@ class Follower:
         """Move `offset` past the line it falls in; False if that line is not finished."""
         stream.seek(self.offset - 1)
         position = self.offset - 1
-        while chunk := stream.read(files.CHUNK):
+        while True:
+            position += files.skip_hole(stream)  # NULs: no newline, passed over
+            chunk = stream.read(files.CHUNK)
+            if not chunk:
+                break
             self.bytes_read += len(chunk)
             newline = chunk.find(b"\n")
             if newline >= 0:
@@ -210,7 +214,11 @@ class Follower:
         """Whether the bytes after `_scanned` finish the pending partial line."""
         stream.seek(self._scanned)
         position = self._scanned
-        while chunk := stream.read(files.CHUNK):
+        while True:
+            position += files.skip_hole(stream)  # NULs: no newline, passed over
+            chunk = stream.read(files.CHUNK)
+            if not chunk:
+                break
             self.bytes_read += len(chunk)
             if b"\n" in chunk:
                 return True

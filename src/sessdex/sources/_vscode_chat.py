@@ -206,7 +206,11 @@ def _long_first_line(path: Path) -> int | None:
         if len(data) <= files.READ_LINE_CAP or b"\n" in data:
             return None
         at = len(data)
-        while chunk := stream.read(files.CHUNK):
+        while True:
+            at += files.skip_hole(stream)  # NULs: no newline, passed over
+            chunk = stream.read(files.CHUNK)
+            if not chunk:
+                break
             newline = chunk.find(b"\n")
             if newline >= 0:
                 return at + newline

@@ -833,7 +833,12 @@ def _find(path: Path, needle: bytes) -> int | None:
     position = 0  # the file offset of `kept`'s first byte
     try:
         with files.open_binary(path) as stream:
-            while chunk := stream.read(files.CHUNK):
+            while True:
+                if hole := files.skip_hole(stream):  # NULs: no needle in them
+                    position, kept = position + len(kept) + hole, b""
+                chunk = stream.read(files.CHUNK)
+                if not chunk:
+                    break
                 block = kept + chunk
                 found = block.find(needle)
                 if found >= 0:

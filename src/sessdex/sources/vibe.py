@@ -908,7 +908,12 @@ def _spread(meta: _Meta, index: int, count: int) -> datetime | None:
 def _count_lines(path: Path, stop: int | None = None) -> int:
     count, position, last = 0, 0, b"\n"
     with files.open_regular(path) as stream:
-        while chunk := stream.read(files.CHUNK):
+        while True:
+            if hole := files.skip_hole(stream):  # NULs: no newline, passed over
+                position, last = position + hole, b"\x00"
+            chunk = stream.read(files.CHUNK)
+            if not chunk:
+                break
             if stop is not None:
                 chunk = chunk[: max(0, stop - position)]
                 if not chunk:

@@ -238,7 +238,7 @@ def _hole_in_each_transcript(home: Path) -> int:
 
 
 @pytest.mark.usefixtures("sparse_ok")
-@pytest.mark.parametrize("app", ["codex", "vibe", "gptme", "copilot", "qwen"])
+@pytest.mark.parametrize("app", ["codex", "vibe", "gptme", "copilot", "qwen", "hermes"])
 def test_every_session_of_a_home_with_holes_is_listed_shown_and_counted_unread(
     tmp_path: Path, app: str
 ) -> None:

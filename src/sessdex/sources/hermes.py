@@ -1490,7 +1490,12 @@ def _line_count(path: Path) -> int:
     """Lines in a file (a last one without its newline too), read in bounded chunks."""
     count, last = 0, b"\n"
     with files.open_binary(path) as stream:
-        while chunk := stream.read(1 << 20):
+        while True:
+            if files.skip_hole(stream):  # NULs: no newline, passed over
+                last = b"\x00"
+            chunk = stream.read(1 << 20)
+            if not chunk:
+                break
             count += chunk.count(b"\n")
             last = chunk[-1:]
     return count + (last != b"\n")

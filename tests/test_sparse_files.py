@@ -263,3 +263,23 @@ def test_every_session_of_a_home_with_holes_is_listed_shown_and_counted_unread(
     runs = 2 + 2 * len(ids)
     read = _read_so_far() - before
     assert read < runs * 16 * MB, f"{read / MB:.0f} MB read in {runs} runs"
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_following_a_file_passes_its_hole_over(tmp_path: Path) -> None:
+    """`follow` and `watch` read a followed file's new lines through a stream of their
+    own (which counts what it reads): a hole in them was read through."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n')
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(b'\n{"n":3}\n')
+    diagnostics = Diagnostics()
+    follower = Follower(path, diagnostics=diagnostics)
+    follower.check()
+    assert [line.data for line in follower.lines()] == [b'{"n":1}', b'{"n":3}']
+    assert follower.bytes_read < 8 * MB
+    assert follower.offset == path.stat().st_size
+    assert diagnostics.skipped == {HOLE: 1}

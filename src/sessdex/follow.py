@@ -45,6 +45,17 @@ class _Counting:
         self.follower.bytes_read += len(data)
         return data
 
+    # what `files.skip_hole` asks of a stream, to pass a hole over unread
+    @property
+    def raw(self) -> object:
+        return getattr(self.stream, "raw", self.stream)
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self.stream.seek(offset, whence)
+
 
 class Follower:
     """One file followed from an offset (see the module docstring).

@@ -283,3 +283,42 @@ def test_following_a_file_passes_its_hole_over(tmp_path: Path) -> None:
     assert follower.bytes_read < 8 * MB
     assert follower.offset == path.stat().st_size
     assert diagnostics.skipped == {HOLE: 1}
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_vs_code_chat_whose_first_line_holds_a_hole_is_read_past_it_unread(
+    tmp_path: Path,
+) -> None:
+    """A VS Code chat log's first line (the whole chat's state) too long to read as a
+    line is looked through for its end: a hole in it was read to its end."""
+    from sessdex.sources import _vscode_chat as chat
+
+    home = DATA / "vscode" / "home"
+    original = sorted(home.rglob("chatSessions/*.jsonl"))[0].read_bytes()
+    path = tmp_path / "chat.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(original[:20])
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(original[20:])
+    diagnostics = Diagnostics()
+    before = _read_so_far()
+    chat.load(path, diagnostics)
+    assert _read_so_far() - before < 64 * MB
+    assert diagnostics.skipped_total
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_json_document_with_a_hole_is_found_damaged_unread(tmp_path: Path) -> None:
+    """A chat kept as one JSON document (Gemini's, Cline's, a VS Code chat's state) past
+    READ_LINE_CAP is streamed through the compactor: a hole inside one of its strings
+    was read to its end."""
+    path = tmp_path / "chat.json"
+    with open(path, "wb") as stream:
+        stream.write(b'{"messages": [{"text": "')
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(b'"}]}')
+    diagnostics = Diagnostics()
+    before = _read_so_far()
+    assert files.read_json_compacted(path, diagnostics=diagnostics) is None
+    assert _read_so_far() - before < 16 * MB
+    assert diagnostics.skipped == {"not JSON": 1}

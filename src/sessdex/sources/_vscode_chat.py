@@ -247,14 +247,7 @@ def _big_state(path: Path, end: int | None, diagnostics: Diagnostics) -> object:
 
 
 def _pieces(stream: BinaryIO, end: int | None) -> Iterator[bytes]:
-    left = end
-    while left is None or left > 0:
-        chunk = stream.read(files.CHUNK if left is None else min(files.CHUNK, left))
-        if not chunk:
-            return
-        if left is not None:
-            left -= len(chunk)
-        yield chunk
+    return files.chunks(stream, end)  # a hole as one NUL byte, never read
 
 
 def _compacted(

@@ -322,3 +322,30 @@ def test_a_json_document_with_a_hole_is_found_damaged_unread(tmp_path: Path) -> 
     assert files.read_json_compacted(path, diagnostics=diagnostics) is None
     assert _read_so_far() - before < 16 * MB
     assert diagnostics.skipped == {"not JSON": 1}
+
+
+@pytest.mark.usefixtures("sparse_ok")
+@pytest.mark.parametrize("app", ["gemini", "qwen"])
+def test_a_chat_document_with_a_hole_in_a_string_is_counted_unread(
+    tmp_path: Path, app: str
+) -> None:
+    """A chat kept as one JSON document, read a message at a time (`jsonstream`): a
+    hole inside a message's text was read through by `usage` (1 GB read for 1 GB)."""
+    import shutil
+
+    home, state = tmp_path / "home", tmp_path / "state"
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
+    chats = sorted(home.rglob("chats/*.json"))
+    assert chats
+    for chat in chats:
+        data = chat.read_bytes()
+        at = data.find(b'"', len(data) // 2) + 1  # inside a string
+        with open(chat, "wb") as stream:
+            stream.write(data[:at])
+            stream.seek(HOLE_SIZE, os.SEEK_CUR)
+            stream.write(data[at:])
+    before = _read_so_far()
+    usage = _sessdex("usage", "--json", "--home", str(home), state=state)
+    read = _read_so_far() - before
+    assert usage.returncode == 0, usage.stderr
+    assert read < 32 * MB, f"{read / MB:.0f} MB read"

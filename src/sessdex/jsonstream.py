@@ -429,13 +429,18 @@ class _Scanner:
         self.kept_from = 0
         self.chunks = 0  # read so far: whether two places are in one chunk
         self.offset = 0  # where `data` starts in the stream
+        self.unread = 0  # of the bytes `data` stands for, those it does not hold
 
     def _more(self) -> bool:
-        """Read the next chunk (what is kept of the current one is set aside first)."""
-        chunk = self.stream.read(self.chunk)
+        """Read the next chunk (what is kept of the current one is set aside first).
+        A hole (NULs never stored, `files.skip_hole`) is one NUL byte, not read: no JSON
+        holds one, so what it falls in is as damaged as it was."""
+        hole = files.skip_hole(self.stream)
+        chunk = b"\x00" if hole else self.stream.read(self.chunk)
         if not chunk:
             return False
-        self.offset += len(self.data)
+        self.offset += len(self.data) + self.unread
+        self.unread = hole - 1 if hole else 0
         if not self.started:  # a byte order mark, however the first reads cut it
             self.started = True
             while len(chunk) < len(files.BOM) and (

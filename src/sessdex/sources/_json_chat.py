@@ -199,9 +199,25 @@ class _Head:
 
     def read(self, size: int = -1) -> bytes:
         size = self.left if size < 0 else min(size, self.left)
+        if size <= 0:
+            return b""
         data = self.stream.read(size)
         self.left -= len(data)
         return data
+
+    # what `files.skip_hole` asks of a stream: a hole passed over counts as bytes gone
+    @property
+    def raw(self) -> object:
+        return getattr(self.stream, "raw", self.stream)
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        at = self.stream.tell()
+        to = self.stream.seek(offset, whence)
+        self.left -= to - at
+        return to
 
 
 def _closes(path: Path) -> bool:

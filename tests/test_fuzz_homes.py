@@ -302,8 +302,9 @@ def test_every_strange_way_applies_to_some_home(tmp_path: Path) -> None:
     )
 
 
-# a 2 GB hole is read through by whatever reads a file whole (seconds a case): the
-# script runs those (scripts/fuzz-homes.py --strange)
+# a 2 GB hole is passed over where the system says where holes are (seconds a case
+# even so, and a read through where it does not): the script runs those
+# (scripts/fuzz-homes.py --strange); test_sparse_files.py checks what is read
 STRANGE_IN_SUITE = tuple(w for w in fuzzing.STRANGE_WAYS if not w.startswith("sparse"))
 
 

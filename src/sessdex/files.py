@@ -570,8 +570,9 @@ def iter_lines(
         return Line(number, start, data, end, complete, compacted)
 
     start = 0  # buf[:start] is already consumed
+    more = False  # the last read filled its chunk: the file may go on, maybe in a hole
     while True:
-        if hole := skip_hole(stream):
+        if more and (hole := skip_hole(stream)):
             # the line in progress runs into a hole (NULs never stored): it, the hole
             # and what follows to the next newline are one damaged line, left unread
             through = _consume_oversize(stream, b"", "skip")
@@ -594,6 +595,7 @@ def iter_lines(
             chunk = stream.read(CHUNK)
             if not chunk:
                 break
+            more = len(chunk) == CHUNK  # a short read: the file's end, no hole past it
         if start < len(buf):
             size = len(buf) - start  # of a line the read before began
             nl = chunk.find(b"\n")
@@ -885,7 +887,10 @@ def split_head(
         if len(ends) == max_lines or position + left_out - unread >= limit:
             break
         # no newline in data[position:]; where the stream stands in a hole, it is in it
-        hole = skip_hole(stream) if stream is not None else 0
+        # (a file shorter than the first read has none past it: no system call asked)
+        hole = (
+            skip_hole(stream) if stream is not None and len(data) >= HEAD_PROBE else 0
+        )
         if hole or len(data) - position > cap:  # over-long, not ended within data
             if stream is None and not whole:
                 return None

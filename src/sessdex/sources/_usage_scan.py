@@ -70,8 +70,9 @@ class MarkedLines:
                 stream.seek(self.offset)
             carry = b""
             long: _LongLine | None = None  # an over-long line being read
+            more = False  # the last read filled its chunk: a hole may follow
             while True:
-                if hole := files.skip_hole(stream):
+                if more and (hole := files.skip_hole(stream)):
                     # the line in progress runs into a hole: skipped, unread, whole
                     held = len(carry) + (long.length if long is not None else 0)
                     rest = self._through_hole(stream, name, held + hole)
@@ -85,6 +86,7 @@ class MarkedLines:
                     chunk = stream.read(CHUNK)
                     if not chunk:
                         break
+                    more = len(chunk) == CHUNK
                 if long is not None:
                     nl = chunk.find(b"\n")
                     if nl < 0:

@@ -349,3 +349,22 @@ def test_a_chat_document_with_a_hole_in_a_string_is_counted_unread(
     read = _read_so_far() - before
     assert usage.returncode == 0, usage.stderr
     assert read < 32 * MB, f"{read / MB:.0f} MB read"
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_following_from_inside_a_hole_finds_the_next_line_unread(
+    tmp_path: Path,
+) -> None:
+    """`follow` starts a window back from a big file's end, and first passes over the
+    line it starts inside: one inside a hole was read to the hole's end."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n')
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(b'\n{"n":3}\n')
+    follower = Follower(path, offset=1024)  # inside the hole
+    follower.check()
+    assert [line.data for line in follower.lines()] == [b'{"n":3}']
+    assert follower.bytes_read < 8 * MB

@@ -206,3 +206,49 @@ def test_vibe_a_negative_cached_count_adds_no_input(tmp_path: Path) -> None:
     rows, said = _usage(home, "vibe", tmp_path / "odd")
     assert "odd token count" in said
     assert rows[UNIFIED]["input_tokens"] == before[UNIFIED]["input_tokens"]
+
+
+# (app, its fixture home, a file in it, a billed output count as written)
+COUNTED = [
+    (
+        "qwen",
+        "qwen/home",
+        ".qwen/projects/-home-alex-code-shop-api/chats/"
+        "5d1e0c2a-7b3f-4e8a-9c1d-2f6a8b4e0c11.jsonl",
+        '"candidatesTokenCount":20',  # (12, 40: one response's copies; 40 billed)
+    ),
+    (
+        "copilot",
+        "copilot/forks/home",
+        ".copilot/session-state/73e1708c-4b03-42d3-8fab-cf6207709959/events.jsonl",
+        '"outputTokens":25',
+    ),
+    (
+        "cline",
+        "cline/real/home",
+        ".cline/data/sessions/1796199537105_fpxn5/1796199537105_fpxn5.messages.json",
+        '"outputTokens": 25',
+    ),
+]
+
+
+@pytest.mark.parametrize("odd", ["12", -5, 1.5])
+@pytest.mark.parametrize(("app", "fixture", "name", "written"), COUNTED)
+def test_an_odd_output_count_is_said(
+    tmp_path: Path, app: str, fixture: str, name: str, written: str, odd: object
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / fixture, home, symlinks=True)
+    before, said = _usage(home, app, tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / name
+    key = written.rstrip("0123456789")
+    path.write_text(path.read_text().replace(written, key + json.dumps(odd), 1))
+    rows, said = _usage(home, app, tmp_path / "odd")
+    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"{path}" in said
+    # the response's other counts still count
+    assert sum(int(r["input_tokens"]) for r in rows.values()) == sum(  # type: ignore[call-overload]
+        int(r["input_tokens"])
+        for r in before.values()  # type: ignore[call-overload]
+    )

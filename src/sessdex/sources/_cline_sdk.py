@@ -74,7 +74,7 @@ from typing import Protocol, Unpack
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -87,6 +87,7 @@ from ._values import (
     first_line,
     iso_time,
     ms_time,
+    odd_count,
     plain,
     shown_json,
     stripped,
@@ -282,7 +283,7 @@ def read(
             yield reader.compaction(compacted)
         count += 1
         if message is not None:
-            yield from reader.message(message, None, state)
+            yield from reader.message(message, None, state, str(messages))
     if compacted is not None and compacted >= count:
         yield reader.compaction(compacted)
     for child in state.children:  # team tasks, and sub-agents no spawn was matched to
@@ -338,10 +339,16 @@ class _Reader:
         yield self.emit("subagent", start, call_id=call_id, text=task, extra=extra)
         for message in _messages(child.path, self.diagnostics):
             if message is not None:
-                yield from self.message(message, child.session_id, None)
+                yield from self.message(
+                    message, child.session_id, None, str(child.path)
+                )
 
     def message(
-        self, message: dict[str, object], agent: str | None, state: _State | None
+        self,
+        message: dict[str, object],
+        agent: str | None,
+        state: _State | None,
+        path: str,  # the file it is read from: where an odd count is said
     ) -> Iterator[Event]:
         time = ms_time(message.get("ts"))
 
@@ -354,7 +361,7 @@ class _Reader:
             yield from self._user(message.get("content"), event)
         elif role == "assistant":
             calls: list[tuple[str | None, str | None, str | None]] = []
-            yield from self._assistant(message, event, calls)
+            yield from self._assistant(message, event, calls, path)
             if state is not None:
                 links = _child_links(message)
                 for call_id, name, task in calls:
@@ -410,6 +417,7 @@ class _Reader:
         message: dict[str, object],
         event: _Maker,
         calls: list[tuple[str | None, str | None, str | None]],
+        path: str,
     ) -> Iterator[Event]:
         metadata = as_dict(message.get("metadata"))
         for activity in _blocks(metadata.get("modelToolActivities")):
@@ -475,11 +483,14 @@ class _Reader:
                 call_id=as_str(invalid.get("toolCallId")),
                 extra={"type": "invalid_tool_call"},
             )
-        usage = _usage(message, self.session.model)
         sent = ms_time(message.get("ts"))
-        if usage is not None and not (
-            self.forked_at is not None and sent is not None and sent < self.forked_at
-        ):
+        if self.forked_at is not None and sent is not None and sent < self.forked_at:
+            return  # a fork's copy: billed in its source
+        metrics = as_dict(message.get("metrics"))
+        if any(odd_count(metrics.get(key)) for key in _COUNTS):
+            self.diagnostics.damage(path, 0, ODD_COUNT)
+        usage = _usage(message, self.session.model)
+        if usage is not None:
             counts, cost = usage
             extra: dict[str, JSONValue] = {"cost_usd": cost} if cost is not None else {}
             yield event("usage", usage=counts, extra=extra)
@@ -495,20 +506,16 @@ _UNKNOWN = 1 << 62
 _MEDIA = frozenset({"image", "image_ref", "file", "media"})
 
 
+# a message's `metrics` counts, in `_usage`'s order
+_COUNTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+
+
 def _usage(
     message: dict[str, object], fallback: str | None
 ) -> tuple[Usage, float | None] | None:
     metrics = as_dict(message.get("metrics"))
     # each 0 below 0 (broken): less a negative cached count, the input grew by it
-    given, made, read, written = (
-        max(0, as_int(metrics.get(key)))
-        for key in (
-            "inputTokens",
-            "outputTokens",
-            "cacheReadTokens",
-            "cacheWriteTokens",
-        )
-    )
+    given, made, read, written = (max(0, as_int(metrics.get(key))) for key in _COUNTS)
     cost = metrics.get("cost")
     cost = (
         float(cost)

@@ -72,7 +72,7 @@ from typing import Unpack
 import orjson
 
 from .. import files, folders, programs
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _copilot_history
 from ._values import (
@@ -85,6 +85,7 @@ from ._values import (
     decoded_size,
     epoch_or_iso_time,
     line_start,
+    odd_count,
     one_line,
     shown_arguments,
     shown_json,
@@ -474,7 +475,7 @@ def read(
     reader = _Reader(session, offset)
     try:
         start = line_start(path, offset)
-        for _line, record in files.iter_records(
+        for line, record in files.iter_records(
             path, diagnostics, offset=start, full=full
         ):
             kind = type_tag(record.get("type"))
@@ -487,6 +488,9 @@ def read(
                 diagnostics.unknown_type(kind, session.cli_version)
                 continue
             yield from reader.translate(kind, record)
+            if reader.odd:  # a count it billed is none an app writes
+                reader.odd = False
+                diagnostics.damage(str(path), line.number, ODD_COUNT)
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
 
@@ -519,6 +523,13 @@ class _Reader:
             else None
         )
         self.copy_told = False  # the note opening the copied events was given
+        self.odd = False  # the record read billed a count no app writes (`odd_count`)
+
+    def gross_usage(self, data: Mapping[str, object], model: str | None) -> Usage:
+        """`_gross_usage`, noting an odd count among those it bills."""
+        if any(odd_count(data.get(key)) for key in _COUNTS):
+            self.odd = True
+        return _gross_usage(data, model)
 
     def paid_here(self, record: Mapping[str, object]) -> bool:
         """Whether what the event billed counts in this session (not a fork's copy)."""
@@ -699,7 +710,7 @@ class _Reader:
                 yield self.event(
                     "usage",
                     record,
-                    usage=_gross_usage(spent, as_str(spent.get("model"))),
+                    usage=self.gross_usage(spent, as_str(spent.get("model"))),
                     extra={"reason": "compaction"},
                 )
         elif kind == "abort" and not shown_text(data.get("error")):
@@ -742,7 +753,7 @@ class _Reader:
             yield self.event(
                 "usage",
                 record,
-                usage=_gross_usage(usage_data, as_str(usage_data.get("model"))),
+                usage=self.gross_usage(usage_data, as_str(usage_data.get("model"))),
             )
         elif kind == "session.shutdown":
             yield from self.shutdown(record, data)
@@ -934,6 +945,11 @@ class _Reader:
             and self.offset == 0
             and self.paid_here(record)
         ):
+            self.odd = self.odd or any(
+                odd_count(as_dict(as_dict(metric).get("usage")).get(key))
+                for metric in as_dict(data.get("modelMetrics")).values()
+                for key in _COUNTS
+            )
             for model, total in totals.items():
                 before = self.totals.get(model, Usage())
                 delta = _minus(total, before)
@@ -962,17 +978,28 @@ class _Reader:
         )
 
 
+# a usage record's counts, in `_gross_usage`'s order
+_COUNTS = (
+    "inputTokens",
+    "outputTokens",
+    "cacheReadTokens",
+    "cacheWriteTokens",
+    "reasoningTokens",
+)
+
+
 def _gross_usage(data: Mapping[str, object], model: str | None) -> Usage:
     """Copilot's inputTokens include cache reads and writes: keep only the rest."""
     # each 0 below 0 (broken): less a negative cached count, the input grew by it
-    cache_read = max(0, as_int(data.get("cacheReadTokens")))
-    cache_write = max(0, as_int(data.get("cacheWriteTokens")))
+    given, output, cache_read, cache_write, reasoning = (
+        max(0, as_int(data.get(key))) for key in _COUNTS
+    )
     return Usage(
-        input_tokens=max(0, as_int(data.get("inputTokens")) - cache_read - cache_write),
-        output_tokens=as_int(data.get("outputTokens")),
+        input_tokens=max(0, given - cache_read - cache_write),
+        output_tokens=output,
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
-        reasoning_tokens=as_int(data.get("reasoningTokens")),
+        reasoning_tokens=reasoning,
         model=model,
     )
 
@@ -990,7 +1017,7 @@ def _shutdown_totals(data: Mapping[str, object]) -> dict[str, Usage]:
     if details and current:
 
         def count(key: str) -> int:
-            return as_int(as_dict(details.get(key)).get("tokenCount"))
+            return max(0, as_int(as_dict(details.get(key)).get("tokenCount")))
 
         totals[current] = Usage(
             count("input"),

@@ -91,7 +91,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import ODD_COUNT, Diagnostics, read_failed
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
 from . import _prompt_log as prompt_log
 from . import _qwen_folders as folders_of
@@ -106,6 +106,7 @@ from ._values import (
     epoch_or_iso_time,
     iso_time,
     json_copy,
+    odd_count,
     one_line,
     plain,
     type_tag,
@@ -549,6 +550,7 @@ def read(
         )
         family = sub.Family.beside(folder, owner, diagnostics, full=full)
     reader = _Reader(session.id, diagnostics, family=family, owner=owner)
+    reader.path = session.path
     branches = _Rewinds.of(path, diagnostics) if not offset else _Rewinds([])
     try:
         for line, record in files.iter_records(
@@ -560,6 +562,7 @@ def read(
                 and not _at_line_start(session.path, offset)
             ):
                 continue
+            reader.line = line.number
             if branches.abandoned(record):
                 # a rewind left it behind: gone from the chat, its spending still billed
                 yield from _billed_only(reader.record(record))
@@ -701,18 +704,25 @@ class _Reader:
         self.linked: list[
             sub.Child
         ] = []  # transcripts to read after the current record
-        self.pending: tuple[str, Usage, datetime | None, str | None] | None = None
+        # a response's usage held for its record's last copy: (uuid, usage, time,
+        # agent, the line of an odd count it holds, else 0)
+        self.pending: tuple[str, Usage, datetime | None, str | None, int] | None = None
         self.counted: set[str] = set()
         self.spawns: list[_Spawn] = []
         self.children: set[str] = set()
         self.managed = False
         self.copied = False  # the record being read is a fork's copy of its source's
+        # the file and line of the record being read: where an odd count is said
+        self.path = str(child.path) if child is not None else ""
+        self.line = 0
 
     def flush(self) -> Iterator[Event]:
         if self.pending is not None:
-            uuid, usage, time, agent = self.pending
+            uuid, usage, time, agent, odd = self.pending
             self.pending = None
             self.counted.add(uuid)
+            if odd:
+                self.diagnostics.damage(self.path, odd, ODD_COUNT)
             if self.child is not None:
                 key = sub.usage_key(usage)
                 if self.child.skip[key] > 0:  # billed by the telemetry read before it
@@ -764,9 +774,10 @@ class _Reader:
         )
         said: Event | None = None  # its own last event of a turn's course
         try:
-            for _line, record in files.iter_records(
+            for line, record in files.iter_records(
                 child.path, self.diagnostics, full=self.family.full
             ):
+                reader.line = line.number
                 child.saw(
                     iso_time(record.get("timestamp")), as_str(record.get("agentName"))
                 )
@@ -931,11 +942,14 @@ class _Reader:
         model = as_str(record.get("model"))
         self.model = model or self.model
         # a sub-agent's records name no model: it runs on its meta's, else its spawner's
-        usage = _usage(
-            record.get("usageMetadata"), model or (self.model if self.owner else None)
-        )
-        if usage is not None and bill and uuid not in self.counted:
-            self.pending = (uuid, usage, time, agent)
+        counts = record.get("usageMetadata")
+        usage = _usage(counts, model or (self.model if self.owner else None))
+        if bill and uuid not in self.counted:
+            odd = self.line if _odd(counts) else 0
+            if usage is not None:
+                self.pending = (uuid, usage, time, agent, odd)
+            elif odd:  # every count odd: nothing billed, but said
+                self.diagnostics.damage(self.path, odd, ODD_COUNT)
 
     def tool_call(
         self, call: dict[str, object], time: datetime | None, agent: str | None
@@ -1168,22 +1182,18 @@ class _Reader:
         run = as_str(event.get("subagent_id")) or _subagent_run(
             event.get("prompt_id"), subagent
         )
-        thoughts = as_int(event.get("thoughts_token_count"), floats=False)
-        prompt = as_int(event.get("input_token_count"), floats=False)
-        made = as_int(event.get("output_token_count"), floats=False)
-        total = as_int(event.get("total_token_count"), floats=False)
+        # each 0 below 0 (broken), as a record's `usageMetadata`
+        thoughts, prompt, made, total, cached = (
+            max(0, as_int(event.get(key), floats=False)) for key in _TELEMETRY_COUNTS
+        )
         usage = Usage(
-            input_tokens=max(
-                0,
-                prompt - as_int(event.get("cached_content_token_count"), floats=False),
-            ),
+            input_tokens=max(0, prompt - cached),
             output_tokens=made + _thoughts_beside(prompt, made, thoughts, total),
-            cache_read_tokens=as_int(
-                event.get("cached_content_token_count"), floats=False
-            ),
+            cache_read_tokens=cached,
             reasoning_tokens=thoughts,
             model=as_str(event.get("model")),
         )
+        odd = any(odd_count(event.get(key)) for key in _TELEMETRY_COUNTS)
         # Each call of a sub-agent is billed once. Since 0.21 a sub-agent's own transcript
         # carries its calls (usageMetadata per round) and is read at its spawn, before
         # these lines: its transcript wins, so its usage sits among its events, under the
@@ -1194,6 +1204,8 @@ class _Reader:
         # gone, a read from an offset) are billed from here alone.
         if self.copied:
             return  # a fork's copy: billed in its source
+        if odd:
+            self.diagnostics.damage(self.path, self.line, ODD_COUNT)
         child = self.family.claim(run, subagent, time) if self.family else None
         if child is not None:
             if child.billed[sub.usage_key(usage)] > 0:
@@ -1230,19 +1242,35 @@ def _thoughts_beside(prompt: int, made: int, thoughts: int, total: int) -> int:
     return 0
 
 
+# a sub-agent's `api_response` telemetry counts, in the order `telemetry` takes them
+_TELEMETRY_COUNTS = (
+    "thoughts_token_count",
+    "input_token_count",
+    "output_token_count",
+    "total_token_count",
+    "cached_content_token_count",
+)
+# a response's `usageMetadata` counts, as `_usage` reads them
+_COUNTS = (
+    "promptTokenCount",
+    "cachedContentTokenCount",
+    "thoughtsTokenCount",
+    "candidatesTokenCount",
+    "totalTokenCount",
+)
+
+
+def _odd(value: object) -> bool:
+    """Whether a response's `usageMetadata` holds a count no app writes (`odd_count`)."""
+    return isinstance(value, dict) and any(odd_count(value.get(k)) for k in _COUNTS)
+
+
 def _usage(value: object, model: str | None) -> Usage | None:
     if not isinstance(value, dict) or not value:
         return None
     # each 0 below 0 (broken): less a negative cached count, the input grew by it
     prompt, cached, thoughts, made, total = (
-        max(0, as_int(value.get(key), floats=False))
-        for key in (
-            "promptTokenCount",
-            "cachedContentTokenCount",
-            "thoughtsTokenCount",
-            "candidatesTokenCount",
-            "totalTokenCount",
-        )
+        max(0, as_int(value.get(key), floats=False)) for key in _COUNTS
     )
     output = made + _thoughts_beside(prompt, made, thoughts, total)
     if not (prompt or output):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,46 @@ def test_an_odd_output_count_is_said(
 
 def _input(rows: dict[str, dict[str, object]]) -> int:
     return sum(int(row["input_tokens"]) for row in rows.values())  # type: ignore[call-overload]
+
+
+OPENCODE = "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n"
+OPENCODE_MESSAGE = (
+    f".local/share/opencode/project/global/storage/session/message/{OPENCODE}/"
+    "msg_75d0e3f6a002Tn4Wp9LsXcJd3e.json"
+)
+OPENCODE_DB = ".local/share/opencode/opencode.db"
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_opencode_an_odd_count_in_a_message_file_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    home = _copy(tmp_path, "opencode")
+    before, said = _usage(home, "opencode", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / OPENCODE_MESSAGE
+    document = json.loads(path.read_text())
+    document["tokens"]["output"] = odd
+    path.write_text(json.dumps(document))
+    rows, said = _usage(home, "opencode", tmp_path / "odd")
+    _said(said, path)
+    assert _input(rows) == _input(before)
+
+
+def test_opencode_an_odd_count_in_a_database_row_is_said(tmp_path: Path) -> None:
+    home = _copy(tmp_path, "opencode")
+    before, _ = _usage(home, "opencode", tmp_path / "whole")
+    path = home / OPENCODE_DB
+    with sqlite3.connect(path) as db:
+        (rowid,) = db.execute(
+            "SELECT rowid FROM message WHERE data LIKE '%\"output\":30%' LIMIT 1"
+        ).fetchone()
+        db.execute(
+            "UPDATE message SET data = json_set(data, '$.tokens.output', '30') "
+            "WHERE rowid = ?",
+            (rowid,),
+        )
+    db.close()
+    rows, said = _usage(home, "opencode", tmp_path / "odd")
+    _said(said, Path(f"{path}#message/{rowid}"))
+    assert _input(rows) == _input(before)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sessdex import databases
-from sessdex.diagnostics import Diagnostics
+from sessdex.diagnostics import ODD_COUNT, Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import opencode
 from tests.helpers import tables_as_views
@@ -605,3 +605,24 @@ def test_untitled_sessions_in_an_unindexed_view_are_listed_in_one_pass(
     assert large_titles == {f"ses_u{n:06d}": f"ask {n}" for n in range(600)}
     assert len(small_titles) == 150
     assert large < 6 * small, (small, large)
+
+
+def test_an_odd_token_count_in_a_row_is_said(tmp_path: Path) -> None:
+    """A count no app writes (text "55") is damage, said where its row is; the row's
+    other counts still bill."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    db.execute(
+        "UPDATE session_message SET data = json_set(data, '$.tokens.output', '55') "
+        "WHERE id = 'msg_a2'"
+    )
+    db.commit()
+    (rowid,) = db.execute(
+        "SELECT rowid FROM session_message WHERE id = 'msg_a2'"
+    ).fetchone()
+    events, diagnostics = read(sessions(home, Diagnostics())[NATIVE])
+    assert diagnostics.damaged == {ODD_COUNT: 1}
+    [(where, _, _)] = diagnostics.details
+    assert where.endswith(f"opencode.db#session_message/{rowid}")
+    billed = sum(e.usage.input_tokens for e in events if e.usage and not e.agent_id)
+    assert billed == 1905

@@ -39,7 +39,7 @@ from typing import Protocol, Unpack
 import orjson
 
 from .. import databases
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, EventKind, JSONValue, Usage
 from ._values import (
     EventFields,
@@ -50,6 +50,7 @@ from ._values import (
     json_copy,
     json_object,
     ms_time,
+    odd_count,
 )
 
 SESSION_TABLE = "session_v2"
@@ -73,6 +74,7 @@ class Reader(Protocol):
     """What the 1.x reader lends: its event maker, its reading of tool parts and of rows."""
 
     diagnostics: Diagnostics
+    db: str  # the database read: where a row's odd count is said
 
     def event(
         self,
@@ -175,7 +177,10 @@ def history(
         data = reader.value(
             connection, "session_message", rowid, row_id, (listed[0], listed[1])
         )
-        yield from _row(reader, kind, data, created, agent, children, copied, spawned)
+        where = f"{reader.db}#session_message/{rowid}"
+        yield from _row(
+            reader, kind, data, created, agent, children, copied, spawned, where
+        )
     while legacy is not None:
         yield from legacy_message(legacy[1], legacy[0])
         legacy = next(waiting, None)
@@ -244,6 +249,7 @@ def _row(
     children: Children,
     copied: set[bytes],
     spawned: _Spawned,
+    where: str,  # the row, as --verbose names it
 ) -> Iterator[Event]:
     times = as_dict(data.get("time"))
     time = ms_time(times.get("created")) or ms_time(created)
@@ -254,7 +260,9 @@ def _row(
         for file in as_list(data.get("files")):
             yield reader.event("user", time, agent, text=file_label(file))
     elif kind == "assistant":
-        yield from _assistant(reader, data, time, agent, children, copied, spawned)
+        yield from _assistant(
+            reader, data, time, agent, children, copied, spawned, where
+        )
     elif kind in _META_TYPES:
         text = as_str(data.get("text"))
         if text:
@@ -262,7 +270,7 @@ def _row(
     elif kind == "shell":
         yield from _shell(reader, data, time, agent)
     elif kind == "compaction":
-        yield from _compaction(reader, data, time, agent, copied)
+        yield from _compaction(reader, data, time, agent, copied, where)
     elif kind == "idle":
         outcome = as_str(data.get("outcome"))
         if outcome == "failed":
@@ -304,6 +312,7 @@ def _assistant(
     children: Children,
     copied: set[bytes],
     spawned: _Spawned,
+    where: str,
 ) -> Iterator[Event]:
     for block in as_list(data.get("content")):
         block = as_dict(block)
@@ -332,6 +341,7 @@ def _assistant(
     model = as_str(as_dict(data.get("model")).get("id"))
     tokens = data.get("tokens")
     if isinstance(tokens, dict) and _call_key(data) not in copied:
+        say_odd(reader.diagnostics, tokens, where)
         usage = usage_of(tokens, model)
         if usage is not None:
             billing_ = billing(
@@ -454,6 +464,7 @@ def _compaction(
     time: datetime | None,
     agent: str | None,
     copied: set[bytes],
+    where: str,
 ) -> Iterator[Event]:
     status = as_str(data.get("status"))
     if status == "failed":
@@ -463,6 +474,7 @@ def _compaction(
         yield reader.event("compaction", time, agent, text=as_str(data.get("summary")))
     tokens = data.get("tokens")
     if isinstance(tokens, dict) and _call_key(data) not in copied:
+        say_odd(reader.diagnostics, tokens, where)
         model = as_dict(data.get("model"))
         usage = usage_of(tokens, as_str(model.get("id")))
         if usage is not None:
@@ -535,6 +547,19 @@ def billing(provider: object, cost: object) -> dict[str, JSONValue]:
 
 def _count(value: object) -> int:
     return max(0, as_int(value))
+
+
+def say_odd(diagnostics: Diagnostics, tokens: dict[str, object], where: str) -> None:
+    """Say a billed response's `tokens` holding a count no app writes (`odd_count`)."""
+    cache = as_dict(tokens.get("cache"))
+    if any(odd_count(tokens.get(key)) for key in _TOKENS) or any(
+        odd_count(cache.get(key)) for key in ("read", "write")
+    ):
+        diagnostics.damage(where, 0, ODD_COUNT)
+
+
+# a response's `tokens` counts, beside its `cache` {read, write}
+_TOKENS = ("input", "output", "reasoning", "total")
 
 
 def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:

@@ -863,6 +863,7 @@ class _Reader:
                 ),
                 agent,
                 children,
+                f"{self.db}#message/{rowid_of.get(message_id, message_id)}",
             )  # fmt: skip
 
         if self.rows and _opencode_v2.has_rows(connection, session_id):
@@ -988,6 +989,7 @@ class _Reader:
                 ),
                 None,
                 None,  # no sub-agent is read
+                f"{self.db}#message/{rowid}",
             )
 
     def _fork_note(self, source: str, copied_at: int, agent: str | None) -> Event:
@@ -1019,7 +1021,7 @@ class _Reader:
         depth: int,
         path: Path | None = None,  # the session's own file, for a fork's copies
     ) -> Iterator[Event]:
-        infos = []
+        infos: list[tuple[dict[str, object], str]] = []  # (info, its file)
         # an id names a folder only where it is one plain name (`..` leads out)
         listed = folders.plain_name(session_id)
         for entry in (
@@ -1030,17 +1032,19 @@ class _Reader:
                 if info is not None:  # JSON, but no object (None was counted)
                     self.diagnostics.skip(entry.path, 1, "not JSON")
                 continue
-            infos.append(info)
-        infos.sort(key=lambda i: (_created(i) or 0, as_str(i.get("id")) or ""))
+            infos.append((info, entry.path))
+        infos.sort(key=lambda i: (_created(i[0]) or 0, as_str(i[0].get("id")) or ""))
         children: Children = None
         if depth < _MAX_DEPTH:
 
             def children(child: str, child_agent: str) -> Iterator[Event]:
                 return self.json_session(storage, child, child_agent, depth + 1)
 
-        copies, source = _json_copies(path, infos) if path else ({}, None)
+        copies, source = (
+            _json_copies(path, [info for info, _ in infos]) if path else ({}, None)
+        )
         noted = False
-        for info in infos:
+        for info, where in infos:
             message_id = as_str(info.get("id")) or ""
             copied = message_id in copies
             if source is not None and not noted and copied:
@@ -1064,7 +1068,7 @@ class _Reader:
             outer, self.copied = self.copied, self.copied or copied
             try:
                 yield from self.message(
-                    info, _created(info), iter(parts), agent, children
+                    info, _created(info), iter(parts), agent, children, where
                 )
             finally:
                 self.copied = outer
@@ -1078,6 +1082,7 @@ class _Reader:
         parts: Iterator[dict[str, object]],
         agent: str | None,
         children: Children,
+        where: str,  # the message's row or file, as --verbose names it
     ) -> Iterator[Event]:
         role = info.get("role")
         time = ms_time(created) or ms_time(_created(info))
@@ -1092,6 +1097,7 @@ class _Reader:
         done = ms_time(times.get("completed")) or time
         model = as_str(info.get("modelID"))
         if isinstance(tokens, dict) and not self.copied:
+            _opencode_v2.say_odd(self.diagnostics, tokens, where)
             usage = _opencode_v2.usage_of(tokens, model)
             if usage is not None:
                 billing = _opencode_v2.billing(info.get("providerID"), info.get("cost"))

@@ -299,3 +299,33 @@ def test_opencode_an_odd_count_in_a_database_row_is_said(tmp_path: Path) -> None
     rows, said = _usage(home, "opencode", tmp_path / "odd")
     _said(said, Path(f"{path}#message/{rowid}"))
     assert _input(rows) == _input(before)
+
+
+@pytest.mark.parametrize("odd", [-5_000, 1.5])
+def test_codex_show_bills_an_odd_count_as_usage_does(
+    odd: object, tmp_path: Path
+) -> None:
+    # `show` (and `tree`, which sums its events) read the rollout with another reader:
+    # it kept a negative count (-5,000 output tokens shown) and dropped a fraction's
+    # whole part, where `usage` counts 0 and 1
+    home = _copy(tmp_path, "codex")
+    path = home / CODEX_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[17])  # line 18: a response of input 1,200, output 30
+    value["payload"]["info"]["last_token_usage"]["output_tokens"] = odd
+    lines[17] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, _ = _usage(home, "codex", tmp_path / "odd")
+    argv = ["show", CODEX, "--json", "--home", str(home)]
+    result = CliRunner().invoke(main, argv, env={"SESSDEX_HOME": str(tmp_path / "s")})
+    assert result.exit_code == 0, result.output
+    shown = [e["usage"] for e in json.loads(result.stdout) if e["usage"]]
+    assert all(
+        count >= 0
+        for usage in shown
+        for count in usage.values()
+        if isinstance(count, int)
+    )
+    assert (
+        sum(usage["output_tokens"] for usage in shown) == rows[CODEX]["output_tokens"]
+    )

@@ -15,6 +15,7 @@ import orjson
 
 from .. import files, folders
 from ..model import JSONValue
+from ._values import as_int as _whole
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # `rollout-<time>-<thread id>.jsonl`; a reverted thread's newer files add `_<rollout id>`
@@ -224,10 +225,13 @@ def summary(value: str, kind: str) -> str:
 
 
 def usage_tuple(usage: Mapping[str, object]) -> tuple[int, ...] | None:
-    """(input incl. cached, cached, cache writes, output incl. reasoning, reasoning), or None."""
+    """(input incl. cached, cached, cache writes, output incl. reasoning, reasoning), or None.
+
+    Each count as the `usage` scan takes it (`_codex_usage._tuple`): 0 below 0 or past
+    2**53, a float's whole part, so that `show` and `tree` bill what `usage` does."""
     if not usage:
         return None
-    get = usage.get  # each `as_int(...) or 0`, inline: this runs for every token count
+    get = usage.get  # a plain count inline, the rest by `_count`: runs for every count
     given, cached, written = (
         get("input_tokens"),
         get("cached_input_tokens"),
@@ -235,14 +239,21 @@ def usage_tuple(usage: Mapping[str, object]) -> tuple[int, ...] | None:
     )
     made, reasoning = get("output_tokens"), get("reasoning_output_tokens")
     return (
-        given if isinstance(given, int) and not isinstance(given, bool) else 0,
-        cached if isinstance(cached, int) and not isinstance(cached, bool) else 0,
-        written if isinstance(written, int) and not isinstance(written, bool) else 0,
-        made if isinstance(made, int) and not isinstance(made, bool) else 0,
+        given if type(given) is int and 0 <= given <= _EXACT else _count(given),
+        cached if type(cached) is int and 0 <= cached <= _EXACT else _count(cached),
+        written if type(written) is int and 0 <= written <= _EXACT else _count(written),
+        made if type(made) is int and 0 <= made <= _EXACT else _count(made),
         reasoning
-        if isinstance(reasoning, int) and not isinstance(reasoning, bool)
-        else 0,
+        if type(reasoning) is int and 0 <= reasoning <= _EXACT
+        else _count(reasoning),
     )
+
+
+_EXACT = 2**53  # `_values.as_int`'s limit: past it a count is a broken value, 0
+
+
+def _count(value: object) -> int:
+    return max(0, _whole(value))
 
 
 def tag(pattern: re.Pattern[str], text: str) -> str | None:

@@ -329,3 +329,28 @@ def test_codex_show_bills_an_odd_count_as_usage_does(
     assert (
         sum(usage["output_tokens"] for usage in shown) == rows[CODEX]["output_tokens"]
     )
+
+
+OPENHANDS_STATE = (
+    ".openhands/conversations/5f0c3e2a9b8d4c7ea1f2b3c4d5e6f708/base_state.json"
+)
+
+
+@pytest.mark.parametrize("odd", [*ODD, None])
+def test_openhands_a_response_left_out_for_an_odd_count_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    # a response whose count is no count is left out of the per-response bills (its
+    # tokens billed once, by the total): it was left out without a word
+    home = _copy(tmp_path, "openhands")
+    before, _ = _usage(home, "openhands", tmp_path / "whole")
+    path = home / OPENHANDS_STATE
+    state = json.loads(path.read_text())
+    agent = state["stats"]["usage_to_metrics"]["agent"]
+    agent["token_usages"] = [
+        {"response_id": "resp-1", "prompt_tokens": 4000, "completion_tokens": odd}
+    ]
+    path.write_text(json.dumps(state))
+    rows, said = _usage(home, "openhands", tmp_path / "odd")
+    _said(said, path)
+    assert _input(rows) == _input(before)

@@ -102,7 +102,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import files, folders, freshness
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -472,7 +472,7 @@ _COUNTS = (  # a `TokenUsage`'s counts, in `_Tokens`' order
 class _Llm:
     """One LLM's metrics in base_state.json (`usage_to_metrics[<usage id>]`)."""
 
-    __slots__ = ("cost", "led", "model", "responses", "total", "usage_id")
+    __slots__ = ("cost", "led", "model", "odd", "responses", "total", "usage_id")
 
     def __init__(self, usage_id: str, item: dict[str, object]) -> None:
         self.usage_id = usage_id
@@ -482,6 +482,8 @@ class _Llm:
         total = as_dict(item.get("accumulated_token_usage"))
         self.model = _named(item.get("model_name")) or _named(total.get("model"))
         self.total = _tokens(total)
+        # its TokenUsages holding a count that is no count (`_damaged`): said by a read
+        self.odd = int(_damaged(total))
         cost = item.get("accumulated_cost")
         self.cost: float | None = None
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
@@ -494,9 +496,15 @@ class _Llm:
             tokens = _tokens(usage)
             # one count unreadable (NaN, 1e999: null): its bill would move tokens between
             # kinds and the rest bill them again; left out, the total bills it once
-            if response and tokens != _NONE and not _damaged(usage):
-                model = _named(usage.get("model")) or self.model
-                self.responses.append((response, tokens, model))
+            if not response:
+                continue
+            if _damaged(usage):
+                self.odd += 1
+                continue
+            if tokens == _NONE:
+                continue
+            model = _named(usage.get("model")) or self.model
+            self.responses.append((response, tokens, model))
         if self.model is None and self.responses:
             # a sub-agent's metrics the SDK combined into a `Metrics()` ("default"):
             # billed to the model its responses name
@@ -512,7 +520,11 @@ def _named(value: object) -> str | None:
 def _metrics(state_path: Path, diagnostics: Diagnostics) -> list[_Llm]:
     state = _state(state_path, diagnostics)
     metrics = as_dict(as_dict(state.get("stats")).get("usage_to_metrics"))
-    return [_Llm(str(key), as_dict(value)) for key, value in metrics.items()]
+    llms = [_Llm(str(key), as_dict(value)) for key, value in metrics.items()]
+    for llm in llms:
+        for _ in range(llm.odd):  # left out of the bills, or billed as 0: said
+            diagnostics.damage(str(state_path), 0, ODD_COUNT)
+    return llms
 
 
 class _Bills:

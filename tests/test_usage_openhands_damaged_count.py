@@ -24,14 +24,16 @@ STATE = (
 )
 
 
-def _tokens(home: Path, state: Path) -> tuple[int, int]:
-    """(input and output, every counted kind) of `usage app` over `home`, read cold."""
+def _tokens(home: Path, state: Path) -> tuple[int, int, str]:
+    """(input and output, every counted kind, what stderr said) of `usage app` over
+    `home`, read cold."""
     args = ["usage", "app", "--json", "--app", "openhands", "--home", str(home)]
     result = CliRunner().invoke(main, args, env={"SESSDEX_HOME": str(state)})
     assert result.exit_code == 0, result.output
-    [row] = json.loads(result.output)
+    [row] = json.loads(result.stdout)
     kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-    return row["input_tokens"] + row["output_tokens"], sum(row[k] for k in kinds)
+    tokens = row["input_tokens"] + row["output_tokens"], sum(row[k] for k in kinds)
+    return (*tokens, result.stderr)
 
 
 @pytest.mark.parametrize("count", ["cache_write_tokens", "prompt_tokens"])
@@ -41,11 +43,14 @@ def test_a_damaged_response_count_bills_nothing_twice(
 ) -> None:
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
-    assert _tokens(home, tmp_path / "before") == (2_800, 12_800)
+    assert _tokens(home, tmp_path / "before") == (2_800, 12_800, "")
     state = home / STATE
     document = json.loads(state.read_text())
     [first, *_] = document["stats"]["usage_to_metrics"]["agent"]["token_usages"]
     first[count] = "\x01damaged\x01"
     state.write_text(json.dumps(document).replace('"\\u0001damaged\\u0001"', damage))
     assert damage in state.read_text()
-    assert _tokens(home, tmp_path / "after") == (2_800, 12_800)
+    # the response left out of the bills is said
+    *tokens, said = _tokens(home, tmp_path / "after")
+    assert tokens == [2_800, 12_800]
+    assert "warning: read 1 line with an odd token count" in said, said

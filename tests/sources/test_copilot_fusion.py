@@ -80,3 +80,34 @@ def test_a_model_its_provider_withdrew_is_not_passed_on_resume(tmp_path: Path) -
               "data": {"previousModel": None, "newModel": "gpt-5-mini"}}  # fmt: skip
     log.write_text(source.read_text() + json.dumps(picked) + "\n")
     assert listed(home).model == "gpt-5-mini"
+
+
+def test_fusion_and_withdrawn_model_records_missing_fields_say_no_none(
+    tmp_path: Path,
+) -> None:
+    """A 1.0.102 record cut short (no model, pattern, status or reason) is still shown
+    as a note, saying only what it holds: `show` said "fusion None: None", "fusion phase
+    None (None) None" and "model None withdrawn by its provider"."""
+    home = tmp_path / "home"
+    log = home / ".copilot" / "session-state" / FUSION / "events.jsonl"
+    log.parent.mkdir(parents=True)
+    source = HOME / ".copilot" / "session-state" / FUSION / "events.jsonl"
+    bare = [
+        {"type": kind, "id": f"x{n}", "parentId": None,
+         "timestamp": f"2026-12-01T09:02:0{n}.000Z", "data": data}
+        for n, (kind, data) in enumerate([
+            ("session.fusion_resolved", {}),
+            ("assistant.fusion_phase_completed", {}),
+            ("assistant.fusion_phase_failed", {}),
+            ("session.fusion_route_failed", {}),
+            ("session.fusion_completed", {}),
+            ("session.model_deselected", {"reason": "provider_withdrawn"}),
+            ("session.model_deselected", {}),
+        ])
+    ]  # fmt: skip
+    log.write_text(source.read_text() + "".join(json.dumps(r) + "\n" for r in bare))
+    result = CliRunner().invoke(main, ["show", FUSION, "-v", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert "None" not in result.output
+    assert "()" not in result.output
+    assert "the model withdrawn by its provider" in result.output

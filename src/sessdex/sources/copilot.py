@@ -648,11 +648,10 @@ class _Reader:
             said = (
                 "withdrawn by its provider"
                 if why == "provider_withdrawn"
-                else f"deselected ({why})"
+                else _words("deselected", _bracketed(why))
             )
-            yield self.event(
-                "meta", record, text=f"model {model} {said}", extra={"model": None}
-            )
+            text = _words(f"model {model}" if model else "the model", said)
+            yield self.event("meta", record, text=text, extra={"model": None})
         elif kind.startswith(("session.fusion_", "assistant.fusion_phase_")):
             yield self.fusion(kind, record, data)
         elif kind == "skill.context_delivered":  # a skill's text given mid-turn
@@ -842,35 +841,39 @@ class _Reader:
         route, each phase's end, its outcome. The answer it commits comes as an
         `assistant.message`; the tokens its outcome sums are not billed again."""
         fusion_id = as_str(data.get("fusionId"))
-        model = as_str(data.get("model"))
-        phase = as_str(data.get("phaseKind"))
+        model = _bracketed(as_str(data.get("model")))
+        phase = _words("fusion phase", as_str(data.get("phaseKind")), model)
         extra: dict[str, JSONValue] = {"fusion_id": fusion_id}
+        # a field left out is left out of the note: none says "None"
         if kind == "session.fusion_resolved":
             primary = as_str(data.get("primaryModel"))
             second = as_str(data.get("secondaryModel"))
-            text = f"fusion {as_str(data.get('pattern'))}: {primary}"
+            text = _words("fusion", as_str(data.get("pattern")))
+            text += f": {primary}" if primary else ""
             text += f", review by {second}" if second else ""
             extra["hint"] = shown_text(data.get("hint"))
         elif kind == "session.fusion_route_failed":
-            text = (
-                f"fusion routing failed ({as_str(data.get('reason'))}): "
-                f"{as_str(data.get('fallbackModel'))} instead"
+            fallback = as_str(data.get("fallbackModel"))
+            text = _words(
+                "fusion routing failed", _bracketed(as_str(data.get("reason")))
             )
+            text += f": {fallback} instead" if fallback else ""
             extra["error"] = shown_text(data.get("errorMessage"))
         elif kind == "session.fusion_completed":
             outcome = as_str(data.get("outcome"))
-            text = (
-                f"fusion {outcome}: {as_int(data.get('phaseCount'))} phases, "
-                f"answer from {as_str(data.get('finalSourceModel'))}"
-            )
+            source = as_str(data.get("finalSourceModel"))
+            phases = as_int(data.get("phaseCount"))
+            said = [f"{phases} phases"] if phases else []
+            said += [f"answer from {source}"] if source else []
+            text = _words("fusion", outcome or "ended")
+            text += f": {', '.join(said)}" if said else ""
             extra["fusion_outcome"] = outcome
         elif kind == "assistant.fusion_phase_failed":
-            text = (
-                f"fusion phase {phase} ({model}) failed: {as_str(data.get('reason'))}"
-            )
+            reason = as_str(data.get("reason"))
+            text = f"{phase} failed" + (f": {reason}" if reason else "")
             extra["error"] = shown_text(data.get("errorMessage"))
         else:  # a phase's words reach the conversation only if the turn commits them
-            text = f"fusion phase {phase} ({model}) {as_str(data.get('status'))}"
+            text = _words(phase, as_str(data.get("status")) or "ended")
             extra["verdict"] = shown_text(data.get("verdict"))
         return self.event("meta", record, text=text, extra=extra)
 
@@ -976,6 +979,15 @@ class _Reader:
             text="exited" if how in (None, "routine") else f"exited ({how})",
             extra={"exited": True},
         )
+
+
+def _words(*words: str | None) -> str:
+    """The words given, those a record left out (None, empty) left out."""
+    return " ".join(word for word in words if word)
+
+
+def _bracketed(word: str | None) -> str | None:
+    return f"({word})" if word else None
 
 
 # a usage record's counts, in `_gross_usage`'s order

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ from sessdex import api
 from .helpers import on_a_terminal, write_claude_session
 
 DEMO = str(api.demo_home().path)
+COPILOT_FUSION = Path(__file__).parent / "data" / "copilot" / "fusion" / "home"
 
 
 @pytest.mark.parametrize(
@@ -80,3 +82,25 @@ def test_a_usage_line_is_broken_only_at_its_spaces() -> None:
         _, shown = on_a_terminal(args, env, stdout_too=True, columns=40)
         said = shown.replace("\r\n", "\n")
         assert f" usage [OPTIONS]\n  {reports}\n" in said, said
+
+
+def test_a_hostile_record_type_of_quoted_sessdex_words_is_said_at_once(
+    tmp_path: Path,
+) -> None:
+    """`show -v` names a record type it does not know as the file wrote it; one made of
+    40,000 "'sessdex" words (360 KB: a command's first word, each, never closed) was
+    looked through to the line's end from each of them: on a terminal the note took
+    minutes (quadratic), where it takes a moment."""
+    home = tmp_path / "home"
+    shutil.copytree(COPILOT_FUSION, home)
+    log = next(home.glob(".copilot/session-state/*/events.jsonl"))
+    hostile = {"type": "'sessdex " * 40_000, "id": "x1", "parentId": None,
+               "timestamp": "2026-12-01T09:05:00.000Z", "data": {}}  # fmt: skip
+    with log.open("a") as out:
+        out.write(json.dumps(hostile) + "\n")
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
+    result, shown = on_a_terminal(
+        ["show", log.parent.name, "-v", "--home", str(home)], env, columns=80
+    )
+    assert result.returncode == 0, shown[-2000:]
+    assert "record types not recognised: 'sessdex 'sessdex" in shown

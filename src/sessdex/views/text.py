@@ -149,15 +149,10 @@ def _commands_whole(parts: list[str], width: int) -> list[str]:
     while at < len(parts):
         word, at = parts[at], at + 1
         opens = _COMMAND_OPENS.fullmatch(word)
-        if opens is not None:
-            end = next(
-                (
-                    n
-                    for n in range(at + 1, len(parts), 2)
-                    if parts[n].rstrip(_CLOSES).endswith(opens[1])
-                ),
-                at - 1,  # not closed: the word alone
-            )
+        end = (
+            None if opens is None else _closed(parts, at, opens[1], width - cells(word))
+        )
+        if end is not None:
             whole = word + "".join(parts[at : end + 1])
             if cells(whole) <= width:
                 word, at = whole, end + 1
@@ -166,6 +161,20 @@ def _commands_whole(parts: list[str], width: int) -> list[str]:
             out.append(parts[at])
             at += 1
     return out
+
+
+def _closed(parts: list[str], at: int, mark: str, room: int) -> int | None:
+    """The index in `parts` of the word that closes a command whose first word is just
+    before `at`, where the command fits in `room` more cells; None where it does not
+    close within them. Looked for no further: a hostile line of openers never closed
+    ('sessdex 'sessdex …) was looked through to its end from each."""
+    for n in range(at, len(parts)):
+        room -= cells(parts[n])
+        if room < 0:
+            return None
+        if (n - at) % 2 and parts[n].rstrip(_CLOSES).endswith(mark):
+            return n
+    return None
 
 
 def stderr_is_terminal() -> bool:

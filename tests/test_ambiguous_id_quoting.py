@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from sessdex import hints
+from sessdex.cli import main
 from sessdex.errors import AmbiguousId
+
+from .helpers import write_claude_session
 
 ODD = "4444-it's-$(x)"
 
@@ -47,3 +52,25 @@ def test_the_app_put_in_front_is_quoted_for_the_shell(command_line: None) -> Non
     said = str(AmbiguousId(typed, [*candidates, ("claude", "4444'x3", "c")]))
     word = said.split("put its app in front (", 1)[1].rsplit(")", 1)[0]
     assert _pasted(word) == f"claude:{typed}", said
+
+
+def test_each_session_it_matched_names_its_id_as_the_shell_takes_it(
+    tmp_path: Path,
+) -> None:
+    """The lines under the error, one a session, give each whole id to type: one a
+    file gave holding `$(…)` or a control character was printed bare (`7e57a$(x)`, a
+    command substitution pasted) or with the character dropped (`7e57b`, an id no
+    session has); it is quoted for the shell. A plain id stays bare."""
+    home = tmp_path / "home"
+    ids = ["7e57a$(x)", "7e57\x1bb", "7e57c"]
+    for session_id in ids:
+        write_claude_session(home, session_id, "/w/a", title="T")
+    result = CliRunner(env={"SESSDEX_SHELL": "bash"}).invoke(
+        main, ["show", "7e57", "--home", str(home)]
+    )
+    assert result.exit_code == 1, result.output
+    listed = [line.split()[1] for line in result.stderr.splitlines()[1:]]
+    assert len(listed) == 3, result.stderr
+    assert "7e57c" in listed, listed
+    quoted = sorted(_pasted(word) for word in listed if word != "7e57c")
+    assert quoted == sorted(ids[:2]), listed

@@ -85,6 +85,12 @@ def spelt(word: str) -> str:
     return said
 
 
+def id_typed(word: str) -> str:
+    """An id a line gives alone, to type: bare where any shell takes it as it is (a
+    plain id, as `named` leaves it), else `spelt`, in quotes."""
+    return word if word and _PLAIN.issuperset(word) else spelt(word)
+
+
 def reading_home(folder: str | None) -> None:
     """The running command was given `--home folder` (None: none): the commands its
     messages name from now on carry it."""

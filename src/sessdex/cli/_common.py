@@ -624,12 +624,15 @@ def _say_candidates(error: AmbiguousId) -> None:
     column = app_width(app for app, _, _ in shown)
     width = stderr_width()
     for app, session_id, title in shown:
-        line = flat(f"  {app:<{column}} {session_id}")
+        # quoted for the shell where it is not plain: an id a file gave (`$(…)`, a
+        # control character) printed bare ran a command pasted, or was another id
+        typed = hints.id_typed(session_id)
+        line = flat(f"  {app:<{column}} {typed}")
         room = 60 if width is None else min(60, width - cells(line) - 2)
         if room >= _TITLE_ROOM:
             line += f"  {one_line(title, room)}"
         elif width is not None and cells(line) > width >= cells(
-            alone := flat(f"  {session_id}")
+            alone := flat(f"  {typed}")
         ):
             line = alone
         echo(line, err=True)  # never broken: the id is copied whole

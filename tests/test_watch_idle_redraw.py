@@ -60,3 +60,63 @@ def test_an_idle_board_streams_each_session_once(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     ids = [json.loads(line)["id"] for line in result.stdout.splitlines()]
     assert ids and len(ids) == len(set(ids)), ids
+
+
+def test_an_idle_board_is_drawn_again_when_the_terminal_grows_taller(
+    tmp_path: Path,
+) -> None:
+    """Its width changed, a board was drawn again, but not its height: a board cut to a
+    short terminal ("...") stayed cut after the window grew, until a session changed."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+    import time
+
+    home = _home(tmp_path)
+    env = {**os.environ, "SESSDEX_HOME": str(tmp_path / "state"), "TERM": "xterm"}
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    master, slave = pty.openpty()
+
+    def size(rows: int) -> bytes:  # a window `rows` high, 120 columns wide
+        return struct.pack("HHHH", rows, 120, 0, 0)
+
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, size(24))
+    seen: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            seen.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    argv = ["watch", "--home", str(home), "--since", "100000d", "--duration", "8"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sessdex", *argv],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while TITLE.encode() not in b"".join(seen) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.5)
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, size(40))  # the window grew taller
+        assert process.wait(timeout=60) == 0
+    finally:
+        os.close(slave)
+    reader.join(timeout=5)
+    os.close(master)
+    shown = b"".join(seen).decode("utf-8", "replace")
+    # drawn as it appeared, again at the new height, and once more as it ended
+    assert shown.count(TITLE) == 3, shown.count(TITLE)

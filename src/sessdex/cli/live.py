@@ -349,16 +349,17 @@ def _watch_live(
         redirect_stdout=sys.stdout.isatty(),
         redirect_stderr=sys.stderr.isatty(),
     ) as screen:
-        drawn: tuple[object, int] | None = None
+        drawn: tuple[object, int, int] | None = None
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
             said = "" if rows or limit == 0 else empty()
             board = render(rows, str(home.path), width=out.width, ids=ids, empty=said)
             # a board like the one on the screen is not sent again: a quiet home's
-            # would go to the terminal whole at every tick
-            if drawn != (board, out.width):
-                drawn = (board, out.width)
+            # would go to the terminal whole at every tick; one whose terminal grew
+            # taller or shorter is (Live cuts it to the height)
+            if drawn != (board, out.width, out.height):
+                drawn = (board, out.width, out.height)
                 screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 

@@ -64,6 +64,22 @@ def test_claude_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None
     assert rows[CLAUDE]["input_tokens"]  # the response's other counts still count
 
 
+def test_a_count_too_large_to_hold_is_said_as_such(tmp_path: Path) -> None:
+    """A count past 2**53 (no float holds it exactly; no response uses so many) is odd
+    too: the warning names it among what it calls odd, where it listed text, a bool, a
+    fraction and below 0 alone, as if the count were none of them."""
+    home = _copy(tmp_path, "claude")
+    path = home / CLAUDE_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[7])
+    value["message"]["usage"]["output_tokens"] = 2**60
+    lines[7] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    _, said = _usage(home, "claude", tmp_path / "odd")
+    _said(said, path)
+    assert "below 0 or too large: not counted as written" in said, said
+
+
 @pytest.mark.parametrize("odd", ODD)
 def test_vibe_an_odd_running_total_is_said(odd: object, tmp_path: Path) -> None:
     home = _copy(tmp_path, "vibe")

@@ -133,8 +133,8 @@ def damaged_lines(damaged: Counter[str]) -> str:
         return f"read {lines} holding NUL bytes"
     if all(reason.startswith(ODD_COUNT) for reason in damaged):
         return (
-            f"read {lines} with an odd token count (text, a bool, a fraction or "
-            "below 0: not counted as written)"
+            f"read {lines} with an odd token count (text, a bool, a fraction, "
+            "below 0 or too large: not counted as written)"
         )
     return (
         f"read {lines} with damage (bytes not UTF-8, shown as \ufffd, NUL bytes or an "

@@ -91,6 +91,15 @@ def id_typed(word: str) -> str:
     return word if word and _PLAIN.issuperset(word) else spelt(word)
 
 
+def with_id(command: str, session_id: str, *options: str) -> tuple[str, ...]:
+    """The words of `sessdex COMMAND ID OPTIONS` for `named` or `line`: an id that starts
+    with '-' (`-abc`, quoted or not) goes last, after a `--`, as pasted it would read as
+    an option (click's "No such option '-a'")."""
+    if session_id.startswith("-"):
+        return (command, *options, "--", session_id)
+    return (command, session_id, *options)
+
+
 def reading_home(folder: str | None) -> None:
     """The running command was given `--home folder` (None: none): the commands its
     messages name from now on carry it."""

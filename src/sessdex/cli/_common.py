@@ -183,7 +183,11 @@ class _SaysItsWords(click.Command):
         try:
             rest = super().parse_args(ctx, args)
         except click.NoSuchOption as error:
-            meant = export_meant(self, error, given) or option_meant(self, error)
+            meant = (
+                export_meant(self, error, given)
+                or dashed_id_meant(self, error, given)
+                or option_meant(self, error)
+            )
             raise meant or error from None
         if ctx.args and not ctx.resilient_parsing:
             raise self.words_error(ctx)
@@ -287,6 +291,43 @@ def export_meant(
         f"{error.message} {line} writes the session as {_EXPORTED[kind.lower()]}.",
         error.ctx,
     )
+
+
+def dashed_id_meant(
+    command: click.Command, error: click.NoSuchOption, given: Sequence[str]
+) -> click.UsageError | None:
+    """`show -abc12345`, an id as `list` shows one that starts with '-': the line that
+    gives it after `--`, where click said only "No such option '-a'". None where
+    click guessed an option meant (`--no-pagr`), or the command takes no id."""
+    if error.possibilities or "session_id" not in {p.name for p in command.params}:
+        return None
+    option = error.option_name
+    words = itertools.takewhile(lambda word: word != "--", given)
+    # a short option's letters run together: '-a' is the start of the word typed
+    typed = next((w for w in words if w == option or w.startswith(option)), None)
+    if typed is None or len(typed) < 3 or typed.startswith("--") or "=" in typed:
+        return None
+    home = _given_home(given)
+    words_meant = hints.with_id(
+        command.name or "", typed, *(["--home", home] if home is not None else [])
+    )
+    return click.UsageError(
+        f"{error.message} An id that starts with '-' goes after '--': "
+        f"{hints.named(*words_meant)}.",
+        error.ctx,
+    )
+
+
+def _given_home(given: Sequence[str]) -> str | None:
+    """The `--home` of a command line that never ran (its hints do not know it yet)."""
+    for word, after in itertools.pairwise([*given, ""]):
+        if word == "--":
+            return None
+        if word == "--home" and after:
+            return after
+        if word.startswith("--home="):
+            return word.partition("=")[2]
+    return None
 
 
 def option_meant(

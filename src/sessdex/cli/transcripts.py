@@ -370,7 +370,7 @@ def export_command(
         err(f"wrote {typed(output)}")
     elif fmt == "html" and _to_a_terminal():
         # a page's source scrolled past: what was wanted was a file to open
-        named = hints.named("export", session_id, "-o", "session.html")
+        named = hints.named(*hints.with_id("export", session_id, "-o", "session.html"))
         err(f"note: that was the page's HTML source; {named} writes a file a browser opens.")  # fmt: skip
     report_diagnostics(found.diagnostics, verbose, found.session.app)
 
@@ -408,7 +408,7 @@ def _export_format(
         name = os.path.join(output, f"{session_id.replace(os.sep, '-')}.{fmt}")
         raise BadValue(
             f"{typed(output)} is a directory: name a file in it, "
-            f"e.g. {hints.named('export', session_id, '-o', name)}."
+            f"e.g. {hints.named(*hints.with_id('export', session_id, '-o', name))}."
         )
     folder = os.path.dirname(output or "")
     if folder and not os.path.isdir(folder):  # a usage error, as an -o that is a folder

@@ -1,0 +1,72 @@
+"""A session id that starts with '-' (a file an app named `-abc12345.jsonl`): each hint
+that prints it into a `sessdex` line puts it after a `--`. Quoted alone ('-abc12345')
+the pasted line still read it as an option ("No such option '-a'"). Each test runs the
+line it was given, as a user pasting it would."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+from .helpers import write_claude_session
+
+DASHED = "-abc12345"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (tmp_path / "proj").mkdir()
+    write_claude_session(home, DASHED, str(tmp_path / "proj"), prompt="Dashed id")
+    return home
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _quoted_line(said: str) -> list[str]:
+    """The `sessdex …` line a message quotes, as the user's shell splits it."""
+    line = said.split("'sessdex ", 1)[1].split("'", 1)[0]
+    return shlex.split(line)
+
+
+def test_export_to_a_folder_names_a_line_that_runs(home: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    code, _, err = _invoke("export", "--home", str(home), "-o", str(out), "--", DASHED)
+    assert code == 2, err
+    words = _quoted_line(err)
+    assert words[-2:] == ["--", DASHED], err
+    code, _, err = _invoke(*words)
+    assert code == 0, err
+    assert "Dashed id" in (out / f"{DASHED}.md").read_text()
+
+
+@pytest.mark.parametrize("command", ["show", "tree", "export", "resume", "follow"])
+def test_a_dashed_id_typed_bare_is_told_to_go_after_double_dash(
+    home: Path, command: str
+) -> None:
+    # `sessdex show -abc12345`, as `list` shows the id: click said only "No such
+    # option '-a'", which no new user reads as "put it after --"
+    code, _, err = _invoke(command, DASHED, "--home", str(home))
+    assert code == 2
+    words = _quoted_line(err.splitlines()[-1])
+    assert words == [command, "--home", str(home), "--", DASHED], err
+    if command in ("show", "tree"):
+        code, out, err = _invoke(*words)
+        assert code == 0, err
+        assert DASHED in out
+
+
+def test_an_unknown_option_is_no_id(home: Path) -> None:
+    # a misspelt option (one click can guess) keeps its own message
+    code, _, err = _invoke("show", "--no-pagr", "--home", str(home))
+    assert code == 2
+    assert "after '--'" not in err

@@ -70,3 +70,32 @@ def test_an_unknown_option_is_no_id(home: Path) -> None:
     code, _, err = _invoke("show", "--no-pagr", "--home", str(home))
     assert code == 2
     assert "after '--'" not in err
+
+
+def test_the_options_typed_with_a_bare_dashed_id_stay_in_its_line(home: Path) -> None:
+    code, _, err = _invoke("show", DASHED, "--no-pager", "--home", str(home))
+    assert code == 2
+    words = _quoted_line(err.splitlines()[-1])
+    assert words == ["show", "--no-pager", "--home", str(home), "--", DASHED], err
+
+
+def test_options_typed_past_double_dash_are_moved_before_it(home: Path) -> None:
+    # `show -- -abc12345 --home H`, the --home put last as README's lines put it: the
+    # hint was `sessdex find -- -abc12345 --home H`, which looks for the word "--home"
+    code, _, err = _invoke("show", "--", DASHED, "--home", str(home), "--no-pager")
+    assert code == 2
+    said = err.splitlines()[-1]
+    assert "find" not in said, said
+    words = _quoted_line(said)
+    assert words == ["show", "--home", str(home), "--no-pager", "--", DASHED], said
+    code, out, err = _invoke(*words)
+    assert code == 0, err
+    assert "Dashed id" in out
+
+
+def test_words_past_double_dash_that_are_no_options_are_still_found(
+    home: Path,
+) -> None:
+    code, _, err = _invoke("show", "--home", str(home), "--", DASHED, "retry")
+    assert code == 2
+    assert _quoted_line(err)[0] == "find", err

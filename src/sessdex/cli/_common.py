@@ -215,6 +215,15 @@ class TakesOneId(_SaysItsWords):
 
     def words_error(self, ctx: click.Context) -> click.UsageError:
         given = ctx.params.get("session_id")
+        if isinstance(given, str) and _only_options(self, ctx.args):
+            # `show -- -abc --home H`: past `--` the options were words too
+            line = hints.named(*hints.with_id(self.name or "", given, *ctx.args))
+            return click.UsageError(
+                f"sessdex {self.name} takes one session id, and "
+                f"{typed(' '.join(ctx.args))} came after it, past '--', where an "
+                f"option is a word too; {line} gives them as options.",
+                ctx,
+            )
         words = [*([given] if isinstance(given, str) else []), *ctx.args]
         if any(word.startswith("-") for word in words):  # words after `--`: find's too
             words.insert(0, "--")
@@ -224,6 +233,26 @@ class TakesOneId(_SaysItsWords):
             f"{hints.named('find', *words)} finds sessions by their words.",
             ctx,
         )
+
+
+def _only_options(command: click.Command, words: Sequence[str]) -> bool:
+    """Whether `words` are all the command's own options, each with its value."""
+    valued = {
+        name
+        for p in command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
+    flags = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
+    rest = iter(words)
+    for word in rest:
+        name, equals, _ = word.partition("=")
+        if name in valued and not equals:
+            if next(rest, None) is None:
+                return False
+        elif name not in flags:
+            return False
+    return bool(words)
 
 
 # how other tools (and `export`) ask for an output format: the command's --json instead
@@ -307,10 +336,12 @@ def dashed_id_meant(
     typed = next((w for w in words if w == option or w.startswith(option)), None)
     if typed is None or len(typed) < 3 or typed.startswith("--") or "=" in typed:
         return None
-    home = _given_home(given)
-    words_meant = hints.with_id(
-        command.name or "", typed, *(["--home", home] if home is not None else [])
-    )
+    others = list(given)
+    others.remove(typed)
+    if not _only_options(command, others):  # the --home alone: where the id is
+        home = _given_home(given)
+        others = ["--home", home] if home is not None else []
+    words_meant = hints.with_id(command.name or "", typed, *others)
     return click.UsageError(
         f"{error.message} An id that starts with '-' goes after '--': "
         f"{hints.named(*words_meant)}.",

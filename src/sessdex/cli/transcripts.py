@@ -192,7 +192,7 @@ def tree_command(
     with progress_bar(f"Reading {one_line(session_id, 40)}") as progress:
         session, root = api.agent_tree(home, session_id, diagnostics, progress=progress)
     try:
-        _print_tree(root, json_array(as_json, as_nl), as_nl)
+        _print_tree(root, json_array(as_json, as_nl), as_nl, session.title)
         from ..views.records import forked_from
 
         if not (as_json or as_nl) and (source := forked_from(session.extra)):
@@ -203,7 +203,9 @@ def tree_command(
         report_diagnostics(diagnostics, verbose, session.app)
 
 
-def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
+def _print_tree(
+    root: AgentNode, as_json: bool, as_nl: bool, title: str | None = None
+) -> None:
     if as_json or as_nl:
         from ..views.records import dumps
 
@@ -227,7 +229,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
 
     # piped, an agent's lines whole (as `list` writes them), not wrapped at 80 columns
     width = terminal_width()
-    terminal.console(width=width).print(terminal.render_tree(root, width))
+    terminal.console(width=width).print(terminal.render_tree(root, width, title))
 
 
 # a format's names, as `--format` and an `--output` file's extension give it

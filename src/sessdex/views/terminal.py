@@ -429,12 +429,16 @@ def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
 _DIFF_STYLES = {"add": "green", "del": "red", "hunk": "cyan", "ctx": "dim"}
 
 
-def render_tree(node: AgentNode, width: int | None = None) -> Tree:
+def render_tree(
+    node: AgentNode, width: int | None = None, title: str | None = None
+) -> Tree:
     """The agents as a tree; with `width`, each description cut to the room its line
-    has (the terminal would wrap it onto a line of its own, without the guides)."""
+    has (the terminal would wrap it onto a line of its own, without the guides). The
+    top agent with no task of its own (a lead) is described by the session's `title`:
+    its line said "lead [done]" alone, not which session it was."""
     from rich.tree import Tree
 
-    tree = Tree(_node_label(node, width))
+    tree = Tree(_node_label(node, width, title))
     stack = [(tree, node, 0)]  # not recursive: a chain of nested spawns may be deep
     while stack:
         branch, parent, depth = stack.pop()
@@ -451,7 +455,9 @@ _DESCRIPTION = 70  # the most of a description a line shows, however wide
 _SOME_DESCRIPTION = 12  # the least: past this a line wraps rather than say nothing
 
 
-def _node_label(node: AgentNode, room: int | None = None) -> Text:
+def _node_label(
+    node: AgentNode, room: int | None = None, title: str | None = None
+) -> Text:
     colours = {
         "running": "yellow",
         "done": "green",
@@ -475,10 +481,10 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
     if node.unplaced:  # listed under this lead, its spawn not in the events shown
         label.append(" (its spawn is not in this transcript)", style="dim")
     label.append(f" [{node.status}]", style=colours.get(node.status, ""))
-    if node.description:
+    if described := node.description or title:
         fits = _DESCRIPTION if room is None else room - label.cell_len - 1
         shown = max(min(fits, _DESCRIPTION), _SOME_DESCRIPTION)
-        label.append(" " + one_line(node.description, shown))
+        label.append(" " + one_line(described, shown))
     u = node.usage
     calls = "1 tool call" if node.tool_calls == 1 else f"{node.tool_calls} tool calls"
     cache = u.cache_read_tokens + u.cache_write_tokens

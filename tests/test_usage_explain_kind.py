@@ -65,3 +65,20 @@ def test_a_period_with_no_usage_under_filters_names_its_own_report() -> None:
         )
         assert result.exit_code == 0, result.output
         assert f"'sessdex usage {kind} --home {DEMO}' shows the rows" in result.stderr
+
+
+def test_a_month_given_to_the_daily_or_weekly_rows_names_the_monthly_command() -> None:
+    """`usage --explain 2026-11`, a month on the daily rows (the default kind), listed
+    the days alone, as if the month were no key at all."""
+    for kind in ((), ("weekly",)):
+        said = explain(*kind, "--explain", "2026-11")
+        assert f"'sessdex usage monthly --explain 2026-11 --home {DEMO}'" in said, said
+
+
+def test_a_day_given_to_the_monthly_rows_names_its_month() -> None:
+    said = explain("monthly", "--explain", "2026-11-28")
+    assert said == (
+        "Error: no monthly row is keyed '2026-11-28'. Rows: 2026-11; a month is keyed "
+        f"by its year and month: 'sessdex usage monthly --explain 2026-11 --home {DEMO}' "
+        "explains the month of 2026-11-28.\n"
+    )

@@ -383,6 +383,17 @@ def _of_another_kind(
             days=date.fromisoformat(day).weekday()
         )
         return f"; a week is keyed by its Monday: {named('usage', 'weekly', '--explain', monday.isoformat())} explains the week of {day}."  # fmt: skip
+    return _of_a_month(key, kind)
+
+
+def _of_a_month(key: str, kind: str) -> str:
+    """Where `key` is a month given to the daily or weekly rows (`--explain 2026-11`,
+    the report's kind left out), or a day given to the monthly rows, the command that
+    explains that month's row; else nothing."""
+    if kind != "monthly" and (month := _period("monthly", key)) is not None:
+        return f"; a month is a row of the monthly report: {named('usage', 'monthly', '--explain', month)} explains it."  # fmt: skip
+    if kind == "monthly" and (day := _period("daily", key)) is not None:
+        return f"; a month is keyed by its year and month: {named('usage', 'monthly', '--explain', day[:7])} explains the month of {day}."  # fmt: skip
     return ""
 
 

@@ -60,7 +60,8 @@ def test_no_session_of_the_app_watched_is_said_so(tmp_path: Path) -> None:
     code, out, err = _watch("--app", "codex", "--since", "3h", "--home", str(home))
     assert code == 0 and out == ""
     assert err == (
-        "No session changed in the last 3h, nor before: there is no session to show.\n"
+        "No session of codex in the --home folder yet: each shows here as it starts; "
+        f"'sessdex doctor --home {home}' shows where sessdex looked.\n"
     )
 
 
@@ -86,7 +87,22 @@ def test_each_hint_reads_as_a_sentence_of_its_own(
     said.append(_watch("--here", "--home", str(home))[2])
     assert said[0].startswith("No agent sessions in the --home folder yet: each shows")
     assert said[1].startswith("No session changed in the last 3h; the newest changed ")
-    assert said[2].startswith("No session changed in the last 1d, nor before")
+    assert said[2].startswith("No session of codex in the --home folder yet: ")
     assert said[3].startswith(f"No session in {str(elsewhere)!r} or below it yet; ")
     for err in said:
         assert err.endswith(".\n") and err.count("\n") == 1, err
+
+
+def test_an_app_with_no_session_is_said_so_not_that_there_is_none(
+    tmp_path: Path,
+) -> None:
+    # `watch --app codex` on a home of Claude sessions alone said "No agent sessions in
+    # the --home folder yet" before any `list` (the index held none), else "nor before:
+    # there is no session to show", as of an empty home; `list --app codex` names the app
+    home = tmp_path / "home"
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000c5", "/w/shop")
+    for _ in range(2):  # the index empty, then holding the claude session
+        code, out, err = _watch("--app", "codex", "--since", "4w", "--home", str(home))
+        assert (code, out) == (0, "")
+        assert err.startswith("No session of codex in the --home folder yet: "), err
+        CliRunner().invoke(main, ["list", "--home", str(home)])

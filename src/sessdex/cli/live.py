@@ -377,6 +377,11 @@ def _nothing_recent(
         if newest is None:
             return f"No session{where} yet; {named('watch')} shows every folder's."
         return empty_board(since, newest, where=where)
+    if apps and newest is None:  # other apps' sessions were not read: none is claimed
+        return (
+            f"No session of {', '.join(apps)} {hints.where()} yet: each shows here as "
+            f"it starts; {named('doctor')} shows where sessdex looked."
+        )
     if newest is not None or api.session_ids(home):
         return empty_board(since, newest)
     return (

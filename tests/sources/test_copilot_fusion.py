@@ -111,3 +111,33 @@ def test_fusion_and_withdrawn_model_records_missing_fields_say_no_none(
     assert "None" not in result.output
     assert "()" not in result.output
     assert "the model withdrawn by its provider" in result.output
+
+
+def test_a_fusion_phase_shows_what_its_model_wrote(tmp_path: Path) -> None:
+    """`assistant.fusion_phase_completed` holds the phase's output (`content`, required by
+    1.0.102's schema) and a critic's `verdict`: `show` said only "fusion phase draft
+    (gpt-5) succeeded", so a draft the turn did not commit, or a review, was never seen."""
+    result = CliRunner().invoke(main, ["show", FUSION, "--home", str(HOME)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "fusion phase draft (gpt-5) succeeded: Set MAX_RETRIES = 5 in checkout.py."
+        in result.output
+    )
+    home = tmp_path / "home"
+    log = home / ".copilot" / "session-state" / FUSION / "events.jsonl"
+    log.parent.mkdir(parents=True)
+    source = HOME / ".copilot" / "session-state" / FUSION / "events.jsonl"
+    review = {"type": "assistant.fusion_phase_completed", "id": "e98", "parentId": None,
+              "timestamp": "2026-12-01T09:03:00.000Z",
+              "data": {"fusionId": "fus-2", "phaseId": "ph-c", "phaseKind": "critic",
+                       "role": "reviewer", "conversationScope": "review",
+                       "model": "claude-sonnet-4.5", "status": "succeeded",
+                       "content": "Retries look fine.\nAdd a test.", "verdict": "revise",
+                       "durationMs": 10, "usage": {}}}  # fmt: skip
+    log.write_text(source.read_text() + json.dumps(review) + "\n")
+    result = CliRunner().invoke(main, ["show", FUSION, "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "fusion phase critic (claude-sonnet-4.5) succeeded, verdict revise: "
+        "Retries look fine. Add a test." in result.output
+    )

@@ -48,7 +48,7 @@ Copilot CLI's (a Go program) is never run (`resume_program`).
 
 HydraFusion turns (1.0.102: several models answer one prompt) are notes: the route
 (`session.fusion_resolved`, or `session.fusion_route_failed` and its fallback), each
-phase's end and the outcome (`session.fusion_completed`). Its token sums are not billed:
+phase's end with what its model wrote (`content`, a critic's `verdict`) and the outcome (`session.fusion_completed`). Its token sums are not billed:
 usage comes from the per-call `session.usage_record`s (no real fusion log was seen, so
 whether each phase's calls get one is not known). The answer it commits is an
 `assistant.message`. A `session.model_deselected` (its provider withdrew the model) leaves
@@ -874,7 +874,13 @@ class _Reader:
             extra["error"] = shown_text(data.get("errorMessage"))
         else:  # a phase's words reach the conversation only if the turn commits them
             text = _words(phase, as_str(data.get("status")) or "ended")
-            extra["verdict"] = shown_text(data.get("verdict"))
+            verdict = shown_text(data.get("verdict"))
+            text += f", verdict {verdict}" if verdict else ""
+            # what its model wrote: a draft the turn did not commit, a review, is seen
+            # only here
+            content = shown_text(data.get("content"))
+            text += f": {content}" if content and content.strip() else ""
+            extra["verdict"] = verdict
         return self.event("meta", record, text=text, extra=extra)
 
     def thinking(

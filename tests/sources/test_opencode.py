@@ -126,14 +126,19 @@ def test_task_tool_spawns_a_child_session_read_inline() -> None:
 def test_json_tree_parts_become_events() -> None:
     found = events("s_stage0_large")
     assert [e.kind for e in found] == [
-        "user", "tool_call", "tool_result", "meta", "assistant", "thinking", "compaction",
-        "usage", "meta", "turn_end", "user", "assistant",
+        "user", "tool_call", "tool_result", "meta", "assistant", "thinking", "meta",
+        "compaction", "usage", "meta", "turn_end", "user", "assistant",
     ]  # fmt: skip
     assert found[3].extra == {"synthetic": True}
     assert found[4].text == "[file error.log, text/plain]"
+    # the compaction part's note: what it folded (its `tail_start_id` names the prompt)
+    assert found[6].text == (
+        "compacted automatically: 0 messages summarized, 1 kept as they were, from the "
+        'prompt "Step 1"'
+    )
     # the user stopping the answer (MessageAbortedError) is an interruption, not a failure
-    assert found[8].text == "The operation was aborted."
-    assert found[9].extra == {"reason": "stop", "interrupted": True}
+    assert found[9].text == "The operation was aborted."
+    assert found[10].extra == {"reason": "stop", "interrupted": True}
 
 
 def test_a_pasted_image_is_named_not_written_out(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ which reads a snapshot of db + WAL. One database holds every session: a row of `
 `{id, providerID, variant}`, epoch-ms `time_created`/`time_updated`, `time_archived`),
 its `message` rows (`data` JSON: role, modelID, tokens, finish, error, time) and their
 `part` rows (`data` JSON: text, reasoning, tool, file, step-start/-finish, snapshot, patch,
-agent, subtask, retry, compaction). Older releases wrote the same records as JSON files:
+agent, subtask, retry, compaction: a note says what it summarized, `_opencode_folds`). Older releases wrote the same records as JSON files:
 `storage/session/<project>/<ses>.json`, `storage/message/<ses>/<msg>.json` and
 `storage/part/<msg>/<prt>.json`; both are read, and a database row wins over a file for
 the same id (the upgrade copies the files into the database). Early 0.x releases kept each
@@ -61,7 +61,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
-from . import _opencode_v2
+from . import _opencode_folds, _opencode_v2
 from ._values import (
     Emitter,
     as_dict,
@@ -743,6 +743,7 @@ class _Reader:
         # `subagent` with a `sessionID`, 1.x `task` with a `session_id`) does not repeat it
         self.inlined: set[str] = set()
         self.copied = False  # the message being read is a fork's copy, billed elsewhere
+        self.folds = _opencode_folds.Folds()  # what each compaction summarized
 
     # -- SQLite --
 
@@ -864,6 +865,7 @@ class _Reader:
                 agent,
                 children,
                 f"{self.db}#message/{rowid_of.get(message_id, message_id)}",
+                message_id,
             )  # fmt: skip
 
         if self.rows and _opencode_v2.has_rows(connection, session_id):
@@ -971,6 +973,7 @@ class _Reader:
             raise WholeRead("2.x rows")
         if _copies(connection, self.session_id)[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
+        self.folds = _opencode_folds.Folds(whole=False)
         for message_id, created, rowid, *listed in reversed(newest[:last]):
             if not isinstance(message_id, str):
                 continue
@@ -990,6 +993,7 @@ class _Reader:
                 None,
                 None,  # no sub-agent is read
                 f"{self.db}#message/{rowid}",
+                message_id,
             )
 
     def _fork_note(self, source: str, copied_at: int, agent: str | None) -> Event:
@@ -1083,10 +1087,12 @@ class _Reader:
         agent: str | None,
         children: Children,
         where: str,  # the message's row or file, as --verbose names it
+        message_id: str | None = None,  # a row's id, which its `data` does not hold
     ) -> Iterator[Event]:
         role = info.get("role")
         time = ms_time(created) or ms_time(_created(info))
         summary = bool(info.get("summary") is True)
+        self.folds.message(agent, message_id or as_str(info.get("id")), summary)
         for part in parts:
             yield from self.part(part, role, time, agent, summary, children)
         if role != "assistant":
@@ -1145,6 +1151,8 @@ class _Reader:
             text = shown_text(part.get("text"), keep_empty=False)
             if not text:
                 return
+            if role == "user" and not part.get("synthetic"):
+                self.folds.prompt(agent, text)
             if summary:
                 yield self.event("compaction", when, agent, text=text)
             elif part.get("ignored") is True:  # kept out of the model's context
@@ -1216,6 +1224,9 @@ class _Reader:
                 },
             )
         elif kind == "compaction":
+            # what it folded, from where: `show` draws no field of a compaction event
+            note = self.folds.note(agent, part)
+            yield self.event("meta", when, agent, text=note, extra={"compaction": True})
             yield self.event(
                 "compaction", when, agent, extra={"auto": json_copy(part.get("auto"))}
             )

@@ -1,0 +1,78 @@
+"""What an OpenCode 1.x compaction folded into its summary, for a note beside it.
+
+The request that starts a compaction is a user message holding a `compaction` part
+(message-v2.ts's CompactionPart): `auto` (OpenCode started it, not `/compact`),
+`overflow` (the context was full) and `tail_start_id`, the first message kept as it was
+after the summary. The messages read before it are counted here: those since the last
+compaction's tail that the summary replaced, and those it kept. No count where the
+kept message was not read (a cut session); a read of the session's last messages only
+reads it whole."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._values import as_str, one_line
+from .base import WholeRead
+
+_WORDS = 60  # characters of the first kept prompt quoted in the note
+
+
+@dataclass(slots=True)
+class _Message:
+    id: str | None
+    ordinary: bool  # not a compaction's request or summary: a message it can fold
+    words: str | None = None  # the start of a prompt's text, where it is one
+
+
+class Folds:
+    """The messages of each agent read so far (the lead's, each sub-agent's)."""
+
+    def __init__(self, whole: bool = True) -> None:
+        self.whole = whole  # read from the session's first message, not its last few
+        self.read: dict[str | None, list[_Message]] = {}
+        self.start: dict[str | None, int] = {}  # where the next compaction folds from
+
+    def message(self, agent: str | None, message_id: str | None, summary: bool) -> None:
+        """A message begins (a compaction's summary is none it folds)."""
+        self.read.setdefault(agent, []).append(_Message(message_id, not summary))
+
+    def prompt(self, agent: str | None, text: str) -> None:
+        """The text of the message being read, where a person typed it."""
+        read = self.read.get(agent)
+        if read and read[-1].words is None:
+            read[-1].words = one_line(text, _WORDS)
+
+    def note(self, agent: str | None, part: dict[str, object]) -> str:
+        """What the compaction whose request holds `part` did, in words."""
+        if not self.whole:  # what it folded came before the messages read
+            raise WholeRead("a compaction's note counts the messages before it")
+        read = self.read.setdefault(agent, [])
+        if read:
+            read[-1].ordinary = False  # the request itself
+        auto = part.get("auto")
+        said = {True: "compacted automatically", False: "compacted on request"}
+        text = said.get(auto, "compacted") if isinstance(auto, bool) else "compacted"
+        if part.get("overflow") is True:
+            text += ", the context being full"
+        start = self.start.get(agent, 0)
+        before = read[start:-1] if read else []
+        tail = as_str(part.get("tail_start_id"))
+        at = next((n for n, m in enumerate(before) if tail and m.id == tail), None)
+        if tail and at is None:  # its kept messages were not read: nothing to count
+            self.start[agent] = len(read)
+            return text
+        at = len(before) if at is None else at
+        folded = sum(m.ordinary for m in before[:at])
+        kept = sum(m.ordinary for m in before[at:])
+        text += f": {_count(folded)} summarized"
+        if kept:
+            text += f", {kept:,} kept as they were"
+            if words := before[at].words:
+                text += f', from the prompt "{words}"'
+        self.start[agent] = start + at
+        return text
+
+
+def _count(messages: int) -> str:
+    return f"{messages:,} message" + ("" if messages == 1 else "s")

@@ -3,6 +3,7 @@ sessions.json naming each one's session key."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -16,7 +17,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, openclaw
-from tests.helpers import LIST_PATHS
+from tests.helpers import LIST_PATHS, cli_over
 
 DATA = Path(__file__).parent.parent / "data" / "openclaw"
 SESSIONS = Path(".openclaw") / "agents" / "main" / "sessions"
@@ -845,3 +846,39 @@ def test_a_lead_in_a_database_of_many_reads_the_nodes_of_its_spawns_alone(
     assert any(e.kind == "subagent" and e.extra["child_id"] for e in found)
     assert any(e.agent_id for e in found)  # the child's own events, inside
     assert len(looked) <= 4  # its spawns' nodes, not the 300 others'
+
+
+def test_a_sub_agent_whose_lead_no_store_names_says_whose_it_was(
+    tmp_path: Path,
+) -> None:
+    """A sub-agent whose lead's key is in no store any more (its entry removed, its
+    transcript deleted) is named a sub-agent of that key, as another app's sub-agent
+    whose lead's file is gone names its lead's id: `show` and `tree` of it said nothing
+    of a lead, and `show agent:main:main` did not point at what is left of it."""
+    home = copy_home(tmp_path)
+    store = home / SESSIONS / "sessions.json"
+    entries = json.loads(store.read_text())
+    del entries["agent:main:main"]
+    store.write_text(json.dumps(entries))
+    (home / SESSIONS / f"{MAIN}.jsonl").unlink()
+    assert sessions(home)[CHILD].parent_id == "agent:main:main"
+    shown = cli_over(home, "show", CHILD, "--no-pager").output
+    assert "sub-agent of agent:main:main" in shown.splitlines()[:5]
+    assert "sub-agent of agent:main:main" in cli_over(home, "tree", CHILD).output
+    lead = cli_over(home, "show", "agent:main:main").output
+    assert "has no transcript left" in lead and CHILD in lead
+
+
+def test_a_sub_agent_whose_lead_left_the_database_says_whose_it_was(
+    tmp_path: Path,
+) -> None:
+    """The same in the agent database (2026.8 on): the lead's node and window gone."""
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    with contextlib.closing(sqlite3.connect(home / DATABASE)) as db, db:
+        db.execute("DELETE FROM session_nodes WHERE session_key = 'agent:main:main'")
+        for table in ("session_windows", "transcript_events"):
+            db.execute(f"DELETE FROM {table} WHERE session_id = ?", (DB_LEAD,))
+    assert sessions(home)[DB_CHILD].parent_id == "agent:main:main"
+    shown = cli_over(home, "show", DB_CHILD, "--no-pager").output
+    assert "sub-agent of agent:main:main" in shown.splitlines()[:5]

@@ -182,7 +182,8 @@ def _sessions(
         if spawner:
             extra["spawned_by"] = spawner
             owner = nodes.get(spawner) if spawner in nodes else None
-            parent = owner["current"] if owner else others.id_of(spawner)
+            # a lead whose node or session is gone is named by its key, as the store's
+            parent = (owner["current"] if owner else others.id_of(spawner)) or spawner
         created = epoch_or_iso_time(header.get("timestamp")) or ms_time(created_at)
         updated = max(
             (t for t in (state.updated, ms_time(updated_at), created) if t),

@@ -29,7 +29,7 @@ prompts and reports, it can be large), as fill-in fragments: the title a label g
 the `subject`, `displayName` or OpenClaw's own `autoLabel`, in the order its list takes
 them), the session key, the channel, a fork's source (`forkSource.sessionId`:
 `extra["forked_from_id"]`), and a sub-agent's parent (`spawnedBy` resolved through the same
-store). Left alone: `.jsonl.deleted.<time>` (a session the user deleted), checkpoint copies
+store; the key itself where no store names it any more, its lead gone). Left alone: `.jsonl.deleted.<time>` (a session the user deleted), checkpoint copies
 taken before compaction (`<id>.checkpoint.<uuid>.jsonl`), `.trajectory.jsonl` runtime traces,
 `.acp-stream.jsonl` relay logs of an ACP child (an external harness's progress),
 `sessions.json.bak.*`. Never opened: `openclaw.json` (gateway tokens, API keys),
@@ -239,7 +239,9 @@ def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
             entry.get("parentSessionKey"),
             entry.get("spawnDepth"),
         )
-        parent = stores.id_of(spawner) if spawner else None
+        # a lead no store names any more (its key removed, its agent's store gone) is
+        # named by its key, as another app names a lead whose file is gone by its id
+        parent = (stores.id_of(spawner) or spawner) if spawner else None
         extra: dict[str, JSONValue] = {"session_key": key}
         if spawner:
             extra["spawned_by"] = spawner

@@ -44,7 +44,7 @@ def conversation(
 
 def test_markdown_calls_pair_with_the_system_messages_after_them() -> None:
     found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
-    got = events(found)
+    got = [e for e in events(found) if e.agent_id is None]  # its sub-agent's apart
     calls = [e for e in got if e.kind == "tool_call"]
     results = [e for e in got if e.kind == "tool_result"]
     assert [(c.tool, c.extra["input"]) for c in calls] == [
@@ -106,7 +106,8 @@ def test_auto_compaction_note_is_a_compaction() -> None:
 
 def test_usage_new_and_flat_metadata_and_the_recorded_cost() -> None:
     found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
-    usage = [e for e in events(found) if e.kind == "usage"]
+    # the lead's own: its sub-agent's, read in after its call, are tagged with its id
+    usage = [e for e in events(found) if e.kind == "usage" and e.agent_id is None]
     assert [
         (
             u.usage.input_tokens,

@@ -69,8 +69,10 @@ began first at or after the call (the logs folder listed once a read; one whose
 names its lead (0.35 on) is listed under it and read into the lead's events, after the
 message that started it (tagged with its id; its usage counted there once), or, where
 the lead's file holds no such call (cut before it), after the lead's messages, announced
-by its entry (its profile, its agent id as its name, its prompt as its task); an older
-one names no lead: a session of its own, not read in (it would count twice).
+by its entry (its profile, its agent id as its name, its prompt as its task). An older
+one (no entry: gptme before 0.35) is its caller's: the lead's listing finds its calls
+(`files.lines_with`) and lists the conversation each names under it (`_claimed`, kept in
+the lead's `extra`), which its read reads in as it does a registered one.
 `watch` follows the lead's file and each such sub-agent's on its own (`_gptme_follow`),
 reading the lines each gains: the lead writes nothing while it waits on one.
 `subagent()` returns at once: the call's result says `launched`, and the completion
@@ -108,7 +110,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, freshness
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -224,6 +226,8 @@ _FORK_NAME = re.compile(r"(.+)-fork-(\d{8}-\d{6})")
 # an executor's conversation: `subagent-<agent id>-<4 random letters or digits>`
 _SUFFIX = re.compile(r"[a-z0-9]{4}")
 _SUBAGENT_CALL = re.compile(r"\bsubagent\(\s*(?:agent_id\s*=\s*)?[\"']([^\"'\n]+)[\"']")
+# the lead's own extra: the sub-agents with no registry entry it lists (`_claimed`)
+CLAIMED = "claimed_subagents"
 _THINK = re.compile(r"<(think|thinking)>(.*?)(?:</\1>|\Z)", re.DOTALL)
 _SIGNATURE = re.compile(r"<!-- think-sig: .*? -->", re.DOTALL)
 _FENCE = re.compile(r"^(`{3,})(.*)$")
@@ -350,6 +354,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     named = stripped(chat.get("name"))
     task = one_line(first_line(meta.get("prompt")))  # the entry holds it whole
     title = (task or prompt or named) if subagent else (named or prompt)
+    claimed = _claimed(path, size, folder)
     return [
         Session(
             app=NAME,
@@ -367,8 +372,45 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             bytes=size,
             parent_id=_folder_name(meta.get("parent_logdir")),
             agent_type=(kind or "subagent") if subagent else None,
-        )
+            extra={CLAIMED: list(claimed)} if claimed else {},
+        ),
+        # a sub-agent no registry entry names (gptme before 0.35) is its caller's
+        *(
+            Session(app=NAME, id=child, parent_id=folder, listed=False)
+            for child in claimed
+        ),
     ]
+
+
+def _claimed(path: Path, size: int, lead: str) -> list[str]:
+    """The conversations with no registry entry (gptme before 0.35 wrote none) that this
+    one's `subagent` calls started, as its read names them: listed under it and read into
+    its events. A middle too large to search (`files.lines_with`) claims none, and its read
+    then reads none in."""
+    spawns = _Spawns(path.parent.parent, lead)
+    claimed: list[str] = []
+    unfound = False
+    for line in files.lines_with(path, b"subagent", 0, size):
+        record = files.parse_json(line)
+        content = record.get("content") if record is not None else None
+        if record is None or record.get("role") != "assistant":
+            continue
+        if not isinstance(content, str):
+            continue
+        calls, _ = _calls(_THINK.sub("", content), line.offset)
+        for _, tool, arguments, _ in calls:
+            for agent, _, _ in _spawned(tool, arguments):
+                child = spawns._child(agent, _time(record))
+                unfound = unfound or child is None
+                if (
+                    child
+                    and child not in claimed
+                    and _lead_of(spawns.logs / child) is None
+                ):
+                    claimed.append(child)
+    if unfound:  # a conversation begun later may be the one a call started
+        freshness.note_depended(spawns.logs)
+    return sorted(claimed)
 
 
 def _subagent_meta(path: Path) -> dict[str, object]:
@@ -489,6 +531,9 @@ def read(
     path = Path(session.path)
     # a follow's read from an offset reads no sub-agent in: the first read did
     spawns = _Spawns(path.parent.parent, session.id, read_in=not offset)
+    claimed = session.extra.get(CLAIMED)
+    if isinstance(claimed, list):  # those the index lists under it (`_claimed`)
+        spawns.claimed = {child for child in claimed if isinstance(child, str)}
     # (a read from an offset, a live follow's, comes after the copied lines: the file is
     # not searched again at each)
     copy = _copy_of(path, search=not offset)
@@ -868,6 +913,8 @@ class _Spawns:
         self._names: list[str] | None = None
         # the conversations read in already, shared with the sub-agents' own: none twice
         self.done: set[str] = {lead}
+        # the conversations with no registry entry listed under this lead (`_claimed`)
+        self.claimed: set[str] = set()
         # the sub-agents beside by the lead their registry entry names, oldest first:
         # each entry read once a read (shared with the sub-agents' reads)
         self._by_lead: dict[str | None, list[str]] = {}
@@ -882,10 +929,11 @@ class _Spawns:
 
     def reads_in(self, child: str) -> bool:
         """Whether the conversation `child` is read into this one's (once): its registry
-        entry names this one as its lead."""
+        entry names this one as its lead, or it has none and this one's listing claimed it."""
         if not self.read_in or child in self.done:
             return False
-        if _lead_of(self.logs / child) != self.lead:
+        lead = _lead_of(self.logs / child)
+        if lead != self.lead and not (lead is None and child in self.claimed):
             return False
         if not folders.is_file(os.path.join(self.logs, child, CONVERSATION)):
             return False  # registered, its conversation not begun yet

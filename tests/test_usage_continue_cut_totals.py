@@ -114,3 +114,23 @@ def test_a_source_cut_before_its_totals_bills_its_own_responses(tmp_path: Path) 
     path.write_bytes(data[: data.index(b'\n  "usage"')])
     rows = _rows(home, tmp_path / "cut")
     assert rows[PLAIN] == (4_000, 100) and rows[FORK] == (2_000, 50)
+
+
+@pytest.mark.parametrize("unlisted", [PLAIN, FORK])
+def test_a_source_cut_before_its_totals_bills_its_own_when_one_is_not_listed(
+    tmp_path: Path, unlisted: str
+) -> None:
+    # sessions.json without the source or without its fork (a copy of the folder taken
+    # between their writes): the fork, whose totals say its first responses are copies,
+    # was taken for the source of the responses it copied, and they went unbilled
+    home = tmp_path / "home"
+    shutil.copytree(CONTINUE, home)
+    sessions = home / ".continue" / "sessions"
+    listed = orjson.loads((sessions / "sessions.json").read_bytes())
+    kept = [entry for entry in listed if entry["sessionId"] != unlisted]
+    (sessions / "sessions.json").write_bytes(orjson.dumps(kept))
+    path = sessions / f"{PLAIN}.json"
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b'\n  "usage"')])
+    rows = _rows(home, tmp_path / "cut")
+    assert rows[PLAIN] == (4_000, 100) and rows[FORK] == (2_000, 50)

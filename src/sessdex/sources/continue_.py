@@ -23,7 +23,8 @@ it) and the session's running totals in `usage` (counted, as one sum, only in a 
 of whose responses carries its own). `cn --fork <id>` copies a session's
 history into a new one whose totals start at zero: its copied responses count in the
 session they came from (the first ones, as far as the history's sum passes its totals; in
-a file cut before its totals, as far as it opens alike with a session made before it).
+a file cut before its totals, as far as it opens alike with a session beside it that bills
+them: one whose totals say they are its own, or one cut too that was made before it).
 The extension titles a chat, keeps the chat model's title (`chatModelTitle`), the mode and
 a `file://` URI for the folder; the CLI titles only interactive chats ("Untitled Session"
 otherwise: the first prompt titles those here). `show --tail` finds a session's last items
@@ -38,6 +39,7 @@ History view. `auth.json`, `.env` and `config.yaml` beside the sessions are neve
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -71,6 +74,9 @@ from ._values import (
     written_time,
 )
 from .base import Home, Location, Opened, WholeRead
+
+if TYPE_CHECKING:
+    from ._json_chat import Document
 
 NAME = "continue"
 TITLE = "Continue (cn CLI and IDE extensions)"
@@ -335,46 +341,180 @@ def read(
         return
     # too big to parse whole, or broken: one history item at a time, and (when the
     # totals ask for it) a first pass over them for the copies a fork made
-    within: dict[str, object] = {}
-    totals = as_dict(found.members(diagnostics, within).get("usage"))
-    if "usage" in within:  # cut inside the totals: a count cut or not reached is 0,
-        # so no copy a fork made is billed again (its own responses may go uncounted)
-        partial = as_dict(within["usage"])
-        totals = {"promptTokens": 0, "completionTokens": 0, **partial}
+    totals = _totals(found, diagnostics)
     quiet = Diagnostics()  # the read counts what is wrong in it
     copied = _copied(_json_chat.items(path, "history", quiet, NAME), totals) if totals else _copied_beside(path)  # fmt: skip
     yield from _Reader(session, diagnostics, copied, totals).items(found.items)
 
 
+def _totals(found: Document, diagnostics: Diagnostics) -> dict[str, object]:
+    """The session's running totals; {} where it has none, or is cut before them. One
+    cut inside them: a count cut or not reached is 0, so that no copy a fork made is
+    billed again (its own responses may go uncounted)."""
+    within: dict[str, object] = {}
+    totals = as_dict(found.members(diagnostics, within).get("usage"))
+    if "usage" in within:
+        partial = as_dict(within["usage"])
+        totals = {"promptTokens": 0, "completionTokens": 0, **partial}
+    return totals
+
+
 def _copied_beside(path: Path) -> int:
     """`_copied` of a session read in pieces whose running totals were not read (its
     file cut before them): the first responses it holds alike with a session beside it
-    made before it, which `cn --fork` copied from there (that session bills them)."""
+    that bills them, which `cn --fork` copied from there. One whose totals were read bills
+    those past its own copies; one cut before its totals too, those it holds alike where
+    it was made first (see `_made`). Within a pass (`folders.one_pass`) the files beside
+    it are read once for all the folder's sessions, and each compared by the runs of
+    items it opens with: work that grows with the folder, not with it times the cut."""
+    folder = path.parent
+    firsts = folders.kept((NAME, "firsts", str(folder)), lambda: _firsts(folder))
+    first = firsts.get(path.name)
+    if first is None:
+        return 0
+    group = folders.kept(
+        (NAME, "group", str(folder), first),
+        lambda: _group(folder, [name for name, its in firsts.items() if its == first]),
+    )
+    ours = group.cut.get(path.name)
+    if ours is None:
+        return 0
+    made = _made(path)
+    alike = found = 0
+    for prefix, response in zip(ours.prefixes, ours.billed, strict=False):
+        alike += response
+        run = group.runs.get(prefix)
+        if run is None:
+            break
+        if run.fewest < alike or any(
+            other < made for other in run.made if other[1] != path.name
+        ):
+            found = alike  # one that holds these first items bills some of them
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a look beside a session cut before its totals takes from a session file."""
+
+    prefixes: tuple[bytes, ...]  # a digest of each run of its first history items
+    billed: bytes  # 1 where the item is a response the reader bills, else 0
+    copied: int | None  # its first responses billed elsewhere; None: totals not read
+
+
+_NONE = 2**63  # no session's count: none whose totals were read holds the run
+
+
+@dataclass(slots=True)
+class _Run:
+    """What the sessions whose history opens with one run of items say of it."""
+
+    fewest: int = _NONE  # the fewest responses copied by one whose totals were read
+    made: tuple[tuple[int, str], ...] = ()  # the first two made of those cut before
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """The sessions of a folder that open with the same history item: each run of
+    items they open with, and the shapes of those cut before their totals."""
+
+    runs: dict[bytes, _Run]
+    cut: dict[str, _Shape]
+
+
+def _group(folder: Path, names: list[str]) -> _Group:
+    """The `_Group` of the sessions `names`, each file read once."""
+    runs: dict[bytes, _Run] = {}
+    cut: dict[str, _Shape] = {}
+    for name in names:
+        shape = _read_shape(folder / name)
+        if shape is None:
+            continue
+        made = _made(folder / name)
+        if shape.copied is None:
+            cut[name] = shape
+        for prefix in shape.prefixes:
+            run = runs.setdefault(prefix, _Run())
+            if shape.copied is not None:
+                run.fewest = min(run.fewest, shape.copied)
+            else:
+                run.made = tuple(sorted((*run.made, made))[:2])
+    return _Group(runs, cut)
+
+
+# the history items a look beside compares at most: a copy longer than this (tens of MB
+# at the least) is taken for one so long, so that the digests kept stay bounded
+_COMPARED = 100_000
+
+
+def _read_shape(path: Path) -> _Shape | None:
+    """The file's `_Shape`; None where it cannot be read."""
+    from . import _json_chat
+
+    quiet = Diagnostics()  # its own read counts what is wrong in it
+    found = _json_chat.document(path, NAME, "history", WHOLE_CAP, quiet)
+    if found is None:
+        return None
+    prefixes: list[bytes] = []
+    billed = bytearray()
+    counts: list[tuple[int, int]] = []  # what `_copied` weighs
+    prefix = b""
+    for item in found.items:
+        usage = _billed(item)
+        if usage:
+            counts.append(_tokens(usage))
+        if len(prefixes) < _COMPARED:
+            prefix = _digest(prefix, item)
+            prefixes.append(prefix)
+            billed.append(bool(usage))
+    totals = _totals(found, quiet)
+    copied = _copies(counts, totals) if totals or found.top is not None else None
+    return _Shape(tuple(prefixes), bytes(billed), copied)
+
+
+def _firsts(folder: Path) -> dict[str, bytes]:
+    """The digest of each session file's first history item, by its name: a session
+    can only have copied from one that opens alike. Each read a first piece only."""
     from . import _json_chat
 
     quiet = Diagnostics()
-    made = _created(path.parent)
-    ours = made.get(path.stem)
-    found = 0
-    for entry in folders.entries(path.parent):
-        other = Path(entry.path)
-        if other == path or other.suffix != ".json" or other.name == INDEX:
+    found: dict[str, bytes] = {}
+    for entry in folders.entries(folder):
+        if not entry.name.endswith(".json") or entry.name == INDEX:
             continue
-        theirs = made.get(other.stem)
-        if ours is not None and theirs is not None and theirs >= ours:
-            continue  # made after: a fork of this one, not its source
-        pairs = zip(
-            _json_chat.items(path, "history", quiet, NAME),
-            _json_chat.items(other, "history", quiet, NAME),
-            strict=False,
-        )
-        alike = 0
-        for item, copy in pairs:
-            if item != copy:
-                break
-            alike += bool(_billed(item))
-        found = max(found, alike)
+        # the reader let go after its first item: its file closed then, not read on
+        for item in _json_chat.items(
+            Path(entry.path), "history", quiet, NAME, counted=False, chunk=_FIRST
+        ):
+            found[entry.name] = _digest(b"", item)
+            break
     return found
+
+
+_FIRST = 64 * 1024  # bytes a look at a file's first history item reads at a time
+
+
+def _digest(before: bytes, item: dict[str, object]) -> bytes:
+    """The digest of a run of history items, from that of the run before `item`: equal
+    for runs whose items are equal as parsed."""
+    try:
+        data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # a count past 64 bits: alike only to itself
+        data = repr(item).encode(errors="surrogateescape")
+    return hashlib.blake2b(before + data, digest_size=16).digest()
+
+
+def _made(path: Path) -> tuple[int, str]:
+    """When the session was made, as `sessions.json` says it, else when its file was
+    last written (it was made no later), the name after: of two sessions cut before
+    their totals that open alike, one is taken to have come first, so that it alone
+    bills what they share."""
+    made = folders.kept((NAME, "made", str(path.parent)), lambda: _created(path.parent))
+    when = made.get(path.stem)
+    if when is None:
+        with contextlib.suppress(OSError):
+            when = _date_ms(path.stat().st_mtime_ns)
+    return (when if when is not None else _NONE, path.name)
 
 
 def _created(folder: Path) -> dict[str, int]:
@@ -426,7 +566,15 @@ def _copied(
     (null) in one response cannot stop them short and bill a copy again."""
     if not totals:
         return 0
-    billed = [_tokens(usage) for item in items if (usage := _billed(item))]
+    return _copies(
+        [_tokens(usage) for item in items if (usage := _billed(item))], totals
+    )
+
+
+def _copies(billed: list[tuple[int, int]], totals: dict[str, object]) -> int:
+    """`_copied` of the (prompt, completion) counts of a history's responses."""
+    if not totals:
+        return 0
     columns = {"promptTokens": [p for p, _ in billed], "completionTokens": [c for _, c in billed]}  # fmt: skip
     # a total damaged (null) says nothing: taken as 0, it called every response a copy
     # and billed none; where neither is read, both are 0 (no copy is billed twice)

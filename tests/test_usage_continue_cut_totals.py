@@ -116,9 +116,10 @@ def test_a_source_cut_before_its_totals_bills_its_own_responses(tmp_path: Path) 
     assert rows[PLAIN] == (4_000, 100) and rows[FORK] == (2_000, 50)
 
 
+@pytest.mark.parametrize("both", [False, True])
 @pytest.mark.parametrize("unlisted", [PLAIN, FORK])
 def test_a_source_cut_before_its_totals_bills_its_own_when_one_is_not_listed(
-    tmp_path: Path, unlisted: str
+    tmp_path: Path, unlisted: str, both: bool
 ) -> None:
     # sessions.json without the source or without its fork (a copy of the folder taken
     # between their writes): the fork, whose totals say its first responses are copies,
@@ -129,8 +130,15 @@ def test_a_source_cut_before_its_totals_bills_its_own_when_one_is_not_listed(
     listed = orjson.loads((sessions / "sessions.json").read_bytes())
     kept = [entry for entry in listed if entry["sessionId"] != unlisted]
     (sessions / "sessions.json").write_bytes(orjson.dumps(kept))
-    path = sessions / f"{PLAIN}.json"
-    data = path.read_bytes()
-    path.write_bytes(data[: data.index(b'\n  "usage"')])
+    # `both`: the fork cut too; which came first is then when each was made, for the
+    # one not listed when its file was last written (here after both were made)
+    for session_id in (PLAIN, FORK) if both else (PLAIN,):
+        path = sessions / f"{session_id}.json"
+        data = path.read_bytes()
+        path.write_bytes(data[: data.index(b'\n  "usage"')])
     rows = _rows(home, tmp_path / "cut")
-    assert rows[PLAIN] == (4_000, 100) and rows[FORK] == (2_000, 50)
+    if both and unlisted == PLAIN:  # taken for the later: each response billed once
+        billed = [rows.get(key, (0, 0)) for key in (PLAIN, FORK)]
+        assert tuple(map(sum, zip(*billed, strict=True))) == (6_000, 150)
+    else:
+        assert rows[PLAIN] == (4_000, 100) and rows[FORK] == (2_000, 50)

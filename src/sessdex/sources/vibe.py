@@ -511,17 +511,20 @@ def _head(path: Path) -> tuple[str | None, str | None, bytes | None]:
 # process by how each file looked (`freshness.read_signature`): every folder of a chain
 # is listed as its own chain too, so a cold list of a chain of N folders reads each
 # folder once, not N times.
-_KEPT: dict[tuple[str, str], object] = {}
+_KEPT: dict[tuple[str, str, str], object] = {}
 _KEPT_MAX = 4096
 
 
-def _kept(path: str, make: Callable[[], _T], look: str | None = None) -> _T:
-    """`make()`, what was read of `path`, or what it gave while the file looked the same
-    (`look`, where the caller has just stat'ed it); the file noted as read either way
+def _kept(
+    path: str, make: Callable[[], _T], look: str | None = None, what: str = ""
+) -> _T:
+    """`make()`, what was read of `path` (`what` of it, where more than one thing is
+    read of it), or what it gave while the file looked the same (`look`, where the
+    caller has just stat'ed it); the file noted as read either way
     (`freshness.note_depended`)."""
     if look is None:
         look = freshness.read_signature(path)
-    key = (path, look)
+    key = (path, look, what)
     if key in _KEPT:
         freshness.note_depended(path, look)
         return _KEPT[key]  # type: ignore[return-value]
@@ -623,7 +626,8 @@ def _start(meta: Path) -> tuple[bytes | None, str]:
     """A meta.json's first bytes up to its ids (`_head`), and how it looked before they
     were read: a note of them taken after would hold for a rewrite made in between."""
     look = freshness.read_signature(str(meta))
-    return _head(meta)[2], look
+    # kept: each fork of a session looks at every folder that names it, its siblings
+    return _kept(str(meta), lambda: _head(meta)[2], look, "start"), look
 
 
 def _chain(

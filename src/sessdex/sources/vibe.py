@@ -535,12 +535,12 @@ def _kept(
     return value
 
 
-def _opens_with_summary(folder: Path, look: str | None = None) -> bool:
+def _opens_with_summary(folder: str | Path, look: str | None = None) -> bool:
     """A compaction's new folder starts with the injected summary; a fork with copied turns."""
     return _first_line(folder, look)[0]
 
 
-def _first_line(folder: Path, look: str | None = None) -> tuple[bool, int | None]:
+def _first_line(folder: str | Path, look: str | None = None) -> tuple[bool, int | None]:
     """Whether a folder's messages open with the summary, and the bytes of their first
     line (None where it has no newline yet); `look`, how they look, where known."""
     path = os.path.join(folder, MESSAGES)
@@ -570,22 +570,26 @@ def _opening(where: str | Path) -> tuple[bool | None, int | None]:
 
 
 def _successor(
-    session_id: str, links: _Links, root: Path, looked: list[Path] | None = None
+    session_id: str, links: _Links, root: Path, looked: list[tuple[str, str]]
 ) -> str | None:
     """The folder that took over after this session was compacted, if any; `looked`
-    gains the folders looked at."""
-    names = links.children.get(session_id, ())
-    if looked is not None:
-        looked += (root / name for name in names)
-    found = [name for name in names if _opens_with_summary(root / name)]
-    return found[-1] if found else None
+    gains the folders looked at, each with how its messages looked."""
+    found = None
+    top = os.fspath(root)  # plain strings: each fork of a session looks at all of them
+    for name in links.children.get(session_id, ()):
+        folder = os.path.join(top, name)
+        look = freshness.read_signature(os.path.join(folder, MESSAGES))
+        looked.append((name, look))
+        if _opens_with_summary(folder, look):
+            found = name
+    return found
 
 
 def _newest(session_id: str, links: _Links, root: Path) -> str:
     """The id the chain holding `session_id` is listed under (its newest folder)."""
     seen = {session_id}
-    looked: list[Path] = []
-    heads: list[tuple[Path, int | None, bytes | None, str]] = []
+    looked: list[tuple[str, str]] = []
+    heads: list[tuple[str, int | None, bytes | None, str]] = []
     links.note_unsettled()  # a folder not yet written may be the successor
     # what is read of the newer folders is fixed once written (their ids, their first
     # line): noted as that, so that a turn of the chain's newest folder, which rewrites
@@ -598,36 +602,40 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
                 break
             seen.add(found)
             session_id = found
-        for folder in looked:
-            links.check(root, folder.name)
-        heads = [
-            (folder, _first_line(folder)[1], *_start(folder / "meta.json"))
-            for folder in looked
-        ]
+        # each folder stat'ed once here: every fork of a session looks at all of them
+        top = os.fspath(root)
+        for name, look in looked:
+            folder = os.path.join(top, name)
+            meta = os.path.join(folder, "meta.json")
+            meta_look = freshness.read_signature(meta)
+            links.check(root, name, meta_look)
+            start = _start(meta, meta_look)
+            heads.append((folder, _first_line(folder, look)[1], start, meta_look))
     # a folder made later may continue the newest one (compacted again): the save
     # folder's sub-folders as `_links_read` reads them, which a turn inside a session's
     # own folder leaves as they are, and Vibe's caches beside them (its listing's
     # .session_index.json, .last_session/) or a Vibe 3 store do not change
     freshness.note_folders(root, ("unified",), links.look)
     for folder, head, start, look in heads:
+        meta = os.path.join(folder, "meta.json")
+        messages = os.path.join(folder, MESSAGES)
         # its ids, which a turn rewrites as they were (a rewrite with others shows)
         if start is None:
-            freshness.note_depended(folder / "meta.json", look)
+            freshness.note_depended(meta, look)
         else:
-            freshness.note_start(folder / "meta.json", start, look)
+            freshness.note_start(meta, start, look)
         if head is None:  # no first line yet: any change may give one
-            freshness.note_depended(folder / MESSAGES)
+            freshness.note_depended(messages)
         else:
-            freshness.note_head(folder / MESSAGES, head)
+            freshness.note_head(messages, head)
     return session_id
 
 
-def _start(meta: Path) -> tuple[bytes | None, str]:
-    """A meta.json's first bytes up to its ids (`_head`), and how it looked before they
-    were read: a note of them taken after would hold for a rewrite made in between."""
-    look = freshness.read_signature(str(meta))
-    # kept: each fork of a session looks at every folder that names it, its siblings
-    return _kept(str(meta), lambda: _head(meta)[2], look, "start"), look
+def _start(meta: str, look: str) -> bytes | None:
+    """A meta.json's first bytes up to its ids (`_head`); `look`, how it looked before
+    they were read (a note of them taken after would hold for a rewrite made in
+    between). Kept: each fork of a session looks at every folder that names it."""
+    return _kept(meta, lambda: _head(Path(meta))[2], look, "start")
 
 
 def _chain(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import api, quick
+from sessdex import api, freshness, quick
 from sessdex.sources import Home
 
 from .conftest import app_home
@@ -162,3 +162,55 @@ def test_usage_counts_a_chat_rewritten_at_its_size(tmp_path: Path) -> None:
     chat = next(home.rglob(CHAT))
     chat.write_bytes(chat.read_bytes().replace(b'"output": 10,', b'"output": 90,'))
     assert output_tokens() == before + 80
+
+
+# A fine clock's stamp (not of whole seconds) ahead of the machine's (a file server's
+# clock, a few seconds fast): a rewrite at the same size in the writer's tick keeps it,
+# as any stamp set back with `os.utime` does here, the change time before it.
+def _ahead_ns() -> int:
+    return (time.time_ns() // 10**9 + 60) * 10**9 + 123_456_789
+
+
+def _stamped(path: Path, stamp: int) -> None:
+    os.utime(path, ns=(stamp, stamp))
+
+
+def _rewritten_keeping_its_stat(path: Path, old: bytes, new: bytes, stamp: int) -> None:
+    """`path` rewritten in place at its size (`old` made `new`), its stamp put back: its
+    stat, change time included (behind the stamp), looks as it did."""
+    before = os.stat(path)
+    path.write_bytes(path.read_bytes().replace(old, new))
+    _stamped(path, stamp)
+    after = os.stat(path)
+    assert (after.st_size, after.st_ino) == (before.st_size, before.st_ino)
+    assert max(after.st_mtime_ns, after.st_ctime_ns) == stamp
+
+
+def test_a_fine_stamp_changed_in_the_tick_before_a_read_is_read_again() -> None:
+    since = time.time_ns()
+    tick = freshness.FINE_TICK_NS
+    racy = (10, since - tick // 2, 7, "")
+    if racy[1] % 10**9 == 0:  # a whole second: the coarse rule's
+        racy = (10, racy[1] - 1, 7, "")
+    assert freshness.settled(racy, since)[1] == freshness.UNKNOWN
+    older = (10, since - 2 * tick - 1, 7, "")
+    assert freshness.settled(older, since) == older
+    ahead = (10, since + 60 * 10**9 + 1, 7, "")
+    assert freshness.settled(ahead, since)[1] == freshness.UNKNOWN
+    far_ahead = (10, since + freshness.SKEW_NS + 10**9 + 1, 7, "")
+    assert freshness.settled(far_ahead, since) == far_ahead
+
+
+def test_a_chat_stamped_ahead_of_the_clock_and_rewritten_in_its_tick_lists_its_new_title(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(app_home("gemini"), home)
+    chat = next(home.rglob(CHAT))
+    stamp = _ahead_ns()
+    _stamped(chat, stamp)
+    assert "Run the test suite and report failures" in _titles(home)
+    _rewritten_keeping_its_stat(chat, OLD, NEW, stamp)
+    titles = _titles(home)
+    assert "Run the test suite AND REPORT FAILURES" in titles
+    assert "Run the test suite and report failures" not in titles

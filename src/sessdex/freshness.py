@@ -11,9 +11,10 @@ Two kinds of evidence, `stat` calls (and a few headers of a SQLite database):
   existence it asks `folders.is_dir`/`is_file`/`exists` about, is noted here; when all of them
   still look the same, the scan would find the same files again.
 
-A file stamped in whole seconds (a coarse clock's tick) that changed within RACY_NS before
-its read began is not trusted either (`settled`): its signature is kept with an unknown
-change time, and the next refresh reads it again.
+A file changed within a tick of its clock before its read began (or stamped up to SKEW_NS
+ahead of the clock) is not trusted either (`settled`): its signature is kept with an
+unknown change time, and the next refresh reads it again. The tick: RACY_NS for a stamp
+of whole seconds (a coarse clock's), FINE_TICK_NS for any other.
 
 A folder modified within RACY_NS of its listing is not trusted: a second change in the same
 timestamp tick would leave its mtime as it was (git's "racy" case). Its state is noted as
@@ -34,7 +35,7 @@ import stat
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -43,6 +44,20 @@ if TYPE_CHECKING:
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 RACY_NS = 2_000_000_000  # FAT stamps folders to 2 s; everything else is finer
 SKEW_NS = 24 * 3600 * 10**9  # stamps this far ahead of the clock may still be "now"
+
+
+def _fine_tick_ns() -> int:
+    """How long a fine clock may stamp files with one time: Linux stamps them with its
+    coarse clock, which moves once a timer tick (1 to 10 ms, its resolution), Windows
+    once its timer's (15.6 ms); twice that, as a tick may come late on a busy machine."""
+    tick = 0.016
+    if sys.platform.startswith("linux"):
+        with suppress(OSError):  # CLOCK_REALTIME_COARSE, which Python names from 3.13
+            tick = time.clock_getres(getattr(time, "CLOCK_REALTIME_COARSE", 5))
+    return int(2 * min(max(tick, 0.001), 0.016) * 10**9)
+
+
+FINE_TICK_NS = _fine_tick_ns()
 UNKNOWN = -2  # a folder state that never matches: list it again next time
 MISSING = -1  # the folder did not exist when the scan tried to list it
 
@@ -278,18 +293,39 @@ def file_signature(path: str) -> FileSignature | None:
     return st.st_size, changed_ns(st), st.st_ino, wal_signature(path)
 
 
+def racy(changed: int, since_ns: int) -> bool:
+    """Whether a file last changed at `changed` (ns) may have been changed again since
+    `since_ns` (when its read began) with its stamp kept: it was changed within its
+    clock's tick before, a rewrite at the same size in that tick would leave its stat as
+    it was (git's "racy" case, as a folder's above). A stamp of whole seconds is a coarse
+    clock's (FAT's two, one on ext3, HFS+ and many network mounts); any other a fine
+    one's (FINE_TICK_NS; none on Linux 6.13 and later for a file just looked at, on most
+    local file systems), whose tick costs one more read of a file written just before a
+    listing. A stamp ahead of the clock (SKEW_NS) was made by a clock still in that tick."""
+    tick = RACY_NS if changed % 10**9 == 0 else FINE_TICK_NS
+    return since_ns - tick < changed <= since_ns + SKEW_NS
+
+
 def settled(signature: FileSignature, since_ns: int) -> FileSignature:
-    """`signature`, or, for a file changed within a tick of its clock before `since_ns`
-    (when its read began), the same with its change time UNKNOWN: a rewrite at the same
-    size in that tick would leave its stat as it was (git's "racy" case, as a folder's
-    above), so the next refresh reads it again. Only a coarse clock's stamp, of whole
-    seconds (FAT's two, one on ext3, HFS+ and many network mounts), is held so: a fine
-    one's tick is a few ms at most (none on Linux 6.13 and later for a file just looked
-    at), and holding it so would read again every file written just before a listing."""
+    """`signature`, or, for a file changed in its clock's tick before `since_ns` (`racy`),
+    the same with its change time UNKNOWN: the next refresh reads it again."""
     size, changed, inode, wal = signature
-    if changed % 10**9 == 0 and since_ns - RACY_NS < changed <= since_ns + SKEW_NS:
+    if SIDE in wal:  # the files a read was refused, noted after it
+        first, *sides = wal.split(SIDE)
+        wal = SIDE.join((first, *(settled_side(entry, since_ns) for entry in sides)))
+    if racy(changed, since_ns):
         return size, UNKNOWN, inode, wal
-    return signature
+    return size, changed, inode, wal
+
+
+def settled_side(entry: str, since_ns: int) -> str:
+    """A `side` entry, or, for a file changed in its clock's tick before `since_ns`
+    (`racy`), one whose change time no stat gives: what was read from it is read again."""
+    size, _, rest = entry.partition(" ")
+    changed, _, tail = rest.partition(" ")
+    if size.isdigit() and changed.isdigit() and racy(int(changed), since_ns):
+        return f"{size} {UNKNOWN} {tail}"
+    return entry
 
 
 def changed_ns(st: os.stat_result) -> int:

@@ -214,3 +214,24 @@ def test_a_chat_stamped_ahead_of_the_clock_and_rewritten_in_its_tick_lists_its_n
     titles = _titles(home)
     assert "Run the test suite AND REPORT FAILURES" in titles
     assert "Run the test suite and report failures" not in titles
+
+
+OPENHANDS_EVENT = "event-00000.json"
+ASKED, ASKED_AGAIN = b"Why does the build fail?", b"WHY DOES THE BUILD FAIL?"
+
+
+def test_a_side_file_rewritten_in_the_tick_of_its_read_lists_its_new_title(
+    tmp_path: Path,
+) -> None:
+    """An OpenHands conversation's first event (its title: the first prompt), a file its
+    listing read beside base_state.json, rewritten at its size in its clock's tick."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("openhands"), home)
+    event = next(p for p in home.rglob(OPENHANDS_EVENT) if ASKED in p.read_bytes())
+    stamp = _ahead_ns()
+    _stamped(event, stamp)
+    assert "Why does the build fail?" in _titles(home)
+    _rewritten_keeping_its_stat(event, ASKED, ASKED_AGAIN, stamp)
+    titles = _titles(home)
+    assert "WHY DOES THE BUILD FAIL?" in titles
+    assert "Why does the build fail?" not in titles

@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -170,4 +171,24 @@ def test_a_row_that_moves_no_time_changes_the_warm_usage_as_the_cold(
     cold = _usage(home, tmp_path / "cold")
     shutil.rmtree(tmp_path / "cold")
     assert cold != before  # the change is one `usage` counts
+    assert _usage(home, tmp_path / "warm") == cold
+
+
+def test_a_row_rewritten_in_the_tick_the_marks_were_read_in_changes_the_warm_usage(
+    tmp_path: Path,
+) -> None:
+    """OpenCode's answer saved again in place within its clock's tick of the last
+    `usage` (stamped here ahead of the clock, as a file server's fast clock stamps it,
+    and put back after the write): the database's stat looks as it did then."""
+    home = tmp_path / "home"
+    copy_home(homes()["opencode"], home)
+    database = home / OPENCODE
+    stamp = (time.time_ns() // 10**9 + 60) * 10**9 + 123_456_789
+    os.utime(database, ns=(stamp, stamp))
+    before = _usage(home, tmp_path / "warm")
+    _opencode_rewritten(home)
+    os.utime(database, ns=(stamp, stamp))
+    assert not (home / (OPENCODE + "-wal")).exists()
+    cold = _usage(home, tmp_path / "cold")
+    assert cold != before
     assert _usage(home, tmp_path / "warm") == cold

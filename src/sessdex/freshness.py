@@ -14,7 +14,9 @@ Two kinds of evidence, `stat` calls (and a few headers of a SQLite database):
 A file changed within a tick of its clock before its read began (or stamped up to SKEW_NS
 ahead of the clock) is not trusted either (`settled`): its signature is kept with an
 unknown change time, and the next refresh reads it again. The tick: RACY_NS for a stamp
-of whole seconds (a coarse clock's), FINE_TICK_NS for any other.
+of whole seconds (a coarse clock's), FINE_TICK_NS for any other. So are the other files a
+read depended on (`settled_look`) and those a usage sum or mark was read from
+(`settled_side`).
 
 A folder modified within RACY_NS of its listing is not trusted: a second change in the same
 timestamp tick would leave its mtime as it was (git's "racy" case). Its state is noted as
@@ -316,6 +318,24 @@ def settled(signature: FileSignature, since_ns: int) -> FileSignature:
     if racy(changed, since_ns):
         return size, UNKNOWN, inode, wal
     return size, changed, inode, wal
+
+
+def settled_look(look: str, since_ns: int) -> str:
+    """A file's look as a parse noted it (`read_signature`, maybe inside a note of its
+    start or sub-folders), or, for one changed in its clock's tick before `since_ns`
+    (`racy`), the same with a change time that no look has: what depended on it is read
+    again next time. The others (its head, its presence) hold no time."""
+    for note, unit in ((_START, " "), (_FOLDERS, "\x1f")):
+        if look.startswith(note):  # the look then is its last part (spaces inside)
+            *head, then = look.split(unit, 3)
+            return unit.join((*head, settled_look(then, since_ns)))
+    size, space, rest = look.partition(" ")
+    changed, _, tail = rest.partition(" ")
+    if not (space and size.isdigit() and changed.isdigit()):
+        return look  # ABSENT, PRESENT, a head's note, or no look of a file
+    if racy(int(changed), since_ns):
+        return f"{size} {UNKNOWN} {tail}"
+    return look
 
 
 def settled_side(entry: str, since_ns: int) -> str:

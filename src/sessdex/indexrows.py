@@ -140,7 +140,8 @@ def write(
     the notes, the path the home was read by (`home`), the digests of the context files
     parsed (`digests`, by path: one parsed without is read anew next time); the apps
     touched. A file changed in its clock's tick before `since_ns`, when the reads began,
-    is read again next time (`freshness.settled`).
+    is read again next time (`freshness.settled`), as is one whose parse read another so
+    changed (`freshness.settled_look`).
 
     With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
     without, they are dropped, and the quick path reads the rows until a later write
@@ -205,7 +206,10 @@ def write(
                 and freshness.SIDE not in wal
             )
             file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
-            depend_rows += [(name, app, nested, *each) for each in read]
+            depend_rows += [
+                (name, app, nested, depended, freshness.settled_look(look, since_ns))
+                for depended, look in read
+            ]
             for fragment in sessions:
                 key = (fragment[0], fragment[1])
                 fragment_rows.append((name, *key, fragment[7]))

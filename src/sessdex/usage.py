@@ -983,6 +983,8 @@ def _collect_sessions(
             source, descendants = sources.get(row.app), kin.get((row.app, row.id), [])
             # every file the read opens: a file beside the session's own that feeds its sums
             # (an execution log it names) changes them alone, its session's record unchanged
+            # (one changed in its clock's tick before the read, or since: read again)
+            since_ns = time.time_ns()
             with freshness.openings() as opened:
                 for record in lead_records(source, session, descendants, diagnostics):
                     _add(buckets, record, _priced(catalogue, record))
@@ -998,8 +1000,13 @@ def _collect_sessions(
                 # database of many sessions changes with each, the record with its own
                 own = _own_files([session, *(d[2] for d in descendants)])
                 beside = [name for name in opened if name not in own]
+                sides = (freshness.side(name) for name in beside)
                 state = _encode(
-                    {_READ: freshness.SIDE.join(map(freshness.side, beside))}
+                    {
+                        _READ: freshness.SIDE.join(
+                            freshness.settled_side(entry, since_ns) for entry in sides
+                        )
+                    }
                 )
                 save.append((path, row.app, signature, 0, state, _encode(found), b""))
     # what the refresh's listings met, after the reads: a line the listing of a file and

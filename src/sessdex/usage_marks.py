@@ -7,6 +7,7 @@ that kept the marks. This module knows no app by name.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,9 +56,12 @@ def collect(
             if held is not None and freshness.sides_hold(held[0]):
                 now[database] = held
                 continue
-            # how the files look before the marks are read: a write after it is a change
+            # how the files look before the marks are read: a write after it is a
+            # change, as is one in the tick of a file's clock before (`settled_side`)
+            since_ns = time.time_ns()
             sides = freshness.SIDE.join(
-                freshness.side(name) for name in (database, database + "-wal")
+                freshness.settled_side(freshness.side(name), since_ns)
+                for name in (database, database + "-wal")
             )
             now[database] = (sides, dict(hook(Path(database))))
         for database, (_, marks) in now.items():

@@ -7,7 +7,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -599,6 +601,42 @@ def test_usage_sees_an_execution_log_that_changed_alone(tmp_path: Path) -> None:
         {**entry, "usage": entry["usage"] + 1} for entry in value["usageSummary"]
     ]
     log.write_text(json.dumps(value))
+    assert credits() == pytest.approx(before + 1)
+
+
+def test_usage_sees_an_execution_log_rewritten_in_the_tick_it_was_read_in(
+    tmp_path: Path,
+) -> None:
+    """The same, the log rewritten at its size within its clock's tick of the last read
+    (stamped here ahead of the clock, as a file server's fast clock stamps it, and put
+    back after the write): its stat, change time included, looks as it did then."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [log] = [
+        path
+        for path in (home / ".config/Kiro/User/globalStorage/kiro.kiroagent").rglob("*")
+        if path.is_file() and b'"usage": 0.42' in path.read_bytes()
+    ]
+    stamp = (time.time_ns() // 10**9 + 60) * 10**9 + 123_456_789
+    os.utime(log, ns=(stamp, stamp))
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": "",
+        "SESSDEX_HOME": str(tmp_path / "sessdex"),
+    }
+
+    def credits() -> float:
+        result = CliRunner().invoke(
+            main, ["usage", "app", "--json", "--app", "kiroide"], env=env
+        )
+        assert result.exit_code == 0, result.output
+        (row,) = json.loads(result.stdout)
+        return float(row["credits"]["kiroide"])
+
+    before = credits()
+    log.write_bytes(log.read_bytes().replace(b'"usage": 0.42', b'"usage": 1.42'))
+    os.utime(log, ns=(stamp, stamp))
+    assert max(os.stat(log).st_mtime_ns, os.stat(log).st_ctime_ns) == stamp
     assert credits() == pytest.approx(before + 1)
 
 

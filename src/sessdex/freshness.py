@@ -581,6 +581,9 @@ def _folders_digest(path: str, skipped: str, now: str) -> str:
     key = (path, skipped, now)
     if key in _LISTED:
         return _LISTED[key]
+    # kept by its look only once that is settled: a folder changed again in its tick
+    # looks the same, and its sub-folders may not be
+    keep = settled_look(now, time.time_ns()) == now
     skip = set(skipped.split("/"))
     try:
         with os.scandir(path) as listing:
@@ -593,11 +596,11 @@ def _folders_digest(path: str, skipped: str, now: str) -> str:
             )
     except OSError:
         return ""
-    if len(_LISTED) >= 64:
-        _LISTED.clear()
-    digest = _LISTED[key] = _digest(
-        "\x00".join(names).encode("utf-8", "surrogateescape")
-    )
+    digest = _digest("\x00".join(names).encode("utf-8", "surrogateescape"))
+    if keep:
+        if len(_LISTED) >= 64:
+            _LISTED.clear()
+        _LISTED[key] = digest
     return digest
 
 

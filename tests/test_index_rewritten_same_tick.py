@@ -186,9 +186,12 @@ def _rewritten_keeping_its_stat(path: Path, old: bytes, new: bytes, stamp: int) 
     assert max(after.st_mtime_ns, after.st_ctime_ns) == stamp
 
 
-def test_a_fine_stamp_changed_in_the_tick_before_a_read_is_read_again() -> None:
+def test_a_fine_stamp_changed_in_the_tick_before_a_read_is_read_again(
+    fine_tick: int,
+) -> None:
     since = time.time_ns()
-    tick = freshness.FINE_TICK_NS
+    tick = fine_tick
+    assert 2_000_000 <= tick <= 32_000_000  # twice a tick of 1 to 16 ms
     racy = (10, since - tick // 2, 7, "")
     if racy[1] % 10**9 == 0:  # a whole second: the coarse rule's
         racy = (10, racy[1] - 1, 7, "")

@@ -298,8 +298,8 @@ def file_signature(path: str) -> FileSignature | None:
 def racy(changed: int, since_ns: int) -> bool:
     """Whether a file last changed at `changed` (ns) may have been changed again since
     `since_ns` (when its read began) with its stamp kept: it was changed within its
-    clock's tick before, a rewrite at the same size in that tick would leave its stat as
-    it was (git's "racy" case, as a folder's above). A stamp of whole seconds is a coarse
+    clock's tick before, and a rewrite at the same size in that tick would leave its stat
+    as it was (git's "racy" case, as a folder's above). A stamp of whole seconds is a coarse
     clock's (FAT's two, one on ext3, HFS+ and many network mounts); any other a fine
     one's (FINE_TICK_NS; none on Linux 6.13 and later for a file just looked at, on most
     local file systems), whose tick costs one more read of a file written just before a

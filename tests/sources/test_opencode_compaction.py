@@ -81,3 +81,33 @@ def test_show_tail_says_what_the_whole_read_says(tmp_path: Path) -> None:
     said = '75 messages summarized, 1 kept as they were, from the prompt "note 69"'
     assert said in cli_over(home, "show", BASIC).output
     assert said in cli_over(home, "show", BASIC, "--tail", "3").output
+
+
+def test_one_compaction_is_one_line_its_summary_under_it(tmp_path: Path) -> None:
+    """A 1.x compaction is its request's part and the summary answer after it: `show`
+    drew "context compacted" twice, `--json` held two compaction events, the first with
+    no summary; one compaction is one event, holding the summary and who started it."""
+    home = _compacted(tmp_path, {"auto": True, "tail_start_id": KEPT})
+    shown = cli_over(home, "show", BASIC, "--detail", "full").output
+    assert shown.count("context compacted") == 1
+    assert shown.index("context compacted") < shown.index("Ran the greeting twice.")
+    events = json.loads(cli_over(home, "show", BASIC, "--json").stdout)
+    [compaction] = [e for e in events if e["kind"] == "compaction"]
+    assert compaction["text"] == "Ran the greeting twice."
+    assert compaction["extra"]["auto"] is True
+    exported = cli_over(home, "export", BASIC).output
+    assert exported.count("Context compacted") == 1
+
+
+def test_a_compaction_with_no_summary_yet_is_still_one_line(tmp_path: Path) -> None:
+    """The request written, its summary not (yet, or never: the compaction failed): the
+    compaction is still said, once."""
+    home = _compacted(tmp_path, {"auto": False})
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    db.execute("DELETE FROM part WHERE message_id = 'msg_22b8340000020000000000000b'")
+    db.execute("DELETE FROM message WHERE id = 'msg_22b8340000020000000000000b'")
+    db.commit()
+    db.close()
+    events = json.loads(cli_over(home, "show", BASIC, "--json").stdout)
+    [compaction] = [e for e in events if e["kind"] == "compaction"]
+    assert compaction["extra"]["auto"] is False

@@ -10,7 +10,9 @@ which reads a snapshot of db + WAL. One database holds every session: a row of `
 `{id, providerID, variant}`, epoch-ms `time_created`/`time_updated`, `time_archived`),
 its `message` rows (`data` JSON: role, modelID, tokens, finish, error, time) and their
 `part` rows (`data` JSON: text, reasoning, tool, file, step-start/-finish, snapshot, patch,
-agent, subtask, retry, compaction: a note says what it summarized, `_opencode_folds`). Older releases wrote the same records as JSON files:
+agent, subtask, retry, compaction: a note says what it summarized, `_opencode_folds`; the
+compaction is one event with the text of the `summary` answer that follows its request).
+Older releases wrote the same records as JSON files:
 `storage/session/<project>/<ses>.json`, `storage/message/<ses>/<msg>.json` and
 `storage/part/<msg>/<prt>.json`; both are read, and a database row wins over a file for
 the same id (the upgrade copies the files into the database). Early 0.x releases kept each
@@ -744,6 +746,9 @@ class _Reader:
         self.inlined: set[str] = set()
         self.copied = False  # the message being read is a fork's copy, billed elsewhere
         self.folds = _opencode_folds.Folds()  # what each compaction summarized
+        # each agent's compaction whose request was read, its summary not yet: (time
+        # of the request, its `auto`), one event with the summary that follows
+        self.held: dict[str | None, tuple[datetime | None, JSONValue]] = {}
 
     # -- SQLite --
 
@@ -883,6 +888,7 @@ class _Reader:
             yield from _opencode_v2.history(
                 self, connection, session_id, agent, children, rows, legacy_message
             )
+            yield from self.compaction(agent)
             return
         copies, source = _copies(connection, session_id) if depth == 0 else ({}, None)
         noted = False
@@ -901,6 +907,7 @@ class _Reader:
                 yield from legacy_message(message_id, when)
             finally:
                 self.copied = outer
+        yield from self.compaction(agent)
 
     def info(
         self,
@@ -995,6 +1002,7 @@ class _Reader:
                 f"{self.db}#message/{rowid}",
                 message_id,
             )
+        yield from self.compaction(None)
 
     def _fork_note(self, source: str, copied_at: int, agent: str | None) -> Event:
         """The note opening a fork's first copied message: the session it came from."""
@@ -1076,6 +1084,7 @@ class _Reader:
                 )
             finally:
                 self.copied = outer
+        yield from self.compaction(agent)
 
     # -- shared --
 
@@ -1093,8 +1102,17 @@ class _Reader:
         time = ms_time(created) or ms_time(_created(info))
         summary = bool(info.get("summary") is True)
         self.folds.message(agent, message_id or as_str(info.get("id")), summary)
+        if not summary:  # a compaction whose request no summary followed
+            yield from self.compaction(agent)
+        said: list[tuple[datetime | None, str]] = []  # the summary's text
         for part in parts:
-            yield from self.part(part, role, time, agent, summary, children)
+            if summary and type_tag(part.get("type")) == "text":
+                said += _said(part, time)
+            else:
+                yield from self.part(part, role, time, agent, children)
+        # the summary answers a request (a user message): one an answer held has none
+        if summary or role != "user":
+            yield from self.compaction(agent, said, time)
         if role != "assistant":
             return
         tokens = info.get("tokens")
@@ -1139,7 +1157,6 @@ class _Reader:
         role: object,
         time: datetime | None,
         agent: str | None,
-        summary: bool,
         children: Children,
     ) -> Iterator[Event]:
         kind = type_tag(part.get("type"))
@@ -1153,9 +1170,7 @@ class _Reader:
                 return
             if role == "user" and not part.get("synthetic"):
                 self.folds.prompt(agent, text)
-            if summary:
-                yield self.event("compaction", when, agent, text=text)
-            elif part.get("ignored") is True:  # kept out of the model's context
+            if part.get("ignored") is True:  # kept out of the model's context
                 yield self.event(
                     "meta", when, agent, text=text, extra={"ignored": True}
                 )
@@ -1227,13 +1242,30 @@ class _Reader:
             # what it folded, from where: `show` draws no field of a compaction event
             note = self.folds.note(agent, part)
             yield self.event("meta", when, agent, text=note, extra={"compaction": True})
-            yield self.event(
-                "compaction", when, agent, extra={"auto": json_copy(part.get("auto"))}
-            )
+            yield from self.compaction(agent)  # an earlier one no summary followed
+            self.held[agent] = (when, json_copy(part.get("auto")))
         elif kind in _IGNORED_PARTS:
             return
         else:
             self.diagnostics.unknown_type(f"part:{kind}")
+
+    def compaction(
+        self,
+        agent: str | None,
+        said: list[tuple[datetime | None, str]] | None = None,
+        time: datetime | None = None,
+    ) -> Iterator[Event]:
+        """One compaction: the request held for `agent` (its part), with the text of
+        the summary answer that follows it (`said`, where one came); a summary with no
+        request read (before 1.x, or a read of the last messages) is one alone."""
+        held = self.held.pop(agent, None)
+        if held is None and not said:
+            return
+        text = "\n\n".join(text for _, text in said or ()) or None
+        when = held[0] if held else None
+        when = when or next((at for at, _ in said or () if at), None) or time
+        extra: dict[str, JSONValue] = {"auto": held[1]} if held else {}
+        yield self.event("compaction", when, agent, text=text, extra=extra)
 
     def tool(
         self,
@@ -1368,6 +1400,16 @@ class _Grouped:
             row, self.ahead = self.ahead, next(self.rows, None)
             if not (self.joined and row[-1]):
                 yield row[1:]
+
+
+def _said(
+    part: dict[str, object], time: datetime | None
+) -> list[tuple[datetime | None, str]]:
+    """A text part's (time, text), none where it is empty."""
+    text = shown_text(part.get("text"), keep_empty=False)
+    times = part.get("time") if isinstance(part.get("time"), dict) else {}
+    assert isinstance(times, dict)
+    return [(ms_time(times.get("start")) or time, text)] if text else []
 
 
 def _task_reply(output: str) -> str:

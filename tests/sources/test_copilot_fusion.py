@@ -141,3 +141,37 @@ def test_a_fusion_phase_shows_what_its_model_wrote(tmp_path: Path) -> None:
         "fusion phase critic (claude-sonnet-4.5) succeeded, verdict revise: "
         "Retries look fine. Add a test." in result.output
     )
+
+
+def test_a_long_phase_output_is_one_short_line_whole_in_detail_full(
+    tmp_path: Path,
+) -> None:
+    """A draft of many lines was shown whole on one line in `show`, however long (a
+    phase's `content` is the model's whole answer): it is cut to one short line there,
+    as a note is; `--detail full` and `--json` keep all of it."""
+    home = tmp_path / "home"
+    log = home / ".copilot" / "session-state" / FUSION / "events.jsonl"
+    log.parent.mkdir(parents=True)
+    source = HOME / ".copilot" / "session-state" / FUSION / "events.jsonl"
+    draft = "\n".join(f"Step {n}: change line {n} of checkout.py." for n in range(300))
+    phase = {"type": "assistant.fusion_phase_completed", "id": "e98", "parentId": None,
+             "timestamp": "2026-12-01T09:03:00.000Z",
+             "data": {"fusionId": "fus-2", "phaseId": "ph-d", "phaseKind": "draft",
+                      "role": "drafter", "conversationScope": "draft", "model": "gpt-5",
+                      "status": "succeeded", "content": draft, "durationMs": 10,
+                      "usage": {}}}  # fmt: skip
+    log.write_text(source.read_text() + json.dumps(phase) + "\n")
+    shown = CliRunner().invoke(main, ["show", FUSION, "--home", str(home)]).output
+    [line] = [x for x in shown.splitlines() if "Step 0:" in x]
+    assert line.startswith("· fusion phase draft (gpt-5) succeeded: Step 0: change")
+    assert line.endswith("…") and len(line) <= 200
+    assert "Step 299" not in shown
+    full = ["show", FUSION, "--detail", "full", "--home", str(home)]
+    assert (
+        "Step 299: change line 299 of checkout.py."
+        in CliRunner().invoke(main, full).output
+    )
+    events = json.loads(
+        CliRunner().invoke(main, ["show", FUSION, "--json", "--home", str(home)]).output
+    )
+    assert any(draft in (e["text"] or "") for e in events)

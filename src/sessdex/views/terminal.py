@@ -362,7 +362,12 @@ def _render(
             or event.extra.get("system_prompt") is True
         ):
             return None
-        out.append("· " + one_line(event.text or "settings changed"), style="dim")
+        said = event.text or "settings changed"
+        if detail != "full":  # a note of a model's whole answer (a fusion phase's) too
+            said = one_line(
+                said[: _NOTE * 8], _NOTE - 2
+            )  # no clean of megabytes unseen
+        out.append("· " + one_line(said), style="dim")
     return out
 
 
@@ -372,6 +377,7 @@ def _retried(event: Event) -> bool:
 
 
 _INDENT = "\n    "
+_NOTE = 200  # the columns of a note's line in `show`; --detail full draws it whole
 
 
 def tool_input(value: object) -> list[tuple[str, str]]:

@@ -6,7 +6,8 @@ it has returned), so a watch that read the lead's file again only when that chan
 show nothing of the sub-agent until then. Here each file gets a reader (the translator
 `read` uses, `gptme.line_events`) fed the lines appended to it, its pending calls kept
 between them. A sub-agent's conversation is followed once a spawn read names it and its
-registry entry names the spawning agent as its lead (as `read` reads it in, at most
+registry entry names the spawning agent as its lead, or it has none (gptme before 0.35:
+the spawn's call alone says whose it is) (as `read` reads it in, at most
 `_DEPTH` deep); a spawn read before the sub-agent's conversation began is looked for again
 at each listing, and said again, naming it, before the sub-agent's first events. One whose
 registry entry names an agent followed here, once that agent's file was read without a
@@ -81,7 +82,7 @@ class Follow:
             if time.monotonic() - since > _LOOK_FOR and stamp == self.logs_stamp:
                 continue
             child = _Spawns(self.logs, spawner, read_in=False)._child(agent, spawn.time)
-            if child is not None and self._take(child, spawn, spawner):
+            if child is not None and self._take(child, spawn, spawner, called=True):
                 del self.unlinked[key]
                 self.linking[child] = replace(
                     spawn, extra={**spawn.extra, "child_id": child}
@@ -145,12 +146,17 @@ class Follow:
         assert self.logs is not None
         return _lead_of(self.logs / name)
 
-    def _take(self, child: str, spawn: Event, spawner: str) -> bool:
-        """Follow `child`, where its registry entry names `spawner` as its lead."""
+    def _take(
+        self, child: str, spawn: Event, spawner: str, called: bool = False
+    ) -> bool:
+        """Follow `child`, where its registry entry names `spawner` as its lead, or where
+        it has none (gptme before 0.35) and `spawner`'s call started it (`called`), as
+        the lead's listing claims it (`gptme._claimed`) and `read` reads it in."""
         if child in self.spawns or child in self.depth or self.logs is None:
             return child in self.spawns
         depth = self.depth.get(spawner, _DEPTH) + 1
-        if depth > _DEPTH or _lead_of(self.logs / child) != spawner:
+        lead = _lead_of(self.logs / child)
+        if depth > _DEPTH or (lead != spawner and not (called and lead is None)):
             return False
         self.spawns[child] = spawn
         self.depth[child] = depth
@@ -199,7 +205,7 @@ class Follow:
         child = spawn.extra.get("child_id")
         agent = spawn.extra.get("agent_name")
         if isinstance(child, str):
-            self._take(child, spawn, spawner)
+            self._take(child, spawn, spawner, called=True)
         elif isinstance(agent, str):
             key = (spawn.call_id, agent)
             if key not in self.unlinked:

@@ -98,6 +98,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
 import json
 import os
 import re
@@ -920,11 +921,16 @@ class _Spawns:
         self._by_lead: dict[str | None, list[str]] = {}
 
     def below(self, child: str) -> _Spawns:
-        """What a sub-agent read in starts itself."""
+        """What a sub-agent read in starts itself: those with no registry entry too, as
+        its own listing claims them (`_claimed`), the index listing them under it."""
         spawns = _Spawns(self.logs, child, depth=self.depth + 1)
         spawns._names = self._names
         spawns.done = self.done
         spawns._by_lead = self._by_lead
+        if spawns.read_in:
+            path = self.logs / child / CONVERSATION
+            with contextlib.suppress(OSError):
+                spawns.claimed = set(_claimed(path, path.stat().st_size, child))
         return spawns
 
     def reads_in(self, child: str) -> bool:

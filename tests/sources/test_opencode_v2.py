@@ -626,3 +626,33 @@ def test_an_odd_token_count_in_a_row_is_said(tmp_path: Path) -> None:
     assert where.endswith(f"opencode.db#session_message/{rowid}")
     billed = sum(e.usage.input_tokens for e in events if e.usage and not e.agent_id)
     assert billed == 1905
+
+
+def test_a_compaction_row_says_who_started_it_and_what_it_kept(tmp_path: Path) -> None:
+    """A 2.x `compaction` row gives `reason` (auto or manual) and its kept tail as text
+    (`recent`, from a prompt: "[User]: …"; anomalyco/opencode packages/core/src/session/
+    compaction.ts): its note counts as a 1.x one's, the prompt found by its text; the row
+    is one compaction, holding its summary."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        ("msg_u5", "user", {"time": {"created": T0 + 1600}, "text": "now the docs"}),
+        ("msg_a5", "assistant", assistant(T0 + 1700, [{"type": "text", "text": "Done."}],
+                                          finish="stop")),
+        ("msg_c5", "compaction", {"time": {"created": T0 + 1800}, "status": "completed",
+                                  "reason": "manual", "summary": "## Objective\ndocs",
+                                  "recent": "[User]: now the docs\n\n[Assistant]: Done."}),
+    ])  # fmt: skip
+    db.commit()
+    events, _ = read(sessions(home)[NATIVE])
+    notes = [e.text for e in events if e.extra.get("compaction") is True]
+    # the first compaction gives neither `reason` nor `recent`: no note
+    assert notes == [
+        "compacted on request: 1 message summarized, 2 kept as they were, from the "
+        'prompt "now the docs"',
+    ]  # msg_a3 (an error, after the first) is summarized
+    compactions = [e for e in events if e.kind == "compaction"]
+    assert [(e.text, e.extra) for e in compactions] == [
+        ("## Objective\nkeep tests green", {}),
+        ("## Objective\ndocs", {"auto": False}),
+    ]

@@ -6,7 +6,13 @@ The request that starts a compaction is a user message holding a `compaction` pa
 after the summary. The messages read before it are counted here: those since the last
 compaction's tail that the summary replaced, and those it kept. No count where the
 kept message was not read (a cut session); a read of the session's last messages only
-reads it whole."""
+reads it whole.
+
+A 2.x `compaction` row (session-message.ts's Compaction) says who started it (`reason`,
+"auto" or "manual") and gives the kept tail as text (`recent`: each kept message written
+out, from a prompt, "[User]: …"), no message id, no `overflow`: the prompt it starts
+from is the last one read whose text starts it. The rows before a 2.x compaction are
+all folded into it (its `recent` with them): the next one counts from it."""
 
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from ._values import as_str, one_line
 from .base import WholeRead
 
 _WORDS = 60  # characters of the first kept prompt quoted in the note
+_HEAD = 200  # characters of a prompt matched against the start of a 2.x `recent`
 
 
 @dataclass(slots=True)
@@ -23,6 +30,7 @@ class _Message:
     id: str | None
     ordinary: bool  # not a compaction's request or summary: a message it can fold
     words: str | None = None  # the start of a prompt's text, where it is one
+    head: str | None = None  # the same, as typed (a 2.x compaction's tail starts so)
 
 
 class Folds:
@@ -42,6 +50,7 @@ class Folds:
         read = self.read.get(agent)
         if read and read[-1].words is None:
             read[-1].words = one_line(text, _WORDS)
+            read[-1].head = text[:_HEAD]
 
     def note(self, agent: str | None, part: dict[str, object]) -> str:
         """What the compaction whose request holds `part` did, in words."""
@@ -50,9 +59,7 @@ class Folds:
         read = self.read.setdefault(agent, [])
         if read:
             read[-1].ordinary = False  # the request itself
-        auto = part.get("auto")
-        said = {True: "compacted automatically", False: "compacted on request"}
-        text = said.get(auto, "compacted") if isinstance(auto, bool) else "compacted"
+        text = _started(part.get("auto"))
         if part.get("overflow") is True:
             text += ", the context being full"
         start = self.start.get(agent, 0)
@@ -63,15 +70,48 @@ class Folds:
             self.start[agent] = len(read)
             return text
         at = len(before) if at is None else at
-        folded = sum(m.ordinary for m in before[:at])
-        kept = sum(m.ordinary for m in before[at:])
-        text += f": {_count(folded)} summarized"
-        if kept:
-            text += f", {kept:,} kept as they were"
-            if words := before[at].words:
-                text += f', from the prompt "{words}"'
         self.start[agent] = start + at
-        return text
+        return text + _counts(before, at)
+
+    def row(self, agent: str | None, reason: object, recent: object) -> str | None:
+        """What the 2.x compaction row just begun (`message`) did, in words (no count
+        where it gives no `recent`; None where it gives no `reason` either)."""
+        if not self.whole:
+            raise WholeRead("a compaction's note counts the messages before it")
+        read = self.read.setdefault(agent, [])
+        auto = {"auto": True, "manual": False}.get(
+            reason if isinstance(reason, str) else ""
+        )
+        text = _started(auto)
+        before = read[self.start.get(agent, 0) : -1] if read else []
+        self.start[agent] = len(read)
+        if not isinstance(recent, str):
+            return text if auto is not None else None
+        if not recent:  # nothing kept: every message before it summarized
+            return text + _counts(before, len(before))
+        starts = [
+            n
+            for n, m in enumerate(before)
+            if m.head and recent.startswith(f"[User]: {m.head}")
+        ]
+        return text + _counts(before, starts[-1]) if starts else text
+
+
+def _started(auto: object) -> str:
+    said = {True: "compacted automatically", False: "compacted on request"}
+    return said.get(auto, "compacted") if isinstance(auto, bool) else "compacted"
+
+
+def _counts(before: list[_Message], at: int) -> str:
+    """The messages `before` a compaction it summarized (up to `at`) and kept."""
+    folded = sum(m.ordinary for m in before[:at])
+    kept = sum(m.ordinary for m in before[at:])
+    text = f": {_count(folded)} summarized"
+    if kept:
+        text += f", {kept:,} kept as they were"
+        if words := before[at].words:
+            text += f', from the prompt "{words}"'
+    return text
 
 
 def _count(messages: int) -> str:

@@ -7,7 +7,8 @@ for a fork); its history is `session_message` rows ordered by `seq`, each a `typ
 [text | reasoning | tool {id, name, state {status, input, content[], structured, result,
 error}}], finish, error, tokens, time {created, completed}}`, `synthetic`, `system`,
 `skill`, `shell {command, status, exit, output}`, `compaction {status, reason, summary,
-recent, model, cost, tokens, error}` (its request billed like an answer),
+recent, model, cost, tokens, error}` (its request billed like an answer; a note says
+who started it and what it kept, `_opencode_folds`),
 `idle {outcome}`, `agent-switched`, `model-switched`, `location-switched`. An assistant
 row is rewritten in place while it streams (a tool `streaming` its input has no result
 yet); a revert deletes rows. The `subagent` tool (input `{agent, description, prompt,
@@ -41,6 +42,7 @@ import orjson
 from .. import databases
 from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, EventKind, JSONValue, Usage
+from ._opencode_folds import Folds
 from ._values import (
     EventFields,
     as_dict,
@@ -75,6 +77,7 @@ class Reader(Protocol):
 
     diagnostics: Diagnostics
     db: str  # the database read: where a row's odd count is said
+    folds: Folds  # what each compaction summarized
 
     def event(
         self,
@@ -178,6 +181,8 @@ def history(
             connection, "session_message", rowid, row_id, (listed[0], listed[1])
         )
         where = f"{reader.db}#session_message/{rowid}"
+        if kind in ("user", "assistant", "compaction"):  # a compaction folds messages
+            reader.folds.message(agent, row_id, kind == "compaction")
         yield from _row(
             reader, kind, data, created, agent, children, copied, spawned, where
         )
@@ -256,6 +261,7 @@ def _row(
     if kind == "user":
         text = as_str(data.get("text"))
         if text:
+            reader.folds.prompt(agent, text)
             yield reader.event("user", time, agent, text=text)
         for file in as_list(data.get("files")):
             yield reader.event("user", time, agent, text=file_label(file))
@@ -471,7 +477,19 @@ def _compaction(
         message = as_str(as_dict(data.get("error")).get("message"))
         yield reader.event("error", time, agent, text=message or "compaction failed")
     elif status in (None, "completed"):
-        yield reader.event("compaction", time, agent, text=as_str(data.get("summary")))
+        # who started it and what it kept, as a 1.x compaction's note says
+        reason = data.get("reason")
+        note = reader.folds.row(agent, reason, data.get("recent"))
+        if note:
+            yield reader.event(
+                "meta", time, agent, text=note, extra={"compaction": True}
+            )
+        extra: dict[str, JSONValue] = {}
+        if reason in ("auto", "manual"):
+            extra["auto"] = reason == "auto"
+        yield reader.event(
+            "compaction", time, agent, text=as_str(data.get("summary")), extra=extra
+        )
     tokens = data.get("tokens")
     if isinstance(tokens, dict) and _call_key(data) not in copied:
         say_odd(reader.diagnostics, tokens, where)

@@ -1,5 +1,6 @@
 """A sparse transcript: two turns, a hole of NUL bytes the disk never stored, a last line
-(`truncate -s 64G` after real lines). `list --json`, `show --json` and `usage --json` over
+(`truncate -s 64G` after real lines), or the hole at its end (a file preallocated, its
+last writes never made). `list --json`, `show --json` and `usage --json` over
 it, each in its own process: wall time and bytes read (`rchar`, Linux), with the hole
 passed over (SEEK_HOLE) against the same command where holes are not seen (as on a
 system without SEEK_HOLE, `tests/holes_unseen`), which reads it through.
@@ -57,14 +58,17 @@ def _line(kind: str, uuid: str, text: str) -> bytes:
     return json.dumps(record).encode() + b"\n"
 
 
-def _home(root: Path, hole: int) -> Path:
-    home = root / f"home-{hole}"
+def _home(root: Path, hole: int, *, after: bool = True) -> Path:
+    home = root / f"home-{hole}-{after}"
     folder = home / ".claude" / "projects" / "-w-sparse"
     folder.mkdir(parents=True)
     with open(folder / f"{SESSION}.jsonl", "wb") as stream:
         stream.write(_line("user", "u1", "hello") + _line("assistant", "a1", "hi"))
-        stream.seek(hole, os.SEEK_CUR)
-        stream.write(b"\n" + _line("assistant", "a2", "after the hole"))
+        if after:
+            stream.seek(hole, os.SEEK_CUR)
+            stream.write(b"\n" + _line("assistant", "a2", "after the hole"))
+        else:
+            stream.truncate(stream.tell() + hole)
     return home
 
 
@@ -89,17 +93,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         root = Path(work)
         cases = (
-            ("no hole", 0, {}),
-            (f"{options.gb} GB hole, passed over", options.gb * GB, {}),
+            ("no hole", 0, {}, True),
+            (f"{options.gb} GB hole, passed over", options.gb * GB, {}, True),
+            (f"{options.gb} GB hole at the end", options.gb * GB, {}, False),
             (
                 f"{options.unseen_gb} GB hole, read through",
                 options.unseen_gb * GB,
                 {"PYTHONPATH": unseen},
+                True,
             ),
         )
-        for label, hole, extra in cases:
-            home = _home(root, hole)
-            env = environment(root / f"state-{hole}")
+        for label, hole, extra, after in cases:
+            home = _home(root, hole, after=after)
+            env = environment(root / f"state-{hole}-{after}")
             if extra:
                 env["PYTHONPATH"] = extra["PYTHONPATH"] + os.pathsep + env["PYTHONPATH"]
             for args in commands:

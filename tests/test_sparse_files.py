@@ -368,3 +368,39 @@ def test_following_from_inside_a_hole_finds_the_next_line_unread(
     follower.check()
     assert [line.data for line in follower.lines()] == [b'{"n":3}']
     assert follower.bytes_read < 8 * MB
+
+
+def _title_line(title: str) -> bytes:
+    """A `/rename` record, as Claude Code appends it: the tail's to find."""
+    record = {"type": "custom-title", "customTitle": title, "sessionId": SESSION}
+    return json.dumps(record).encode() + b"\n"
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_listing_finds_the_last_lines_before_a_hole_at_the_end(
+    tmp_path: Path,
+) -> None:
+    """A transcript ending in a hole (preallocated, its last writes never made): the
+    listing's tail read 512 KB of NULs and no line, so a name given late was lost and
+    the first prompt titled it."""
+    home, state = tmp_path / "home", tmp_path / "state"
+    path = write_claude_session(home, SESSION, "/w/sparse")
+    with path.open("ab") as stream:
+        for turn in range(files.HEAD_LINES + 20):  # the name lies past the head
+            stream.write(_late_line().replace(b'"a2"', f'"x{turn}"'.encode()) + b"\n")
+        stream.write(_title_line("named late"))
+        stream.truncate(stream.tell() + HOLE_SIZE)
+    listed = _sessdex("list", "--json", "--home", str(home), state=state)
+    assert listed.returncode == 0, listed.stderr
+    assert [row["title"] for row in json.loads(listed.stdout)] == ["named late"]
+    before = _read_so_far()
+    _, data = files.tail_bytes(path)
+    assert _read_so_far() - before < 1 * MB
+    # the last data, and the hole given as one NUL (after the rest of its last block)
+    assert data.rstrip(b"\x00").endswith(_title_line("named late"))
+    assert len(data) - len(data.rstrip(b"\x00")) <= 64 * 1024
+    assert files.tail_lines(path)[-2].data == _title_line("named late")[:-1]
+    size, _, tail = files.ends(path)
+    assert size == path.stat().st_size
+    assert tail[-2].data == _title_line("named late")[:-1]
+    assert _read_so_far() - before < 2 * MB

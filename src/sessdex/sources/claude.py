@@ -736,16 +736,21 @@ def _blocks(path: str) -> tuple[int, _Block, _Block]:
     """
     with files.open_regular(path, buffering=0) as stream:
         files.ends_only(stream)  # no readahead from disk past the head
-        size = os.fstat(stream.fileno()).st_size
+        status = os.fstat(stream.fileno())
+        size = status.st_size
         if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
             tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)
+            return size, tail.head(), tail
+        end = files.data_end(stream, status)
+        if end <= files.TAIL_BYTES:
+            # all its data lies before a hole it ends in, within reach: read once too
+            tail = _Block.tail(*files.tail_read(stream, status, end=end), whole=True)
             return size, tail.head(), tail
         probe = stream.read(HEAD_PROBE)
         lines = files.HEAD_LINES + _opening_summaries(probe, 0)
         split = files.split_head(probe, stream, whole=False, max_lines=lines)
-        start = max(0, stream.seek(0, os.SEEK_END) - files.TAIL_BYTES)
-        stream.seek(start)
-        tail = _Block.tail(start, stream.read(files.TAIL_BYTES), whole=False)
+        start, data = files.tail_read(stream, os.fstat(stream.fileno()))
+        tail = _Block.tail(start, data, whole=False)
     head = _Block.of_head(split)
     # a head line inside the tail's span has no known number there; when the tail holds
     # no whole line (one huge last line), the head's lines keep theirs

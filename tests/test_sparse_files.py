@@ -404,3 +404,35 @@ def test_a_listing_finds_the_last_lines_before_a_hole_at_the_end(
     assert size == path.stat().st_size
     assert tail[-2].data == _title_line("named late")[:-1]
     assert _read_so_far() - before < 2 * MB
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_the_usage_scan_reads_no_chunk_of_a_hole(tmp_path: Path) -> None:
+    """Claude Code's usage scan reads 4 MB at a time: the first read of a transcript
+    with a hole after its first lines read 4 MB of the hole's NULs."""
+    from sessdex.sources import _claude_usage
+
+    path = _sparse_session(tmp_path / "home", after=True)
+    diagnostics = Diagnostics()
+    before = _read_so_far()
+    scan = _claude_usage.usage_records(path, diagnostics)
+    assert _read_so_far() - before < 1 * MB
+    assert sum(record.usage.input_tokens for record in scan.records) == 110
+    assert diagnostics.skipped == {HOLE: 1}
+    assert scan.offset == path.stat().st_size
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_hole_at_the_end_is_counted_by_the_usage_scan(tmp_path: Path) -> None:
+    """`show` said a transcript's closing hole as a skipped line; `usage` said nothing."""
+    from sessdex.sources import _claude_usage
+
+    home, state = tmp_path / "home", tmp_path / "state"
+    path = _sparse_session(home, after=False)
+    diagnostics = Diagnostics()
+    scan = _claude_usage.usage_records(path, diagnostics)
+    assert sum(record.usage.input_tokens for record in scan.records) == 10
+    assert diagnostics.skipped == {HOLE: 1}
+    usage = _sessdex("usage", "--json", "--home", str(home), state=state)
+    assert usage.returncode == 0, usage.stderr
+    assert "1 unreadable line" in usage.stderr

@@ -266,6 +266,30 @@ def data_end(stream: BinaryIO, status: os.stat_result) -> int:
     return data_below(stream, size, 0)
 
 
+def next_hole(stream: BinaryIO, at: int) -> int | None:
+    """Where the first hole at or past `at` in `stream`'s file begins, or None: none
+    before its end (nearly every file, said by one fstat, as `data_end`), or the system
+    cannot say (`skip_hole`). For a reader in large chunks to stop at a hole, not read a
+    chunk of its NULs. The stream's position is left where it was."""
+    raw = getattr(stream, "raw", stream)
+    seek_hole = getattr(os, "SEEK_HOLE", None)
+    if seek_hole is None or not isinstance(raw, io.FileIO):
+        return None
+    try:
+        fd = raw.fileno()
+        status = os.fstat(fd)
+        if getattr(status, "st_blocks", status.st_size) * 512 >= status.st_size:
+            return None
+        here = os.lseek(fd, 0, os.SEEK_CUR)
+        try:
+            hole = os.lseek(fd, at, seek_hole)
+        finally:
+            os.lseek(fd, here, os.SEEK_SET)
+    except (OSError, ValueError):
+        return None
+    return hole if hole < status.st_size else None
+
+
 def _hole_start(fd: int, position: int, floor: int, data: int, hole: int) -> int:
     """`data_below` on a file descriptor: windows below `position` twice as wide each
     time until one holds data, whose last stretch of data then ends where the hole does."""

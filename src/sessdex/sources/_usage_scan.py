@@ -71,21 +71,32 @@ class MarkedLines:
             carry = b""
             long: _LongLine | None = None  # an over-long line being read
             more = False  # the last read filled its chunk: a hole may follow
+            at = self.offset  # where the stream stands
+            # a read stops where a hole begins, not a chunk of its NULs on (None: no
+            # hole, nearly every file, or the system cannot say where)
+            hole_at = files.next_hole(stream, at)
             while True:
-                if more and (hole := files.skip_hole(stream)):
+                if (more or at == hole_at) and (hole := files.skip_hole(stream)):
                     # the line in progress runs into a hole: skipped, unread, whole
                     held = len(carry) + (long.length if long is not None else 0)
                     rest = self._through_hole(stream, name, held + hole)
                     carry, long = b"", None
                     if rest is None:
                         break
+                    at = self.offset + len(rest)
+                    hole_at = files.next_hole(stream, at)
                     chunk = rest
                     if not chunk:
                         continue
                 else:
-                    chunk = stream.read(CHUNK)
+                    if at == hole_at:  # filled in since it was asked: ask again
+                        hole_at = files.next_hole(stream, at)
+                        hole_at = None if hole_at == at else hole_at
+                    size = CHUNK if hole_at is None else min(CHUNK, hole_at - at)
+                    chunk = stream.read(size)
                     if not chunk:
                         break
+                    at += len(chunk)
                     more = len(chunk) == CHUNK
                 if long is not None:
                     nl = chunk.find(b"\n")
@@ -125,10 +136,10 @@ class MarkedLines:
         is counted as skipped, and the bytes after its newline given back (None: the
         file ends within it, a last line that is never finished)."""
         rest, more = files.through_line(stream)
+        if self.diagnostics is not None:  # one at the file's end too, as other reads
+            self.diagnostics.skip(os.fspath(name), self.line, HOLE)
         if rest is None:
             return None
-        if self.diagnostics is not None:
-            self.diagnostics.skip(os.fspath(name), self.line, HOLE)
         self.offset += length + more + 1
         if self.numbered:
             self.line += 1

@@ -436,3 +436,23 @@ def test_a_hole_at_the_end_is_counted_by_the_usage_scan(tmp_path: Path) -> None:
     usage = _sessdex("usage", "--json", "--home", str(home), state=state)
     assert usage.returncode == 0, usage.stderr
     assert "1 unreadable line" in usage.stderr
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_small_file_read_whole_is_refused_unread_past_its_limit(
+    tmp_path: Path,
+) -> None:
+    """A meta or config file read whole (`read_small`) with a hole past its limit: it
+    was read up to the limit (64 MB for some) before being refused."""
+    path = tmp_path / "meta.json"
+    with open(path, "wb") as stream:
+        stream.write(b'{"title": "a"}')
+        stream.truncate(HOLE_SIZE)
+    before = _read_so_far()
+    assert files.read_small(path, 64 * MB) is None
+    assert files.read_json_file(path, 64 * MB) is None
+    assert _read_so_far() - before < 1 * MB
+    small = tmp_path / "small.json"
+    small.write_bytes(b'{"title": "a"}')
+    assert files.read_small(small, 14) == b'{"title": "a"}'
+    assert files.read_small(small, 13) is None

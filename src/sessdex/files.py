@@ -1643,6 +1643,10 @@ def _read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     size = 0
     try:
         with open_binary(path) as stream:
+            if not os.fspath(path).endswith(".zst") and (
+                os.fstat(stream.fileno()).st_size > limit
+            ):
+                return None  # a 64 GB hole after a few bytes was read to the limit
             while size <= limit and (
                 piece := stream.read(min(CHUNK, limit + 1 - size))
             ):

@@ -456,3 +456,29 @@ def test_a_small_file_read_whole_is_refused_unread_past_its_limit(
     small.write_bytes(b'{"title": "a"}')
     assert files.read_small(small, 14) == b'{"title": "a"}'
     assert files.read_small(small, 13) is None
+
+
+@pytest.mark.usefixtures("sparse_ok")
+@pytest.mark.parametrize("after", [True, False], ids=["hole mid-file", "hole at end"])
+def test_a_transcript_is_shown_without_reading_a_chunk_of_its_hole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: bool
+) -> None:
+    """`show` (the api's `transcript`) of a Claude Code transcript with a hole: its
+    reader took lines a megabyte at a time up to the longest line it keeps (4 MB)
+    before passing the hole over, on each of its two passes: 12 MB of NULs a show."""
+    from sessdex import api
+    from sessdex.sources import Home
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    _sparse_session(home, after=after)
+    listed = _sessdex("list", "--home", str(home), state=tmp_path / "state")
+    assert listed.returncode == 0, listed.stderr  # the index made
+    before = _read_so_far()
+    found = api.transcript(Home.at(home), SESSION[:8])
+    texts = " ".join(event.text or "" for event in found.events)
+    read = _read_so_far() - before
+    assert "hello there" in texts
+    assert ("written after the hole" in texts) is after
+    assert found.diagnostics.skipped == {HOLE: 1}
+    assert read < 1 * MB, f"{read / MB:.1f} MB read"

@@ -290,6 +290,19 @@ def next_hole(stream: BinaryIO, at: int) -> int | None:
     return hole if hole < status.st_size else None
 
 
+def up_to_hole(stream: BinaryIO, hole_at: int) -> tuple[int | None, int]:
+    """(where the next hole begins, how much to read) for a read from `stream`'s
+    position that stops at that hole (`next_hole`), CHUNK at most. Asked again once the
+    stream is past the hole asked of (or at one that is no longer there)."""
+    at = stream.tell()
+    found: int | None = hole_at
+    if at >= hole_at:
+        found = next_hole(stream, at)
+    if found is None or found <= at:
+        return None, CHUNK
+    return found, min(CHUNK, found - at)
+
+
 def _hole_start(fd: int, position: int, floor: int, data: int, hole: int) -> int:
     """`data_below` on a file descriptor: windows below `position` twice as wide each
     time until one holds data, whose last stretch of data then ends where the hole does."""
@@ -607,8 +620,11 @@ def iter_lines(
 
     start = 0  # buf[:start] is already consumed
     more = False  # the last read filled its chunk: the file may go on, maybe in a hole
+    # where a read must stop not to take a chunk of a hole's NULs (None: no hole, nearly
+    # every file, and each read is as it was)
+    hole_at = next_hole(stream, offset)
     while True:
-        if more and (hole := skip_hole(stream)):
+        if (more or hole_at is not None) and (hole := skip_hole(stream)):
             # the line in progress runs into a hole (NULs never stored): it, the hole
             # and what follows to the next newline are one damaged line, left unread
             through = _consume_oversize(stream, b"", "skip")
@@ -628,7 +644,11 @@ def iter_lines(
             if not chunk:
                 continue
         else:
-            chunk = stream.read(CHUNK)
+            if hole_at is None:
+                chunk = stream.read(CHUNK)
+            else:
+                hole_at, wanted = up_to_hole(stream, hole_at)
+                chunk = stream.read(wanted)
             if not chunk:
                 break
             more = len(chunk) == CHUNK  # a short read: the file's end, no hole past it

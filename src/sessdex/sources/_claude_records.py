@@ -340,8 +340,15 @@ def _split(
     position = offset  # where `rest` starts in the file
     rest = b""
     read = stream.read
+    # where a read stops, not to take a chunk of a hole's NULs: the line it cuts goes to
+    # files.iter_lines, which passes the hole over (None: no hole, nearly every file)
+    hole_at = files.next_hole(stream, offset)
     while True:
-        chunk = read(files.CHUNK)
+        if hole_at is None:
+            chunk = read(files.CHUNK)
+        else:
+            hole_at, wanted = files.up_to_hole(stream, hole_at)
+            chunk = read(wanted)
         if not chunk:
             if rest:
                 yield number, rest, False, False
@@ -368,9 +375,11 @@ def _split(
             start = newline + 1
         position += start
         rest = data[start:] if start else data
-        if newline < 0 and len(rest) <= cap:
+        at_hole = hole_at is not None and stream.tell() >= hole_at
+        if newline < 0 and len(rest) <= cap and not at_hole:
             continue
-        # an over-long line starts at `position`: let files.iter_lines read it
+        # an over-long line starts at `position`, or one that runs into a hole: let
+        # files.iter_lines read it (it passes the hole over)
         head = rest[: LongLines.HEAD]
         kept = long_lines.take(position, head) if long_lines is not None else None
         if kept is not None:  # compacted by the pass before

@@ -390,9 +390,10 @@ def test_a_listing_finds_the_last_lines_before_a_hole_at_the_end(
             stream.write(_late_line().replace(b'"a2"', f'"x{turn}"'.encode()) + b"\n")
         stream.write(_title_line("named late"))
         stream.truncate(stream.tell() + HOLE_SIZE)
-    listed = _sessdex("list", "--json", "--home", str(home), state=state)
+    listed = _sessdex("list", "--json", "--verbose", "--home", str(home), state=state)
     assert listed.returncode == 0, listed.stderr
     assert [row["title"] for row in json.loads(listed.stdout)] == ["named late"]
+    assert "unfinished" not in listed.stderr  # a hole: no line an app is writing
     before = _read_so_far()
     _, data = files.tail_bytes(path)
     assert _read_so_far() - before < 1 * MB

@@ -1411,7 +1411,7 @@ def note_unfinished(
     """Parse the last line of `tail` (a file's end, read from `offset`) when it has no
     newline yet, so that one that does not parse is noted as unfinished: for a listing
     that searches a tail for a few keys and would not meet it otherwise."""
-    if not tail or tail.endswith(b"\n"):
+    if not tail or tail.endswith((b"\n", b"\x00")):  # finished, or a hole (`tail_read`)
         return
     begin = tail.rfind(b"\n") + 1
     if begin == 0 and offset > 0:
@@ -1425,7 +1425,8 @@ def note_unfinished_last(
 ) -> None:
     """`note_unfinished` for a tail already split (`tail_lines`): the last line, parsed
     when it has no newline yet."""
-    if lines and not lines[-1].complete:
+    # one that ends in NULs is a hole the file ends in (`tail_read`), nothing being written
+    if lines and not lines[-1].complete and not lines[-1].data.endswith(b"\x00"):
         parse_json(lines[-1], diagnostics, path)
 
 

@@ -649,6 +649,8 @@ def _load_unfinished(tail: _Block, load: _Load) -> None:
     data, end = tail.data, tail.end
     if end <= tail.begin or data[end - 1] == 0x0A:  # none, or it ends in a newline
         return
+    if data[end - 1] == 0:  # a hole the file ends in (`files.tail_read`): not written
+        return
     begin = tail.line_start(end)
     load(tail, begin, data[begin:end], False)
 

@@ -483,3 +483,22 @@ def test_a_transcript_is_shown_without_reading_a_chunk_of_its_hole(
     assert ("written after the hole" in texts) is after
     assert found.diagnostics.skipped == {HOLE: 1}
     assert read < 1 * MB, f"{read / MB:.1f} MB read"
+
+
+@pytest.mark.usefixtures("sparse_ok")
+def test_a_tail_starts_past_a_hole_inside_it(tmp_path: Path) -> None:
+    """A file whose last line follows a hole: the listing's tail read the last 512 KB
+    of the hole's NULs before it."""
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2}\n')
+        stream.seek(HOLE_SIZE, os.SEEK_CUR)
+        stream.write(b'\n{"n":3}\n')
+    before = _read_so_far()
+    lines = files.tail_lines(path)
+    size, head, tail = files.ends(path)
+    assert _read_so_far() - before < 256 * 1024
+    assert [line.data for line in lines] == [b'{"n":3}']
+    assert lines[0].offset == size - len(b'{"n":3}\n')
+    assert [line.data for line in tail] == [b'{"n":3}']
+    assert [line.data for line in head][:2] == [b'{"n":1}', b'{"n":2}']

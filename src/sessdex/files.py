@@ -261,9 +261,15 @@ def data_end(stream: BinaryIO, status: os.stat_result) -> int:
     system calls for 64 GB. A file whose blocks hold all its bytes has no hole: nothing
     is asked of nearly every file."""
     size = status.st_size
-    if getattr(status, "st_blocks", size) * 512 >= size:
+    if _stored_whole(status):
         return size
     return data_below(stream, size, 0)
+
+
+def _stored_whole(status: os.stat_result) -> bool:
+    """Whether a file's blocks hold all its bytes, so that it has no hole: one stat
+    answers for nearly every file, and none of its reads asks where holes are."""
+    return bool(getattr(status, "st_blocks", status.st_size) * 512 >= status.st_size)
 
 
 def next_hole(stream: BinaryIO, at: int) -> int | None:
@@ -278,7 +284,7 @@ def next_hole(stream: BinaryIO, at: int) -> int | None:
     try:
         fd = raw.fileno()
         status = os.fstat(fd)
-        if getattr(status, "st_blocks", status.st_size) * 512 >= status.st_size:
+        if _stored_whole(status):
             return None
         here = os.lseek(fd, 0, os.SEEK_CUR)
         try:
@@ -1111,16 +1117,43 @@ def tail_read(
     fstat), the stream left at its end. A hole the file ends in is passed over unread
     (`data_end`) and given as one NUL byte, as `chunks` gives one: the last data before
     it is the tail, and its last line is no finished line. The 512 KB of NULs of such a
-    file's end were its whole tail, and held no line. `end`: that `data_end`, if known."""
+    file's end were its whole tail, and held no line. A tail that does not start the
+    file starts past the last hole within it (`_data_from`). `end`: that `data_end`, if
+    known."""
     size = status.st_size
     end = data_end(stream, status) if end is None else end
     start = max(0, end - nbytes)
+    if start > 0 and not _stored_whole(status):
+        start = _data_from(stream, start, end)
     stream.seek(start)
     if end == size:
         return start, stream.read(nbytes)
     data = stream.read(end - start)
     stream.seek(size)
     return start, data + b"\x00"
+
+
+def _data_from(stream: BinaryIO, start: int, end: int) -> int:
+    """Where the data that runs to `end` begins: `start`, or past the last hole between
+    them, whose line is then the piece a tail's read cuts (and drops). A tail that a
+    hole ends just before read the hole's NULs. `start` where the system cannot say
+    where holes are (`skip_hole`); the stream's position is left where it was."""
+    raw = getattr(stream, "raw", stream)
+    seek_data = getattr(os, "SEEK_DATA", None)
+    seek_hole = getattr(os, "SEEK_HOLE", None)
+    if seek_data is None or seek_hole is None or not isinstance(raw, io.FileIO):
+        return start
+    fd = raw.fileno()
+    here = os.lseek(fd, 0, os.SEEK_CUR)
+    at = start
+    try:  # each turn passes one hole: as many turns as holes in the tail's span
+        while (hole := os.lseek(fd, at, seek_hole)) < end:
+            at = os.lseek(fd, hole, seek_data)
+    except OSError:  # ENXIO: no data past it (the file changed): read as it is
+        return start
+    finally:
+        os.lseek(fd, here, os.SEEK_SET)
+    return at
 
 
 def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[Line]:

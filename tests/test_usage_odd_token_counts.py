@@ -370,3 +370,30 @@ def test_openhands_a_response_left_out_for_an_odd_count_is_said(
     rows, said = _usage(home, "openhands", tmp_path / "odd")
     _said(said, path)
     assert _input(rows) == _input(before)
+
+
+COPILOT_OLD = ".copilot/session-state/7e1d0c2a-5b3f-4c8e-9a61-2f0b4d6e8a10/events.jsonl"
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_copilot_an_odd_count_in_shutdown_token_details_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    # a shutdown with no per-model metrics bills its `tokenDetails`: an odd count there
+    # was counted as 0 without a word, where one in `modelMetrics` is said
+    home = _copy(tmp_path, "copilot")
+    path = home / COPILOT_OLD
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[14])  # line 15: the first shutdown's totals
+    del value["data"]["modelMetrics"]
+    value["data"]["tokenDetails"] = {
+        "input": {"tokenCount": 12_000},
+        "output": {"tokenCount": odd},
+        "cache_read": {"tokenCount": 9_000},
+        "cache_write": {"tokenCount": 1_000},
+    }
+    lines[14] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    _, said = _usage(home, "copilot", tmp_path / "odd")
+    _said(said, path)
+    assert f"{path}:15: odd token count" in said

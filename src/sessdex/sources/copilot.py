@@ -954,11 +954,7 @@ class _Reader:
             and self.offset == 0
             and self.paid_here(record)
         ):
-            self.odd = self.odd or any(
-                odd_count(as_dict(as_dict(metric).get("usage")).get(key))
-                for metric in as_dict(data.get("modelMetrics")).values()
-                for key in _COUNTS
-            )
+            self.odd = self.odd or _odd_totals(data)
             for model, total in totals.items():
                 before = self.totals.get(model, Usage())
                 delta = _minus(total, before)
@@ -1022,6 +1018,10 @@ def _gross_usage(data: Mapping[str, object], model: str | None) -> Usage:
     )
 
 
+# a shutdown's `tokenDetails` kinds, billed where it has no per-model metrics
+_DETAILS = ("input", "output", "cache_read", "cache_write")
+
+
 def _shutdown_totals(data: Mapping[str, object]) -> dict[str, Usage]:
     totals: dict[str, Usage] = {}
     for model, metric in as_dict(data.get("modelMetrics")).items():
@@ -1033,19 +1033,31 @@ def _shutdown_totals(data: Mapping[str, object]) -> dict[str, Usage]:
     details = as_dict(data.get("tokenDetails"))
     current = as_str(data.get("currentModel"))
     if details and current:
-
-        def count(key: str) -> int:
-            return max(0, as_int(as_dict(details.get(key)).get("tokenCount")))
-
-        totals[current] = Usage(
-            count("input"),
-            count("output"),
-            count("cache_read"),
-            count("cache_write"),
-            0,
-            current,
+        given, output, cache_read, cache_write = (
+            max(0, as_int(value)) for value in _detail_counts(details)
         )
+        totals[current] = Usage(given, output, cache_read, cache_write, 0, current)
     return totals
+
+
+def _detail_counts(details: Mapping[str, object]) -> list[object]:
+    """A shutdown's `tokenDetails` counts as written, in `_DETAILS`' order."""
+    return [as_dict(details.get(key)).get("tokenCount") for key in _DETAILS]
+
+
+def _odd_totals(data: Mapping[str, object]) -> bool:
+    """Whether the totals `_shutdown_totals` bills hold a count no app writes: the
+    per-model metrics', else (none there) the `tokenDetails` it bills instead."""
+    metrics = [
+        as_dict(as_dict(metric).get("usage"))
+        for metric in as_dict(data.get("modelMetrics")).values()
+    ]
+    if any(metrics):
+        return any(odd_count(usage.get(key)) for usage in metrics for key in _COUNTS)
+    details = as_dict(data.get("tokenDetails"))
+    return bool(details and as_str(data.get("currentModel"))) and any(
+        odd_count(value) for value in _detail_counts(details)
+    )
 
 
 def _minus(after: Usage, before: Usage) -> Usage | None:

@@ -127,11 +127,13 @@ def damaged_lines(damaged: Counter[str]) -> str:
     says of the lines read with damage (`Diagnostics.damaged`), by what damaged them."""
     count = sum(damaged.values())
     lines = f"{count} line{'s' if count != 1 else ''}"
-    if all(reason.startswith(NOT_UTF8) for reason in damaged):
+    # (a line damaged two ways is one reason naming both: "... and odd token count")
+    kinds = {kind for reason in damaged for kind in DAMAGE if kind in reason}
+    if kinds == {NOT_UTF8}:
         return f"read {lines} with bytes that are not UTF-8 (shown as \ufffd)"
-    if all(reason.startswith(NUL_BYTES) for reason in damaged):
+    if kinds == {NUL_BYTES}:
         return f"read {lines} holding NUL bytes"
-    if all(reason.startswith(ODD_COUNT) for reason in damaged):
+    if kinds == {ODD_COUNT}:
         return (
             f"read {lines} with an odd token count (text, a bool, a fraction, "
             "below 0 or too large: not counted as written)"
@@ -191,6 +193,9 @@ class Diagnostics:
     # the file could not be read for now, not for what it holds (no room for a copy of
     # it, or it changed under every read): what the index held of it is kept
     for_now: bool = False
+    # the line `damage` last named: one said again for another damage counts once (not
+    # sent by an index worker: both are said within one file's read)
+    last_damage: tuple[str, int, str] | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a
@@ -232,10 +237,28 @@ class Diagnostics:
 
     def damage(self, path: str, line: int, reason: str) -> None:
         """A line read with damage (`reason` one of `DAMAGE`, maybe with words after it):
-        shown, so counted apart from the lines skipped, and named as they are."""
+        shown, so counted apart from the lines skipped, and named as they are. A line
+        said again, at once, for another damage (its bytes, then a count in it) is one
+        line: counted once, under both reasons."""
+        last = self.last_damage
+        if last is not None and line and last[:2] == (path, line):
+            if reason not in last[2]:
+                self._damage_again(last, f"{last[2]} and {reason}")
+            return
         self.damaged[reason] += 1
+        self.last_damage = (path, line, reason)
         if len(self.details) < MAX_DETAILS:
-            self.details.append((path, line, reason))
+            self.details.append(self.last_damage)
+
+    def _damage_again(self, said: tuple[str, int, str], reason: str) -> None:
+        """The line `said` named, its reason now `reason`: counted under it instead."""
+        self.damaged[said[2]] -= 1
+        if not self.damaged[said[2]]:
+            del self.damaged[said[2]]
+        self.damaged[reason] += 1
+        self.last_damage = (said[0], said[1], reason)
+        if self.details and self.details[-1] == said:
+            self.details[-1] = self.last_damage
 
     def unfinished_line(self, path: str, size: int) -> None:
         """A JSON-lines file ends in `size` bytes with no newline that do not parse: the

@@ -62,6 +62,9 @@ class MarkedLines:
         self.starts: list[int] = []
         self.passed = 0
         self.counted = (0, 1)  # a line start, and that line's number
+        # the line `number` last numbered (as given, the same bytes) and its number: a line
+        # damaged two ways is numbered twice, and is passed once found (line 0 then)
+        self.numbered_last: tuple[int, bytes, int] | None = None
 
     def __iter__(self) -> Iterator[tuple[int, bytes, bool]]:
         name = os.fspath(self.path)
@@ -151,6 +154,15 @@ class MarkedLines:
         counted so). 0 where the file cannot be read again."""
         if self.numbered:
             return given
+        last = self.numbered_last
+        if last is not None and last[0] == given and last[1] is data:
+            return last[2]
+        number = self._numbered(data)
+        self.numbered_last = (given, data, number)
+        return number
+
+    def _numbered(self, data: bytes) -> int:
+        """`number`'s count, for a line not numbered before."""
         at = self._start(data)
         if at is None:
             return 0

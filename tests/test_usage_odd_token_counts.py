@@ -43,8 +43,9 @@ def _copy(tmp_path: Path, app: str) -> Path:
     return home
 
 
-def _said(stderr: str, path: Path) -> None:
-    assert "warning: read 1 line with an odd token count" in stderr, stderr
+def _said(stderr: str, path: Path, counted: str = "line") -> None:
+    # `counted`: what the count counts, where the app's file has no line per response
+    assert f"warning: read 1 {counted} with an odd token count" in stderr, stderr
     assert f"{path}" in stderr and "odd token count" in stderr.split(f"{path}")[1]
 
 
@@ -88,7 +89,7 @@ def test_vibe_an_odd_running_total_is_said(odd: object, tmp_path: Path) -> None:
     document["stats"]["session_completion_tokens"] = odd
     path.write_text(json.dumps(document))
     rows, said = _usage(home, "vibe", tmp_path / "odd")
-    assert "warning: read 1 line with an odd token count" in said, said
+    assert "warning: read 1 set of totals with an odd token count" in said, said
     assert f"{path}" in said
     assert rows[VIBE]["input_tokens"] == 1_200
 
@@ -105,7 +106,7 @@ def test_continue_an_odd_response_count_is_said(odd: object, tmp_path: Path) -> 
         )
     )
     rows, said = _usage(home, "continue", tmp_path / "odd")
-    assert "warning: read 1 line with an odd token count" in said, said
+    assert "warning: read 1 response with an odd token count" in said, said
     assert f"{path}" in said
     assert rows[CONTINUE]["input_tokens"] == 4_000
 
@@ -148,7 +149,7 @@ def test_vibe_an_odd_cumulative_count_is_said(odd: object, tmp_path: Path) -> No
         data.replace('"outputTokens":60', f'"outputTokens":{json.dumps(odd)}')
     )
     rows, said = _usage(home, "vibe", tmp_path / "odd")
-    assert "warning: read 1 line with an odd token count" in said, said
+    assert "warning: read 1 set of totals with an odd token count" in said, said
     assert f"{path}" in said
     assert rows[UNIFIED]["input_tokens"] == 2_400
 
@@ -174,7 +175,7 @@ def test_gemini_an_odd_thoughts_count_is_said(odd: object, tmp_path: Path) -> No
     lines[4] = json.dumps(value)
     path.write_text("\n".join(lines))
     rows, said = _usage(home, "gemini", tmp_path / "odd")
-    assert "warning: read 1 line with an odd token count" in said, said
+    assert "warning: read 1 message with an odd token count" in said, said
     assert f"{path}" in said
     # (-5 taken off the output it is added to, unsaid)
     assert _output(rows) >= _output(before)
@@ -225,7 +226,8 @@ def test_vibe_a_negative_cached_count_adds_no_input(tmp_path: Path) -> None:
     assert rows[UNIFIED]["input_tokens"] == before[UNIFIED]["input_tokens"]
 
 
-# (app, its fixture home, a file in it, a billed output count as written)
+# (app, its fixture home, a file in it, a billed output count as written, what a
+# count of damage counts there)
 COUNTED = [
     (
         "qwen",
@@ -233,26 +235,35 @@ COUNTED = [
         ".qwen/projects/-home-alex-code-shop-api/chats/"
         "5d1e0c2a-7b3f-4e8a-9c1d-2f6a8b4e0c11.jsonl",
         '"candidatesTokenCount":20',  # (12, 40: one response's copies; 40 billed)
+        "line",
     ),
     (
         "copilot",
         "copilot/forks/home",
         ".copilot/session-state/73e1708c-4b03-42d3-8fab-cf6207709959/events.jsonl",
         '"outputTokens":25',
+        "line",
     ),
     (
         "cline",
         "cline/real/home",
         ".cline/data/sessions/1796199537105_fpxn5/1796199537105_fpxn5.messages.json",
         '"outputTokens": 25',
+        "message",
     ),
 ]
 
 
 @pytest.mark.parametrize("odd", ["12", -5, 1.5])
-@pytest.mark.parametrize(("app", "fixture", "name", "written"), COUNTED)
+@pytest.mark.parametrize(("app", "fixture", "name", "written", "counted"), COUNTED)
 def test_an_odd_output_count_is_said(
-    tmp_path: Path, app: str, fixture: str, name: str, written: str, odd: object
+    tmp_path: Path,
+    app: str,
+    fixture: str,
+    name: str,
+    written: str,
+    counted: str,
+    odd: object,
 ) -> None:
     home = tmp_path / "home"
     shutil.copytree(DATA / fixture, home, symlinks=True)
@@ -262,7 +273,7 @@ def test_an_odd_output_count_is_said(
     key = written.rstrip("0123456789")
     path.write_text(path.read_text().replace(written, key + json.dumps(odd), 1))
     rows, said = _usage(home, app, tmp_path / "odd")
-    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"warning: read 1 {counted} with an odd token count" in said, said
     assert f"{path}" in said
     # the response's other counts still count; the odd one takes nothing off the rest
     assert _input(rows) == _input(before)
@@ -294,7 +305,7 @@ def test_opencode_an_odd_count_in_a_message_file_is_said(
     document["tokens"]["output"] = odd
     path.write_text(json.dumps(document))
     rows, said = _usage(home, "opencode", tmp_path / "odd")
-    _said(said, path)
+    _said(said, path, "response")
     assert _input(rows) == _input(before)
 
 
@@ -313,7 +324,7 @@ def test_opencode_an_odd_count_in_a_database_row_is_said(tmp_path: Path) -> None
         )
     db.close()
     rows, said = _usage(home, "opencode", tmp_path / "odd")
-    _said(said, Path(f"{path}#message/{rowid}"))
+    _said(said, Path(f"{path}#message/{rowid}"), "response")
     assert _input(rows) == _input(before)
 
 
@@ -368,7 +379,7 @@ def test_openhands_a_response_left_out_for_an_odd_count_is_said(
     ]
     path.write_text(json.dumps(state))
     rows, said = _usage(home, "openhands", tmp_path / "odd")
-    _said(said, path)
+    _said(said, path, "response")
     assert _input(rows) == _input(before)
 
 

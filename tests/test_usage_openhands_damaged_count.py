@@ -53,4 +53,4 @@ def test_a_damaged_response_count_bills_nothing_twice(
     # the response left out of the bills is said
     *tokens, said = _tokens(home, tmp_path / "after")
     assert tokens == [2_800, 12_800]
-    assert "warning: read 1 line with an odd token count" in said, said
+    assert "warning: read 1 response with an odd token count" in said, said

@@ -52,6 +52,25 @@ NUL_BYTES = "NUL bytes"
 # that count not as written (0, or its whole part)
 ODD_COUNT = "odd token count"
 DAMAGE = (NOT_UTF8, NUL_BYTES, ODD_COUNT)
+# what a reader that names no line per response (a chat kept as one JSON document, a
+# database row, a file's running totals) counts instead, and its plural: its reason
+# says it (`odd_in`), and a warning counts these, not lines
+COUNTED = {
+    "response": "responses",
+    "message": "messages",
+    "set of totals": "sets of totals",
+}
+
+
+def odd_in(counted: str) -> str:
+    """The reason of an odd token count met in one of `COUNTED` (`odd token count in a
+    response`), where the reader names no line of it."""
+    return f"{ODD_COUNT} in a {counted}"
+
+
+def _counted(reason: str) -> str:
+    """What a damaged detail's `reason` counted: a line, or one of `COUNTED`."""
+    return next((c for c in COUNTED if reason.endswith(f" in a {c}")), "line")
 
 
 def is_damage(reason: str) -> bool:
@@ -125,8 +144,14 @@ def unreadable_lines(count: int) -> str:
 def damaged_lines(damaged: Counter[str]) -> str:
     """`read 1 line with bytes that are not UTF-8 (shown as �)`: what every warning
     says of the lines read with damage (`Diagnostics.damaged`), by what damaged them."""
-    count = sum(damaged.values())
-    lines = f"{count} line{'s' if count != 1 else ''}"
+    counted = Counter({"line": 0} | dict.fromkeys(COUNTED, 0))  # (in this order)
+    for reason, count in damaged.items():
+        counted[_counted(reason)] += count
+    lines = " and ".join(
+        count_of(count, noun, COUNTED.get(noun))
+        for noun, count in counted.items()
+        if count
+    )
     # (a line damaged two ways is one reason naming both: "... and odd token count")
     kinds = {kind for reason in damaged for kind in DAMAGE if kind in reason}
     if kinds == {NOT_UTF8}:

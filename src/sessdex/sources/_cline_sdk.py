@@ -74,7 +74,7 @@ from typing import Protocol, Unpack
 import orjson
 
 from .. import files, folders
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -488,7 +488,7 @@ class _Reader:
             return  # a fork's copy: billed in its source
         metrics = as_dict(message.get("metrics"))
         if any(odd_count(metrics.get(key)) for key in _COUNTS):
-            self.diagnostics.damage(path, 0, ODD_COUNT)
+            self.diagnostics.damage(path, 0, odd_in("message"))
         usage = _usage(message, self.session.model)
         if usage is not None:
             counts, cost = usage

@@ -40,7 +40,7 @@ from typing import Protocol, Unpack
 import orjson
 
 from .. import databases
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, EventKind, JSONValue, Usage
 from ._opencode_folds import Folds
 from ._values import (
@@ -573,7 +573,7 @@ def say_odd(diagnostics: Diagnostics, tokens: dict[str, object], where: str) -> 
     if any(odd_count(tokens.get(key)) for key in _TOKENS) or any(
         odd_count(cache.get(key)) for key in ("read", "write")
     ):
-        diagnostics.damage(where, 0, ODD_COUNT)
+        diagnostics.damage(where, 0, odd_in("response"))
 
 
 # a response's `tokens` counts, beside its `cache` {read, write}

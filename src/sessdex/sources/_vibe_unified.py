@@ -35,7 +35,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
@@ -981,7 +981,7 @@ class _EntryReader:
         tokens = obj(session, "tokenUsage")
         if any(odd_count(tokens.get(key)) for key in _TOKEN_USAGE):
             where = self.store.part("projection_state") or self.store.folder
-            self.diagnostics.damage(str(where), 0, ODD_COUNT)
+            self.diagnostics.damage(str(where), 0, odd_in("set of totals"))
         # each 0 below 0: less a negative cached count, the input grew by it
         cached = max(0, number(tokens, "cachedInputTokens"))
         usage = Usage(

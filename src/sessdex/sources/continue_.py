@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from .. import files, folders, shells
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..errors import NotQuotable
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
@@ -770,7 +770,7 @@ class _Reader:
             self.model = counted.model
             self.billed = True
             if self.responses > self.copied:  # a copy's count is its source's to say
-                self.say_odd(usage)
+                self.say_odd(usage, "response")
             if self.responses > self.copied and counted.total:
                 yield event(
                     "usage", time or self.when, estimated=time is None, usage=counted
@@ -778,17 +778,18 @@ class _Reader:
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield event("turn_end")
 
-    def say_odd(self, usage: dict[str, object]) -> None:
-        """Say a billed count no app writes (`odd_count`): counted as `_usage` takes it."""
+    def say_odd(self, usage: dict[str, object], counted: str) -> None:
+        """Say a billed count no app writes (`odd_count`): counted as `_usage` takes it.
+        `counted`: a response or the session's set of totals (the file names no line)."""
         if any(odd_count(value) for value in _counts(usage)):
-            self.diagnostics.damage(self.path, 0, ODD_COUNT)
+            self.diagnostics.damage(self.path, 0, odd_in(counted))
 
     def summed(self) -> Iterator[Event]:
         """A session whose responses carry no usage of their own: its running totals,
         as one usage event that adds them up."""
         if self.billed or not self.totals:
             return
-        self.say_odd(self.totals)
+        self.say_odd(self.totals, "set of totals")
         counted = _usage(self.totals, self.model)
         if counted.total:
             yield self.event(

@@ -80,7 +80,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files, folders
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _gemini_messages as messages
 from . import _hashed_folders as hashed
@@ -761,7 +761,7 @@ def _read_chat(
         found = timeline.resolve(path, full)
         session_id = timeline.session_id
     chat = messages.Chat(agent, session_id)
-    chat.odd = partial(diagnostics.damage, str(path), 0, ODD_COUNT)
+    chat.odd = partial(diagnostics.damage, str(path), 0, odd_in("message"))
     if (
         agent is not None
         or path.parent.name != "chats"

@@ -102,7 +102,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import files, folders, freshness
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -472,7 +472,16 @@ _COUNTS = (  # a `TokenUsage`'s counts, in `_Tokens`' order
 class _Llm:
     """One LLM's metrics in base_state.json (`usage_to_metrics[<usage id>]`)."""
 
-    __slots__ = ("cost", "led", "model", "odd", "responses", "total", "usage_id")
+    __slots__ = (
+        "cost",
+        "led",
+        "model",
+        "odd",
+        "odd_total",
+        "responses",
+        "total",
+        "usage_id",
+    )
 
     def __init__(self, usage_id: str, item: dict[str, object]) -> None:
         self.usage_id = usage_id
@@ -482,8 +491,10 @@ class _Llm:
         total = as_dict(item.get("accumulated_token_usage"))
         self.model = _named(item.get("model_name")) or _named(total.get("model"))
         self.total = _tokens(total)
-        # its TokenUsages holding a count that is no count (`_damaged`): said by a read
-        self.odd = int(_damaged(total))
+        # its total and its responses holding a count that is no count (`_damaged`):
+        # said by a read
+        self.odd_total = _damaged(total)
+        self.odd = 0
         cost = item.get("accumulated_cost")
         self.cost: float | None = None
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
@@ -522,8 +533,11 @@ def _metrics(state_path: Path, diagnostics: Diagnostics) -> list[_Llm]:
     metrics = as_dict(as_dict(state.get("stats")).get("usage_to_metrics"))
     llms = [_Llm(str(key), as_dict(value)) for key, value in metrics.items()]
     for llm in llms:
-        for _ in range(llm.odd):  # left out of the bills, or billed as 0: said
-            diagnostics.damage(str(state_path), 0, ODD_COUNT)
+        # left out of the bills, or billed as 0: said
+        if llm.odd_total:
+            diagnostics.damage(str(state_path), 0, odd_in("set of totals"))
+        for _ in range(llm.odd):
+            diagnostics.damage(str(state_path), 0, odd_in("response"))
     return llms
 
 

@@ -70,7 +70,7 @@ from typing import TypeVar
 import orjson
 
 from .. import files, folders, freshness, jsonstream
-from ..diagnostics import ODD_COUNT, Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, JSONValue, ResumePlan, Session, Usage, superseded
 from . import _vibe_unified as unified
 from ._values import (
@@ -1150,7 +1150,7 @@ def _say_odd(meta: _Meta, diagnostics: Diagnostics) -> None:
         where = (
             meta.folder if meta.folder.suffix == ".json" else meta.folder / "meta.json"
         )
-        diagnostics.damage(str(where), 1, ODD_COUNT)
+        diagnostics.damage(str(where), 1, odd_in("set of totals"))
 
 
 def _usage(meta: _Meta, counted: dict[str, int]) -> tuple[Usage | None, dict[str, int]]:

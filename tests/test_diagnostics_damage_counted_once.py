@@ -70,3 +70,11 @@ def test_codex_usage_counts_a_line_damaged_two_ways_once(tmp_path: Path) -> None
     assert "warning: read 1 line with damage" in said, said
     named = [line for line in said.splitlines() if str(path) in line]
     assert named == [f"  {path}:18: not UTF-8 (shown as \ufffd) and odd token count"]
+
+
+def test_show_counts_a_line_damaged_two_ways_once(tmp_path: Path) -> None:
+    home, path = _damaged_twice(tmp_path)
+    said = _run(home, tmp_path / "state", "show", CLAUDE, "--verbose")
+    assert "warning: read 1 line with damage" in said, said
+    named = [line for line in said.splitlines() if str(path) in line]
+    assert named == [f"  {path}:8: not UTF-8 (shown as \ufffd) and odd token count"]

@@ -408,3 +408,65 @@ def test_copilot_an_odd_count_in_shutdown_token_details_is_said(
     _, said = _usage(home, "copilot", tmp_path / "odd")
     _said(said, path)
     assert f"{path}:15: odd token count" in said
+
+
+def _odd_line(home: Path, app: str, odd: object) -> tuple[str, Path, int]:
+    """The session, its file and the line whose output count is made `odd`."""
+    if app == "codex":
+        session, path, number = CODEX, home / CODEX_FILE, 18
+    else:
+        session, path, number = CLAUDE, home / CLAUDE_FILE, 8
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[number - 1])
+    usage = (
+        value["payload"]["info"]["last_token_usage"]
+        if app == "codex"
+        else value["message"]["usage"]
+    )
+    usage["output_tokens"] = odd
+    lines[number - 1] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    return session, path, number
+
+
+@pytest.mark.parametrize("odd", ["12", -5, 2**60])
+@pytest.mark.parametrize("command", ["show", "tree", "doctor"])
+@pytest.mark.parametrize("app", ["codex", "claude"])
+def test_show_and_tree_say_an_odd_count_as_usage_does(
+    app: str, command: str, odd: object, tmp_path: Path
+) -> None:
+    # `show`, `tree` and `doctor --deep` read a transcript with another reader than
+    # `usage`'s: the count they billed as 0 went unsaid
+    home = _copy(tmp_path, app)
+    session, path, number = _odd_line(home, app, odd)
+    argv = (
+        ["doctor", "--deep", "--verbose"]
+        if command == "doctor"
+        else [command, session, "--verbose"]
+    )
+    result = CliRunner().invoke(
+        main, [*argv, "--home", str(home)], env={"SESSDEX_HOME": str(tmp_path / "s")}
+    )
+    assert result.exit_code == 0, result.output
+    said = result.stderr if command != "doctor" else result.output
+    assert f"{path}:{number}: odd token count" in said, said
+    if command != "doctor":
+        assert "warning: read 1 line with an odd token count" in said, said
+
+
+@pytest.mark.parametrize("odd", [2**60, 1.5])
+def test_claude_show_bills_an_odd_count_as_usage_does(
+    odd: object, tmp_path: Path
+) -> None:
+    # `show` kept a count past 2**53 (1,152,921,504,606,846,976 output tokens) and
+    # dropped a fraction's whole part, where `usage` counts 0 and 1
+    home = _copy(tmp_path, "claude")
+    _odd_line(home, "claude", odd)
+    rows, _ = _usage(home, "claude", tmp_path / "odd")
+    argv = ["show", CLAUDE, "--json", "--home", str(home)]
+    result = CliRunner().invoke(main, argv, env={"SESSDEX_HOME": str(tmp_path / "s")})
+    assert result.exit_code == 0, result.output
+    shown = [e["usage"] for e in json.loads(result.stdout) if e["usage"]]
+    assert (
+        sum(usage["output_tokens"] for usage in shown) == rows[CLAUDE]["output_tokens"]
+    )

@@ -21,7 +21,7 @@ import orjson
 from .. import files
 from ..diagnostics import NOT_UTF8, Diagnostics, read_failed
 from ..model import JSONValue, Usage
-from ._values import as_credits, new_usage, type_tag
+from ._values import as_credits, as_int, new_usage, odd_count, type_tag
 
 CONVERSATION = frozenset({"user", "assistant", "system", "attachment"})
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
@@ -600,10 +600,11 @@ def usage(raw: object, model: str | None) -> Usage | None:
     """An assistant line's `message.usage` (Anthropic's input already excludes the cache)."""
     if not isinstance(raw, dict):
         return None
-    get = raw.get  # `_tokens` inline: a positive int (not a bool), else 0
+    get = raw.get  # `_tokens` inline for a plain count (a positive int, not a bool)
     cache_write = get("cache_creation_input_tokens")
-    if type(cache_write) is not int or cache_write <= 0:
-        cache_write = 0
+    if type(cache_write) is not int or not 0 < cache_write <= _EXACT:
+        cache_write = _tokens(cache_write)
+    if not cache_write:
         split = get("cache_creation")
         if isinstance(split, dict):
             cache_write = sum(_tokens(v) for v in split.values())
@@ -616,14 +617,28 @@ def usage(raw: object, model: str | None) -> Usage | None:
     read = get("cache_read_input_tokens")
     credits = get("credits")  # an app's own billing unit (Qoder's), where it writes one
     return new_usage(
-        given if type(given) is int and given > 0 else 0,
-        made if type(made) is int and made > 0 else 0,
-        read if type(read) is int and read > 0 else 0,
+        given if type(given) is int and 0 < given <= _EXACT else _tokens(given),
+        made if type(made) is int and 0 < made <= _EXACT else _tokens(made),
+        read if type(read) is int and 0 < read <= _EXACT else _tokens(read),
         cache_write,
         reasoning,
         model,
         0.0 if credits is None else as_credits(credits),
     )
+
+
+# the counts `usage` bills of a response, as the `usage` scan checks them (`_claude_usage._odd`)
+_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def odd_usage(raw: dict[str, object]) -> bool:
+    """Whether a response's `message.usage` holds a count no app writes (`odd_count`)."""
+    return any(odd_count(raw.get(key)) for key in _COUNTS)
 
 
 def advisor_usage(raw: object, model: str | None) -> tuple[Usage, ...]:
@@ -656,8 +671,12 @@ def recorded_cost(value: object) -> float | None:
 
 
 def _tokens(value: object) -> int:
-    """A token count: a positive int (not a bool), else 0."""
-    return value if type(value) is int and value > 0 else 0
+    """A token count as the `usage` scan takes it: 0 below 0 or past 2**53 (a broken
+    value), a fraction's whole part, 0 for anything else (a bool, text)."""
+    return max(0, as_int(value))
+
+
+_EXACT = 2**53  # `as_int`'s limit
 
 
 def text(value: str) -> str:

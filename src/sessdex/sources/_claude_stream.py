@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..idtable import IdTable
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 from . import _claude_records as rec
@@ -160,6 +160,7 @@ class Stream:
         self.task_ends: set[str] = set()  # background tasks whose end was noted
         self.sources: dict[str, bool] = {}  # a fork's source -> its file is beside
         self.unkeyed = itertools.count()
+        self.number = 0  # the line read last: where damage is met
 
     def events(self) -> Iterator[Event]:
         for number, compacted, record in rec.records(
@@ -179,6 +180,7 @@ class Stream:
     def _feed(
         self, record: dict[str, object], number: int, compacted: bool
     ) -> Iterator[Event]:
+        self.number = number
         get = record.get
         kind = get("type")
         stamp = rec.moment(get("timestamp"))
@@ -350,9 +352,12 @@ class Stream:
         self, record: dict[str, object], message: dict[str, object], model: str | None
     ) -> _Response | None:
         """`_copy` of a line whose message is known, and no API error."""
+        raw = message.get("usage")
+        if model != rec.SYNTHETIC and isinstance(raw, dict) and rec.odd_usage(raw):
+            # billed as `usage` bills it (0, or a fraction's whole part), said as it says
+            self.context.diagnostics.damage(str(self.path), self.number, ODD_COUNT)
         if "forkedFrom" in record and self._billed_in_source(record["forkedFrom"]):
             return None
-        raw = message.get("usage")
         used = rec.usage(raw, model) if model != rec.SYNTHETIC else None
         if used is None:
             return None

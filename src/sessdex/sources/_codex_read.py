@@ -21,7 +21,7 @@ from typing import cast
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import ODD_COUNT, Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from ..wording import count_of
 from ._codex_lineage import Segment, earlier_segments, first_record
@@ -43,6 +43,7 @@ from ._codex_values import (
     is_harness,
     lineage_of,
     message_text,
+    odd_usage,
     one_line,
     parse_time,
     part_text,
@@ -416,6 +417,7 @@ class _Reader:
         self.spawn_calls: dict[str, None] = {}
         self.linked: set[str] = set()
         self.inter_agent_said: tuple[JSONValue, JSONValue, str] | None = None
+        self.at = (path, 0)  # the file and line read last: where damage is met
 
     # -- the stream
 
@@ -442,9 +444,11 @@ class _Reader:
         """A rollout's lines from `offset`; a file that vanishes or breaks is said, once."""
         errors = read_errors()
         try:
-            yield from files.iter_records(
+            for line, record in files.iter_records(
                 path, self.diagnostics, offset=offset, full=self.full, unread=unread
-            )
+            ):
+                self.at = (path, line.number)
+                yield line, record
         except FileNotFoundError:
             self.diagnostics.problem(f"codex: {path} vanished while it was read")
         except errors as error:
@@ -1118,6 +1122,8 @@ class _Reader:
                 )
         if last is None or not any(last):
             return
+        if odd_usage(info):  # billed as `usage` bills it, and said as it says it
+            self.diagnostics.damage(str(self.at[0]), self.at[1], ODD_COUNT)
         fresh, cached, written, output, reasoning = last
         usage = new_usage(
             max(0, fresh - cached - written),

@@ -16,6 +16,7 @@ import orjson
 from .. import files, folders
 from ..model import JSONValue
 from ._values import as_int as _whole
+from ._values import odd_count
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # `rollout-<time>-<thread id>.jsonl`; a reverted thread's newer files add `_<rollout id>`
@@ -250,6 +251,27 @@ def usage_tuple(usage: Mapping[str, object]) -> tuple[int, ...] | None:
 
 
 _EXACT = 2**53  # `_values.as_int`'s limit: past it a count is a broken value, 0
+
+
+_COUNTS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "cache_write_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+)
+
+
+def odd_usage(info: Mapping[str, object]) -> bool:
+    """Whether a `token_count`'s `info` holds a count no app writes (`odd_count`), in
+    its last or its total usage: what the `usage` scan says (`_codex_usage._odd`)."""
+    for key in ("last_token_usage", "total_token_usage"):
+        usage = info.get(key)
+        if isinstance(usage, dict) and any(
+            odd_count(usage.get(name)) for name in _COUNTS
+        ):
+            return True
+    return False
 
 
 def _count(value: object) -> int:

@@ -470,3 +470,30 @@ def test_claude_show_bills_an_odd_count_as_usage_does(
     assert (
         sum(usage["output_tokens"] for usage in shown) == rows[CLAUDE]["output_tokens"]
     )
+
+
+PI_FILE = (
+    ".pi/agent/sessions/--home-dev-code-ledger--/"
+    "2026-11-21T09-00-00-000Z_0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+)
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_pi_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # pi's counts were taken as written, a negative one too (taking 5 off the output
+    # of the rest), and never said
+    home = _copy(tmp_path, "pi")
+    before, said = _usage(home, "pi", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / PI_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[6])  # line 7: a response of input 12, output 30
+    assert value["message"]["usage"]["output"] == 30
+    value["message"]["usage"]["output"] = odd
+    lines[6] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "pi", tmp_path / "odd")
+    _said(said, path)
+    assert f"{path}:7: odd token count" in said
+    assert _input(rows) == _input(before)
+    assert _output(before) - 30 <= _output(rows) <= _output(before)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -57,7 +57,7 @@ from typing import Unpack
 import orjson
 
 from .. import files, folders, programs
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _pi_v4
 from ._values import (
@@ -69,6 +69,7 @@ from ._values import (
     decoded_size,
     epoch_or_iso_time,
     line_start,
+    odd_count,
     one_line,
     shown_json,
     shown_text,
@@ -343,20 +344,24 @@ def read(
     if session.extra.get("format_version") == _pi_v4.VERSION:
         yield from _read_v4(session, path, diagnostics, full, offset)
         return
+    at = [0]  # the line read last: where an odd count is met
+
+    def records() -> Iterator[dict[str, object]]:
+        for line, record in files.iter_records(
+            path, diagnostics, offset=line_start(path, offset), full=full
+        ):
+            at[0] = line.number
+            yield record
+
     try:
-        records = (
-            record
-            for _line, record in files.iter_records(
-                path, diagnostics, offset=line_start(path, offset), full=full
-            )
-        )
         yield from read_entries(
             session,
-            records,
+            records(),
             _active_branch(path),
             diagnostics,
             custom_errors=custom_errors,
             resets=resets,
+            where=lambda: (str(path), at[0]),
         )
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
@@ -370,13 +375,16 @@ def read_entries(
     *,
     custom_errors: frozenset[str] = frozenset(),
     resets: bool = False,
+    where: Callable[[], tuple[str, int]] | None = None,
 ) -> Iterator[Event]:
     """The events of format 3 entries, wherever they are kept (a file's lines, or the rows
     of a harness's database: OpenClaw's): those off the active `branch` (None: no tree)
     only bill. With `resets`, a `reset` entry (OpenClaw's boundary of a `/new` or `/reset`
     kept in the same transcript: `reason` `new`, `reset`, `idle`, `daily`, `cron-stale`)
-    is a `meta` event."""
+    is a `meta` event. `where`: the file and line of the entry read last, where an odd
+    token count is said (None: not said)."""
     reader = _Reader(session, diagnostics)
+    reader.where = where
     for record in records:
         entry_id = record.get("id")
         kind = type_tag(record.get("type"))
@@ -424,12 +432,15 @@ def _read_v4(
         branch, billed = _pi_v4.active_branch(str(path))
         reader = _Reader(session, diagnostics)
         reader.bill_messages = not billed
+        at = 0  # the line read last: where an odd count is met
+        reader.where = lambda: (str(path), at)
         models: dict[
             str, str
         ] = {}  # assistant entry id -> its model, for usage records
-        for _line, record in files.iter_records(
+        for line, record in files.iter_records(
             path, diagnostics, offset=line_start(path, offset), full=full
         ):
+            at = line.number
             kind = record.get("kind")
             if kind == "entry":
                 entry_type = type_tag(record.get("type"))
@@ -588,6 +599,8 @@ class _Reader:
         # whether an assistant message's `usage` is a usage event (format 4 files that
         # keep `usage` records bill through those instead)
         self.bill_messages = True
+        # the file and line of the entry read (None: not known), where an odd count is said
+        self.where: Callable[[], tuple[str, int]] | None = None
         # a fork's entries dated before it was made are copies: their parent paid for them
         self.forked_at = (
             session.created.timestamp()
@@ -613,10 +626,17 @@ class _Reader:
         """One `usage` event from pi's `usage` object, when it counted anything."""
         counted = _usage(as_dict(value), model or self.model)
         if counted.total and self.paid_here(record):
+            self.say_odd(as_dict(value))
             billing = self.billing(value, model, provider)
             yield self.event(
                 "usage", record, usage=counted, extra={**billing, **(extra or {})}
             )
+
+    def say_odd(self, usage: Mapping[str, object]) -> None:
+        """Say a billed count no app writes (`odd_count`): `_usage` bills it as 0 (or
+        its whole part)."""
+        if self.where is not None and any(odd_count(usage.get(k)) for k in _COUNTS):
+            self.diagnostics.damage(*self.where(), ODD_COUNT)
 
     def billing(
         self, value: object, model: str | None, provider: str | None
@@ -882,6 +902,7 @@ class _Reader:
         if (
             usage and self.bill_messages and self.paid_here(record)
         ):  # every response, even one that counted nothing
+            self.say_odd(usage)
             yield self.event(
                 "usage",
                 record,
@@ -1033,13 +1054,14 @@ def _image(block: Mapping[str, object]) -> str:
     return f"[{mime}, {files.human_bytes(decoded_size(block.get('data')))}]"
 
 
+# pi's `usage` counts, in `Usage`'s order (newer pi: `reasoning` part of `output`)
+_COUNTS = ("input", "output", "cacheRead", "cacheWrite", "reasoning")
+
+
 def _usage(usage: Mapping[str, object], model: str | None) -> Usage:
-    """pi's `usage` object (its `input` already leaves the cache out)."""
-    return Usage(
-        input_tokens=as_int(usage.get("input")),
-        output_tokens=as_int(usage.get("output")),
-        cache_read_tokens=as_int(usage.get("cacheRead")),
-        cache_write_tokens=as_int(usage.get("cacheWrite")),
-        reasoning_tokens=as_int(usage.get("reasoning")),  # newer pi: part of `output`
-        model=model,
+    """pi's `usage` object (its `input` already leaves the cache out); each count 0
+    below 0 (a broken one took as much off the rest)."""
+    given, output, cache_read, cache_write, reasoning = (
+        max(0, as_int(usage.get(key))) for key in _COUNTS
     )
+    return Usage(given, output, cache_read, cache_write, reasoning, model=model)

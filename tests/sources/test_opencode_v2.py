@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sessdex import databases
-from sessdex.diagnostics import ODD_COUNT, Diagnostics
+from sessdex.diagnostics import Diagnostics, odd_in
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import opencode
 from tests.helpers import tables_as_views
@@ -621,7 +621,7 @@ def test_an_odd_token_count_in_a_row_is_said(tmp_path: Path) -> None:
         "SELECT rowid FROM session_message WHERE id = 'msg_a2'"
     ).fetchone()
     events, diagnostics = read(sessions(home, Diagnostics())[NATIVE])
-    assert diagnostics.damaged == {ODD_COUNT: 1}
+    assert diagnostics.damaged == {odd_in("response"): 1}
     [(where, _, _)] = diagnostics.details
     assert where.endswith(f"opencode.db#session_message/{rowid}")
     billed = sum(e.usage.input_tokens for e in events if e.usage and not e.agent_id)

@@ -282,8 +282,10 @@ class Diagnostics:
             del self.damaged[said[2]]
         self.damaged[reason] += 1
         self.last_damage = (said[0], said[1], reason)
-        if self.details and self.details[-1] == said:
-            self.details[-1] = self.last_damage
+        for index in range(len(self.details) - 1, -1, -1):  # (named last, most often)
+            if self.details[index] == said:
+                self.details[index] = self.last_damage
+                break
 
     def unfinished_line(self, path: str, size: int) -> None:
         """A JSON-lines file ends in `size` bytes with no newline that do not parse: the

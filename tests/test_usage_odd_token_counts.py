@@ -497,3 +497,30 @@ def test_pi_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     assert f"{path}:7: odd token count" in said
     assert _input(rows) == _input(before)
     assert _output(before) - 30 <= _output(rows) <= _output(before)
+
+
+KIMI_WIRE = (
+    ".kimi/sessions/54a67b3dc711941b4653c448cf4d35b0/"
+    "4126cee7-7a8d-40e9-b56e-546048ada69f/wire.jsonl"
+)
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_kimi_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # Kimi CLI's counts were taken as written, a negative one too, and never said
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "kimi" / "real" / "home", home, symlinks=True)
+    before, said = _usage(home, "kimi", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / KIMI_WIRE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[5])  # line 6: a response of input 1,000, output 25
+    assert value["message"]["payload"]["token_usage"]["output"] == 25
+    value["message"]["payload"]["token_usage"]["output"] = odd
+    lines[5] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "kimi", tmp_path / "odd")
+    _said(said, path)
+    assert f"{path}:6: odd token count" in said
+    assert _input(rows) == _input(before)
+    assert _output(before) - 25 <= _output(rows) <= _output(before)

@@ -43,7 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import files, folders, programs
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _kimi_code, _kimi_json
@@ -55,6 +55,7 @@ from ._values import (
     decoded_size,
     epoch_time,
     line_start,
+    odd_count,
     one_line,
     shown_arguments,
     shown_text,
@@ -572,6 +573,10 @@ def read(
             )
 
 
+# a `StatusUpdate`'s `token_usage` counts, in `Usage`'s order
+_COUNTS = ("input_other", "output", "input_cache_read", "input_cache_creation")
+
+
 class _Reader:
     """Translates wire messages (and context messages) into events, in order."""
 
@@ -591,13 +596,15 @@ class _Reader:
         self.calls: dict[
             str, tuple[str | None, JSONValue]
         ] = {}  # call id -> (agent, arguments)
+        self.at = ("", 0)  # the wire file and line read last: where damage is met
 
     def wire(
         self, path: Path, *, full: bool, offset: int, agent: str | None = None
     ) -> Iterator[Event]:
-        for _line, record in files.iter_records(
+        for line, record in files.iter_records(
             path, self.diagnostics, offset=offset, full=full
         ):
+            self.at = (str(path), line.number)
             if record.get("type") == "metadata":
                 continue
             message = as_dict(record.get("message"))
@@ -647,16 +654,18 @@ class _Reader:
                 return  # a copied line: its source session paid for it
             if message_id:
                 self.billed.add(message_id)
+            if any(odd_count(usage.get(key)) for key in _COUNTS):
+                self.diagnostics.damage(*self.at, ODD_COUNT)
+            # each 0 below 0: a broken count took as much off the rest
+            given, output, cache_read, cache_write = (
+                max(0, as_int(usage.get(key))) for key in _COUNTS
+            )
             yield self.event(
                 "usage",
                 time,
                 agent_id=agent,
                 usage=Usage(
-                    input_tokens=as_int(usage.get("input_other")),
-                    output_tokens=as_int(usage.get("output")),
-                    cache_read_tokens=as_int(usage.get("input_cache_read")),
-                    cache_write_tokens=as_int(usage.get("input_cache_creation")),
-                    model=self.session.model,
+                    given, output, cache_read, cache_write, model=self.session.model
                 ),
             )
         elif kind == "ContentPart":

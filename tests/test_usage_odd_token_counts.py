@@ -524,3 +524,28 @@ def test_kimi_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     assert f"{path}:6: odd token count" in said
     assert _input(rows) == _input(before)
     assert _output(before) - 25 <= _output(rows) <= _output(before)
+
+
+DROID = ".factory/sessions/-tmp"
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_droid_an_odd_count_is_said(odd: object, tmp_path: Path) -> None:
+    # Droid's counts (a message's `usage`, a settings file's `tokenUsage`) were taken
+    # as written, a negative one too, and never said
+    home = _copy(tmp_path, "droid")
+    path = home / DROID / "droid_s1.jsonl"
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[2])  # line 3: an answer, with no usage of its own
+    value["message"]["usage"] = {"input_tokens": 100, "output_tokens": odd}
+    lines[2] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    settings = home / f"{DROID}-large" / "droid_large.settings.json"
+    document = json.loads(settings.read_text())
+    document["tokenUsage"]["outputTokens"] = odd
+    settings.write_text(json.dumps(document))
+    rows, said = _usage(home, "droid", tmp_path / "odd")
+    assert "warning: read 1 line and 1 set of totals with an odd token count" in said
+    assert f"{path}:3: odd token count" in said
+    assert f"{settings}:0: odd token count in a set of totals" in said
+    assert all(int(row["output_tokens"]) >= 0 for row in rows.values())  # type: ignore[call-overload]

@@ -45,7 +45,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import files, folders, shells
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics, odd_in
 from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -53,6 +53,7 @@ from ._values import (
     as_int,
     first_line,
     iso_time,
+    odd_count,
     stripped,
     type_tag,
 )
@@ -354,6 +355,10 @@ def _transcript(
                 if hidden := _visibility(record):
                     yield tagged(_hidden(message, hidden, time, event, full))
                     continue
+                if message.get("role") == "assistant" and _odd(
+                    message.get("usage"), _MESSAGE_COUNTS
+                ):  # what `_message` bills
+                    diagnostics.damage(str(path), line.number, ODD_COUNT)
                 for made in _message(message, time, event, diagnostics):
                     per_message_usage = per_message_usage or made.kind == "usage"
                     yield tagged(made)
@@ -528,30 +533,54 @@ def _parse_settings(path: Path, diagnostics: Diagnostics) -> list[Session]:
     ]
 
 
+# the counts of a message's `usage` and of a settings file's `tokenUsage`, in `Usage`'s
+# order (`thinkingTokens` come on top of the output)
+_MESSAGE_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+_SETTINGS_COUNTS = (
+    "inputTokens",
+    "outputTokens",
+    "cacheReadTokens",
+    "cacheCreationTokens",
+    "thinkingTokens",
+)
+
+
+def _odd(usage: object, keys: tuple[str, ...]) -> bool:
+    """Whether billed `usage` holds a count no app writes (`odd_count`): said."""
+    return isinstance(usage, dict) and any(odd_count(usage.get(k)) for k in keys)
+
+
+def _counts(usage: dict[str, object], keys: tuple[str, ...]) -> list[int]:
+    """`usage`'s counts named by `keys`, each 0 below 0 (a broken one took as much off
+    the rest) or where it is no count."""
+    return [max(0, as_int(usage.get(key))) for key in keys]
+
+
 def _settings_usage(
     transcript: Path, model: str | None, diagnostics: Diagnostics
 ) -> Usage | None:
-    settings = files.read_json_counted(
-        transcript.with_name(transcript.stem + ".settings.json"),
-        SETTINGS_CAP,
-        diagnostics,
-    )
+    named = transcript.with_name(transcript.stem + ".settings.json")
+    settings = files.read_json_counted(named, SETTINGS_CAP, diagnostics)
     if not isinstance(settings, dict) or not isinstance(
         settings.get("tokenUsage"), dict
     ):
         return None
     tokens = settings["tokenUsage"]
+    if _odd(tokens, _SETTINGS_COUNTS):
+        diagnostics.damage(str(named), 0, odd_in("set of totals"))
     # `thinkingTokens` come on top of `outputTokens` (every public reader of these files
     # counts them so: ccusage's droid app bills `outputTokens + thinkingTokens` at the
     # output price); sessdex's output holds a response's thinking, as Gemini's does
     thinking = max(0, as_int(tokens.get("thinkingTokens")))
+    # each 0 below 0: a broken count took as much off the rest
+    given, output, cache_read, cache_write = _counts(tokens, _SETTINGS_COUNTS[:4])
     usage = Usage(
-        input_tokens=as_int(tokens.get("inputTokens")),
-        output_tokens=as_int(tokens.get("outputTokens")) + thinking,
-        cache_read_tokens=as_int(tokens.get("cacheReadTokens")),
-        cache_write_tokens=as_int(tokens.get("cacheCreationTokens")),
-        reasoning_tokens=thinking,
-        model=model,
+        given, output + thinking, cache_read, cache_write, thinking, model=model
     )
     return usage if usage.total or usage.reasoning_tokens else None
 
@@ -616,14 +645,15 @@ def _message(
             diagnostics.unknown_type(f"message.content.{kind}")
     usage = message.get("usage")
     if role == "assistant" and isinstance(usage, dict):
+        given, output, cache_read, cache_write = _counts(usage, _MESSAGE_COUNTS)
         yield event(
             "usage",
             time,
             usage=Usage(
-                input_tokens=as_int(usage.get("input_tokens")),
-                output_tokens=as_int(usage.get("output_tokens")),
-                cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
-                cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+                given,
+                output,
+                cache_read,
+                cache_write,
                 # real droid files say `modelId` (marmutapp/superbased-observer's
                 # records.go, read from them); `model` in older ones
                 model=stripped(message.get("modelId"))

@@ -549,3 +549,24 @@ def test_droid_an_odd_count_is_said(odd: object, tmp_path: Path) -> None:
     assert f"{path}:3: odd token count" in said
     assert f"{settings}:0: odd token count in a set of totals" in said
     assert all(int(row["output_tokens"]) >= 0 for row in rows.values())  # type: ignore[call-overload]
+
+
+GPTME_FILE = ".local/share/gptme/logs/2026-11-30-happy-blue-fish/conversation.jsonl"
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_gptme_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    home = _copy(tmp_path, "gptme")
+    before, said = _usage(home, "gptme", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / GPTME_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[2])  # line 3: a response of input 1,200, output 80
+    assert value["metadata"]["usage"]["output_tokens"] == 80
+    value["metadata"]["usage"]["output_tokens"] = odd
+    lines[2] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "gptme", tmp_path / "odd")
+    _said(said, path)
+    assert f"{path}:3: odd token count" in said
+    assert _input(rows) == _input(before)

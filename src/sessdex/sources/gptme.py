@@ -112,7 +112,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders, freshness
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -122,6 +122,7 @@ from ._values import (
     first_line,
     iso_time,
     json_copy,
+    odd_count,
     one_line,
     stripped,
 )
@@ -667,6 +668,8 @@ def line_events(
         yield from _user(record, text, time, event, full)
     elif role == "assistant":
         pending.clear()
+        if billed and _odd(_metadata(record)):
+            diagnostics.damage(path, line.number, ODD_COUNT)
         yield from _assistant(
             record, text or "", time, line.offset, event, pending, spawns, billed
         )
@@ -1205,10 +1208,30 @@ def _json_end(text: str, start: int) -> int | None:
     return None
 
 
-def _usage(metadata: dict[str, object]) -> Usage | None:
-    """A response's tokens: `usage` (0.31.1 on), or the counts beside `model` before."""
+_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+)
+
+
+def _counts(metadata: dict[str, object]) -> dict[str, object]:
+    """Where a response's tokens are: `usage` (0.31.1 on), or beside `model` before."""
     counts = metadata.get("usage")
-    source = counts if isinstance(counts, dict) else metadata
+    return counts if isinstance(counts, dict) else metadata
+
+
+def _odd(metadata: dict[str, object]) -> bool:
+    """Whether a response's tokens hold a count no app writes (`odd_count`): `_usage`
+    bills it as 0 (or its whole part), said."""
+    source = _counts(metadata)
+    return any(odd_count(source.get(key)) for key in _COUNTS)
+
+
+def _usage(metadata: dict[str, object]) -> Usage | None:
+    """A response's tokens (`_counts`)."""
+    source = _counts(metadata)
     usage = Usage(
         input_tokens=max(0, as_int(source.get("input_tokens"))),
         output_tokens=max(0, as_int(source.get("output_tokens"))),

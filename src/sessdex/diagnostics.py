@@ -143,15 +143,17 @@ def unreadable_lines(count: int) -> str:
 
 def damaged_lines(damaged: Counter[str]) -> str:
     """`read 1 line with bytes that are not UTF-8 (shown as �)`: what every warning
-    says of the lines read with damage (`Diagnostics.damaged`), by what damaged them."""
+    says of the lines read with damage (`Diagnostics.damaged`), by what damaged them;
+    of a count where no line is named, the responses (or messages, sets of totals)."""
     counted = Counter({"line": 0} | dict.fromkeys(COUNTED, 0))  # (in this order)
     for reason, count in damaged.items():
         counted[_counted(reason)] += count
-    lines = " and ".join(
+    said = [
         count_of(count, noun, COUNTED.get(noun))
         for noun, count in counted.items()
         if count
-    )
+    ]
+    lines = " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
     # (a line damaged two ways is one reason naming both: "... and odd token count")
     kinds = {kind for reason in damaged for kind in DAMAGE if kind in reason}
     if kinds == {NOT_UTF8}:

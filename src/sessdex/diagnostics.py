@@ -222,7 +222,7 @@ class Diagnostics:
     for_now: bool = False
     # the line `damage` last named: one said again for another damage counts once (not
     # sent by an index worker: both are said within one file's read)
-    last_damage: tuple[str, int, str] | None = None
+    last_damage: tuple[str, int, str] | None = field(default=None, compare=False)
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a

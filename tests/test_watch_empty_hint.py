@@ -106,3 +106,21 @@ def test_an_app_with_no_session_is_said_so_not_that_there_is_none(
         assert (code, out) == (0, "")
         assert err.startswith("No session of codex in the --home folder yet: "), err
         CliRunner().invoke(main, ["list", "--home", str(home)])
+
+
+def test_an_empty_here_names_a_watch_that_keeps_the_app_and_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it named 'sessdex watch --home …' alone: --app codex dropped, every app's board
+    home, empty = tmp_path / "home", tmp_path / "empty"
+    empty.mkdir()
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000c4", "/w/shop",
+                         title="a claude one", when="2020-03-04T10:00:00.000Z")  # fmt: skip
+    monkeypatch.chdir(empty)
+    monkeypatch.delenv("PWD", raising=False)
+    args = ("--here", "--app", "codex", "--since", "3h", "--home", str(home))
+    code, out, err = _watch(*args)
+    assert (code, out) == (0, "")
+    assert f"'sessdex watch --app codex --since 3h --home {home}' shows" in err, err
+    code, out, err = _watch("--here", "--home", str(home))
+    assert f"'sessdex watch --home {home}' shows every folder's" in err, err

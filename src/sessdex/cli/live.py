@@ -123,6 +123,9 @@ class _Unreadable:
         report_diagnostics(self.diagnostics, self.verbose, self.app)
 
 
+_SINCE = "1d"  # watch's default --since, left out of the lines it names
+
+
 @main.command(
     "watch",
     cls=TakesNoWords,
@@ -133,7 +136,7 @@ class _Unreadable:
 @click.option(
     "--since",
     metavar="WHEN",
-    default="1d",
+    default=_SINCE,
     callback=not_blank,
     show_default=True,
     help=SINCE_HELP,
@@ -375,7 +378,13 @@ def _nothing_recent(
     if here:
         where = f" in {here[0]!r} or below it"
         if newest is None:
-            return f"No session{where} yet; {named('watch')} shows every folder's."
+            # the user's other filters kept: the line shows what they asked for, elsewhere
+            kept = [word for app in apps for word in ("--app", app)]
+            if since != _SINCE:
+                kept += ["--since", since]
+            return (
+                f"No session{where} yet; {named('watch', *kept)} shows every folder's."
+            )
         return empty_board(since, newest, where=where)
     if apps and newest is None:  # other apps' sessions were not read: none is claimed
         return (

@@ -330,6 +330,17 @@ def follow_session(
     return session, batches
 
 
+def read_problems(session: Session) -> Diagnostics:
+    """What reading `session`'s events whole meets (lines skipped, damage), the events
+    themselves dropped as read: what `resume --verbose` says, as `show --verbose` would."""
+    from .reading import read_session
+
+    diagnostics = Diagnostics()
+    for _ in read_session(sources.get(session.app), session, diagnostics):
+        pass
+    return diagnostics
+
+
 @once_more_if_damaged
 def session_ids(home: Home) -> list[str]:
     """Every session id the index holds, sub-agents too, lowercased and sorted: what

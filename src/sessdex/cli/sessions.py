@@ -32,10 +32,12 @@ from ._common import (
     output_options_or_object,
     print_rows,
     progress_bar,
+    report_diagnostics,
     report_skipped,
     resolve_home,
     session_id_argument,
     stdout_bytes,
+    verbose_option,
 )
 
 
@@ -295,6 +297,7 @@ def _say_why_empty(
     is_flag=True,
     help="Keep a recorded approval mode looser than the CLI's default.",
 )
+@verbose_option
 @home_option
 @fail_nicely
 def resume_command(
@@ -304,6 +307,7 @@ def resume_command(
     yes: bool,
     force: bool,
     keep_permissions: bool,
+    verbose: bool,
     home_dir: str | None,
 ) -> None:
     """Reopen a session in its app, in its folder, with its model and effort.
@@ -361,6 +365,9 @@ def resume_command(
             )
     for warning in check.warnings:
         said(f"note: {one_line(warning)}")
+    if verbose:  # a line the app could not read may be what the plan lacks
+        problems = api.read_problems(check.session)
+        report_diagnostics(problems, True, check.session.app)
     if print_only and not as_json and check.other_program is not None:
         # a line a script pipes into its shell would run that other program with the
         # session's words: refused, as `resume` refuses it (--json still describes it)

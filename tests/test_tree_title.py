@@ -45,3 +45,22 @@ def test_json_is_unchanged_by_it() -> None:
         main, ["tree", "82d9f90c", "--json", "--home", str(DATA / "claude" / "home")]
     )
     assert '"description":null' in result.stdout.split('"children"')[0]
+
+
+def test_json_lead_has_the_title_list_json_has() -> None:
+    # list, watch and usage --json carry `title`; tree's lead had only a null description
+    import json
+
+    home = str(DATA / "claude" / "home")
+    tree = json.loads(
+        CliRunner().invoke(main, ["tree", "82d9f90c", "--json", "--home", home]).stdout
+    )
+    listed = json.loads(
+        CliRunner().invoke(main, ["list", "--json", "--home", home]).stdout
+    )
+    title = next(row["title"] for row in listed if row["id"] == tree["id"])
+    assert tree["title"] == title == "Sub-agent smoke test"
+    # a sub-agent's task stays its description; it has no title of its own here
+    assert [child["title"] for child in tree["children"]] == [None]
+    lines = CliRunner().invoke(main, ["tree", "82d9f90c", "--nl", "--home", home])
+    assert json.loads(lines.stdout.splitlines()[0])["title"] == title

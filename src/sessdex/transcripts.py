@@ -282,6 +282,10 @@ def agent_tree(
     _add_listed(home, found.session.app, root, diagnostics)
     for _, node in root.walk():
         node.app = found.session.app
+    from .views.records import session_record
+
+    title = session_record(found.session)["title"]  # cut as list's is
+    root.title = title if isinstance(title, str) else None
     return found.session, root
 
 

@@ -27,6 +27,8 @@ class AgentNode:
     agent_type: str | None = None
     agent_name: str | None = None  # the name the lead gave it, where the app has names
     description: str | None = None
+    # the session's title, as `list --json` gives it: the tree's top node alone has one
+    title: str | None = None
     status: str = "running"  # running / done / failed / stopped (see `settle`)
     usage: Usage = field(default_factory=Usage)
     tool_calls: int = 0
@@ -58,6 +60,7 @@ class AgentNode:
             "agent_type": self.agent_type,
             "agent_name": self.agent_name,
             "description": self.description,
+            "title": self.title,
             "status": self.status,
             "usage": usage_record(self.usage),
             "tool_calls": self.tool_calls,

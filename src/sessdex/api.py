@@ -36,6 +36,7 @@ from .calls import open_index as open_index
 from .checkup import AppReport, OwnFiles, doctor, own_files
 from .checkup import app_found as app_found
 from .checkup import damaged_summary as damaged_summary
+from .checkup import home_below as home_below
 from .checkup import refused_summaries as refused_summaries
 from .checkup import skipped_summary as skipped_summary
 from .checkup import undated_summary as undated_summary

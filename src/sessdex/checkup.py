@@ -346,6 +346,52 @@ def _missing_override(location: Location) -> str | None:
     return None
 
 
+# The folders of a --home looked in for the home it may have meant: one copied with its
+# `home/` inside, given one level too high. A folder of thousands is not read through.
+CHILDREN_LOOKED = 64
+
+
+def home_below(home: Home) -> tuple[Path, list[str]] | None:
+    """The first folder directly in `home` (of its first CHILDREN_LOOKED, by name) in
+    which an app's folder is, as a --home given that folder would find it, and the
+    titles of those apps; None where there is none. One level only, cheaply: each
+    app's `locate` reads the environment alone, and the folders are stat-ed."""
+    try:
+        with os.scandir(home.path) as listing:
+            children = sorted(
+                entry.path
+                for entry, _ in zip(listing, range(CHILDREN_LOOKED), strict=False)
+                if entry.is_dir(follow_symlinks=False)
+            )
+    except OSError:
+        return None
+    for child in filter(_like_a_home, children):
+        below = Home.at(child)
+        titles = [
+            sources.TITLES[name]
+            for name in sources.BUILTIN
+            if app_found(source := sources.get(name), source.locate(below))
+        ]
+        if titles:
+            return below.path, titles
+    return None
+
+
+def _like_a_home(folder: str) -> bool:
+    """Whether `folder` may be a home: not itself hidden (an app's own `.claude`), and
+    holding a hidden entry among its first CHILDREN_LOOKED, as every app keeps its
+    folder in one; only such a folder has the sources loaded to locate their apps."""
+    if os.path.basename(folder).startswith("."):
+        return False
+    try:
+        with os.scandir(folder) as listing:
+            names = (entry.name for entry in listing)
+            taken = zip(names, range(CHILDREN_LOOKED), strict=False)
+            return any(name.startswith(".") for name, _ in taken)
+    except OSError:
+        return False
+
+
 def app_found(source: sources.Source, location: Location) -> bool:
     """Whether the app is there: its folder, or, where that folder is one other programs
     share, a folder of its own (a source's `found`)."""

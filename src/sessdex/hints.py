@@ -106,6 +106,20 @@ def reading_home(folder: str | None) -> None:
     _HOME.set(folder)
 
 
+def given_home() -> str | None:
+    """The running command's `--home` folder, as typed; None for the user's own."""
+    return _HOME.get()
+
+
+def named_at(folder: str, *words: str) -> str:
+    """`named(*words)` with `--home folder` in place of the running command's."""
+    given = _HOME.set(folder)
+    try:
+        return named(*words)
+    finally:
+        _HOME.reset(given)
+
+
 def where() -> str:
     """Where the running command looked, as a message says it: a user's own home is
     "on this machine", a folder given with `--home` is not."""

@@ -566,6 +566,24 @@ _NOT_TEXT = (
 )
 
 
+def home_below(home: Home, command: str) -> str | None:
+    """Where a --home holds no app's folder, what a folder just inside it holds and the
+    line that reads it (a copied home given one level too high); else None."""
+    if hints.given_home() is None:  # the user's own home: no copy given too high
+        return None
+    found = api.home_below(home)
+    if found is None:
+        return None
+    from ..views.text import one_line
+
+    folder, titles = found
+    return (
+        f"No agent sessions {hints.where()} yet; its folder {one_line(folder.name)!r} "
+        f"holds {', '.join(titles)}'s: {hints.named_at(str(folder), command)} "
+        "reads them."
+    )
+
+
 def verbose_option(f: F) -> F:
     """-v/--verbose: name what could not be read."""
     return click.option(

@@ -35,6 +35,7 @@ from ._common import (
     echo,
     err,
     fail_nicely,
+    home_below,
     home_option,
     json_array,
     not_blank,
@@ -393,6 +394,8 @@ def _nothing_recent(
         )
     if newest is not None or api.session_ids(home):
         return empty_board(since, newest)
+    if (below := home_below(home, "watch")) is not None:
+        return below
     return (
         f"No agent sessions {hints.where()} yet: each shows here as it starts; "
         f"{named('doctor')} shows where sessdex looked."

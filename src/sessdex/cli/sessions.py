@@ -27,6 +27,7 @@ from ._common import (
     err,
     fail_nicely,
     filter_options,
+    home_below,
     home_option,
     output_options,
     output_options_or_object,
@@ -244,6 +245,8 @@ def _say_why_empty(
             err(
                 f"No folder of {', '.join(named)} {hints.where()}. {hints.named('doctor')} shows where sessdex looked."
             )
+        elif (below := home_below(home, "list")) is not None:
+            err(below)
         else:
             err(
                 f"No agent sessions {hints.where()} yet. 'sessdex demo' shows what sessdex does; {hints.named('doctor')} shows where it looked."

@@ -58,8 +58,9 @@ from ._common import (
 @count_option(
     "--tail",
     "-n",  # as `follow -n N` takes it
-    help="Only the lead agent's last N events, read from the end of its file "
-    "(sub-agents left out).",
+    help="Only the lead agent's end, read from the end of its file (sub-agents left "
+    "out): the last N entries it draws; with --json or --nl, its last N events, "
+    "token usage and turn ends among them (--detail user: those it draws).",
 )
 @click.option(
     "--full-payloads",

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Write src/sessdex/sources/_facts.py: what `doctor` says of each built-in source
-(CHECKED_WITH, NEWEST_CHECKED, ENV_VARS, and which of its hooks it has), read from the
-sources themselves, so that a warm doctor need not import all 34 of them to say it.
+(CHECKED_WITH, NEWEST_CHECKED, ENV_VARS, and which of its hooks it has), and the folders
+its `locate` gives in a home no variable moves (FOLDERS, what `export -o` keeps out of),
+read from the sources themselves, so that a warm doctor or an export need not import all
+34 of them to say it.
 
 Run it after changing any of those in a source; `--check` says whether the file is out
 of date (tests/test_source_facts.py checks the same). Usage:
@@ -21,15 +23,21 @@ TARGET = ROOT / "src" / "sessdex" / "sources" / "_facts.py"
 sys.path.insert(0, str(ROOT / "src"))
 
 from sessdex import sources  # noqa: E402
+from sessdex.sources import Home  # noqa: E402
 
 HEAD = '''"""What `doctor` says of each built-in source without importing it: the versions its
 files were checked with, the newest of them, the variables it reads, and which of the
 hooks doctor calls (`found`, `doctor_notes`, `looked_in`) it has: doctor loads a
-source for those alone. Written by scripts/make-source-facts.py from the sources;
+source for those alone. FOLDERS: where its `locate` puts the app in a home that no
+variable moves, relative to that home (root, also, keeps, owned), as `export -o`
+keeps out of them. Written by scripts/make-source-facts.py from the sources;
 tests/test_source_facts.py checks it.
 """
 
 '''
+# a home `locate` is given to say its folders relative to it: no variable set
+PLACE = Path("/home/sessdex-facts")
+
 # the hooks of a source that doctor calls where it has them
 HOOKS_DOCTOR_CALLS = ("found", "doctor_notes", "looked_in")
 
@@ -44,13 +52,31 @@ def text() -> str:
         s.NAME: tuple(h for h in HOOKS_DOCTOR_CALLS if callable(getattr(s, h, None)))
         for s in loaded
     }
+    folders = {s.NAME: folders_of(s) for s in loaded}
     return (
         HEAD
         + f"CHECKED_WITH: dict[str, str] = {checked!r}\n\n"
         + f"NEWEST_CHECKED: dict[str, str | None] = {newest!r}\n\n"
         + f"ENV_VARS: dict[str, tuple[str, ...]] = {variables!r}\n\n"
-        + f"HOOKS: dict[str, tuple[str, ...]] = {hooks!r}\n"
+        + f"HOOKS: dict[str, tuple[str, ...]] = {hooks!r}\n\n"
+        + "FOLDERS: dict[\n    str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None]\n"
+        + f"] = {folders!r}\n"
     )
+
+
+def folders_of(
+    source: sources.Source,
+) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None]:
+    """(root, also, keeps, owned) of `source` in a home no variable moves, each relative
+    to that home (POSIX separators)."""
+    found = source.locate(Home(PLACE, {}))
+
+    def at(path: Path) -> str:
+        return path.relative_to(PLACE).as_posix()
+
+    owned = None if found.owned is None else tuple(map(at, found.owned))
+    also, keeps = tuple(map(at, found.also)), tuple(map(at, found.keeps))
+    return at(found.root), also, keeps, owned
 
 
 def formatted(source: str) -> str:

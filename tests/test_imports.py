@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sessdex import sources
 from tests.conftest import app_home
 
 HEAVY = ("rich", "starlette", "mcp", "uvicorn", "zstandard", "watchfiles")
@@ -534,3 +535,36 @@ def test_an_index_noted_before_the_answers_loads_no_source_after_one_run(
         cold.stdout.split("sessdex's own")[0],
         cold.stderr,
     )
+
+
+def test_an_export_of_a_copied_home_loads_no_other_source_for_the_own_home(
+    tmp_path: Path,
+) -> None:
+    """`export <id> -o FILE --home COPY`, the user's own home never indexed (a new user's
+    first run): the own home's apps are located from `sources._facts.FOLDERS`, not by
+    loading all 34 sources (some 40 modules, 1.2 to 2.5 s without bytecode), and a path
+    into an app's folder of either home is still refused; an app a variable moves is
+    located by its source."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    own = tmp_path / "own"
+    (own / ".codex").mkdir(parents=True)
+    (home / ".gemini").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in sources.OVERRIDES}
+    env.update(HOME=str(own), SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path / "s"))
+    where = ["--home", str(home)]
+    subprocess.run([sys.executable, "-m", "sessdex", "list", *where], env=env, check=True)  # fmt: skip
+
+    def export(out: Path, *run: str, **more: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, *run, "export", "11111111", "-o", str(out), *where]
+        return subprocess.run(argv, capture_output=True, text=True, env={**env, **more})  # fmt: skip
+
+    done = export(tmp_path / "out.md", "-c", EXPORT)
+    assert done.returncode == 0, done.stderr
+    assert _sources(done.stdout.split()) == ["claude"]
+    for folder, title in ((own / ".codex", "OpenAI Codex CLI"), (home / ".gemini", "Gemini CLI")):  # fmt: skip
+        refused = export(folder / "x.md", "-m", "sessdex")
+        assert refused.returncode == 1 and f"{title}'s folder" in refused.stderr
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    refused = export(moved / "x.md", "-m", "sessdex", CODEX_HOME=str(moved))
+    assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr

@@ -2,7 +2,8 @@
 own file, or over a file an app keeps in a project (sessdex is read-only towards them).
 
 Only the check; the CLI writes the file. Nothing here names an app: each source says
-what folders and files are its app's, or the index what its last noted scan said.
+what folders and files are its app's, or the index what its last noted scan said, or the
+facts written from the sources (`sources._facts.FOLDERS`) where no variable moves them.
 """
 
 from __future__ import annotations
@@ -101,10 +102,44 @@ def _located(homes: Iterable[Home]) -> Iterator[tuple[str, Location]]:
             with contextlib.suppress(sqlite3.Error, OSError, SessdexError):
                 kept = _kept(home)
         for app in sources.BUILTIN:
-            location = kept.get(app)
+            location = kept.get(app) or _declared(home, app)
             if location is None:
                 location = sources.get(app).locate(home)
             yield sources.TITLES[app], location
+
+
+def _declared(home: Home, app: str) -> Location | None:
+    """Where `app` is in `home` as the facts written from its source say, without loading
+    it (some 40 modules for all the apps: seconds without bytecode); None where one of
+    the variables its `locate` may read is set (then its source says)."""
+    from .sources import _facts
+
+    for name in (*_facts.ENV_VARS[app], *_MOVERS):
+        value = home.environ.get(name)
+        if value and not (name == "HOME" and Path(value).expanduser() == home.path):
+            return None
+    root, also, keeps, owned = _facts.FOLDERS[app]
+    at = home.path.joinpath
+    return Location(
+        at(root),
+        also=tuple(map(at, also)),
+        keeps=tuple(map(at, keeps)),
+        owned=None if owned is None else tuple(map(at, owned)),
+    )
+
+
+# variables that move an app's folders whether or not its ENV_VARS name them: the base
+# folders every app on that system shares (tests/test_export_refusal_facts.py checks it)
+_MOVERS = (
+    "HOME",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "FLATPAK_XDG_DATA_HOME",
+    "VSCODE_APPDATA",
+    "VSCODE_PORTABLE",
+)
 
 
 def _kept(home: Home) -> dict[str, Location]:

@@ -50,7 +50,7 @@ def test_the_folders_export_keeps_out_of_are_where_each_source_locates_its_app(
     # what `export -o` checks without loading the source: the same folders, in any home
     source = sources.get(name)
     bare = Home(tmp_path / "someone", {})
-    declared = exports._declared(bare, name)
+    declared = exports.declared_location(bare, name)
     assert declared is not None
     assert _folders(declared) == _folders(source.locate(bare)), (
         "run scripts/make-source-facts.py"
@@ -59,5 +59,5 @@ def test_the_folders_export_keeps_out_of_are_where_each_source_locates_its_app(
     # one they name is left to the source
     for variable in sorted(sources.OVERRIDES):
         moved = Home(bare.path, {variable: str(tmp_path / "elsewhere")})
-        if exports._declared(moved, name) is not None:
+        if exports.declared_location(moved, name) is not None:
             assert _folders(source.locate(moved)) == _folders(declared), variable

@@ -352,44 +352,41 @@ CHILDREN_LOOKED = 64
 
 
 def home_below(home: Home) -> tuple[Path, list[str]] | None:
-    """The first folder directly in `home` (of its first CHILDREN_LOOKED, by name) in
-    which an app's folder is, as a --home given that folder would find it, and the
-    titles of those apps; None where there is none. One level only, cheaply: each
-    app's `locate` reads the environment alone, and the folders are stat-ed."""
+    """The first folder directly in `home` (of its first CHILDREN_LOOKED, by name; a
+    hidden one, an app's own `.claude`, is none) in which an app's folder is, as a
+    --home given that folder would find it, and the titles of those apps; None where
+    there is none. One level only, and cheap: the folders the sources' facts name are
+    stat-ed, and only a source whose folder is there and shared is loaded to say."""
     try:
         with os.scandir(home.path) as listing:
             children = sorted(
                 entry.path
                 for entry, _ in zip(listing, range(CHILDREN_LOOKED), strict=False)
-                if entry.is_dir(follow_symlinks=False)
+                if not entry.name.startswith(".")
+                and entry.is_dir(follow_symlinks=False)
             )
     except OSError:
         return None
-    for child in filter(_like_a_home, children):
+    for child in children:
         below = Home.at(child)
         titles = [
-            sources.TITLES[name]
-            for name in sources.BUILTIN
-            if app_found(source := sources.get(name), source.locate(below))
+            sources.TITLES[name] for name in sources.BUILTIN if _found_in(below, name)
         ]
         if titles:
             return below.path, titles
     return None
 
 
-def _like_a_home(folder: str) -> bool:
-    """Whether `folder` may be a home: not itself hidden (an app's own `.claude`), and
-    holding a hidden entry among its first CHILDREN_LOOKED, as every app keeps its
-    folder in one; only such a folder has the sources loaded to locate their apps."""
-    if os.path.basename(folder).startswith("."):
+def _found_in(home: Home, name: str) -> bool:
+    """Whether app `name`'s folder is in `home` (one no variable moves), its source
+    loaded only where the folder is there and may be one others share (`found`)."""
+    from .exports import declared_location
+    from .sources import _facts
+
+    location = declared_location(home, name) or sources.get(name).locate(home)
+    if not location.exists:
         return False
-    try:
-        with os.scandir(folder) as listing:
-            names = (entry.name for entry in listing)
-            taken = zip(names, range(CHILDREN_LOOKED), strict=False)
-            return any(name.startswith(".") for name, _ in taken)
-    except OSError:
-        return False
+    return "found" not in _facts.HOOKS[name] or app_found(sources.get(name), location)
 
 
 def app_found(source: sources.Source, location: Location) -> bool:

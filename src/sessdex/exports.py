@@ -102,13 +102,13 @@ def _located(homes: Iterable[Home]) -> Iterator[tuple[str, Location]]:
             with contextlib.suppress(sqlite3.Error, OSError, SessdexError):
                 kept = _kept(home)
         for app in sources.BUILTIN:
-            location = kept.get(app) or _declared(home, app)
+            location = kept.get(app) or declared_location(home, app)
             if location is None:
                 location = sources.get(app).locate(home)
             yield sources.TITLES[app], location
 
 
-def _declared(home: Home, app: str) -> Location | None:
+def declared_location(home: Home, app: str) -> Location | None:
     """Where `app` is in `home` as the facts written from its source say, without loading
     it (some 40 modules for all the apps: seconds without bytecode); None where one of
     the variables its `locate` may read is set (then its source says)."""

@@ -833,3 +833,36 @@ def test_tree_places_a_sub_agent_kept_inside_its_lead_once(tmp_path: Path) -> No
     shown = CliRunner().invoke(main, ["show", MAIN, "--home", str(home)]).stdout
     assert "Spawned sub-agent explore — Find the retry code." in shown
     assert "  ↳ explore It is in checkout/retry.py." in shown
+
+
+def test_a_second_run_is_never_numbered_as_an_agent_really_so_named(
+    tmp_path: Path,
+) -> None:
+    """A second run of `explore` was `explore-2`, the very id of an agent named
+    `explore-2`: their events merged into one child. Each run's id is its own, however
+    the names fall, and the same on every read."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    [run] = value["subAgents"]
+    value["subAgents"] = [
+        {
+            **run,
+            "name": name,
+            "chatHistory": [
+                _exchange(f"req-s{n}", run["finishedAt"], [], [], f"said {n}")
+            ],
+        }
+        for n, name in enumerate(["explore", "explore-2", "explore"])
+    ]
+    path.write_text(json.dumps(value, indent=2))
+    reads = [events(sessions(home)[MAIN]) for _ in range(2)]
+    children = [str(e.extra["child_id"]) for e in reads[0] if e.kind == "subagent"]
+    assert len(set(children)) == 3, children
+    assert reads[0] == reads[1]
+    said = {
+        e.agent_id: e.text for e in reads[0] if e.kind == "assistant" and e.agent_id
+    }
+    assert said == {child: f"said {n}" for n, child in enumerate(children)}
+    result = CliRunner().invoke(main, ["tree", MAIN, "--json", "--home", str(home)])
+    assert len(json.loads(result.stdout)["children"]) == 3

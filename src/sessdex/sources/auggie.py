@@ -560,6 +560,7 @@ class _Reader:
         self.forked = session.created if session.extra.get("fork") is True else None
         self.agent: str | None = None  # the embedded sub-agent being read
         self.runs: Counter[str] = Counter()  # the runs read of each sub-agent's name
+        self.children: set[str] = set()  # the ids given the runs read: each its own
         # embedded sub-agents by the request id of the exchange that started them
         self.subagents: dict[str, list[object]] = {}
         # what each summary cost, by the request id its summary node names
@@ -664,10 +665,7 @@ class _Reader:
                 call_id = called
                 del pending[index]  # a second run of the same agent: the next call
                 break
-        # its events' agent id, which the spawn names: its name, numbered from its
-        # second run (`explore-2`), each run a sub-agent of its own
-        self.runs[name] += 1
-        child = name if self.runs[name] == 1 else f"{name}-{self.runs[name]}"
+        child = self.child_id(name)
         extra: dict[str, JSONValue] = {"agent_name": name, "child_id": child}
         model = stripped(entry.get("model"))
         if model:
@@ -687,6 +685,19 @@ class _Reader:
             yield from self.items(history)
         finally:
             self.agent = None
+
+    def child_id(self, name: str) -> str:
+        """A run's events' agent id, which its spawn names: its name, numbered from its
+        second run (`explore-2`), each run a sub-agent of its own; past any number an
+        agent really named so holds already (`explore-2` run before the second
+        `explore`: that one is `explore-3`), the same on every read."""
+        self.runs[name] += 1
+        child = name if self.runs[name] == 1 else f"{name}-{self.runs[name]}"
+        while child in self.children:
+            self.runs[name] += 1
+            child = f"{name}-{self.runs[name]}"
+        self.children.add(child)
+        return child
 
     def emit(
         self,

@@ -124,14 +124,14 @@ def test_sub_agents_of_one_type_at_work_together_are_told_apart() -> None:
     assert "  ↳ [general-purpose f4546a51] agent 1 step 1" in lines
     assert "  ↳ [general-purpose 9c0ffee1] agent 2 step 0" in lines
     assert "  ↳ Explore x" in lines
-    # each spawn says the mark its lines will carry
+    # each spawn says the mark its lines will carry, with the start of its id
     assert lines[:4] == [
-        "Spawned sub-agent general-purpose — task 0",
+        "Spawned sub-agent general-purpose 60dade70 — task 0",
         "Spawned sub-agent [general-purpose f4546a51] — task 1",
         "Spawned sub-agent [general-purpose 9c0ffee1] — task 2",
         "  ↳ general-purpose agent 0 step 0",
     ]
-    assert "Spawned sub-agent Explore — alone" in lines
+    assert "Spawned sub-agent Explore 77777777 — alone" in lines
 
 
 def test_tree_gives_a_session_resumed_over_weeks_its_length_in_days(

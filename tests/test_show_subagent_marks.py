@@ -1,7 +1,7 @@
 """A sub-agent's lines are marked with its type, and, where a sibling has that type too,
-the part of its id that tells it apart: an app that builds the id from the type
-(`general-purpose-call_8f2b…`) or from the spawning message (`<message>$$<call>`) gave
-every such sibling the same first 8 characters (`general-purpose general-`)."""
+the start of its id that `show` takes (`views.text.agent_name`), past a copy of its type
+the id starts with: an app that builds the id from the type (`general-purpose-call_8f2b…`)
+gave every such sibling the same first 8 characters (`general-purpose general-`)."""
 
 from __future__ import annotations
 
@@ -22,32 +22,33 @@ def _events(children: list[str], kind: str) -> list[Event]:
 
 
 CASES = [
-    # Qwen Code: `<type>-<call id>`
+    # Qwen Code: `<type>-<call id>`: the id's start holds the type
     (
         "general-purpose",
         ["general-purpose-call_8f2b1c9d0e", "general-purpose-call_a41c7e2b55"],
-        ["call_8f2", "call_a41"],
+        ["general-purpose-call_8f2", "general-purpose-call_a41"],
     ),
     # gptme: `subagent-<agent id>-<4 random>`
     (
         "subagent",
         ["subagent-greeter-be5v", "subagent-linter-x2k9"],
-        ["greeter-", "linter-x"],
+        ["subagent-greeter-", "subagent-linter-x"],
     ),
-    # Crush: `<message id>$$<call id>`, two calls of one message
+    # Crush: `<message id>$$<call id>`, two calls of one message: the second's start
+    # made longer than the first's name (`show` of either lists both to choose)
     (
         "agent",
         [
             "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01AbCdEf",
             "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01XyZwVu",
         ],
-        ["toolu_01", "toolu_01X"],
+        ["agent 0199a3b2", "agent 0199a3b2-"],
     ),
 ]
 
 
 @pytest.mark.parametrize(("kind", "children", "marks"), CASES)
-def test_siblings_of_one_type_are_marked_by_what_tells_their_ids_apart(
+def test_siblings_of_one_type_are_marked_by_a_start_of_their_ids_show_takes(
     kind: str, children: list[str], marks: list[str]
 ) -> None:
     from sessdex.views.terminal import render_events
@@ -57,14 +58,13 @@ def test_siblings_of_one_type_are_marked_by_what_tells_their_ids_apart(
         for line in render_events(_events(children, kind))
     ]
     assert f"  ↳ {kind} said 0" in lines, lines  # the first alone: its type
-    assert (
-        f"  ↳ [{kind} {children[1].split('$$')[-1].removeprefix(kind + '-')[:8]}] said 1"
-        in lines
-    ), lines
+    second = f"{kind} {children[1][:8]}" if " " in marks[0] else marks[1]
+    assert f"  ↳ [{second}] said 1" in lines, lines
+    assert f"Spawned sub-agent {marks[0]} — task 0" in lines, lines  # its id said
 
 
 @pytest.mark.parametrize(("kind", "children", "marks"), CASES)
-def test_the_markdown_export_names_each_sibling_by_what_tells_its_id_apart(
+def test_the_markdown_export_names_each_sibling_by_a_start_of_its_id(
     kind: str, children: list[str], marks: list[str]
 ) -> None:
     from sessdex.views.markdown import render
@@ -72,7 +72,7 @@ def test_the_markdown_export_names_each_sibling_by_what_tells_its_id_apart(
     session = Session(app="qwen", id="s", path="/x")
     page = "".join(render(session, _events(children, kind)))
     for n, mark in enumerate(marks):
-        assert f"**Assistant (sub-agent {kind} {mark}):** said {n}" in page, page
+        assert f"**Assistant (sub-agent {mark}):** said {n}" in page, page
 
 
 def _marks(events: list[Event]) -> dict[int, str]:

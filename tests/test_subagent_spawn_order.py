@@ -116,10 +116,10 @@ def test_each_spawn_reads_spawn_then_work_then_its_result(tmp_path: Path) -> Non
     markdown = _out(home, "export", "-f", "md")
     _in_order(
         markdown,
-        "sub-agent **reviewer**: Review A",
+        "sub-agent **reviewer aaaa1111**: Review A",
         "Module A is fine.",
         "result",
-        "sub-agent **reviewer**: Review B",
+        "sub-agent **reviewer bbbb2222**: Review B",
         "Module B has a bug.",
         "result",
         "Both reviews are in.",

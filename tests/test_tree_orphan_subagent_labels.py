@@ -146,7 +146,7 @@ def test_crush_show_marks_a_child_session_whose_call_is_cut_by_its_type(
 ) -> None:
     shown = run(_crush_home(tmp_path, cut=True), "show", CRUSH_LEAD)
     assert mark(shown, CRUSH_TASK) == "agent"  # was "m-assist", its id's start
-    assert f"Spawned sub-agent agent — {CRUSH_TASK}" in shown
+    assert f"Spawned sub-agent agent {CRUSH_CHILD[:8]} — {CRUSH_TASK}" in shown
 
 
 def test_crush_show_bills_a_child_session_whose_call_is_cut_once(
@@ -206,7 +206,8 @@ def test_qwen_tree_describes_a_sub_agent_whose_call_and_meta_are_gone_by_its_tas
         QWEN_TASK,
     )
     shown = run(home, "show", QWEN_LEAD)
-    assert f"Spawned sub-agent general-purpose — {QWEN_TASK}" in shown
+    # its id's start past its type, which `show` takes: its name in every command
+    assert f"Spawned sub-agent {QWEN_CHILD[:24]} — {QWEN_TASK}" in shown
 
 
 # Mistral Vibe 3.0.3, real: a lead whose `agents.spawn` effect names its child store

@@ -18,7 +18,7 @@ CASES = {  # app: lead, sub-agent id, its short id in the table
     "qwen": (
         "51ca07c5-86d5-4e2f-bd10-43feff49e3db",
         "general-purpose-eh56xt",
-        "general-",
+        "general-purpose-eh56xt",  # past its type, as `list --all` prints it
     ),
     "copilot": (
         "52ee9297-7cb3-468f-8ca4-46f6b927c8c7",
@@ -38,7 +38,9 @@ def _usage(app: str, *args: str) -> str:
         str(DATA / app / "home"),
         *args,
     ]
-    result = CliRunner().invoke(main, command, env={"COLUMNS": "130"})
+    result = CliRunner().invoke(
+        main, command, env={"COLUMNS": "160"}
+    )  # the id past its type: room for the task
     assert result.exit_code == 0, result.output
     return result.output
 

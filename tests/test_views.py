@@ -1224,7 +1224,7 @@ def test_export_groups_sub_agents_by_default_and_json_keeps_time_order() -> None
     order `show --json` has; --subagents none leaves them out."""
     home = CLAUDE_HOME
     _, md, _ = invoke("export", "82d9f90c", "-f", "md", "--home", str(home))
-    spawn = md.index("🤖 sub-agent **general-purpose**")
+    spawn = md.index("🤖 sub-agent **general-purpose a199d630**")
     child = md.index("## Message from the lead")  # its prompt, as it got it
     assert "SCENARIO=child" in md[child:] and spawn < child < md.index(
         "The sub-agent finished"
@@ -1497,7 +1497,7 @@ def test_names_paths_and_commands_keep_their_stars_and_underscores_in_markdown()
     text = "".join(markdown.render(Session(app="claude", id="s", title=words), events))
     page = _in_a_viewer(text)
     assert page.count(words) == 5
-    assert "<strong>_x_</strong>" in page
+    assert "<strong>_x_ c</strong>" in page  # its type and its id
     assert "snake_case" in text  # no backslash where none was needed
     # the only emphasis is the export's own: the note in italics, four labels in bold
     # (app, session, the spawn's type, Error)

@@ -20,6 +20,7 @@ from .records import forked_from
 from .text import (
     APP_SENDER,
     Waiting,
+    agent_name,
     answered_call,
     clean,
     credits_amount,
@@ -317,7 +318,11 @@ def _event(
     if kind == "subagent":
         # what it was spawned for, where the spawn says (as `show` writes it)
         task = f" — {_e(event.text)}" if clean(event.text).strip() else ""
-        return f'<div class="ev meta">spawned sub-agent <b>{_e(spawn_name(event) or "agent")}</b>{task}</div>\n'
+        # its name as every command says it: with the start of its id `show` takes
+        child = event.extra.get("child_id")
+        named = spawn_name(event)
+        name = agent_name(str(child), named) if child is not None else named or "agent"
+        return f'<div class="ev meta">spawned sub-agent <b>{_e(name)}</b>{task}</div>\n'
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "error":

@@ -24,6 +24,7 @@ from .records import forked_from, iso
 from .text import (
     APP_SENDER,
     Waiting,
+    agent_name,
     answered_call,
     clean,
     credits_amount,
@@ -895,19 +896,16 @@ def render(
         out = ""
         agent = event.agent_id
         answers = answered_call(waiting, event)
-        label = (
-            f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
-        )
+        label = f" (sub-agent {names.get(agent) or agent_name(agent)})" if agent else ""
         who = _inline(label, literal=True)
         # in a <summary> line, an HTML block: Markdown is not read there (no code span)
         who_html = escape(label, quote=False)
         kind = event.kind
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
-        if child is not None and named:  # its type or name, and enough of its id
+        if child is not None:  # its type or name, and enough of its id
             marks.discard(names.get(str(child), ""))  # its own, if said before
-            head = f"{one_line(named, 30)} "
-            names[str(child)] = id_mark(head, str(child), marks, kind=named)
+            names[str(child)] = id_mark(str(child), marks, kind=named)
             marks.add(names[str(child)])
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)
@@ -915,7 +913,7 @@ def render(
             spawners.setdefault(str(child), agent)
         if kind == "user":
             parent = spawners.get(agent) if agent is not None else None
-            told_by = (names.get(parent) or one_line(parent, 12)) if parent else None
+            told_by = (names.get(parent) or agent_name(parent)) if parent else None
             sender = sender_name(event, told_by)  # another agent's message: not typed
             heading = (
                 _inline(f"Message from {sender}", literal=True) if sender else "User"
@@ -969,7 +967,7 @@ def render(
             if answers is not None and spawn is None:  # one of calls made together
                 label += _inline(f" of {answers}", literal=True)
             if spawn is not None:  # what the sub-agent's block above gave back
-                name = names.get(spawn) or one_line(spawn, 12)
+                name = names.get(spawn) or agent_name(spawn)
                 label += _inline(f" of sub-agent {name}", literal=True)
             label += who  # whose result: in time order, agents' results interleave
             if spawn is not None and replies.get(spawn) == _digest(event.text):
@@ -978,7 +976,9 @@ def render(
             else:
                 out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
-            name = _inline(named or "agent", literal=True)
+            # the name its lines carry, which `show` and `tree` take its id from
+            shown = names.get(str(child)) if child is not None else None
+            name = _inline(shown or named or "agent", literal=True)
             task = one_line(event.text)  # what it was spawned for, where the spawn says
             said = (
                 f"**{name}**: {_inline(task, literal=True)}"

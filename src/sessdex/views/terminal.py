@@ -27,20 +27,24 @@ from .diffs import diff_kinds, edit_diff, patch_text
 from .records import forked_from
 from .text import (
     APP_SENDER,
+    KIND_COLUMNS,
+    MARK_MOST,
+    SHORT_ID,
     Waiting,
+    agent_name,
     answered_call,
     clean,
     credits_amount,
     duration,
     error_message,
     fold,
+    id_start,
     one_line,
     output_first,
     sender_name,
     short_path,
     shown_whole,
     spawn_name,
-    telling_id,
     title_line,
     tokens,
     tokens_said,
@@ -172,9 +176,11 @@ def render_events(
             child = str(event.extra["child_id"])
             _relabel(child, event, labels, taken)
             spawners.setdefault(child, event.agent_id)
+            # its name where it starts (its lines' mark where that holds its id): the
+            # start of its id that `show` and `tree` take, as every command says it
             named = spawn_name(event)
-            if named and labels[child] != one_line(named, 24):
-                spawned = labels[child]  # its lines' mark, said where it starts
+            held = id_start(child, named) in labels[child]
+            spawned = labels[child] if held else agent_name(child, named)
         prefix = ""
         spawner = None  # a sub-agent another sub-agent spawned: that one told it
         if event.agent_id is not None:
@@ -224,33 +230,36 @@ class _Marks:
         return not any(mark[:size] in self.marks for size in range(1, len(mark)))
 
 
-_MARK_MOST = 64  # an id's start said at most: a hostile one may be megabytes
-
-
 def _label(child: str, spawn: Event, taken: _Marks) -> str:
-    """What a sub-agent's lines are marked with: its type or name, and the start of its
-    id where another sub-agent is marked so already (three `general-purpose` agents at
-    work at once, their lines interleaved); `taken`: the other sub-agents' marks. One
-    that another mark starts, or that starts another, is put in brackets
-    (`[subagent tester-x]` beside `subagent`): the mark ends where its bracket does."""
+    """What a sub-agent's lines are marked with: its type or name, else its name with
+    its id (`agent_name`) where another sub-agent is marked so already (three
+    `general-purpose` agents at work at once, their lines interleaved); `taken`: the
+    other sub-agents' marks. One that another mark starts, or that starts another, is
+    put in brackets (`[subagent tester-x]` beside `subagent`): the mark ends where its
+    bracket does. Ids alike for all a mark says of them are numbered (`#2`)."""
     named = spawn_name(spawn)
     if named:
-        label = one_line(named, 24)
+        label = one_line(named, KIND_COLUMNS)
         if taken.free(label):
             return label
         if label not in taken.marks and taken.free(f"[{label}]"):
             return f"[{label}]"  # a type that starts another's, or that another starts
-    head = f"{one_line(named, 15)} " if named else ""
-    mark = telling_id(child, named)[:_MARK_MOST]
-    for size in range(min(8, len(mark)), len(mark) + 1):
-        label = head + mark[:size]
+    said = ""
+    for size in range(SHORT_ID, SHORT_ID + MARK_MOST + 1):
+        label = agent_name(child, named, size)
+        if label == said:
+            break  # the whole id said: no more of it tells it apart
+        said = label
         if label in taken.marks:
             continue  # another's already: more of the id tells them apart
         if taken.free(label):
             return label
         if taken.free(f"[{label}]"):
             return f"[{label}]"
-    return f"[{head}{mark}]"
+    number = 2
+    while not taken.free(f"[{said} #{number}]"):
+        number += 1
+    return f"[{said} #{number}]"
 
 
 def shows(event: Event, detail: str = "normal") -> bool:
@@ -343,7 +352,7 @@ def _render(
             "Started observer " if observer else "Spawned sub-agent ", style="magenta"
         )
         # a type or name is the app's or the model's words: one short line, as `tree`
-        named = spawned or one_line(spawn_name(event), 30)
+        named = spawned or one_line(spawn_name(event), KIND_COLUMNS)
         out.append(named or "agent", style="bold magenta")
         if event.text:
             out.append(" — " + one_line(event.text, 100))

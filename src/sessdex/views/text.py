@@ -434,18 +434,6 @@ SPAWN_NAME_COLUMNS = 60  # a type is a word or two; `show` cuts it at 30
 _ID_SEPARATORS = "-_:./"
 
 
-def telling_id(child: str, kind: str | None = None) -> str:
-    """The part of a sub-agent's id that tells it from its siblings: past the spawner's
-    part of an id made of two (`<message id>$$<call id>`: siblings spawned together share
-    it), and past a leading copy of its `kind` (its type or name) and the separator after
-    it (`general-purpose-call_8f2b…`, `subagent-greeter-be5v`): every sibling of that
-    kind starts so, its first 8 characters telling none apart."""
-    mark = one_line(child)
-    if "$$" in mark.strip("$"):
-        mark = mark.rpartition("$$")[2] or mark
-    return mark[kind_head(mark, kind) :]
-
-
 def kind_head(session_id: str, kind: str | None) -> int:
     """How many of a sub-agent's id's first characters are a copy of its `kind` and the
     separators after it (`general-purpose-` of `general-purpose-call_8f2b…`): 0 where
@@ -459,22 +447,57 @@ def kind_head(session_id: str, kind: str | None) -> int:
     return len(session_id) - len(rest) if rest else 0
 
 
-def id_mark(
-    head: str,
-    child: str,
-    taken: Container[str],
-    least: int = 8,
-    kind: str | None = None,
-) -> str:
-    """`head` and the start of what tells a sub-agent's id apart (`telling_id`, its
-    `kind` the sub-agent's type or name): `least` characters, more while that is
-    another agent's mark already (ids made from the time, as UUIDv7 threads and `ses_…`
-    sessions are, share their first 8 when spawned together)."""
-    mark = telling_id(child, kind)
-    size = least
-    while size < len(mark) and head + mark[:size] in taken:
+def id_start(child: str, kind: str | None = None, size: int | None = None) -> str:
+    """The start of a sub-agent's id that a user copies into `show`, `tree` and
+    `resume`, as `list --all` prints it: `size` characters (SHORT_ID) past a leading
+    copy of its `kind` (`general-purpose-call_8f2` of Qwen's `general-purpose-call_8f2b…`:
+    every sibling of that type starts so), as a terminal shows it (`one_line`: `show`
+    takes an id so cleaned too)."""
+    shown = one_line(child[:_ID_MOST])
+    return shown[: kind_head(shown, kind) + (SHORT_ID if size is None else size)]
+
+
+_ID_MOST = 1024  # an id's start read for its name: a hostile one may be megabytes
+KIND_COLUMNS = 30  # a sub-agent's type or name, as every command says it
+
+
+def agent_name(child: str, kind: str | None = None, size: int | None = None) -> str:
+    """What every command calls a sub-agent (`show`'s spawn lines and marks, `export`,
+    `usage session`'s id): its type or name (`spawn_name`, `kind`) and the start of its
+    id (`id_start`), which `show`, `tree` and `resume` take; the id's start alone where
+    it holds the type already (`general-purpose-call_8f2`, Auggie's `explore`) or
+    nothing names the agent."""
+    start = id_start(child, kind, size)
+    if not kind or start.lower().startswith(one_line(kind).lower()):
+        return start  # `explore-2`, `general-purpose-call_8f2`: the type said once
+    return f"{one_line(kind, KIND_COLUMNS)} {start}"
+
+
+MARK_MOST = 64  # the most of an id a mark says past SHORT_ID: a hostile one may be long
+
+
+def id_mark(child: str, taken: Container[str], kind: str | None = None) -> str:
+    """A sub-agent's `agent_name`, the start of its id longer while that is another's
+    name already (ids made from the time, as UUIDv7 threads and `ses_…` sessions are,
+    share their first 8 when spawned together), then numbered (`#2`) where all of it
+    that is said is another's (ids alike for MARK_MOST characters more, or but for what
+    no terminal shows): each sub-agent's own in a session, the same on every read."""
+    name, size = agent_name(child, kind), SHORT_ID
+    while name in taken and size < SHORT_ID + MARK_MOST:
         size += 1
-    return head + mark[:size]
+        longer = agent_name(child, kind, size)
+        if longer == name:  # the whole id said: no more of it tells it apart
+            break
+        name = longer
+    return numbered(name, taken) if name in taken else name
+
+
+def numbered(name: str, taken: Container[str]) -> str:
+    """`name` with the first number from 2 (`#2`) that makes it no other's."""
+    number = 2
+    while f"{name} #{number}" in taken:
+        number += 1
+    return f"{name} #{number}"
 
 
 # The file editor tool's sub-commands (Anthropic's text editor tool, which several agents

@@ -18,6 +18,7 @@ from .table import Column, Layout, cell_width
 from .text import (
     credits_amount,
     flat,
+    id_start,
     left_cut,
     one_line,
     short_id_width,
@@ -319,7 +320,9 @@ def _agent_label(key: str, agent: Row, id_width: int) -> str:
     if key == "lead" or not (kind or title):
         return one_line(key, 40)
     said = f"{kind}: {title}" if kind and title and kind != title else kind or title
-    return f"{one_line(key, 80)[:id_width]}  {one_line(str(said), TITLE_MAX)}"
+    # its id's start as every command says it: past its type, where the id starts so
+    start = id_start(key, str(kind) if kind else None, id_width)
+    return f"{start}  {one_line(str(said), TITLE_MAX)}"
 
 
 def own_cost_note(total: Row) -> str | None:

@@ -1,0 +1,171 @@
+"""Every command names a sub-agent by one rule (`views.text.agent_name`): its type, and
+the start of its id that `list --all` prints, which `show`, `tree` and `resume` take.
+`show` named a sub-agent by its type alone, or by a part of its id no command takes
+(`call_a41` of Qwen's `general-purpose-call_a41…`), and so did `export`; so a user
+reading a transcript could not open the sub-agent it spoke of. Marks are each their
+own in a session, however alike the ids."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sessdex.model import Event, Session
+from tests.conftest import app_home
+
+QWEN_LEAD = "7b3c1f0e-5a2d-4c8b-9e6f-1a2b3c4d5e6f"
+QWEN_CHILDREN = {
+    "general-purpose-call_8f2b1c9d0e": "Greeting check",
+    "general-purpose-call_a41c7e2b55": "Second check",
+}
+CLAUDE_LEAD = "82d9f90c"
+CLAUDE_CHILDREN = {"a199d630441234c05": "Greeting sub-agent"}
+
+
+def _sessdex(*args: str, state: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", *args],
+        env={**os.environ, "SESSDEX_HOME": str(state), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout
+
+
+def _qwen_home(tmp_path: Path) -> Path:
+    """The Qwen Code sub-agent fixture with a second general-purpose sub-agent."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("qwen").parent / "subagents" / "home", home)
+    folder = home / ".qwen" / "projects" / "-home-alex-code-shop-api" / "subagents"
+    folder = folder / QWEN_LEAD
+    for path in list(folder.iterdir()):
+        text = path.read_text().replace("call_8f2b1c9d0e", "call_a41c7e2b55")
+        text = text.replace("Greeting check", "Second check")
+        (folder / path.name.replace("call_8f2b1c9d0e", "call_a41c7e2b55")).write_text(
+            text
+        )
+    return home
+
+
+def _id_in(line: str, child: str) -> str:
+    """The longest word of `line` (out of its brackets) that starts `child`'s id, as
+    a user would copy it: 8 characters or more (its type may start it too)."""
+    words = [word.strip("[]()*:") for word in line.split()]
+    found = [word for word in words if len(word) >= 8 and child.startswith(word)]
+    assert found, (child, line)
+    return max(found, key=len)
+
+
+def _line(text: str, *words: str) -> str:
+    return next(line for line in text.splitlines() if all(w in line for w in words))
+
+
+def _named(home: Path, lead: str, children: dict[str, str], state: Path) -> None:
+    """Each command's name for each sub-agent holds an id start that `show` and `tree`
+    take for that very sub-agent."""
+    listed = _sessdex("list", "--all", "--home", str(home), state=state)
+    usage = _sessdex("usage", "session", "--home", str(home), state=state)
+    shown = _sessdex("show", lead, "--home", str(home), state=state)
+    exported = _sessdex("export", lead, "-f", "md", "--home", str(home), state=state)
+    for child, task in children.items():
+        starts = {
+            "list": _id_in(_line(listed, f"↳ {task}"), child),
+            "usage": _id_in(_line(usage, task), child),
+            "show": _id_in(_line(shown, "Spawned sub-agent", task), child),
+            "export": _id_in(_line(exported, "🤖 sub-agent", task), child),
+        }
+        for command, start in starts.items():
+            opened = _sessdex("show", start, "--home", str(home), state=state)
+            assert f" · {child} · " in opened.splitlines()[1], (command, start)
+        tree = _sessdex("tree", starts["show"], "--home", str(home), state=state)
+        assert child in tree
+
+
+def test_every_command_names_a_qwen_sub_agent_by_an_id_show_takes(
+    tmp_path: Path,
+) -> None:
+    _named(_qwen_home(tmp_path), QWEN_LEAD, QWEN_CHILDREN, tmp_path / "state")
+
+
+def test_every_command_names_a_claude_sub_agent_by_an_id_show_takes(
+    tmp_path: Path,
+) -> None:
+    home = app_home("claude")
+    _named(home, CLAUDE_LEAD, CLAUDE_CHILDREN, tmp_path / "state")
+
+
+def test_show_and_export_call_a_sub_agent_by_the_same_name(tmp_path: Path) -> None:
+    home = _qwen_home(tmp_path)
+    state = tmp_path / "state"
+    shown = _sessdex("show", QWEN_LEAD, "--home", str(home), state=state)
+    exported = _sessdex("export", QWEN_LEAD, "-f", "md", "--home", str(home), state=state)  # fmt: skip
+    said = re.findall(r"Spawned sub-agent \[?(.+?)\]? — ", shown)
+    assert said == ["general-purpose-call_8f2", "general-purpose-call_a41"], shown
+    for name in said:
+        assert f"(sub-agent {name})" in exported
+
+
+def _spawned(children: list[str], kind: str | None) -> list[Event]:
+    extra = {"agent_type": kind} if kind else {}
+    events = [
+        Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}",
+              extra={"child_id": child, **extra})
+        for n, child in enumerate(children)
+    ]  # fmt: skip
+    events += [
+        Event("s", 100 + n, "assistant", text=f"said {n}", agent_id=child)
+        for n, child in enumerate(children)
+    ]
+    return events
+
+
+ALIKE = [
+    # ids alike in their first 64 characters and more (a hostile or odd app's)
+    ("agent", ["x" * 70 + "a", "x" * 70 + "b", "x" * 70 + "c"]),
+    (None, ["y" * 70 + "a", "y" * 70 + "b", "y" * 70 + "c"]),
+    # siblings enough that every longer start of such ids is another's mark
+    ("agent", ["z" * 80 + f"{n:03}" for n in range(70)]),
+    # ids alike to their end but for what no terminal shows
+    ("agent", ["same\x00one", "same\x01one", "same\x02one"]),
+]
+
+
+@pytest.mark.parametrize(("kind", "children"), ALIKE)
+def test_show_marks_each_sub_agent_its_own_way(
+    kind: str | None, children: list[str]
+) -> None:
+    from sessdex.views.terminal import render_events
+
+    marks: dict[int, str] = {}
+    for line in render_events(_spawned(children, kind)):
+        text = "".join(piece for piece, _ in line.pieces)
+        head, _, said = text.removeprefix("  ↳ ").rpartition(" said ")
+        if text.startswith("  ↳ ") and said.isdigit():
+            marks[int(said)] = head
+    assert len(set(marks.values())) == len(children), marks
+    again = [
+        "".join(piece for piece, _ in line.pieces)
+        for line in render_events(_spawned(children, kind))
+    ]
+    assert any(marks[len(children) - 1] in line for line in again)  # each read alike
+
+
+@pytest.mark.parametrize(("kind", "children"), ALIKE)
+def test_export_names_each_sub_agent_its_own_way(
+    kind: str | None, children: list[str]
+) -> None:
+    from sessdex.views.markdown import render
+
+    page = "".join(
+        render(Session(app="x", id="s", path="/x"), _spawned(children, kind))
+    )
+    names = re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\* said \d", page)
+    assert len(names) == len(children) and len(set(names)) == len(children), names

@@ -169,3 +169,21 @@ def test_export_names_each_sub_agent_its_own_way(
     )
     names = re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\* said \d", page)
     assert len(names) == len(children) and len(set(names)) == len(children), names
+
+
+def test_follow_marks_siblings_whose_spawns_its_history_leaves_out_as_show_does(
+    tmp_path: Path,
+) -> None:
+    """`follow -n 4` marked two general-purpose sub-agents whose spawns came before its
+    last 4 events both `general-purpose`, and took the second's lines for the first's."""
+    home = _qwen_home(tmp_path)
+    state = tmp_path / "state"
+    shown = _sessdex("show", QWEN_LEAD, "--home", str(home), state=state)
+    followed = _sessdex(
+        "follow", QWEN_LEAD, "-n", "4", "--duration", "1", "--poll",
+        "--home", str(home), state=state,
+    )  # fmt: skip
+    lines = followed.splitlines()
+    for mark in ("general-purpose", "[general-purpose-call_a41]"):
+        assert f"  ↳ {mark} It printed hello." in shown.splitlines()
+        assert lines.count(f"  ↳ {mark} It printed hello.") == 1, followed

@@ -444,8 +444,6 @@ def follow_command(
     \b
     Example: sessdex follow 7f3a -n 20
     """
-    from ..views.text import one_line
-
     home = resolve_home(home_dir)
     with _Unreadable(verbose) as unreadable:
         with progress_bar("Indexing sessions") as progress:
@@ -471,14 +469,10 @@ def follow_command(
             first = True
             for batch in batches:
                 opening, first = first, False
-                if opening:
-                    for event in batch:
-                        child, kind = (
-                            event.extra.get("child_id"),
-                            event.extra.get("agent_type"),
-                        )
-                        if event.kind == "subagent" and child is not None:
-                            labels[str(child)] = one_line(str(kind or child)[:24], 24)
+                if opening and not as_nl:  # marked as `show` marks them
+                    from ..views.terminal import spawn_labels
+
+                    spawn_labels(batch, labels)
                 if as_nl and detail == "user":  # as show --nl --detail user
                     batch = [event for event in batch if _typed_or_said(event)]
                 if opening and not whole_history:

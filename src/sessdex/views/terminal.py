@@ -197,6 +197,17 @@ def render_events(
             yield line
 
 
+def spawn_labels(events: Iterable[Event], labels: dict[str, str]) -> None:
+    """Put in `labels` the mark each spawn among `events` gives its sub-agent, as
+    `render_events` marks it: `follow` marks the sub-agents whose spawns its history
+    leaves unshown so (it marked each by its type alone, siblings of a type alike)."""
+    taken = _Marks(labels.values())
+    for event in events:
+        child = event.extra.get("child_id") if event.kind == "subagent" else None
+        if child is not None:
+            _relabel(str(child), event, labels, taken)
+
+
 def _relabel(child: str, spawn: Event, labels: dict[str, str], taken: _Marks) -> None:
     taken.discard(labels.get(child, ""))  # its own mark, if said before, is free
     labels[child] = _label(child, spawn, taken)

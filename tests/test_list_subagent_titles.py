@@ -41,7 +41,7 @@ def test_gptme_lists_a_sub_agent_by_its_task_not_its_leads_name(
     assert listed["checkout-subagent"] == "Checkout retry smoke test"
     assert listed[GPTME_CHILD] is not None
     assert listed[GPTME_CHILD].startswith(GPTME_TASK)
-    assert f"↳ {GPTME_TASK[:20]}" in run(home, "list", "--all")
+    assert f"↳ subagent: {GPTME_TASK[:20]}" in run(home, "list", "--all")
     assert titles(home, "find", "--all", "echo", "hello-from-subagent") == {
         GPTME_CHILD: listed[GPTME_CHILD]
     }
@@ -64,7 +64,7 @@ def test_crush_lists_a_child_session_by_its_first_prompt(tmp_path: Path) -> None
     shutil.copytree(DATA / "crush" / "home", home)
     listed = titles(home, "list", "--all")
     assert listed[CRUSH_CHILD] == CRUSH_TASK  # was "New Agent Session"
-    assert f"↳ {CRUSH_TASK}" in run(home, "list", "--all")
+    assert f"↳ agent: {CRUSH_TASK}" in run(home, "list", "--all")
     assert CRUSH_CHILD in titles(home, "find", "--all", "caller", "checkout")
 
 

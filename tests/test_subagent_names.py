@@ -187,3 +187,19 @@ def test_follow_marks_siblings_whose_spawns_its_history_leaves_out_as_show_does(
     for mark in ("general-purpose", "[general-purpose-call_a41]"):
         assert f"  ↳ {mark} It printed hello." in shown.splitlines()
         assert lines.count(f"  ↳ {mark} It printed hello.") == 1, followed
+
+
+@pytest.mark.parametrize("run", ["cold", "warm"])
+def test_list_all_says_a_sub_agents_type_and_task_as_usage_session_does(
+    tmp_path: Path, run: str
+) -> None:
+    """`list --all` said a sub-agent's task alone (`↳ Greeting sub-agent`), `usage
+    session` and `tree` its type too: one listing hid what the others named it by."""
+    home, state = str(app_home("claude")), tmp_path / "state"
+    if run == "warm":  # the quick path, from the index the run before kept
+        _sessdex("list", "--all", "--home", home, state=state)
+    listed = _sessdex("list", "--all", "--home", home, state=state)
+    usage = _sessdex("usage", "session", "--home", home, state=state)
+    said = "general-purpose: Greeting sub-agent"
+    assert f"↳ {said}" in _line(listed, "a199d630"), listed
+    assert said in _line(usage, "a199d630")

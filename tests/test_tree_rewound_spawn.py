@@ -62,7 +62,7 @@ def out(*args: str) -> str:
 
 def test_a_sub_agent_spawned_on_a_rewound_branch_is_in_the_tree(tmp_path: Path) -> None:
     home = str(rewound_home(tmp_path / "home"))
-    assert "↳ look around" in out("list", "--all", "--home", home)
+    assert "↳ Explore: look around" in out("list", "--all", "--home", home)
     assert "with 1 sub-agent spawns" in out("show", "s", "--home", home)
     shown = out("tree", "s", "--home", home)
     assert "Explore (its spawn is not in this transcript) [done] look around" in shown

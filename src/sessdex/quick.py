@@ -937,6 +937,7 @@ def _table(
             styled=styled,
             sub_agent=depth,
             observer=bool(observer),
+            kind=kind,
             id_width=id_width,
             app_column=app_column,
             branch_column=branch_column,
@@ -952,7 +953,7 @@ def _table(
             title,
             _,
             observer,
-        ), depth in zip(rows, depths, strict=True)
+        ), depth, kind in zip(rows, depths, kinds, strict=True)
     ]
     charset.register()
     encoding = sys.stdout.encoding or "utf-8"

@@ -2184,7 +2184,7 @@ def test_list_all_marks_an_observer_apart_from_the_sub_agents(
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()
     [watching] = [x for x in lines if f" {OBSERVER[:8]}" in x]
-    assert "↳ (observer) Review as it goes" in watching, shown.stdout
+    assert "↳ (observer) reviewer: Review as it goes" in watching, shown.stdout
     [working] = [x for x in lines if f" {SPAWNER[:8]}" in x]
     assert "↳ " in working and "observer" not in working
     capsysbinary.readouterr()

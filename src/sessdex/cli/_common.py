@@ -974,7 +974,7 @@ def print_rows(
         if grouped
         else [int(lead is not None) for *_, lead in leads]
     )
-    for row, record, depth in zip(rows, records, depths, strict=True):
+    for row, record, depth, kind in zip(rows, records, depths, kinds, strict=True):
         fields = (
             record.get("updated"),
             record.get("created"),
@@ -992,6 +992,7 @@ def print_rows(
                 styled=styled,
                 sub_agent=depth,
                 observer=record.get("observer") is True,
+                kind=kind,
                 id_width=id_width,
                 app_column=app_column,
                 branch_column=branch_column,

@@ -877,6 +877,7 @@ def listing_line(
     now: datetime | None = None,
     sub_agent: int = 0,
     observer: bool = False,
+    kind: str | None = None,
     id_width: int = SHORT_ID,
     app_column: int = APP_WIDTH,
     branch_column: int = BRANCH_WIDTH,
@@ -885,7 +886,8 @@ def listing_line(
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
     (a sub-agent's marked `↳`, as `list --all` shows them among the sessions, an observer
     also `(observer)`, as `tree` marks it; `sub_agent` is how deep it sits under the
-    leads listed: 2, a sub-agent's own, `  ↳`, and so on; True reads as 1).
+    leads listed: 2, a sub-agent's own, `  ↳`, and so on; True reads as 1), its type
+    (`kind`) before its task, as `usage session` says them (`↳ Explore: Find the tests`).
 
     `fields` are the record's updated, created, branch, cwd and title; everything printed
     is cleaned of control sequences and cut to fit `width` (the columns' widths come
@@ -907,6 +909,8 @@ def listing_line(
     mark = ("  " * (sub_agent - 1) + "↳ " if sub_agent else "") + (
         "(observer) " if observer else ""
     )
+    if sub_agent and kind and title and kind != title:
+        title = f"{one_line(kind, KIND_COLUMNS)}: {title}"
     line = head + mark + title_line(title, max(10, width - cells(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"

@@ -77,7 +77,7 @@ def _named(home: Path, lead: str, children: dict[str, str], state: Path) -> None
     exported = _sessdex("export", lead, "-f", "md", "--home", str(home), state=state)
     for child, task in children.items():
         starts = {
-            "list": _id_in(_line(listed, f"↳ {task}"), child),
+            "list": _id_in(_line(listed, "↳ ", task), child),
             "usage": _id_in(_line(usage, task), child),
             "show": _id_in(_line(shown, "Spawned sub-agent", task), child),
             "export": _id_in(_line(exported, "🤖 sub-agent", task), child),
@@ -203,3 +203,36 @@ def test_list_all_says_a_sub_agents_type_and_task_as_usage_session_does(
     said = "general-purpose: Greeting sub-agent"
     assert f"↳ {said}" in _line(listed, "a199d630"), listed
     assert said in _line(usage, "a199d630")
+
+
+# Crush's `<message id>$$<call id>`, two calls of one message; UUIDv7 threads spawned
+# within a millisecond: ids that share far more than their first 8 characters
+SHARING = [
+    ("agent", ["0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01AbCdEf",
+               "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01XyZwVu"]),
+    (None, ["019a7e21-66c0-7aa1-9e3f-000000000001", "019a7e21-66c0-7aa1-9e3f-000000000002"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "children"), SHARING)
+def test_a_later_siblings_name_holds_an_id_start_no_earlier_siblings_id_has(
+    kind: str | None, children: list[str]
+) -> None:
+    """`show` of what the second sibling was called (`agent 0199a3b2`) opened a list of
+    both to choose from: its name now says as much of its id as tells it from the
+    first's, in `show` and in the export alike."""
+    from sessdex.views.markdown import render
+    from sessdex.views.terminal import render_events
+
+    lines = [
+        "".join(piece for piece, _ in line.pieces)
+        for line in render_events(_spawned(children, kind))
+    ]
+    spawned = [line for line in lines if line.startswith("Spawned sub-agent")]
+    page = "".join(
+        render(Session(app="x", id="s", path="/x"), _spawned(children, kind))
+    )
+    exported = re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\* said 1", page)
+    for said in (spawned[1], exported[0]):
+        start = _id_in(said, children[1])
+        assert not children[0].startswith(start), said

@@ -23,6 +23,7 @@ from .diffs import edit_diff, input_diff, patch_text
 from .records import forked_from, iso
 from .text import (
     APP_SENDER,
+    SiblingIds,
     Waiting,
     agent_name,
     answered_call,
@@ -885,6 +886,7 @@ def render(
     credits = 0.0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
     marks: set[str] = set()  # names' values, for a quick look-up
+    siblings = SiblingIds()  # their ids: each named by a start the others' lack
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
     spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
@@ -905,7 +907,7 @@ def render(
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None:  # its type or name, and enough of its id
             marks.discard(names.get(str(child), ""))  # its own, if said before
-            names[str(child)] = id_mark(str(child), marks, kind=named)
+            names[str(child)] = id_mark(str(child), marks, named, siblings)
             marks.add(names[str(child)])
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)

@@ -29,7 +29,7 @@ from .text import (
     APP_SENDER,
     KIND_COLUMNS,
     MARK_MOST,
-    SHORT_ID,
+    SiblingIds,
     Waiting,
     agent_name,
     answered_call,
@@ -180,7 +180,8 @@ def render_events(
             # start of its id that `show` and `tree` take, as every command says it
             named = spawn_name(event)
             held = id_start(child, named) in labels[child]
-            spawned = labels[child] if held else agent_name(child, named)
+            size = taken.sizes.get(child)
+            spawned = labels[child] if held else agent_name(child, named, size)
         prefix = ""
         spawner = None  # a sub-agent another sub-agent spawned: that one told it
         if event.agent_id is not None:
@@ -222,6 +223,8 @@ class _Marks:
     def __init__(self, marks: Iterable[str]) -> None:
         self.marks: set[str] = set()
         self.starts: Counter[str] = Counter()
+        self.siblings = SiblingIds()  # their ids, as named: each by a start its own
+        self.sizes: dict[str, int] = {}  # sub-agent id -> how much of it tells it apart
         for mark in marks:
             self.add(mark)
 
@@ -249,6 +252,8 @@ def _label(child: str, spawn: Event, taken: _Marks) -> str:
     put in brackets (`[subagent tester-x]` beside `subagent`): the mark ends where its
     bracket does. Ids alike for all a mark says of them are numbered (`#2`)."""
     named = spawn_name(spawn)
+    least = taken.siblings.size(child, named)  # counted whether its id is said or not
+    taken.sizes[child] = least
     if named:
         label = one_line(named, KIND_COLUMNS)
         if taken.free(label):
@@ -256,7 +261,7 @@ def _label(child: str, spawn: Event, taken: _Marks) -> str:
         if label not in taken.marks and taken.free(f"[{label}]"):
             return f"[{label}]"  # a type that starts another's, or that another starts
     said = ""
-    for size in range(SHORT_ID, SHORT_ID + MARK_MOST + 1):
+    for size in range(least, least + MARK_MOST + 1):
         label = agent_name(child, named, size)
         if label == said:
             break  # the whole id said: no more of it tells it apart

@@ -476,14 +476,58 @@ def agent_name(child: str, kind: str | None = None, size: int | None = None) -> 
 MARK_MOST = 64  # the most of an id a mark says past SHORT_ID: a hostile one may be long
 
 
-def id_mark(child: str, taken: Container[str], kind: str | None = None) -> str:
-    """A sub-agent's `agent_name`, the start of its id longer while that is another's
-    name already (ids made from the time, as UUIDv7 threads and `ses_…` sessions are,
-    share their first 8 when spawned together), then numbered (`#2`) where all of it
-    that is said is another's (ids alike for MARK_MOST characters more, or but for what
-    no terminal shows): each sub-agent's own in a session, the same on every read."""
-    name, size = agent_name(child, kind), SHORT_ID
-    while name in taken and size < SHORT_ID + MARK_MOST:
+class SiblingIds:
+    """The ids of a session's sub-agents named so far (as `id_start` says them, in
+    lower case, as `show` compares ids), sorted: the next is named by a start of its id
+    that none of theirs has, so that `show` of it opens it alone, not a list of both
+    (`<message>$$<call>` ids of one message, UUIDv7 ids spawned together). One named
+    first cannot know of a sibling spawned after it."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def size(self, child: str, kind: str | None = None) -> int:
+        """How much of `child`'s id past its type (`id_start`'s `size`) tells it from
+        every id named before: one more than the most it shares with one, SHORT_ID at
+        least. It is counted among them from now on."""
+        shown = one_line(child[:_ID_MOST])
+        low = shown.lower()
+        at = bisect.bisect_left(self.ids, low)
+        shared = max(
+            (
+                _shared(low, other)
+                for other in self.ids[max(0, at - 1) : at + 2]
+                if other != low
+            ),
+            default=0,
+        )
+        if at >= len(self.ids) or self.ids[at] != low:
+            self.ids.insert(at, low)
+        return max(SHORT_ID, shared + 1 - kind_head(shown, kind))
+
+
+def _shared(one: str, other: str) -> int:
+    """How many first characters `one` and `other` have alike."""
+    return next(
+        (n for n, (a, b) in enumerate(zip(one, other, strict=False)) if a != b),
+        min(len(one), len(other)),
+    )
+
+
+def id_mark(
+    child: str,
+    taken: Container[str],
+    kind: str | None = None,
+    siblings: SiblingIds | None = None,
+) -> str:
+    """A sub-agent's `agent_name`, as much of its id as tells it from its `siblings`
+    named before, longer while that is another's name already, then numbered (`#2`)
+    where all of it that is said is another's (ids alike for MARK_MOST characters more,
+    or but for what no terminal shows): each sub-agent's own in a session, the same on
+    every read."""
+    least = siblings.size(child, kind) if siblings is not None else SHORT_ID
+    name, size = agent_name(child, kind, least), least
+    while name in taken and size < least + MARK_MOST:
         size += 1
         longer = agent_name(child, kind, size)
         if longer == name:  # the whole id said: no more of it tells it apart

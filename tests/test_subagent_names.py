@@ -236,3 +236,17 @@ def test_a_later_siblings_name_holds_an_id_start_no_earlier_siblings_id_has(
     for said in (spawned[1], exported[0]):
         start = _id_in(said, children[1])
         assert not children[0].startswith(start), said
+
+
+def test_a_sub_agents_name_tells_its_id_from_its_leads(tmp_path: Path) -> None:
+    """Codex threads are UUIDv7: a child spawned at once shares its lead's first 8
+    characters (`01a22b81`), so `show 01a22b81` opened neither: the name `show` and
+    the export give it says enough of its id to open it alone."""
+    home, state = str(app_home("codex")), tmp_path / "state"
+    child = "01a22b81-66cf-74d0-99b4-ed78fda80cf9"
+    shown = _sessdex("show", "01a22b81-666", "--home", home, state=state)
+    exported = _sessdex("export", "01a22b81-666", "-f", "md", "--home", home, state=state)  # fmt: skip
+    for said in (_line(shown, "Spawned sub-agent"), _line(exported, "🤖 sub-agent")):
+        start = _id_in(said, child)
+        opened = _sessdex("show", start, "--home", home, state=state)
+        assert f" · {child} · " in opened.splitlines()[1], said

@@ -1278,7 +1278,8 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert page.count('class="ev user"') == 1  # the person's one prompt
     assert " · 2026-11-30 08:10 UTC</div>" in page  # when it started, readable
     _, md, _ = invoke("export", "01a22b81-666", "-f", "md", "--home", home)
-    assert "## Message from /root (sub-agent greeter 01a22b81)" in md
+    # as much of its id as tells it from its lead's (01a22b81-666a…), as `show` says it
+    assert "## Message from /root (sub-agent greeter 01a22b81-66c)" in md
     assert "## Message from /root/greeter\n\nSub-agent report:" in md
     assert md.count("## User") == 1  # the one prompt a person typed
     lines = md.splitlines()

@@ -907,6 +907,7 @@ def render(
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None:  # its type or name, and enough of its id
             marks.discard(names.get(str(child), ""))  # its own, if said before
+            siblings.add(agent or event.session_id)  # what spawned it
             names[str(child)] = id_mark(str(child), marks, named, siblings)
             marks.add(names[str(child)])
         if child is not None and event.call_id:

@@ -252,6 +252,7 @@ def _label(child: str, spawn: Event, taken: _Marks) -> str:
     put in brackets (`[subagent tester-x]` beside `subagent`): the mark ends where its
     bracket does. Ids alike for all a mark says of them are numbered (`#2`)."""
     named = spawn_name(spawn)
+    taken.siblings.add(spawn.agent_id or spawn.session_id)  # what spawned it
     least = taken.siblings.size(child, named)  # counted whether its id is said or not
     taken.sizes[child] = least
     if named:

@@ -477,14 +477,22 @@ MARK_MOST = 64  # the most of an id a mark says past SHORT_ID: a hostile one may
 
 
 class SiblingIds:
-    """The ids of a session's sub-agents named so far (as `id_start` says them, in
-    lower case, as `show` compares ids), sorted: the next is named by a start of its id
-    that none of theirs has, so that `show` of it opens it alone, not a list of both
-    (`<message>$$<call>` ids of one message, UUIDv7 ids spawned together). One named
-    first cannot know of a sibling spawned after it."""
+    """The ids of a session's sub-agents named so far, and of the agents that spawned
+    them (as `id_start` says them, in lower case, as `show` compares ids), sorted: the
+    next is named by a start of its id that none of theirs has, so that `show` of it
+    opens it alone, not a list of both (`<message>$$<call>` ids of one message, UUIDv7
+    ids spawned together, a Codex thread and its lead's). One named first cannot know of
+    a sibling spawned after it."""
 
     def __init__(self) -> None:
         self.ids: list[str] = []
+
+    def add(self, session_id: str) -> None:
+        """Count `session_id` among the ids a name must tell its sub-agent's from."""
+        low = one_line(session_id[:_ID_MOST]).lower()
+        at = bisect.bisect_left(self.ids, low)
+        if at >= len(self.ids) or self.ids[at] != low:
+            self.ids.insert(at, low)
 
     def size(self, child: str, kind: str | None = None) -> int:
         """How much of `child`'s id past its type (`id_start`'s `size`) tells it from
@@ -501,8 +509,7 @@ class SiblingIds:
             ),
             default=0,
         )
-        if at >= len(self.ids) or self.ids[at] != low:
-            self.ids.insert(at, low)
+        self.add(child)
         return max(SHORT_ID, shared + 1 - kind_head(shown, kind))
 
 

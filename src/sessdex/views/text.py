@@ -473,7 +473,7 @@ def agent_name(child: str, kind: str | None = None, size: int | None = None) -> 
     return f"{one_line(kind, KIND_COLUMNS)} {start}"
 
 
-MARK_MOST = 64  # the most of an id a mark says past SHORT_ID: a hostile one may be long
+MARK_MOST = 64  # the most of an id a mark says past what tells it apart
 
 
 class SiblingIds:

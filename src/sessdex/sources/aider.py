@@ -71,7 +71,8 @@ CHECKED_WITH = (
     "aider 0.86.1 (one real public chat log) and 0.86.2 (real runs in the conformance suite);"
     " markup read from aider's io.py; token reports of 0.2x-0.51 from base_coder.py at"
     " those tags; resume flags (`--restore-chat-history`, `--chat-history-file`) from"
-    " aider 0.86.2's --help and args.py"
+    " aider 0.86.2's --help and args.py; 0.86.2 is still the newest release (PyPI,"
+    " 2026-12-07)"
 )
 NEWEST_CHECKED = "0.86.2"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE", "AIDER_ENCODING")

@@ -55,7 +55,8 @@ CHECKED_WITH = (
     "(conformance suite: headless, TUI resume, sub-agent); CLI resume checked against "
     "cline 3.0.65's --help; the next release's `childSessions` links and `image_ref` "
     "blocks from cline/cline's unreleased source (message-annotations.ts @7d99971b, "
-    "session-blob-store.ts @45949489; no real file)"
+    "session-blob-store.ts @45949489; no real file); CLI 3.0.65 is still the newest "
+    "release (npm, 2026-12-07)"
 )
 ENV_VARS = (
     "XDG_CONFIG_HOME",

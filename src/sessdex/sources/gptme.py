@@ -142,7 +142,8 @@ CHECKED_WITH = (
     "gptme 0.33.0's source (gptme/gptme@d27f98d3, 2026-08-22): message.py, "
     "logmanager/, config/chat.py, tools/base.py; gptme 0.35.1 (PyPI) run in the "
     "conformance suite: headless runs (`--non-interactive`, native tool calls, `complete`), "
-    "a resume by `--name`, a thread sub-agent started in `ipython`, a TUI turn"
+    "a resume by `--name`, a thread sub-agent started in `ipython`, a TUI turn; 0.35.1 "
+    "is still the newest release (PyPI, 2026-12-07)"
 )
 NEWEST_CHECKED = "0.35.1"  # doctor names versions past it
 ENV_VARS = ("GPTME_LOGS_HOME", "XDG_DATA_HOME")

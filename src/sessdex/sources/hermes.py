@@ -157,7 +157,7 @@ CHECKED_WITH = (
     "checked against 0.19.0's --help, `--profile` and `active_profile` against its "
     "hermes_cli/main.py `_apply_profile_override`; messages' columns rechecked at "
     "hermes_state_messages.py @01e8a2d0 (no `origin`), recency at hermes_state_common.py "
-    "`_sql_freshest_of` @00704d08"
+    "`_sql_freshest_of` @00704d08; 0.19.0 is still the newest release (PyPI, 2026-12-07)"
 )
 ENV_VARS = ("HERMES_HOME",)
 

@@ -86,7 +86,9 @@ CHECKED_WITH = (
     "@earendil-works/pi-coding-agent 1.6.0 (real files, format 3; its other entry types from "
     "its docs and typings); format 4 from pi-agent-core's source (no real file); the stop reasons of "
     "@earendil-works/pi-ai 0.85's typings (`deferred`: no real file)"
-    "; resume checked against 1.6.0's --help"
+    "; resume checked against 1.6.0's --help; 1.6.0 is still the newest release (npm, "
+    "2026-12-07); @earendil-works/pi-ai 1.6.1's typings: the same messages, usage and "
+    "stop reasons"
 )
 ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "CODING_AGENT_DIR")
 # a project's folder of sessions: `--<cwd, separators and colons as dashes>--`

@@ -125,6 +125,7 @@ CHECKED_WITH = (
     "; the files naming a prompt log's folder from the 0.1.3, 0.5.0, 0.15.10, 0.21.2 and "
     "0.24.4 bundles; 0.1.x one-file chats from the 0.1.3 and 0.1.4 bundles' writer (no "
     "--resume in 0.1.3; 0.5.0 and 0.24.4 resume only projects/)"
+    "; 0.24.4 is still the newest release (npm, 2026-12-07)"
 )
 NEWEST_CHECKED = "0.24.4"  # doctor names versions past it
 ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")

@@ -142,3 +142,63 @@ def test_a_write_reads_its_session_not_the_others(
     # the other sessions, none of them written, were not read again
     others = sum(count for key, count in reads.items() if key != RESUMED)
     assert others <= 5, reads.most_common(5)
+
+
+CRUSH = "8c1f2e3d-4a5b-4c6d-9e7f-0a1b2c3d4e5f"  # days old, ended
+CRUSH_DATABASE = Path("code/shop-api/.crush/crush.db")
+
+
+@pytest.mark.parametrize("notify", [True, False], ids=["notified", "polling"])
+def test_a_prompt_typed_into_an_old_crush_session_shows_within_3_s(
+    tmp_path: Path, notify: bool
+) -> None:
+    """Crush keeps a project's sessions in one database and moves none of a session's
+    times when a prompt comes (its messages' `updated_at` do): typed into a session days
+    old while another one is streamed into, 20 times a second, it shows within 3 s."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("crush"), home, symlinks=True)
+    writer = sqlite3.connect(
+        home / CRUSH_DATABASE, isolation_level=None, check_same_thread=False
+    )
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("UPDATE messages SET finished_at = 0 WHERE id = 'title-m1'")
+    stop = threading.Event()
+    typed: list[float] = []
+
+    def app() -> None:
+        """The title session streamed into; 2 s in, a prompt typed into CRUSH."""
+        begun = time.monotonic()
+        n = 0
+        while not stop.wait(0.05):
+            n += 1
+            writer.execute(
+                "UPDATE messages SET finished_at = ? WHERE id = 'title-m1'", (n,)
+            )
+            if not typed and time.monotonic() - begun >= 2.0:
+                now = int(time.time())
+                writer.execute(
+                    "INSERT INTO messages (id, session_id, role, parts, created_at,"
+                    " updated_at) VALUES ('m-resumed', ?, 'user', ?, ?, ?)",
+                    (CRUSH, '[{"type":"text","data":{"text":"go on"}}]', now, now),
+                )
+                typed.append(time.monotonic())
+
+    shown: list[tuple[float, str]] = []
+    boards = api.watch_sessions(
+        Home.at(home), since="100000d", duration=6.0, notify=notify
+    )
+    first = next(boards)
+    assert CRUSH in {row.session.id for row in first}
+    thread = threading.Thread(target=app)
+    thread.start()
+    try:
+        for rows in boards:
+            status = next(r.status for r in rows if r.session.id == CRUSH)
+            shown.append((time.monotonic(), status.reason))
+    finally:
+        stop.set()
+        thread.join()
+        writer.close()
+    assert typed
+    woke = next(at for at, reason in shown if reason != shown[0][1])
+    assert woke - typed[0] <= 3.0, shown

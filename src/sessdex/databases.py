@@ -1212,6 +1212,46 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+# a table whose rowids span at most this many is counted too (a few pages of its
+# smallest index): a sessions table, where a row deleted moves no newest rowid
+COUNTED_SPAN = 100_000
+
+
+def rows_mark(path: str | os.PathLike[str]) -> tuple[object, ...]:
+    """What moves when a row is added to any table of the database (a session, a
+    message) or deleted from a small one (a session), or a table is made, as
+    `open_sqlite` reads it now: each table's newest rowid, its count where its rowids
+    span at most COUNTED_SPAN, and the schema's version; a few pages read. A row changed
+    in place moves none of it. Opened without naming its login: the app's listing
+    opened it first, and named where its login lies."""
+    connection = open_sqlite(path)
+    try:
+        tables = connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        ).fetchall()
+        found: list[object] = [connection.execute("PRAGMA schema_version").fetchone()]
+        for (table,) in tables:
+            found.append(_table_mark(connection, quote_identifier(str(table))))
+        return tuple(found)
+    finally:
+        connection.close()
+
+
+def _table_mark(connection: sqlite3.Connection, table: str) -> object:
+    try:
+        # apart, each is one seek; together in one SELECT, a scan
+        low, high = connection.execute(
+            f"SELECT (SELECT min(rowid) FROM {table}), (SELECT max(rowid) FROM {table})"
+        ).fetchone()
+        if not isinstance(low, int) or not isinstance(high, int):
+            return high
+        if high - low >= COUNTED_SPAN:
+            return high
+        return high, connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    except sqlite3.Error:  # WITHOUT ROWID, a module this SQLite lacks
+        return None
+
+
 NO_ROWID = "no rowid (a view, not a table): not read"
 _VIEW_PIECES = 8  # a view's huge value is cut in about this many pieces
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import sources
+from . import databases, sources
 from .diagnostics import Diagnostics, why
+from .live_feeds import ReadFeed
 from .live_processes import STARTED_AFTER as STARTED_AFTER
 from .live_processes import Processes as Processes
 from .live_processes import Sharing as Sharing
@@ -264,6 +266,10 @@ class Board:
         # notification naming it wakes them; and each session's files so registered
         self.owners: dict[Path, set[tuple[str, str]]] = {}
         self.owned: dict[tuple[str, str], set[Path]] = {}
+        # of each shared database followed, its rows as its apps were last listed
+        # (`databases.rows_mark`): a write that added or deleted none added no session,
+        # nor a message to an old one, and needs no listing anew (`relist`)
+        self.marks: dict[str, tuple[object, ...] | None] = {}
 
     def rescan(
         self,
@@ -272,10 +278,15 @@ class Board:
     ) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives.
         With `apps`, those `list_apps` gives: the same, only those apps' listed anew."""
+        some = apps is not None and list_apps is not None
+        # taken before the listing: a row added during it moves them after
+        marks = self._marks(apps if some else None) if self.relists else {}
         if apps is not None and list_apps is not None:
             listed = list_apps(apps)
         else:
             listed = self.list_sessions()
+        self.marks.update(marks)
+        current: dict[str, bool] = {}  # by database: its snapshot as it is now
         wanted = {(s.app, s.id): s for s in listed}
         for key, live in list(self.lives.items()):
             # one whose app moved its file (same id): followed anew, from its new place
@@ -292,7 +303,12 @@ class Board:
                     self.lives[key].session = session
                     self.due.pop(key, None)  # looked at now, cold or not
                 elif apps is None or session.app in apps:
-                    self.lives[key].listed_again()
+                    live = self.lives[key]
+                    if live.relist and isinstance(live.feed, ReadFeed):
+                        store = live.feed.store
+                        if store not in current:
+                            current[store] = databases.snapshot_current(store)
+                        live.listed_again(current[store])
             else:
                 try:
                     self.lives[key] = LiveSession(session)
@@ -301,6 +317,59 @@ class Board:
                     self.changed = True
                 except OSError as error:
                     log.debug("cannot follow %s: %s", session.id, error)
+
+    def relist(
+        self, apps: set[str], list_apps: Callable[[set[str]], Sequence[Session]]
+    ) -> tuple[bool, bool]:
+        """List again those of `apps` whose shared databases may hold a session, or a
+        message of an old session, that their last listing missed: a row was added or
+        deleted since (`marks`), or it cannot be told. Of the others, the old sessions that wait for a
+        listing take theirs as it was. Whether it listed; and whether a database's
+        snapshot was behind the app's last write (what it says is not the last word: to
+        be asked again)."""
+        moved: set[str] = set()
+        kept: set[str] = set()
+        behind = False
+        for app in apps:
+            stores = self._stores({app})
+            marks = self._marks({app})
+            if not stores or any(
+                marks[store] is None or marks[store] != self.marks.get(store)
+                for store in stores
+            ):
+                moved.add(app)
+            if all(databases.snapshot_current(store) for store in stores):
+                kept.add(app)
+            else:
+                behind = True
+        if moved:
+            self.rescan(moved, list_apps)
+        for live in self.lives.values():
+            if live.session.app in kept - moved:
+                live.listed_again(True)
+        return bool(moved), behind
+
+    def _stores(self, apps: set[str] | None) -> set[str]:
+        """The shared databases the sessions of `apps` (every app, where None) are in."""
+        return {
+            live.feed.store
+            for live in self.lives.values()
+            if isinstance(live.feed, ReadFeed)
+            and live.feed.shared
+            and (apps is None or live.session.app in apps)
+        }
+
+    def _marks(self, apps: set[str] | None) -> dict[str, tuple[object, ...] | None]:
+        """The rows of the shared databases of `apps` now (`databases.rows_mark`); None
+        for one that cannot be read (its listing says why)."""
+        marks: dict[str, tuple[object, ...] | None] = {}
+        for store in self._stores(apps):
+            try:
+                marks[store] = databases.rows_mark(store)
+            except (OSError, sqlite3.Error) as error:
+                log.debug("cannot mark %s: %s", store, error)
+                marks[store] = None
+        return marks
 
     def _own(self, key: tuple[str, str], paths: set[Path]) -> None:
         """Register `paths` as the files whose notification wakes session `key`."""
@@ -541,8 +610,10 @@ def watch(
                 # only the apps of a database whose -wal it is listed again, where they
                 # may be, at most once a second; their relists hold back no other's
                 if now - relisted >= 1.0:
-                    board.rescan(apps, list_apps)
+                    listed, behind = board.relist(apps, list_apps)
                     relisted = now
+                    if behind:  # looked at again once the snapshot caught up
+                        pending = news
                 else:
                     pending, listed = news, False
             elif news:
@@ -553,7 +624,7 @@ def watch(
                     pending, listed = news, False
             elif list_apps is not None and now - relisted >= 1.0 and board.unlisted():
                 # a shared database written: its old sessions wait for a listing anew
-                board.rescan(board.unlisted(), list_apps)
+                listed, _ = board.relist(board.unlisted(), list_apps)
                 relisted = now
             else:
                 listed = False

@@ -238,15 +238,16 @@ class LiveSession:
         self._unread = feed.store_signature()
         return self._unread != feed.signature
 
-    def listed_again(self) -> None:
+    def listed_again(self, current: bool | None = None) -> None:
         """The board listed its app anew and found its session as it was: the write that
         waited for it was another session's. Only where that listing read the database
-        as it is now (a snapshot a moment old may have missed the write)."""
+        as it is now (a snapshot a moment old may have missed the write); `current` says
+        so where the board asked already (one question per database, not per session)."""
         feed = self.feed
         if (
             self.relist
             and isinstance(feed, ReadFeed)
-            and databases.snapshot_current(feed.store)
+            and (databases.snapshot_current(feed.store) if current is None else current)
         ):
             feed.signature = self._unread
             self.relist = False

@@ -202,3 +202,90 @@ def test_a_prompt_typed_into_an_old_crush_session_shows_within_3_s(
     assert typed
     woke = next(at for at, reason in shown if reason != shown[0][1])
     assert woke - typed[0] <= 3.0, shown
+
+
+V2 = "ses_dd47ffff0ffeRowsInSessMsgAA"  # a session of OpenCode 2.x rows, days old
+
+
+def _v2_session(writer: sqlite3.Connection) -> None:
+    """V2 in the `session` table, its history as 2.x `session_message` rows (as later
+    OpenCode schemas keep it), all as old as RESUMED."""
+    columns = [row[1] for row in writer.execute("PRAGMA table_info(session)")]
+    values = writer.execute("SELECT * FROM session WHERE id = ?", (RESUMED,)).fetchone()
+    row = dict(zip(columns, values, strict=True)) | {"id": V2, "slug": "v2-rows"}
+    writer.execute(
+        f"INSERT INTO session ({','.join(row)}) VALUES ({','.join('?' * len(row))})",
+        list(row.values()),
+    )
+    at = int(row["time_created"])
+    asked = {"time": {"created": at}, "text": "list the files", "files": []}
+    answer = {
+        "time": {"created": at + 10, "completed": at + 20},
+        "agent": "build",
+        "content": [{"type": "text", "id": "t1", "text": "Three files."}],
+        "finish": "stop",
+    }
+    for seq, (kind, data) in enumerate((("user", asked), ("assistant", answer))):
+        created = data["time"]["created"]  # type: ignore[index]
+        writer.execute(
+            "INSERT INTO session_message VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (f"msg_v2old{seq}", V2, kind, seq, created, created, json.dumps(data)),
+        )
+
+
+@pytest.mark.parametrize("notify", [True, False], ids=["notified", "polling"])
+def test_a_prompt_typed_into_an_old_opencode_2_session_shows_within_3_s(
+    tmp_path: Path, notify: bool
+) -> None:
+    """OpenCode 2.x writes a prompt as a `session_message` row and moves none of the
+    session's own times: its listing stayed as it was, and a session days old showed
+    the prompt only 30 s on, when it was read again all the same. Its newest row now
+    dates it, as a 1.x message does."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("opencode"), home, symlinks=True)
+    writer = sqlite3.connect(
+        home / DATABASE, isolation_level=None, check_same_thread=False
+    )
+    writer.execute("PRAGMA journal_mode=WAL")
+    _v2_session(writer)
+    other = writer.execute(
+        "SELECT id FROM part WHERE session_id != ? LIMIT 1", (RESUMED,)
+    ).fetchone()[0]
+    stop = threading.Event()
+    typed: list[float] = []
+
+    def app() -> None:
+        """Another session streamed into; 2 s in, a prompt typed into V2."""
+        begun = time.monotonic()
+        n = 0
+        while not stop.wait(0.05):
+            n += 1
+            writer.execute("UPDATE part SET time_updated = ? WHERE id = ?", (n, other))
+            if not typed and time.monotonic() - begun >= 2.0:
+                now = int(time.time() * 1000)
+                data = {"time": {"created": now}, "text": "and the tests", "files": []}
+                writer.execute(
+                    "INSERT INTO session_message VALUES (?, ?, 'user', 2, ?, ?, ?)",
+                    ("msg_v2new", V2, now, now, json.dumps(data)),
+                )
+                typed.append(time.monotonic())
+
+    shown: list[tuple[float, str]] = []
+    boards = api.watch_sessions(
+        Home.at(home), since="100000d", duration=6.0, notify=notify
+    )
+    first = next(boards)
+    assert V2 in {row.session.id for row in first}
+    thread = threading.Thread(target=app)
+    thread.start()
+    try:
+        for rows in boards:
+            status = next(r.status for r in rows if r.session.id == V2)
+            shown.append((time.monotonic(), status.reason))
+    finally:
+        stop.set()
+        thread.join()
+        writer.close()
+    assert typed
+    woke = [at for at, reason in shown if reason != shown[0][1]]
+    assert woke and woke[0] - typed[0] <= 3.0, shown

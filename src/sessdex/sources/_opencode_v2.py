@@ -120,6 +120,31 @@ def has_row_data(connection: sqlite3.Connection) -> bool:
     return "data" in databases.table_columns(connection, "session_message")
 
 
+def last_written(
+    connection: sqlite3.Connection, tables: Sequence[str]
+) -> dict[str, int | float]:
+    """When each session of `tables` had its newest 2.x row (by `seq`) last written: a
+    prompt is a row, and moves none of the session's own times. One seek per session
+    through OpenCode's unique index on (session_id, seq); none where a database has no
+    such index (a scan per session)."""
+    columns = databases.table_columns(connection, "session_message")
+    if not {"session_id", "seq", "time_updated"} <= columns or not databases.indexed(
+        connection, "session_message", "session_id", "seq"
+    ):
+        return {}
+    found: dict[str, int | float] = {}
+    for table in tables:
+        query = (
+            "SELECT s.id, (SELECT m.time_updated FROM session_message m"
+            " WHERE m.session_id = s.id ORDER BY m.seq DESC LIMIT 1)"
+            f" FROM {databases.quote_identifier(table)} s"
+        )
+        for session_id, stamp in connection.execute(query):
+            if isinstance(session_id, str) and isinstance(stamp, int | float):
+                found[session_id] = max(stamp, found.get(session_id, stamp))
+    return found
+
+
 def first_prompts(
     connection: sqlite3.Connection, session_ids: Sequence[str]
 ) -> dict[str, str]:

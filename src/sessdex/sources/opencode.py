@@ -331,6 +331,9 @@ def parse_database(
         answered = _last_written(
             connection, [i for i, row in rows.items() if row.get("table") == "session"]
         )
+        for session_id, stamp in _opencode_v2.last_written(connection, tables).items():
+            if session_id in rows:  # a 2.x row as a 1.x message: the newest dates it
+                answered[session_id] = max(stamp, answered.get(session_id, stamp))
         for session_id, stamp in answered.items():
             stamped = row_number(rows[session_id].get("time_updated"))
             if not isinstance(stamped, int | float) or stamp > stamped:

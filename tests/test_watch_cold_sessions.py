@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,9 +95,11 @@ def test_a_session_unwritten_for_an_hour_is_looked_at_every_few_seconds(
     polled: list[str] = []
     real_poll = live_session.LiveSession.poll
 
-    def counted(self: live_session.LiveSession, now: float | None = None) -> list:  # type: ignore[type-arg]
+    def counted(
+        self: live_session.LiveSession, now: float | None = None, *more: Any
+    ) -> list:  # type: ignore[type-arg]
         polled.append(self.session.id)
-        return real_poll(self, now)
+        return real_poll(self, now, *more)
 
     monkeypatch.setattr(live_session.LiveSession, "poll", counted)
     ticks = [start + 0.25 * n for n in range(1, 12)]  # under 3 s, as --poll does

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from . import databases, sources
 from .diagnostics import Diagnostics, why
-from .live_feeds import ReadFeed
+from .live_feeds import ReadFeed, Signature
 from .live_processes import STARTED_AFTER as STARTED_AFTER
 from .live_processes import Processes as Processes
 from .live_processes import Sharing as Sharing
@@ -391,6 +391,7 @@ class Board:
         names one of its files (`touched`)."""
         now = time.time() if now is None else now
         count = 0
+        stores: dict[str, Signature] = {}  # a stat of a store 1000 sessions share, once
         woken = {
             key
             for path in touched or ()
@@ -402,7 +403,7 @@ class Board:
             if now < self.due.get(key, 0.0) <= now + COLD_POLL and key not in woken:
                 continue
             try:
-                new = len(live.poll(now))
+                new = len(live.poll(now, stores))
                 count += new
                 if new:  # a sub-agent's file it follows since, say
                     self._own(key, live.files() | {Path(live.session.path or "")})

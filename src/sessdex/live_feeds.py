@@ -41,6 +41,7 @@ REWRITE_REREAD_MAX = 64 * 1024 * 1024
 LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
+Signature = tuple[tuple[int, int, int], ...]  # a store's files as a stat finds them
 SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
 # kinds an app may write again, grown, in the same row or document (a streamed answer)
 GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result"})
@@ -576,10 +577,16 @@ class ReadFeed:
     def last_write(self) -> float:
         return self.written
 
-    def store_signature(self) -> tuple[tuple[int, int, int], ...]:
+    def store_signature(self, known: dict[str, Signature] | None = None) -> Signature:
         """The store as it is now (a stat of it and its -wal): a read is due where it is
-        not `signature`."""
-        return self._signature()
+        not `signature`. `known`: what one look at each shared store gave, for the many
+        sessions in it (a board polls each in turn), kept there too."""
+        folder = os.path.basename(os.path.dirname(self.store))
+        if known is None or not self.shared or self.session.id in folder:
+            return self._signature()  # one of its own, or files of a folder its own
+        if self.store not in known:
+            known[self.store] = self._signature()
+        return known[self.store]
 
     def ready(self) -> float:
         """When a poll may next read what a write added (epoch seconds): a store read

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import databases, reading, sources
 from .diagnostics import Diagnostics
-from .live_feeds import MTIME_SLACK, Changed, HookFeed, ReadFeed, Seen
+from .live_feeds import MTIME_SLACK, Changed, HookFeed, ReadFeed, Seen, Signature
 from .live_processes import (
     STARTED_AFTER,
     Helper,
@@ -103,12 +103,15 @@ class LiveSession:
         self.listing = False
         self.listed: Session | None = None  # the listing's session at the last read
         self.relist = False  # a write of its database awaits a listing anew
-        self._unread: tuple[tuple[int, int, int], ...] | None = None  # that write's
+        self._unread: Signature | None = None  # that write's
 
-    def poll(self, now: float | None = None) -> list[Event]:
-        """The events written since the last poll (the recent history, the first time)."""
+    def poll(
+        self, now: float | None = None, stores: dict[str, Signature] | None = None
+    ) -> list[Event]:
+        """The events written since the last poll (the recent history, the first time).
+        `stores`: the shared stores a board's poll has looked at (`store_signature`)."""
         now = time.time() if now is None else now
-        unlisted = self._unlisted(now)
+        unlisted = self._unlisted(now, stores)
         self.relist = unlisted is True
         if unlisted is not None:  # written, its listing awaited; or not written
             return []
@@ -219,7 +222,9 @@ class LiveSession:
             return self.feed.read_at + SHARED_REREAD  # a listing anew lets it sooner
         return self.feed.ready()
 
-    def _unlisted(self, now: float) -> bool | None:
+    def _unlisted(
+        self, now: float, stores: dict[str, Signature] | None = None
+    ) -> bool | None:
         """Of a session of a shared database whose records are LISTED_AFTER old and whose
         listing stayed as it was at its last read: whether the database was written since
         (the write is most likely another session's, and a listing anew tells: see
@@ -235,7 +240,7 @@ class LiveSession:
             and now - feed.read_at < SHARED_REREAD
         ):
             return None
-        self._unread = feed.store_signature()
+        self._unread = feed.store_signature(stores)
         return self._unread != feed.signature
 
     def listed_again(self, current: bool | None = None) -> None:

@@ -268,6 +268,8 @@ def test_an_emitters_by_gives_each_event_the_agent_named_in_one_numbering() -> N
         datetime(2026, 11, 30, 8, 10, 32, 999_999, tzinfo=UTC),
         datetime(2026, 12, 31, 23, 59, 59, 999_500, tzinfo=UTC),
         datetime(5, 1, 2, 3, 4, 5, 1_000, tzinfo=UTC),
+        datetime(1, 1, 1, 0, 0, 0, 0, tzinfo=UTC),  # the first and last years
+        datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
         # another zone: a time past midnight there is the day before in UTC
         datetime(2026, 3, 1, 0, 30, 0, 123_456, tzinfo=timezone(timedelta(hours=5))),
         datetime(2026, 3, 1, 23, 30, 0, 4_999, tzinfo=timezone(-timedelta(hours=9))),

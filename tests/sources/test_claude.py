@@ -2344,3 +2344,36 @@ def test_a_nested_sub_agent_titled_by_its_spawners_call_lists_warm_as_cold(
     warm = listed("warm")
     assert warm == listed("cold")
     assert warm["title"] == "Nested hello"
+
+
+def test_a_response_left_unfinished_is_billed_before_the_next_one(
+    tmp_path: Path,
+) -> None:
+    """A response whose last line never came (no stop_reason) bills when the next one
+    starts, before that one's own events: one usage event each, in order."""
+    first = {
+        "id": "msg_a",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+        "stop_reason": None,
+        "usage": {"input_tokens": 5, "output_tokens": 7},
+    }
+    lines = [
+        prompt(1, "Run it"),
+        record("assistant", 2, message=first, requestId="req_a"),
+        reply(3, "Done."),
+    ]
+    found = events(write(tmp_path / "s.jsonl", lines))
+    assert [
+        (e.kind, e.extra.get("message_id") if e.kind == "usage" else e.text)
+        for e in found
+        if e.kind != "meta"
+    ] == [
+        ("user", "Run it"),
+        ("tool_call", None),
+        ("usage", "msg_a"),
+        ("assistant", "Done."),
+        ("usage", "msg_3"),
+        ("turn_end", None),
+    ]

@@ -361,10 +361,10 @@ class Stream:
         used = rec.usage(raw, model) if model != rec.SYNTHETIC else None
         if used is None:
             return None
-        # `usage` is a dict here; most responses have no iterations (spare the call)
+        # `usage` is a dict here; most responses have no iterations, or `[]` (spare the call)
         advisors = (
             rec.advisor_usage(raw, model)
-            if isinstance(raw, dict) and "iterations" in raw
+            if isinstance(raw, dict) and raw.get("iterations")
             else ()
         )
         message_id = rec.string(message.get("id"))
@@ -392,9 +392,12 @@ class Stream:
 
     def _count(
         self, copy: _Response | None, agent: str | None, last: bool
-    ) -> Iterator[Event]:
+    ) -> Iterable[Event]:
+        """A line's copy merged into its response; what it bills. Mostly a tuple, not a
+        generator: this runs for every assistant line, and mostly bills nothing."""
         state = self.agents.get(agent) or self._state(agent)
         pending = state.response
+        billed: tuple[Event, ...] = ()
         if copy is not None and pending is not None and pending.key == copy.key:
             if copy.usage.total > pending.usage.total:
                 pending.usage = copy.usage
@@ -405,12 +408,19 @@ class Stream:
             pending.time = copy.time or pending.time
         elif copy is not None:
             if pending is not None:
-                yield from self._bill(agent)
+                billed = self._bill(agent)
             state.response = copy
-        if last:
-            yield from self._bill(
-                agent
-            )  # only a response's last line has a stop_reason
+        if not last:  # only a response's last line has a stop_reason
+            return billed
+        if billed:  # two responses end here: the second billed once the first is out
+            return self._bill_after(billed, agent)
+        return self._bill(agent)
+
+    def _bill_after(
+        self, billed: tuple[Event, ...], agent: str | None
+    ) -> Iterator[Event]:
+        yield from billed
+        yield from self._bill(agent)
 
     def _bill(self, agent: str | None) -> tuple[Event, ...]:
         """The pending response's usage event (and one per advisor model it consulted),
@@ -545,7 +555,7 @@ class Stream:
                 else:
                     self.context.diagnostics.unknown_type(f"user/{kind}", self.version)
         said = "\n".join(parts)
-        team = rec.teammate_messages(said)
+        team = rec.teammate_messages(said) if parts else None  # most: results alone
         if team is not None:
             yield from self._teammates(team, agent)
         elif parts and any(part.strip() for part in parts):
@@ -657,6 +667,7 @@ class Stream:
         copy = self._copy_of(record, message, model)
         if copy is not None and state.response is not None:
             yield from self._settle(copy, agent)
+        virtual = record.get("isVirtual") is True  # what `_virtual` asks first
         for block in (
             content
             if isinstance(content, list)
@@ -664,16 +675,17 @@ class Stream:
         ):
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "text":  # `_assistant_block`'s first case, inline
+            kind = block.get("type")
+            if kind == "text":  # `_assistant_block`'s first cases, inline
                 said = rec.block_text(block)
                 if said.strip():
                     extra: dict[str, JSONValue] = (
                         {"synthetic": True} if synthetic else {}
                     )
                     yield self._event("assistant", agent, text=said, extra=extra)
-            elif (ran := _virtual(record)) is not None and block.get(
-                "type"
-            ) == "tool_use":
+            elif kind == "tool_use" and not virtual:
+                yield from self._tool_call(block, agent, compacted)
+            elif (ran := _virtual(record)) is not None and kind == "tool_use":
                 # a call a REPL script ran, not the model: marked so, with the script's
                 for event in self._assistant_block(block, agent, compacted, synthetic):
                     if event.kind == "tool_call":

@@ -43,6 +43,10 @@ SESSION_FIELDS = (
 
 # The last datetime `iso` wrote and its text: the events of one line share their time.
 _last_iso: tuple[datetime | None, str] = (None, "")
+# what `iso` writes of a field: 00 to 99, 000 to 999, and the years it met (1 to 9999)
+_TWO_DIGITS = tuple(f"{n:02d}" for n in range(100))
+_THREE_DIGITS = tuple(f"{n:03d}" for n in range(1000))
+_YEARS: dict[int, str] = {}
 
 
 def iso(value: datetime | None) -> str | None:
@@ -56,14 +60,12 @@ def iso(value: datetime | None) -> str | None:
     if value is last:
         return text
     utc = value if value.tzinfo is UTC else value.astimezone(UTC)
-    text = "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - faster than f""
-        utc.year,
-        utc.month,
-        utc.day,
-        utc.hour,
-        utc.minute,
-        utc.second,
-        utc.microsecond // 1000,
+    year = _YEARS.get(utc.year) or _YEARS.setdefault(utc.year, f"{utc.year:04d}")
+    # the fields' digits looked up, not formatted: a third less than `%02d` each
+    two = _TWO_DIGITS
+    text = (
+        f"{year}-{two[utc.month]}-{two[utc.day]}T{two[utc.hour]}:{two[utc.minute]}"
+        f":{two[utc.second]}.{_THREE_DIGITS[utc.microsecond // 1000]}Z"
     )
     if value.tzinfo is not None:  # a naive time's text follows the local zone
         _last_iso = (value, text)

@@ -30,19 +30,41 @@ def numbered_as_a_dict_would(table: IdTable, strings: list[str]) -> None:
     assert "not added" not in table
 
 
-def test_numbers_strings_in_the_order_first_added() -> None:
+# the first entries sit in a dict: none there, some there and then packed, all there
+FRONTS = pytest.mark.parametrize("front", [0, 100, 1 << 15])
+
+
+@FRONTS
+def test_numbers_strings_in_the_order_first_added(
+    front: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(idtable, "_FRONT", front)
     numbered_as_a_dict_would(IdTable(), keys())
 
 
+@FRONTS
 def test_strings_whose_hashes_collide_stay_apart(
-    monkeypatch: pytest.MonkeyPatch,
+    front: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(idtable, "_FRONT", front)
     # every string in one probe chain: only their bytes tell them apart
     monkeypatch.setattr(idtable, "hash", lambda data: 7, raising=False)
     numbered_as_a_dict_would(IdTable(), keys()[:300])
 
 
-def test_a_table_rebuilt_from_its_parts_numbers_as_the_original_and_goes_on() -> None:
+def test_a_table_asked_for_an_entry_by_number_goes_on_numbering() -> None:
+    table = IdTable()
+    assert [table.add(key) for key in ("a", "b", "a")] == [0, 1, 0]
+    assert table[1] == "b"  # the dict's entries packed here
+    assert [table.add(key) for key in ("c", "b", "a")] == [2, 1, 0]
+    assert (len(table), table.get("c"), table.get("d")) == (3, 2, -1)
+
+
+@FRONTS
+def test_a_table_rebuilt_from_its_parts_numbers_as_the_original_and_goes_on(
+    front: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(idtable, "_FRONT", front)
     strings = keys()
     table = IdTable()
     for key in strings[:2000]:

@@ -5,6 +5,8 @@ the slot), and a transcript of a few GB names a million uuids. Here an entry cos
 UTF-8 bytes and about 30 more: the bytes end to end in one bytearray, an end offset and a
 hash per entry, and an open-addressing table of entry numbers. Lookups stay exact: a hash
 that matches is confirmed on the bytes. Not a general mapping: entries are never removed.
+The first entries (`_FRONT`) sit in a plain dict, packed into the arrays past that or when
+the table's parts are asked for: most tables stay that small, and a dict is cheaper to ask.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from array import array
 from bisect import bisect_left
 
 _FIRST_SIZE = 64  # table slots; a power of two, doubled while over half full
+# entries held in a plain dict before they are packed: a lookup there is some 5x cheaper,
+# and this many cost a few MB (a transcript of 64 MB names some 25,000 uuids)
+_FRONT = 1 << 15
 
 
 class IdTable:
     """Each distinct string numbered 0, 1, 2, … in the order it was first added."""
 
-    __slots__ = ("_blob", "_ends", "_hashes", "_mask", "_slots", "_unhashed")
+    __slots__ = ("_blob", "_ends", "_front", "_hashes", "_mask", "_slots", "_unhashed")
 
     def __init__(self) -> None:
         self._blob = bytearray()
@@ -27,19 +32,25 @@ class IdTable:
         self._slots = array("i", bytes(4 * _FIRST_SIZE))  # entry + 1; 0 is empty
         self._mask = _FIRST_SIZE - 1
         self._unhashed = False  # entries from `from_parts` not in the table yet
+        # the first entries, numbered in order, until `_FRONT` of them; then None, and
+        # every entry is in the arrays
+        self._front: dict[str, int] | None = {}
 
     def __len__(self) -> int:
-        return len(self._ends)
+        front = self._front
+        return len(front) if front is not None else len(self._ends)
 
     def parts(self) -> tuple[bytes, bytes]:
         """The entries' bytes end to end, and their end offsets (native `q`s): all a
         table is, for `from_parts` to rebuild in another process."""
+        self._pack()
         return bytes(self._blob), self._ends.tobytes()
 
     def views(self) -> tuple[memoryview, memoryview]:
         """What `parts` gives, without copying it (the uuids of a 2 GB transcript are some
         35 MB): read-only views of the table's own arrays. Release them (`with`) before
         adding to the table: a bytearray that a view holds cannot grow."""
+        self._pack()
         return memoryview(self._blob).toreadonly(), memoryview(self._ends).cast("B")
 
     @classmethod
@@ -54,7 +65,20 @@ class IdTable:
             raise ValueError("the parts of an IdTable do not fit together")
         table._blob, table._ends = bytearray(blob), offsets
         table._unhashed = bool(offsets)
+        table._front = None
         return table
+
+    def _pack(self) -> None:
+        """Move the dict's entries into the arrays, in their order; hashed on the next
+        lookup, as `from_parts`'s are."""
+        front, self._front = self._front, None
+        if not front:
+            return
+        blob, ends = self._blob, self._ends
+        for key in front:
+            blob += _encode(key)
+            ends.append(len(blob))
+        self._unhashed = True
 
     def _hash_all(self) -> None:
         """Hash the entries `from_parts` gave and place them in a table of their size."""
@@ -75,12 +99,15 @@ class IdTable:
 
     def __getitem__(self, number: int) -> str:
         """The string numbered `number`."""
+        self._pack()
         ends = self._ends
         start = ends[number - 1] if number > 0 else 0
         return self._blob[start : ends[number]].decode("utf-8", "surrogatepass")
 
     def get(self, key: str) -> int:
         """The number of `key`, or -1 if it was never added."""
+        if self._front is not None:
+            return self._front.get(key, -1)
         if self._unhashed:
             self._hash_all()
         data = _encode(key)
@@ -99,6 +126,16 @@ class IdTable:
 
     def add(self, key: str) -> int:
         """The number of `key`, numbering it next if it is new."""
+        front = self._front
+        if front is not None:
+            number = front.get(key)
+            if number is not None:
+                return number
+            number = len(front)
+            if number < _FRONT:
+                front[key] = number
+                return number
+            self._pack()
         if self._unhashed:
             self._hash_all()
         try:  # `_encode`, inline: this runs for every line of a big transcript

@@ -535,17 +535,19 @@ def add_session(
     name: str = "",
     kind: str = "user",
     parent: str | None = None,
+    user_set: bool = False,
 ) -> None:
     """A session row; `counts` are Goose's accumulated input (cache included), output,
-    cache read and cache write."""
+    cache read and cache write; `user_set`: the name is one the user gave."""
     given, made, read, written = counts
     db.execute(
         "INSERT INTO sessions (id, name, session_type, working_dir, created_at, updated_at, "
         "model_config_json, accumulated_input_tokens, accumulated_output_tokens, "
-        "accumulated_cache_read_tokens, accumulated_cache_write_tokens, parent_session_id) "
-        "VALUES (?, ?, ?, ?, '2026-08-20 10:00:00', '2026-08-20 10:10:00', ?, ?, ?, ?, ?, ?)",
+        "accumulated_cache_read_tokens, accumulated_cache_write_tokens, parent_session_id, "
+        "user_set_name) "
+        "VALUES (?, ?, ?, ?, '2026-08-20 10:00:00', '2026-08-20 10:10:00', ?, ?, ?, ?, ?, ?, ?)",
         (session_id, name, kind, SHOP, json.dumps({"model_name": SONNET}),
-         given, made, read, written, parent),
+         given, made, read, written, parent, user_set),
     )  # fmt: skip
 
 
@@ -1163,6 +1165,53 @@ def test_an_unnamed_session_is_listed_by_its_first_prompt(tmp_path: Path) -> Non
     titles = [found[f"20260820_{n}"].title for n in range(1, 5)]
     assert titles[:2] == ["Fix the flaky test", "Retry work"] and titles[3] is None
     assert titles[2] and titles[2].startswith("x" * 1000) and len(titles[2]) < 20_000
+
+
+def test_a_placeholder_name_goose_gave_is_no_title(tmp_path: Path) -> None:
+    """Goose names an ACP client's new session "New Chat" (acp/server/new_session.rs)
+    and, from PR #8344 to PR #9078, a thread's own session "ACP Session", until it names
+    it after the first exchange: `list` shows the first prompt instead, as for a session
+    with no name. The same words the user chose (`user_set_name`) stay its title."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", name="New Chat", kind="acp")
+    add_message(db, "20260820_1", "user", text("Why does checkout time out?"), 0)
+    add_session(db, "20260820_2", name="ACP Session", kind="acp")
+    add_message(db, "20260820_2", "user", text("Rename the billing module"), 0)
+    add_session(db, "20260820_3", name="New Chat", user_set=True)
+    add_message(db, "20260820_3", "user", text("Start over"), 0)
+    add_session(db, "20260820_4", name="New Chat", kind="acp")  # nothing typed yet
+    db.commit()
+    db.close()
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    result = CliRunner().invoke(main, ["list", "--json", "--all", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    titles = {row["id"]: row["title"] for row in json.loads(result.stdout)}
+    assert [titles.get(f"20260820_{n}") for n in range(1, 5)] == [
+        "Why does checkout time out?",
+        "Rename the billing module",
+        "New Chat",
+        None,
+    ]
+
+
+def test_a_placeholder_name_without_user_set_name_is_no_title(tmp_path: Path) -> None:
+    """A database without the `user_set_name` column is read as Goose reads it: the
+    name was not the user's."""
+    home, db = v16_home(tmp_path)
+    db.execute("ALTER TABLE sessions DROP COLUMN user_set_name")
+    db.execute(
+        "INSERT INTO sessions (id, name, working_dir) VALUES ('20260820_1', 'New Chat', ?)",
+        (SHOP,),
+    )
+    add_message(db, "20260820_1", "user", text("Why does checkout time out?"), 0)
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)["20260820_1"]
+    assert found.title == "Why does checkout time out?" and not diagnostics.problems
 
 
 def test_a_windows_homes_goose_sessions_are_listed(tmp_path: Path) -> None:

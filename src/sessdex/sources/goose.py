@@ -36,8 +36,12 @@ same name, one id, its session is the one listed. Goose has not looked in the ol
 since 1.0.6, so they have no resume command (`resume_refusal` says why).
 
 A session Goose has not named yet (`name` and `description` empty: it names one after the
-first exchange) is listed by its first prompt. `hidden` sessions are Goose's own helpers and
-are skipped. A `sub_agent` session that Goose's
+first exchange) is listed by its first prompt, and so is one whose name is still Goose's
+placeholder (not `user_set_name`): "New Chat" (an ACP client's new session) or "ACP Session"
+(a thread's own session). The v10 `threads` / `thread_messages` tables and
+`sessions.thread_id` (PR #8344) were dropped from use by PR #9078 and are ignored on
+purpose: a session's messages are read from `messages`, and resume uses `sessions.id`.
+`hidden` sessions are Goose's own helpers and are skipped. A `sub_agent` session that Goose's
 summon extension delegated to records its parent in `parent_session_id` (schema v15); its
 events are read with its parent's, before the delegating tool result (whose `_meta` names it),
 with the child's id as `agent_id`, and `sessdex usage` counts it there. A `sub_agent` without
@@ -101,6 +105,7 @@ _SESSION_COLUMNS = (
     "id",
     "name",
     "description",
+    "user_set_name",
     "session_type",
     "working_dir",
     "created_at",
@@ -268,10 +273,19 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     return sessions
 
 
+# what Goose names a session until it names it after the first exchange: an ACP client's
+# new session (acp/server/new_session.rs), a thread's own session (PR #8344 to PR #9078)
+_PLACEHOLDER_NAMES = frozenset({"New Chat", "ACP Session"})
+
+
 def _name_of(row: Mapping[str, object]) -> tuple[str | None, str | None]:
-    return one_line(row.get("name"), limit=None), one_line(
-        row.get("description"), limit=None
-    )
+    """The session's name and older description; a placeholder name the user did not
+    choose (`user_set_name`, false where the column is missing, as Goose reads it) is
+    none."""
+    name = one_line(row.get("name"), limit=None)
+    if name in _PLACEHOLDER_NAMES and row.get("user_set_name") != 1:
+        name = None
+    return name, one_line(row.get("description"), limit=None)
 
 
 _PROMPTS_TRIED = 4  # user messages looked at for an unnamed session's first prompt

@@ -43,8 +43,9 @@ STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
 Signature = tuple[tuple[int, int, int], ...]  # a store's files as a stat finds them
 SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
-# kinds an app may write again, grown, in the same row or document (a streamed answer)
-GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result"})
+# kinds an app may write again, grown, in the same row or document (a streamed answer,
+# a compaction's summary answer after its request)
+GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result", "compaction"})
 BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
 HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
 # a file's mtime is taken for a write of the app's only when it is later than the moment
@@ -81,7 +82,9 @@ class Seen:
                 event.time,
                 event.call_id,
                 event.tool,
-                event.text,
+                # a compaction is one whatever its summary: OpenCode's request is read
+                # before the answer that gives it its text
+                None if event.kind == "compaction" else event.text,
                 event.usage,
                 event.is_error,
                 # a spawn read again once it names its sub-agent is news: it links them
@@ -541,7 +544,11 @@ class ReadFeed:
         held, self.held = self.held, None
         if last is None or last.kind not in GROWING or (settled and held is not None):
             return
-        if held is not None and Seen.key(held, True) == Seen.key(last, True):
+        if (
+            held is not None
+            and Seen.key(held, True) == Seen.key(last, True)
+            and held.text == last.text  # a compaction's key leaves its summary out
+        ):
             return  # read twice alike: complete
         for index in range(len(kept) - 1, -1, -1):  # after it, bookkeeping at most
             if kept[index] is last:

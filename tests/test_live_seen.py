@@ -1,0 +1,102 @@
+"""A followed session's event whose text changes between two reads (an answer, a summary
+written into its row after the row was first read) is drawn once, as it ends up: not once
+as it was first read and again as it was read later."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+from sessdex import api, live_feeds
+from sessdex.live import LiveSession
+from sessdex.model import Event
+from sessdex.sources import Home
+
+OPENCODE = Path(__file__).parent / "data" / "opencode" / "home"
+BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"
+AT = 1796026350000  # after the fixture's messages (epoch ms)
+
+
+class _OpenCode:
+    """The OpenCode fixture home, its BASIC session followed while rows are written to
+    its database as the app writes them (WAL)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        home = tmp_path / "home"
+        shutil.copytree(OPENCODE, home)
+        database = home / ".local/share/opencode/opencode.db"
+        self.writer = sqlite3.connect(database, isolation_level=None)
+        self.writer.execute("PRAGMA journal_mode=WAL")
+        self.follower = LiveSession(api.resolve(Home.at(home), BASIC))
+        self.follower.poll()
+        self.shown: list[Event] = []
+        self.parts = 0
+
+    def message(self, message: str, info: dict[str, object]) -> None:
+        values = (message, BASIC, AT, AT, json.dumps(info))
+        self.writer.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", values)
+
+    def part(self, message: str, data: dict[str, object], part: str = "") -> str:
+        """Write a part, or `part` again (OpenCode updates a streamed one in place)."""
+        if part:
+            update = "UPDATE part SET data = ? WHERE id = ?"
+            self.writer.execute(update, (json.dumps(data), part))
+            return part
+        self.parts += 1
+        part = f"prt_22b8350{self.parts:05d}"
+        values = (part, message, BASIC, AT, AT, json.dumps(data))
+        self.writer.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", values)
+        return part
+
+    def poll(self) -> None:
+        time.sleep(live_feeds.STORE_SECONDS)
+        self.shown.extend(self.follower.poll())
+
+
+REQUEST = "msg_22b8350000010000000000000a"
+ANSWER = "msg_22b8350000020000000000000b"
+
+
+def _compacting(app: _OpenCode, idle: bool) -> list[Event]:
+    """A compaction's request, then its summary streamed into a part (after a poll with
+    nothing written, where `idle`): the compaction events followed."""
+    try:
+        app.message(REQUEST, {"role": "user", "time": {"created": AT}})
+        app.part(REQUEST, {"type": "compaction", "auto": True})
+        app.poll()
+        if idle:
+            app.poll()  # nothing written meanwhile: what was read is shown
+        app.message(
+            ANSWER,
+            {"role": "assistant", "summary": True, "mode": "compaction",
+             "time": {"created": AT + 1}},
+        )  # fmt: skip
+        said = app.part(ANSWER, {"type": "text", "text": "Ran the"})
+        app.poll()
+        app.part(ANSWER, {"type": "text", "text": "Ran the greeting twice."}, said)
+        for _ in range(3):
+            app.poll()
+    finally:
+        app.writer.close()
+    return [e for e in app.shown if e.kind == "compaction"]
+
+
+def test_an_opencode_compaction_is_drawn_once_with_its_summary(tmp_path: Path) -> None:
+    """OpenCode 1.x writes a compaction's request, then streams the summary answer into
+    a part of the message after it. `watch`/`follow` drew "context compacted" at the
+    request, again with the summary's first words and again with its whole: its text
+    made it a new event at each read. It is kept back while its summary grows."""
+    compactions = _compacting(_OpenCode(tmp_path), idle=False)
+    assert [e.text for e in compactions] == ["Ran the greeting twice."]
+
+
+def test_an_opencode_compaction_shown_before_its_summary_is_not_drawn_again(
+    tmp_path: Path,
+) -> None:
+    """A request the summary follows only after a read that found nothing written is
+    drawn then, once: its summary, read later, is no new event."""
+    compactions = _compacting(_OpenCode(tmp_path), idle=True)
+    assert [e.text for e in compactions] == [None]

@@ -100,3 +100,32 @@ def test_an_opencode_compaction_shown_before_its_summary_is_not_drawn_again(
     drawn then, once: its summary, read later, is no new event."""
     compactions = _compacting(_OpenCode(tmp_path), idle=True)
     assert [e.text for e in compactions] == [None]
+
+
+AIDER = Path(__file__).parent / "data" / "aider" / "real" / "home"
+
+
+def test_aider_lines_quoted_one_at_a_time_are_drawn_once(tmp_path: Path) -> None:
+    """Aider appends what it says after an answer a line at a time (`> Applied edit`,
+    then `> Commit …` once git is done): the block, one event, was drawn at each read
+    that found it longer, its first line again each time."""
+    home = tmp_path / "home"
+    shutil.copytree(AIDER, home)
+    log = home / ".aider.chat.history.md"
+    runs = api.list_sessions(Home.at(home)).sessions()  # the last run first
+    follower = LiveSession(api.resolve(Home.at(home), runs[0].id))
+    shown = follower.poll()
+    for line in (
+        "> Applied edit to hello.py  \n",
+        "> Commit 1a2b3c4 feat: greet the user  \n",
+        "\n#### And now in French.  \n",
+    ):
+        with log.open("a", encoding="utf-8") as file:
+            file.write(line)
+        time.sleep(live_feeds.STORE_SECONDS)
+        shown += follower.poll()
+    time.sleep(live_feeds.STORE_SECONDS)
+    shown += follower.poll()
+    said = [e.text for e in shown if e.text and "Applied edit" in e.text]
+    assert said == ["Applied edit to hello.py\nCommit 1a2b3c4 feat: greet the user"]
+    assert [e.text for e in shown if e.kind == "user"][-1:] == ["And now in French."]

@@ -483,6 +483,7 @@ class ReadFeed:
         count = tokens = 0
         first = not self.read_before
         last: Event | None = None
+        final: Event | None = None  # bookkeeping too
         try:
             if whole and reading.whole_store(self.session.path):
                 # re-read after the app committed during the read, as `show` does: never
@@ -495,6 +496,7 @@ class ReadFeed:
                 if told is not None:
                     event = told(event)
                 count += 1
+                final = event
                 if event.kind not in BOOKKEEPING:
                     last = event
                 elif event.kind == "usage" and event.usage is not None:
@@ -512,7 +514,7 @@ class ReadFeed:
         if whole:
             self.covered, self.tokens = count, tokens
             if not first:
-                self._hold(kept, last, seen, settled)
+                self._hold(kept, _growing(last, final), seen, settled)
         elif not offset:
             # a main file read whole: its sum is the session's, and a running total the
             # app rewrites beside it (a settings file) counts once, not once per read
@@ -538,11 +540,11 @@ class ReadFeed:
     ) -> None:
         """Keep back a store's new last event while it may still grow: an app that
         streams an answer into its row writes it again and again, and each version
-        would be new. It is shown once a read finds it as the one before did, or finds
-        more after it, or the store was not written since; what the first read found is
-        history, shown as it is."""
+        would be new (`_growing` says which may). It is shown once a read finds it as the
+        one before did, or finds more after it, or the store was not written since; what
+        the first read found is history, shown as it is."""
         held, self.held = self.held, None
-        if last is None or last.kind not in GROWING or (settled and held is not None):
+        if last is None or (settled and held is not None):
             return
         if (
             held is not None
@@ -610,6 +612,17 @@ class ReadFeed:
 
     def followed(self) -> set[Path]:
         return {Path(self.store)} if self.store else set()
+
+
+def _growing(last: Event | None, final: Event | None) -> Event | None:
+    """Of a store's read, the event at its end that may still grow: its last but for
+    bookkeeping, of a kind written again grown; else an undated note it ends with (aider
+    quotes what it did a line at a time, `> Applied edit`, then `> Commit …`)."""
+    if last is not None and last.kind in GROWING:
+        return last
+    if final is not None and final.kind == "meta":
+        return final if final.time is None or final.time_estimated else None
+    return None
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:

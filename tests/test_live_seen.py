@@ -108,7 +108,8 @@ AIDER = Path(__file__).parent / "data" / "aider" / "real" / "home"
 def test_aider_lines_quoted_one_at_a_time_are_drawn_once(tmp_path: Path) -> None:
     """Aider appends what it says after an answer a line at a time (`> Applied edit`,
     then `> Commit …` once git is done): the block, one event, was drawn at each read
-    that found it longer, its first line again each time."""
+    that found it longer, its first line again each time. The same words quoted after
+    a later answer are drawn again."""
     home = tmp_path / "home"
     shutil.copytree(AIDER, home)
     log = home / ".aider.chat.history.md"
@@ -119,6 +120,7 @@ def test_aider_lines_quoted_one_at_a_time_are_drawn_once(tmp_path: Path) -> None
         "> Applied edit to hello.py  \n",
         "> Commit 1a2b3c4 feat: greet the user  \n",
         "\n#### And now in French.  \n",
+        "\nBonjour.\n\n> Applied edit to hello.py  \n",  # the same words again: news
     ):
         with log.open("a", encoding="utf-8") as file:
             file.write(line)
@@ -127,5 +129,8 @@ def test_aider_lines_quoted_one_at_a_time_are_drawn_once(tmp_path: Path) -> None
     time.sleep(live_feeds.STORE_SECONDS)
     shown += follower.poll()
     said = [e.text for e in shown if e.text and "Applied edit" in e.text]
-    assert said == ["Applied edit to hello.py\nCommit 1a2b3c4 feat: greet the user"]
+    assert said == [
+        "Applied edit to hello.py\nCommit 1a2b3c4 feat: greet the user",
+        "Applied edit to hello.py",
+    ]
     assert [e.text for e in shown if e.kind == "user"][-1:] == ["And now in French."]

@@ -5,8 +5,8 @@ folder, so it looks at every folder naming the same session (one may have contin
 compacted). The fixture's session and --forks N copies of its fork, every meta.json
 parsed (`vibe.parse`) in a process of its own: the files of the save folder opened (an
 audit hook counts them) and the CPU, medians of --runs; `--baseline-src OLD/src` that
-build too. Target: files opened grow as N (the CPU, which a stat of each sibling per fork
-still adds to, for information).
+build too. Target: files opened grow as N (the CPU, which the folders naming the session
+looked at once for all its forks keeps linear too, for information).
 
     .venv/bin/python bench/bench_vibe_forks.py [--forks 40 160 320] [--runs 3]
         [--baseline-src OLD/src]

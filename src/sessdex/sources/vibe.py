@@ -575,7 +575,7 @@ def _successor(
     """The folder that took over after this session was compacted, if any; `looked`
     gains the folders looked at, each with how its messages looked."""
     found = None
-    top = os.fspath(root)  # plain strings: each fork of a session looks at all of them
+    top = os.fspath(root)  # plain strings: a session may have thousands of forks
     for name in links.children.get(session_id, ()):
         folder = os.path.join(top, name)
         look = freshness.read_signature(os.path.join(folder, MESSAGES))
@@ -587,10 +587,74 @@ def _successor(
 
 def _newest(session_id: str, links: _Links, root: Path) -> str:
     """The id the chain holding `session_id` is listed under (its newest folder)."""
+    links.note_unsettled()  # a folder not yet written may be the successor
+    family = _family(session_id, links, root)
+    # a folder made later may continue the newest one (compacted again): the save
+    # folder's sub-folders as `_links_read` reads them, which a turn inside a session's
+    # own folder leaves as they are, and Vibe's caches beside them (its listing's
+    # .session_index.json, .last_session/) or a Vibe 3 store do not change
+    freshness.note_folders(root, ("unified",), links.look)
+    for folder, head, start, look, meta_look in family.watched:
+        meta = os.path.join(folder, "meta.json")
+        messages = os.path.join(folder, MESSAGES)
+        # its ids, which a turn rewrites as they were (a rewrite with others shows)
+        if start is None:
+            freshness.note_depended(meta, meta_look)
+        else:
+            freshness.note_start(meta, start, meta_look)
+        if head is None:  # no first line yet: any change may give one
+            freshness.note_depended(messages, look)
+        else:
+            freshness.note_head(messages, head)
+    return family.newest
+
+
+@dataclass(frozen=True, slots=True)
+class _Family:
+    """What the folders naming one session say of the newest folder of its chain: read
+    once for all the forks of that session (each fork's listing names it), not once a fork."""
+
+    children: dict[str, tuple[str, ...]]  # the links it was read from (`_Links`)
+    newest: str
+    # the folders whose say may still change, as they looked: those that continued
+    # the session (the summary first) and those with no first line yet (folder, its
+    # first line's bytes, its meta.json's first bytes, how its messages and meta.json
+    # looked). A fork, whose first line is a prompt Vibe only appends after, never
+    # comes to continue it, whatever its ids: not noted, so that each fork's listing
+    # depends on a few folders, not on every other fork (which a parse's notes could
+    # not all hold past ~250: `freshness.MAX_DEPENDED`)
+    watched: tuple[tuple[str, int | None, bytes | None, str, str], ...]
+
+
+# Each session's family, kept per process while its links are the same (no folder came
+# or went) and the folders whose say may change look as they did
+_FAMILIES: dict[tuple[str, str], _Family] = {}
+
+
+def _family(session_id: str, links: _Links, root: Path) -> _Family:
+    key = (os.fspath(root), session_id)
+    kept = _FAMILIES.get(key)
+    if kept is not None and kept.children is links.children and _unchanged(kept):
+        return kept
+    family = _family_read(session_id, links, root)
+    if len(_FAMILIES) >= _KEPT_MAX:
+        _FAMILIES.clear()
+    _FAMILIES[key] = family
+    return family
+
+
+def _unchanged(family: _Family) -> bool:
+    for folder, _head, _start, look, meta_look in family.watched:
+        if freshness.read_signature(os.path.join(folder, MESSAGES)) != look:
+            return False
+        if freshness.read_signature(os.path.join(folder, "meta.json")) != meta_look:
+            return False
+    return True
+
+
+def _family_read(session_id: str, links: _Links, root: Path) -> _Family:
     seen = {session_id}
     looked: list[tuple[str, str]] = []
-    heads: list[tuple[str, int | None, bytes | None, str]] = []
-    links.note_unsettled()  # a folder not yet written may be the successor
     # what is read of the newer folders is fixed once written (their ids, their first
     # line): noted as that, so that a turn of the chain's newest folder, which rewrites
     # its meta.json and grows its messages, does not read a fork of an older one again
@@ -602,33 +666,18 @@ def _newest(session_id: str, links: _Links, root: Path) -> str:
                 break
             seen.add(found)
             session_id = found
-        # each folder stat'ed once here: every fork of a session looks at all of them
-        top = os.fspath(root)
+        top = os.fspath(root)  # plain strings: a family may hold thousands of forks
+        watched: list[tuple[str, int | None, bytes | None, str, str]] = []
         for name, look in looked:
             folder = os.path.join(top, name)
+            opens, head = _first_line(folder, look)
+            if not opens and head is not None:
+                continue  # a fork (its first line written, no summary): it stays one
             meta = os.path.join(folder, "meta.json")
             meta_look = freshness.read_signature(meta)
             links.check(root, name, meta_look)
-            start = _start(meta, meta_look)
-            heads.append((folder, _first_line(folder, look)[1], start, meta_look))
-    # a folder made later may continue the newest one (compacted again): the save
-    # folder's sub-folders as `_links_read` reads them, which a turn inside a session's
-    # own folder leaves as they are, and Vibe's caches beside them (its listing's
-    # .session_index.json, .last_session/) or a Vibe 3 store do not change
-    freshness.note_folders(root, ("unified",), links.look)
-    for folder, head, start, look in heads:
-        meta = os.path.join(folder, "meta.json")
-        messages = os.path.join(folder, MESSAGES)
-        # its ids, which a turn rewrites as they were (a rewrite with others shows)
-        if start is None:
-            freshness.note_depended(meta, look)
-        else:
-            freshness.note_start(meta, start, look)
-        if head is None:  # no first line yet: any change may give one
-            freshness.note_depended(messages)
-        else:
-            freshness.note_head(messages, head)
-    return session_id
+            watched.append((folder, head, _start(meta, meta_look), look, meta_look))
+    return _Family(links.children, session_id, tuple(watched))
 
 
 def _start(meta: str, look: str) -> bytes | None:

@@ -716,7 +716,7 @@ def test_an_inferred_approval_nobody_answers_goes_idle_as_a_recorded_one_does() 
     status = decide(tracker, T + 2 + 3 * 3600, T + 2, True, lambda since: False)
     assert (status.status, status.reason) == (
         "idle",
-        "Explore: Read waits for approval (3h)?",
+        "Explore k: Read waits for approval (3h)?",
     )
     status = decide(tracker, T + 60, T + 2, True, lambda since: False)
     assert status.status == "waiting_for_user"
@@ -732,7 +732,7 @@ def test_rules_sub_agents() -> None:
     tracker = tracked(prompt, spawn, announced, child)
     status = decide(tracker, T + 12, T + 2, True)
     assert status.status == "waiting_on_subagent"
-    assert status.reason == "sub-agent Explore working 11s"
+    assert status.reason == "sub-agent Explore k working 11s"
     tracker.add(event("turn_end", T + 13, agent="k"), T + 13)
     assert decide(tracker, T + 14, T + 13, True).reason == "tool Task running 13s"
     # a spawn whose child has no file we can read still counts while its call is open
@@ -1373,7 +1373,7 @@ def test_claude_sub_agent_spawn_and_finish(claude_task) -> None:
     folded = statuses([s.status for s in trail])
     assert folded == ["working", "waiting_on_subagent", "working", "waiting_for_user"]
     waiting = [s.reason for s in trail if s.status == "waiting_on_subagent"]
-    assert "sub-agent general-purpose working" in waiting[-1]
+    assert "sub-agent general-purpose a199d630 working" in waiting[-1]
     assert follower.tracker.tokens == sum(e.usage.total for e in expected if e.usage)
 
 
@@ -2176,7 +2176,7 @@ def test_a_sub_agents_call_waiting_for_approval_waits_for_the_user(
     status = decide(tracker, called + 20, last_write, True, lambda since: False)
     assert (status.status, status.reason) == (
         "waiting_for_user",
-        "general-purpose: Bash waits for approval (20s)?",
+        "general-purpose a199d630: Bash waits for approval (20s)?",
     )
     # the CLI ran a process for it: the sub-agent's Bash is running
     status = decide(tracker, called + 20, last_write, True, lambda since: True)
@@ -2439,9 +2439,12 @@ def test_board_calls_a_sub_agent_by_the_name_its_lead_gave_it() -> None:
     # "sub-agent subagent working" where the tree says greeter
     prompt = event("user", T, text="go")
     spawn = event("tool_call", T + 1, tool="spawn_agent", call_id="c")
-    for extra in (
-        {"child_id": "k", "agent_type": None, "agent_name": "greeter"},
-        {"child_id": "k", "agent_type": "subagent", "agent_name": "greeter"},
+    for extra, said in (
+        ({"child_id": "k", "agent_type": None, "agent_name": "greeter"}, "greeter k"),
+        (
+            {"child_id": "k", "agent_type": "subagent", "agent_name": "greeter"},
+            "subagent k (greeter)",  # named by the rule `show` names it by, then so
+        ),
     ):
         announced = event(
             "subagent",
@@ -2454,7 +2457,7 @@ def test_board_calls_a_sub_agent_by_the_name_its_lead_gave_it() -> None:
         status = decide(tracked(prompt, spawn, announced, child), T + 12, T + 2, True)
         assert (status.status, status.reason) == (
             "waiting_on_subagent",
-            "sub-agent greeter working 11s",
+            f"sub-agent {said} working 11s",
         )
 
 
@@ -2480,7 +2483,7 @@ def test_a_headless_lead_whose_turn_ended_waits_on_its_background_sub_agent() ->
     status = decide(headless, T + 5, T + 3, True)
     assert (status.status, status.reason) == (
         "waiting_on_subagent",
-        "sub-agent Explore working (turn ended 2s ago, headless)",
+        "sub-agent Explore k working (turn ended 2s ago, headless)",
     )
     # its sub-agent's long tool writes nothing: the running CLI still waits for it
     assert decide(headless, T + 300, T + 3, True).status == "waiting_on_subagent"
@@ -2523,7 +2526,7 @@ def test_a_headless_run_is_never_taken_to_wait_for_an_approval() -> None:
     status = decide(tracker, T + 20, T + 2, True, lambda since: False)
     assert (status.status, status.reason) == (
         "waiting_on_subagent",
-        "sub-agent Explore working 19s",
+        "sub-agent Explore k working 19s",
     )
 
 

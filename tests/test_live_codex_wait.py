@@ -59,7 +59,7 @@ def test_a_lead_in_wait_agent_waits_on_its_silent_sub_agent(
     assert replay.status(at + 1).status == "waiting_on_subagent"
     status = replay.status(at + 5 * 60.0 - 1)
     assert status.status == "waiting_on_subagent", status
-    assert status.reason == "sub-agent greeter working"
+    assert status.reason == "sub-agent greeter 01a22b81-66c working"
     # the sub-agent's command returns, it answers and ends: the wait returns, the lead goes on
     statuses = [status for _, status in replay.run_from(command + 1)]
     assert statuses[-1].status == "waiting_for_user"

@@ -50,4 +50,4 @@ def test_a_lead_waits_on_its_sub_agent_through_a_long_silent_tool_call(
     assert replay.status(at + 1).status == "waiting_on_subagent"
     status = replay.status(at + silence - 1)
     assert status.status == "waiting_on_subagent", status
-    assert status.reason.startswith("sub-agent general-purpose working")
+    assert status.reason.startswith("sub-agent general-purpose a199d630 working")

@@ -250,3 +250,42 @@ def test_a_sub_agents_name_tells_its_id_from_its_leads(tmp_path: Path) -> None:
         start = _id_in(said, child)
         opened = _sessdex("show", start, "--home", home, state=state)
         assert f" · {child} · " in opened.splitlines()[1], said
+
+
+def _board(lead: str, children: list[str], kind: str | None) -> str:
+    """What `watch` says of a session whose lead waits on one sub-agent of `children`
+    (the last), the others done."""
+    from sessdex.status import Tracker, decide
+
+    tracker = Tracker(lead_id=lead)
+    extra = {"agent_type": kind} if kind else {}
+    for n, child in enumerate(children):
+        spawn = Event("s", n, "tool_call", tool="Task", call_id=f"c{n}")
+        announced = Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}",
+                          extra={"child_id": child, **extra})  # fmt: skip
+        said = Event("s", n, "assistant", text="on it", agent_id=child)
+        for event in (spawn, announced, said):
+            tracker.add(event, 1_800_000_000.0 + n)
+        if n < len(children) - 1:
+            done = Event("s", n, "tool_result", text="done", call_id=f"c{n}")
+            tracker.add(done, 1_800_000_000.0 + n)
+    return decide(tracker, 1_800_000_010.0, 1_800_000_000.0, True).reason
+
+
+@pytest.mark.parametrize(("kind", "children"), SHARING)
+def test_watch_names_a_sub_agent_by_the_id_start_show_takes(
+    kind: str | None, children: list[str]
+) -> None:
+    """The board called a sub-agent by its type alone (`agent`), or by its id's first 8
+    characters, which its sibling's start too: a user could not open it from there."""
+    reason = _board("lead-session", children, kind)
+    assert reason.startswith(f"sub-agent {kind or ''}".rstrip()), reason
+    start = _id_in(reason, children[1])
+    assert not children[0].startswith(start), reason
+
+
+def test_watch_tells_a_sub_agents_id_from_its_leads() -> None:
+    """A Codex thread spawned at once shares its lead's first 8 characters."""
+    lead, child = "01a22b81-666a-7993-963b-4b7cc4e806e9", "01a22b81-66cf-74d0-99b4-ed78fda80cf9"  # fmt: skip
+    reason = _board(lead, [child], "worker")
+    assert not lead.startswith(_id_in(reason, child)), reason

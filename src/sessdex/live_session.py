@@ -69,7 +69,7 @@ class LiveSession:
         self.session = session
         self.source = source or sources.get(session.app)
         self.diagnostics = Diagnostics()
-        self.tracker = Tracker()
+        self.tracker = Tracker(lead_id=session.id)
         self.seen = Seen()
         self.since = time.time() - MTIME_SLACK  # a file modified later was seen written
         hook = getattr(self.source, "follow", None)

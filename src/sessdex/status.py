@@ -147,6 +147,9 @@ class Tracker:
     # the lead's last prompt came from a headless run (no one types; its CLI waits for
     # its background sub-agents and exits when done)
     headless: bool = False
+    # the lead's session id: a sub-agent's name says as much of its id as tells the two
+    # apart (a Codex thread spawned at once shares its lead's first 8 characters)
+    lead_id: str | None = None
 
     @property
     def lead(self) -> Agent:
@@ -362,13 +365,13 @@ def decide(
             if asks is not None:
                 waits, running = asks
                 return Status(
-                    _waiting(running), f"{_name(child)}: {waits}", blocked=True
+                    _waiting(running), f"{_name(tracker, child)}: {waits}", blocked=True
                 )
         if len(waited) == 1:
             child = waited[0]
             started = _started(tracker, child)
             since = f" {ago(now - started)}" if started else ""
-            name = _name(child)
+            name = _name(tracker, child)
             return Status(
                 "waiting_on_subagent",
                 f"sub-agent {name} working{since}" if name else "1 sub-agent working",
@@ -413,7 +416,7 @@ def decide(
                 if len(busy) > 1:
                     doing = f"{len(busy)} sub-agents working"
                 else:
-                    name = _name(busy[0])
+                    name = _name(tracker, busy[0])
                     doing = (
                         f"sub-agent {name} working" if name else "1 sub-agent working"
                     )
@@ -468,7 +471,7 @@ def _asking(tracker: Tracker) -> tuple[str | None, tuple[str, float]] | None:
     answer an agent asked the user for and did not get yet: the lead's first."""
     for agent_id, agent in tracker.agents.items():
         if agent.asking is not None:
-            name = None if agent_id is None else agent.agent_type or agent_id[:8]
+            name = None if agent_id is None else _name(tracker, agent)
             return name, agent.asking
     return None
 
@@ -561,16 +564,35 @@ def _waiting(seconds: float) -> str:
     return "waiting_for_user" if seconds < IDLE_AFTER else "idle"
 
 
-def _name(child: Agent) -> str:
-    """What the board calls a sub-agent: the name its lead gave it (the more telling where
-    an app has names: `greeter`, not a type every sub-agent shares), else its type, else
-    the start of its task, else of its id."""
-    return (
-        _short(child.agent_name)
-        or child.agent_type
-        or _short(child.description)
-        or (child.id or "")[:8]
+def _name(tracker: Tracker, child: Agent) -> str:
+    """What the board calls a sub-agent, by the rule every command names one by
+    (`agent_name`): its type, else the name its lead gave it, and the start of its id
+    that `show`, `tree` and `resume` take; as much of the id as tells it from its lead's
+    and every sibling's the board knows of (it sees them all at once, where `show`
+    names each as it comes); then the name its lead gave it where its type is another
+    (`subagent 0199a3b2 (greeter)`: Cline gives all one type, `tree` says both). Empty
+    for one whose id no file says yet."""
+    from .views.text import (
+        KIND_COLUMNS,
+        SPAWN_NAME_COLUMNS,
+        SiblingIds,
+        agent_name,
+        one_line,
     )
+
+    if child.id is None:
+        return ""
+    siblings = SiblingIds()
+    for other in (tracker.lead_id, *tracker.agents):
+        if other is not None and other != child.id:
+            siblings.add(other)
+    named = child.agent_type or child.agent_name
+    kind = one_line(named, SPAWN_NAME_COLUMNS) if named else None  # as `spawn_name`
+    name = agent_name(child.id, kind, siblings.size(child.id, kind))
+    given = one_line(child.agent_name, KIND_COLUMNS)
+    if given and given not in name:  # a type every sub-agent shares hides it (Cline's)
+        return f"{name} ({given})"
+    return name
 
 
 def _started(tracker: Tracker, child: Agent) -> float | None:
@@ -580,11 +602,6 @@ def _started(tracker: Tracker, child: Agent) -> float | None:
             if opened is not None:
                 return opened[1]
     return None
-
-
-def _short(text: str | None, width: int = 32) -> str:
-    words = " ".join((text or "").split())
-    return words if len(words) <= width else words[: width - 1] + "…"
 
 
 def _first_line(text: str) -> str:

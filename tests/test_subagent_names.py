@@ -252,6 +252,37 @@ def test_a_sub_agents_name_tells_its_id_from_its_leads(tmp_path: Path) -> None:
         assert f" · {child} · " in opened.splitlines()[1], said
 
 
+def _unspawned(children: list[str]) -> list[Event]:
+    """Lines of sub-agents whose spawns the transcript lacks (cut off, or never written)."""
+    return [
+        Event("s", n, "assistant", text=f"said {n}", agent_id=child)
+        for n, child in enumerate(children)
+    ]
+
+
+@pytest.mark.parametrize("children", [ids for _, ids in SHARING])
+def test_sub_agents_with_no_spawn_are_named_apart_by_an_id_start_show_takes(
+    children: list[str],
+) -> None:
+    """Lines of a sub-agent whose spawn is not in the transcript were marked with the
+    first 8 characters of its id: two such whose ids share them were one `0199a3b2`
+    in `show` and the export, which `show` of opens neither alone: the later is marked
+    as a later sibling is (`SiblingIds`)."""
+    from sessdex.views.markdown import render
+    from sessdex.views.terminal import render_events
+
+    lines = [
+        "".join(piece for piece, _ in line.pieces)
+        for line in render_events(_unspawned(children))
+    ]
+    page = "".join(render(Session(app="x", id="s", path="/x"), _unspawned(children)))
+    exported = re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\* said \d", page)
+    for said in ([_line("\n".join(lines), f"said {n}") for n in (0, 1)], exported):
+        assert len(set(said)) == 2, said
+        # the later's start is its own (the first named cannot know of a later one)
+        assert not children[0].startswith(_id_in(said[1], children[1])), said
+
+
 def _board(lead: str, children: list[str], kind: str | None) -> str:
     """What `watch` says of a session whose lead waits on one sub-agent of `children`
     (the last), the others done."""

@@ -25,7 +25,6 @@ from .text import (
     APP_SENDER,
     SiblingIds,
     Waiting,
-    agent_name,
     answered_call,
     clean,
     credits_amount,
@@ -891,6 +890,15 @@ def render(
     spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
+
+    def called(agent: str) -> str:
+        """What a sub-agent is called: its spawn's name for it, else (its spawn not
+        read) as much of its id as tells it from its siblings', kept for its every line."""
+        if agent not in names:
+            names[agent] = id_mark(agent, marks, None, siblings)
+            marks.add(names[agent])
+        return names[agent]
+
     in_list = (
         False  # the last line was a list item ("- 🔧 …"), with no blank line after
     )
@@ -898,7 +906,7 @@ def render(
         out = ""
         agent = event.agent_id
         answers = answered_call(waiting, event)
-        label = f" (sub-agent {names.get(agent) or agent_name(agent)})" if agent else ""
+        label = f" (sub-agent {called(agent)})" if agent else ""
         who = _inline(label, literal=True)
         # in a <summary> line, an HTML block: Markdown is not read there (no code span)
         who_html = escape(label, quote=False)
@@ -916,7 +924,7 @@ def render(
             spawners.setdefault(str(child), agent)
         if kind == "user":
             parent = spawners.get(agent) if agent is not None else None
-            told_by = (names.get(parent) or agent_name(parent)) if parent else None
+            told_by = called(parent) if parent else None
             sender = sender_name(event, told_by)  # another agent's message: not typed
             heading = (
                 _inline(f"Message from {sender}", literal=True) if sender else "User"
@@ -970,8 +978,7 @@ def render(
             if answers is not None and spawn is None:  # one of calls made together
                 label += _inline(f" of {answers}", literal=True)
             if spawn is not None:  # what the sub-agent's block above gave back
-                name = names.get(spawn) or agent_name(spawn)
-                label += _inline(f" of sub-agent {name}", literal=True)
+                label += _inline(f" of sub-agent {called(spawn)}", literal=True)
             label += who  # whose result: in time order, agents' results interleave
             if spawn is not None and replies.get(spawn) == _digest(event.text):
                 # its last reply, just read in its block: not written out again

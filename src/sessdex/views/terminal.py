@@ -185,10 +185,10 @@ def render_events(
         prefix = ""
         spawner = None  # a sub-agent another sub-agent spawned: that one told it
         if event.agent_id is not None:
-            label = labels.get(event.agent_id) or one_line(event.agent_id)[:8]
+            label = labels.get(event.agent_id) or _unspawned(event.agent_id, labels, taken)  # fmt: skip
             prefix = f"  ↳ {label} "
             if (parent := spawners.get(event.agent_id)) is not None:
-                spawner = labels.get(parent) or one_line(parent)[:8]
+                spawner = labels.get(parent) or _unspawned(parent, labels, taken)
         answers = answered_call(waiting, event)
         line = _render(event, detail, prefix, spawned, spawner, answers)
         if line is not None and prefix:  # a sub-agent's further lines stay under it
@@ -209,10 +209,21 @@ def spawn_labels(events: Iterable[Event], labels: dict[str, str]) -> None:
             _relabel(str(child), event, labels, taken)
 
 
-def _relabel(child: str, spawn: Event, labels: dict[str, str], taken: _Marks) -> None:
+def _relabel(
+    child: str, spawn: Event | None, labels: dict[str, str], taken: _Marks
+) -> None:
     taken.discard(labels.get(child, ""))  # its own mark, if said before, is free
     labels[child] = _label(child, spawn, taken)
     taken.add(labels[child])
+
+
+def _unspawned(child: str, labels: dict[str, str], taken: _Marks) -> str:
+    """The mark of a sub-agent whose spawn is not read (cut off, or not written yet):
+    the start of its id that `show` takes, as much as tells it from its siblings' (two
+    Crush calls of one message shared their first 8 characters and were one mark),
+    kept for its every line; its spawn, once read, marks it anew."""
+    _relabel(child, None, labels, taken)
+    return labels[child]
 
 
 class _Marks:
@@ -244,15 +255,16 @@ class _Marks:
         return not any(mark[:size] in self.marks for size in range(1, len(mark)))
 
 
-def _label(child: str, spawn: Event, taken: _Marks) -> str:
+def _label(child: str, spawn: Event | None, taken: _Marks) -> str:
     """What a sub-agent's lines are marked with: its type or name, else its name with
     its id (`agent_name`) where another sub-agent is marked so already (three
     `general-purpose` agents at work at once, their lines interleaved); `taken`: the
     other sub-agents' marks. One that another mark starts, or that starts another, is
     put in brackets (`[subagent tester-x]` beside `subagent`): the mark ends where its
     bracket does. Ids alike for all a mark says of them are numbered (`#2`)."""
-    named = spawn_name(spawn)
-    taken.siblings.add(spawn.agent_id or spawn.session_id)  # what spawned it
+    named = spawn_name(spawn) if spawn is not None else None
+    if spawn is not None:
+        taken.siblings.add(spawn.agent_id or spawn.session_id)  # what spawned it
     least = taken.siblings.size(child, named)  # counted whether its id is said or not
     taken.sizes[child] = least
     if named:

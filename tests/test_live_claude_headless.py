@@ -75,7 +75,7 @@ def test_a_headless_lead_waits_on_its_background_agent_not_on_the_user(
     follower.alive = True
     status = follower.status(now=started + 3)
     assert status.status == "waiting_on_subagent", status
-    assert "general-purpose working" in status.reason, status
+    assert "sub-agent general-purpose a3f1e581 working" in status.reason, status
 
 
 def test_a_long_silent_tool_of_the_agent_still_keeps_a_running_headless_lead_waiting(

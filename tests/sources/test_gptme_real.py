@@ -171,7 +171,8 @@ def test_the_lead_waits_on_its_running_sub_agent(tmp_path: Path) -> None:
     follower.alive = True
     status = follower.status(now=written + 3)
     assert status.status == "waiting_on_subagent", status
-    assert status.reason.startswith("sub-agent greeter working")
+    # as `show` names it: its id's start past its type (`subagent-`), which `show` takes
+    assert status.reason.startswith("sub-agent subagent-greeter- working"), status
 
 
 def test_once_its_sub_agent_is_done_the_lead_is_not_waiting_on_it(

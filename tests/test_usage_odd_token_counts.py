@@ -570,3 +570,31 @@ def test_gptme_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     _said(said, path)
     assert f"{path}:3: odd token count" in said
     assert _input(rows) == _input(before)
+
+
+AMP = ".local/share/amp/threads"
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_amp_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # Amp's counts (a response's `usage`, a ledger entry's `tokens`) were taken as
+    # written, a negative one too (taking 5 off the rest), and never said
+    home = _copy(tmp_path, "amp")
+    before, said = _usage(home, "amp", tmp_path / "whole")
+    assert "odd token count" not in said
+    own = home / AMP / "T-5e1c9a70-2b1f-4c3e-9d7a-0f1e2d3c4b5a.json"
+    document = json.loads(own.read_text())
+    assert document["messages"][3]["usage"]["outputTokens"] == 95
+    document["messages"][3]["usage"]["outputTokens"] = odd
+    own.write_text(json.dumps(document))
+    ledger = home / AMP / "T-test-thread-1.json"
+    document = json.loads(ledger.read_text())
+    assert document["usageLedger"]["events"][1]["tokens"]["output"] == 15
+    document["usageLedger"]["events"][1]["tokens"]["output"] = odd
+    ledger.write_text(json.dumps(document))
+    rows, said = _usage(home, "amp", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 95 - 15 <= _output(rows) <= _output(before)
+    assert "warning: read 2 responses with an odd token count" in said, said
+    assert f"{own}:0: odd token count in a response" in said
+    assert f"{ledger}:0: odd token count in a response" in said

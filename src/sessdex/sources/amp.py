@@ -48,13 +48,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
 from .. import files, folders, programs
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ..wording import count_of
 from . import _amp_logs
@@ -69,6 +69,7 @@ from ._values import (
     iso_time,
     local_path,
     ms_time,
+    odd_count,
     stat_size,
     stripped,
     type_tag,
@@ -214,7 +215,8 @@ def read(
     if _amp_logs.is_log_folder(Path(session.path).parent):
         yield from _amp_logs.read(session, diagnostics, full=full, offset=offset)
         return
-    loaded = _load(Path(session.path), diagnostics, vanished=True)
+    path = session.path
+    loaded = _load(Path(path), diagnostics, vanished=True)
     if loaded is None:
         return
     ledger = [
@@ -248,6 +250,9 @@ def read(
                 usage if role == "assistant" else None
             )  # the ledger has no cache split
             for entry in billed.get(key, []) if key is not None else []:
+                tokens, cache = as_dict(entry.get("tokens")), split or {}
+                counts = [tokens.get(k) for k in _LEDGER]
+                _say_odd(diagnostics, path, [*counts, *(cache.get(k) for k in _CACHE)])
                 yield event(
                     "usage",
                     iso_time(entry.get("timestamp")) or time,
@@ -258,6 +263,7 @@ def read(
         elif role == "assistant" and usage:
             # no ledger, or one that left this response out (a ledger can be partial):
             # the response's own usage
+            _say_odd(diagnostics, path, [usage.get(k) for k in (*_COUNTS, *_CACHE)])
             counted = Usage(
                 input_tokens=as_int(usage.get("inputTokens")),
                 output_tokens=as_int(usage.get("outputTokens")),
@@ -275,6 +281,8 @@ def read(
     for key, entries in billed.items():
         if key not in placed:  # billed to a message this file does not hold
             for entry in entries:
+                tokens = as_dict(entry.get("tokens"))
+                _say_odd(diagnostics, path, [tokens.get(k) for k in _LEDGER])
                 yield event(
                     "usage",
                     iso_time(entry.get("timestamp")),
@@ -443,6 +451,21 @@ def _blocks(
             continue
         else:
             diagnostics.unknown_type(f"content.{kind}")
+
+
+# a response's `usage` counts, in `Usage`'s order (its cache split also completes a
+# ledger entry's `tokens`)
+_COUNTS = ("inputTokens", "outputTokens")
+_CACHE = ("cacheReadInputTokens", "cacheCreationInputTokens")
+_LEDGER = ("input", "output")
+
+
+def _say_odd(diagnostics: Diagnostics, path: str, counts: Iterable[object]) -> None:
+    """Say a billed count no app writes (`odd_count`): `Usage.plausible` bills a negative
+    one as 0, `as_int` text or a bool as 0, a fraction as its whole part. A thread is one
+    JSON document: the response is counted, with no line."""
+    if any(odd_count(count) for count in counts):
+        diagnostics.damage(path, 0, odd_in("response"))
 
 
 def _ledger_usage(

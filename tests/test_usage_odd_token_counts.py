@@ -598,3 +598,37 @@ def test_amp_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     assert "warning: read 2 responses with an odd token count" in said, said
     assert f"{own}:0: odd token count in a response" in said
     assert f"{ledger}:0: odd token count in a response" in said
+
+
+HERMES_DB = ".hermes/state.db"
+
+
+@pytest.mark.parametrize("odd", ["12", -5, 1.5, 2**60])  # SQLite keeps True as 1
+def test_hermes_an_odd_count_in_a_database_row_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    # Hermes' counters were taken as written and never said; a per-model row's negative
+    # one grew what the session's counters left unsplit by as much: 5 tokens more
+    home = _copy(tmp_path, "hermes")
+    before, said = _usage(home, "hermes", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / HERMES_DB
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE session_model_usage SET output_tokens = ? "
+            "WHERE session_id = '20261201_101500_0a0b0c' AND output_tokens = 280",
+            (json.dumps(odd) if isinstance(odd, str) else odd,),
+        )
+        db.execute(
+            "UPDATE sessions SET output_tokens = ? WHERE id = '20261202_080000_77aa88'",
+            (json.dumps(odd) if isinstance(odd, str) else odd,),
+        )
+    db.close()
+    rows, said = _usage(home, "hermes", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    split = "20261201_101500_0a0b0c"  # the counters bill what the row does not
+    assert rows[split]["output_tokens"] == before[split]["output_tokens"]
+    assert _output(before) - 40 <= _output(rows) <= _output(before)
+    assert "warning: read 2 sets of totals with an odd token count" in said, said
+    assert f"{path}#session_model_usage:0: odd token count in a set of totals" in said
+    assert f"{path}#sessions:0: odd token count in a set of totals" in said

@@ -111,7 +111,7 @@ from pathlib import Path
 import orjson
 
 from .. import databases, files, folders, jsonstream
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..model import (
     Event,
     JSONValue,
@@ -128,6 +128,7 @@ from ._values import (
     as_str,
     db_time,
     iso_time,
+    odd_count,
     one_line,
     parsed_arguments,
     shown_text,
@@ -1355,6 +1356,7 @@ class _Reader:
             usage = _usage_of(row)
             if not usage.total:
                 continue
+            self.say_odd(row, "session_model_usage")
             extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
             task = as_str(row.get("task"))
             if task:
@@ -1379,6 +1381,7 @@ class _Reader:
         # began mid-session, no row splits part of them: that part, once, as Hermes'
         # Insights reconciles it
         counters = _usage_of(info)
+        self.say_odd(info, "sessions")
         left = [
             max(0, getattr(counters, name) - sum(getattr(u, name) for u in routed))
             for name in _COUNTERS
@@ -1397,6 +1400,12 @@ class _Reader:
         if isinstance(cost, float) and cost - routed_cost > 1e-9:
             extra["app_cost_usd"] = cost - routed_cost
         yield self.event("usage", when, agent, usage=rest, extra=extra)
+
+    def say_odd(self, row: dict[str, object], table: str) -> None:
+        """Say a row's count no app writes (`odd_count`): `_usage_of` bills it as 0 (or
+        its whole part). A row is a set of totals, with no line."""
+        if any(odd_count(row.get(name)) for name in _COUNTERS):
+            self.diagnostics.damage(f"{self.db}#{table}", 0, odd_in("set of totals"))
 
     def _model_usage(self, session_id: str) -> list[dict[str, object]]:
         columns = databases.table_columns(self.connection, "session_model_usage")
@@ -1506,15 +1515,13 @@ _COUNTERS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_
 
 
 def _usage_of(row: dict[str, object]) -> Usage:
-    """A `sessions` or `session_model_usage` row's token counters."""
-    return Usage(
-        input_tokens=as_int(row.get("input_tokens")),
-        output_tokens=as_int(row.get("output_tokens")),
-        cache_read_tokens=as_int(row.get("cache_read_tokens")),
-        cache_write_tokens=as_int(row.get("cache_write_tokens")),
-        reasoning_tokens=as_int(row.get("reasoning_tokens")),
-        model=as_str(row.get("model")) or None,
+    """A `sessions` or `session_model_usage` row's token counters, each 0 below 0: a
+    per-model row's broken count grew the session's unsplit rest by as much."""
+    given, output, cache_read, cache_write, reasoning = (
+        max(0, as_int(row.get(name))) for name in _COUNTERS
     )
+    model = as_str(row.get("model")) or None
+    return Usage(given, output, cache_read, cache_write, reasoning, model)
 
 
 def _cost(extra: dict[str, JSONValue], actual: object, estimated: object) -> None:

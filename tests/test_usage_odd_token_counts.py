@@ -632,3 +632,28 @@ def test_hermes_an_odd_count_in_a_database_row_is_said(
     assert "warning: read 2 sets of totals with an odd token count" in said, said
     assert f"{path}#session_model_usage:0: odd token count in a set of totals" in said
     assert f"{path}#sessions:0: odd token count in a set of totals" in said
+
+
+CRUSH_DB = "code/shop-api/.crush/crush.db"
+
+
+# SQLite keeps True as 1; Crush's schema refuses a negative (CHECK ... >= 0)
+@pytest.mark.parametrize("odd", ["12", 1.5, 2**60])
+def test_crush_an_odd_count_in_a_session_row_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    # a Crush session row's counts were billed without a word
+    home = _copy(tmp_path, "crush")
+    before, said = _usage(home, "crush", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / CRUSH_DB
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE sessions SET completion_tokens = ? WHERE completion_tokens = 310",
+            (json.dumps(odd) if isinstance(odd, str) else odd,),
+        )
+    db.close()
+    rows, said = _usage(home, "crush", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 310 <= _output(rows) <= _output(before)
+    _said(said, Path(f"{path}#sessions"), "set of totals")

@@ -52,7 +52,7 @@ from pathlib import Path, PurePosixPath
 import orjson
 
 from .. import databases, files, folders, freshness
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _crush_projects
 from ._project_folders import as_written, below_copy, recorded_folders
@@ -64,6 +64,7 @@ from ._values import (
     db_time,
     decoded_size,
     first_line,
+    odd_count,
     one_line,
     parsed_arguments,
     shown_text,
@@ -572,12 +573,17 @@ class _Reader:
             )
             last_model = last_model or as_str(model)
             last_provider = last_provider or as_str(provider)
-        usage = Usage(
-            input_tokens=as_int(info.get("prompt_tokens")),
-            output_tokens=as_int(info.get("completion_tokens")),
+        usage = Usage(  # each 0 below 0, as `Usage.plausible` bills it
+            input_tokens=max(0, as_int(info.get("prompt_tokens"))),
+            output_tokens=max(0, as_int(info.get("completion_tokens"))),
             model=last_model,
         )
         if usage.total:
+            if odd_count(info.get("prompt_tokens")) or odd_count(
+                info.get("completion_tokens")
+            ):  # billed as 0 (or its whole part); a row has no line
+                where = f"{self.db}#sessions"
+                self.diagnostics.damage(where, 0, odd_in("set of totals"))
             cost = info.get("cost")
             extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
             if last_provider:  # for the price list, where Crush recorded no cost

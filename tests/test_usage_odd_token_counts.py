@@ -657,3 +657,24 @@ def test_crush_an_odd_count_in_a_session_row_is_said(
     assert _input(rows) == _input(before)
     assert _output(before) - 310 <= _output(rows) <= _output(before)
     _said(said, Path(f"{path}#sessions"), "set of totals")
+
+
+AUGGIE = ".augment/sessions/5a3e1c2b-7d4f-4a6b-9c8d-1e2f3a4b5c6d.json"
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_auggie_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # an Auggie response's counts were billed without a word
+    home = _copy(tmp_path, "auggie")
+    before, said = _usage(home, "auggie", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / AUGGIE
+    text = path.read_text()
+    assert text.count('"output_tokens": 40') == 1
+    path.write_text(
+        text.replace('"output_tokens": 40', f'"output_tokens": {json.dumps(odd)}')
+    )
+    rows, said = _usage(home, "auggie", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 40 <= _output(rows) <= _output(before)
+    _said(said, path, "response")

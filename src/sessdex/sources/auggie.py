@@ -101,7 +101,7 @@ from typing import Unpack, overload
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -113,6 +113,7 @@ from ._values import (
     as_str,
     iso_time,
     ms_time,
+    odd_count,
     one_line,
     shown_arguments,
     shown_text,
@@ -630,8 +631,15 @@ class _Reader:
         if credits:  # what the summary cost in Augment's credits
             counted = replace(counted, credits=credits)
         if counted.total or counted.credits:
+            self.say_odd(entry)
             when = iso_time(entry.get("finishedAt"))  # when the summary was made
             yield self.emit("usage", when, estimated=when is None, usage=counted)
+
+    def say_odd(self, usage: dict[str, object]) -> None:
+        """Say a billed count no app writes (`odd_count`): `_usage` bills it as 0 (or
+        its whole part). A session is one JSON document: the response is counted."""
+        if any(odd_count(usage.get(key)) for key in _COUNTS):
+            self.diagnostics.damage(self.path, 0, odd_in("response"))
 
     def items(self, items: Iterable[object]) -> Iterator[Event]:
         for raw in items:
@@ -878,6 +886,7 @@ class _Reader:
         for usage, when in usages if not copied else ():
             counted = _usage(usage, model)
             if counted.total:
+                self.say_odd(usage)
                 if credits:  # the exchange's credits, on its first counted response
                     counted, credits = replace(counted, credits=credits), 0.0
                 # ...and its dollars: the cost Augment billed, taken where the
@@ -971,16 +980,20 @@ def _dollars(value: object) -> float:
     return float(value) if math.isfinite(value) and value >= 0 else 0.0
 
 
+# a response's counts, in `Usage`'s order
+_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
 def _usage(usage: dict[str, object], model: str | None) -> Usage:
     """One response's tokens; input without the cache, as Anthropic counts it (Auggie's
     own totals add the three)."""
-    return Usage(
-        input_tokens=as_int(usage.get("input_tokens")),
-        output_tokens=as_int(usage.get("output_tokens")),
-        cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
-        cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
-        model=model,
-    ).plausible()
+    given, output, cache_read, cache_write = (as_int(usage.get(k)) for k in _COUNTS)
+    return Usage(given, output, cache_read, cache_write, model=model).plausible()
 
 
 # --- resume ------------------------------------------------------------------------------

@@ -678,3 +678,27 @@ def test_auggie_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None
     assert _input(rows) == _input(before)
     assert _output(before) - 40 <= _output(rows) <= _output(before)
     _said(said, path, "response")
+
+
+FORGE_DB = ".forge/.forge.db"
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_forge_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # a Forge response's counts were billed without a word
+    home = _copy(tmp_path, "forge")
+    before, said = _usage(home, "forge", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / FORGE_DB
+    conversation = "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE conversations SET context = replace(context, "
+            '\'"completion_tokens":{"actual":80}\', ?) WHERE conversation_id = ?',
+            (f'"completion_tokens":{{"actual":{json.dumps(odd)}}}', conversation),
+        )
+    db.close()
+    rows, said = _usage(home, "forge", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 80 <= _output(rows) <= _output(before)
+    _said(said, Path(f"{path}#conversations/{conversation}"), "response")

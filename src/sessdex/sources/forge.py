@@ -75,7 +75,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import databases, files, folders, programs
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session
 from ._values import (
     Emitter,
@@ -87,6 +87,7 @@ from ._values import (
     db_time,
     loaded_object,
     new_usage,
+    odd_count,
     one_line,
     shown_arguments,
 )
@@ -456,6 +457,7 @@ class _Reader:
         walk = _Walk(
             self, agent_id, depth, self.updated, context.get("initiator") == "agent"
         )
+        walk.where = f"{self.database}#conversations/{conversation_id}"
         self.open.add(conversation_id)
         try:
             yield from walk.messages(entries, start, stop)
@@ -516,6 +518,7 @@ class _Walk:
         self.from_agent = from_agent or agent_id is not None
         self.diagnostics = reader.diagnostics
         self.model: str | None = None
+        self.where = ""  # the conversation's row, where an odd count is said
         self.open_calls: dict[str, str] = {}  # call id: tool name
         self.tasks: dict[str, list[str]] = {}  # a spawning call's id: its tasks
         self.spawned = 0  # the aI values seen so far in the result read
@@ -716,6 +719,8 @@ class _Walk:
         cached = _tokens(value.get("cached_tokens"))
         if not (prompt or completion or cached):
             return
+        if any(_odd(value.get(key)) for key in _COUNTS):  # billed as 0, or whole
+            self.diagnostics.damage(self.where, 0, odd_in("response"))
         extra: dict[str, JSONValue] = {}
         cost = value.get("cost")
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
@@ -750,13 +755,26 @@ def _attached(kind: str, value: dict[str, object]) -> str:
     return f"{note} {name}" if name else note
 
 
+# a response's `usage` counts that are billed (`total_tokens` is their sum)
+_COUNTS = ("prompt_tokens", "completion_tokens", "cached_tokens")
+
+
+def _odd(value: object) -> bool:
+    """Whether a `TokenCount` holds a count no app writes (`odd_count`)."""
+    count = as_dict(value)
+    return any(odd_count(count.get(key)) for key in _KINDS)
+
+
 def _tokens(value: object) -> int:
     """A `TokenCount` (`{"actual": n}` or `{"approx": n}`, either capitalised) as a number."""
     count = as_dict(value)
-    for key in ("actual", "approx", "Actual", "Approx"):
+    for key in _KINDS:
         if key in count:
             return max(as_int(count[key]), 0)
     return 0
+
+
+_KINDS = ("actual", "approx", "Actual", "Approx")
 
 
 # --- reopening -----------------------------------------------------------------------------

@@ -581,3 +581,47 @@ def test_an_artifact_rewritten_dates_its_conversation_warm_as_cold(
     os.utime(walkthrough, (1_790_000_600, 1_790_000_600))
     written = iso(datetime.fromtimestamp(1_790_000_600, UTC))
     assert updated("warm") == updated("cold") == written
+
+
+def test_a_negative_count_in_a_model_call_is_said_and_bills_0(tmp_path: Path) -> None:
+    """A count of -5 (an int64 that protobuf writes as 2**64 - 5) or one past 2**53 is no
+    count agy writes: it was summed into the call's input, which `usage` then billed as
+    0 whole (the 900 system tokens beside it gone). It bills 0 alone, and is said."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    folder = home / ".gemini" / "antigravity-cli" / "conversations"
+    folder.mkdir(parents=True)
+    conversation = "0a0a0a0a-1111-4222-8333-444455556666"
+    db = sqlite3.connect(folder / f"{conversation}.db")
+    db.execute(
+        "CREATE TABLE steps (idx INTEGER PRIMARY KEY, step_type INTEGER, step_payload BLOB)"
+    )
+    db.execute("CREATE TABLE trajectory_metadata_blob (id TEXT PRIMARY KEY, data BLOB)")
+    db.execute(
+        "CREATE TABLE gen_metadata (idx INTEGER PRIMARY KEY, data BLOB, size INTEGER)"
+    )
+    db.execute("INSERT INTO steps VALUES (0, 1, x'00')")
+    start = 1_785_140_200
+    db.execute(
+        "INSERT INTO trajectory_metadata_blob VALUES ('main', ?)",
+        (field(1, field(1, "file:///home/dev/shop")) + field(2, timestamp(start)),),
+    )
+    usage = field(1, 900) + field(2, 2**64 - 5) + field(9, 40) + field(10, 10)
+    info = field(4, timestamp(start + 5))
+    row = field(1, field(4, usage) + field(9, info) + field(19, "gemini-3-flash"))
+    db.execute("INSERT INTO gen_metadata VALUES (0, ?, ?)", (row, len(row)))
+    db.commit()
+    db.close()
+    argv = ["usage", "session", "--json", "--verbose", "--app", "antigravity"]
+    result = CliRunner().invoke(
+        main, [*argv, "--home", str(home)], env={"SESSDEX_HOME": str(tmp_path / "s")}
+    )
+    assert result.exit_code == 0, result.output
+    (found,) = [r for r in json.loads(result.stdout) if r["id"] == conversation]
+    assert (found["input_tokens"], found["output_tokens"]) == (900, 50)
+    assert "warning: read 1 response with an odd token count" in result.stderr
+    where = f"{folder / conversation}.db#gen_metadata:0: odd token count in a response"
+    assert where in result.stderr

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as protobuf
 from ._values import (
@@ -64,6 +64,7 @@ from ._values import (
     first_line,
     iso_time,
     local_path,
+    odd_count,
     stat_size,
     type_tag,
 )
@@ -637,11 +638,19 @@ class _Generation(NamedTuple):
     time: datetime | None
     model: str | None
     response: str | None
+    odd: bool = False  # a count no app writes (`odd_count`), billed as 0: said
 
 
 def _number(parts: list[protobuf.Field], field: int) -> int:
+    """A count, 0 where it is none a response can have: past 2**53, a negative int64
+    among them (protobuf writes -5 as 2**64 - 5)."""
     value = protobuf.first(parts, field, 0)
-    return value if isinstance(value, int) else 0
+    return value if isinstance(value, int) and not odd_count(value) else 0
+
+
+# the counts a call's usage bills (1 and 2 input, 3 the whole output, 5 cache reads, 9
+# the answer, 10 the thinking)
+_COUNTS = (1, 2, 3, 5, 9, 10)
 
 
 def _generations(
@@ -697,6 +706,7 @@ def _generations(
             response.decode("utf-8", "replace")
             if isinstance(response, bytes)
             else None,
+            any(odd_count(protobuf.first(counts, f, 0)) for f in _COUNTS),
         )
 
 
@@ -757,6 +767,9 @@ class _Reader:
         try:
             for call in _generations(connection):
                 if call.usage.total or call.usage.reasoning_tokens:
+                    if call.odd:  # a row of a table: a response, with no line
+                        where = f"{database}#gen_metadata"
+                        self.diagnostics.damage(where, 0, odd_in("response"))
                     extra: dict[str, JSONValue] = (
                         {"response": call.response} if call.response else {}
                     )

@@ -702,3 +702,29 @@ def test_forge_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     assert _input(rows) == _input(before)
     assert _output(before) - 80 <= _output(rows) <= _output(before)
     _said(said, Path(f"{path}#conversations/{conversation}"), "response")
+
+
+KIMI_CODE_WIRE = (
+    ".kimi-code/sessions/wd_project_ac3bb318f98e/"
+    "session_1bcbe023-4f7e-4971-9dc9-43b8756045b0/agents/main/wire.jsonl"
+)
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_kimi_code_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # a Kimi Code `usage.record`'s counts were billed without a word
+    home = _copy(tmp_path, "kimi")
+    before, said = _usage(home, "kimi", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / KIMI_CODE_WIRE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[30])  # line 31: a usage record of output 42
+    assert value["usage"]["output"] == 42
+    value["usage"]["output"] = odd
+    lines[30] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "kimi", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 42 <= _output(rows) <= _output(before)
+    _said(said, path)
+    assert f"{path}:31: odd token count" in said

@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Unpack
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage, superseded
 from ..wording import count_of
 from ._values import (
@@ -88,6 +88,7 @@ from ._values import (
     line_start,
     ms_time,
     obj,
+    odd_count,
     one_line,
     shown_arguments,
     shown_json,
@@ -407,6 +408,10 @@ class _Turn:
     calls: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
+# a `usage.record`'s counts, in `Usage`'s order
+_COUNTS = ("inputOther", "output", "inputCacheRead", "inputCacheCreation")
+
+
 class _Reader:
     """Translates the wires of one session's agents into events, in order."""
 
@@ -424,6 +429,7 @@ class _Reader:
         self.folder = folder
         self.reads_children = reads_children
         self.emit = Emitter(session.id)
+        self.at = ("", 0)  # the wire and line read last: where an odd count is said
         self.spawned: set[str] = set()
         # sub-agent id -> parent agent id; and -> the agent it was forked from
         self.children, self.forked = _children(folder)
@@ -444,9 +450,10 @@ class _Reader:
         # (`context.append_message` records before its own first prompt): told once
         source = self.forked.get(agent) if agent is not None else None
         copied: list[datetime | None] = []
-        for _line, record in files.iter_records(
+        for line, record in files.iter_records(
             path, self.diagnostics, offset=offset, full=self.full
         ):
+            self.at = (str(path), line.number)
             kind = type_tag(record.get("type"))
             if turn.pending is not None and kind != "usage.record":
                 yield self.turn_end(turn, agent)
@@ -705,17 +712,18 @@ class _Reader:
     ) -> Event:
         usage = obj(record, "usage")
         scope = as_str(record.get("usageScope"))
+        if any(odd_count(usage.get(key)) for key in _COUNTS):
+            self.diagnostics.damage(*self.at, ODD_COUNT)
+        # each 0 below 0: a broken count would take as much off the rest
+        given, output, cache_read, cache_write = (
+            max(0, as_int(usage.get(key))) for key in _COUNTS
+        )
+        model = as_str(record.get("model")) or turn.model
         return self.event(
             "usage",
             time,
             agent_id=agent,
-            usage=Usage(
-                input_tokens=as_int(usage.get("inputOther")),
-                output_tokens=as_int(usage.get("output")),
-                cache_read_tokens=as_int(usage.get("inputCacheRead")),
-                cache_write_tokens=as_int(usage.get("inputCacheCreation")),
-                model=as_str(record.get("model")) or turn.model,
-            ),
+            usage=Usage(given, output, cache_read, cache_write, model=model),
             extra={"scope": scope} if scope else {},
         )
 

@@ -728,3 +728,51 @@ def test_kimi_code_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> N
     assert _output(before) - 42 <= _output(rows) <= _output(before)
     _said(said, path)
     assert f"{path}:31: odd token count" in said
+
+
+@pytest.mark.parametrize("command", ["usage", "show", "tree", "doctor"])
+def test_claude_an_odd_count_relayed_by_a_progress_line_is_said(
+    command: str, tmp_path: Path
+) -> None:
+    # a 2.0 progress line relays a sub-agent's response (`data.message`): `usage` bills
+    # it and said its odd count; `show`, `tree` and `doctor --deep` passed it unsaid
+    home = _copy(tmp_path, "claude")
+    path = home / CLAUDE_FILE
+    relayed = {
+        "type": "assistant",
+        "timestamp": "2026-11-20T10:00:08.000Z",
+        "requestId": "req_relayed",
+        "message": {
+            "id": "msg_relayed",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "checked"}],
+            "usage": {"input_tokens": 3, "output_tokens": -5},
+        },
+    }
+    line = {
+        "type": "progress",
+        "sessionId": CLAUDE,
+        "uuid": "11111111-0000-4000-8000-0000000000f0",
+        "timestamp": "2026-11-20T10:00:08.000Z",
+        "data": {"type": "agent_progress", "agentId": "a1b2c3", "message": relayed},
+    }
+    lines = path.read_text().rstrip("\n").split("\n")
+    path.write_text("\n".join([*lines, json.dumps(line)]) + "\n")
+    number = len(lines) + 1
+    if command == "usage":
+        _, said = _usage(home, "claude", tmp_path / "odd")
+    else:
+        argv = (
+            ["doctor", "--deep", "--verbose"]
+            if command == "doctor"
+            else [command, CLAUDE, "--verbose"]
+        )
+        result = CliRunner().invoke(
+            main,
+            [*argv, "--home", str(home)],
+            env={"SESSDEX_HOME": str(tmp_path / "s")},
+        )
+        assert result.exit_code == 0, result.output
+        said = result.stderr if command != "doctor" else result.output
+    assert f"{path}:{number}: odd token count" in said, said

@@ -1036,6 +1036,22 @@ class Stream:
         if changed := self._change(agent, "permission_mode", mode, first=True):
             yield changed
 
+    def _progress(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        """A 2.0 progress line: nothing shown (the sub-agent's own file shows its work),
+        but a relayed response's odd count is said, as `usage`, which bills it, says it."""
+        data = record.get("data")
+        relayed = data.get("message") if isinstance(data, dict) else None
+        message = relayed.get("message") if isinstance(relayed, dict) else None
+        if not isinstance(message, dict) or record.get("isApiErrorMessage") is True:
+            return iter(())
+        raw = message.get("usage")
+        synthetic = message.get("model") == rec.SYNTHETIC  # billed by nobody
+        if not synthetic and isinstance(raw, dict) and rec.odd_usage(raw):
+            self.context.diagnostics.damage(str(self.path), self.number, ODD_COUNT)
+        return iter(())
+
     def _pr_link(
         self, record: dict[str, object], agent: str | None, compacted: bool
     ) -> Iterator[Event]:
@@ -1146,6 +1162,7 @@ _HANDLERS: dict[str, _Handler] = {
     "mode": Stream._mode,
     "permission-mode": Stream._permission_mode,
     "pr-link": Stream._pr_link,
+    "progress": Stream._progress,
     "continued-in": Stream._continued_in,
     "ended-by-model": Stream._ended_by_model,
     "derived-from": Stream._derived_from,

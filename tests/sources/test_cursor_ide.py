@@ -452,3 +452,26 @@ def test_a_message_cursor_wrote_as_the_users_is_not_typed_nor_the_title(
     assert [e.text for e in found if e.kind == "user"] == ["Ship the release notes"]
     [meta] = [e for e in found if e.kind == "meta"]
     assert meta.extra["injected"] is True and "Continue toward" in (meta.text or "")
+
+
+@pytest.mark.parametrize("odd", ["12", -5, 1.5, True, 2**60])
+def test_an_odd_token_count_in_a_message_is_said(odd: object, tmp_path: Path) -> None:
+    # a message's `tokenCount` no app writes was billed as 0 without a word
+    path = sample(tmp_path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute(
+            "UPDATE cursorDiskKV SET value = json_set(value, '$.tokenCount.outputTokens',"
+            " json(?)) WHERE key = ?",
+            (json.dumps(odd), f"bubbleId:{AGENT}:b4"),
+        )
+    argv = ["usage", "session", "--json", "--verbose", "--app", "cursor"]
+    result = CliRunner().invoke(
+        main,
+        [*argv, "--home", str(tmp_path)],
+        env={"SESSDEX_HOME": str(tmp_path / "s")},
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = [r for r in json.loads(result.stdout) if r["id"] == AGENT]
+    assert (row["input_tokens"], row["output_tokens"]) == (1200, 0)
+    assert "warning: read 1 response with an odd token count" in result.stderr
+    assert f"{path}#bubbleId:{AGENT}:b4:0: odd token count" in result.stderr

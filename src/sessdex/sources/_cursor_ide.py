@@ -37,7 +37,7 @@ from pathlib import Path
 import orjson
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from . import _cursor_chat
 from ._values import (
@@ -52,6 +52,7 @@ from ._values import (
     local_path,
     ms_time,
     obj,
+    odd_count,
     one_line,
     shown_json,
     text_of,
@@ -328,10 +329,14 @@ def _conversation(
     waiting = _sub_agents(store, data, depth, seen) if depth < _DEPTH else []
     inline = _inline(data)
     for header in headers:
+        key = f"bubbleId:{cid}:{as_str(header.get('bubbleId'))}"
         bubble = header if inline else store.bubble(cid, as_str(header.get("bubbleId")))
         if bubble and _simulated(header) and not _simulated(bubble):
             bubble = {**bubble, "isSimulatedMsg": True}  # the header said so
-        for draft in _bubble(bubble, agent, model, store.diagnostics) if bubble else ():
+        where = f"{store.path}#{f'composerData:{cid}' if inline else key}"
+        for draft in (
+            _bubble(bubble, agent, model, store.diagnostics, where) if bubble else ()
+        ):
             time = draft[1]
             while waiting and time is not None and waiting[0][0] is not None:
                 if waiting[0][0] >= time:
@@ -392,7 +397,9 @@ def _bubble(
     agent: str | None,
     model: str | None,
     diagnostics: Diagnostics,
+    where: str,
 ) -> list[Draft]:
+    """A message's events. `where`: its row, where an odd token count is said."""
     time = iso_time(bubble.get("createdAt"))
     kind = bubble.get("type")
     text = as_str(bubble.get("text"))
@@ -431,6 +438,8 @@ def _bubble(
         or model,
     )
     if used.input_tokens or used.output_tokens:
+        if any(odd_count(tokens.get(k)) for k in ("inputTokens", "outputTokens")):
+            diagnostics.damage(where, 0, odd_in("response"))  # billed as 0
         out.append(("usage", time, {"agent_id": agent, "usage": used}))
     return out
 

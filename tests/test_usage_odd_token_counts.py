@@ -776,3 +776,27 @@ def test_claude_an_odd_count_relayed_by_a_progress_line_is_said(
         assert result.exit_code == 0, result.output
         said = result.stderr if command != "doctor" else result.output
     assert f"{path}:{number}: odd token count" in said, said
+
+
+VSCODE_CHAT = (
+    ".config/Code/User/workspaceStorage/5d1e0c8b2a4f6e8d0c2b4a6f8e0d2c4b/"
+    "chatSessions/3f1c9a52-7d4e-4b6a-9c21-5e8f7a6b4d30.json"
+)
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_vscode_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
+    # a Copilot Chat response's counts were billed without a word
+    home = _copy(tmp_path, "vscode")
+    before, said = _usage(home, "vscode", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = home / VSCODE_CHAT
+    document = json.loads(path.read_text())
+    metadata = document["requests"][0]["result"]["metadata"]
+    assert metadata["outputTokens"] == 640
+    metadata["outputTokens"] = odd
+    path.write_text(json.dumps(document))
+    rows, said = _usage(home, "vscode", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 640 <= _output(rows) <= _output(before)
+    _said(said, path, "response")

@@ -30,7 +30,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, Diagnostics
+from ..diagnostics import NOT_UTF8, Diagnostics, odd_in
 from ..model import Event, JSONValue, Usage
 from ._values import (
     Emitter,
@@ -41,6 +41,7 @@ from ._values import (
     json_value,
     local_path,
     ms_time,
+    odd_count,
     one_line,
     stripped,
 )
@@ -415,9 +416,12 @@ class Translator:
     """Events of one chat: per request, the prompt, the response's parts in order, its
     error, its usage where recorded, and the end of the turn."""
 
-    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self, session_id: str, diagnostics: Diagnostics, where: str = ""
+    ) -> None:
         self.emit = Emitter(session_id)
         self.diagnostics = diagnostics
+        self.where = where  # the chat's file, where an odd count is said ("": not)
 
     def events(self, state: dict[str, object]) -> Iterator[Event]:
         model: str | None = None
@@ -460,12 +464,14 @@ class Translator:
         if message:
             yield emit("error", end, text=message,
                        extra={"code": code} if (code := as_str(error.get("code"))) else {})  # fmt: skip
-        usage = _usage(metadata, model) or _usage(
-            {"promptTokens": request.get("promptTokens"),
-             "outputTokens": request.get("completionTokens")},
-            model,
-        )  # fmt: skip
+        counts = metadata
+        usage = _usage(counts, model)
+        if usage is None:
+            counts = {"promptTokens": request.get("promptTokens"),
+                      "outputTokens": request.get("completionTokens")}  # fmt: skip
+            usage = _usage(counts, model)
         if usage is not None:
+            self.say_odd(counts)
             yield emit("usage", end, usage=usage)
         reason: dict[str, JSONValue] = {}
         if state in _OPEN:
@@ -473,6 +479,13 @@ class Translator:
         if request.get("isCanceled") is True or state == _CANCELLED:
             reason = {"reason": "cancelled"}
         yield emit("turn_end", end, estimated=end is start, extra=reason)
+
+    def say_odd(self, counts: dict[str, object]) -> None:
+        """Say a billed count no app writes (`odd_count`): `_usage` bills it as 0 (or
+        its whole part). A chat is one JSON document: the response is counted."""
+        odd = any(odd_count(counts.get(k)) for k in ("promptTokens", "outputTokens"))
+        if odd and self.where:
+            self.diagnostics.damage(self.where, 0, odd_in("response"))
 
 
 def _summaries(metadata: dict[str, object]) -> list[str]:

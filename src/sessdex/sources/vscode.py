@@ -344,7 +344,8 @@ def read(
         return
     state = chat.load(Path(session.path), diagnostics, full=full)
     if state is not None:
-        yield from chat.Translator(session.id, diagnostics).events(state)
+        translator = chat.Translator(session.id, diagnostics, session.path)
+        yield from translator.events(state)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

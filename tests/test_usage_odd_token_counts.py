@@ -800,3 +800,48 @@ def test_vscode_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None
     assert _input(rows) == _input(before)
     assert _output(before) - 640 <= _output(rows) <= _output(before)
     _said(said, path, "response")
+
+
+CLINE_TASK = (
+    ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1790931121000/"
+    "ui_messages.json"
+)
+
+
+def _cline_request(home: Path, **counts: object) -> Path:
+    """The task's first request (3,100 in, 240 out) with `counts` written over its own."""
+    path = home / CLINE_TASK
+    messages = json.loads(path.read_text())
+    request = json.loads(messages[1]["text"])
+    assert (request["tokensIn"], request["tokensOut"]) == (3100, 240)
+    messages[1]["text"] = json.dumps({**request, **counts})
+    path.write_text(json.dumps(messages))
+    return path
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_cline_an_odd_request_count_is_said(odd: object, tmp_path: Path) -> None:
+    # a Cline request's counts were billed without a word
+    home = _copy(tmp_path, "cline")
+    before, said = _usage(home, "cline", tmp_path / "whole")
+    assert "odd token count" not in said
+    path = _cline_request(home, tokensOut=odd)
+    rows, said = _usage(home, "cline", tmp_path / "odd")
+    assert _input(rows) == _input(before)
+    assert _output(before) - 240 <= _output(rows) <= _output(before)
+    _said(said, path, "message")
+
+
+def test_cline_a_negative_start_adds_nothing_to_its_finish(tmp_path: Path) -> None:
+    # Claude Dev's finish counts what it adds to its start: a start's -5 made it 5 more
+    home = _copy(tmp_path, "cline")
+    before, _ = _usage(home, "cline", tmp_path / "whole")
+    path = _cline_request(home, tokensOut=-5)
+    messages = json.loads(path.read_text())
+    finish = {**messages[1], "say": "api_req_finished"}
+    finish["text"] = json.dumps({"tokensOut": 240})
+    messages.insert(2, finish)
+    path.write_text(json.dumps(messages))
+    rows, said = _usage(home, "cline", tmp_path / "odd")
+    assert _output(rows) == _output(before)
+    _said(said, path, "message")

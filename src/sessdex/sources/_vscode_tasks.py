@@ -27,7 +27,7 @@ from typing import Protocol, Unpack
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from ._values import (
     Emitter,
@@ -37,6 +37,7 @@ from ._values import (
     first_line,
     json_copy,
     ms_time,
+    odd_count,
     stripped,
 )
 from .base import Home, Location
@@ -564,7 +565,7 @@ class _Translator:
             "api_req_deleted",
             "subagent_usage",  # Cline's sub-agents' requests, in the task's totals
         ):
-            yield from self._usage(kind, text, state, event)
+            yield from self._usage(kind, text, state, event, path)
         elif kind in ERRORS:
             yield event("error", text=text or kind, extra={"type": kind})
         elif kind in (
@@ -693,7 +694,7 @@ class _Translator:
         )
 
     def _usage(
-        self, kind: str, text: str, state: _State, event: _Maker
+        self, kind: str, text: str, state: _State, event: _Maker, path: Path
     ) -> Iterator[Event]:
         data = own = _json_object(text)
         started: dict[str, object] = {}
@@ -707,9 +708,13 @@ class _Translator:
             data = {**started, **(data or {})}
         if not data:
             return
+        if own and any(odd_count(own.get(key)) for key in _COUNTS):
+            # billed as 0 (or its whole part); a task's messages are one JSON document
+            self.diagnostics.damage(str(path), 0, odd_in("message"))
+        # each 0 below 0: a start's broken count added as much to its finish's
         tokens = [
-            max(0, as_int(data.get(key)) - as_int(started.get(key)))
-            for key in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")
+            max(0, max(0, as_int(data.get(key))) - max(0, as_int(started.get(key))))
+            for key in _COUNTS
         ]
         if any(tokens):
             extra: dict[str, JSONValue] = {}
@@ -1030,3 +1035,7 @@ def _diff_text(text: str) -> str:
     if data and stripped(data.get("diff")):
         return str(data["diff"])
     return text
+
+
+# a request's counts (`api_req_started` and the rest), in `Usage`'s order
+_COUNTS = ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")

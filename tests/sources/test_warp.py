@@ -1078,3 +1078,23 @@ def test_a_huge_block_metadata_of_the_conversation_is_counted_too_long(
     found = list(warp.read(sessions(home)[SHOP], diagnostics))
     assert [e for e in found if e.kind == "tool_result"]
     assert diagnostics.skipped_total == 1
+
+
+@pytest.mark.parametrize("odd", ["12", -5, 1.5, True, 2**60])
+def test_an_odd_charged_count_is_said_and_bills_0(odd: object, tmp_path: Path) -> None:
+    # a count of `total_charged_usage` no app writes was billed as 0 without a word
+    home = copy(tmp_path)
+    set_usage(
+        home,
+        {"total_charged_usage": {"input_tokens": 30000, "output_tokens": odd}},
+    )
+    argv = ["usage", "session", "--json", "--verbose", "--app", "warp"]
+    result = CliRunner().invoke(
+        main, [*argv, "--home", str(home)], env={"SESSDEX_HOME": str(tmp_path / "s")}
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = [r for r in json.loads(result.stdout) if r["id"] == SHOP]
+    assert (row["input_tokens"], row["output_tokens"]) == (30000, 0)
+    assert "warning: read 1 set of totals with an odd token count" in result.stderr
+    where = f"{home / DB}#agent_conversations:0: odd token count in a set of totals"
+    assert where in result.stderr

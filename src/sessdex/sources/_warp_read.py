@@ -69,7 +69,7 @@ from typing import cast
 import orjson
 
 from .. import databases, files
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, EventKind, JSONValue, Usage
 from . import _protobuf as pb
 from . import _warp_tools as tools
@@ -83,6 +83,7 @@ from ._values import (
     as_str,
     db_time,
     json_object,
+    odd_count,
     plain,
 )
 
@@ -772,20 +773,20 @@ class Reader:
         """The conversation's charged usage, where Warp kept it (`total_charged_usage`,
         summed by Warp over every request, model and category): one `usage` event, with
         the conversation's `credits`."""
+        given, output, cache_read, cache_write = (
+            as_int(totals.get(key), floats=False) for key in _CHARGED
+        )
         usage = Usage(
-            input_tokens=as_int(totals.get("input_tokens"), floats=False),
-            output_tokens=as_int(totals.get("output_tokens"), floats=False),
-            cache_read_tokens=as_int(
-                totals.get("input_cache_read_tokens"), floats=False
-            ),
-            cache_write_tokens=as_int(
-                totals.get("input_cache_write_tokens"), floats=False
-            ),
-            model=model,
-            credits=credits,
+            given, output, cache_read, cache_write, model=model, credits=credits
         ).plausible()
         if not usage.total:
             return None
+        counts = [totals.get(key) for key in _CHARGED]
+        if any(odd_count(c) or isinstance(c, float) for c in counts):
+            # billed as 0 (`as_int`, `plausible`; Warp writes whole numbers, a float is
+            # none of them); a conversation's row has no line
+            where = f"{self.database}#agent_conversations"
+            self.diagnostics.damage(where, 0, odd_in("set of totals"))
         extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
         cents = [totals.get(key) for key in _COST_KEYS]
         cost = sum(c for c in cents if isinstance(c, int | float) and _number(c))
@@ -915,3 +916,12 @@ def query_text(value: object) -> str | None:
         if (text := as_str(as_dict(as_dict(item).get("Query")).get("text")))
     ]
     return "\n".join(texts) or None
+
+
+# `total_charged_usage`'s counts, in `Usage`'s order
+_CHARGED = (
+    "input_tokens",
+    "output_tokens",
+    "input_cache_read_tokens",
+    "input_cache_write_tokens",
+)

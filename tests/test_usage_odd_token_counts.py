@@ -845,3 +845,26 @@ def test_cline_a_negative_start_adds_nothing_to_its_finish(tmp_path: Path) -> No
     rows, said = _usage(home, "cline", tmp_path / "odd")
     assert _output(rows) == _output(before)
     _said(said, path, "message")
+
+
+KIROIDE_FILE = (
+    ".kiro/sessions/dc04e9ad19b4b75f/"
+    "sess_4f3e2d1c-0b9a-4876-a5b4-c3d2e1f0a9b8/messages.jsonl"
+)
+
+
+@pytest.mark.parametrize("odd", [*ODD, 2**60])
+def test_kiroide_an_odd_turn_count_is_said(odd: object, tmp_path: Path) -> None:
+    # a Kiro IDE turn's `usage_summary` counts were billed without a word
+    home = _copy(tmp_path, "kiroide")
+    path = home / KIROIDE_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[11])  # line 12: a turn's usage summary (credits alone)
+    assert value["payload"]["type"] == "usage_summary"
+    value["payload"].update({"inputTokens": 900, "outputTokens": odd})
+    lines[11] = json.dumps(value)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "kiroide", tmp_path / "odd")
+    assert all(int(row["output_tokens"]) >= 0 for row in rows.values())  # type: ignore[call-overload]
+    _said(said, path)
+    assert f"{path}:12: odd token count" in said

@@ -45,7 +45,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import Event, JSONValue, Session, superseded
 from ._values import (
     as_credits,
@@ -59,6 +59,7 @@ from ._values import (
     json_value,
     local_path,
     new_usage,
+    odd_count,
     one_line,
     renumber,
     stat_size,
@@ -260,12 +261,14 @@ def read(
         return
     seq = 0
     prompts: set[str] = set()
-    for _, record in files.iter_records(path, diagnostics, offset=offset, full=full):
+    for line, record in files.iter_records(path, diagnostics, offset=offset, full=full):
         payload = as_dict(record.get("payload"))
         kind = as_str(payload.get("type"))
         time = iso_time(record.get("timestamp")) or epoch_or_iso_time(
             record.get("timestamp")
         )
+        if kind == "usage_summary" and any(odd_count(payload.get(n)) for n in _TOKENS):
+            diagnostics.damage(str(path), line.number, ODD_COUNT)  # billed as 0
         for event in _events(session.id, time, kind, payload, prompts, diagnostics):
             yield renumber(event, seq)
             seq += 1
@@ -338,7 +341,7 @@ def _usage(
     """A turn's usage summary: one usage event, its token counts where it has them and
     the credits Kiro charged for the turn (`promptTurnSummaries`, unit "credit"); a use
     in another unit is noted."""
-    counts = [as_int(payload.get(name)) for name in _TOKENS]
+    counts = [max(0, as_int(payload.get(name))) for name in _TOKENS]
     credits = 0.0
     other: list[str] = []
     for summary in as_list(payload.get("promptTurnSummaries")):

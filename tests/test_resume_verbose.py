@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
-from tests.helpers import write_claude_session
+from tests.helpers import claude_line, write_claude_session
 
 SESSION = "c0ffee00-0000-4000-8000-00000000000a"
 
@@ -28,3 +30,39 @@ def test_resume_verbose_names_the_unreadable_line_of_its_file(tmp_path: Path) ->
     assert loud.stdout == quiet.stdout  # the line to run is the same
     assert "skipped 1 unreadable line" in loud.stderr, loud.stderr
     assert f"{path}:3: not JSON" in loud.stderr, loud.stderr
+
+
+def _folderless_session(home: Path) -> Path:
+    """A Claude Code session that recorded no folder: refused before any plan exists."""
+    path = home / ".claude" / "projects" / "-shop" / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    line = claude_line(
+        SESSION,
+        "",
+        type="user",
+        uuid="u1",
+        timestamp="2026-11-20T10:00:00.000Z",
+        message={"role": "user", "content": "hello there"},
+    )
+    del line["cwd"]
+    path.write_text(json.dumps(line) + "\n" + '{"type": "user", "broken\n')
+    return path
+
+
+@pytest.mark.parametrize("how", [[], ["--print"], ["--json"]])
+def test_resume_verbose_names_the_unreadable_line_when_refused(
+    tmp_path: Path, how: list[str]
+) -> None:
+    # a refusal before a plan existed said only why: -v named none of the lines
+    # the app's file could not be read at, though they may be why it has no folder
+    home = tmp_path / "home"
+    path = _folderless_session(home)
+    args = ["resume", SESSION[:8], *how, "--home", str(home)]
+    quiet = CliRunner().invoke(main, args)
+    assert "recorded no folder" in quiet.output, quiet.output
+    assert "line 2" not in quiet.stderr and ":2:" not in quiet.stderr
+    loud = CliRunner().invoke(main, [*args, "-v"])
+    assert loud.exit_code == quiet.exit_code, loud.output
+    assert loud.stdout == quiet.stdout
+    assert "skipped 1 unreadable line" in loud.stderr, loud.stderr
+    assert f"{path}:2: not JSON" in loud.stderr, loud.stderr

@@ -337,6 +337,11 @@ def resume_command(
                 progress=progress,
             )
         except ResumeRefused as refused:
+            if verbose and refused.session is not None:
+                # a line the app could not read may be why there is no plan at all
+                progress.close()  # (its line gone before these are said)
+                problems = api.read_problems(refused.session)
+                report_diagnostics(problems, True, refused.session.app)
             if print_only and not as_json and refused.lead is not None:
                 # the lead's line a --print asked for prints too: pasted, it runs nothing
                 running = hints.named("resume", refused.lead)

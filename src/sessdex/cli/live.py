@@ -416,7 +416,9 @@ def _nothing_recent(
     "history",
     default=10,
     show_default=True,
-    help="Show the last N events first.",
+    help="Show first the last N entries it draws of its recent history (the end of "
+    "its files), a sub-agent's among them; with --nl, its last N events, token usage "
+    "and turn ends among them (--detail user: those it draws).",
 )
 @detail_option
 @click.option(

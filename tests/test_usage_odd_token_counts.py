@@ -118,6 +118,21 @@ CODEX_FILE = (
 )
 
 
+def test_gemini_a_checkpoint_message_is_named_by_its_line(tmp_path: Path) -> None:
+    # a message a /compress checkpoint (`$set`) holds is named by the checkpoint's line
+    home = _copy(tmp_path, "gemini")
+    path = home / GEMINI_FILE
+    lines = path.read_text().split("\n")
+    held = [json.loads(lines[n]) for n in (1, 3, 4)]
+    value = held[-1] | {"id": "g-assistant-9"}  # a message only the checkpoint holds
+    value["tokens"] = value["tokens"] | {"thoughts": -5}
+    lines.insert(5, json.dumps({"$set": {"messages": [*held, value]}}))
+    path.write_text("\n".join(lines))
+    _, said = _usage(home, "gemini", tmp_path / "odd")
+    _said(said, path)
+    assert f"{path}:6: odd token count\n" in said, said
+
+
 @pytest.mark.parametrize("odd", ODD)
 def test_codex_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     home = _copy(tmp_path, "codex")
@@ -175,8 +190,9 @@ def test_gemini_an_odd_thoughts_count_is_said(odd: object, tmp_path: Path) -> No
     lines[4] = json.dumps(value)
     path.write_text("\n".join(lines))
     rows, said = _usage(home, "gemini", tmp_path / "odd")
-    assert "warning: read 1 message with an odd token count" in said, said
-    assert f"{path}" in said
+    # its line named, where the chat's order, resolved after reading, named `:0`
+    _said(said, path)
+    assert f"{path}:5: odd token count\n" in said, said
     # (-5 taken off the output it is added to, unsaid)
     assert _output(rows) >= _output(before)
 

@@ -57,6 +57,7 @@ class Item:
     dropped: list[dict[str, object]] = field(default_factory=list)
     count: int = 0
     rewritten: bool = False
+    line: int = 0  # the file's line its record was read at (0: none, a JSON document)
 
 
 # Reads the chat of the sub-agent a tool call spawned (by its id): its events.
@@ -84,8 +85,9 @@ class Chat:
     imported_from: str | None = None
     copied_from: str | None = None
     copied: frozenset[str] = frozenset()
-    # says a billed message's count that no app writes (`odd_count`), where it is read
-    odd: Callable[[], None] | None = None
+    # says a billed message's count that no app writes (`odd_count`), given the line its
+    # record was read at (0 where none)
+    odd: Callable[[int], None] | None = None
 
 
 def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
@@ -141,7 +143,7 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
             else:
                 yield say("user", time=when, text=text)
     elif message.get("type") == chat.model_type:
-        yield from _model_events(message, when, chat, emit)
+        yield from _model_events(message, when, chat, emit, item.line)
     elif chat.imported_from is not None and imported_from(message) is not None:
         noted: dict[str, JSONValue] = {"imported_from": chat.imported_from}
         if chat.copied_from is not None:  # the copies follow, billed there
@@ -174,7 +176,11 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
 
 
 def _model_events(
-    message: dict[str, object], when: datetime | None, chat: Chat, emit: Emitter
+    message: dict[str, object],
+    when: datetime | None,
+    chat: Chat,
+    emit: Emitter,
+    line: int = 0,
 ) -> Iterator[Event]:
     agent = chat.agent
     say = partial(emit, agent_id=agent)
@@ -213,7 +219,7 @@ def _model_events(
     if billed is not None and text_of(message, "id") not in chat.copied:
         tokens = obj(message, "tokens")
         if chat.odd is not None and any(odd_count(tokens.get(k)) for k in _COUNTS):
-            chat.odd()
+            chat.odd(line)
         yield say("usage", time=when, usage=billed)
     for call in tool_calls:
         call_id, done = (

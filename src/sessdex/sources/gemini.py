@@ -80,7 +80,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, odd_in
+from ..diagnostics import ODD_COUNT, Diagnostics, odd_in
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _gemini_messages as messages
 from . import _hashed_folders as hashed
@@ -457,8 +457,9 @@ def _projects(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...
 
 # --- the final message order -------------------------------------------------------------
 
-# Where a message's final record is: (line offset, line end, index in a checkpoint or -1).
-_Ref = tuple[int, int, int]
+# Where a message's final record is: (line offset, line end, index in a checkpoint or -1,
+# line number: what --verbose names of it)
+_Ref = tuple[int, int, int, int]
 
 
 @dataclass(slots=True)
@@ -516,7 +517,7 @@ class _Timeline:
             elif not self.slots and self.imported_from is None:
                 self.imported_from = messages.imported_from(record)
                 self._importing = self.imported_from is not None
-            ref = (line.offset, line.end, -1)
+            ref = (line.offset, line.end, -1, line.number)
             if message_id in self.where:
                 self.slots[
                     self.where[message_id]
@@ -553,7 +554,7 @@ class _Timeline:
             if not message_id:
                 continue
             named.add(message_id)
-            ref = (line.offset, line.end, position)
+            ref = (line.offset, line.end, position, line.number)
             if message_id in self.where:
                 previous = self.where[message_id]
                 slot = self.slots[previous]
@@ -608,7 +609,8 @@ class _Timeline:
             for slot in self.slots:
                 found = reader.get(slot.ref) if slot.ref is not None else None
                 if slot.kind in ("message", "past") and found is not None:
-                    yield messages.Item("message", found)
+                    line = slot.ref[3] if slot.ref is not None else 0
+                    yield messages.Item("message", found, line=line)
                 elif slot.kind == "rewind":
                     yield messages.Item(
                         "rewind",
@@ -645,7 +647,7 @@ class _RecordReader:
             self.stream.close()
 
     def get(self, ref: _Ref) -> dict[str, object] | None:
-        start, end, index = ref
+        start, end, index, _ = ref
         if self.cached[0] != start and self.stream is not None:
             self.stream.seek(start)
             if self.full or end - start <= files.READ_LINE_CAP:
@@ -761,7 +763,7 @@ def _read_chat(
         found = timeline.resolve(path, full)
         session_id = timeline.session_id
     chat = messages.Chat(agent, session_id)
-    chat.odd = partial(diagnostics.damage, str(path), 0, odd_in("message"))
+    chat.odd = partial(_odd_count, diagnostics, str(path))
     if (
         agent is not None
         or path.parent.name != "chats"
@@ -793,6 +795,15 @@ def _read_chat(
                 yield from _read_chat(
                     Path(child.path), child_id, emit, diagnostics, full, 0, depth + 1
                 )
+
+
+def _odd_count(diagnostics: Diagnostics, path: str, line: int) -> None:
+    """A billed message's count that no app writes: named by its line, where its record
+    was read from one (a chat of JSON lines), else as a message of the document."""
+    if line:
+        diagnostics.damage(path, line, ODD_COUNT)
+    else:
+        diagnostics.damage(path, 0, odd_in("message"))
 
 
 def _import_source(path: Path, named: str, probe: str | None) -> str | None:

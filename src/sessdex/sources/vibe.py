@@ -60,6 +60,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -377,8 +378,10 @@ class _Links:
     folders: dict[str, str]  # session id -> folder name
     children: dict[str, tuple[str, ...]]  # parent session id -> folder names naming it
     # the meta.json that gave no id (not written yet, cut short), as they looked then
+    # (`freshness.settled_look`: one changed in its tick of the read never looks so again)
     unsettled: tuple[tuple[str, str], ...] = ()
-    # folder name -> how its meta.json looked, and the ids its head gave then (None: none)
+    # folder name -> how its meta.json looked (settled so), and the ids its head gave
+    # then (None: none)
     ids: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)
     # the save folder as these links hold for it (`freshness.read_signature`), looked at
     # before they were read or found kept: a folder made after shows against it
@@ -402,11 +405,13 @@ class _Links:
             now = freshness.read_signature(meta)
         if now == known[0]:
             return
+        since = time.time_ns()
         with freshness.not_depending():
             found = _head_ids(Path(meta))
         if found != known[1:]:
             raise _Stale(name)
-        self.ids[name] = (now, *found)
+        # (a look in its tick, kept, would hold for a rewrite with other ids in that tick)
+        self.ids[name] = (freshness.settled_look(now, since), *found)
 
 
 class _Stale(Exception):
@@ -416,11 +421,14 @@ class _Stale(Exception):
 # The links of each save folder, kept per process while the folder lists the same
 # entries (its mtime), the meta.json that gave no id still look as they did, and those
 # a parse uses give the ids they gave (`_Links.check`): Vibe makes a folder, then writes
-# its meta.json, whose ids it keeps from then on
+# its meta.json, whose ids it keeps from then on. None is kept of a folder, nor taken
+# for holding on the look of a meta.json, changed within its clock's tick of the read
+# (`freshness.racy`): a change in that tick keeps the look, and `watch` runs on
 _LINKS: dict[str, tuple[int, _Links]] = {}
 
 
 def _links(root: Path) -> _Links:
+    since = time.time_ns()  # before the look: what it read came after
     look = freshness.read_signature(str(root))
     try:
         stamp = root.stat().st_mtime_ns
@@ -431,7 +439,10 @@ def _links(root: Path) -> _Links:
         kept = _LINKS.get(str(root))
         if kept is not None and kept[0] == stamp and _settled(kept[1]):
             return replace(kept[1], look=look)
-        links = _links_read(root)
+        links = _links_read(root, since)
+        if freshness.settled_look(look, since) != look:
+            _LINKS.pop(str(root), None)  # its next listing may differ at this look
+            return replace(links, look=look)
         if len(_LINKS) >= 4:
             _LINKS.clear()
         _LINKS[str(root)] = (stamp, links)
@@ -445,7 +456,10 @@ def _settled(links: _Links) -> bool:
     )
 
 
-def _links_read(root: Path) -> _Links:
+def _links_read(root: Path, since: int | None = None) -> _Links:
+    """The links of the save folder `root`, read after `since` (ns; now where None):
+    the look of each meta.json changed in its tick of that is noted as unsettled."""
+    since = time.time_ns() if since is None else since
     folder_of: dict[str, str] = {}
     children: dict[str, list[str]] = {}
     unsettled: list[tuple[str, str]] = []
@@ -458,7 +472,7 @@ def _links_read(root: Path) -> _Links:
         ):
             meta = os.path.join(entry.path, "meta.json")
             # as it looked before the read: a write after it shows
-            signature = freshness.read_signature(meta)
+            signature = freshness.settled_look(freshness.read_signature(meta), since)
             session_id, parent = _head_ids(Path(meta))
             ids[entry.name] = (signature, session_id, parent)
             named = _FOLDER.search(entry.name)
@@ -520,15 +534,18 @@ def _kept(
 ) -> _T:
     """`make()`, what was read of `path` (`what` of it, where more than one thing is
     read of it), or what it gave while the file looked the same (`look`, where the
-    caller has just stat'ed it); the file noted as read either way
-    (`freshness.note_depended`)."""
+    caller has just stat'ed it; never a look of a file changed within its clock's tick
+    of the read); the file noted as read either way (`freshness.note_depended`)."""
     if look is None:
         look = freshness.read_signature(path)
     key = (path, look, what)
     if key in _KEPT:
         freshness.note_depended(path, look)
         return _KEPT[key]  # type: ignore[return-value]
+    since = time.time_ns()  # before the read
     value = make()
+    if freshness.settled_look(look, since) != look:
+        return value  # changed in its tick: a change again in it would keep its look
     if len(_KEPT) >= _KEPT_MAX:
         _KEPT.clear()
     _KEPT[key] = value

@@ -733,6 +733,8 @@ def _chain(
             older = _kept(meta_path, partial(_older_meta, folder), meta_look)
         if older is None:
             links.note_unsettled()  # the parent's folder may be one not yet written
+            if not name:  # ...or one that comes later (restored, copied newest first)
+                freshness.note_folders(root, ("unified",), links.look)
             break
         if looks is not None and look is not None:
             looks[folder] = look

@@ -133,6 +133,21 @@ def test_gemini_a_checkpoint_message_is_named_by_its_line(tmp_path: Path) -> Non
     assert f"{path}:6: odd token count\n" in said, said
 
 
+def test_gemini_a_rewound_message_is_named_by_its_line(tmp_path: Path) -> None:
+    # a message a rewind dropped is still billed: its odd count was counted unsaid
+    home = _copy(tmp_path, "gemini")
+    path = home / GEMINI_FILE
+    lines = path.read_text().split("\n")
+    value = json.loads(lines[4])
+    value["tokens"]["thoughts"] = -5
+    lines[4] = json.dumps(value)
+    lines.insert(5, json.dumps({"$rewindTo": value["id"]}))
+    path.write_text("\n".join(lines))
+    _, said = _usage(home, "gemini", tmp_path / "odd")
+    _said(said, path)
+    assert f"{path}:5: odd token count\n" in said, said
+
+
 @pytest.mark.parametrize("odd", ODD)
 def test_codex_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     home = _copy(tmp_path, "codex")

@@ -58,6 +58,7 @@ class Item:
     count: int = 0
     rewritten: bool = False
     line: int = 0  # the file's line its record was read at (0: none, a JSON document)
+    dropped_lines: list[int] = field(default_factory=list)  # ...and each dropped one's
 
 
 # Reads the chat of the sub-agent a tool call spawned (by its id): its events.
@@ -101,10 +102,13 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
             text=f"rewound: {len(item.dropped)} messages dropped",
             extra={"rewound": len(item.dropped)},
         )
-        for dropped in item.dropped:  # gone from the chat, but billed
+        lines = item.dropped_lines or [0] * len(item.dropped)
+        for dropped, line in zip(item.dropped, lines, strict=True):
+            # gone from the chat, but billed
             if text_of(dropped, "id") in chat.copied:
                 continue  # billed where it was copied from
             if (billed := usage(dropped, chat.model_type)) is not None:
+                _say_odd(dropped, chat, line)
                 yield say(
                     "usage",
                     time=iso_time(dropped.get("timestamp"), naive="local"),
@@ -217,9 +221,7 @@ def _model_events(
             )
     billed = usage(message, chat.model_type)
     if billed is not None and text_of(message, "id") not in chat.copied:
-        tokens = obj(message, "tokens")
-        if chat.odd is not None and any(odd_count(tokens.get(k)) for k in _COUNTS):
-            chat.odd(line)
+        _say_odd(message, chat, line)
         yield say("usage", time=when, usage=billed)
     for call in tool_calls:
         call_id, done = (
@@ -274,6 +276,13 @@ def _model_events(
         # with text may be too, its calls running: `calls_later` lets the live status ask
         # the CLI's processes)
         yield say("turn_end", time=when, extra={"calls_later": True})
+
+
+def _say_odd(message: dict[str, object], chat: Chat, line: int) -> None:
+    """Say a billed message's count that no app writes, read at `line` (0: none)."""
+    tokens = obj(message, "tokens")
+    if chat.odd is not None and any(odd_count(tokens.get(k)) for k in _COUNTS):
+        chat.odd(line)
 
 
 def _child_run(

@@ -612,11 +612,15 @@ class _Timeline:
                     line = slot.ref[3] if slot.ref is not None else 0
                     yield messages.Item("message", found, line=line)
                 elif slot.kind == "rewind":
+                    read = [
+                        (m, r[3])
+                        for r in slot.dropped
+                        if (m := reader.get(r)) is not None
+                    ]
                     yield messages.Item(
                         "rewind",
-                        dropped=[
-                            m for r in slot.dropped if (m := reader.get(r)) is not None
-                        ],
+                        dropped=[m for m, _ in read],
+                        dropped_lines=[line for _, line in read],
                     )
                 elif slot.kind == "compaction":
                     yield messages.Item(

@@ -458,7 +458,8 @@ def _settled(links: _Links) -> bool:
 
 def _links_read(root: Path, since: int | None = None) -> _Links:
     """The links of the save folder `root`, read after `since` (ns; now where None):
-    the look of each meta.json changed in its tick of that is noted as unsettled."""
+    each meta.json's look settled against it (`freshness.settled_look`), so that one
+    changed in its tick never holds."""
     since = time.time_ns() if since is None else since
     folder_of: dict[str, str] = {}
     children: dict[str, list[str]] = {}

@@ -116,7 +116,7 @@ _WORKSPACE_CAP = 64 * 1024
 _STATE = "state.vscdb"
 INDEX_KEY = "chat.ChatSessionStore.index"  # ChatSessionStore's, in ItemTable
 _INDEX_CAP = 16 * 1024 * 1024  # VS Code keeps 400 chats' entries: a few hundred KB
-_INDEXES: dict[str, tuple[tuple[tuple[int, int], ...], dict[str, object]]] = {}
+_INDEXES: dict[str, tuple[str, dict[str, object]]] = {}  # path -> (its look, entries)
 
 
 def locate(home: Home) -> Location:
@@ -263,19 +263,14 @@ def _index(database: Path) -> dict[str, object]:
     cache or not: a chat's title follows what the index holds now."""
     freshness.note_depended(database)
     freshness.note_depended(f"{database}-wal")
-    try:
-        stamps = tuple(
-            (st.st_mtime_ns, st.st_size)
-            for name in (database, Path(f"{database}-wal"))
-            if (st := _stat(name)) is not None
-        )
-    except OSError:
-        return {}
-    if not stamps:
-        return {}
     key = os.fspath(database)
+    # its header's change counter, or its WAL's state, which every commit moves: a
+    # commit in the tick of the last read keeps the mtime, and often the size
+    look = freshness.read_signature(key)
+    if look == freshness.ABSENT:
+        return {}
     held = _INDEXES.get(key)
-    if held is not None and held[0] == stamps:
+    if held is not None and held[0] == look:
         return held[1]
     entries: dict[str, object] = {}
     # the user data's global store also keeps what extensions store as secrets
@@ -303,15 +298,8 @@ def _index(database: Path) -> dict[str, object]:
         connection.close()
     if len(_INDEXES) >= 8:
         _INDEXES.pop(next(iter(_INDEXES)))
-    _INDEXES[key] = (stamps, entries)
+    _INDEXES[key] = (look, entries)
     return entries
-
-
-def _stat(path: Path) -> os.stat_result | None:
-    try:
-        return path.stat()
-    except FileNotFoundError:
-        return None
 
 
 def _bytes(value: bytes | str) -> bytes:

@@ -141,7 +141,12 @@ def _connect(path: Path) -> sqlite3.Connection:
             log.debug("journal mode unchanged: %s", error)
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema
+    made = db.execute("PRAGMA user_version").fetchone()[0] == 0
     migrate(db, path)
+    if made:  # a new build's first: the rows of the apps whose code is the same kept
+        from .indexcarry import carry_over
+
+        carry_over(db, path)
     _opened.add(path)
     return db
 

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-SCHEMA_VERSION = 8  # the number of migrations in `indexschema.MIGRATIONS`
+SCHEMA_VERSION = 9  # the number of migrations in `indexschema.MIGRATIONS`
 
 # Python's own SHA-256, the digest hashlib's gives: hashlib loads OpenSSL first, some ms
 # of a warm listing

@@ -173,6 +173,12 @@ def _m008_scans_said(db: sqlite3.Connection) -> None:
     _script(db, "ALTER TABLE scans ADD COLUMN said BLOB")
 
 
+def _m009_codes(db: sqlite3.Connection) -> None:
+    """Each app's code digest, as the build that made the index had it
+    (`indexcarry`): the next build keeps the rows of the apps whose code is the same."""
+    _script(db, "CREATE TABLE codes (app TEXT PRIMARY KEY, digest TEXT NOT NULL)")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
     _m002_usage,
@@ -182,6 +188,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m006_contexts,
     _m007_depends,
     _m008_scans_said,
+    _m009_codes,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 

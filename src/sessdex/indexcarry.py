@@ -1,0 +1,252 @@
+"""What a new build's index keeps of an older build's: the rows of each app whose code
+did not change. Each index stores, per app, a digest of the code its rows came from
+(`app_digests`); the first index a new build makes of a home copies, from the newest
+other build's index of that home, the rows of the apps whose digest is the same, so an
+upgrade that changed one reader reads only that app's files again.
+
+An app's code is its source's module, the source modules it imports (followed through
+imports), and everything outside `sources/` (the index, usage sums, prices, `files`,
+`model`: any of them shapes every app's rows), with the source modules that code
+imports. The digest is of the files' bytes, read when the index is made (once a build,
+a cold run's cost): a table written at build time could be stale after an edit, and a
+row kept from another reader is worse than a slow run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from . import indexfile
+from .indexfile import SCHEMA_VERSION, sha256_of
+
+log = logging.getLogger(__name__)
+
+# where the code is read from: this package (a test points it at a changed copy)
+ROOT = os.path.dirname(os.path.abspath(__file__))
+_SOURCES = "sources"
+
+# the tables whose rows are an app's, by their `app` column
+_APP_TABLES = (
+    "files",
+    "fragments",
+    "sessions",
+    "usage_files",
+    "scans",
+    "scan_paths",
+    "signatures",
+    "depends",
+)
+
+
+def app_digests(apps: Iterable[str], root: str | None = None) -> dict[str, str]:
+    """Each app's code digest (see the module's docstring), by app."""
+    root = root or ROOT
+    files = _package_files(root)
+    imports = {
+        name: _source_imports(root, name, files)
+        for name in files
+        if name.endswith(".py")
+    }
+    shared = {name for name in files if not name.startswith(_SOURCES + os.sep)}
+    shared.add(os.path.join(_SOURCES, "__init__.py"))
+    shared = _closure(shared, imports)
+    from .sources import CONTEXT_DIGESTS, MODULES
+
+    found = {}
+    for app in apps:
+        own = {os.path.join(_SOURCES, MODULES.get(app, app) + ".py")}
+        if app in CONTEXT_DIGESTS:  # `quick` imports it by name, for this app
+            own.add(os.path.join(_SOURCES, CONTEXT_DIGESTS[app] + ".py"))
+        names = sorted(_closure(shared | own, imports))
+        lines = "\n".join(f"{name}:{files.get(name, '-')}" for name in names)
+        found[app] = sha256_of(lines.encode("utf-8", "surrogateescape")).hex()[:16]
+    return found
+
+
+def _package_files(root: str) -> dict[str, str]:
+    """Every file of the package (less compiled ones), by its path below `root`: the
+    digest of its bytes."""
+    found = {}
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
+        for name in names:
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, "rb") as file:
+                found[os.path.relpath(path, root)] = sha256_of(file.read()).hex()
+    return found
+
+
+# an import statement, a parenthesised or continued list of names too; text that only
+# looks like one (in a docstring) adds a module, which reads more again, never less
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[^\n]*\\\n)*[^\n]*)"
+    rb"|import[ \t]+((?:[^\n]*\\\n)*[^\n]*))",
+    re.MULTILINE,
+)
+
+
+def _source_imports(root: str, name: str, files: dict[str, str]) -> set[str]:
+    """The modules of the package that the module `name` imports anywhere in it (a
+    function's lazy import too), as paths below `root`. A source that looks another up
+    by name (`importlib`, the registry's `get`) imports every source, as far as this
+    tells. Read as text: parsing each module costs a second, every new index."""
+    with open(os.path.join(root, name), "rb") as file:
+        text = file.read()
+    package = os.path.dirname(name).split(os.sep) if os.path.dirname(name) else []
+    # the rest of the package looks sources up by the app it is given: that app's
+    looks_up = package == [_SOURCES] and not name.endswith("__init__.py")
+    if looks_up and (b"importlib" in text or b"__import__" in text):
+        return _every_source(files)
+    found: set[str] = set()
+    for dots, module, listed, plain in _IMPORT.findall(text):
+        if not dots and not module:  # `import a.b, c`
+            for each in _words(plain):
+                parts = each.split(".")
+                if parts[0] == "sessdex":
+                    found.update(_module_files(parts[1:], (), files))
+            continue
+        names = _words(listed)
+        parts = module.decode(errors="replace").split(".") if module else []
+        if dots:
+            if len(dots) - 1 > len(package):
+                continue
+            parts = [*package[: len(package) - len(dots) + 1], *parts]
+        elif parts[0] == "sessdex":
+            parts = parts[1:]
+        else:
+            continue
+        found.update(_module_files(parts, names, files))
+        if looks_up and parts == [_SOURCES] and {"get", "all_sources"} & set(names):
+            found.update(_every_source(files))
+    return found
+
+
+def _words(listed: bytes) -> list[str]:
+    """The names an import lists (`a as b, c`): each first word."""
+    text = listed.decode(errors="replace").strip("()\\ \t\n")
+    cut = [part.split("#")[0].strip() for part in text.replace("\\\n", " ").split(",")]
+    return [part.split()[0] for part in cut if part.split()]
+
+
+def _module_files(
+    parts: list[str], names: Iterable[str], files: dict[str, str]
+) -> set[str]:
+    """The files of module `parts` (a package: its `__init__`), and of each of `names`
+    that is a module in it."""
+    found = set()
+    for candidate in (
+        os.path.join(*parts) + ".py" if parts else "",
+        os.path.join(*parts, "__init__.py"),
+        *(os.path.join(*parts, f"{name}.py") for name in names),
+        *(os.path.join(*parts, name, "__init__.py") for name in names),
+    ):
+        if candidate in files:
+            found.add(candidate)
+    return found
+
+
+def _every_source(files: dict[str, str]) -> set[str]:
+    return {name for name in files if name.startswith(_SOURCES + os.sep)}
+
+
+def _closure(names: set[str], imports: dict[str, set[str]]) -> set[str]:
+    found, todo = set(names), list(names)
+    while todo:
+        for imported in imports.get(todo.pop(), ()):
+            if imported not in found:
+                found.add(imported)
+                todo.append(imported)
+    return found
+
+
+def carry_over(db: sqlite3.Connection, path: Path) -> None:
+    """Store this build's code digests in the new index at `path` and copy into it the
+    rows of each app whose digest the newest other build's index of this home stored
+    too. Anything amiss (no such index, one of another schema, a file that cannot be
+    read) copies nothing: every file is read again, as before."""
+    from .sources import BUILTIN
+
+    try:
+        digests = app_digests(BUILTIN)
+    except (OSError, SyntaxError, ValueError) as error:
+        log.debug("no code digests: %s", error)
+        return
+    older = _newest_other(path)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("SELECT 1 FROM codes LIMIT 1").fetchone() is not None:
+            db.execute("ROLLBACK")  # another sessdex made it first
+            return
+        db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
+        if older is not None:
+            with contextlib.suppress(sqlite3.Error):  # an index not to be read: none
+                _copy(db, older, digests)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _newest_other(path: Path) -> Path | None:
+    """The index of this home another build used last."""
+    prefix = path.name.rsplit("-", 1)[0]
+    found: list[tuple[float, Path]] = []
+    for other in path.parent.glob(f"{prefix}-*.sqlite"):
+        if other == path:
+            continue
+        used = 0.0
+        for suffix in ("", "-wal"):
+            with contextlib.suppress(OSError):
+                used = max(used, os.stat(f"{other}{suffix}").st_mtime)
+        found.append((used, other))
+    return max(found)[1] if found else None
+
+
+def _copy(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:
+    """The rows of the apps whose digest `older` stored too, copied from it (read
+    only: another build may be using it)."""
+    uri = indexfile.sqlite_uri(older, "mode=ro")
+    with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as old:
+        if old.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return  # another schema: its rows are not this build's tables
+        stored = dict(old.execute("SELECT app, digest FROM codes"))
+        same = sorted(
+            app for app, digest in digests.items() if stored.get(app) == digest
+        )
+        if not same:
+            return
+        marks = ",".join("?" * len(same))
+        for table in _APP_TABLES:
+            _copy_rows(db, old, table, f"app IN ({marks})", same)
+        _copy_rows(
+            db,
+            old,
+            "usage_meta",
+            f"substr(name, instr(name, ':') + 1) IN ({marks})",
+            same,
+        )
+        _copy_rows(db, old, "home", "1", [])
+        log.debug("index rows of %s kept from %s", ", ".join(same), older)
+
+
+def _copy_rows(
+    db: sqlite3.Connection,
+    old: sqlite3.Connection,
+    table: str,
+    where: str,
+    values: list[str],
+) -> None:
+    columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+    names = ", ".join(columns)
+    marks = ", ".join("?" * len(columns))
+    rows = old.execute(f"SELECT {names} FROM {table} WHERE {where}", values)
+    db.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)

@@ -1,0 +1,101 @@
+"""An upgrade reads again only the sessions of the apps whose code it changed
+(`indexcarry`): the rows of the others are kept from the older build's index."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, indexcarry, indexfile
+from sessdex.cli import main
+from sessdex.sources import Home
+from tests.helpers import write_claude_session
+
+THREAD = "019bd5f2-4444-7000-8000-0000000000d9"
+
+
+def _write_home(root: Path) -> Home:
+    """Two Claude Code sessions and one Codex rollout, with tokens."""
+    for n in (1, 2):
+        write_claude_session(root, f"0d0d0d0d-0000-4000-8000-00000000000{n}", "/w",
+                             prompt=f"task {n}")  # fmt: skip
+    count = {"input_tokens": 1000, "cached_input_tokens": 400, "output_tokens": 10,
+             "reasoning_output_tokens": 0, "total_tokens": 1010}  # fmt: skip
+    lines = [
+        {"timestamp": "2026-01-06T10:00:00.000Z", "type": "session_meta",
+         "payload": {"id": THREAD, "timestamp": "2026-01-06T10:00:00.000Z",
+                     "cwd": "/home/dev/x", "cli_version": "0.80.0"}},
+        {"timestamp": "2026-01-06T10:00:01.000Z", "type": "turn_context",
+         "payload": {"cwd": "/home/dev/x", "model": "gpt-5.1"}},
+        {"timestamp": "2026-01-06T10:00:02.000Z", "type": "event_msg",
+         "payload": {"type": "token_count",
+                     "info": {"total_token_usage": count, "last_token_usage": count}}},
+    ]  # fmt: skip
+    folder = root / ".codex" / "sessions" / "2026" / "01" / "06"
+    folder.mkdir(parents=True)
+    name = f"rollout-2026-01-06T10-00-00-{THREAD}.jsonl"
+    (folder / name).write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return Home.at(root)
+
+
+def _upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str) -> None:
+    """A new build of sessdex whose copy of `changed` (a path below the package) differs
+    from this one's: its own index name, and that file's bytes changed."""
+    copy = tmp_path / f"build-{changed.replace('/', '-')}"
+    shutil.copytree(indexcarry.ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / changed, "a") as file:
+        file.write("\n# a fix\n")
+    monkeypatch.setattr(indexcarry, "ROOT", str(copy))
+    monkeypatch.setattr(indexfile, "_STAMP", f"up{len(changed):06x}", raising=False)
+
+
+def _usage(home: Home) -> object:
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--home", str(home.path), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    return orjson.loads(result.stdout)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path) -> Home:
+    monkeypatch.setattr(indexfile, "_STAMP", "0ld0b1d0", raising=False)
+    found = _write_home(tmp_path / "home")
+    assert api.list_sessions(found).report.parsed == 3  # cold: every file
+    return found
+
+
+def test_an_upgrade_of_one_reader_reads_only_its_apps_files_again(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first run after an upgrade read every session of every app again (the index
+    was per build): one that changed only Codex's reader reads only the rollout."""
+    cold_usage = _usage(home)
+    cold = api.list_sessions(home).sessions()
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    listed = api.list_sessions(home)
+    assert listed.report.parsed == 1
+    assert listed.sessions() == cold
+    assert _usage(home) == cold_usage
+
+
+def test_an_upgrade_of_shared_code_reads_every_apps_files_again(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change to code every reader depends on (`files`, the registry's facts) keeps
+    nothing: what the older code made of any file may be wrong now."""
+    for changed in ["files.py", "sources/_facts.py", "data/prices.json"]:
+        _upgrade(tmp_path, monkeypatch, changed)
+        assert api.list_sessions(home).report.parsed == 3, changed
+
+
+def test_an_upgrade_of_a_module_one_reader_imports_reads_its_app_again(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader's helper module (imported by it, lazily too) counts as its code."""
+    _upgrade(tmp_path, monkeypatch, "sources/_claude_read.py")
+    assert api.list_sessions(home).report.parsed == 2

@@ -2,8 +2,8 @@
 """Run many mutants of every fixture home through the CLI's commands (the long run of
 tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree |
 --odd | --hostile | --escapes] [--more] [home ...]`, `--strange`, `--late`, `--linked`, `--cased`, `--denied`, `--writing` or `--fanout [--costs]` likewise, or `--warm-cold
---cases 20 [--first N] [--quick] [--skew | --schema]` (warm list = cold list after one
-file changes; --first: the seed that draws the files; --quick: the real command's warm
+--cases 20 [--first N] [--quick] [--skew | --schema] [--upgrade]` (warm list = cold list
+after one file changes; --upgrade: after an upgrade of one app's reader too; --first: the seed that draws the files; --quick: the real command's warm
 list too; --skew: its stamps lie; --schema: a database migrated).
 
 Each case is drawn from its home's name and number, so a failure printed here is
@@ -151,6 +151,12 @@ def main() -> int:
         "or dropped, a table renamed or added, every column made TEXT)",
     )
     parser.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="with --warm-cold: an upgrade of one drawn app's reader before the change "
+        "(the index of the new build keeps the other apps' rows from the older one)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="with --warm-cold: the real command's warm list too (python -m sessdex, "
@@ -175,7 +181,14 @@ def main() -> int:
                     else fuzzing.CHANGES
                 )
                 failures = fuzzing.warm_cold(
-                    name, every[name], folder, args.cases, args.first, args.quick, ways
+                    name,
+                    every[name],
+                    folder,
+                    args.cases,
+                    args.first,
+                    args.quick,
+                    ways,
+                    args.upgrade,
                 )
                 ran += 1
                 failed += bool(failures)

@@ -1976,6 +1976,7 @@ def warm_cold(
     seed: int = 0,
     quick: bool = False,
     ways: tuple[str, ...] = CHANGES,
+    upgrade: bool = False,
 ) -> list[str]:
     """For up to `files` files of home `name` (drawn from its name, and `seed` where it is
     not 0), one at a time: list warm, change that file alone one of `ways` (`CHANGES`,
@@ -1983,7 +1984,8 @@ def warm_cold(
     list warm again and cold (a fresh state), which must agree; each disagreement names
     the file, the row and the field. `quick`: the second warm list is also the real
     command's (`python -m sessdex`, whose warm list re-reads a changed file alone), which
-    must agree too."""
+    must agree too. `upgrade`: before the change, a new build of sessdex whose one
+    drawn app's reader changed (`indexcarry`: the other apps' rows kept)."""
     draw = random.Random(f"{name}-warm-cold" + (f"-{seed}" if seed else ""))
     home = work / "home"
     copy_home(original, home)
@@ -2008,6 +2010,8 @@ def warm_cold(
             if quick:  # the same index for the real command's warm list
                 shutil.rmtree(work / "state-real", ignore_errors=True)
                 shutil.copytree(state, work / "state-real")
+            if upgrade:
+                _upgrade(work, draw)
             how = draw.choice(ways)
             _change(home / relative, how, draw)
             if quick and how not in SKEW_CHANGES:  # (which would undo a folder's stamp)
@@ -2032,7 +2036,39 @@ def warm_cold(
             os.environ.pop("SESSDEX_HOME", None)
         else:
             os.environ["SESSDEX_HOME"] = saved
+        if upgrade:
+            _upgraded_back()
     return failures
+
+
+_BUILT: list[tuple[str, str | None]] = []  # this build: its code, its index name
+
+
+def _upgrade(work: Path, draw: random.Random) -> None:
+    """A new build of sessdex (its own index name) whose copy of one drawn app's reader
+    differs from this one's: the next run's new index keeps the other apps' rows."""
+    from sessdex import indexcarry, indexfile
+    from sessdex.sources import BUILTIN, MODULES
+
+    if not _BUILT:
+        _BUILT.append((indexcarry.ROOT, indexfile._STAMP))
+    app = draw.choice(BUILTIN)
+    build = work / f"build-{app}"
+    if not build.exists():
+        shutil.copytree(
+            _BUILT[0][0], build, ignore=shutil.ignore_patterns("__pycache__")
+        )
+        with open(build / "sources" / f"{MODULES.get(app, app)}.py", "a") as file:
+            file.write("\n# a fix\n")
+    indexcarry.ROOT = str(build)
+    indexfile._STAMP = f"{draw.getrandbits(32):08x}"
+
+
+def _upgraded_back() -> None:
+    from sessdex import indexcarry, indexfile
+
+    if _BUILT:
+        indexcarry.ROOT, indexfile._STAMP = _BUILT.pop()
 
 
 # --- late: a listed file swapped before the commands that follow the list --------------

@@ -99,3 +99,15 @@ def test_an_upgrade_of_a_module_one_reader_imports_reads_its_app_again(
     """A reader's helper module (imported by it, lazily too) counts as its code."""
     _upgrade(tmp_path, monkeypatch, "sources/_claude_read.py")
     assert api.list_sessions(home).report.parsed == 2
+
+
+def test_an_upgrade_that_brings_another_python_reads_every_apps_files_again(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python and the libraries sessdex reads with (orjson, msgspec, ...) count as every
+    app's code: another version may read a file otherwise."""
+    import sys
+
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    monkeypatch.setattr(sys, "version", sys.version + " (another)")
+    assert api.list_sessions(home).report.parsed == 3

@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sqlite3
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def app_digests(apps: Iterable[str], root: str | None = None) -> dict[str, str]:
     shared = {name for name in files if not name.startswith(_SOURCES + os.sep)}
     shared.add(os.path.join(_SOURCES, "__init__.py"))
     shared = _closure(shared, imports)
+    under = _libraries()
     from .sources import CONTEXT_DIGESTS, MODULES
 
     found = {}
@@ -64,9 +66,33 @@ def app_digests(apps: Iterable[str], root: str | None = None) -> dict[str, str]:
         if app in CONTEXT_DIGESTS:  # `quick` imports it by name, for this app
             own.add(os.path.join(_SOURCES, CONTEXT_DIGESTS[app] + ".py"))
         names = sorted(_closure(shared | own, imports))
-        lines = "\n".join(f"{name}:{files.get(name, '-')}" for name in names)
+        lines = "\n".join(
+            [under, *(f"{name}:{files.get(name, '-')}" for name in names)]
+        )
         found[app] = sha256_of(lines.encode("utf-8", "surrogateescape")).hex()[:16]
     return found
+
+
+def _libraries() -> str:
+    """Python's version and those of the libraries sessdex depends on (orjson, msgspec,
+    zstandard, ...): an upgrade that brings a newer one may read a file otherwise, so
+    every app's code counts them."""
+    from importlib import metadata
+
+    found = [sys.version]
+    try:
+        required = metadata.requires("sessdex") or []
+    except metadata.PackageNotFoundError:  # run from a tree, not installed
+        required = []
+    for each in sorted(required):
+        if "extra ==" in each:
+            continue
+        name = re.split(r"[ <>=!~;\[]", each, maxsplit=1)[0]
+        try:
+            found.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name}==?")
+    return "\n".join(found)
 
 
 def _package_files(root: str) -> dict[str, str]:

@@ -2003,6 +2003,8 @@ def warm_cold(
     try:
         for relative in draw.sample(candidates, min(files, len(candidates))):
             copy_home(original, home)
+            if upgrade:  # the older build lists first
+                _upgraded_back()
             state = work / "state-warm"
             if quick:
                 settle(home)  # folders the copy just made: not trusted by a scan
@@ -2061,7 +2063,7 @@ def _upgrade(work: Path, draw: random.Random) -> None:
         with open(build / "sources" / f"{MODULES.get(app, app)}.py", "a") as file:
             file.write("\n# a fix\n")
     indexcarry.ROOT = str(build)
-    indexfile._STAMP = f"{draw.getrandbits(32):08x}"
+    indexfile._STAMP = indexfile.stamp_of(str(build))
 
 
 def _upgraded_back() -> None:

@@ -50,7 +50,7 @@ def _upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str) -> N
     with open(copy / changed, "a") as file:
         file.write("\n# a fix\n")
     monkeypatch.setattr(indexcarry, "ROOT", str(copy))
-    monkeypatch.setattr(indexfile, "_STAMP", f"up{len(changed):06x}", raising=False)
+    monkeypatch.setattr(indexfile, "_STAMP", indexfile.stamp_of(str(copy)))
 
 
 def _usage(home: Home) -> object:
@@ -63,7 +63,6 @@ def _usage(home: Home) -> object:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path) -> Home:
-    monkeypatch.setattr(indexfile, "_STAMP", "0ld0b1d0", raising=False)
     found = _write_home(tmp_path / "home")
     assert api.list_sessions(found).report.parsed == 3  # cold: every file
     return found
@@ -110,4 +109,36 @@ def test_an_upgrade_that_brings_another_python_reads_every_apps_files_again(
 
     _upgrade(tmp_path, monkeypatch, "sources/codex.py")
     monkeypatch.setattr(sys, "version", sys.version + " (another)")
+    assert api.list_sessions(home).report.parsed == 3
+
+
+def test_an_older_index_read_only_in_part_keeps_nothing(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """An older build's index that fails part way through the copy (a table gone, a bad
+    sector) keeps none of its rows: half an app's rows would be a wrong listing."""
+    import sqlite3
+
+    (older,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    with sqlite3.connect(older) as db:
+        db.execute("DROP TABLE depends")
+    db.close()
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    listed = api.list_sessions(home)
+    assert listed.report.parsed == 3
+    assert len(listed.sessions()) == 3
+
+
+def test_an_index_made_by_a_process_older_than_its_files_keeps_nothing_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """A `watch` started before an upgrade runs the older code over the newer files: an
+    index it makes then stores no digests (those of the files would not be of the code
+    that wrote its rows), so the new build keeps none of its rows."""
+    home = _write_home(tmp_path / "home")
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    newer = indexfile.code_stamp()
+    monkeypatch.setattr(indexfile, "_STAMP", "01d0b1d0")  # started before it
+    assert api.list_sessions(home).report.parsed == 3
+    monkeypatch.setattr(indexfile, "_STAMP", newer)
     assert api.list_sessions(home).report.parsed == 3

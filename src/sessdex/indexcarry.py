@@ -45,9 +45,21 @@ _APP_TABLES = (
 )
 
 
+# digests made, by the code's folder and Python's version: once a process
+_made: dict[tuple[str, str], dict[str, str]] = {}
+
+
 def app_digests(apps: Iterable[str], root: str | None = None) -> dict[str, str]:
     """Each app's code digest (see the module's docstring), by app."""
     root = root or ROOT
+    wanted = tuple(apps)
+    made = _made.get((root, sys.version))
+    if made is None or any(app not in made for app in wanted):
+        made = _made[root, sys.version] = _digests(wanted, root)
+    return {app: made[app] for app in wanted}
+
+
+def _digests(apps: Iterable[str], root: str) -> dict[str, str]:
     files = _package_files(root)
     imports = {
         name: _source_imports(root, name, files)
@@ -200,26 +212,37 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
     read) copies nothing: every file is read again, as before."""
     from .sources import BUILTIN
 
+    if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
+        # its files changed since this process loaded them (an upgrade under a running
+        # `watch`): their digests are not of the code that writes this index's rows
+        log.debug("no code digests: sessdex's files changed since it started")
+        return
     try:
         digests = app_digests(BUILTIN)
-    except (OSError, SyntaxError, ValueError) as error:
+    except (OSError, ValueError) as error:
         log.debug("no code digests: %s", error)
         return
     older = _newest_other(path)
-    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:  # another sessdex is copying: its rows
+        log.debug("index rows not copied: %s", error)
+        return
     try:
         if db.execute("SELECT 1 FROM codes LIMIT 1").fetchone() is not None:
             db.execute("ROLLBACK")  # another sessdex made it first
             return
         db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
         if older is not None:
-            with contextlib.suppress(sqlite3.Error):  # an index not to be read: none
-                _copy(db, older, digests)
+            _copy_whole(db, older, digests)
         db.execute("COMMIT")
-    except BaseException:
+    except BaseException as error:
         if db.in_transaction:
             db.execute("ROLLBACK")
-        raise
+        if not isinstance(error, sqlite3.Error):
+            raise
+        # a full disk: the run goes on as it would have, its own writes saying why
+        log.debug("no code digests kept: %s", error)
 
 
 def _newest_other(path: Path) -> Path | None:
@@ -235,6 +258,18 @@ def _newest_other(path: Path) -> Path | None:
                 used = max(used, os.stat(f"{other}{suffix}").st_mtime)
         found.append((used, other))
     return max(found)[1] if found else None
+
+
+def _copy_whole(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:
+    """`_copy`, or nothing where it fails part way (an index not to be read: a table
+    gone, a bad sector, a full disk): half an app's rows would list it wrong."""
+    db.execute("SAVEPOINT carry")
+    try:
+        _copy(db, older, digests)
+    except sqlite3.Error as error:
+        log.debug("index rows not copied from %s: %s", older, error)
+        db.execute("ROLLBACK TO carry")
+    db.execute("RELEASE carry")
 
 
 def _copy(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:

@@ -245,28 +245,32 @@ def code_stamp() -> str:
     files, hashed. An upgrade or an edit changes it; a stat of each file, once a process."""
     global _STAMP
     if _STAMP is None:
-        root = os.path.dirname(os.path.abspath(__file__))
-        parts: list[str] = []
-        folders = [root]
-        while folders:
-            folder = folders.pop()
+        _STAMP = stamp_of(os.path.dirname(os.path.abspath(__file__)))
+    return _STAMP
+
+
+def stamp_of(root: str) -> str:
+    """`code_stamp` of the package whose files are below `root`, as they are now."""
+    parts: list[str] = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        folders.append(entry.path)
+                elif entry.name.endswith((".py", ".json")):
+                    st = entry.stat()
+                    name = entry.path[len(root) + 1 :]  # its relpath, at less cost
+                    parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
             except OSError:
                 continue
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name != "__pycache__":
-                            folders.append(entry.path)
-                    elif entry.name.endswith((".py", ".json")):
-                        st = entry.stat()
-                        name = entry.path[len(root) + 1 :]  # its relpath, at less cost
-                        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
-                except OSError:
-                    continue
-        _STAMP = sha256("\n".join(parts).encode()).hexdigest()[:8]
-    return _STAMP
+    return str(sha256("\n".join(parts).encode()).hexdigest()[:8])
 
 
 def sqlite_uri(path: str | os.PathLike[str], options: str = "") -> str:

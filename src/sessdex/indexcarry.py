@@ -61,8 +61,9 @@ def app_digests(apps: Iterable[str], root: str | None = None) -> dict[str, str]:
 
 def _digests(apps: Iterable[str], root: str) -> dict[str, str]:
     files = _package_files(root)
+    helpers = _helpers(files)
     imports = {
-        name: _source_imports(root, name, files)
+        name: _source_imports(root, name, files, helpers)
         for name in files
         if name.endswith(".py")
     }
@@ -88,23 +89,37 @@ def _digests(apps: Iterable[str], root: str) -> dict[str, str]:
 def _libraries() -> str:
     """Python's version and those of the libraries sessdex depends on (orjson, msgspec,
     zstandard, ...): an upgrade that brings a newer one may read a file otherwise, so
-    every app's code counts them."""
-    from importlib import metadata
+    every app's code counts them. Told by their `.dist-info` folders' names, read
+    beside sessdex's own (its METADATA names them): `importlib.metadata` loads some
+    modules a cold `usage` does without."""
+    installed: list[tuple[str, str]] = []
+    for folder in sys.path:
+        with contextlib.suppress(OSError):
+            names = os.listdir(folder or ".")
+            installed += [(folder, n) for n in names if n.endswith(".dist-info")]
+    needed: set[str] = set()
+    for folder, name in installed:
+        if _named(name) == "sessdex":
+            needed = _required(os.path.join(folder or ".", name, "METADATA"))
+            break
+    versions = sorted({name for _, name in installed if _named(name) in needed})
+    return "\n".join([sys.version, *versions])
 
-    found = [sys.version]
-    try:
-        required = metadata.requires("sessdex") or []
-    except metadata.PackageNotFoundError:  # run from a tree, not installed
-        required = []
-    for each in sorted(required):
-        if "extra ==" in each:
-            continue
-        name = re.split(r"[ <>=!~;\[]", each, maxsplit=1)[0]
-        try:
-            found.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name}==?")
-    return "\n".join(found)
+
+def _named(dist_info: str) -> str:
+    """The project a `.dist-info` folder is of, as a requirement names it."""
+    return dist_info.split("-", 1)[0].lower().replace("_", "-").replace(".", "-")
+
+
+def _required(metadata: str) -> set[str]:
+    """The projects a METADATA file requires (its extras' aside)."""
+    needed = set()
+    with contextlib.suppress(OSError), open(metadata, encoding="utf-8") as file:
+        for line in file:
+            if line.startswith("Requires-Dist:") and "extra ==" not in line:
+                name = re.split(r"[ <>=!~;\[(]", line[14:].strip(), maxsplit=1)[0]
+                needed.add(name.lower().replace("_", "-").replace(".", "-"))
+    return needed
 
 
 def _package_files(root: str) -> dict[str, str]:
@@ -125,13 +140,19 @@ def _package_files(root: str) -> dict[str, str]:
 # an import statement, a parenthesised or continued list of names too; text that only
 # looks like one (in a docstring) adds a module, which reads more again, never less
 _IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[^\n]*\\\n)*[^\n]*)"
+    rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]*"
+    rb"(\((?:[^)#]|#[^\n]*)*\)|(?:[^\n]*\\\n)*[^\n]*)"
     rb"|import[ \t]+((?:[^\n]*\\\n)*[^\n]*))",
     re.MULTILINE,
 )
 
 
-def _source_imports(root: str, name: str, files: dict[str, str]) -> set[str]:
+def _source_imports(
+    root: str,
+    name: str,
+    files: dict[str, str],
+    helpers: dict[bytes, str],
+) -> set[str]:
     """The modules of the package that the module `name` imports anywhere in it (a
     function's lazy import too), as paths below `root`. A source that looks another up
     by name (`importlib`, the registry's `get`) imports every source, as far as this
@@ -143,7 +164,15 @@ def _source_imports(root: str, name: str, files: dict[str, str]) -> set[str]:
     looks_up = package == [_SOURCES] and not name.endswith("__init__.py")
     if looks_up and (b"importlib" in text or b"__import__" in text):
         return _every_source(files)
-    found: set[str] = set()
+    # a helper module named anywhere (a string, a comment) counts as imported: a way
+    # of loading one these lines miss reads more again, never less
+    found = {
+        helper
+        for stem, helper in helpers.items()
+        if stem in text  # most are not: the pattern only where one is
+        and re.search(rb"(?<!\w)%s(?!\w)" % stem, text)
+        and helper != name
+    }
     for dots, module, listed, plain in _IMPORT.findall(text):
         if not dots and not module:  # `import a.b, c`
             for each in _words(plain):
@@ -164,6 +193,19 @@ def _source_imports(root: str, name: str, files: dict[str, str]) -> set[str]:
         found.update(_module_files(parts, names, files))
         if looks_up and parts == [_SOURCES] and {"get", "all_sources"} & set(names):
             found.update(_every_source(files))
+    return found
+
+
+def _helpers(files: dict[str, str]) -> dict[bytes, str]:
+    """The sources' helper modules (`sources/_<app>_read.py`) by their names, which mean
+    the module wherever they stand in a text."""
+    found = {}
+    for name in files:
+        stem = os.path.basename(name)[:-3]
+        if os.path.dirname(name) != _SOURCES or not name.endswith(".py"):
+            continue
+        if stem.startswith("_") and stem != "__init__":
+            found[stem.encode()] = name
     return found
 
 

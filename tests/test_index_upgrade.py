@@ -142,3 +142,30 @@ def test_an_index_made_by_a_process_older_than_its_files_keeps_nothing_for_the_n
     assert api.list_sessions(home).report.parsed == 3
     monkeypatch.setattr(indexfile, "_STAMP", newer)
     assert api.list_sessions(home).report.parsed == 3
+
+
+def test_a_module_imported_in_any_way_counts_as_its_readers_code(tmp_path: Path) -> None:
+    """Each way a reader may load another module (a list with comments, a lazy import,
+    a helper named in a string) puts that module's changes in the reader's digest."""
+    sources = tmp_path / "pkg" / "sources"
+    sources.mkdir(parents=True)
+    (sources / "__init__.py").write_text("")
+    (sources / "reader.py").write_text(
+        "from . import (  # the helpers, (all) of them\n"
+        "    other,  # first, then\n"
+        "    third,\n"
+        ")\n"
+        "def later():\n"
+        "    from ._lazy import x\n"
+        "    return importlib_free('_named')\n"
+    )
+    for name in ("other", "third", "_lazy", "_named", "unrelated"):
+        (sources / f"{name}.py").write_text("")
+    root = str(tmp_path / "pkg")
+    before = indexcarry._digests(["reader", "unrelated"], root)
+    for name in ("other", "third", "_lazy", "_named"):
+        (sources / f"{name}.py").write_text(f"# {name} changed\n")
+        after = indexcarry._digests(["reader", "unrelated"], root)
+        assert after["reader"] != before["reader"], name
+        assert after["unrelated"] == before["unrelated"], name
+        before = after

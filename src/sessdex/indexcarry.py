@@ -211,9 +211,9 @@ def _helpers(files: dict[str, str]) -> dict[bytes, str]:
 
 def _words(listed: bytes) -> list[str]:
     """The names an import lists (`a as b, c`): each first word."""
-    text = listed.decode(errors="replace").strip("()\\ \t\n")
-    cut = [part.split("#")[0].strip() for part in text.replace("\\\n", " ").split(",")]
-    return [part.split()[0] for part in cut if part.split()]
+    text = re.sub(r"#[^\n]*", "", listed.decode(errors="replace"))  # comments first
+    text = text.replace("\\\n", " ").strip("()\\ \t\r\n")
+    return [part.split()[0] for part in text.split(",") if part.split()]
 
 
 def _module_files(

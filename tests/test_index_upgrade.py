@@ -144,7 +144,9 @@ def test_an_index_made_by_a_process_older_than_its_files_keeps_nothing_for_the_n
     assert api.list_sessions(home).report.parsed == 3
 
 
-def test_a_module_imported_in_any_way_counts_as_its_readers_code(tmp_path: Path) -> None:
+def test_a_module_imported_in_any_way_counts_as_its_readers_code(
+    tmp_path: Path,
+) -> None:
     """Each way a reader may load another module (a list with comments, a lazy import,
     a helper named in a string) puts that module's changes in the reader's digest."""
     sources = tmp_path / "pkg" / "sources"

@@ -159,7 +159,7 @@ def test_a_module_imported_in_any_way_counts_as_its_readers_code(
         ")\n"
         "def later():\n"
         "    from ._lazy import x\n"
-        "    return importlib_free('_named')\n"
+        "    return load_by_name('_named')\n"
     )
     for name in ("other", "third", "_lazy", "_named", "unrelated"):
         (sources / f"{name}.py").write_text("")

@@ -320,3 +320,27 @@ def test_watch_tells_a_sub_agents_id_from_its_leads() -> None:
     lead, child = "01a22b81-666a-7993-963b-4b7cc4e806e9", "01a22b81-66cf-74d0-99b4-ed78fda80cf9"  # fmt: skip
     reason = _board(lead, [child], "worker")
     assert not lead.startswith(_id_in(reason, child)), reason
+
+
+@pytest.mark.parametrize(("kind", "children"), SHARING)
+def test_follow_names_a_sibling_spawned_in_a_later_read_apart(
+    kind: str | None, children: list[str]
+) -> None:
+    """`follow` draws each read of a growing transcript as it comes: a sibling spawned
+    in a later read was named by its id's first 8 characters (`agent 0199a3b2`), which
+    its earlier sibling's id starts too, where `show` of the whole names it apart."""
+    from sessdex.views.terminal import render_events
+
+    labels: dict[str, str] = {}
+    carried: tuple[set[str], dict[str, str | None], dict[str | None, dict[str, tuple[str, bool]]], set[str]] = (set(), {}, {}, set())  # fmt: skip
+    events = _spawned(children, kind)
+    reads = [[events[0], events[2]], [events[1], events[3]]]  # as `follow` gets them
+    lines = [
+        "".join(piece for piece, _ in line.pieces)
+        for read in reads
+        for line in render_events(read, "normal", labels, *carried)
+    ]
+    spawned = [line for line in lines if line.startswith("Spawned sub-agent")]
+    said = [line for line in lines if "said 1" in line]
+    for line in (spawned[1], said[0]):
+        assert not children[0].startswith(_id_in(line, children[1])), line

@@ -158,6 +158,8 @@ def render_events(
     spawners = spawners if spawners is not None else {}
     uncalled = uncalled if uncalled is not None else set()
     taken = _Marks(labels.values())  # sets: thousands of sub-agents stay quick
+    # the ids an earlier read named (`follow`'s): a sibling spawned now is told from them
+    taken.siblings = SiblingIds([*labels, *filter(None, spawners.values())])
     for event in events:
         named_child = event.extra.get("child_id") if event.kind == "subagent" else None
         if event.kind == "subagent" and event.call_id is not None:

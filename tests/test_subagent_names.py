@@ -344,3 +344,17 @@ def test_follow_names_a_sibling_spawned_in_a_later_read_apart(
     said = [line for line in lines if "said 1" in line]
     for line in (spawned[1], said[0]):
         assert not children[0].startswith(_id_in(line, children[1])), line
+
+
+@pytest.mark.parametrize(("kind", "children"), SHARING)
+def test_the_html_export_names_a_later_sibling_apart(
+    kind: str | None, children: list[str]
+) -> None:
+    """The HTML export's spawn line named both siblings by their ids' first 8
+    characters (`spawned sub-agent agent 0199a3b2`), where `show` and the Markdown
+    export name the second by a start its sibling's id lacks."""
+    from sessdex.views.html import render
+
+    page = "".join(render(Session(app="x", id="s", path="/x"), _spawned(children, kind)))  # fmt: skip
+    spawned = re.findall(r"spawned sub-agent <b>(.+?)</b>", page)
+    assert not children[0].startswith(_id_in(spawned[1], children[1])), spawned

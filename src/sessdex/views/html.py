@@ -19,12 +19,13 @@ from .diffs import diff_kinds, edit_diff, patch_text
 from .records import forked_from
 from .text import (
     APP_SENDER,
+    SiblingIds,
     Waiting,
-    agent_name,
     answered_call,
     clean,
     credits_amount,
     error_message,
+    id_mark,
     one_line,
     output_first,
     sender_name,
@@ -125,6 +126,9 @@ def render(
     kinds: dict[str, str] = {}  # child id -> its agent type
     tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
     calls: dict[str, str] = {}  # spawning call id -> its child's id
+    names: dict[str, str] = {}  # child id -> its name, as `show` and Markdown call it
+    marks: set[str] = set()  # names' values, for a quick look-up
+    siblings = SiblingIds()  # their ids: each named by a start the others' lack
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_cache = total_out = 0
@@ -160,7 +164,8 @@ def render(
                 (kinds.get(answered) or one_line(answered, 12)) if answered else None
             )
         answers = answered_call(waiting, event)
-        piece = _event(event, len(open_blocks), speaker, told_by, answers)
+        spawned = _spawned(event, names, marks, siblings)
+        piece = _event(event, len(open_blocks), speaker, told_by, answers, spawned)
         if piece:
             yield piece
         child = event.extra.get("child_id") if event.kind == "subagent" else None
@@ -185,6 +190,21 @@ def render(
         said += [f"credits in all: {credits_amount(credits)}"] if credits else []
         yield f'<hr><div class="meta">{" · ".join(said)}</div>\n'
     yield "</body></html>\n"
+
+
+def _spawned(
+    event: Event, names: dict[str, str], marks: set[str], siblings: SiblingIds
+) -> str | None:
+    """The name a spawn gives its sub-agent, as the Markdown export names it: its type
+    and as much of its id as tells it from its lead's and its siblings' (`id_mark`)."""
+    child = event.extra.get("child_id") if event.kind == "subagent" else None
+    if child is None:
+        return None
+    marks.discard(names.get(str(child), ""))  # its own, if said before
+    siblings.add(event.agent_id or event.session_id)  # what spawned it
+    names[str(child)] = id_mark(str(child), marks, spawn_name(event), siblings)
+    marks.add(names[str(child)])
+    return names[str(child)]
 
 
 def _lineage(agent: str | None, spawner: dict[str, str | None]) -> list[str]:
@@ -268,6 +288,7 @@ def _event(
     speaker: str | None = None,
     told_by: str | None = None,
     answers: str | None = None,
+    spawned: str | None = None,
 ) -> str:
     """One event's markup; a message's heading (who speaks: the user, another agent, the
     assistant, or the sub-agent of type `speaker` in its block; a sub-agent's task comes
@@ -319,9 +340,7 @@ def _event(
         # what it was spawned for, where the spawn says (as `show` writes it)
         task = f" — {_e(event.text)}" if clean(event.text).strip() else ""
         # its name as every command says it: with the start of its id `show` takes
-        child = event.extra.get("child_id")
-        named = spawn_name(event)
-        name = agent_name(str(child), named) if child is not None else named or "agent"
+        name = spawned or spawn_name(event) or "agent"
         return f'<div class="ev meta">spawned sub-agent <b>{_e(name)}</b>{task}</div>\n'
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'

@@ -99,3 +99,22 @@ def test_words_past_double_dash_that_are_no_options_are_still_found(
     code, _, err = _invoke("show", "--home", str(home), "--", DASHED, "retry")
     assert code == 2
     assert _quoted_line(err)[0] == "find", err
+
+
+@pytest.mark.parametrize("dashed", ["-v1abc234", "-home1234"])
+def test_a_dashed_id_whose_first_letters_are_options_is_told_so_too(
+    tmp_path: Path, dashed: str
+) -> None:
+    # click took `-v` (or `-h`) as an option and failed at the next letter: the hint
+    # looked for a word starting with that letter, found none, and said only "No such
+    # option '-1'" (or guessed '--json' for `-o`)
+    home = tmp_path / "home"
+    (tmp_path / "proj").mkdir()
+    write_claude_session(home, dashed, str(tmp_path / "proj"), prompt="Dashed id")
+    code, _, err = _invoke("show", dashed, "--home", str(home))
+    assert code == 2
+    words = _quoted_line(err.splitlines()[-1])
+    assert words == ["show", "--home", str(home), "--", dashed], err
+    code, out, err = _invoke(*words)
+    assert code == 0, err
+    assert "Dashed id" in out

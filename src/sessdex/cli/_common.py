@@ -332,9 +332,11 @@ def dashed_id_meant(
         return None
     option = error.option_name
     words = itertools.takewhile(lambda word: word != "--", given)
-    # a short option's letters run together: '-a' is the start of the word typed
-    typed = next((w for w in words if w == option or w.startswith(option)), None)
-    if typed is None or len(typed) < 3 or typed.startswith("--") or "=" in typed:
+    # a short option's letters run together: '-a' is the start of the word typed, or a
+    # letter past those that are options (`-v1abc`: `-v`, then no `-1`)
+    params = command.get_params(error.ctx) if error.ctx else command.params
+    typed = next((w for w in words if _fails_at(w, option, params)), None)
+    if typed is None:
         return None
     others = list(given)
     others.remove(typed)
@@ -347,6 +349,27 @@ def dashed_id_meant(
         f"{hints.named(*words_meant)}.",
         error.ctx,
     )
+
+
+def _fails_at(word: str, option: str, params: Sequence[click.Parameter]) -> bool:
+    """Whether click, reading `word` as short options run together (`-v1abc`: `-v`,
+    `-1`, …), stops at `option`: each letter before it an option taking no value."""
+    if len(word) < 3 or word.startswith("--") or not word.startswith("-"):
+        return False
+    if "=" in word:
+        return False
+    flags = {
+        name
+        for p in params
+        if isinstance(p, click.Option) and (p.is_flag or p.count)
+        for name in (*p.opts, *p.secondary_opts)
+    }
+    for letter in word[1:]:
+        if f"-{letter}" == option:
+            return True
+        if f"-{letter}" not in flags:  # a value, or another unknown: not this word
+            return False
+    return False
 
 
 def _given_home(given: Sequence[str]) -> str | None:

@@ -324,22 +324,17 @@ def test_watch_tells_a_sub_agents_id_from_its_leads() -> None:
 
 @pytest.mark.parametrize(("kind", "children"), SHARING)
 def test_follow_names_a_sibling_spawned_in_a_later_read_apart(
-    kind: str | None, children: list[str]
+    kind: str | None, children: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`follow` draws each read of a growing transcript as it comes: a sibling spawned
     in a later read was named by its id's first 8 characters (`agent 0199a3b2`), which
     its earlier sibling's id starts too, where `show` of the whole names it apart."""
-    from sessdex.views.terminal import render_events
+    from sessdex.cli.live import _follow_text
 
-    labels: dict[str, str] = {}
-    carried: tuple[set[str], dict[str, str | None], dict[str | None, dict[str, tuple[str, bool]]], set[str]] = (set(), {}, {}, set())  # fmt: skip
     events = _spawned(children, kind)
     reads = [[events[0], events[2]], [events[1], events[3]]]  # as `follow` gets them
-    lines = [
-        "".join(piece for piece, _ in line.pieces)
-        for read in reads
-        for line in render_events(read, "normal", labels, *carried)
-    ]
+    _follow_text(Session(app="x", id="s", path="/x"), reads, "normal", {}, 1000)
+    lines = capsys.readouterr().out.splitlines()
     spawned = [line for line in lines if line.startswith("Spawned sub-agent")]
     said = [line for line in lines if "said 1" in line]
     for line in (spawned[1], said[0]):
@@ -358,3 +353,22 @@ def test_the_html_export_names_a_later_sibling_apart(
     page = "".join(render(Session(app="x", id="s", path="/x"), _spawned(children, kind)))  # fmt: skip
     spawned = re.findall(r"spawned sub-agent <b>(.+?)</b>", page)
     assert not children[0].startswith(_id_in(spawned[1], children[1])), spawned
+
+
+@pytest.mark.parametrize(("kind", "children"), SHARING)
+def test_follow_names_its_history_as_show_does(
+    kind: str | None, children: list[str]
+) -> None:
+    """`follow`'s first read, its history marked first (`spawn_labels`), names each
+    sub-agent as `show` does: the first by no more of its id than `show` says."""
+    from sessdex.views.terminal import render_events, spawn_labels
+
+    def said(lines: object) -> list[str]:
+        return ["".join(p for p, _ in line.pieces) for line in lines]  # type: ignore[attr-defined]
+
+    events = _spawned(children, kind)
+    shown = said(render_events(events))
+    labels: dict[str, str] = {}
+    spawn_labels(events, labels)
+    followed = said(render_events(events, "normal", labels, set(), {}, {}, set()))
+    assert followed == shown

@@ -527,6 +527,7 @@ def _follow_text(
     home: str | None = None,
 ) -> None:
     from ..views import terminal
+    from ..views.text import SiblingIds
 
     out = terminal.LineWriter(terminal.console())
     if sys.stdout.isatty():
@@ -537,9 +538,10 @@ def _follow_text(
     uncalled: set[str] = set()
     spawners: dict[str, str | None] = {}
     waiting: dict[str | None, dict[str, tuple[str, bool]]] = {}
+    siblings = SiblingIds()  # each read's sub-agents named apart from earlier reads'
     for batch in batches:
         lines: Iterable[terminal.Line] = terminal.render_events(
-            batch, detail, labels, unnamed, spawners, waiting, uncalled
+            batch, detail, labels, unnamed, spawners, waiting, uncalled, siblings
         )
         if first:  # the history: its last N lines shown (token counts are none)
             first = False

@@ -139,6 +139,7 @@ def render_events(
     spawners: dict[str, str | None] | None = None,
     waiting: Waiting | None = None,
     uncalled: set[str] | None = None,
+    siblings: SiblingIds | None = None,
 ) -> Iterator[Line]:
     """One line per shown event; sub-agent events are indented and labelled.
 
@@ -150,7 +151,8 @@ def render_events(
     labels that child. `waiting` (agent -> its calls
     not answered yet: call id -> the call's summary, and whether another was made while
     it waited) too: a result of calls made together names its call, as it comes after
-    them all, not under it.
+    them all, not under it. `siblings` too: the ids of the sub-agents named so far (and
+    of their spawners), so that one spawned in a later call is named apart from them.
     """
     waiting = waiting if waiting is not None else {}
     labels = labels if labels is not None else {}
@@ -158,8 +160,8 @@ def render_events(
     spawners = spawners if spawners is not None else {}
     uncalled = uncalled if uncalled is not None else set()
     taken = _Marks(labels.values())  # sets: thousands of sub-agents stay quick
-    # the ids an earlier read named (`follow`'s): a sibling spawned now is told from them
-    taken.siblings = SiblingIds([*labels, *filter(None, spawners.values())])
+    if siblings is not None:  # the ids an earlier call named (`follow`'s reads)
+        taken.siblings = siblings
     for event in events:
         named_child = event.extra.get("child_id") if event.kind == "subagent" else None
         if event.kind == "subagent" and event.call_id is not None:

@@ -484,11 +484,8 @@ class SiblingIds:
     ids spawned together, a Codex thread and its lead's). One named first cannot know of
     a sibling spawned after it."""
 
-    def __init__(self, ids: Iterable[str] = ()) -> None:
-        # sorted at once: `follow` names again, at each read, every id named before
-        self.ids: list[str] = sorted(
-            {one_line(each[:_ID_MOST]).lower() for each in ids}
-        )
+    def __init__(self) -> None:
+        self.ids: list[str] = []
 
     def add(self, session_id: str) -> None:
         """Count `session_id` among the ids a name must tell its sub-agent's from."""

@@ -39,7 +39,6 @@ History view. `auth.json`, `.env` and `config.yaml` beside the sessions are neve
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -497,6 +496,8 @@ _FIRST = 64 * 1024  # bytes a look at a file's first history item reads at a tim
 def _digest(before: bytes, item: dict[str, object]) -> bytes:
     """The digest of a run of history items, from that of the run before `item`: equal
     for runs whose items are equal as parsed."""
+    import hashlib  # loads OpenSSL: only where a cut fork is compared, not in every listing
+
     try:
         data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError:  # a count past 64 bits: alike only to itself

@@ -82,9 +82,12 @@ class Seen:
                 event.time,
                 event.call_id,
                 event.tool,
-                # a compaction is one whatever its summary: OpenCode's request is read
-                # before the answer that gives it its text
-                None if event.kind == "compaction" else event.text,
+                # a dated compaction is one whatever its summary: OpenCode's request is
+                # read before the answer that gives it its text. An undated one is told
+                # by it: Kiro CLI dates no compaction, and each `/compact` is another
+                None
+                if event.kind == "compaction" and event.time is not None
+                else event.text,
                 event.usage,
                 event.is_error,
                 # a spawn read again once it names its sub-agent is news: it links them

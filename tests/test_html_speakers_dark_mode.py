@@ -31,13 +31,13 @@ def _page(session: str) -> str:
 def test_each_reply_is_headed_with_who_speaks() -> None:
     """A screen reader or a reader jumping by headings meets the assistant's replies as it
     meets the user's prompts: the lead's as 'Assistant', a sub-agent's one level down
-    in its block, named by its type."""
+    in its block, named as every command names it (its type and id start)."""
     page = _page("82d9f90c")
     headings = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", page)
     assert headings[1:] == [
         ("2", "User"),
         ("3", "Message from the lead"),
-        ("3", "Assistant (sub-agent general-purpose)"),
+        ("3", "Assistant (sub-agent general-purpose a199d630)"),
         ("2", "Assistant"),
     ]
     reply = re.search(r'<div class="ev assistant"><h2 class="who">Assistant</h2>'

@@ -372,3 +372,58 @@ def test_follow_names_its_history_as_show_does(
     spawn_labels(events, labels)
     followed = said(render_events(events, "normal", labels, set(), {}, {}, set()))
     assert followed == shown
+
+
+def _nested(kind: str | None) -> list[Event]:
+    """Two sub-agents of the lead, ids alike in their first 8 characters, the first of
+    which spawns a third: its task comes from the first, its result is the first's."""
+    a, b, c = (
+        f"0199a3b2-{x * 4}-7000-8000-00000000000{n}" for n, x in enumerate("abc")
+    )
+    extra = {"agent_type": kind} if kind else {}
+
+    def spawn(n: int, child: str, by: str | None) -> list[Event]:
+        return [
+            Event("s", n, "tool_call", tool="Task", call_id=f"c{n}", agent_id=by),
+            Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}", agent_id=by,
+                  extra={"child_id": child, **extra}),
+        ]  # fmt: skip
+
+    return [
+        *spawn(0, a, None),
+        *spawn(1, b, None),
+        Event("s", 2, "user", text="task 0", agent_id=a),
+        *spawn(3, c, a),
+        Event("s", 4, "user", text="task 3", agent_id=c),
+        Event("s", 5, "assistant", text="said 3", agent_id=c),
+        Event("s", 6, "tool_result", text="done 3", call_id="c3", agent_id=a),
+        Event("s", 7, "assistant", text="said 0", agent_id=a),
+        Event("s", 8, "tool_result", text="done 0", call_id="c0"),
+    ]
+
+
+@pytest.mark.parametrize("kind", [None, "Explore"])
+def test_the_html_export_names_sub_agents_as_the_markdown_export_does(
+    kind: str | None,
+) -> None:
+    """The HTML export called the sub-agent that spawned another, and the one a result
+    came from, by its type alone or by its id's first 12 characters (`0199a3b2-aa…`,
+    which `show` opens no session by), and each sub-agent's reply `(sub-agent)`: it
+    says the names the Markdown export says, by the one rule."""
+    from sessdex.views import html, markdown
+
+    session = Session(app="x", id="s", path="/x")
+    page = "".join(html.render(session, _nested(kind)))
+    md = "".join(markdown.render(session, _nested(kind)))
+    said_md = {
+        "from": re.findall(r"## Message from (.+?) \(sub-agent", md),
+        "result": re.findall(r"result of sub-agent (.+?)[ :](?:\(|$)", md, re.M),
+        "reply": re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\*", md),
+    }
+    said_html = {
+        "from": re.findall(r'class="who">Message from (.+?)</h', page),
+        "result": re.findall(r"<summary>result of sub-agent (.+?) — ", page),
+        "reply": re.findall(r'class="who">Assistant \(sub-agent (.+?)\)</h', page),
+    }
+    assert said_html == said_md
+    assert len(set(said_md["result"])) == 2 and len(set(said_md["reply"])) == 2, md

@@ -30,5 +30,5 @@ def test_a_nested_sub_agents_task_comes_from_its_spawner() -> None:
     assert "## Message from code-reviewer a1c1c1c1 (sub-agent linter" in markdown
     page = _out("export", "33333333", "-f", "html")
     assert '<h3 class="who">Message from the lead</h3>' in page
-    assert '<h4 class="who">Message from code-reviewer</h4>' in page
+    assert '<h4 class="who">Message from code-reviewer a1c1c1c1</h4>' in page
     assert page.count("Message from the lead") == 1

@@ -168,8 +168,8 @@ def test_html_names_the_sub_agent_a_spawns_result_came_from(tmp_path: Path) -> N
     page = _out(home, "export", "-f", "html")
     summaries = re.findall(r"<summary>(result[^<]*)</summary>", page)
     assert summaries == [
-        "result of sub-agent reviewer — Module A is fine.",
-        "result of sub-agent reviewer — Module B has a bug.",
+        "result of sub-agent reviewer aaaa1111 — Module A is fine.",
+        "result of sub-agent reviewer bbbb2222 — Module B has a bug.",
     ]
     nested = CliRunner().invoke(
         main,
@@ -178,6 +178,6 @@ def test_html_names_the_sub_agent_a_spawns_result_came_from(tmp_path: Path) -> N
     ).stdout  # fmt: skip
     assert re.findall(r"<summary>(result[^<]*)</summary>", nested) == [
         "result — payments.py:3:89: E501 line too long",  # the linter's own Bash call
-        "result of sub-agent linter — E501 only.",
-        "result of sub-agent code-reviewer — One bug: rounding in refund().",
+        "result of sub-agent linter a2d2d2d2 — E501 only.",
+        "result of sub-agent code-reviewer a1c1c1c1 — One bug: rounding in refund().",
     ]

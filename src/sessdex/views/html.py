@@ -19,13 +19,12 @@ from .diffs import diff_kinds, edit_diff, patch_text
 from .records import forked_from
 from .text import (
     APP_SENDER,
-    SiblingIds,
+    AgentNames,
     Waiting,
     answered_call,
     clean,
     credits_amount,
     error_message,
-    id_mark,
     one_line,
     output_first,
     sender_name,
@@ -126,9 +125,7 @@ def render(
     kinds: dict[str, str] = {}  # child id -> its agent type
     tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
     calls: dict[str, str] = {}  # spawning call id -> its child's id
-    names: dict[str, str] = {}  # child id -> its name, as `show` and Markdown call it
-    marks: set[str] = set()  # names' values, for a quick look-up
-    siblings = SiblingIds()  # their ids: each named by a start the others' lack
+    names = AgentNames()  # what each sub-agent is called: as the Markdown export says
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_cache = total_out = 0
@@ -142,6 +139,7 @@ def render(
             total_out += u.output_tokens
             credits += u.credits
         agent = event.agent_id
+        speaker = names.called(agent) if agent is not None else None
         if agent != (open_blocks[-1] if open_blocks else None):
             path = _lineage(agent, spawner)
             keep = 0
@@ -155,20 +153,20 @@ def render(
                 kind = f"{_e(kinds[opened])} " if opened in kinds else ""
                 task = f"— {_e(tasks[opened])} " if opened in tasks else ""
                 yield f'<details class="sub" open><summary>sub-agent {kind}{task}<span class="id">{_e(opened)}</span></summary><div>\n'
-        speaker = kinds.get(open_blocks[-1], "") if open_blocks else None
         parent = spawner.get(agent) if agent is not None else None
-        told_by = (kinds.get(parent) or one_line(parent, 12)) if parent else None
+        told_by = names.called(parent) if parent else None
         if event.kind == "tool_result":  # what a sub-agent gave back: said whose it is
             answered = calls.get(event.call_id or "")
-            told_by = (
-                (kinds.get(answered) or one_line(answered, 12)) if answered else None
+            told_by = names.called(answered) if answered else None
+        child = event.extra.get("child_id") if event.kind == "subagent" else None
+        if child is not None:  # named before its spawn's line says the name
+            told_by = names.spawned(
+                str(child), spawn_name(event), agent or event.session_id
             )
         answers = answered_call(waiting, event)
-        spawned = _spawned(event, names, marks, siblings)
-        piece = _event(event, len(open_blocks), speaker, told_by, answers, spawned)
+        piece = _event(event, len(open_blocks), speaker, told_by, answers)
         if piece:
             yield piece
-        child = event.extra.get("child_id") if event.kind == "subagent" else None
         if child is not None:
             spawner.setdefault(str(child), agent)
             if event.call_id:
@@ -190,21 +188,6 @@ def render(
         said += [f"credits in all: {credits_amount(credits)}"] if credits else []
         yield f'<hr><div class="meta">{" · ".join(said)}</div>\n'
     yield "</body></html>\n"
-
-
-def _spawned(
-    event: Event, names: dict[str, str], marks: set[str], siblings: SiblingIds
-) -> str | None:
-    """The name a spawn gives its sub-agent, as the Markdown export names it: its type
-    and as much of its id as tells it from its lead's and its siblings' (`id_mark`)."""
-    child = event.extra.get("child_id") if event.kind == "subagent" else None
-    if child is None:
-        return None
-    marks.discard(names.get(str(child), ""))  # its own, if said before
-    siblings.add(event.agent_id or event.session_id)  # what spawned it
-    names[str(child)] = id_mark(str(child), marks, spawn_name(event), siblings)
-    marks.add(names[str(child)])
-    return names[str(child)]
 
 
 def _lineage(agent: str | None, spawner: dict[str, str | None]) -> list[str]:
@@ -288,15 +271,14 @@ def _event(
     speaker: str | None = None,
     told_by: str | None = None,
     answers: str | None = None,
-    spawned: str | None = None,
 ) -> str:
     """One event's markup; a message's heading (who speaks: the user, another agent, the
-    assistant, or the sub-agent of type `speaker` in its block; a sub-agent's task comes
+    assistant, or the sub-agent named `speaker` in its block; a sub-agent's task comes
     from the lead, or from `told_by`, the sub-agent that spawned it; a spawn's result
-    names `told_by`, the sub-agent it came from, and one of calls made together
-    `answers`, the call it answers) is an <h2> in the lead's
-    part of the page, an <h3> in a sub-agent's block and so on down, so that a reader's
-    heading list is the session's turns, each sub-agent's under its spawner's."""
+    names `told_by`, the sub-agent it came from, a spawn `told_by`, the one it spawned,
+    and one of calls made together `answers`, the call it answers) is an <h2> in the
+    lead's part of the page, an <h3> in a sub-agent's block and so on down, so that a
+    reader's heading list is the session's turns, each sub-agent's under its spawner's."""
     kind = event.kind
     level = min(2 + depth, 6)
     if kind == "user":
@@ -340,7 +322,7 @@ def _event(
         # what it was spawned for, where the spawn says (as `show` writes it)
         task = f" — {_e(event.text)}" if clean(event.text).strip() else ""
         # its name as every command says it: with the start of its id `show` takes
-        name = spawned or spawn_name(event) or "agent"
+        name = told_by or spawn_name(event) or "agent"
         return f'<div class="ev meta">spawned sub-agent <b>{_e(name)}</b>{task}</div>\n'
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'

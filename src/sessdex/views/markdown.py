@@ -23,13 +23,12 @@ from .diffs import edit_diff, input_diff, patch_text
 from .records import forked_from, iso
 from .text import (
     APP_SENDER,
-    SiblingIds,
+    AgentNames,
     Waiting,
     answered_call,
     clean,
     credits_amount,
     error_message,
-    id_mark,
     one_line,
     sender_name,
     shown_whole,
@@ -883,21 +882,11 @@ def render(
     )
     total_in = total_cache = total_out = 0
     credits = 0.0
-    names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
-    marks: set[str] = set()  # names' values, for a quick look-up
-    siblings = SiblingIds()  # their ids: each named by a start the others' lack
+    names = AgentNames()  # what each sub-agent is called, by the one rule
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
     spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
-
-    def called(agent: str) -> str:
-        """What a sub-agent is called: its spawn's name for it, else (its spawn not
-        read) as much of its id as tells it from its siblings', kept for its every line."""
-        if agent not in names:
-            names[agent] = id_mark(agent, marks, None, siblings)
-            marks.add(names[agent])
-        return names[agent]
 
     in_list = (
         False  # the last line was a list item ("- 🔧 …"), with no blank line after
@@ -906,7 +895,7 @@ def render(
         out = ""
         agent = event.agent_id
         answers = answered_call(waiting, event)
-        label = f" (sub-agent {called(agent)})" if agent else ""
+        label = f" (sub-agent {names.called(agent)})" if agent else ""
         who = _inline(label, literal=True)
         # in a <summary> line, an HTML block: Markdown is not read there (no code span)
         who_html = escape(label, quote=False)
@@ -914,17 +903,14 @@ def render(
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None:  # its type or name, and enough of its id
-            marks.discard(names.get(str(child), ""))  # its own, if said before
-            siblings.add(agent or event.session_id)  # what spawned it
-            names[str(child)] = id_mark(str(child), marks, named, siblings)
-            marks.add(names[str(child)])
+            names.spawned(str(child), named, agent or event.session_id)
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)
         if child is not None:
             spawners.setdefault(str(child), agent)
         if kind == "user":
             parent = spawners.get(agent) if agent is not None else None
-            told_by = called(parent) if parent else None
+            told_by = names.called(parent) if parent else None
             sender = sender_name(event, told_by)  # another agent's message: not typed
             heading = (
                 _inline(f"Message from {sender}", literal=True) if sender else "User"
@@ -978,7 +964,7 @@ def render(
             if answers is not None and spawn is None:  # one of calls made together
                 label += _inline(f" of {answers}", literal=True)
             if spawn is not None:  # what the sub-agent's block above gave back
-                label += _inline(f" of sub-agent {called(spawn)}", literal=True)
+                label += _inline(f" of sub-agent {names.called(spawn)}", literal=True)
             label += who  # whose result: in time order, agents' results interleave
             if spawn is not None and replies.get(spawn) == _digest(event.text):
                 # its last reply, just read in its block: not written out again
@@ -987,7 +973,7 @@ def render(
                 out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
             # the name its lines carry, which `show` and `tree` take its id from
-            shown = names.get(str(child)) if child is not None else None
+            shown = names.called(str(child)) if child is not None else None
             name = _inline(shown or named or "agent", literal=True)
             task = one_line(event.text)  # what it was spawned for, where the spawn says
             said = (

@@ -551,6 +551,36 @@ def numbered(name: str, taken: Container[str]) -> str:
     return f"{name} #{number}"
 
 
+class AgentNames:
+    """What an export calls each sub-agent of a session, by the one rule (`id_mark`):
+    its spawn's name for it, else, its spawn not read, as much of its id as tells it
+    from its siblings'; kept for its every line, so that the Markdown and HTML exports
+    of a session say the same names."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # sub-agent id -> its name
+        self.marks: set[str] = set()  # the names' values, for a quick look-up
+        self.siblings = (
+            SiblingIds()
+        )  # their ids: each named by a start the others' lack
+
+    def called(self, agent: str) -> str:
+        """`agent`'s name: the one given it before, else a mark of its id alone."""
+        if agent not in self.names:
+            self.spawned(agent, None, None)
+        return self.names[agent]
+
+    def spawned(self, child: str, kind: str | None, spawner: str | None) -> str:
+        """Name `child`, spawned by `spawner` (None: the lead, not counted) as a
+        `kind`: named again where it was marked before its spawn was read."""
+        self.marks.discard(self.names.get(child, ""))  # its own, if said before
+        if spawner is not None:
+            self.siblings.add(spawner)
+        self.names[child] = id_mark(child, self.marks, kind, self.siblings)
+        self.marks.add(self.names[child])
+        return self.names[child]
+
+
 # The file editor tool's sub-commands (Anthropic's text editor tool, which several agents
 # give their models): its `command` names what it does, `path` to what.
 _EDITOR_COMMANDS = frozenset(

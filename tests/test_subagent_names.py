@@ -427,3 +427,21 @@ def test_the_html_export_names_sub_agents_as_the_markdown_export_does(
     }
     assert said_html == said_md
     assert len(set(said_md["result"])) == 2 and len(set(said_md["reply"])) == 2, md
+
+
+def test_watch_names_the_sub_agent_whose_request_its_leads_file_holds() -> None:
+    """Kimi CLI forwards a sub-agent's approval request to its lead's wire with the
+    sub-agent's id: `watch` said its type alone (`coder: Shell waits…`), which both
+    coders share; it names it by the one rule, told from its sibling's id."""
+    from sessdex.status import Tracker, decide
+
+    first, second = "0199a3b2-aaaa-7000", "0199a3b2-bbbb-7000"
+    tracker = Tracker(lead_id="lead")
+    for n, child in enumerate((first, second)):
+        said = Event("s", n, "assistant", text="on it", agent_id=child)
+        tracker.add(said, 1_800_000_000.0 + n)
+    asks = Event("s", 3, "meta", tool="Shell", extra={
+        "asks": "approval", "agent_type": "coder", "asker_id": second})  # fmt: skip
+    tracker.add(asks, 1_800_000_003.0)
+    reason = decide(tracker, 1_800_000_010.0, 1_800_000_003.0, True).reason
+    assert reason.startswith("coder 0199a3b2-b: Shell waits for approval"), reason

@@ -299,7 +299,8 @@ class Event:
     - any kind: `extra["asks"]` "approval" (the app waits for the user to allow the call;
       `tool` names it) or "answer" (it put a question to the user) when the app records
       the request; a meta event with `extra["answered"]`, or anything the agent does
-      next, settles it.
+      next, settles it. A sub-agent's request its lead's file records carries the
+      sub-agent's `extra["agent_type"]` and, where the file says it, `extra["asker_id"]`.
 
     Events of a sub-agent carry its id in `agent_id` (None for the lead agent); a big
     payload elided by files.py is summarised in `text` ("image, 3.1 MB").

@@ -53,7 +53,7 @@ CLI gone until anything follows it: a process search may not be possible, or may
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .model import Event, EventKind
 
@@ -112,6 +112,9 @@ class Agent:
     gave_up: bool = False  # its last error says the app will not try again
     # (what waits, since): an approval request or a question the app recorded
     asking: tuple[str, float] | None = None
+    # the sub-agent whose request `asking` is, where the lead's file holds it (its id
+    # where the file says it, and its type): named by the one rule on the board
+    asked_by: Agent | None = None
     deferred: float | None = None  # since when the model's answer is deferred
     # its turn ended on an answer whose tool calls its app writes only once they have run
     # (`extra["calls_later"]` on the turn_end): a tool may be running
@@ -210,13 +213,11 @@ class Tracker:
                 if asks == "approval"
                 else "a question waits for your answer"
             )
-            if (asker := event.extra.get("agent_type")) is not None:
-                what = f"{asker}: {what}"  # a sub-agent's request the lead's file holds
-            agent.asking = (what, when)
+            agent.asking, agent.asked_by = (what, when), _asker(event)
             if kind not in _PHASES:
                 return
         elif kind not in ("meta", "subagent") or event.extra.get("answered") is True:
-            agent.asking = None  # answered, or the agent went on
+            agent.asking = agent.asked_by = None  # answered, or the agent went on
         if event.extra.get("deferred") is True and kind not in _PHASES:
             # each later poll that finds no answer says it again: pending since the first
             if agent.deferred is None:
@@ -470,10 +471,36 @@ def _asking(tracker: Tracker) -> tuple[str | None, tuple[str, float]] | None:
     """(which sub-agent, or None for the lead; what waits, since) of an approval or an
     answer an agent asked the user for and did not get yet: the lead's first."""
     for agent_id, agent in tracker.agents.items():
+        if agent.asking is not None and agent.asked_by is not None:
+            return _asker_name(tracker, agent.asked_by), agent.asking
         if agent.asking is not None:
             name = None if agent_id is None else _name(tracker, agent)
             return name, agent.asking
     return None
+
+
+def _asker(event: Event) -> Agent | None:
+    """The sub-agent whose request `event` records in its lead's file, as far as it
+    says: its id (Kimi CLI's `agent_id`) and its type; None for the agent's own."""
+    asker_id, kind = event.extra.get("asker_id"), event.extra.get("agent_type")
+    if asker_id is None and kind is None:
+        return None
+    return Agent(
+        str(asker_id) if asker_id is not None else None,
+        agent_type=str(kind) if kind is not None else None,
+    )
+
+
+def _asker_name(tracker: Tracker, asker: Agent) -> str:
+    """What the board calls the sub-agent that asked: by the one rule (`_name`) where
+    its id is known, its type the request says where the files say none; its type
+    alone where the request carries no id."""
+    from .views.text import SPAWN_NAME_COLUMNS, one_line
+
+    known = tracker.agents.get(asker.id) if asker.id is not None else None
+    if known is not None:
+        asker = replace(known, agent_type=known.agent_type or asker.agent_type)
+    return _name(tracker, asker) or one_line(asker.agent_type or "", SPAWN_NAME_COLUMNS)
 
 
 def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[Agent]:

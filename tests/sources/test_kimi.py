@@ -258,9 +258,11 @@ def test_an_approval_request_nobody_answered_waits_for_the_user(tmp_path: Path) 
         got = decide(tracker, at + 20, at, True)
         return got.status, got.reason
 
+    # the sub-agent named as every command names it: its type and its id's start (the
+    # request carries its id), where it said the type alone, which two coders share
     assert status(asked + 1) == (
         "waiting_for_user",
-        "coder: Shell waits for approval (20s)",
+        "coder a7c3e9f0: Shell waits for approval (20s)",
     )
     assert status(asked + 2)[0] != "waiting_for_user"  # approved: the agent goes on
     [request] = [

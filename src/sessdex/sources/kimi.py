@@ -730,8 +730,10 @@ class _Reader:
                 extra={
                     "asks": "approval",
                     "request_id": as_str(payload.get("id")),
-                    # a sub-agent's request, forwarded to the lead's wire
+                    # a sub-agent's request, forwarded to the lead's wire: its type
+                    # and its id (SubagentEvent's `agent_id`), which name it
                     "agent_type": as_str(payload.get("subagent_type")),
+                    "asker_id": as_str(payload.get("agent_id")),
                 },
             )
         elif kind in ("ApprovalResponse", "ApprovalRequestResolved"):

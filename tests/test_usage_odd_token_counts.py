@@ -631,6 +631,26 @@ def test_amp_an_odd_output_count_is_said(odd: object, tmp_path: Path) -> None:
     assert f"{ledger}:0: odd token count in a response" in said
 
 
+@pytest.mark.parametrize("odd", [-5, "12"])
+def test_amp_an_odd_cache_count_of_a_message_billed_twice_is_said_once(
+    odd: object, tmp_path: Path
+) -> None:
+    """A message the ledger bills in two entries gives its `usage`'s cache split to
+    each: an odd cache count in it was said once per entry, `read 2 responses` for
+    the one response's one count."""
+    home = _copy(tmp_path, "amp")
+    ledger = home / AMP / "T-test-thread-1.json"
+    document = json.loads(ledger.read_text())
+    entries = document["usageLedger"]["events"]
+    assert entries[0]["toMessageId"] == document["messages"][1]["messageId"] == 2
+    entries.insert(1, {**entries[0], "tokens": {"input": 10, "output": 20}})
+    document["messages"][1]["usage"] = {"cacheReadInputTokens": odd}
+    ledger.write_text(json.dumps(document))
+    _, said = _usage(home, "amp", tmp_path / "odd")
+    assert "warning: read 1 response with an odd token count" in said, said
+    assert said.count(f"{ledger}:0: odd token count in a response") == 1, said
+
+
 HERMES_DB = ".hermes/state.db"
 
 

@@ -249,10 +249,13 @@ def read(
             split = (
                 usage if role == "assistant" else None
             )  # the ledger has no cache split
+            # the message's cache split, said with its first entry alone: each entry
+            # takes it, but it is one count of one response
+            cache = [(split or {}).get(k) for k in _CACHE]
             for entry in billed.get(key, []) if key is not None else []:
-                tokens, cache = as_dict(entry.get("tokens")), split or {}
-                counts = [tokens.get(k) for k in _LEDGER]
-                _say_odd(diagnostics, path, [*counts, *(cache.get(k) for k in _CACHE)])
+                tokens = as_dict(entry.get("tokens"))
+                _say_odd(diagnostics, path, [*(tokens.get(k) for k in _LEDGER), *cache])
+                cache = []
                 yield event(
                     "usage",
                     iso_time(entry.get("timestamp")) or time,

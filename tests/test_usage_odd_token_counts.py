@@ -651,6 +651,52 @@ def test_amp_an_odd_cache_count_of_a_message_billed_twice_is_said_once(
     assert said.count(f"{ledger}:0: odd token count in a response") == 1, said
 
 
+@pytest.mark.parametrize("odd", ["a dozen", -5, 1.5, 2**60])  # SQLite keeps "12" as 12
+def test_goose_an_odd_count_in_a_ledger_row_or_a_session_row_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    """Goose's ledger rows and its sessions' counters were floored to 0 (a fraction cut,
+    text dropped) without a word: each is said, a ledger row as a response and a
+    session's counters as a set of totals."""
+    from tests.sources.test_goose import SONNET, add_call, add_session, v16_home
+
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", (100, 20, 0, 0), name="Ledgered")
+    add_call(db, "20260820_1", 100, SONNET, (100, 20, 0, 0), total=120)
+    add_call(db, "20260820_1", 101, SONNET, (50, 0, 0, 0), total=50)
+    db.execute("UPDATE usage_ledger SET output_tokens = ? WHERE id = 2", (odd,))
+    add_session(db, "20260820_2", (700, 70, 0, 0), name="Counters alone")
+    db.execute(
+        "UPDATE sessions SET accumulated_output_tokens = ? WHERE id = '20260820_2'",
+        (odd,),
+    )
+    db.commit()
+    db.close()
+    rows, said = _usage(home, "goose", tmp_path / "state")
+    where = home / ".local/share/goose/sessions/sessions.db"
+    assert "read 1 response and 1 set of totals with an odd token count" in said, said
+    assert f"{where}#usage_ledger:0: odd token count in a response" in said
+    assert f"{where}#sessions:0: odd token count in a set of totals" in said
+    assert rows["20260820_1"]["input_tokens"] == 150  # the row's other counts count
+
+
+@pytest.mark.parametrize("odd", ["200", -5, 1.5, True])
+def test_goose_an_odd_count_in_a_legacy_files_metadata_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    home = _copy(tmp_path, "goose")
+    path = home / ".local/share/goose/sessions/refactor-notes.jsonl"
+    lines = path.read_text().split("\n")
+    meta = json.loads(lines[0])
+    meta["accumulated_output_tokens"] = meta["output_tokens"] = odd
+    lines[0] = json.dumps(meta)
+    path.write_text("\n".join(lines))
+    rows, said = _usage(home, "goose", tmp_path / "state")
+    _said(said, path, "set of totals")
+    assert f"{path}:1: odd token count in a set of totals" in said
+    assert rows["refactor-notes"]["input_tokens"] == 700
+
+
 HERMES_DB = ".hermes/state.db"
 
 

@@ -15,12 +15,14 @@ from datetime import datetime
 import orjson
 
 from .. import databases, files
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..model import Event, EventKind, JSONValue
 from ._goose_usage import (
     _COUNTS,
     _Call,
+    _counter_prefix,
     _ledger,
+    _odd,
     _spent,
     _unledgered,
     _unledgered_total,
@@ -362,6 +364,8 @@ class _Reader:
         while call is not None:
             yield from self.call(call, model, agent, billing)
             call = next(pending, None)
+        if _odd(info, "accumulated_" if spent is not None else _counter_prefix(info)):
+            self.diagnostics.damage(f"{self.db}#sessions", 0, odd_in("set of totals"))
         usage = _usage(_unledgered(info, spent), model, _unledgered_total(info, spent))
         if usage is not None:
             yield self.say(
@@ -386,6 +390,8 @@ class _Reader:
         agent: str | None,
         billing: dict[str, JSONValue],
     ) -> Iterator[Event]:
+        if call.odd:  # taken as 0
+            self.diagnostics.damage(f"{self.db}#usage_ledger", 0, odd_in("response"))
         usage = _usage(call.counts, call.model or model, call.total)
         if usage is None:
             return

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from .. import databases
 from ..model import Usage
-from ._values import as_int, as_str, db_time
+from ._values import as_int, as_str, db_time, odd_count
 
 _COUNTS = ("input", "output", "cache_read", "cache_write")
 
@@ -34,6 +34,15 @@ def _counters(values: Mapping[str, object], prefix: str) -> Counts:
         for name in _COUNTS
     )
     return given, made, read, written
+
+
+def _odd(values: Mapping[str, object], prefix: str) -> bool:
+    """Whether a counter `_counters` or `_total` reads is one no app writes
+    (`odd_count`: text, a fraction, below 0, past 2**53), which they take as 0: the
+    reader says it."""
+    return any(
+        odd_count(values.get(f"{prefix}{name}_tokens")) for name in (*_COUNTS, "total")
+    )
 
 
 def _usage(counts: Counts, model: str | None, total: int | None = None) -> Usage | None:
@@ -66,7 +75,7 @@ def _positive(value: object) -> int | None:
 class _Call:
     """One `usage_ledger` row: one model call Goose billed."""
 
-    __slots__ = ("carried", "compaction", "counts", "model", "time", "total")
+    __slots__ = ("carried", "compaction", "counts", "model", "odd", "time", "total")
 
     def __init__(self, row: tuple[object, ...]) -> None:
         stamp, model, given, made, read, written, total, compaction, source = row
@@ -77,6 +86,7 @@ class _Call:
              "cache_read_tokens": read, "cache_write_tokens": written}, "",
         )  # fmt: skip
         self.total = _positive(total)
+        self.odd = any(odd_count(v) for v in (given, made, read, written, total))
         self.compaction = compaction == 1
         # Goose's sum of the calls before the ledger, moved into it on the next call
         self.carried = source == "carried_forward"

@@ -74,13 +74,13 @@ from pathlib import Path
 import orjson
 
 from .. import databases, files, folders, programs, shells
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..errors import NotQuotable
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._goose_read import _current_items, _Reader, _shape
 from ._goose_tail import _Tail
-from ._goose_usage import _counter_prefix, _counters, _total, _usage
+from ._goose_usage import _counter_prefix, _counters, _odd, _total, _usage
 from ._values import as_str, db_time, json_object, one_line
 from .base import Home, Location, WholeRead
 
@@ -426,6 +426,8 @@ def _parse_legacy(
     ):
         if isinstance(meta.get(key), int):
             extra[key] = meta[key]  # type: ignore[assignment]
+    if _odd(meta, "") or _odd(meta, "accumulated_"):  # taken as 0, said when read
+        extra["odd_counts"] = True
     return [
         Session(
             app=NAME,
@@ -458,6 +460,9 @@ def read(
     if provider:  # whom its model calls went to, for the price list
         extra["provider"] = provider
     prefix = _counter_prefix(session.extra)
+    if session.extra.get("odd_counts") is True or _odd(session.extra, prefix):
+        # the metadata line's counters: one no app writes is taken as 0
+        diagnostics.damage(session.path, 1, odd_in("set of totals"))
     usage = _usage(
         _counters(session.extra, prefix), session.model, _total(session.extra, prefix)
     )

@@ -697,6 +697,43 @@ def test_goose_an_odd_count_in_a_legacy_files_metadata_is_said(
     assert rows["refactor-notes"]["input_tokens"] == 700
 
 
+@pytest.mark.parametrize("odd", ["12", -5, 1.5, True])
+def test_zed_an_odd_count_in_a_threads_usage_is_said(
+    odd: object, tmp_path: Path
+) -> None:
+    """Zed's TokenUsage counts were taken as 0 unsaid: an odd one in a turn's request
+    usage is said as a response's, in the running sum as a set of totals."""
+    home = _copy(tmp_path, "zed")
+    turns = {
+        "a": {"input_tokens": 100, "output_tokens": odd},
+        "b": {"input_tokens": 400, "output_tokens": 40},
+    }
+    thread = {"title": "Odd", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "messages": [{"User": {"id": "a", "content": [{"Text": "one"}]}},
+                           {"Agent": {"content": [{"Text": "1"}], "tool_results": {}}},
+                           {"User": {"id": "b", "content": [{"Text": "two"}]}},
+                           {"Agent": {"content": [{"Text": "2"}], "tool_results": {}}}],
+              "request_token_usage": turns,
+              "model": {"provider": "zed.dev", "model": "claude-sonnet-4-5"}}  # fmt: skip
+    running = {**thread, "title": "Summed", "request_token_usage": {},
+               "cumulative_token_usage": {"input_tokens": 500, "output_tokens": odd}}  # fmt: skip
+    where = home / ".local/share/zed/threads/threads.db"
+    db = sqlite3.connect(where)
+    for key, value in (("odd", thread), ("summed", running)):
+        db.execute(
+            "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+            "(?, ?, '2026-12-04T09:00:00Z', 'json', ?)",
+            (key, value["title"], json.dumps(value).encode()),
+        )
+    db.commit()
+    db.close()
+    rows, said = _usage(home, "zed", tmp_path / "state")
+    assert "read 1 response and 1 set of totals with an odd token count" in said, said
+    assert f"{where}#threads/odd:0: odd token count in a response" in said
+    assert f"{where}#threads/summed:0: odd token count in a set of totals" in said
+    assert rows["odd"]["input_tokens"] == 500  # the other counts count
+
+
 HERMES_DB = ".hermes/state.db"
 
 

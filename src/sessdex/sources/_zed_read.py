@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from .. import databases, files
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, EventKind, JSONValue, Usage
 from ._values import (
     Emitter,
@@ -36,6 +36,7 @@ from ._values import (
     blob,
     json_copy,
     loaded_object,
+    odd_count,
     one_line,
     shown_arguments,
 )
@@ -319,7 +320,7 @@ class Reader:
         if value is None:
             return
         children = children_of(self.connection, thread_id) if depth < MAX_DEPTH else []
-        turn = _Turn(self, value, agent_id, children, depth)
+        turn = _Turn(self, value, agent_id, children, depth, where)
         current = is_current(value, self.diagnostics)
         known = CURRENT_FIELDS if current else LEGACY_FIELDS
         for field in value.keys() - known:
@@ -378,8 +379,10 @@ class _Turn:
         agent_id: str | None,
         children: list[str],
         depth: int,
+        where: str = "",
     ) -> None:
         self.reader = reader
+        self.where = where  # the thread's row, which an odd count is said of
         self.thread = thread
         self.agent_id = agent_id
         self.children = children
@@ -392,11 +395,18 @@ class _Turn:
         self.from_agent = agent_id is not None or isinstance(
             thread.get("subagent_context"), dict
         )
-        cumulative = _tokens(thread.get("cumulative_token_usage"), self.model)
+        cumulative = self.tokens(thread.get("cumulative_token_usage"), "set of totals")
         self.cumulative = cumulative
         self.spawns: dict[str, tuple[str, str]] = {}  # spawn_agent call: label, message
         self.tools: dict[str, str] = {}  # call id: tool name (legacy results have none)
         self.open_calls: set[str] = set()
+
+    def tokens(self, value: object, counted: str = "response") -> Usage | None:
+        """`_tokens` of a TokenUsage billed, saying a count in it no app writes (as a
+        `counted`: a request's, or the thread's running sum), which it takes as 0."""
+        if isinstance(value, dict) and any(odd_count(value.get(k)) for k in _TOKENS):
+            self.diagnostics.damage(self.where, 0, odd_in(counted))
+        return _tokens(value, self.model)
 
     def say(self, kind: EventKind, **fields: object) -> Event:
         return self.reader.emit(kind, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]
@@ -446,9 +456,7 @@ class _Turn:
             kind, fields = _variant(message)
             if kind == "User" and isinstance(fields, dict):
                 if answered:
-                    yield from self.usage(
-                        _tokens(per_turn.get(user or ""), self.model), "turn"
-                    )
+                    yield from self.usage(self.tokens(per_turn.get(user or "")), "turn")
                     yield from self.ended()
                 user, answered = as_str(fields.get("id")), False
                 yield from self.user(fields.get("content"))
@@ -468,7 +476,7 @@ class _Turn:
             else:
                 self.diagnostics.unknown_type(f"message {one_line(kind, limit=40) or type(message).__name__}")  # fmt: skip
         if answered:
-            yield from self.usage(_tokens(per_turn.get(user or ""), self.model), "turn")
+            yield from self.usage(self.tokens(per_turn.get(user or "")), "turn")
             yield from self.ended(last=True)
         yield from self.usage(self.cumulative, "session")
 
@@ -636,7 +644,7 @@ class _Turn:
                 answered = True
                 yield from self.segments(segments)
                 if index < len(requests):
-                    turn_usage = _tokens(requests[index], self.model) or turn_usage
+                    turn_usage = self.tokens(requests[index]) or turn_usage
             elif role != "system":  # Zed drops system messages too
                 self.diagnostics.unknown_type(f"role {one_line(role, limit=40) or '?'}")
                 continue

@@ -461,3 +461,25 @@ def test_usage_counts_a_cut_thread_once_when_it_lists_and_reads_it(
         result = CliRunner().invoke(main, ["usage", "--home", str(home)])
         assert result.exit_code == 0, result.output
         assert "skipped 1 unreadable line;" in result.stderr, (run, result.stderr)
+
+
+def test_a_message_two_ledger_entries_bill_counts_its_cache_once(
+    tmp_path: Path,
+) -> None:
+    """The ledger has no cache split: each entry that billed a message took that
+    message's, so a message two entries bill counted its 1,000 cache reads as 2,000."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / ".local/share/amp/threads/T-test-thread-1.json"
+    thread = json.loads(path.read_text())
+    entries = thread["usageLedger"]["events"]
+    assert entries[0]["toMessageId"] == thread["messages"][1]["messageId"] == 2
+    entries.insert(1, {**entries[0], "tokens": {"input": 10, "output": 20}})
+    thread["messages"][1]["usage"] = {
+        "cacheReadInputTokens": 1000,
+        "cacheCreationInputTokens": 300,
+    }
+    path.write_text(json.dumps(thread))
+    usage = totals(events(sessions(Home.at(home))["test-thread-1"]))
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (1000, 300)
+    assert usage.input_tokens == 150 + 10 + 0 + 350 + 500  # each entry's own counts

@@ -27,7 +27,8 @@ its cut and shows the messages before it, the cut counted ("truncated") and said
 tree's `file://` URI; model the first assistant usage's model, else a `model:` tag.
 Usage, de-duplicated as Amp's own ledger is: when `usageLedger.events` exist, one
 `usage` event per ledger event (title generation included), placed after the message it
-billed (`toMessageId`), with the cache split taken from that message's `usage` and the
+billed (`toMessageId`), with the cache split taken from that message's `usage` (by
+the first of several entries that bill one message, so counted once) and the
 credits Amp charged for the call (`credits`, counted as Amp's credits); without
 a ledger, or for a response a partial ledger left out, one per assistant message
 `usage`. `created` is epoch ms, or ISO text in newer (`"v": 2`) threads. Handoff links (`relationships`) go to
@@ -249,8 +250,8 @@ def read(
             split = (
                 usage if role == "assistant" else None
             )  # the ledger has no cache split
-            # the message's cache split, said with its first entry alone: each entry
-            # takes it, but it is one count of one response
+            # the message's cache split goes with its first entry alone (billed and
+            # said once): it is one response's count, however many entries bill it
             cache = [(split or {}).get(k) for k in _CACHE]
             for entry in billed.get(key, []) if key is not None else []:
                 tokens = as_dict(entry.get("tokens"))
@@ -261,6 +262,7 @@ def read(
                     iso_time(entry.get("timestamp")) or time,
                     **_ledger_usage(entry, split, model),
                 )
+                split = None
             if key is not None:  # entries billed to no id are placed at the end
                 placed.add(key)
         elif role == "assistant" and usage:

@@ -1299,3 +1299,27 @@ def test_an_unnamed_sessions_first_prompt_too_long_to_hold_still_titles_it(
     assert result.exit_code == 0, result.output
     title = {row["id"]: row["title"] for row in json.loads(result.stdout)}["20261201_2"]
     assert title and title.startswith(f"{prompt} ERROR retry failed"), title
+
+
+def test_the_last_rows_read_say_an_odd_counter_as_the_whole_read_does(
+    tmp_path: Path,
+) -> None:
+    """`--tail` reads a session's last messages alone (`read_last`): a counter of its
+    row no app writes, taken as 0, is said there as the whole read says it."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", (700, 70, 0, 0), name="Counters alone")
+    db.execute("UPDATE sessions SET accumulated_output_tokens = -5")
+    for n in range(4):
+        add_message(
+            db, "20260820_1", "user" if n % 2 == 0 else "assistant", text(f"m{n}"), n
+        )
+    db.commit()
+    db.close()
+    session = sessions(home)["20260820_1"]
+    whole, last = Diagnostics(), Diagnostics()
+    list(goose.read(session, whole))
+    list(goose.read_last(session, last, 2))
+    assert whole.details == last.details
+    assert [reason for _, _, reason in last.details] == [
+        "odd token count in a set of totals"
+    ]

@@ -364,8 +364,7 @@ class _Reader:
         while call is not None:
             yield from self.call(call, model, agent, billing)
             call = next(pending, None)
-        if _odd(info, "accumulated_" if spent is not None else _counter_prefix(info)):
-            self.diagnostics.damage(f"{self.db}#sessions", 0, odd_in("set of totals"))
+        self.odd_counters(info, spent is not None)
         usage = _usage(_unledgered(info, spent), model, _unledgered_total(info, spent))
         if usage is not None:
             yield self.say(
@@ -382,6 +381,12 @@ class _Reader:
             ).fetchall()
             for (child,) in children:
                 yield from self.spawn(child, session_id, None, None, agent, depth)
+
+    def odd_counters(self, info: dict[str, object], ledgered: bool) -> None:
+        """Say a counter of the session's row no app writes, which `_unledgered` takes
+        as 0: its `accumulated_` ones where it has a ledger, else those it reads."""
+        if _odd(info, "accumulated_" if ledgered else _counter_prefix(info)):
+            self.diagnostics.damage(f"{self.db}#sessions", 0, odd_in("set of totals"))
 
     def call(
         self,

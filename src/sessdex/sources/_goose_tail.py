@@ -277,6 +277,7 @@ class _Tail(_Reader):
         while call is not None:
             yield from self.call(call, model, None, billing)
             call = next(pending, None)
+        self.odd_counters(info, spent is not None)
         usage = _usage(_unledgered(info, spent), model, _unledgered_total(info, spent))
         if usage is not None:
             when = db_time(info.get("updated_at")) or self.last_time

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from sessdex import api, indexcarry, indexfile
+from sessdex import api, indexcarry, indexdb, indexfile
 from sessdex.cli import main
 from sessdex.sources import Home
 from tests.helpers import write_claude_session
@@ -171,3 +171,45 @@ def test_a_module_imported_in_any_way_counts_as_its_readers_code(
         assert after["reader"] != before["reader"], name
         assert after["unrelated"] == before["unrelated"], name
         before = after
+
+
+def test_an_older_index_written_during_the_copy_is_copied_as_of_one_moment(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """The older build's `watch` may write its index while the new build copies it:
+    every table is read as of one moment, so the files' signatures the quick path
+    trusts are those of the rows kept, not of a later write's."""
+    import marshal
+    import sqlite3
+
+    from sessdex import freshness
+
+    (older,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    copy_rows = indexcarry._copy_rows
+
+    def watched(db: sqlite3.Connection, old: sqlite3.Connection, table: str,
+                *rest: object) -> None:  # fmt: skip
+        copy_rows(db, old, table, *rest)  # type: ignore[arg-type]
+        if table == "files":  # the watch writes a grown file's rows
+            with sqlite3.connect(older, isolation_level=None) as watch:
+                watch.execute("BEGIN IMMEDIATE")
+                watch.execute("UPDATE files SET size = size + 1")
+                freshness.pack_signatures(watch, ["claude", "codex"])
+                watch.execute("COMMIT")
+            watch.close()
+
+    monkeypatch.setattr(indexcarry, "_copy_rows", watched)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    indexdb.connect(indexdb.index_file(home)).close()  # made: the copy, nothing read
+    (newer,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    with sqlite3.connect(newer) as db:
+        files = db.execute(
+            "SELECT path, size, mtime_ns, inode, wal FROM files WHERE app = 'claude'"
+            " AND nested = 0"
+        ).fetchall()
+        assert files, "claude's rows were not kept"
+        row = db.execute(
+            "SELECT packed FROM signatures WHERE app = 'claude' AND nested = 0"
+        ).fetchone()
+    db.close()
+    assert sorted(marshal.loads(row[0])) == sorted(files)

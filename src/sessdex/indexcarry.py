@@ -319,6 +319,9 @@ def _copy(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:
     only: another build may be using it)."""
     uri = indexfile.sqlite_uri(older, "mode=ro")
     with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as old:
+        # one read transaction: the older build's `watch` may write between the tables,
+        # and rows of two moments (files of one, signatures of the next) list wrong
+        old.execute("BEGIN")
         if old.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             return  # another schema: its rows are not this build's tables
         stored = dict(old.execute("SELECT app, digest FROM codes"))

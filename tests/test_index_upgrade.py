@@ -213,3 +213,32 @@ def test_an_older_index_written_during_the_copy_is_copied_as_of_one_moment(
         ).fetchone()
     db.close()
     assert sorted(marshal.loads(row[0])) == sorted(files)
+
+
+def test_an_index_another_process_wrote_before_the_copy_gets_no_rows_copied(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """A second sessdex of the new build may open the index between its making and the
+    copy, and write its own rows (Codex's, the home it read by): the copy then adds
+    none beside them (a second `home` row, one app's rows of two builds)."""
+    import sqlite3
+
+    from sessdex import indexschema
+
+    migrate = indexschema.migrate
+
+    def and_another_writes(db: sqlite3.Connection, path: Path) -> None:
+        migrate(db, path)
+        with sqlite3.connect(path, isolation_level=None) as other:
+            other.execute("INSERT INTO home VALUES (?)", (str(home.path) + "/",))
+        other.close()
+
+    monkeypatch.setattr(indexdb, "migrate", and_another_writes)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    indexdb.connect(indexdb.index_file(home)).close()
+    (newer,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    with sqlite3.connect(newer) as db:
+        homes = db.execute("SELECT count(*) FROM home").fetchone()[0]
+        kept = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    db.close()
+    assert (homes, kept) == (1, 0)

@@ -275,7 +275,7 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
             db.execute("ROLLBACK")  # another sessdex made it first
             return
         db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
-        if older is not None:
+        if older is not None and _unwritten(db):
             _copy_whole(db, older, digests)
         db.execute("COMMIT")
     except BaseException as error:
@@ -285,6 +285,16 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
             raise
         # a full disk: the run goes on as it would have, its own writes saying why
         log.debug("no code digests kept: %s", error)
+
+
+def _unwritten(db: sqlite3.Connection) -> bool:
+    """Whether the new index holds no rows yet: another sessdex of this build may have
+    opened it between its making and the copy and written its own (the home it read
+    by, an app's files), which copied rows would join, not replace."""
+    return all(
+        db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
+        for table in (*_APP_TABLES, "usage_meta", "home")
+    )
 
 
 def _newest_other(path: Path) -> Path | None:

@@ -242,3 +242,17 @@ def test_an_index_another_process_wrote_before_the_copy_gets_no_rows_copied(
         kept = db.execute("SELECT count(*) FROM files").fetchone()[0]
     db.close()
     assert (homes, kept) == (1, 0)
+
+
+def test_an_index_deleted_after_an_upgrade_reads_every_apps_files_again(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """Deleting the index (what `doctor --own` names) reads every file again, as the
+    README says to do after some changes no file shows (Aider's encoding setting): the
+    build that made it once copies nothing from an older build's index again."""
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    assert api.list_sessions(home).report.parsed == 1
+    (newer,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{newer}{suffix}").unlink(missing_ok=True)
+    assert api.list_sessions(home).report.parsed == 3

@@ -275,7 +275,8 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
             db.execute("ROLLBACK")  # another sessdex made it first
             return
         db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
-        if older is not None and _unwritten(db):
+        first = _first_made(path)
+        if older is not None and first and _unwritten(db):
             _copy_whole(db, older, digests)
         db.execute("COMMIT")
     except BaseException as error:
@@ -285,6 +286,22 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
             raise
         # a full disk: the run goes on as it would have, its own writes saying why
         log.debug("no code digests kept: %s", error)
+
+
+# beside an index, once its build has made it (`_first_made`); pruned with it
+MADE = ".carried"
+
+
+def _first_made(path: Path) -> bool:
+    """Whether this build makes its index of this home for the first time, marked
+    beside it: one made again (the user deleted it to have every file read again, or
+    it was set aside as damaged) copies nothing, where it brought back the older
+    build's rows it was deleted to be rid of. A mark that cannot be made: no copy."""
+    try:
+        os.close(os.open(f"{path}{MADE}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        return False
+    return True
 
 
 def _unwritten(db: sqlite3.Connection) -> bool:

@@ -60,7 +60,8 @@ def prune_older_builds(path: Path, now: float | None = None) -> None:
                 used = max(used, os.stat(f"{other}{suffix}").st_mtime)
         if now - used < kept:
             continue
-        for suffix in ("", "-wal", "-shm", ".damaged"):
+        # ".carried": `indexcarry.MADE`, the mark that its build made it once
+        for suffix in ("", "-wal", "-shm", ".damaged", ".carried"):
             with contextlib.suppress(OSError):
                 os.unlink(f"{other}{suffix}")
 

@@ -256,3 +256,30 @@ def test_an_index_deleted_after_an_upgrade_reads_every_apps_files_again(
     for suffix in ("", "-wal", "-shm"):
         Path(f"{newer}{suffix}").unlink(missing_ok=True)
     assert api.list_sessions(home).report.parsed == 3
+
+
+def test_an_upgrade_while_the_digests_are_worked_out_stores_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """An upgrade landing while a process reads its code's files for the digests gives
+    digests of the newer code beside rows the older code wrote: none are stored, and
+    the next build keeps none of its rows."""
+    import sqlite3
+
+    home = _write_home(tmp_path / "home")
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    digests = indexcarry._digests
+
+    def upgraded_meanwhile(apps: object, root: str) -> dict[str, str]:
+        found = digests(apps, root)  # type: ignore[arg-type]
+        with open(Path(root) / "sources" / "claude.py", "a") as file:
+            file.write("\n# the upgrade, landed meanwhile\n")
+        return found
+
+    monkeypatch.setattr(indexcarry, "_digests", upgraded_meanwhile)
+    indexdb.connect(indexdb.index_file(home)).close()
+    (made,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    with sqlite3.connect(made) as db:
+        stored = db.execute("SELECT count(*) FROM codes").fetchone()[0]
+    db.close()
+    assert stored == 0

@@ -268,6 +268,10 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
     except (OSError, ValueError) as error:
         log.debug("no code digests: %s", error)
         return
+    if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
+        # ... or while they were read: some digests may be of the newer files
+        log.debug("no code digests: sessdex's files changed while they were read")
+        return
     older = _newest_other(path)
     try:
         db.execute("BEGIN IMMEDIATE")

@@ -283,3 +283,22 @@ def test_an_upgrade_while_the_digests_are_worked_out_stores_none(
         stored = db.execute("SELECT count(*) FROM codes").fetchone()[0]
     db.close()
     assert stored == 0
+
+
+def test_an_upgrade_from_the_release_before_the_codes_table_reads_everything(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """The previous release's index is of schema 8 (no `codes`): the first run of this
+    one copies nothing from it and lists what a cold run lists."""
+    import sqlite3
+
+    cold = api.list_sessions(home).sessions()
+    (older,) = sessdex_state.rglob(f"index-*-{indexfile.code_stamp()}.sqlite")
+    with sqlite3.connect(older) as db:
+        db.execute("DROP TABLE codes")
+        db.execute("PRAGMA user_version = 8")
+    db.close()
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    listed = api.list_sessions(home)
+    assert listed.report.parsed == 3
+    assert listed.sessions() == cold

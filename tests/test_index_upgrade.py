@@ -92,6 +92,25 @@ def test_an_upgrade_of_shared_code_reads_every_apps_files_again(
         assert api.list_sessions(home).report.parsed == 3, changed
 
 
+def test_a_release_number_changed_alone_keeps_every_apps_rows(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every release changes `__version__`: the number alone reads no file otherwise,
+    so it reads nothing again (it sits in the package's `__init__`, code every reader
+    counts, and kept no row of any app)."""
+    copy = tmp_path / "build-release"
+    shutil.copytree(indexcarry.ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    init = copy / "__init__.py"
+    text = init.read_text()
+    assert '__version__ = "' in text
+    init.write_text(text.replace('__version__ = "', '__version__ = "9.9.9+', 1))
+    monkeypatch.setattr(indexcarry, "ROOT", str(copy))
+    monkeypatch.setattr(indexfile, "_STAMP", indexfile.stamp_of(str(copy)))
+    assert api.list_sessions(home).report.parsed == 0
+    _upgrade(tmp_path, monkeypatch, "__init__.py")  # anything else in it still counts
+    assert api.list_sessions(home).report.parsed == 3
+
+
 def test_an_upgrade_of_a_module_one_reader_imports_reads_its_app_again(
     home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

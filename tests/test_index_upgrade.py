@@ -131,6 +131,18 @@ def test_an_upgrade_that_brings_another_python_reads_every_apps_files_again(
     assert api.list_sessions(home).report.parsed == 3
 
 
+def test_an_upgrade_that_brings_another_sqlite_reads_every_apps_files_again(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite reads the apps' databases (its JSON functions, its parser): another
+    version counts as every app's code, as Python's does."""
+    import sqlite3
+
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    monkeypatch.setattr(sqlite3, "sqlite_version", "9.99.0")
+    assert api.list_sessions(home).report.parsed == 3
+
+
 def test_an_older_index_read_only_in_part_keeps_nothing(
     home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
 ) -> None:

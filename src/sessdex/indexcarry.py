@@ -87,8 +87,8 @@ def _digests(apps: Iterable[str], root: str) -> dict[str, str]:
 
 
 def _libraries() -> str:
-    """Python's version and those of the libraries sessdex depends on (orjson, msgspec,
-    zstandard, ...): an upgrade that brings a newer one may read a file otherwise, so
+    """Python's version, SQLite's and those of the libraries sessdex depends on (orjson,
+    msgspec, zstandard, ...): an upgrade that brings a newer one may read a file otherwise, so
     every app's code counts them. Told by their `.dist-info` folders' names, read
     beside sessdex's own (its METADATA names them): `importlib.metadata` loads some
     modules a cold `usage` does without."""
@@ -103,7 +103,10 @@ def _libraries() -> str:
             needed = _required(os.path.join(folder or ".", name, "METADATA"))
             break
     versions = sorted({name for _, name in installed if _named(name) in needed})
-    return "\n".join([sys.version, *versions])
+    import sqlite3  # the index is one: loaded already
+
+    # the readers query the apps' databases through it (its JSON functions, its parser)
+    return "\n".join([sys.version, f"sqlite {sqlite3.sqlite_version}", *versions])
 
 
 def _named(dist_info: str) -> str:

@@ -134,3 +134,54 @@ def test_aider_lines_quoted_one_at_a_time_are_drawn_once(tmp_path: Path) -> None
         "Applied edit to hello.py",
     ]
     assert [e.text for e in shown if e.kind == "user"][-1:] == ["And now in French."]
+
+
+CRUSH = Path(__file__).parent / "data" / "crush" / "home"
+CRUSH_AT = 1_796_119_300  # after the fixture's messages (epoch s)
+
+
+def test_a_crush_summary_marked_once_it_is_written_is_drawn_once(
+    tmp_path: Path,
+) -> None:
+    """Crush streams a summary as an ordinary answer and marks it the session's summary
+    (sessions.summary_message_id) only once it is written: `watch`/`follow` drew it as
+    an answer, then again as "context compacted" once it was marked."""
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    follower = LiveSession(session)
+    follower.poll()
+    shown: list[Event] = []
+
+    def write(sql: str, *values: object) -> None:
+        writer.execute(sql, values)
+        time.sleep(live_feeds.STORE_SECONDS)
+        shown.extend(follower.poll())
+
+    summary = "Summary: the retry decorator is in."
+    text = {"type": "text", "data": {"text": summary}}
+    finish = {"type": "finish", "data": {"reason": "end_turn", "time": CRUSH_AT}}
+    try:
+        write(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+            " updated_at) VALUES ('m-live-sum', ?, 'assistant', ?, 'm', ?, ?)",
+            session.id, json.dumps([text]), CRUSH_AT, CRUSH_AT,
+        )  # fmt: skip
+        write(
+            "UPDATE messages SET parts = ? WHERE id = 'm-live-sum'",
+            json.dumps([text, finish]),
+        )
+        write(
+            "UPDATE sessions SET summary_message_id = 'm-live-sum' WHERE id = ?",
+            session.id,
+        )
+        for _ in range(2):
+            time.sleep(live_feeds.STORE_SECONDS)
+            shown.extend(follower.poll())
+    finally:
+        writer.close()
+    assert [(e.kind, e.text) for e in shown if e.text == summary] == [
+        ("assistant", summary)
+    ]

@@ -95,25 +95,50 @@ class Seen:
             )
         )
 
+    @staticmethod
+    def said(event: Event, positional: bool = False) -> int | None:
+        """What an answer and a compaction of the same words, time and agent share: Crush
+        marks an answer its session's summary only once it is written, so an answer
+        drawn is the compaction read later."""
+        if event.kind not in ("assistant", "compaction") or not event.text:
+            return None
+        undated = positional and (event.time is None or event.time_estimated)
+        return hash(
+            ("said", event.seq if undated else None, event.agent_id, event.time,
+             event.text)
+        )  # fmt: skip
+
     def add(self, event: Event, positional: bool = False) -> bool:
         """Remember `event`; False if it was seen already."""
         key = self.key(event, positional)
         if key in self.keys:
             return False
+        said = self.said(event, positional)
+        if event.kind == "compaction" and said in self.keys:
+            return False  # drawn as the answer it was until marked
+        self._keep(key)
+        if event.kind == "assistant" and said is not None:
+            self._keep(said)
+        return True
+
+    def _keep(self, key: int) -> None:
         self.keys.add(key)
         self.order.append(key)
         if len(self.order) > self.cap:
             self.keys.discard(self.order.popleft())
-        return True
 
     def forget(self, event: Event, positional: bool = False) -> None:
         """Unsee `event`, one of the last added: a later read may give it again."""
-        key = self.key(event, positional)
-        self.keys.discard(key)
-        for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
-            if self.order[index] == key:
-                del self.order[index]
-                return
+        keys = [self.key(event, positional)]
+        said = self.said(event, positional)
+        if event.kind == "assistant" and said is not None:
+            keys.append(said)
+        for key in keys:
+            self.keys.discard(key)
+            for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
+                if self.order[index] == key:
+                    del self.order[index]
+                    break
 
 
 # --- feeds: where a session's new events come from --------------------------------------

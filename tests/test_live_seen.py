@@ -10,6 +10,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from sessdex import api, live_feeds
 from sessdex.live import LiveSession
 from sessdex.model import Event
@@ -185,3 +187,35 @@ def test_a_crush_summary_marked_once_it_is_written_is_drawn_once(
     assert [(e.kind, e.text) for e in shown if e.text == summary] == [
         ("assistant", summary)
     ]
+
+
+QWEN = Path(__file__).parent / "data" / "qwen" / "home"
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["read_whole", "read_on"])
+def test_a_qwen_reply_written_in_fragments_is_billed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """Qwen Code writes a streamed reply as fragments sharing its uuid, each with the
+    counts so far; a read that ended between two drew the first's usage, and the
+    next read the whole reply's too (`follow --nl`: two usage lines, tokens twice).
+    A file's last usage is kept back while the file grows. `read_on`: a file over
+    FULL_REREAD_MAX, read on from its last line."""
+    if not whole:
+        monkeypatch.setattr(live_feeds, "FULL_REREAD_MAX", 0)
+    home = tmp_path / "home"
+    shutil.copytree(QWEN, home)
+    chat = next((home / ".qwen/projects").glob("*/chats/5d1e0c2a*.jsonl"))
+    lines = chat.read_text().splitlines(keepends=True)
+    assert json.loads(lines[4])["uuid"] == json.loads(lines[5])["uuid"]
+    chat.write_text("".join(lines[:4]))
+    follower = LiveSession(api.resolve(Home.at(home), "5d1e0c2a"))
+    shown = follower.poll()
+    for line in (lines[4], lines[5], lines[6]):  # two fragments, then the tool's result
+        with chat.open("a", encoding="utf-8") as file:
+            file.write(line)
+        shown += follower.poll()
+    shown += follower.poll()
+    usages = [e.usage.output_tokens for e in shown if e.kind == "usage" and e.usage]
+    assert usages == [50]  # 40 answered, 10 thought
+    assert follower.tracker.tokens == 2050

@@ -396,6 +396,11 @@ class ReadFeed:
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
         self.held: Event | None = None  # its last event, shown once read again alike
+        # a file's last usage, kept back while the file grows (Qwen Code writes a reply
+        # as fragments of one uuid, the last one's counts the reply's), and the offset
+        # of the read that found it, which the next read starts from again
+        self.held_usage: Event | None = None
+        self.held_from = 0
         # the usage the last whole read sums (and, of a main file, what it read on since)
         self.tokens: int | None = None
         # a database's snapshot serves a one-shot command's whole run; here it must
@@ -441,11 +446,12 @@ class ReadFeed:
         before = follower.offset
         change = follower.check()
         if change is Change.NONE:
+            settled = self._settle_usage(seen)  # nothing more written: it is whole
             # the lead waits in a call while its sub-agent's own file is written
-            return self._read(seen, 0) if self._beside_written(now) else []
+            return settled + (self._read(seen, 0) if self._beside_written(now) else [])
         if change is Change.VANISHED:
             self.lead_gone = True
-            return []
+            return self._settle_usage(seen)
         self.lead_gone = False
         self.written = follower.mtime_ns / 1e9
         if change is Change.REWRITTEN and follower.size > FULL_REREAD_MAX:
@@ -462,8 +468,9 @@ class ReadFeed:
             events = self._read(seen, 0)  # its sub-agents' files too
         elif change is Change.REWRITTEN:
             events = self._read(seen, first)
-        else:
-            events = self._read(seen, max(first, before))
+        else:  # from where the usage kept back was read: it is read again, grown
+            start = max(first, before)
+            events = self._read(seen, min(self.held_from, start) or start)
         grown = change is Change.GROWN or bool(events)
         self.changes.append(Changed(None, self.written, grown))
         return events
@@ -539,6 +546,8 @@ class ReadFeed:
             )
             return []
         self.read_before = True
+        if self.follower is not None:  # before what is read on is summed
+            self._hold_usage(kept, None if first else final, seen, offset)
         if whole:
             self.covered, self.tokens = count, tokens
             if not first:
@@ -588,6 +597,29 @@ class ReadFeed:
                 return
             if kept[index].kind not in BOOKKEEPING:
                 return
+
+    def _hold_usage(
+        self, kept: deque[Event], final: Event | None, seen: Seen, offset: int
+    ) -> None:
+        """Keep back the usage a file's read ends on: a reply written in fragments is
+        billed its last fragment's counts, and a read that ended between two found the
+        first's. It is shown once the file is found unchanged, or read again (from
+        where this read began) with what the app wrote after it."""
+        self.held_usage = None
+        if final is None or final.kind != "usage" or not kept or kept[-1] is not final:
+            return
+        kept.pop()
+        seen.forget(final)
+        self.held_usage, self.held_from = final, offset
+
+    def _settle_usage(self, seen: Seen) -> list[Event]:
+        """The usage kept back, as it is: the file was not written since."""
+        held, self.held_usage = self.held_usage, None
+        if held is None or not seen.add(held):
+            return []
+        if self.held_from and self.tokens is not None and held.usage is not None:
+            self.tokens += held.usage.plausible().total  # read on from a line: added
+        return [held]
 
     def _signature(self) -> tuple[tuple[int, int, int], ...]:
         found = []

@@ -219,3 +219,40 @@ def test_a_qwen_reply_written_in_fragments_is_billed_once(
     usages = [e.usage.output_tokens for e in shown if e.kind == "usage" and e.usage]
     assert usages == [50]  # 40 answered, 10 thought
     assert follower.tracker.tokens == 2050
+
+
+def test_follow_started_while_an_answer_streams_draws_it_once(tmp_path: Path) -> None:
+    """`follow` started while Crush streams an answer into its row drew the words so far
+    as the last of its history, then the whole answer again once written. The first
+    read's last event, written just now, is drawn once read again; what the session's
+    status says takes it at once."""
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+
+    def said(text: str) -> str:
+        return json.dumps([{"type": "text", "data": {"text": text}}])
+
+    try:
+        writer.execute(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+            " updated_at) VALUES ('m-live-1', ?, 'assistant', ?, 'm', ?, ?)",
+            (session.id, said("Hel"), CRUSH_AT, CRUSH_AT),
+        )
+        follower = LiveSession(session)
+        shown = follower.poll()
+        assert follower.tracker.lead.active == CRUSH_AT  # status: it answers now
+        writer.execute(
+            "UPDATE messages SET parts = ? WHERE id = 'm-live-1'",
+            (said("Hello, the answer is 42."),),
+        )
+        for _ in range(3):
+            time.sleep(live_feeds.STORE_SECONDS)
+            shown += follower.poll()
+    finally:
+        writer.close()
+    answers = [e.text for e in shown if e.kind == "assistant"]
+    assert answers[-1:] == ["Hello, the answer is 42."]
+    assert "Hel" not in answers

@@ -46,6 +46,8 @@ SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-r
 # kinds an app may write again, grown, in the same row or document (a streamed answer,
 # a compaction's summary answer after its request)
 GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result", "compaction"})
+# of those, what a first read's history may end on still streamed (its drawing is held)
+STREAMED = frozenset({"assistant", "thinking"})
 BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
 HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
 # a file's mtime is taken for a write of the app's only when it is later than the moment
@@ -396,6 +398,10 @@ class ReadFeed:
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
         self.held: Event | None = None  # its last event, shown once read again alike
+        # of the first read's history, its last event written just now: what a status
+        # says takes it, `follow` draws it once read again (it may still grow)
+        self.undrawn: Event | None = None
+        self.fresh = False  # the store was written just before the read
         # a file's last usage, kept back while the file grows (Qwen Code writes a reply
         # as fragments of one uuid, the last one's counts the reply's), and the offset
         # of the read that found it, which the next read starts from again
@@ -428,6 +434,10 @@ class ReadFeed:
         # (a source whose last event differs at every read must not be held for ever)
         settled = signature == self.read_signature
         self.signature = self.read_signature = signature
+        self.undrawn = None
+        # (a shared store's, by any of its sessions; the file system's clock may lag)
+        written = max((mtime / 1e9 for _, _, mtime in signature), default=0.0)
+        self.fresh = -MTIME_SLACK <= now - written < STORE_SECONDS
         self.read_at = now
         self.lead_gone = not signature or signature[0] == (-1, -1, -1)
         events = self._read(seen, 0, settled=settled)
@@ -552,6 +562,8 @@ class ReadFeed:
             self.covered, self.tokens = count, tokens
             if not first:
                 self._hold(kept, _growing(last, final), seen, settled)
+            elif self.fresh:
+                self._hold_drawing(kept, _growing(last, final), seen)
         elif not offset:
             # a main file read whole: its sum is the session's, and a running total the
             # app rewrites beside it (a settings file) counts once, not once per read
@@ -594,6 +606,21 @@ class ReadFeed:
                 del kept[index]
                 seen.forget(last, True)
                 self.held = last
+                return
+            if kept[index].kind not in BOOKKEEPING:
+                return
+
+    def _hold_drawing(self, kept: deque[Event], last: Event | None, seen: Seen) -> None:
+        """Of the first read, written just now, its last event that may still grow (an
+        answer streamed into its row): kept in the history a status takes, its drawing
+        held (`undrawn`) until a read finds it again, as `_hold` does a later read's. A
+        tool call is drawn at once: its input is most often written whole."""
+        if last is None or last.kind not in STREAMED:
+            return
+        for index in range(len(kept) - 1, -1, -1):  # after it, bookkeeping at most
+            if kept[index] is last:
+                seen.forget(last, True)
+                self.held = self.undrawn = last
                 return
             if kept[index].kind not in BOOKKEEPING:
                 return

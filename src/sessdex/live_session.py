@@ -126,11 +126,14 @@ class LiveSession:
                 if isinstance(self.feed, HookFeed):
                     self.tracker.touch(changed.agent_id, changed.modified)
         self.feed.changes.clear()
-        if isinstance(self.feed, ReadFeed) and self.feed.tokens is not None:
+        if not isinstance(self.feed, ReadFeed):
+            return events
+        if self.feed.tokens is not None:
             # a session read whole is counted afresh: a running total an app keeps in a
             # row or a file and updates in place would be added again at every read
             self.tracker.tokens = self.feed.tokens
-        return events
+        # an answer still streamed when following began: drawn once read again
+        return [e for e in events if e is not self.feed.undrawn]
 
     def status(
         self, now: float | None = None, processes: Processes | None = None

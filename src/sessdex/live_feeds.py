@@ -478,9 +478,12 @@ class ReadFeed:
             events = self._read(seen, 0)  # its sub-agents' files too
         elif change is Change.REWRITTEN:
             events = self._read(seen, first)
-        else:  # from where the usage kept back was read: it is read again, grown
+        else:
             start = max(first, before)
-            events = self._read(seen, min(self.held_from, start) or start)
+            if self.held_usage is not None and self.held_from:
+                # from where the usage kept back was read: it is read again, grown
+                start = min(self.held_from, start)
+            events = self._read(seen, start)
         grown = change is Change.GROWN or bool(events)
         self.changes.append(Changed(None, self.written, grown))
         return events
@@ -632,7 +635,7 @@ class ReadFeed:
         billed its last fragment's counts, and a read that ended between two found the
         first's. It is shown once the file is found unchanged, or read again (from
         where this read began) with what the app wrote after it."""
-        self.held_usage = None
+        self.held_usage, self.held_from = None, 0
         if final is None or final.kind != "usage" or not kept or kept[-1] is not final:
             return
         kept.pop()

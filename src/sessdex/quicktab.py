@@ -27,7 +27,16 @@ TITLE_COLUMNS = 60
 # no value) each takes; tests check these against the CLI's own.
 ID_COMMANDS: dict[str, frozenset[str]] = {
     "resume": frozenset(
-        {"--print", "--json", "--yes", "-y", "--force", "--keep-permissions"}
+        {
+            "--print",
+            "--json",
+            "--yes",
+            "-y",
+            "--force",
+            "--keep-permissions",
+            "--verbose",
+            "-v",
+        }
     ),
     "show": frozenset(
         {"--full-payloads", "--no-pager", "--json", "--nl", "--verbose", "-v"}

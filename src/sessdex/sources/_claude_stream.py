@@ -412,15 +412,8 @@ class Stream:
             state.response = copy
         if not last:  # only a response's last line has a stop_reason
             return billed
-        if billed:  # two responses end here: the second billed once the first is out
-            return self._bill_after(billed, agent)
-        return self._bill(agent)
-
-    def _bill_after(
-        self, billed: tuple[Event, ...], agent: str | None
-    ) -> Iterator[Event]:
-        yield from billed
-        yield from self._bill(agent)
+        # two responses may end here: the second billed after the first
+        return billed + self._bill(agent)
 
     def _bill(self, agent: str | None) -> tuple[Event, ...]:
         """The pending response's usage event (and one per advisor model it consulted),

@@ -1323,3 +1323,41 @@ def test_the_last_rows_read_say_an_odd_counter_as_the_whole_read_does(
     assert [reason for _, _, reason in last.details] == [
         "odd token count in a set of totals"
     ]
+
+
+@pytest.mark.parametrize("odd", ["a dozen", -5, 1.5, 2**60])
+@pytest.mark.parametrize("times", ["seconds", "a fraction"])
+def test_the_last_rows_say_an_odd_ledger_row_before_them_and_bill_as_the_whole(
+    odd: object, times: str, tmp_path: Path
+) -> None:
+    """A ledger row before the last messages holding a count no app writes was said by
+    the whole read (a response's) and by no `--tail` read: each is said, the usage the
+    same. `times`: every time whole seconds (the calls before are counted in SQL), or an
+    earlier message's a fraction (they are read one by one)."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", (300, 60, 0, 0), name="Ledgered")
+    for n in range(6):
+        role = "user" if n % 2 == 0 else "assistant"
+        add_message(db, "20260820_1", role, text(f"m{n}"), n * 10)
+    add_call(db, "20260820_1", 11, SONNET, (100, 20, 0, 0))
+    add_call(db, "20260820_1", 12, SONNET, (100, 20, 0, 0))
+    add_call(db, "20260820_1", 51, SONNET, (100, 20, 0, 0))
+    db.execute("UPDATE usage_ledger SET output_tokens = ? WHERE id = 2", (odd,))
+    if times == "a fraction":
+        db.execute(
+            "UPDATE messages SET created_timestamp = ? WHERE id = 2", (T0 + 10.5,)
+        )
+    db.commit()
+    db.close()
+    session = sessions(home)["20260820_1"]
+    whole, last = Diagnostics(), Diagnostics()
+    every = [e.usage for e in goose.read(session, whole) if e.usage]
+    shown = [e.usage for e in goose.read_last(session, last, 2) if e.usage]
+    assert whole.details == last.details
+    assert [reason for _, _, reason in last.details] == [
+        "odd token count in a response"
+    ]
+    # the window's call and the counters' rest, as the whole read bills them
+    assert [(u.input_tokens, u.output_tokens) for u in shown] == [
+        (u.input_tokens, u.output_tokens) for u in every[-len(shown) :]
+    ]

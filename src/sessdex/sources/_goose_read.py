@@ -388,6 +388,10 @@ class _Reader:
         if _odd(info, "accumulated_" if ledgered else _counter_prefix(info)):
             self.diagnostics.damage(f"{self.db}#sessions", 0, odd_in("set of totals"))
 
+    def odd_call(self) -> None:
+        """Say a ledger row with a count no app writes, which `_Call` takes as 0."""
+        self.diagnostics.damage(f"{self.db}#usage_ledger", 0, odd_in("response"))
+
     def call(
         self,
         call: _Call,
@@ -396,7 +400,7 @@ class _Reader:
         billing: dict[str, JSONValue],
     ) -> Iterator[Event]:
         if call.odd:  # taken as 0
-            self.diagnostics.damage(f"{self.db}#usage_ledger", 0, odd_in("response"))
+            self.odd_call()
         usage = _usage(call.counts, call.model or model, call.total)
         if usage is None:
             return

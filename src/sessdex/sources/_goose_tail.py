@@ -21,6 +21,7 @@ from ._goose_read import _message_rows, _noted, _Reader, _result, _session_row
 from ._goose_usage import (
     _Call,
     _ledger,
+    _ledger_odd,
     _ledger_spent,
     _spent,
     _unledgered,
@@ -259,10 +260,15 @@ class _Tail(_Reader):
         if given is not None:  # counted in SQL: only the calls after are read
             calls = _ledger(connection, session_id, after=given)
             spent = _ledger_spent(connection, session_id)
+            odd = _ledger_odd(connection, session_id) - sum(c.odd for c in calls or [])
         else:
             calls = _ledger(connection, session_id)
             spent = _spent(calls)
-            calls = (calls or [])[earlier.calls_given(calls or []) :]
+            before = earlier.calls_given(calls or [])
+            odd = sum(call.odd for call in (calls or [])[:before])
+            calls = (calls or [])[before:]
+        for _ in range(odd):  # the rows before, which the whole read says as it bills
+            self.odd_call()
         pending = iter(calls or [])
         call = next(pending, None)
         messages = list(self.messages(connection, session_id, window))

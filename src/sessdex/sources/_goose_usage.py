@@ -163,6 +163,27 @@ def _ledger_spent(connection: sqlite3.Connection, session_id: str) -> _Spent | N
     return _Spent((given, made, read, written), total, untotalled > 0)
 
 
+def _ledger_odd(connection: sqlite3.Connection, session_id: str) -> int:
+    """How many of the session's ledger rows hold a value `odd_count` finds odd (text,
+    a blob, a fraction, below 0, past 2**53), counted in SQL as `_Call` reads them."""
+    available = databases.table_columns(connection, "usage_ledger")
+    columns = [
+        c for c in (*(f"{n}_tokens" for n in _COUNTS), "total_tokens") if c in available
+    ]
+    if "session_id" not in available or not columns:
+        return 0
+    odd = " OR ".join(
+        f"({c} IS NOT NULL AND NOT (typeof({c}) IN ('integer', 'real') "
+        f"AND {c} = CAST({c} AS INTEGER) AND {c} BETWEEN 0 AND {2**53}))"
+        for c in columns
+    )
+    (count,) = connection.execute(
+        f"SELECT COUNT(*) FROM usage_ledger WHERE session_id = ? AND ({odd})",
+        (session_id,),
+    ).fetchone()
+    return count if isinstance(count, int) else 0
+
+
 def _unledgered(info: Mapping[str, object], spent: _Spent | None) -> Counts:
     """What the session's counters hold beyond its ledger rows.
 

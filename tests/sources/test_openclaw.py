@@ -882,3 +882,43 @@ def test_a_sub_agent_whose_lead_left_the_database_says_whose_it_was(
     assert sessions(home)[DB_CHILD].parent_id == "agent:main:main"
     shown = cli_over(home, "show", DB_CHILD, "--no-pager").output
     assert "sub-agent of agent:main:main" in shown.splitlines()[:5]
+
+
+@pytest.mark.parametrize("odd", ["12", -5, 1.5, True, 2**60])
+def test_an_odd_count_in_a_database_entry_is_said_by_session_and_position(
+    odd: object, tmp_path: Path
+) -> None:
+    """A token count no app writes in an entry of the agent database was billed as 0
+    unsaid (a file's is said by its line): it is said, named by the session's id and the
+    entry's `seq`, the row a user finds it in."""
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    connection = sqlite3.connect(home / DATABASE)
+    (data,) = connection.execute(
+        "SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 3",
+        (DB_LEAD,),
+    ).fetchone()
+    entry = json.loads(data)
+    assert entry["message"]["usage"]["output"] == 40
+    entry["message"]["usage"]["output"] = odd
+    connection.execute(
+        "UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = 3",
+        (json.dumps(entry), DB_LEAD),
+    )
+    connection.commit()
+    connection.close()
+    result = CliRunner().invoke(
+        main,
+        ["usage", "session", "--json", "--verbose", "--app", "openclaw",
+         "--home", str(home)],
+        env={"SESSDEX_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    said = result.stderr
+    assert "warning: read 1 message with an odd token count" in said, said
+    where = (
+        f"{home / DATABASE}#transcript_events/{DB_LEAD}:3: odd token count in a message"
+    )
+    assert where in said, said
+    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    assert rows[DB_LEAD]["input_tokens"] > 0  # the entry's other counts count

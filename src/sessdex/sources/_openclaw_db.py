@@ -436,7 +436,7 @@ def _rows_sql(connection: sqlite3.Connection) -> str:
         else "NULL, NULL"
     )
     return (
-        f"SELECT rowid, event_json IS NULL, {zstd} FROM transcript_events "
+        f"SELECT rowid, event_json IS NULL, {zstd}, seq FROM transcript_events "
         "WHERE session_id = ?"
     )
 
@@ -490,7 +490,7 @@ def _decoded(
 ) -> dict[str, object] | None:
     """One row's entry: its JSON text (a huge one's long strings elided, unless `full`),
     or its zstd frame decompressed (never past the size OpenClaw recorded, 4 MiB)."""
-    rowid, compressed, frame, size = row
+    rowid, compressed, frame, size = row[:4]  # (a `seq` may follow)
     where = f"{path}#transcript_events/{rowid}"
     if compressed:
         if frame is None or (isinstance(size, int) and not 0 < size <= _MAX_EVENT):
@@ -566,10 +566,14 @@ def records(
     path: Path,
     *,
     full: bool = False,
+    at: list[int] | None = None,
 ) -> Iterator[Mapping[str, object]]:
-    """A transcript's entries in order."""
+    """A transcript's entries in order; `at[0]` the `seq` of the one given last (the
+    entry's place in its session, which names it where its rowid may not)."""
     cursor = connection.execute(f"{_rows_sql(connection)} ORDER BY seq", (session_id,))
     for row in cursor:
         record = _decoded(connection, row, diagnostics, path, full=full)
         if record is not None:
+            if at is not None:
+                at[0] = row[4] if isinstance(row[4], int) else 0
             yield record

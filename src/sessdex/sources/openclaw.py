@@ -80,7 +80,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from .. import databases, files, folders, jsonstream
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import Diagnostics, odd_in, read_failed
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _openclaw_db, pi
@@ -554,11 +554,19 @@ def _events(
         return
     try:
         branch = _openclaw_db.branch(connection, session_id)
+        at = [0]  # the `seq` of the entry read last: where an odd count is said
         records = _openclaw_db.records(
-            connection, session_id, diagnostics, Path(database), full=full
+            connection, session_id, diagnostics, Path(database), full=full, at=at
         )
         yield from pi.read_entries(
-            session, records, branch, diagnostics, custom_errors=_ERRORS, resets=True
+            session,
+            records,
+            branch,
+            diagnostics,
+            custom_errors=_ERRORS,
+            resets=True,
+            where=lambda: (where, at[0]),
+            odd=odd_in("message"),
         )
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, database, error))

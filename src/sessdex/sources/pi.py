@@ -378,15 +378,17 @@ def read_entries(
     custom_errors: frozenset[str] = frozenset(),
     resets: bool = False,
     where: Callable[[], tuple[str, int]] | None = None,
+    odd: str = ODD_COUNT,
 ) -> Iterator[Event]:
     """The events of format 3 entries, wherever they are kept (a file's lines, or the rows
     of a harness's database: OpenClaw's): those off the active `branch` (None: no tree)
     only bill. With `resets`, a `reset` entry (OpenClaw's boundary of a `/new` or `/reset`
     kept in the same transcript: `reason` `new`, `reset`, `idle`, `daily`, `cron-stale`)
     is a `meta` event. `where`: the file and line of the entry read last, where an odd
-    token count is said (None: not said)."""
+    token count is said (None: not said), as `odd` (a database row's names what it
+    counts: `diagnostics.odd_in`)."""
     reader = _Reader(session, diagnostics)
-    reader.where = where
+    reader.where, reader.odd = where, odd
     for record in records:
         entry_id = record.get("id")
         kind = type_tag(record.get("type"))
@@ -603,6 +605,7 @@ class _Reader:
         self.bill_messages = True
         # the file and line of the entry read (None: not known), where an odd count is said
         self.where: Callable[[], tuple[str, int]] | None = None
+        self.odd = ODD_COUNT  # the reason an odd count is said with
         # a fork's entries dated before it was made are copies: their parent paid for them
         self.forked_at = (
             session.created.timestamp()
@@ -638,7 +641,7 @@ class _Reader:
         """Say a billed count no app writes (`odd_count`): `_usage` bills it as 0 (or
         its whole part)."""
         if self.where is not None and any(odd_count(usage.get(k)) for k in _COUNTS):
-            self.diagnostics.damage(*self.where(), ODD_COUNT)
+            self.diagnostics.damage(*self.where(), self.odd)
 
     def billing(
         self, value: object, model: str | None, provider: str | None

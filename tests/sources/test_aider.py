@@ -787,3 +787,33 @@ def test_doctor_says_where_the_chat_histories_were_looked_for(tmp_path: Path) ->
         "1 project folder other agents recorded, and its git root"
     ) in lines
     assert f"  looked in   {home / '.aider'}" not in lines
+
+
+@pytest.mark.parametrize(
+    ("report", "billed"),
+    [
+        ("2.4k sent, -5 received.", (2400, 0, 0)),
+        ("-5 sent, 57 received.", (0, 57, 0)),
+        ("12k sent, -5 cache hit, 212 received.", (12000, 212, 0)),
+    ],
+)
+def test_a_negative_count_in_a_token_report_is_damage_said_by_its_line(
+    report: str, billed: tuple[int, int, int], tmp_path: Path
+) -> None:
+    """aider prints the provider's counts as they came (`format_tokens(-5)` is "-5"): a
+    report with a negative one was not read as usage at all, its other counts lost and
+    nothing said; it is read, the negative count billed as 0 and said by its line."""
+    home, path = _raw_home(
+        tmp_path,
+        b"\n# aider chat started at 2026-11-20 10:00:00\n\n#### fix it  \n\nDone.\n\n"
+        + f"> Tokens: {report}  \n".encode(),
+    )
+    out, said = _cli("usage", "daily", "--json", "--verbose", "--home", str(home))
+    assert "warning: read 1 line with an odd token count" in said, said
+    assert f"{path}:8: odd token count" in said, said
+    [row] = orjson.loads(out)
+    assert (
+        row["input_tokens"],
+        row["output_tokens"],
+        row["cache_read_tokens"],
+    ) == billed

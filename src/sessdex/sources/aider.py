@@ -21,7 +21,9 @@ times aider printed, read in this machine's time zone. The `> Tokens: … sent, 
 received.` report is the only usage aider logs: one `usage` event per report, its
 figures rounded by aider (`1.2k`; whole, with commas, in 0.46 to 0.51, and `N prompt
 tokens, N completion tokens` for an unstreamed reply before 0.46), cache reads and
-writes taken out of "sent".
+writes taken out of "sent". Aider prints the provider's counts unchecked (`format_tokens`
+writes one below 1000 as it is): a negative one ("-5 received", from a provider or proxy
+that sent it) is billed as 0 and said as an odd token count, by its line.
 Model replies and quoted output cannot be told apart when a reply itself contains
 `> ` or `#### ` lines; we read such lines as aider's markup. Aider writes the log in its
 `--encoding` (io.py, 0.86.2: `errors="ignore"`, so what the encoding cannot hold is
@@ -57,7 +59,7 @@ from pathlib import Path
 from typing import Unpack
 
 from .. import files, folders
-from ..diagnostics import NUL_BYTES, Diagnostics, read_failed
+from ..diagnostics import NUL_BYTES, ODD_COUNT, Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._aider_text import NOT_ASCII, UNKNOWN, UTF8, Text, text_in
 from ._project_folders import recorded_folders
@@ -100,16 +102,18 @@ _CUT = ("unexpected end of data", "incomplete multibyte sequence")
 _START_TIME = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 # Since 0.52 counts are rounded (`12k`); 0.46 to 0.51 printed them whole with commas
 # (`12,345`), and until 0.49 the cost was per `request`, not per `message`.
+# A count is the provider's as it came (`format_tokens` prints one below 1000 whole, a
+# negative one too: "-5"): a negative one is read, billed as 0 and said.
 _TOKENS = re.compile(
-    r"Tokens: (?P<sent>[\d.,]+[kM]?) sent"
-    r"(?:, (?P<write>[\d.,]+[kM]?) cache write)?"
-    r"(?:, (?P<hit>[\d.,]+[kM]?) cache hit)?"
-    r", (?P<received>[\d.,]+[kM]?) received\."
+    r"Tokens: (?P<sent>-?[\d.,]+[kM]?) sent"
+    r"(?:, (?P<write>-?[\d.,]+[kM]?) cache write)?"
+    r"(?:, (?P<hit>-?[\d.,]+[kM]?) cache hit)?"
+    r", (?P<received>-?[\d.,]+[kM]?) received\."
     r"(?: Cost: \$(?P<cost>[\d.]+) (?:message|request))?"
 )
 # Before 0.46 only a reply that was not streamed got a report, in words of its own.
 _OLD_TOKENS = re.compile(
-    r"^(?P<sent>\d+) prompt tokens, (?P<received>\d+) completion tokens"
+    r"^(?P<sent>-?\d+) prompt tokens, (?P<received>-?\d+) completion tokens"
     r"(?:, \$(?P<cost>[\d.]+) cost)?"
 )
 # With both cache writes and hits aider puts the cost on a line of its own, unquoted.
@@ -361,7 +365,7 @@ def read(
     end = session.extra.get("end")
     stop = end if isinstance(end, int) else None
     begin = max(start, offset)
-    reader = _Reader(session)
+    reader = _Reader(session, diagnostics)
     encoding = session.extra.get("encoding")
     text = text_in(encoding) if isinstance(encoding, str) else UTF8
     if not isinstance(text, Text):
@@ -392,7 +396,7 @@ def read(
                     _note_damage(line, session.path, diagnostics, text)
                 if line.offset == start:
                     continue  # the run's first line: its time is the session's
-                yield from reader.feed(text.decode(data))
+                yield from reader.feed(text.decode(data), line.number)
     except FileNotFoundError:
         diagnostics.problem(f"aider: {session.path} vanished")
         return
@@ -610,18 +614,22 @@ def _git_root(folder: Path) -> Path | None:
 class _Reader:
     """Turns the section's lines into events; blocks of one kind are joined into one event."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
+        self.diagnostics = diagnostics
         self.emit = Emitter(session.id)
         self.kind: str | None = None  # "user", "quote" or "text"
         self.lines: list[str] = []
+        self.numbers: list[
+            int
+        ] = []  # each line's in the log, where an odd count is said
         self.command: str | None = (
             None  # call id of the slash command whose output follows
         )
         self.started = session.created
         self.model = session.model
 
-    def feed(self, text: str) -> Iterator[Event]:
+    def feed(self, text: str, number: int = 0) -> Iterator[Event]:
         if text.startswith("#### "):
             kind, body = "user", text[5:].rstrip()
         elif text.startswith("> ") or text == ">":
@@ -639,10 +647,11 @@ class _Reader:
             yield from self.flush()
             self.kind = kind
         self.lines.append(body)
+        self.numbers.append(number)
 
     def flush(self) -> Iterator[Event]:
-        kind, lines = self.kind, self.lines
-        self.kind, self.lines = None, []
+        kind, lines, numbers = self.kind, self.lines, self.numbers
+        self.kind, self.lines, self.numbers = None, [], []
         if kind is None:
             return
         text = "\n".join(lines).strip()
@@ -671,9 +680,9 @@ class _Reader:
                 if said:
                     yield self._event("assistant", text=said)
         else:
-            yield from self._quote(lines)
+            yield from self._quote(lines, numbers)
 
-    def _quote(self, lines: list[str]) -> Iterator[Event]:
+    def _quote(self, lines: list[str], numbers: list[int]) -> Iterator[Event]:
         body: list[str] = []
         cost_line: re.Match[str] | None = None
         for number, line in enumerate(lines):
@@ -686,6 +695,13 @@ class _Reader:
                 continue
             yield from self._quote_text(body)
             body = []
+            if any(
+                (value or "").startswith("-") for value in match.groupdict().values()
+            ):
+                # billed as 0 (`_tokens`)
+                self.diagnostics.damage(
+                    self.session.path or "", numbers[number], ODD_COUNT
+                )
             extra = _cost(match)
             if not match["cost"] and number + 1 < len(lines):
                 cost_line = _COST_LINE.match(lines[number + 1])
@@ -728,7 +744,7 @@ def _report(line: str) -> re.Match[str] | None:
 
 
 def _tokens(value: str | None) -> int:
-    if not value:
+    if not value or value.startswith("-"):  # a negative count: said by the reader
         return 0
     value = value.replace(",", "")
     scale = 1

@@ -93,8 +93,9 @@ def test_the_lead_thread_reads_in_order_with_its_sub_agent_inside() -> None:
     assert [k for k, child in kinds if not child] == [
         "user", "thinking", "assistant", "tool_call", "tool_result",
         "tool_call", "tool_call", "subagent", "tool_result", "tool_result",
-        "thinking", "assistant", "turn_end",
-        "user", "tool_call", "tool_result", "meta", "assistant", "turn_end", "usage",
+        "thinking", "assistant", "usage", "turn_end",
+        "user", "tool_call", "tool_result", "meta", "assistant", "usage", "turn_end",
+        "usage",  # what the running sum holds beyond the turns' last requests
     ]  # fmt: skip
     user = found[0]
     assert (
@@ -133,7 +134,7 @@ def test_the_lead_thread_reads_in_order_with_its_sub_agent_inside() -> None:
 def test_legacy_threads_read_as_zed_upgrades_them() -> None:
     found = sessions()
     legacy = events(found[LEGACY])
-    assert [e.kind for e in legacy] == ["user", "thinking", "assistant", "tool_call", "tool_result", "assistant", "turn_end", "usage"]  # fmt: skip
+    assert [e.kind for e in legacy] == ["user", "thinking", "assistant", "tool_call", "tool_result", "assistant", "usage", "turn_end", "usage"]  # fmt: skip
     call, result = legacy[3], legacy[4]
     assert (call.tool, call.call_id, result.call_id, result.tool) == ("read_file", "toolu_21", "toolu_21", "read_file")  # fmt: skip
     # 0.1.0: the tool's result rode on the next user message, which is no prompt
@@ -149,14 +150,18 @@ def test_legacy_threads_read_as_zed_upgrades_them() -> None:
 
 def test_usage_totals_are_zeds_counters_hand_checked() -> None:
     lead = [e for e in events(sessions()[LEAD]) if e.kind == "usage"]
-    # the lead's running sum (one event), the sub-agent's one turn (no running sum: a floor)
-    assert [(e.agent_id, e.extra["scope"]) for e in lead] == [(CHILD, "turn"), (None, "session")]  # fmt: skip
-    child, total = lead[0].usage, lead[1].usage
-    assert child is not None and total is not None
-    assert (total.input_tokens, total.output_tokens, total.cache_read_tokens, total.cache_write_tokens) == (3200, 910, 12000, 1500)  # fmt: skip
-    assert (total.model, lead[1].extra["provider"]) == (
+    # the sub-agent's one turn (no running sum: a floor), the lead's two turns (each its
+    # last request), then what the lead's running sum holds beyond them
+    assert [(e.agent_id, e.extra["scope"]) for e in lead] == [(CHILD, "turn"), (None, "turn"), (None, "turn"), (None, "session")]  # fmt: skip
+    child, rest = lead[0].usage, lead[3].usage
+    assert child is not None and rest is not None
+    turns = [(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.model) for u in (e.usage for e in lead[1:3]) if u]  # fmt: skip
+    assert turns == [(900, 400, 6000, "claude-sonnet-4-5"), (300, 60, 6000, "claude-sonnet-4-5")]  # fmt: skip
+    assert (rest.input_tokens, rest.output_tokens, rest.cache_read_tokens, rest.cache_write_tokens) == (2000, 450, 0, 1500)  # fmt: skip
+    assert (rest.model, lead[3].extra["provider"], lead[3].extra["summed"]) == (
         "claude-sonnet-4-5",
         "anthropic",
+        True,
     )
     assert (child.input_tokens, child.output_tokens, child.model) == (
         700,
@@ -164,14 +169,14 @@ def test_usage_totals_are_zeds_counters_hand_checked() -> None:
         "claude-haiku-4-5",
     )
     assert (
-        lead[1].time is not None and lead[1].time_estimated
+        lead[3].time is not None and lead[3].time_estimated
     )  # the thread's last write
     result = usage.run(Home.at(HOME), "model", apps=("zed",), filters=usage.Filters())
     by_model = {
         row.key: (row.input_tokens, row.output_tokens, row.cache_read_tokens)
         for row in result.rows
     }
-    # the sub-agent counts once, inside its lead; legacy threads by their cumulative sums
+    # the sub-agent counts once, inside its lead; each thread's total its running sum
     assert by_model["claude-sonnet-4-5"] == (3200, 910, 12000)
     assert by_model["claude-haiku-4-5"] == (700, 90, 0)
     assert by_model["claude-3-7-sonnet-latest"] == (2400, 350, 0)
@@ -614,3 +619,64 @@ def test_the_leads_of_a_database_of_many_are_read_with_one_scan_for_children(
         assert any(e.kind == "subagent" for e in found)
         assert any(e.agent_id for e in found)  # its sub-agent's own events, inside
     assert len(scans) <= 2
+
+
+def test_each_turn_is_billed_with_its_model_and_the_running_sum_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Zed keeps, per prompt, the usage of that turn's last request
+    (`request_token_usage`) and the thread's running sum of every request
+    (`cumulative_token_usage`); a thread with both was billed as one sum, its turns never:
+    each turn is a usage event of the thread's model before its end, and what the sum
+    holds beyond them (a turn's earlier requests) one more, the total Zed's sum."""
+    home = copy(tmp_path)
+    thread = {"title": "Two turns", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "messages": [{"User": {"id": "a", "content": [{"Text": "one"}]}},
+                           {"Agent": {"content": [{"Text": "1"}], "tool_results": {}}},
+                           {"User": {"id": "b", "content": [{"Text": "two"}]}},
+                           {"Agent": {"content": [{"Text": "2"}], "tool_results": {}}}],
+              "cumulative_token_usage": {"input_tokens": 1500, "output_tokens": 130,
+                                         "cache_read_input_tokens": 9000},
+              "request_token_usage": {"a": {"input_tokens": 100, "output_tokens": 10},
+                                      "b": {"input_tokens": 400, "output_tokens": 40,
+                                            "cache_read_input_tokens": 3000}},
+              "model": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}  # fmt: skip
+    data = zstandard.ZstdCompressor(level=3).compress(json.dumps(thread).encode())
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('two', 'Two turns', '2026-12-04T09:00:00Z', 'zstd', ?)",
+        (data,),
+    )
+    db.commit()
+    db.close()
+    state = {"SESSDEX_HOME": str(tmp_path / "state")}
+    shown = CliRunner().invoke(
+        main, ["show", "zed:two", "--json", "--home", str(home)], env=state
+    )
+    assert shown.exit_code == 0, shown.output
+    found = [
+        (e["kind"], e["extra"].get("scope"), e["usage"] and e["usage"]["input_tokens"],
+         e["usage"] and e["usage"]["model"])
+        for e in json.loads(shown.stdout) if e["kind"] in ("usage", "turn_end")
+    ]  # fmt: skip
+    assert found == [
+        ("usage", "turn", 100, "claude-sonnet-4-5"),
+        ("turn_end", None, None, None),
+        ("usage", "turn", 400, "claude-sonnet-4-5"),
+        ("turn_end", None, None, None),
+        ("usage", "session", 1000, "claude-sonnet-4-5"),  # the sum's rest
+    ]
+    report = CliRunner().invoke(
+        main,
+        ["usage", "session", "--json", "--app", "zed", "--home", str(home)],
+        env=state,
+    )
+    assert report.exit_code == 0, report.output
+    row = {r["id"]: r for r in json.loads(report.stdout)}["two"]
+    assert (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"]) == (
+        1500,
+        130,
+        9000,
+    )
+    assert row["responses"] == 3

@@ -64,6 +64,8 @@ _TOKENS = (
     "cache_read_input_tokens",
     "cache_creation_input_tokens",
 )
+# the Usage field of each
+_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 def decoded(
@@ -395,8 +397,12 @@ class _Turn:
         self.from_agent = agent_id is not None or isinstance(
             thread.get("subagent_context"), dict
         )
-        cumulative = self.tokens(thread.get("cumulative_token_usage"), "set of totals")
-        self.cumulative = cumulative
+        self.cumulative = self.tokens(
+            thread.get("cumulative_token_usage"), "set of totals"
+        )
+        self.billed: list[
+            Usage
+        ] = []  # the turns' usage, which the running sum holds too
         self.spawns: dict[str, tuple[str, str]] = {}  # spawn_agent call: label, message
         self.tools: dict[str, str] = {}  # call id: tool name (legacy results have none)
         self.open_calls: set[str] = set()
@@ -408,12 +414,28 @@ class _Turn:
             self.diagnostics.damage(self.where, 0, odd_in(counted))
         return _tokens(value, self.model)
 
+    def rest(self) -> Usage | None:
+        """What the running sum holds beyond the turns billed (each turn's last
+        request): the turns' earlier requests, one sum; None where there is no sum, or
+        one below the turns' (a first-agent thread Zed upgraded, then continued before
+        it kept the sum: the turns alone, a floor)."""
+        summed, billed = self.cumulative, self.billed
+        if summed is None or _total(summed) < sum(_total(turn) for turn in billed):
+            return None
+        left = {
+            key: max(0, getattr(summed, field) - sum(getattr(t, field) for t in billed))
+            for key, field in zip(_TOKENS, _FIELDS, strict=True)
+        }
+        return _tokens(left, self.model)
+
     def say(self, kind: EventKind, **fields: object) -> Event:
         return self.reader.emit(kind, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]
 
     def usage(self, usage: Usage | None, scope: str) -> Iterator[Event]:
         if usage is None:
             return
+        if scope == "turn":
+            self.billed.append(usage)
         extra: dict[str, JSONValue] = {"scope": scope}
         if scope == "session":
             extra["summed"] = True
@@ -440,15 +462,6 @@ class _Turn:
     def current(self) -> Iterator[Event]:
         per_turn = self.thread.get("request_token_usage")
         per_turn = per_turn if isinstance(per_turn, dict) else {}
-        turns = [_tokens(value, self.model) for value in per_turn.values()]
-        if self.cumulative is not None and _total(self.cumulative) >= sum(
-            _total(turn) for turn in turns if turn is not None
-        ):
-            per_turn = {}  # the running sum holds every request of every turn
-        else:
-            # no running sum, or one that missed turns (a first-agent thread Zed
-            # upgraded, then continued before it kept the sum): the turns, a floor
-            self.cumulative = None
         messages = self.thread.get("messages")
         user: str | None = None  # the turn's UserMessageId
         answered = False
@@ -478,7 +491,7 @@ class _Turn:
         if answered:
             yield from self.usage(self.tokens(per_turn.get(user or "")), "turn")
             yield from self.ended(last=True)
-        yield from self.usage(self.cumulative, "session")
+        yield from self.usage(self.rest(), "session")
 
     def compaction(self, info: object) -> Event:
         """Zed's `CompactionInfo`: `{"Summary": text}`, or the provider's own compacted
@@ -615,9 +628,7 @@ class _Turn:
 
     def legacy(self) -> Iterator[Event]:
         requests = self.thread.get("request_token_usage")
-        requests = (
-            requests if isinstance(requests, list) and self.cumulative is None else []
-        )
+        requests = requests if isinstance(requests, list) else []
         turn_usage: Usage | None = None
         answered = False
         messages = self.thread.get("messages")
@@ -663,7 +674,7 @@ class _Turn:
         if answered:
             yield from self.usage(turn_usage, "turn")
             yield from self.ended(last=True)
-        yield from self.usage(self.cumulative, "session")
+        yield from self.usage(self.rest(), "session")
 
     def segments(self, segments: object) -> Iterator[Event]:
         for segment in segments if isinstance(segments, list) else []:

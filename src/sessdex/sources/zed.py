@@ -22,12 +22,14 @@ of the listing).
 
 What a thread holds, and how it reads, is in `_zed_read.py`. Zed keeps no time per
 message: events carry none but the thread's last write (`updated_at`), given to its usage
-and last turn end as an estimate. Usage: Zed's `cumulative_token_usage` (a running sum of
-every request, kept by the first agent and by newer releases of the current one) is one `usage` event for the
-thread (`extra["scope"] = "session"`); a thread without it (or whose sum is below its
-turns', a first-agent thread continued before Zed kept one) has, per prompt, the usage of
-the last request of that turn (`request_token_usage`, which Zed overwrites per request, so
-a turn of several requests counts less than it spent: a floor). Sub-agent threads
+and last turn end as an estimate. Usage: each prompt's turn bills the usage of its last
+request (`request_token_usage`, which Zed overwrites per request), with the thread's model,
+before the turn's end (`extra["scope"] = "turn"`); what Zed's `cumulative_token_usage` (a
+running sum of every request, kept by the first agent and by newer releases of the current
+one) holds beyond those turns (their earlier requests) is one more `usage` event, summed
+(`"session"`), so that the thread totals Zed's sum. A thread without the sum (or whose sum
+is below its turns', a first-agent thread continued before Zed kept one) has the turns
+alone: a turn of several requests counts less than it spent, a floor. Sub-agent threads
 (`spawn_agent`, `parent_id`) are read inside their lead, where the call's result names
 them, with their own id as `agent_id`.
 

@@ -17,7 +17,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, openclaw
-from tests.helpers import LIST_PATHS, cli_over
+from tests.helpers import LIST_PATHS, cli_over, tables_as_views
 
 DATA = Path(__file__).parent.parent / "data" / "openclaw"
 SESSIONS = Path(".openclaw") / "agents" / "main" / "sessions"
@@ -922,3 +922,35 @@ def test_an_odd_count_in_a_database_entry_is_said_by_session_and_position(
     assert where in said, said
     rows = {row["id"]: row for row in json.loads(result.stdout)}
     assert rows[DB_LEAD]["input_tokens"] > 0  # the entry's other counts count
+
+
+def test_a_transcript_table_made_a_view_reads_whole_and_says_an_odd_count(
+    tmp_path: Path,
+) -> None:
+    """A view's rows have no rowid, which the entries kept as JSON text were read by:
+    each was passed over without a word (the session's prompts, answers and usage gone
+    but for its compressed entry). They read as the table's, an odd count among them
+    said by its session and `seq`."""
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    before = events(sessions(home)[DB_LEAD])
+    connection = sqlite3.connect(home / DATABASE)
+    (data,) = connection.execute(
+        "SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 3",
+        (DB_LEAD,),
+    ).fetchone()
+    entry = json.loads(data)
+    entry["message"]["usage"]["output"] = -5
+    connection.execute(
+        "UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = 3",
+        (json.dumps(entry), DB_LEAD),
+    )
+    connection.commit()
+    connection.close()
+    tables_as_views(home / DATABASE, "transcript_events")
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[DB_LEAD], diagnostics)
+    assert [(e.kind, e.text) for e in found] == [(e.kind, e.text) for e in before]
+    assert not diagnostics.skipped_total
+    where = f"{home / DATABASE}#transcript_events/{DB_LEAD}"
+    assert diagnostics.details == [(where, 3, "odd token count in a message")]

@@ -427,7 +427,7 @@ def _compressed(connection: sqlite3.Connection) -> bool:
     )
 
 
-def _rows_sql(connection: sqlite3.Connection) -> str:
+def _rows_sql(connection: sqlite3.Connection, full: bool = False) -> str:
     # a frame over OpenClaw's bound is never loaded (length() of a blob reads no data)
     zstd = (
         f"CASE WHEN length(event_zstd) <= {_MAX_EVENT} THEN event_zstd END, "
@@ -435,9 +435,15 @@ def _rows_sql(connection: sqlite3.Connection) -> str:
         if _compressed(connection)
         else "NULL, NULL"
     )
+    # a view's rows have no rowid to open their text by: it comes with them (`_decoded`)
+    listed = (
+        databases.view_values("event_json", full)
+        if databases.is_view(connection, "transcript_events")
+        else "NULL, NULL"
+    )
     return (
-        f"SELECT rowid, event_json IS NULL, {zstd}, seq FROM transcript_events "
-        "WHERE session_id = ?"
+        f"SELECT rowid, event_json IS NULL, {zstd}, seq, {listed} FROM "
+        "transcript_events WHERE session_id = ?"
     )
 
 
@@ -490,8 +496,10 @@ def _decoded(
 ) -> dict[str, object] | None:
     """One row's entry: its JSON text (a huge one's long strings elided, unless `full`),
     or its zstd frame decompressed (never past the size OpenClaw recorded, 4 MiB)."""
-    rowid, compressed, frame, size = row[:4]  # (a `seq` may follow)
-    where = f"{path}#transcript_events/{rowid}"
+    rowid, compressed, frame, size = row[:4]  # then its `seq`, and a view's text
+    where = f"{path}#transcript_events" + (
+        f"/{rowid}" if isinstance(rowid, int) else ""
+    )
     if compressed:
         if frame is None or (isinstance(size, int) and not 0 < size <= _MAX_EVENT):
             diagnostics.skip(where, 0, "too long")
@@ -509,16 +517,15 @@ def _decoded(
             diagnostics.skip(where, 0, "unreadable")
             return None
     else:
-        if not isinstance(rowid, int):
-            return None
         data = databases.bounded_value(
             connection,
             "transcript_events",
             "event_json",
-            rowid,
+            rowid if isinstance(rowid, int) else None,
             full=full,
             diagnostics=diagnostics,
             where=where,
+            listed=(row[5], row[6]) if len(row) > 6 else None,
         )
     if data is None:
         return None
@@ -570,7 +577,9 @@ def records(
 ) -> Iterator[Mapping[str, object]]:
     """A transcript's entries in order; `at[0]` the `seq` of the one given last (the
     entry's place in its session, which names it where its rowid may not)."""
-    cursor = connection.execute(f"{_rows_sql(connection)} ORDER BY seq", (session_id,))
+    cursor = connection.execute(
+        f"{_rows_sql(connection, full)} ORDER BY seq", (session_id,)
+    )
     for row in cursor:
         record = _decoded(connection, row, diagnostics, path, full=full)
         if record is not None:

@@ -400,9 +400,8 @@ class _Turn:
         self.cumulative = self.tokens(
             thread.get("cumulative_token_usage"), "set of totals"
         )
-        self.billed: list[
-            Usage
-        ] = []  # the turns' usage, which the running sum holds too
+        # the turns' usage billed so far, which the running sum holds too
+        self.billed: list[Usage] = []
         self.spawns: dict[str, tuple[str, str]] = {}  # spawn_agent call: label, message
         self.tools: dict[str, str] = {}  # call id: tool name (legacy results have none)
         self.open_calls: set[str] = set()

@@ -620,16 +620,15 @@ class _Reader:
         self.emit = Emitter(session.id)
         self.kind: str | None = None  # "user", "quote" or "text"
         self.lines: list[str] = []
-        self.numbers: list[
-            int
-        ] = []  # each line's in the log, where an odd count is said
+        # each line's number in the log, by which an odd count is said
+        self.numbers: list[int] = []
         self.command: str | None = (
             None  # call id of the slash command whose output follows
         )
         self.started = session.created
         self.model = session.model
 
-    def feed(self, text: str, number: int = 0) -> Iterator[Event]:
+    def feed(self, text: str, number: int) -> Iterator[Event]:
         if text.startswith("#### "):
             kind, body = "user", text[5:].rstrip()
         elif text.startswith("> ") or text == ">":

@@ -7,6 +7,7 @@ own in a session, however alike the ids."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -445,3 +446,37 @@ def test_watch_names_the_sub_agent_whose_request_its_leads_file_holds() -> None:
     tracker.add(asks, 1_800_000_003.0)
     reason = decide(tracker, 1_800_000_010.0, 1_800_000_003.0, True).reason
     assert reason.startswith("coder 0199a3b2-b: Shell waits for approval"), reason
+
+
+def _untitled_claude(tmp_path: Path) -> Path:
+    """The Claude Code fixture, its sub-agent's meta naming its type alone and its
+    prompt blank: a sub-agent with nothing to title it by."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("claude"), home)
+    lead = next(home.glob(".claude/projects/*/82d9f90c-*/subagents"))
+    meta = {"agentType": "general-purpose", "toolUseId": "toolu_mock01c0264401044de2a66f5c77"}  # fmt: skip
+    (lead / "agent-a199d630441234c05.meta.json").write_text(json.dumps(meta))
+    path = lead / "agent-a199d630441234c05.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        if record.get("type") == "user" and isinstance(
+            record["message"]["content"], str
+        ):
+            record["message"]["content"] = ""
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return home
+
+
+@pytest.mark.parametrize("run", ["cold", "warm"])
+def test_list_all_says_an_untitled_sub_agents_type(tmp_path: Path, run: str) -> None:
+    """An untitled sub-agent's row said `↳ (untitled)` where every other sub-agent's
+    says its type (`↳ general-purpose: …`), as `usage session` names it."""
+    home, state = str(_untitled_claude(tmp_path)), tmp_path / "state"
+    if run == "warm":
+        _sessdex("list", "--all", "--home", home, state=state)
+    listed = _sessdex("list", "--all", "--home", home, state=state)
+    found = _sessdex("find", "--all", "shop-api", "--home", home, state=state)
+    usage = _sessdex("usage", "session", "--home", home, state=state)
+    assert "general-purpose" in _line(usage, "a199d630")
+    for said in (listed, found):
+        assert _line(said, "a199d630").endswith("↳ general-purpose"), said

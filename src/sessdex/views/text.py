@@ -990,12 +990,22 @@ def listing_line(
     mark = ("  " * (sub_agent - 1) + "↳ " if sub_agent else "") + (
         "(observer) " if observer else ""
     )
-    if sub_agent and kind and title and kind != title:
-        title = f"{one_line(kind, KIND_COLUMNS)}: {title}"
+    if sub_agent and kind:
+        title = _typed(kind, title)
     line = head + mark + title_line(title, max(10, width - cells(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"
     return line
+
+
+def _typed(kind: str, title: str | None) -> str | None:
+    """A sub-agent's title after its type (`Explore: Find the tests`), its type alone
+    where no title shows, as `usage session` and `tree` name it."""
+    if not one_line(kind) or kind == title:
+        return title
+    if not one_line(title):  # untitled: its type says what it is
+        return kind
+    return f"{one_line(kind, KIND_COLUMNS)}: {title}"
 
 
 def output_first(event: Event) -> str | None:

@@ -221,7 +221,7 @@ def test_html_export_shows_a_written_file_as_its_lines(tmp_path: Path) -> None:
 
 def test_each_sub_agent_block_says_what_its_agent_was_spawned_for() -> None:
     """Two `general-purpose` agents at work at once, in time order: each block, opened
-    again whenever its agent speaks, names its task beside its type and id."""
+    again whenever its agent speaks, names its task beside its mark (its type and id start)."""
     from sessdex.model import Event, Session
     from sessdex.views import html
 
@@ -239,9 +239,9 @@ def test_each_sub_agent_block_says_what_its_agent_was_spawned_for() -> None:
     page = "".join(html.render(Session(app="claude", id="s"), events))
     summaries = re.findall(r'<details class="sub" open><summary>(.*?)</summary>', page)
     assert summaries == [
-        'sub-agent general-purpose — Setup the project <span class="id">aaaa1111</span>',
-        'sub-agent general-purpose — Create data models <span class="id">bbbb2222</span>',
-        'sub-agent general-purpose — Setup the project <span class="id">aaaa1111</span>',
+        "sub-agent general-purpose aaaa1111 — Setup the project",
+        "sub-agent general-purpose bbbb2222 — Create data models",
+        "sub-agent general-purpose aaaa1111 — Setup the project",
     ]
 
 

@@ -480,3 +480,22 @@ def test_list_all_says_an_untitled_sub_agents_type(tmp_path: Path, run: str) -> 
     assert "general-purpose" in _line(usage, "a199d630")
     for said in (listed, found):
         assert _line(said, "a199d630").endswith("↳ general-purpose"), said
+
+
+@pytest.mark.parametrize(("kind", "children"), SHARING)
+def test_the_html_exports_block_headings_name_sub_agents_as_the_markdown_export_does(
+    kind: str | None, children: list[str]
+) -> None:
+    """Each sub-agent's block in the HTML export was headed by its type and its whole
+    id (`sub-agent agent 0199a3b2-7c1d-…$$toolu_01AbCdEf`), where its every line and
+    the Markdown export call it by its mark (`agent 0199a3b2`)."""
+    from sessdex.views import html, markdown
+
+    session = Session(app="x", id="s", path="/x")
+    page = "".join(html.render(session, _spawned(children, kind)))
+    md = "".join(markdown.render(session, _spawned(children, kind)))
+    said_md = re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\* said \d", md)
+    headings = re.findall(r'<details class="sub" open><summary>(.*?)</summary>', page)
+    assert headings == [
+        f"sub-agent {name} — task {n}" for n, name in enumerate(said_md)
+    ], page

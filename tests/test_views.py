@@ -1158,13 +1158,14 @@ def test_events_held_on_disk_come_back_with_every_field(
 
 
 def _sub_blocks(page: str) -> list[tuple[int, str]]:
-    """(depth, agent id) of each sub-agent block of an exported page, in order."""
+    """(depth, agent id) of each sub-agent block of an exported page, in order: the
+    id as its heading's mark ends (`sub-agent Explore a — task`)."""
     from html.parser import HTMLParser
 
     found: list[tuple[int, str]] = []
 
     class Blocks(HTMLParser):
-        depth, in_id, stack = 0, False, []
+        depth, in_heading, stack = 0, False, []
 
         def handle_starttag(
             self, tag: str, attrs: list[tuple[str, str | None]]
@@ -1173,16 +1174,17 @@ def _sub_blocks(page: str) -> list[tuple[int, str]]:
                 sub = ("class", "sub") in attrs
                 self.stack.append(sub)
                 self.depth += sub
-            self.in_id = tag == "span" and ("class", "id") in attrs
+            self.in_heading = tag == "summary" and bool(self.stack[-1:] == [True])
 
         def handle_endtag(self, tag: str) -> None:
             if tag == "details":
                 self.depth -= self.stack.pop()
-            self.in_id = False
+            self.in_heading = False
 
         def handle_data(self, data: str) -> None:
-            if self.in_id:
-                found.append((self.depth, data))
+            if self.in_heading:
+                mark = data.removeprefix("sub-agent ").partition(" — ")[0]
+                found.append((self.depth, mark.split()[-1]))
 
     Blocks().feed(page)
     return found

@@ -56,7 +56,6 @@ details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .result > summary { color:var(--dim); } .result.error > summary { color:var(--err); }
 .virtual > summary { color:var(--dim); } .virtual .by { font-style:italic; }
 .sub { border-left:2px dashed var(--line); margin-left:1em; padding-left:.8em; }
-.sub .id { color:var(--dim); font-size:.85em; }
 .meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
 .diff .add { color:var(--user); } .diff .del { color:var(--err); } .diff .hunk, .diff .ctx { color:var(--dim); }
 @media print { :root { color-scheme:light; --bg:#fff; --fg:#000; --dim:#555; --user:#0b6e4f; --tool:#003d82;
@@ -122,7 +121,6 @@ def render(
     # (views.grouped), each sub-agent is one block right after its spawn; in time
     # order, a block opens again each time its agent speaks.
     spawner: dict[str, str | None] = {}  # child id -> the agent whose event spawned it
-    kinds: dict[str, str] = {}  # child id -> its agent type
     tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
     calls: dict[str, str] = {}  # spawning call id -> its child's id
     names = AgentNames()  # what each sub-agent is called: as the Markdown export says
@@ -150,9 +148,10 @@ def render(
                 yield "</div></details>\n"
             for opened in path[keep:]:
                 open_blocks.append(opened)
-                kind = f"{_e(kinds[opened])} " if opened in kinds else ""
-                task = f"— {_e(tasks[opened])} " if opened in tasks else ""
-                yield f'<details class="sub" open><summary>sub-agent {kind}{task}<span class="id">{_e(opened)}</span></summary><div>\n'
+                # its mark, as its every line and the Markdown export name it
+                name = _e(names.called(opened))
+                task = f" — {_e(tasks[opened])}" if opened in tasks else ""
+                yield f'<details class="sub" open><summary>sub-agent {name}{task}</summary><div>\n'
         parent = spawner.get(agent) if agent is not None else None
         told_by = names.called(parent) if parent else None
         if event.kind == "tool_result":  # what a sub-agent gave back: said whose it is
@@ -171,9 +170,6 @@ def render(
             spawner.setdefault(str(child), agent)
             if event.call_id:
                 calls[event.call_id] = str(child)
-            named = spawn_name(event)
-            if named:
-                kinds.setdefault(str(child), one_line(named, 40))
             if event.text:  # its task: blocks of one type told apart, when reopened too
                 tasks.setdefault(str(child), one_line(event.text, 80))
     yield "</div></details>\n" * len(open_blocks)

@@ -35,6 +35,14 @@ def _pasted(word: str) -> str:
     return done.stdout
 
 
+def _as_printed(word: str) -> str:
+    """What bash makes of `word` pasted whole, as a line alone gives it."""
+    done = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"], capture_output=True, text=True
+    )
+    return done.stdout
+
+
 def test_the_id_two_apps_share_is_quoted_for_the_shell(command_line: None) -> None:
     """It was printed bare ("which share the id 4444-it's-$(x)"), a command
     substitution if pasted."""
@@ -72,5 +80,22 @@ def test_each_session_it_matched_names_its_id_as_the_shell_takes_it(
     listed = [line.split()[1] for line in result.stderr.splitlines()[1:]]
     assert len(listed) == 3, result.stderr
     assert "7e57c" in listed, listed
-    quoted = sorted(_pasted(word) for word in listed if word != "7e57c")
+    quoted = sorted(_as_printed(word) for word in listed if word != "7e57c")
     assert quoted == sorted(ids[:2]), listed
+
+
+def test_each_session_it_matched_is_pasted_as_printed(tmp_path: Path) -> None:
+    """A Crush sibling's id (`<message>$$<call>`) was listed in prose quotes around the
+    shell's (`"'m-1$$call_2'"`): copied as printed, bash read `$$` inside the double
+    quotes as its process id and the single quotes as part of the id, so `show` of it
+    found nothing. The id alone on its line is the shell's word, pasted as it is."""
+    home = tmp_path / "home"
+    ids = ["m-1$$call_1", "m-1$$call_2"]
+    for session_id in ids:
+        write_claude_session(home, session_id, "/w/a", title="T")
+    result = CliRunner(env={"SESSDEX_SHELL": "bash"}).invoke(
+        main, ["show", "m-1", "--home", str(home)]
+    )
+    assert result.exit_code == 1, result.output
+    listed = [line.split()[1] for line in result.stderr.splitlines()[1:]]
+    assert sorted(map(_as_printed, listed)) == ids, listed

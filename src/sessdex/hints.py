@@ -87,8 +87,20 @@ def spelt(word: str) -> str:
 
 def id_typed(word: str) -> str:
     """An id a line gives alone, to type: bare where any shell takes it as it is (a
-    plain id, as `named` leaves it), else `spelt`, in quotes."""
-    return word if word and _PLAIN.issuperset(word) else spelt(word)
+    plain id, as `named` leaves it), else as the user's shell takes it, in no quotes
+    of a sentence's: copied as printed, `"'m-1$$call_2'"` was bash's process id in a
+    word with quotes in it. One the shell cannot be given is `spelt`."""
+    if word and _PLAIN.issuperset(word):
+        return word
+    if not _COMMAND_LINE.get():
+        return spelt(word)
+    from .errors import BadSetting, NotQuotable
+    from .shells import word as shell_word
+
+    try:
+        return shell_word(word)
+    except (NotQuotable, BadSetting):
+        return spelt(word)
 
 
 def with_id(command: str, session_id: str, *options: str) -> tuple[str, ...]:

@@ -118,3 +118,30 @@ def test_a_dashed_id_whose_first_letters_are_options_is_told_so_too(
     code, out, err = _invoke(*words)
     assert code == 0, err
     assert "Dashed id" in out
+
+
+VALUED = "-nabc1234"  # its second letter `show`'s -n, which takes a value
+
+
+@pytest.mark.parametrize("command", ["show", "follow"])
+def test_a_dashed_id_whose_letter_takes_a_value_is_told_to_go_after_double_dash(
+    tmp_path: Path, command: str
+) -> None:
+    """`show -nabc1234` got click's "'abc1234' is not a valid whole number" (its `-n`
+    took the rest for its value), where every other dashed id gets the `--` line."""
+    home = tmp_path / "home"
+    write_claude_session(home, VALUED, str(tmp_path), prompt="Valued id")
+    code, _, err = _invoke(command, VALUED, "--home", str(home))
+    assert code == 2
+    words = _quoted_line(err.splitlines()[-1])
+    assert words == [command, "--home", str(home), "--", VALUED], err
+    if command == "show":
+        code, out, err = _invoke(*words)
+        assert code == 0, err
+        assert VALUED in out
+
+
+def test_a_valued_options_bad_value_beside_an_id_is_no_dashed_id(home: Path) -> None:
+    code, _, err = _invoke("show", DASHED[1:], "-nabc", "--home", str(home))
+    assert code == 2
+    assert "after '--'" not in err and "valid whole number" in err

@@ -189,6 +189,8 @@ class _SaysItsWords(click.Command):
                 or option_meant(self, error)
             )
             raise meant or error from None
+        except click.BadParameter as error:  # `show -nabc`: `-n`'s value, 'abc'
+            raise dashed_value_meant(self, error, given) or error from None
         if ctx.args and not ctx.resilient_parsing:
             raise self.words_error(ctx)
         return rest
@@ -351,9 +353,60 @@ def dashed_id_meant(
     )
 
 
-def _fails_at(word: str, option: str, params: Sequence[click.Parameter]) -> bool:
+def dashed_value_meant(
+    command: click.Command, error: click.BadParameter, given: Sequence[str]
+) -> click.UsageError | None:
+    """`show -nabc`, a dashed id whose second letter is an option taking a value
+    (`-n`): click read the rest as that value ("'abc' is not a valid whole number");
+    the line that gives the id after `--`, as for every other dashed id. None where an
+    id was given besides, or the word is no such run of letters."""
+    option = error.param
+    if not isinstance(option, click.Option) or "session_id" not in {
+        p.name for p in command.params
+    }:
+        return None
+    words = itertools.takewhile(lambda word: word != "--", given)
+    params = command.get_params(error.ctx) if error.ctx else command.params
+    typed = next(
+        (w for w in words if any(_fails_at(w, o, params, 2) for o in option.opts)),
+        None,
+    )
+    if typed is None:
+        return None
+    others = list(given)
+    others.remove(typed)
+    if others and not _only_options(command, others):  # an id too: -n's value it was
+        return None
+    home = _given_home(given)
+    if home is not None:  # read already (hints.reading_home): the line adds it
+        others = _without_home(others)
+    words_meant = hints.with_id(command.name or "", typed, *others)
+    line = hints.named(*words_meant) if home is None else hints.named_at(home, *words_meant)  # fmt: skip
+    return click.UsageError(
+        f"{error.format_message()} An id that starts with '-' goes after '--': {line}.",
+        error.ctx,
+    )
+
+
+def _without_home(words: Sequence[str]) -> list[str]:
+    """`words` without their `--home` and its folder."""
+    kept: list[str] = []
+    rest = iter(words)
+    for word in rest:
+        if word == "--home":
+            next(rest, None)
+        elif not word.startswith("--home="):
+            kept.append(word)
+    return kept
+
+
+def _fails_at(
+    word: str, option: str, params: Sequence[click.Parameter], rest: int = 0
+) -> bool:
     """Whether click, reading `word` as short options run together (`-v1abc`: `-v`,
-    `-1`, …), stops at `option`: each letter before it an option taking no value."""
+    `-1`, …), stops at `option`: each letter before it an option taking no value, and
+    at least `rest` characters of the word from `option`'s letter on (2: a value
+    after it)."""
     if len(word) < 3 or word.startswith("--") or not word.startswith("-"):
         return False
     if "=" in word:
@@ -364,9 +417,9 @@ def _fails_at(word: str, option: str, params: Sequence[click.Parameter]) -> bool
         if isinstance(p, click.Option) and (p.is_flag or p.count)
         for name in (*p.opts, *p.secondary_opts)
     }
-    for letter in word[1:]:
+    for at, letter in enumerate(word[1:], 1):
         if f"-{letter}" == option:
-            return True
+            return len(word) - at >= rest
         if f"-{letter}" not in flags:  # a value, or another unknown: not this word
             return False
     return False

@@ -499,3 +499,59 @@ def test_the_html_exports_block_headings_name_sub_agents_as_the_markdown_export_
     assert headings == [
         f"sub-agent {name} — task {n}" for n, name in enumerate(said_md)
     ], page
+
+
+CRUSH_SIBLINGS = ["m-assistant-1$$call_agent_1", "m-assistant-1$$call_agent_2"]
+
+
+def _crush_siblings(tmp_path: Path) -> Path:
+    """The Crush fixture with a second child session of the lead's message: two
+    sub-agents whose ids share all but their last character."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    shutil.copytree(app_home("crush"), home)
+    db = sqlite3.connect(home / "code/shop-api/.crush/crush.db")
+    first, second = CRUSH_SIBLINGS
+    columns = [row[1] for row in db.execute("PRAGMA table_info(sessions)")]
+    row = list(db.execute("SELECT * FROM sessions WHERE id = ?", (first,)).fetchone())
+    row[columns.index("id")] = second
+    db.execute(f"INSERT INTO sessions VALUES ({', '.join('?' * len(row))})", row)
+    columns = [row[1] for row in db.execute("PRAGMA table_info(messages)")]
+    for message in db.execute("SELECT * FROM messages WHERE session_id = ?", (first,)).fetchall():  # fmt: skip
+        copied = list(message)
+        copied[columns.index("id")] += "-2"
+        copied[columns.index("session_id")] = second
+        db.execute(f"INSERT INTO messages VALUES ({', '.join('?' * len(copied))})", copied)  # fmt: skip
+    db.commit()
+    db.close()
+    return home
+
+
+def test_a_first_siblings_name_tells_it_from_a_sibling_named_after_it(
+    tmp_path: Path,
+) -> None:
+    """The first of two Crush siblings was named before the second was read, by the
+    start both ids have (`agent m-assist`): `show` of it asked which of the two. Every
+    view names each by a start of its id its sibling's lacks, the first too."""
+    home, state = str(_crush_siblings(tmp_path)), tmp_path / "state"
+    lead = "8c1f2e3d"
+    shown = _sessdex("show", lead, "--home", home, state=state)
+    exported = _sessdex("export", lead, "-f", "md", "--home", home, state=state)
+    page = _sessdex("export", lead, "-f", "html", "--home", home, state=state)
+    followed = _sessdex(
+        "follow", lead, "-n", "100", "--duration", "1", "--poll", "--home", home,
+        state=state,
+    )  # fmt: skip
+    said = {
+        "show": re.findall(r"^Spawned sub-agent (.+?) — ", shown, re.M),
+        "md": re.findall(r"^- 🤖 sub-agent \*\*(.+?)\*\*", exported, re.M),
+        "html": re.findall(
+            r'<details class="sub" open><summary>sub-agent (.+?) — ', page
+        ),
+        "follow": re.findall(r"^Spawned sub-agent (.+?) — ", followed, re.M),
+    }
+    for view, names in said.items():
+        assert len(names) == 2, (view, names)
+        for name, child, other in zip(names, CRUSH_SIBLINGS, CRUSH_SIBLINGS[::-1], strict=True):  # fmt: skip
+            assert not other.startswith(_id_in(name, child)), (view, names)

@@ -68,6 +68,7 @@ from .transcripts import (
     transcript,
 )
 from .transcripts import lead_of as lead_of
+from .transcripts import sub_agent_ids as sub_agent_ids
 
 if TYPE_CHECKING:
     from . import usage

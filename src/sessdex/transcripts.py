@@ -138,6 +138,30 @@ def _with_listed(
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
 
 
+def sub_agent_ids(home: Home, session: Session, most: int = 10_000) -> list[str]:
+    """The ids of the sub-agents the index lists under `session`, and under theirs
+    (`LINE_HOPS` levels, `most` ids): what a view names each of its sub-agents apart
+    from before it reads them (`views.text.SiblingIds`), so that a first sibling's name
+    holds as much of its id as tells it from a later one's, as `show` of it takes it."""
+    found: list[str] = []
+    seen = {session.id}
+    asked = [session.id]
+    index = Index(home)
+    try:
+        for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
+            below = [
+                r.id for _, r in index.under(session.app, asked) if r.id not in seen
+            ]
+            seen.update(below)
+            found += below
+            if not below or len(found) >= most:
+                break
+            asked = below
+    finally:
+        index.close()
+    return found[:most]
+
+
 def lead_of(home: Home, session: Session) -> str | None:
     """The id of the session at the top of a sub-agent's line (its lead, or its lead's
     lead), found in the index alone (no file read, at most `LINE_HOPS` lookups); the

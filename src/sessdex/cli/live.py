@@ -464,6 +464,8 @@ def follow_command(
 
         # sub-agent labels, from spawns in the unshown history too
         labels: dict[str, str] = {}
+        # the sub-agents listed so far, each named apart from all of them, as show does
+        known = [] if as_nl else api.sub_agent_ids(home, session)
 
         def shown(whole_history: bool = False) -> Iterator[list[Event]]:
             """The batches, the history cut to its last `history` events (or whole, for a
@@ -473,8 +475,9 @@ def follow_command(
                 opening, first = first, False
                 if opening and not as_nl:  # marked as `show` marks them
                     from ..views.terminal import spawn_labels
+                    from ..views.text import SiblingIds
 
-                    spawn_labels(batch, labels)
+                    spawn_labels(batch, labels, SiblingIds(known))
                 if as_nl and detail == "user":  # as show --nl --detail user
                     batch = [event for event in batch if _typed_or_said(event)]
                 if opening and not whole_history:
@@ -493,6 +496,7 @@ def follow_command(
                 history,
                 lead,
                 str(home.path),
+                known,
             )
     if output_gone():
         reader_left()
@@ -525,7 +529,10 @@ def _follow_text(
     history: int,
     lead: str | None = None,
     home: str | None = None,
+    known: Sequence[str] = (),
 ) -> None:
+    """The reads of a session drawn as they come; `known`: the ids of its sub-agents
+    the index lists (`SiblingIds`)."""
     from ..views import terminal
     from ..views.text import SiblingIds
 
@@ -538,7 +545,9 @@ def _follow_text(
     uncalled: set[str] = set()
     spawners: dict[str, str | None] = {}
     waiting: dict[str | None, dict[str, tuple[str, bool]]] = {}
-    siblings = SiblingIds()  # each read's sub-agents named apart from earlier reads'
+    siblings = SiblingIds(
+        known
+    )  # each read's sub-agents named apart from earlier reads'
     for batch in batches:
         lines: Iterable[terminal.Line] = terminal.render_events(
             batch, detail, labels, unnamed, spawners, waiting, uncalled, siblings

@@ -123,6 +123,7 @@ def show_command(
             write_events(ordered, as_nl, found.seq_relative)
     else:
         from ..views import terminal
+        from ..views.text import SiblingIds
         from .pager import paged, pager_command
 
         pager = (
@@ -150,7 +151,11 @@ def show_command(
                 out.line(terminal.session_header(found.session, lead, str(home.path)))
                 out.line()
                 shown = itertools.chain([first], rest) if first is not None else ()
-                lines: Iterable[terminal.Line] = terminal.render_events(shown, detail)
+                # its sub-agents named apart from all the others, later ones too
+                known = SiblingIds(api.sub_agent_ids(home, found.session))
+                lines: Iterable[terminal.Line] = terminal.render_events(
+                    shown, detail, siblings=known
+                )
                 if shown_tail is not None:
                     lines = collections.deque(lines, maxlen=shown_tail)
                 for line in lines:
@@ -332,16 +337,18 @@ def export_command(
     # md and html name the session a sub-agent's line starts from; json's events are
     # left as they are (`list --json` has the parent)
     lead = api.lead_of(home, found.session) if fmt != "json" else None
+    # its sub-agents' names tell each from all the others, later ones too
+    known = api.sub_agent_ids(home, found.session) if fmt != "json" else []
     if fmt == "md":
         from ..views import markdown
 
         resume = api.resume_command(found.session)
-        chunks = markdown.render(found.session, ordered, resume, lead)
+        chunks = markdown.render(found.session, ordered, resume, lead, known)
     elif fmt == "html":
         from ..views import html
 
         resume = api.resume_command(found.session)
-        chunks = html.render(found.session, ordered, resume, lead)
+        chunks = html.render(found.session, ordered, resume, lead, known)
     from .outfile import write_file
 
     replaced = 0  # the size of the file -o replaced: what a mistyped name lost

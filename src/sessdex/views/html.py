@@ -88,9 +88,11 @@ def render(
     events: Iterable[Event],
     resume: str | None = None,
     lead: str | None = None,
+    known: Iterable[str] = (),
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
-    `resume`; the session a sub-agent's line starts from, `lead`), then its events."""
+    `resume`; the session a sub-agent's line starts from, `lead`), then its events;
+    `known`: the ids of its sub-agents the index lists (`AgentNames`)."""
     title = _e(title_line(session.title))
     yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -123,7 +125,9 @@ def render(
     spawner: dict[str, str | None] = {}  # child id -> the agent whose event spawned it
     tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
     calls: dict[str, str] = {}  # spawning call id -> its child's id
-    names = AgentNames()  # what each sub-agent is called: as the Markdown export says
+    names = AgentNames(
+        known
+    )  # what each sub-agent is called: as the Markdown export says
     waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_cache = total_out = 0

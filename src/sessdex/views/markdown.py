@@ -856,9 +856,11 @@ def render(
     events: Iterable[Event],
     resume: str | None = None,
     lead: str | None = None,
+    known: Iterable[str] = (),
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
-    `resume`; the session a sub-agent's line starts from, `lead`), then its events."""
+    `resume`; the session a sub-agent's line starts from, `lead`), then its events;
+    `known`: the ids of its sub-agents the index lists (`AgentNames`)."""
     yield f"# {_heading(_inline(title_line(session.title), literal=True))}\n\n"
     facts = [
         ("app", session.app),
@@ -882,7 +884,7 @@ def render(
     )
     total_in = total_cache = total_out = 0
     credits = 0.0
-    names = AgentNames()  # what each sub-agent is called, by the one rule
+    names = AgentNames(known)  # what each sub-agent is called, by the one rule
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
     spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply

@@ -202,11 +202,16 @@ def render_events(
             yield line
 
 
-def spawn_labels(events: Iterable[Event], labels: dict[str, str]) -> None:
+def spawn_labels(
+    events: Iterable[Event], labels: dict[str, str], siblings: SiblingIds | None = None
+) -> None:
     """Put in `labels` the mark each spawn among `events` gives its sub-agent, as
-    `render_events` marks it: `follow` marks the sub-agents whose spawns its history
-    leaves unshown so (it marked each by its type alone, siblings of a type alike)."""
+    `render_events` marks it (given the same `siblings`): `follow` marks the sub-agents
+    whose spawns its history leaves unshown so (it marked each by its type alone,
+    siblings of a type alike)."""
     taken = _Marks(labels.values())
+    if siblings is not None:
+        taken.siblings = siblings
     for event in events:
         child = event.extra.get("child_id") if event.kind == "subagent" else None
         if child is not None:

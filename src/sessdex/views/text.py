@@ -482,10 +482,10 @@ class SiblingIds:
     next is named by a start of its id that none of theirs has, so that `show` of it
     opens it alone, not a list of both (`<message>$$<call>` ids of one message, UUIDv7
     ids spawned together, a Codex thread and its lead's). One named first cannot know of
-    a sibling spawned after it."""
+    a sibling spawned after it, unless it is `known` (the index's: `sub_agent_ids`)."""
 
-    def __init__(self) -> None:
-        self.ids: list[str] = []
+    def __init__(self, known: Iterable[str] = ()) -> None:
+        self.ids: list[str] = sorted({one_line(i[:_ID_MOST]).lower() for i in known})
 
     def add(self, session_id: str) -> None:
         """Count `session_id` among the ids a name must tell its sub-agent's from."""
@@ -555,14 +555,14 @@ class AgentNames:
     """What an export calls each sub-agent of a session, by the one rule (`id_mark`):
     its spawn's name for it, else, its spawn not read, as much of its id as tells it
     from its siblings'; kept for its every line, so that the Markdown and HTML exports
-    of a session say the same names."""
+    of a session say the same names. `known`: the ids of its sub-agents the index
+    lists, told apart from the first name on."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: Iterable[str] = ()) -> None:
         self.names: dict[str, str] = {}  # sub-agent id -> its name
         self.marks: set[str] = set()  # the names' values, for a quick look-up
-        self.siblings = (
-            SiblingIds()
-        )  # their ids: each named by a start the others' lack
+        # their ids: each named by a start the others' lack
+        self.siblings = SiblingIds(known)
 
     def called(self, agent: str) -> str:
         """`agent`'s name: the one given it before, else a mark of its id alone."""

@@ -555,3 +555,51 @@ def test_a_first_siblings_name_tells_it_from_a_sibling_named_after_it(
         assert len(names) == 2, (view, names)
         for name, child, other in zip(names, CRUSH_SIBLINGS, CRUSH_SIBLINGS[::-1], strict=True):  # fmt: skip
             assert not other.startswith(_id_in(name, child)), (view, names)
+
+
+def test_watch_gathers_the_ids_a_name_is_told_from_once_a_set_of_agents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each poll's name gathered every agent's id again (thousands of sub-agents: a
+    cost squared in them, every second): they are gathered once, and again only when
+    another agent is known, its sibling then named apart from it."""
+    from sessdex.status import Tracker, decide
+    from sessdex.views import text
+
+    gathered: list[int] = []
+    counted = text.SiblingIds.add
+
+    def add(self: text.SiblingIds, session_id: str) -> None:
+        gathered.append(1)
+        counted(self, session_id)
+
+    monkeypatch.setattr(text.SiblingIds, "add", add)
+    built = text.SiblingIds.__init__
+
+    def init(self: text.SiblingIds, known: object = ()) -> None:
+        gathered.append(1)
+        built(self, known)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(text.SiblingIds, "__init__", init)
+    first, second = "0199a3b2-aaaa-7000", "0199a3b2-bbbb-7000"
+    tracker = Tracker(lead_id="lead")
+
+    def spawned(n: int, child: str) -> None:
+        for event in (
+            Event("s", n, "tool_call", tool="Task", call_id=f"c{n}"),
+            Event("s", n, "subagent", text="task", call_id=f"c{n}",
+                  extra={"child_id": child}),
+            Event("s", n, "assistant", text="on it", agent_id=child),
+        ):  # fmt: skip
+            tracker.add(event, 1_800_000_000.0 + n)
+
+    spawned(0, first)
+    polls = [decide(tracker, 1_800_000_001.0 + n, 1_800_000_000.0, True) for n in range(10)]  # fmt: skip
+    assert all(poll.reason.startswith("sub-agent 0199a3b2 working") for poll in polls)
+    assert len(gathered) <= 2, gathered  # the lead's id and the sub-agent's, once
+    tracker.add(
+        Event("s", 1, "tool_result", text="done", call_id="c0"), 1_800_000_011.0
+    )
+    spawned(12, second)
+    reason = decide(tracker, 1_800_000_013.0, 1_800_000_012.0, True).reason
+    assert reason.startswith("sub-agent 0199a3b2-b working"), reason

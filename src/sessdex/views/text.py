@@ -498,6 +498,13 @@ class SiblingIds:
         """How much of `child`'s id past its type (`id_start`'s `size`) tells it from
         every id named before: one more than the most it shares with one, SHORT_ID at
         least. It is counted among them from now on."""
+        size = self.told(child, kind)
+        self.add(child)
+        return size
+
+    def told(self, child: str, kind: str | None = None) -> int:
+        """`size`, `child` left uncounted: among ids it may be one of (the board's,
+        which sees every agent of a session at once), from every other."""
         shown = one_line(child[:_ID_MOST])
         low = shown.lower()
         at = bisect.bisect_left(self.ids, low)
@@ -509,7 +516,6 @@ class SiblingIds:
             ),
             default=0,
         )
-        self.add(child)
         return max(SHORT_ID, shared + 1 - kind_head(shown, kind))
 
 

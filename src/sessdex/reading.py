@@ -235,7 +235,8 @@ def last_events(
 ) -> list[Event] | None:
     """The last `count` events `keep` accepts among those of the session's last `rows`
     messages, from the source's `read_last` (their `seq` counts from the first of those
-    rows); None where the whole session is to be read instead: the source has no such
+    rows); none where one of them is an event earlier rows may change (`unsure`,
+    base.py); None where the whole session is to be read instead: the source has no such
     hook or says it cannot give them exactly, the app wrote into the database during the
     read, or the read broke or met a problem (the whole read, with its checks, says it).
     Rows skipped as unreadable are counted in `diagnostics`, as a file's tail counts them."""
@@ -247,7 +248,11 @@ def last_events(
     if hook is None:
         return None
     found = Diagnostics()
-    events: Iterator[Event] = hook(session, found, rows, full=full)
+    unsure: set[int] = set()  # events earlier rows may change (base.py)
+    if getattr(source, "READ_LAST_UNSURE", False):
+        events: Iterator[Event] = hook(session, found, rows, full=full, unsure=unsure)
+    else:
+        events = hook(session, found, rows, full=full)
     if session.parent_id:
         events = from_its_lead(events, spawner or LEAD, called(session))
     kept: deque[Event] = deque(maxlen=count)
@@ -269,5 +274,7 @@ def last_events(
         reading.close()
     if moved or found.problems:
         return None
+    if any(event.seq in unsure for event in kept):
+        return []  # fewer than asked for: more rows settle it
     diagnostics.update(found)  # what the rows read hold, as a file's tail says
     return list(kept)

@@ -5,8 +5,10 @@ The request that starts a compaction is a user message holding a `compaction` pa
 `overflow` (the context was full) and `tail_start_id`, the first message kept as it was
 after the summary. The messages read before it are counted here: those since the last
 compaction's tail that the summary replaced, and those it kept. No count where the
-kept message was not read (a cut session); a read of the session's last messages only
-reads it whole.
+kept message was not read (a cut session). A read of the session's last messages only
+(`whole` false) knows where the fold starts once a compaction among them keeps none or
+keeps one read after the read's start: the notes before that are not `sure`, and
+`--tail` reads more messages until none it shows is one.
 
 A 2.x `compaction` row (session-message.ts's Compaction) says who started it (`reason`,
 "auto" or "manual") and gives the kept tail as text (`recent`: each kept message written
@@ -40,6 +42,14 @@ class Folds:
         self.whole = whole  # read from the session's first message, not its last few
         self.read: dict[str | None, list[_Message]] = {}
         self.start: dict[str | None, int] = {}  # where the next compaction folds from
+        # the agents whose `start` is that of the whole read (a read of the last
+        # messages learns it from a compaction among them: `note`)
+        self.known: set[str | None] = set()
+
+    def sure(self, agent: str | None) -> bool:
+        """Whether the next compaction's note for `agent` is the whole read's: what it
+        folded is known to start among the messages read."""
+        return self.whole or agent in self.known
 
     def message(self, agent: str | None, message_id: str | None, summary: bool) -> None:
         """A message begins (a compaction's summary is none it folds)."""
@@ -53,9 +63,9 @@ class Folds:
             read[-1].head = text[:_HEAD]
 
     def note(self, agent: str | None, part: dict[str, object]) -> str:
-        """What the compaction whose request holds `part` did, in words."""
-        if not self.whole:  # what it folded came before the messages read
-            raise WholeRead("a compaction's note counts the messages before it")
+        """What the compaction whose request holds `part` did, in words (counted from
+        the messages read alone where not `sure`)."""
+        sure = self.sure(agent)
         read = self.read.setdefault(agent, [])
         if read:
             read[-1].ordinary = False  # the request itself
@@ -67,10 +77,12 @@ class Folds:
         tail = as_str(part.get("tail_start_id"))
         at = next((n for n, m in enumerate(before) if tail and m.id == tail), None)
         if tail and at is None:  # its kept messages were not read: nothing to count
-            self.start[agent] = len(read)
+            self.start[agent] = len(read)  # (or read before the read began: not sure)
             return text
         at = len(before) if at is None else at
         self.start[agent] = start + at
+        if not sure:  # the fold starts at a message read, or after this request
+            self.known.add(agent)
         return text + _counts(before, at)
 
     def row(self, agent: str | None, reason: object, recent: object) -> str | None:

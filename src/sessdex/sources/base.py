@@ -431,6 +431,9 @@ def opened_by_flags(
 # for more rows until it has the events it wants. Before it gives any event, it raises
 # `WholeRead` where it cannot give exactly what `read` would (a session of no more than
 # `rows` messages, a fork's copies, an event that needs earlier rows): `read` then serves.
+# With `READ_LAST_UNSURE = True` beside it, it takes `unsure`, a set it adds the `seq` of
+# each event it gives that earlier rows may change (OpenCode's note of a compaction whose
+# fold starts before them): one of those among the events asked for, more rows are read.
 
 
 class WholeRead(Exception):

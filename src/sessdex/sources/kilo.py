@@ -36,6 +36,7 @@ from .base import Home, Location, WholeRead
 NAME = "kilo"
 TITLE = "Kilo Code (VS Code extension and Kilo CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+READ_LAST_UNSURE = True  # as OpenCode's `read_last`, which reads its sessions
 CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
     "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
@@ -143,12 +144,17 @@ def read(
 
 
 def read_last(
-    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+    session: Session,
+    diagnostics: Diagnostics,
+    rows: int,
+    *,
+    full: bool = False,
+    unsure: set[int] | None = None,
 ) -> Iterator[Event]:
     """A Kilo CLI session's last `rows` messages, as OpenCode's (see base.py)."""
     if not session.path or "#session/" not in session.path:
         raise WholeRead("a task folder is read whole")
-    yield from opencode.read_last(session, diagnostics, rows, full=full)
+    yield from opencode.read_last(session, diagnostics, rows, full=full, unsure=unsure)
 
 
 def usage_marks(path: Path) -> dict[str, str]:

@@ -83,6 +83,7 @@ from .base import Home, Location, Opened, ResumeFlags, WholeRead, opened_by_flag
 NAME = "opencode"
 TITLE = "OpenCode"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+READ_LAST_UNSURE = True  # its `read_last` says which events earlier rows may change
 CHECKED_WITH = (
     "opencode 1.18.33 (SQLite, real files; its part and session-message schemas and "
     "tables from its npm binary); 1.3 JSON storage tree (public synthetic samples); "
@@ -713,12 +714,21 @@ def read(
 
 
 def read_last(
-    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+    session: Session,
+    diagnostics: Diagnostics,
+    rows: int,
+    *,
+    full: bool = False,
+    unsure: set[int] | None = None,
 ) -> Iterator[Event]:
-    """`read` of only a database session's last `rows` messages (see base.py)."""
+    """`read` of only a database session's last `rows` messages (see base.py). A
+    compaction among them whose note counts messages before them, or whose request is
+    before them, has its `seq` put in `unsure`: more rows settle it."""
     if not session.path or "#session/" not in session.path:
         raise WholeRead("the JSON files keep no order to read back from")
     reader = _Reader(session.id, diagnostics, full, app=session.app)
+    if unsure is not None:
+        reader.unsure = unsure
     yield from reader.database(session.path.split("#session/")[0], last=rows)
 
 
@@ -752,6 +762,9 @@ class _Reader:
         # each agent's compaction whose request was read, its summary not yet: (time
         # of the request, its `auto`), one event with the summary that follows
         self.held: dict[str | None, tuple[datetime | None, JSONValue]] = {}
+        # a read of the last messages: the `seq` of each event the messages before them
+        # may change (`read_last`'s `unsure`)
+        self.unsure: set[int] = set()
 
     # -- SQLite --
 
@@ -1243,8 +1256,14 @@ class _Reader:
             )
         elif kind == "compaction":
             # what it folded, from where: `show` draws no field of a compaction event
+            sure = self.folds.sure(agent)
             note = self.folds.note(agent, part)
-            yield self.event("meta", when, agent, text=note, extra={"compaction": True})
+            event = self.event(
+                "meta", when, agent, text=note, extra={"compaction": True}
+            )
+            if not sure:  # what it folded may start before the messages read
+                self.unsure.add(event.seq)
+            yield event
             yield from self.compaction(agent)  # an earlier one no summary followed
             self.held[agent] = (when, json_copy(part.get("auto")))
         elif kind in _IGNORED_PARTS:
@@ -1268,7 +1287,10 @@ class _Reader:
         when = held[0] if held else None
         when = when or next((at for at, _ in said or () if at), None) or time
         extra: dict[str, JSONValue] = {"auto": held[1]} if held else {}
-        yield self.event("compaction", when, agent, text=text, extra=extra)
+        event = self.event("compaction", when, agent, text=text, extra=extra)
+        if held is None and not self.folds.whole:  # its request may be before them
+            self.unsure.add(event.seq)
+        yield event
 
     def tool(
         self,

@@ -1,0 +1,160 @@
+"""`show --tail N` of an OpenCode session compacted more than once: the last messages
+are read, not the whole session, though a compaction among them says what it folded,
+counted from messages before them (`_opencode_folds`); the events are the whole read's."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sessdex import api, reading, sources
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event
+from sessdex.sources import Home
+from tests.conftest import app_home
+
+BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"  # six messages in the fixture home
+CORPUS = Path("/work/shared/corpus/realcli/opencode-1.18.33/home")
+ROUNDS = 12  # compactions in the grown session
+PROMPTS = 40  # prompts (each answered) between two compactions
+
+
+def _lead(event: Event) -> bool:
+    return event.agent_id is None
+
+
+def _unnumbered(events: list[Event]) -> list[Event]:
+    return [dataclasses.replace(e, seq=0) for e in events]
+
+
+def _grow(home: Path, tails: list[str]) -> None:
+    """BASIC grown by ROUNDS rounds of PROMPTS prompts and answers, each round ended by
+    a compaction (its request, then the summary answer) whose kept tail is, in turn
+    (`tails`): the round's last 3 prompts ("near"), none ("none"), or a message of an
+    earlier round ("far")."""
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    at = 1796026350000
+    n = 0
+    ids: list[str] = []
+
+    def add(info: dict[str, object], part: dict[str, object]) -> str:
+        nonlocal at, n
+        at += 1000
+        n += 1
+        message = f"msg_22b8400000{n:06d}"
+        db.execute(
+            "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+            (message, BASIC, at, at, json.dumps({**info, "time": {"created": at}})),
+        )
+        db.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+            (f"prt_22b8400000{n:06d}", message, BASIC, at, at, json.dumps(part)),
+        )
+        ids.append(message)
+        return message
+
+    for round_ in range(ROUNDS):
+        prompts = []
+        for p in range(PROMPTS):
+            prompts.append(add({"role": "user"}, {"type": "text", "text": f"r{round_} p{p}"}))  # fmt: skip
+            add({"role": "assistant", "finish": "stop"}, {"type": "text", "text": "ok " * 50})  # fmt: skip
+        kind = tails[round_ % len(tails)]
+        part: dict[str, object] = {"type": "compaction", "auto": round_ % 2 == 0}
+        if kind == "near":
+            part["tail_start_id"] = prompts[-3]
+        elif kind == "far":
+            part["tail_start_id"] = ids[max(0, len(ids) - 3 * PROMPTS * 2)]
+        add({"role": "user"}, part)
+        add(
+            {
+                "role": "assistant",
+                "summary": True,
+                "mode": "compaction",
+                "finish": "stop",
+            },
+            {"type": "text", "text": f"summary of round {round_}"},
+        )
+        add({"role": "user"}, {"type": "text", "text": f"after {round_}"})
+    db.commit()
+    db.close()
+
+
+@pytest.fixture(params=[["near"], ["none"], ["far", "near"], ["far"]])
+def compacted(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Home, bool]:
+    """The grown home, and whether its last messages place what a compaction folded:
+    not where every compaction keeps a message before the one before it, which the read
+    of the whole session alone says was not kept (no count)."""
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    _grow(tmp_path / "home", list(request.param))
+    return Home.at(tmp_path / "home"), request.param != ["far"]
+
+
+def _whole(home: Home, session_id: str) -> list[Event]:
+    session = api.resolve(home, session_id)
+    events = reading.read_session(sources.get(session.app), session, Diagnostics())
+    return [e for e in events if _lead(e)]
+
+
+@pytest.mark.parametrize("count", [1, 2, 5, 20, 120, 400])
+def test_a_tail_among_compactions_is_the_end_of_the_whole_read(
+    compacted: tuple[Home, bool], count: int
+) -> None:
+    """A compaction among the last messages read the whole session (1,000 messages
+    here); now only more of the last ones, as many as place what it folded."""
+    compacted, placed = compacted
+    whole = _whole(compacted, BASIC)
+    assert [e.kind for e in whole].count("compaction") == ROUNDS
+    found = api.transcript(compacted, BASIC, tail=count)
+    shown = list(found.events)
+    assert _unnumbered(shown) == _unnumbered(whole[-count:])
+    notes = [e for e in shown if e.extra.get("compaction")]
+    if count >= 5 and notes:
+        assert "compacted" in (notes[-1].text or "")
+    # only the last rows were read, not the whole session
+    assert found.seq_relative or not placed
+
+
+def test_every_window_of_last_rows_ends_the_whole_read(
+    compacted: tuple[Home, bool],
+) -> None:
+    """Read from each of many windows of last rows: what the hook gives (where it gives
+    any) is the whole read's end; where a note it gives is not settled, none."""
+    compacted, _ = compacted
+    session = api.resolve(compacted, BASIC)
+    whole = _whole(compacted, BASIC)
+    source = sources.get("opencode")
+    given = 0
+    for rows in range(1, 3 * PROMPTS * 2, 7):
+        for count in (1, 4, 30):
+            last = reading.last_events(
+                source, session, Diagnostics(), rows, _lead, count
+            )
+            if not last:
+                continue
+            given += 1
+            assert _unnumbered(last) == _unnumbered(whole[-len(last) :]), (rows, count)
+    assert given
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not here")
+def test_each_real_opencode_session_tail_ends_its_whole_read(tmp_path: Path) -> None:
+    """OpenCode 1.18.33's own database (its WAL too): each session's tail, of each
+    length, is the end of its whole read."""
+    shutil.copytree(CORPUS, tmp_path / "home", symlinks=True)
+    home = Home.at(tmp_path / "home")
+    listing = api.list_sessions(home, apps=["opencode"], include_subagents=True)
+    ids = [row.session().id for row in listing.rows]
+    assert ids
+    for session_id in ids:
+        whole = _whole(home, session_id)
+        for count in range(1, len(whole) + 2):
+            shown = list(api.transcript(home, session_id, tail=count).events)
+            assert _unnumbered(shown) == _unnumbered(whole[-count:]), (
+                session_id,
+                count,
+            )

@@ -1,0 +1,160 @@
+"""`show --tail 20` of a big session whose reader once read it whole: bytes read and CPU,
+now against a checkout of an earlier commit (`--before REV`, read from git), run by run
+alternated, each run a fresh process over the same warm index.
+
+`--app opencode`: an OpenCode 1.x database session compacted every `--every` prompts (its
+last messages hold a compaction, which read the whole session before 4ea740ab).
+
+Prints the medians of --runs runs: CPU seconds of the tail read, and the bytes it read
+(`rchar` of /proc/self/io: every byte read(2)/pread(2) gave, the page cache's too), after
+checking that both show the same events (all but `seq`). Usage:
+
+    .venv/bin/python bench/bench_tail_readers.py [--mb 50] [--runs 5] [--before REV]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import PYTHON, ROOT, Report, environment
+
+TARGET = 0.1  # now, at most this share of before (bytes read)
+
+MEASURE = r"""
+import json, sys, time
+from pathlib import Path
+from sessdex.resolving import resolve
+from sessdex.sources import Home
+from sessdex.transcripts import transcript
+
+
+def rchar():
+    with open("/proc/self/io") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
+
+
+home, prefix = Home.at(Path(sys.argv[1])), sys.argv[2]
+resolve(home, prefix)  # the index made, as a warm `show` finds it
+read, started = rchar(), time.process_time()
+found = transcript(home, prefix, tail=20)
+events = list(found.events)
+cpu, read = time.process_time() - started, rchar() - read
+shown = [[e.kind, str(e.time), e.text, e.tool, e.call_id, str(e.usage), e.extra] for e in events]
+print(json.dumps({"cpu": cpu, "read": read, "shown": shown, "relative": found.seq_relative}))
+"""
+
+
+def _opencode(home: Path, mb: int, every: int) -> tuple[str, int]:
+    """The fixture's OpenCode home, one session grown to about `mb` MB: prompts answered
+    by a text of 60 KB, a compaction (its request, its summary) after each `every`
+    prompts, keeping the last three."""
+    shutil.copytree(ROOT / "tests" / "data" / "opencode" / "home", home)
+    session = "ses_dd47cef52ffe38O37iH1Ffe05b"
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    at, n, prompts = 1796026350000, 0, []
+    answer = "word " * 12_000
+
+    def add(info: dict[str, object], part: dict[str, object]) -> str:
+        nonlocal at, n
+        at, n = at + 1000, n + 1
+        message = f"msg_22b8400000{n:06d}"
+        info = {**info, "time": {"created": at}}
+        db.execute(
+            "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+            (message, session, at, at, json.dumps(info)),
+        )
+        db.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+            (f"prt_22b8400000{n:06d}", message, session, at, at, json.dumps(part)),
+        )
+        return message
+
+    while n * len(answer) / 2 < mb * 2**20:
+        prompts.append(add({"role": "user"}, {"type": "text", "text": f"p{n}"}))
+        add(
+            {"role": "assistant", "finish": "stop",
+             "tokens": {"input": 10, "output": 5, "reasoning": 0,
+                        "cache": {"read": 0, "write": 0}}},
+            {"type": "text", "text": answer},
+        )  # fmt: skip
+        if len(prompts) % every == 0:
+            part = {"type": "compaction", "auto": True, "tail_start_id": prompts[-3]}
+            add({"role": "user"}, part)
+            add(
+                {"role": "assistant", "summary": True, "finish": "stop"},
+                {"type": "text", "text": "summary"},
+            )
+    db.commit()
+    db.close()
+    return session, n
+
+
+def _before(root: Path, rev: str) -> Path:
+    """The `src` of commit `rev`, written out of git."""
+    archive = subprocess.run(
+        ["git", "archive", rev, "src"], cwd=ROOT, capture_output=True, check=True
+    )
+    root.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+    return root / "src"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--every", type=int, default=60)
+    parser.add_argument("--before", default="4ea740ab~1")
+    parser.add_argument("--app", choices=("opencode",), default="opencode")
+    args = parser.parse_args()
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="sessdex-bench-tail-readers-") as folder:
+        root = Path(folder)
+        session, written = _opencode(root / "home", args.mb, args.every)
+        size = sum(f.stat().st_size for f in (root / "home").rglob("opencode.db*"))
+        report.note(
+            f"an {size / 2**20:.0f} MB OpenCode database, one session of {written} "
+            f"messages compacted every {args.every} prompts; show --tail 20, "
+            f"{args.runs} runs each, before = {args.before}"
+        )
+        sources = {"now": ROOT / "src", "before": _before(root / "old", args.before)}
+        found: dict[str, list[dict[str, object]]] = {"now": [], "before": []}
+        for _ in range(args.runs):
+            for how, src in sources.items():
+                env = {**environment(root / "state"), "PYTHONPATH": str(src)}
+                argv = [PYTHON, "-c", MEASURE, str(root / "home"), session]
+                done = subprocess.run(
+                    argv, capture_output=True, text=True, check=True, env=env
+                )
+                found[how].append(json.loads(done.stdout))
+        assert found["now"][0]["shown"] == found["before"][0]["shown"], "tails differ"
+        median = {
+            how: {k: statistics.median(r[k] for r in runs) for k in ("cpu", "read")}
+            for how, runs in found.items()
+        }
+        for how in ("before", "now"):
+            report.note(
+                f"  {how:6}: {median[how]['read'] / 2**20:8.2f} MB read, "
+                f"{median[how]['cpu'] * 1000:8.1f} ms CPU "
+                f"(last rows only: {found[how][0]['relative']})"
+            )
+        ratio = median["now"]["read"] / max(median["before"]["read"], 1)
+        report.check(
+            f"now reads <= {TARGET:g}x before", ratio <= TARGET, f"{ratio:.4f}x"
+        )
+    return report.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -158,3 +159,64 @@ def test_each_real_opencode_session_tail_ends_its_whole_read(tmp_path: Path) -> 
                 session_id,
                 count,
             )
+
+
+def _json_tree(home: Path, messages: int) -> str:
+    """An OpenCode 1.3 session of the JSON files (storage/session, message, part), of
+    `messages` prompts and answers, compacted every 40 prompts keeping the last three."""
+    storage = home / ".local/share/opencode/storage"
+    session = "ses_tailjson0000000000000001"
+    (storage / "session" / "proj_tail").mkdir(parents=True)
+    (storage / "session" / "proj_tail" / f"{session}.json").write_text(
+        json.dumps({"id": session, "version": "1.3.17", "projectID": "proj_tail",
+                    "directory": "/tmp/tail", "title": "Tail",
+                    "time": {"created": 1730000000000, "updated": 1730009000000}})
+    )  # fmt: skip
+    at, n, prompts = 1730000000000, 0, []
+
+    def add(info: dict[str, object], part: dict[str, object]) -> str:
+        nonlocal at, n
+        at, n = at + 1000, n + 1
+        message = f"msg_{n:08d}"
+        folder = storage / "message" / session
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{message}.json").write_text(
+            json.dumps({"id": message, "sessionID": session, **info,
+                        "time": {"created": at}})
+        )  # fmt: skip
+        (storage / "part" / message).mkdir(parents=True)
+        (storage / "part" / message / f"prt_{n:08d}.json").write_text(
+            json.dumps({"id": f"prt_{n:08d}", "messageID": message, **part})
+        )
+        return message
+
+    for p in range(messages // 2):
+        prompts.append(add({"role": "user"}, {"type": "text", "text": f"p{p}"}))
+        add({"role": "assistant"}, {"type": "text", "text": f"answer {p}"})
+        if len(prompts) % 40 == 0:
+            add({"role": "user"}, {"type": "compaction", "auto": True,
+                                   "tail_start_id": prompts[-3]})  # fmt: skip
+            add({"role": "assistant", "summary": True}, {"type": "text", "text": "s"})
+    return session
+
+
+@pytest.mark.parametrize("count", [1, 3, 10, 60])
+def test_a_tail_of_the_json_files_reads_the_last_messages_parts(
+    tmp_path: Path, count: int
+) -> None:
+    """A session of OpenCode's JSON files was read whole for --tail (every part file
+    of its 1,024 messages): now every message file, for their order, and the parts of
+    the last messages only (64, then 256 to place its last compaction's fold); the
+    events are the end of the whole read."""
+    from tests.helpers import opened_files
+
+    home = tmp_path / "home"
+    session = _json_tree(home, 1000)
+    whole = _whole(Home.at(home), session)
+    with opened_files() as opened:
+        found = api.transcript(Home.at(home), session, tail=count)
+        shown = list(found.events)
+    assert _unnumbered(shown) == _unnumbered(whole[-count:])
+    assert found.seq_relative
+    parts = [p for p in opened if f"{os.sep}part{os.sep}" in p]
+    assert 0 < len(parts) <= 64 + 256, len(parts)

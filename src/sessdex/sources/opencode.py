@@ -721,15 +721,19 @@ def read_last(
     full: bool = False,
     unsure: set[int] | None = None,
 ) -> Iterator[Event]:
-    """`read` of only a database session's last `rows` messages (see base.py). A
+    """`read` of only a session's last `rows` messages (see base.py), of a database or
+    of the JSON files (every message file read, the last ones' parts alone). A
     compaction among them whose note counts messages before them, or whose request is
     before them, has its `seq` put in `unsure`: more rows settle it."""
-    if not session.path or "#session/" not in session.path:
-        raise WholeRead("the JSON files keep no order to read back from")
+    if not session.path:
+        raise WholeRead("no file")
     reader = _Reader(session.id, diagnostics, full, app=session.app)
     if unsure is not None:
         reader.unsure = unsure
-    yield from reader.database(session.path.split("#session/")[0], last=rows)
+    if "#session/" in session.path:
+        yield from reader.database(session.path.split("#session/")[0], last=rows)
+    else:
+        yield from reader.json_last(Path(session.path), rows)
 
 
 class _Reader:
@@ -1049,19 +1053,7 @@ class _Reader:
         depth: int,
         path: Path | None = None,  # the session's own file, for a fork's copies
     ) -> Iterator[Event]:
-        infos: list[tuple[dict[str, object], str]] = []  # (info, its file)
-        # an id names a folder only where it is one plain name (`..` leads out)
-        listed = folders.plain_name(session_id)
-        for entry in (
-            folders.entries(storage / "message" / session_id) if listed else ()
-        ):
-            info = files.read_json_compacted(entry.path, diagnostics=self.diagnostics)
-            if not isinstance(info, dict):
-                if info is not None:  # JSON, but no object (None was counted)
-                    self.diagnostics.skip(entry.path, 1, "not JSON")
-                continue
-            infos.append((info, entry.path))
-        infos.sort(key=lambda i: (_created(i[0]) or 0, as_str(i[0].get("id")) or ""))
+        infos = self.json_infos(storage, session_id)
         children: Children = None
         if depth < _MAX_DEPTH:
 
@@ -1078,20 +1070,7 @@ class _Reader:
             if source is not None and not noted and copied:
                 noted = True
                 yield self._fork_note(source, copies[message_id], agent)
-            parts = []
-            part_folder = storage / "part"
-            if self.parts_by_session:
-                part_folder /= session_id
-            plain = folders.plain_name(message_id)
-            for entry in folders.entries(part_folder / message_id) if plain else ():
-                part = files.read_json_compacted(
-                    entry.path, full=self.full, diagnostics=self.diagnostics
-                )
-                if not isinstance(part, dict):
-                    if part is not None:  # JSON, but no object (None was counted)
-                        self.diagnostics.skip(entry.path, 1, "not JSON")
-                    continue
-                parts.append(part)
+            parts = self.json_parts(storage, session_id, message_id)
             # a fork's copy is billed in the session it was copied from, as in SQLite
             outer, self.copied = self.copied, self.copied or copied
             try:
@@ -1101,6 +1080,68 @@ class _Reader:
             finally:
                 self.copied = outer
         yield from self.compaction(agent)
+
+    def json_infos(
+        self, storage: Path, session_id: str
+    ) -> list[tuple[dict[str, object], str]]:
+        """Each message file's object and path, in the order OpenCode made them."""
+        infos: list[tuple[dict[str, object], str]] = []
+        # an id names a folder only where it is one plain name (`..` leads out)
+        listed = folders.plain_name(session_id)
+        for entry in (
+            folders.entries(storage / "message" / session_id) if listed else ()
+        ):
+            info = files.read_json_compacted(entry.path, diagnostics=self.diagnostics)
+            if not isinstance(info, dict):
+                if info is not None:  # JSON, but no object (None was counted)
+                    self.diagnostics.skip(entry.path, 1, "not JSON")
+                continue
+            infos.append((info, entry.path))
+        infos.sort(key=lambda i: (_created(i[0]) or 0, as_str(i[0].get("id")) or ""))
+        return infos
+
+    def json_parts(
+        self, storage: Path, session_id: str, message_id: str
+    ) -> list[dict[str, object]]:
+        """One message's part files' objects, in the order their names give."""
+        parts = []
+        part_folder = storage / "part"
+        if self.parts_by_session:
+            part_folder /= session_id
+        plain = folders.plain_name(message_id)
+        for entry in folders.entries(part_folder / message_id) if plain else ():
+            part = files.read_json_compacted(
+                entry.path, full=self.full, diagnostics=self.diagnostics
+            )
+            if not isinstance(part, dict):
+                if part is not None:  # JSON, but no object (None was counted)
+                    self.diagnostics.skip(entry.path, 1, "not JSON")
+                continue
+            parts.append(part)
+        return parts
+
+    def json_last(self, path: Path, last: int) -> Iterator[Event]:
+        """The lead's events of the session's last `last` messages of the JSON files:
+        every message file is read, for their order (small: a message's text and output
+        are in its parts), the parts of the last ones alone (raises WholeRead where that
+        is not exact)."""
+        storage = _project_store(path)
+        self.parts_by_session = storage is not None
+        if storage is None:
+            storage = path.parents[2] if len(path.parents) > 2 else path.parent
+        infos = self.json_infos(storage, self.session_id)
+        if len(infos) <= last:
+            raise WholeRead("no more messages than asked for")
+        if _json_copies(path, [info for info, _ in infos])[0]:
+            raise WholeRead("a fork: its copies are known from its first messages")
+        self.folds = _opencode_folds.Folds(whole=False)
+        for info, where in infos[-last:]:
+            message_id = as_str(info.get("id")) or ""
+            parts = self.json_parts(storage, self.session_id, message_id)
+            yield from self.message(
+                info, _created(info), iter(parts), None, None, where
+            )
+        yield from self.compaction(None)
 
     # -- shared --
 

@@ -93,7 +93,7 @@ from ._values import (
     stripped,
     type_tag,
 )
-from .base import Home
+from .base import Home, WholeRead
 
 APP = "cline"
 MANIFEST_CAP = 4 * 1024 * 1024  # a manifest holds a prompt and metadata, no messages
@@ -288,7 +288,39 @@ def read(
         yield reader.compaction(compacted)
     for child in state.children:  # team tasks, and sub-agents no spawn was matched to
         yield from reader.child(child, None, None)
-    manifest = _small_object(folder / f"{session.id}.json", frozenset({"prompt"})) or {}
+    yield from _failed(reader, folder, session.id)
+
+
+def read_last(session: Session, diagnostics: Diagnostics, rows: int) -> Iterator[Event]:
+    """`read` of only the session's last `rows` messages (see base.py), found from the
+    messages file's end (`json_chat.last_messages`): each message is translated alone
+    (a tool result names its call). Not where a compaction sidecar is (it is placed by
+    its count of messages from the first) nor beside sub-agent or team-task files (which
+    each spawn takes depends on the spawns before it, and those left over end the read)."""
+    from ._json_chat import last_messages
+
+    if session.path is None:
+        raise WholeRead("no file")
+    folder = Path(session.path).parent
+    messages = folder / f"{session.id}{MESSAGES}"
+    if _children(folder, session.id):
+        raise WholeRead("its sub-agents' files are placed by the spawns before them")
+    if _compacted_at(folder, session.id, Diagnostics()) is not None:
+        raise WholeRead("a compaction is placed by its count of messages")
+    # the CLI writes its `system_prompt` (a few KB) after the messages
+    found = last_messages(messages, rows, then=b'"system_prompt": ')
+    found = found or last_messages(messages, rows)
+    if found is None:
+        raise WholeRead("not laid out to be read from its end, or no longer than that")
+    reader = _Reader(session, diagnostics)
+    for message in found:
+        yield from reader.message(message, None, None, str(messages))
+    yield from _failed(reader, folder, session.id)
+
+
+def _failed(reader: _Reader, folder: Path, session_id: str) -> Iterator[Event]:
+    """The error that ends a session its manifest says `failed`, if it does."""
+    manifest = _small_object(folder / f"{session_id}.json", frozenset({"prompt"})) or {}
     if manifest.get("status") == "failed":
         code = manifest.get("exit_code")
         text = (

@@ -24,6 +24,11 @@ Later schemas in anomalyco/opencode (packages/core/src/session/sql.ts @02ce4a33)
 `session_v2`: the `session` table itself takes `fork_session_id` / `fork_message_id` beside
 the `session_message` rows, so the fork link and the children are sought in both tables.
 
+`show --tail` reads a 2.x session whole (`read_last` gives way): a spawn naming no child
+takes the oldest one the spawns before it left, a session's rows are merged with its 1.x
+rows, and a compaction row's note counts the rows before it, which its last rows do not
+hold (no real 2.x database has been seen to settle these from its end).
+
 Checked against opencode 2.0.15's schema and rows as a public third-party reader's tests
 quote them (no real 2.x database seen here): Medium-Low confidence. The row types and
 fields above match anomalyco/opencode's packages/schema/src/session-message.ts @0ceb3dd5

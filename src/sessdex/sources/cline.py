@@ -30,6 +30,13 @@ Cline's SDK session layer (the CLI, and the extension from 4.1 on the SDK) write
 `<data>/sessions/<id>/<id>.json` and `<id>.messages.json` instead (`$CLINE_SESSION_DATA_DIR`
 moves that folder); `_cline_sdk` reads them, and a session the CLI started resumes with
 `cline --id <id>`.
+
+`show --tail` finds an SDK session's last messages from its file's end (`read_last`); a
+task's `ui_messages.json` is read whole, there and in Roo Code and Kilo Code, which share
+its reader: Cline writes it with JSON.stringify on one line, and a message's events depend
+on those before it (the model the last `modelInfo` named, the command a `command_output`
+answers, the sub-task a `newTask` starts, picked by the count of spawns before it, a Claude
+Dev request's figures that its `api_req_finished` completes).
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
 from . import _cline_sdk
 from ._vscode_tasks import EDITOR_VARIABLES, TaskStore
-from .base import Home, Location
+from .base import Home, Location, WholeRead
 
 NAME = "cline"
 TITLE = "Cline (VS Code extension and CLI)"
@@ -115,6 +122,20 @@ def read(
     if session.path is not None and _cline_sdk.owns(Path(session.path)):
         return _cline_sdk.read(session, diagnostics, offset)
     return _STORE.read(session, diagnostics, offset)
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """An SDK session's last `rows` messages, from its messages file's end (see base.py).
+    A task's `ui_messages.json` is read whole: JSON.stringify writes it on one line, and
+    what a message says depends on those before it (the model the last `modelInfo`
+    named, the command a `command_output` answers, the sub-task a `newTask` starts, by
+    its count of those before it, a Claude Dev request's figures its `api_req_finished`
+    completes)."""
+    if session.path is None or not _cline_sdk.owns(Path(session.path)):
+        raise WholeRead("a task's ui_messages.json is read whole")
+    yield from _cline_sdk.read_last(session, diagnostics, rows)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

@@ -3,13 +3,16 @@ now against a checkout of an earlier commit (`--before REV`, read from git), run
 alternated, each run a fresh process over the same warm index.
 
 `--app opencode`: an OpenCode 1.x database session compacted every `--every` prompts (its
-last messages hold a compaction, which read the whole session before 4ea740ab).
+last messages hold a compaction, which read the whole session before 4ea740ab);
+`opencode-json`: the same as OpenCode's JSON files (every part file read before 868d9a95);
+`cline`: a Cline SDK session's messages file (read whole before e94aea1e).
 
 Prints the medians of --runs runs: CPU seconds of the tail read, and the bytes it read
 (`rchar` of /proc/self/io: every byte read(2)/pread(2) gave, the page cache's too), after
 checking that both show the same events (all but `seq`). Usage:
 
-    .venv/bin/python bench/bench_tail_readers.py [--mb 50] [--runs 5] [--before REV]
+    .venv/bin/python bench/bench_tail_readers.py [--app opencode|opencode-json|cline]
+        [--mb 50] [--runs 5] [--before REV]
 """
 
 from __future__ import annotations
@@ -100,6 +103,91 @@ def _opencode(home: Path, mb: int, every: int) -> tuple[str, int]:
     return session, n
 
 
+def _opencode_json(home: Path, mb: int, every: int) -> tuple[str, int]:
+    """An OpenCode 1.3 session of the JSON files (storage/session, message, part) of
+    about `mb` MB, laid out as `_opencode`'s database session."""
+    storage = home / ".local/share/opencode/storage"
+    session = "ses_benchjson000000000000001"
+    (storage / "session" / "proj_bench").mkdir(parents=True)
+    (storage / "session" / "proj_bench" / f"{session}.json").write_text(
+        json.dumps({"id": session, "version": "1.3.17", "projectID": "proj_bench",
+                    "directory": "/tmp/bench", "title": "Bench",
+                    "time": {"created": 1730000000000, "updated": 1730009000000}})
+    )  # fmt: skip
+    (storage / "message" / session).mkdir(parents=True)
+    at, n, prompts = 1730000000000, 0, []
+    answer = "word " * 12_000
+
+    def add(info: dict[str, object], part: dict[str, object]) -> str:
+        nonlocal at, n
+        at, n = at + 1000, n + 1
+        message = f"msg_{n:08d}"
+        (storage / "message" / session / f"{message}.json").write_text(
+            json.dumps({"id": message, "sessionID": session, **info,
+                        "time": {"created": at}})
+        )  # fmt: skip
+        (storage / "part" / message).mkdir(parents=True)
+        (storage / "part" / message / f"prt_{n:08d}.json").write_text(
+            json.dumps({"id": f"prt_{n:08d}", "messageID": message, **part})
+        )
+        return message
+
+    while n * len(answer) / 2 < mb * 2**20:
+        prompts.append(add({"role": "user"}, {"type": "text", "text": f"p{n}"}))
+        add({"role": "assistant", "finish": "stop"}, {"type": "text", "text": answer})
+        if len(prompts) % every == 0:
+            part = {"type": "compaction", "auto": True, "tail_start_id": prompts[-3]}
+            add({"role": "user"}, part)
+            add({"role": "assistant", "summary": True}, {"type": "text", "text": "s"})
+    return session, n
+
+
+def _cline(home: Path, mb: int) -> tuple[str, int]:
+    """A Cline SDK session (CLI 3.0.65's layout: indented, `system_prompt` after the
+    messages) of about `mb` MB: prompts, answers of 60 KB calling a tool, its results."""
+    session = "1796199537105_bench"
+    folder = home / ".cline/data/sessions" / session
+    folder.mkdir(parents=True)
+    (folder / f"{session}.json").write_text(
+        json.dumps({"version": 1, "session_id": session, "source": "cli",
+                    "started_at": "2026-12-02T08:18:57.119Z", "status": "completed",
+                    "provider": "openai-compatible", "model": "mock-model",
+                    "cwd": "/tmp/bench", "prompt": "bench"}, indent=2)
+    )  # fmt: skip
+    messages: list[dict[str, object]] = []
+    answer, size, ts = "word " * 12_000, 0, 1796199537699
+    while size < mb * 2**20:
+        n = len(messages)
+        ts += 1000
+        messages += [
+            {"id": f"u{n}", "role": "user", "ts": ts,
+             "content": [{"type": "text", "text": f"<user_input>p{n}</user_input>"}]},
+            {"id": f"a{n}", "role": "assistant", "ts": ts + 1,
+             "content": [{"type": "text", "text": answer},
+                         {"type": "tool_use", "id": f"c{n}", "name": "run_commands",
+                          "input": {"commands": ["echo hi"]}}],
+             "modelInfo": {"id": "mock-model", "provider": "openai-compatible"},
+             "metrics": {"inputTokens": 1000, "outputTokens": 25,
+                         "cacheReadTokens": 0, "cacheWriteTokens": 0}},
+            {"id": f"r{n}", "role": "user", "ts": ts + 2,
+             "content": [{"type": "tool_result", "tool_use_id": f"c{n}",
+                          "content": "hi"}]},
+        ]  # fmt: skip
+        size += len(answer) + 600
+    document = {"version": 1, "updated_at": "2026-12-02T08:19:09.655Z",
+                "agent": "lead", "sessionId": session, "messages": messages,
+                "system_prompt": "You are Cline."}  # fmt: skip
+    (folder / f"{session}.messages.json").write_text(json.dumps(document, indent=2))
+    return session, len(messages)
+
+
+BEFORE = {
+    "opencode": "4ea740ab~1",
+    "opencode-json": "868d9a95~1",
+    "cline": "e94aea1e~1",
+}
+
+
 def _before(root: Path, rev: str) -> Path:
     """The `src` of commit `rev`, written out of git."""
     archive = subprocess.run(
@@ -115,20 +203,36 @@ def main() -> int:
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--every", type=int, default=60)
-    parser.add_argument("--before", default="4ea740ab~1")
-    parser.add_argument("--app", choices=("opencode",), default="opencode")
+    parser.add_argument("--before", help="the commit to compare with (per app)")
+    parser.add_argument("--app", choices=tuple(BEFORE), default="opencode")
     args = parser.parse_args()
+    before = args.before or BEFORE[args.app]
     report = Report()
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-tail-readers-") as folder:
         root = Path(folder)
-        session, written = _opencode(root / "home", args.mb, args.every)
-        size = sum(f.stat().st_size for f in (root / "home").rglob("opencode.db*"))
-        report.note(
-            f"an {size / 2**20:.0f} MB OpenCode database, one session of {written} "
-            f"messages compacted every {args.every} prompts; show --tail 20, "
-            f"{args.runs} runs each, before = {args.before}"
+        if args.app == "opencode":
+            session, written = _opencode(root / "home", args.mb, args.every)
+        elif args.app == "opencode-json":
+            session, written = _opencode_json(root / "home", args.mb, args.every)
+        else:
+            session, written = _cline(root / "home", args.mb)
+        size = sum(
+            f.stat().st_size for f in (root / "home").rglob("*") if f.is_file()
+        ) - sum(
+            f.stat().st_size
+            for f in (ROOT / "tests/data/opencode/home").rglob("*")
+            if f.is_file() and args.app == "opencode"
         )
-        sources = {"now": ROOT / "src", "before": _before(root / "old", args.before)}
+        report.note(
+            f"{args.app}: one session of {written} messages, {size / 2**20:.0f} MB"
+            + (
+                f", compacted every {args.every} prompts"
+                if "opencode" in args.app
+                else ""
+            )
+            + f"; show --tail 20, {args.runs} runs each, before = {before}"
+        )
+        sources = {"now": ROOT / "src", "before": _before(root / "old", before)}
         found: dict[str, list[dict[str, object]]] = {"now": [], "before": []}
         for _ in range(args.runs):
             for how, src in sources.items():

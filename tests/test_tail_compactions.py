@@ -220,3 +220,89 @@ def test_a_tail_of_the_json_files_reads_the_last_messages_parts(
     assert found.seq_relative
     parts = [p for p in opened if f"{os.sep}part{os.sep}" in p]
     assert 0 < len(parts) <= 64 + 256, len(parts)
+
+
+V2 = "ses_f2b662ccdffe16PlkJxTailV2"  # a 2.x session of its own: no child, no fork
+
+
+def _v2_home(tmp_path: Path, compacted: int) -> Home:
+    """A 2.x database (the one test_opencode_v2 builds, its session with a sub-agent
+    too) and V2: 300 prompts answered, a compaction row after each `compacted` prompts
+    (manual, keeping the last prompt and its answer)."""
+    from tests.sources.test_opencode_v2 import (
+        T0,
+        add_rows,
+        add_session,
+        assistant,
+        database_v2,
+        tokens,
+    )
+
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_session(db, V2, "Tail of rows")
+    rows: list[tuple[str, str, dict[str, object]]] = []
+    at = T0
+    for p in range(300):
+        at += 100
+        rows.append((f"msg_tu{p}", "user", {"time": {"created": at}, "text": f"p{p}"}))
+        answer = assistant(at + 50, [{"type": "text", "text": f"a{p}"}],
+                           finish="stop", tokens=tokens(100, 5))  # fmt: skip
+        rows.append((f"msg_ta{p}", "assistant", answer))
+        if (p + 1) % compacted == 0:
+            rows.append((f"msg_tc{p}", "compaction", {
+                "time": {"created": at + 60}, "status": "completed", "reason": "manual",
+                "summary": f"up to p{p}", "recent": f"[User]: p{p}\n\n[Assistant]: a{p}",
+                "tokens": tokens(300, 60)}))  # fmt: skip
+    add_rows(db, V2, rows)
+    db.commit()
+    db.close()
+    return Home.at(home)
+
+
+@pytest.mark.parametrize("count", [1, 4, 30, 200])
+@pytest.mark.parametrize("compacted", [25, 1000])
+def test_a_2x_sessions_tail_reads_its_last_rows(
+    tmp_path: Path, count: int, compacted: int
+) -> None:
+    """A 2.x session was read whole for --tail (all its rows): now its last rows, more
+    of them where a compaction among them folds rows before them; the events are the
+    end of the whole read."""
+    home = _v2_home(tmp_path, compacted)
+    whole = _whole(home, V2)
+    found = api.transcript(home, V2, tail=count)
+    shown = list(found.events)
+    assert _unnumbered(shown) == _unnumbered(whole[-count:])
+    assert found.seq_relative
+    if compacted < 1000 and count >= 30:
+        assert any("summarized" in (e.text or "") for e in shown)
+
+
+def test_a_2x_session_with_a_sub_agent_is_read_whole(tmp_path: Path) -> None:
+    """Which child a spawn naming none takes depends on the spawns before it."""
+    from tests.sources.test_opencode_v2 import NATIVE
+
+    home = _v2_home(tmp_path, 25)
+    whole = _whole(home, NATIVE)
+    for count in range(1, len(whole) + 2):
+        found = api.transcript(home, NATIVE, tail=count)
+        assert _unnumbered(list(found.events)) == _unnumbered(whole[-count:])
+        assert not found.seq_relative
+
+
+def test_every_window_of_last_2x_rows_ends_the_whole_read(tmp_path: Path) -> None:
+    """The hook from each of many windows of last rows (starting before, at and after
+    a compaction row): what it gives is the whole read's end."""
+    home = _v2_home(tmp_path, 7)
+    session = api.resolve(home, V2)
+    whole = _whole(home, V2)
+    given = 0
+    for rows in range(1, 80):
+        for count in (1, 5, 40):
+            last = reading.last_events(
+                sources.get("opencode"), session, Diagnostics(), rows, _lead, count
+            )
+            if last:
+                given += 1
+                assert _unnumbered(last) == _unnumbered(whole[-len(last) :]), rows
+    assert given

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._values import as_str, one_line
-from .base import WholeRead
 
 _WORDS = 60  # characters of the first kept prompt quoted in the note
 _HEAD = 200  # characters of a prompt matched against the start of a 2.x `recent`
@@ -87,9 +86,9 @@ class Folds:
 
     def row(self, agent: str | None, reason: object, recent: object) -> str | None:
         """What the 2.x compaction row just begun (`message`) did, in words (no count
-        where it gives no `recent`; None where it gives no `reason` either)."""
-        if not self.whole:
-            raise WholeRead("a compaction's note counts the messages before it")
+        where it gives no `recent`; None where it gives no `reason` either), counted
+        from the rows read alone where not `sure`; the next one's from it."""
+        self.known.add(agent)  # it folds every row before it: the next starts here
         read = self.read.setdefault(agent, [])
         auto = {"auto": True, "manual": False}.get(
             reason if isinstance(reason, str) else ""

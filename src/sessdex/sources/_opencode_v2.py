@@ -24,10 +24,10 @@ Later schemas in anomalyco/opencode (packages/core/src/session/sql.ts @02ce4a33)
 `session_v2`: the `session` table itself takes `fork_session_id` / `fork_message_id` beside
 the `session_message` rows, so the fork link and the children are sought in both tables.
 
-`show --tail` reads a 2.x session whole (`read_last` gives way): a spawn naming no child
-takes the oldest one the spawns before it left, a session's rows are merged with its 1.x
-rows, and a compaction row's note counts the rows before it, which its last rows do not
-hold (no real 2.x database has been seen to settle these from its end).
+`show --tail` reads a 2.x session's last rows (`last_rows`), a compaction's note among
+them settled by more rows as a 1.x one is; but reads whole a session with child sessions
+(a spawn naming no child takes the oldest one the spawns before it left), a fork, and one
+whose rows are merged with 1.x messages.
 
 Checked against opencode 2.0.15's schema and rows as a public third-party reader's tests
 quote them (no real 2.x database seen here): Medium-Low confidence. The row types and
@@ -59,6 +59,7 @@ from ._values import (
     ms_time,
     odd_count,
 )
+from .base import WholeRead
 
 SESSION_TABLE = "session_v2"
 EXTRA_COLUMNS = ("fork_session_id",)
@@ -83,6 +84,7 @@ class Reader(Protocol):
     diagnostics: Diagnostics
     db: str  # the database read: where a row's odd count is said
     folds: Folds  # what each compaction summarized
+    unsure: set[int]  # the `seq` of each event earlier rows may change (`last_rows`)
 
     def event(
         self,
@@ -219,6 +221,39 @@ def history(
     while legacy is not None:
         yield from legacy_message(legacy[1], legacy[0])
         legacy = next(waiting, None)
+
+
+def last_rows(
+    reader: Reader, connection: sqlite3.Connection, session_id: str, last: int
+) -> Iterator[Event]:
+    """The lead's events of the session's last `last` 2.x rows, in the order `history`
+    reads them (raises WholeRead where that is not exact: a fork, a session with child
+    sessions, one no longer than that). A compaction's note whose fold starts before
+    them goes to `reader.unsure`."""
+    if _fork_source(connection, session_id) is not None:
+        raise WholeRead("a fork: its copies are known from its source")
+    for table in _session_tables(connection, "parent_id"):
+        if connection.execute(
+            f"SELECT 1 FROM {table} WHERE parent_id = ? LIMIT 1", (session_id,)
+        ).fetchone():
+            raise WholeRead("a spawn naming no child takes one the spawns before left")
+    rows = connection.execute(
+        f"SELECT id, type, time_created, rowid, {reader.listed('session_message')} FROM session_message WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+        (session_id, last + 1),
+    ).fetchall()
+    if len(rows) <= last:
+        raise WholeRead("no more rows than asked for")
+    reader.folds = Folds(whole=False)
+    spawned = _Spawned(connection, session_id)
+    for row_id, kind, created, rowid, *listed in reversed(rows[:last]):
+        kind = as_str(kind) or ""
+        data = reader.value(
+            connection, "session_message", rowid, row_id, (listed[0], listed[1])
+        )
+        where = f"{reader.db}#session_message/{rowid}"
+        if kind in ("user", "assistant", "compaction"):
+            reader.folds.message(None, row_id, kind == "compaction")
+        yield from _row(reader, kind, data, created, None, None, set(), spawned, where)
 
 
 def _session_tables(connection: sqlite3.Connection, *needed: str) -> list[str]:
@@ -509,11 +544,15 @@ def _compaction(
     elif status in (None, "completed"):
         # who started it and what it kept, as a 1.x compaction's note says
         reason = data.get("reason")
+        sure = reader.folds.sure(agent)
         note = reader.folds.row(agent, reason, data.get("recent"))
         if note:
-            yield reader.event(
+            event = reader.event(
                 "meta", time, agent, text=note, extra={"compaction": True}
             )
+            if not sure:  # what it folded may start before the rows read
+                reader.unsure.add(event.seq)
+            yield event
         extra: dict[str, JSONValue] = {}
         if reason in ("auto", "manual"):
             extra["auto"] = reason == "auto"

@@ -988,6 +988,17 @@ class _Reader:
     ) -> Iterator[Event]:
         """The lead's events of the session's last `last` 1.x messages, in the order
         `database_session` reads them (raises WholeRead where that is not exact)."""
+        if self.rows and _opencode_v2.has_rows(connection, self.session_id):
+            if (
+                self.legacy
+                and connection.execute(
+                    "SELECT 1 FROM message WHERE session_id = ? LIMIT 1",
+                    (self.session_id,),
+                ).fetchone()
+            ):
+                raise WholeRead("2.x rows merged with 1.x messages")
+            yield from _opencode_v2.last_rows(self, connection, self.session_id, last)
+            return
         if not self.legacy:
             raise WholeRead("no 1.x messages")
         newest = connection.execute(
@@ -996,8 +1007,6 @@ class _Reader:
         ).fetchall()
         if len(newest) <= last:
             raise WholeRead("no more messages than asked for")
-        if self.rows and _opencode_v2.has_rows(connection, self.session_id):
-            raise WholeRead("2.x rows")
         if _copies(connection, self.session_id)[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
         self.folds = _opencode_folds.Folds(whole=False)

@@ -5,13 +5,14 @@ alternated, each run a fresh process over the same warm index.
 `--app opencode`: an OpenCode 1.x database session compacted every `--every` prompts (its
 last messages hold a compaction, which read the whole session before 4ea740ab);
 `opencode-json`: the same as OpenCode's JSON files (every part file read before 868d9a95);
-`cline`: a Cline SDK session's messages file (read whole before e94aea1e).
+`opencode-v2`: a 2.x session's rows (all read before f88d54c7); `cline`: a Cline SDK
+session's messages file (read whole before e94aea1e).
 
 Prints the medians of --runs runs: CPU seconds of the tail read, and the bytes it read
 (`rchar` of /proc/self/io: every byte read(2)/pread(2) gave, the page cache's too), after
 checking that both show the same events (all but `seq`). Usage:
 
-    .venv/bin/python bench/bench_tail_readers.py [--app opencode|opencode-json|cline]
+    .venv/bin/python bench/bench_tail_readers.py [--app opencode|opencode-json|opencode-v2|cline]
         [--mb 50] [--runs 5] [--before REV]
 """
 
@@ -181,9 +182,38 @@ def _cline(home: Path, mb: int) -> tuple[str, int]:
     return session, len(messages)
 
 
+def _opencode_v2(home: Path, mb: int, every: int) -> tuple[str, int]:
+    """An OpenCode 2.x database (the tables tests/sources/test_opencode_v2.py builds),
+    one session of about `mb` MB of rows: prompts, answers of 60 KB, a compaction row
+    after each `every` prompts (manual, keeping the last prompt and its answer)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.sources import test_opencode_v2 as v2
+
+    db = v2.database_v2(home / ".local/share/opencode")
+    session = "ses_f2b662ccdffe16PlkJxBenchV2"
+    v2.add_session(db, session, "Bench")
+    rows: list[tuple[str, str, dict[str, object]]] = []
+    answer, at, p = "word " * 12_000, v2.T0, 0
+    while p * len(answer) < mb * 2**20:
+        at, p = at + 100, p + 1
+        rows.append((f"msg_bu{p}", "user", {"time": {"created": at}, "text": f"p{p}"}))
+        rows.append((f"msg_ba{p}", "assistant", v2.assistant(
+            at + 50, [{"type": "text", "text": answer}], finish="stop",
+            tokens=v2.tokens(100, 5))))  # fmt: skip
+        if p % every == 0:
+            rows.append((f"msg_bc{p}", "compaction", {
+                "time": {"created": at + 60}, "status": "completed", "reason": "auto",
+                "summary": "s", "recent": f"[User]: p{p}\n\n[Assistant]: a"}))  # fmt: skip
+    v2.add_rows(db, session, rows)
+    db.commit()
+    db.close()
+    return session, len(rows)
+
+
 BEFORE = {
     "opencode": "4ea740ab~1",
     "opencode-json": "868d9a95~1",
+    "opencode-v2": "f88d54c7~1",
     "cline": "e94aea1e~1",
 }
 
@@ -214,6 +244,8 @@ def main() -> int:
             session, written = _opencode(root / "home", args.mb, args.every)
         elif args.app == "opencode-json":
             session, written = _opencode_json(root / "home", args.mb, args.every)
+        elif args.app == "opencode-v2":
+            session, written = _opencode_v2(root / "home", args.mb, args.every)
         else:
             session, written = _cline(root / "home", args.mb)
         size = sum(

@@ -31,12 +31,13 @@ billed (`toMessageId`), with the cache split taken from that message's `usage` (
 the first of several entries that bill one message, so counted once) and the
 credits Amp charged for the call (`credits`, counted as Amp's credits); without
 a ledger, or for a response a partial ledger left out, one per assistant message
-`usage`. `created` is epoch ms, or ISO text in newer (`"v": 2`) threads. `show --tail` reads a
-thread whole: a ledger entry billed to a message the file does not hold is placed at the
-read's end, which only every message's id says (Amp's ids are not known to be in order),
-and a response whose usage names no model is billed to the model named last before it. Handoff links (`relationships`) go to
+`usage`. `created` is epoch ms, or ISO text in newer (`"v": 2`) threads. Handoff links (`relationships`) go to
 `extra`, not `parent_id`: a handoff is a thread of its own, not a sub-agent. Resume:
 `amp threads continue <id>` as reader projects report it — not verified against Amp.
+`show --tail` reads a thread whole: a ledger entry billed to a message the file does not
+hold is placed at the read's end, which only every message's id says (Amp's ids are not
+known to be in order), and a response whose usage names no model is billed to the model
+named last before it.
 
 Amp has since moved its threads to its server and writes no thread file (none after
 2026-03-31, users report). What it keeps here is a log per thread it works on,

@@ -57,7 +57,7 @@ from .diagnostics import read_failed
 from .indexfile import SNAPSHOTS_SWEPT, sqlite_uri
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Collection, Iterator, Sequence
 
     from .diagnostics import Diagnostics
 
@@ -1219,13 +1219,22 @@ def quote_identifier(name: str) -> str:
 COUNTED_SPAN = 100_000
 
 
-def rows_mark(path: str | os.PathLike[str]) -> tuple[object, ...]:
+# a listed table (`rows_mark`) of at most this many rows is checksummed row by row (252
+# OpenCode sessions: 0.4 ms of CPU); past it, marked as any other table
+LISTED_ROWS = 20_000
+
+
+def rows_mark(
+    path: str | os.PathLike[str], listed: Collection[str] = ()
+) -> tuple[object, ...]:
     """What moves when a row is added to any table of the database (a session, a
     message) or deleted from a small one (a session), or a table is made, as
     `open_sqlite` reads it now: each table's newest rowid, its count where its rowids
     span at most COUNTED_SPAN, and the schema's version; a few pages read. A row changed
-    in place moves none of it. Opened without naming its login: the app's listing
-    opened it first, and named where its login lies."""
+    in place moves none of it, but in the tables named `listed` (those whose rows an
+    app's listing shows: a title renamed, a session archived or deleted), whose rows are
+    checksummed while they are at most LISTED_ROWS. Opened without naming its login: the
+    app's listing opened it first, and named where its login lies."""
     connection = open_sqlite(path)
     try:
         tables = connection.execute(
@@ -1233,10 +1242,43 @@ def rows_mark(path: str | os.PathLike[str]) -> tuple[object, ...]:
         ).fetchall()
         found: list[object] = [connection.execute("PRAGMA schema_version").fetchone()]
         for (table,) in tables:
-            found.append(_table_mark(connection, str(table)))
+            name = str(table)
+            mark = _listed_mark(connection, name) if name in listed else None
+            found.append(mark if mark is not None else _table_mark(connection, name))
         return tuple(found)
     finally:
         connection.close()
+
+
+def _listed_mark(connection: sqlite3.Connection, name: str) -> object:
+    """A listed table's rows, counted and checksummed (each row's values with its
+    rowid, so that two titles swapped move it too); None where it is too big or has no
+    rowid. The checksum is Python's `hash`, salted per process: a mark is compared only
+    with one this process took."""
+    table = quote_identifier(name)
+    try:
+        (count,) = connection.execute(f"SELECT count(*) FROM {table}").fetchone()
+        if not isinstance(count, int) or count > LISTED_ROWS:
+            return None
+        columns = "".join(
+            f", {quote_identifier(str(row[1]))}"
+            for row in connection.execute(f"PRAGMA table_info({table})")
+        )
+        # one call a row (a call a value, or SQLite's quote() and group_concat() of the
+        # rows, cost three to five times as much)
+        connection.create_function(
+            "_sessdex_row_hash", -1, _row_hash, deterministic=True
+        )
+        (total,) = connection.execute(
+            f"SELECT sum(_sessdex_row_hash(rowid{columns})) FROM {table}"
+        ).fetchone()
+    except sqlite3.Error:  # WITHOUT ROWID, a module this SQLite lacks
+        return None
+    return "listed", count, total
+
+
+def _row_hash(*values: object) -> int:
+    return hash(values) & 0xFFFFFFFF  # summed over 20,000 rows at most: no overflow
 
 
 def _table_mark(connection: sqlite3.Connection, name: str) -> object:

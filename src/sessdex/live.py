@@ -365,11 +365,21 @@ class Board:
         marks: dict[str, tuple[object, ...] | None] = {}
         for store in self._stores(apps):
             try:
-                marks[store] = databases.rows_mark(store)
+                marks[store] = databases.rows_mark(store, self._listed(store))
             except (OSError, sqlite3.Error) as error:
                 log.debug("cannot mark %s: %s", store, error)
                 marks[store] = None
         return marks
+
+    def _listed(self, store: str) -> set[str]:
+        """The tables of `store` whose rows its apps' listings show (their sources'
+        LISTED_TABLES): of every app in it, so that a mark taken for one app compares
+        with one taken for all."""
+        found: set[str] = set()
+        for live in self.lives.values():
+            if isinstance(live.feed, ReadFeed) and live.feed.store == store:
+                found.update(getattr(live.feed.source, "LISTED_TABLES", ()))
+        return found
 
     def _own(self, key: tuple[str, str], paths: set[Path]) -> None:
         """Register `paths` as the files whose notification wakes session `key`."""

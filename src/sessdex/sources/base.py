@@ -132,6 +132,10 @@ class Source(Protocol):
     # Optional: REPLAYED_LOGS = True, its `.jsonl` files are logs whose lines change what
     # earlier ones wrote (replayed whole to one state): the live view reads such a file
     # again whole as it does a store, never from a line on.
+    # Optional: LISTED_TABLES, the tables of its shared database whose rows its listing
+    # shows (a session's title, times, archived flag), of small rows: `watch` lists its
+    # sessions again when one changes in place (databases.rows_mark), not only when a row
+    # of any table is added.
 
     def locate(self, home: Home) -> Location:
         """Where this app keeps its files for `home` (which may not exist)."""

@@ -1,0 +1,82 @@
+"""`watch` over a database many sessions share (OpenCode's): a session's row changed in
+place, with no row added or deleted anywhere (a title renamed, a session archived),
+shows within a second or two of the write, not at the next full listing (30 s)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+from sessdex import api, databases
+from sessdex.sources import Home
+
+OPENCODE = Path(__file__).parent / "data" / "opencode" / "home"
+DATABASE = ".local/share/opencode/opencode.db"
+BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"
+
+
+def _home(tmp_path: Path) -> tuple[Home, sqlite3.Connection]:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCODE, home)
+    writer = sqlite3.connect(home / DATABASE, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    # a write before `watch` starts: the app's WAL has begun (a WAL begun later is a
+    # checkpoint to the snapshot, which follows it only after 10 s)
+    writer.execute(
+        "UPDATE part SET time_updated = time_updated + 1"
+        " WHERE rowid = (SELECT min(rowid) FROM part)"
+    )
+    return Home.at(home), writer
+
+
+def _titles_after(
+    home: Home, writer: sqlite3.Connection, change: str, *values: object, seconds: float
+) -> set[str]:
+    """The titles of BASIC that `watch`'s boards show within `seconds` of `change`,
+    made by `writer` (whose -wal was there before) once the first board is out."""
+    seen: set[str] = set()
+    boards = api.watch_sessions(home, duration=seconds + 6)
+    try:
+        first = next(boards)
+        assert any(row.session.id == BASIC for row in first)
+        # an answer streamed meanwhile: the listing it brings marks the database's rows
+        writer.execute("UPDATE part SET time_updated = time_updated + 1")
+        settled = time.monotonic()
+        for _ in boards:
+            if time.monotonic() - settled > 2.5:
+                break
+        writer.execute(change, values)
+        changed = time.monotonic()
+        for rows in boards:
+            if time.monotonic() - changed > seconds:
+                break
+            seen |= {row.session.title or "" for row in rows if row.session.id == BASIC}
+    finally:
+        boards.close()  # type: ignore[attr-defined]
+        writer.close()
+    return seen
+
+
+def test_a_title_renamed_in_place_shows_within_seconds(tmp_path: Path) -> None:
+    home, writer = _home(tmp_path)
+    seen = _titles_after(
+        home, writer, "UPDATE session SET title = ? WHERE id = ?", "Renamed live",
+        BASIC, seconds=5,
+    )  # fmt: skip
+    assert "Renamed live" in seen
+
+
+def test_the_mark_moves_with_a_listed_row_changed_in_place(tmp_path: Path) -> None:
+    """(Without a -wal: each mark reads the file itself, not this process's snapshot.)"""
+    home = tmp_path / "home"
+    shutil.copytree(OPENCODE, home)
+    path = home / DATABASE
+    before = databases.rows_mark(path, {"session"})
+    unlisted = databases.rows_mark(path)
+    with sqlite3.connect(path) as writer:
+        writer.execute("UPDATE session SET time_archived = 1 WHERE id = ?", (BASIC,))
+    writer.close()
+    assert databases.rows_mark(path, {"session"}) != before
+    assert databases.rows_mark(path) == unlisted  # what it did before

@@ -236,10 +236,11 @@ def test_follow_started_while_an_answer_streams_draws_it_once(tmp_path: Path) ->
         return json.dumps([{"type": "text", "data": {"text": text}}])
 
     try:
+        # Crush stamps a row it inserts with the time it writes it
         writer.execute(
             "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
             " updated_at) VALUES ('m-live-1', ?, 'assistant', ?, 'm', ?, ?)",
-            (session.id, said("Hel"), CRUSH_AT, CRUSH_AT),
+            (session.id, said("Hel"), CRUSH_AT, int(time.time())),
         )
         follower = LiveSession(session)
         shown = follower.poll()
@@ -256,3 +257,41 @@ def test_follow_started_while_an_answer_streams_draws_it_once(tmp_path: Path) ->
     answers = [e.text for e in shown if e.kind == "assistant"]
     assert answers[-1:] == ["Hello, the answer is 42."]
     assert "Hel" not in answers
+
+
+def test_follow_draws_an_answer_settled_long_ago_at_once_while_another_writes(
+    tmp_path: Path,
+) -> None:
+    """A database many sessions share counts as written when any of them is: `follow`
+    started a moment after another session wrote held this one's last answer, settled
+    long ago, for a second read (2 s). Where the rows' own stamps say this session was
+    not written since (Crush's trigger stamps every update), it is drawn at once."""
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    said = json.dumps([{"type": "text", "data": {"text": "All done."}}])
+    try:
+        writer.execute(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+            " updated_at) VALUES ('m-old', ?, 'assistant', ?, 'm', ?, ?)",
+            (session.id, said, CRUSH_AT, CRUSH_AT),
+        )
+        time.sleep(live_feeds.STORE_SECONDS + live_feeds.MTIME_SLACK)
+        # another session's prompt, written just now
+        now = int(time.time())
+        writer.execute(
+            "INSERT INTO sessions (id, title, updated_at, created_at)"
+            " VALUES ('other', 'Other', ?, ?)",
+            (now, now),
+        )
+        writer.execute(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+            " updated_at) VALUES ('m-other', 'other', 'user', '[]', 'm', ?, ?)",
+            (now, now),
+        )
+        shown = LiveSession(session).poll()
+    finally:
+        writer.close()
+    assert [e.text for e in shown if e.kind == "assistant"][-1:] == ["All done."]

@@ -618,7 +618,7 @@ class ReadFeed:
         answer streamed into its row): kept in the history a status takes, its drawing
         held (`undrawn`) until a read finds it again, as `_hold` does a later read's. A
         tool call is drawn at once: its input is most often written whole."""
-        if last is None or last.kind not in STREAMED:
+        if last is None or last.kind not in STREAMED or self._settled_here():
             return
         for index in range(len(kept) - 1, -1, -1):  # after it, bookkeeping at most
             if kept[index] is last:
@@ -627,6 +627,25 @@ class ReadFeed:
                 return
             if kept[index].kind not in BOOKKEEPING:
                 return
+
+    def _settled_here(self) -> bool:
+        """Whether this session of a store many share was last written STORE_SECONDS
+        ago or more, as its source reads the stamps of its rows (`last_written`): the
+        store's own time is any session's write."""
+        hook = getattr(self.source, "last_written", None)
+        # the snapshot the read was served shows the store as it is now (not one a
+        # checkpoint left behind), and so does the one the stamps are read from
+        if (
+            hook is None
+            or not self.shared
+            or not databases.snapshot_current(self.store)
+        ):
+            return False
+        written = hook(self.session)
+        if not isinstance(written, float) or not databases.snapshot_current(self.store):
+            return False
+        # a stamp of whole seconds is up to one early
+        return time.time() - written >= STORE_SECONDS + MTIME_SLACK
 
     def _hold_usage(
         self, kept: deque[Event], final: Event | None, seen: Seen, offset: int

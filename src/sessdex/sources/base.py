@@ -136,6 +136,11 @@ class Source(Protocol):
     # shows (a session's title, times, archived flag), of small rows: `watch` lists its
     # sessions again when one changes in place (databases.rows_mark), not only when a row
     # of any table is added.
+    # Optional: last_written(session) -> float | None, of a session in a database many
+    # share: when a row of its was last written (epoch s), as stamps the database writes at
+    # every write say (a trigger's, not the app's alone); None where it cannot tell. The live
+    # view's first read, right after another session wrote, then shows this one's last
+    # answer at once where it was written STORE_SECONDS ago or more.
 
     def locate(self, home: Home) -> Location:
         """Where this app keeps its files for `home` (which may not exist)."""

@@ -397,6 +397,39 @@ def _last_written(connection: sqlite3.Connection) -> dict[str, object]:
     return {session_id: stamp for session_id, stamp in rows if stamp is not None}
 
 
+def last_written(session: Session) -> float | None:
+    """When a message of `session` was last written (epoch seconds), from the
+    `updated_at` of its rows: the database's own trigger stamps it at every update (whole
+    seconds) and Crush at each insert; None where no such trigger is there, nor an index
+    on `session_id`, or the database cannot be read. The live view's first read takes it
+    for this session's last write (the database's is any session's)."""
+    if not session.path or "#sessions/" not in session.path:
+        return None
+    try:
+        connection = databases.open_sqlite(session.path.split("#sessions/")[0])
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        stamped = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'"
+            " AND sql LIKE '%AFTER UPDATE%SET updated_at%'"
+        ).fetchone()
+        if stamped is None or not databases.indexed(
+            connection, "messages", "session_id"
+        ):
+            return None
+        rows = connection.execute(
+            "SELECT updated_at FROM messages WHERE session_id = ?", (session.id,)
+        ).fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+    # seconds from the trigger beside milliseconds from an insert: each as a time
+    times = [db_time(value, digit_text=True) for (value,) in rows]
+    return max((t.timestamp() for t in times if t is not None), default=None)
+
+
 def _later(first: datetime | None, second: datetime | None) -> datetime | None:
     return max(first, second) if first and second else first or second
 

@@ -8,6 +8,7 @@ import json
 import shutil
 import sqlite3
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,16 @@ def test_follow_draws_an_answer_settled_long_ago_at_once_while_another_writes(
     finally:
         writer.close()
     assert [e.text for e in shown if e.kind == "assistant"][-1:] == ["All done."]
+
+
+def test_an_answer_takes_one_place_of_what_is_remembered() -> None:
+    """`Seen` remembers SEEN_CAP events to drop what a re-read repeats; an answer took
+    two places (its identity and its words, kept for a summary marked later), so a
+    session of answers was forgotten at half the cap and drawn again."""
+    when = datetime(2026, 12, 1, tzinfo=UTC)
+    answers = [Event("s", n, "assistant", when, text=f"answer {n}") for n in range(4)]
+    seen = live_feeds.Seen(cap=4)
+    assert all(seen.add(answer, True) for answer in answers)
+    assert not any(seen.add(answer, True) for answer in answers)  # all still known
+    compaction = Event("s", 9, "compaction", when, text="answer 3")
+    assert not seen.add(compaction, True)  # the answer, marked a summary since

@@ -65,7 +65,9 @@ class Seen:
     def __init__(self, cap: int = SEEN_CAP) -> None:
         self.cap = cap
         self.keys: set[int] = set()
-        self.order: deque[int] = deque()
+        # an event's key, and what an answer says (`said`) beside it: one place of the
+        # cap per event
+        self.order: deque[tuple[int, int | None]] = deque()
 
     @staticmethod
     def key(event: Event, positional: bool = False) -> int:
@@ -118,29 +120,33 @@ class Seen:
         said = self.said(event, positional)
         if event.kind == "compaction" and said in self.keys:
             return False  # drawn as the answer it was until marked
-        self._keep(key)
-        if event.kind == "assistant" and said is not None:
-            self._keep(said)
+        self._keep(key, said if event.kind == "assistant" else None)
         return True
 
-    def _keep(self, key: int) -> None:
+    def _keep(self, key: int, said: int | None) -> None:
         self.keys.add(key)
-        self.order.append(key)
+        if said is not None:
+            self.keys.add(said)
+        self.order.append((key, said))
         if len(self.order) > self.cap:
-            self.keys.discard(self.order.popleft())
+            for old in self.order.popleft():
+                if old is not None:
+                    self.keys.discard(old)
 
     def forget(self, event: Event, positional: bool = False) -> None:
         """Unsee `event`, one of the last added: a later read may give it again."""
-        keys = [self.key(event, positional)]
+        key = self.key(event, positional)
+        for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
+            if self.order[index][0] == key:
+                for old in self.order[index]:
+                    if old is not None:
+                        self.keys.discard(old)
+                del self.order[index]
+                return
+        self.keys.discard(key)  # further back: its place goes with the oldest
         said = self.said(event, positional)
         if event.kind == "assistant" and said is not None:
-            keys.append(said)
-        for key in keys:
-            self.keys.discard(key)
-            for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
-                if self.order[index] == key:
-                    del self.order[index]
-                    break
+            self.keys.discard(said)
 
 
 # --- feeds: where a session's new events come from --------------------------------------

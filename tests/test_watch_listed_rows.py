@@ -80,3 +80,25 @@ def test_the_mark_moves_with_a_listed_row_changed_in_place(tmp_path: Path) -> No
     writer.close()
     assert databases.rows_mark(path, {"session"}) != before
     assert databases.rows_mark(path) == unlisted  # what it did before
+
+
+def test_a_session_deleted_from_a_table_of_far_apart_rowids_moves_the_mark(
+    tmp_path: Path,
+) -> None:
+    """A sessions table whose rowids span more than COUNTED_SPAN (or that has no index)
+    is not counted: a row deleted below its newest moved nothing. Listed, it does."""
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE sessions (id INTEGER PRIMARY KEY, title TEXT)")
+        db.executemany(
+            "INSERT INTO sessions VALUES (?, 't')",
+            [(1,), (2,), (databases.COUNTED_SPAN * 3,)],
+        )
+    db.close()
+    before = databases.rows_mark(path, {"sessions"})
+    unlisted = databases.rows_mark(path)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM sessions WHERE id = 2")
+    db.close()
+    assert databases.rows_mark(path, {"sessions"}) != before
+    assert databases.rows_mark(path) == unlisted  # what it did before

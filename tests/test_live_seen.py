@@ -309,3 +309,26 @@ def test_an_answer_takes_one_place_of_what_is_remembered() -> None:
     assert not any(seen.add(answer, True) for answer in answers)  # all still known
     compaction = Event("s", 9, "compaction", when, text="answer 3")
     assert not seen.add(compaction, True)  # the answer, marked a summary since
+
+
+def test_a_crush_sub_agent_written_now_counts_as_its_lead_written(
+    tmp_path: Path,
+) -> None:
+    """A lead's read shows its sub-agents' answers inline: one streamed now keeps the
+    lead's first read holding its last answer, however old the lead's own rows."""
+    from sessdex.sources import crush
+
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    assert crush.last_written(session) == CRUSH_AT - 60  # the fixture's last row
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    try:
+        writer.execute(
+            "UPDATE messages SET parts = parts WHERE session_id = ?",
+            ("m-assistant-1$$call_agent_1",),
+        )  # the database's trigger stamps it now
+    finally:
+        writer.close()
+    written = crush.last_written(session)
+    assert written is not None and time.time() - written < 5

@@ -398,10 +398,10 @@ def _last_written(connection: sqlite3.Connection) -> dict[str, object]:
 
 
 def last_written(session: Session) -> float | None:
-    """When a message of `session` was last written (epoch seconds), from the
-    `updated_at` of its rows: the database's own trigger stamps it at every update (whole
-    seconds) and Crush at each insert; None where no such trigger is there, nor an index
-    on `session_id`, or the database cannot be read. The live view's first read takes it
+    """When a message of `session` or of its sub-agents was last written (epoch
+    seconds), from the `updated_at` of their rows: the database's own trigger stamps it
+    at every update (whole seconds) and Crush at each insert; None where no such trigger
+    is there, nor an index on `session_id`, or the database cannot be read. The live view's first read takes it
     for this session's last write (the database's is any session's)."""
     if not session.path or "#sessions/" not in session.path:
         return None
@@ -414,12 +414,19 @@ def last_written(session: Session) -> float | None:
             "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'"
             " AND sql LIKE '%AFTER UPDATE%SET updated_at%'"
         ).fetchone()
-        if stamped is None or not databases.indexed(
-            connection, "messages", "session_id"
+        if (
+            stamped is None
+            or not databases.indexed(connection, "messages", "session_id")
+            or "parent_session_id"
+            not in databases.table_columns(connection, "sessions")
         ):
             return None
+        # its sub-agents' too, whose answers its read shows inline
         rows = connection.execute(
-            "SELECT updated_at FROM messages WHERE session_id = ?", (session.id,)
+            "WITH RECURSIVE family(id) AS (SELECT ? UNION"
+            " SELECT s.id FROM sessions s JOIN family f ON s.parent_session_id = f.id)"
+            " SELECT m.updated_at FROM family f JOIN messages m ON m.session_id = f.id",
+            (session.id,),
         ).fetchall()
     except sqlite3.Error:
         return None

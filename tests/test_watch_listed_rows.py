@@ -75,6 +75,12 @@ def test_the_mark_moves_with_a_listed_row_changed_in_place(tmp_path: Path) -> No
     path = home / DATABASE
     before = databases.rows_mark(path, {"session"})
     unlisted = databases.rows_mark(path)
+    with sqlite3.connect(path) as writer:  # an answer streamed into its part
+        writer.execute(
+            "UPDATE part SET data = data || ' ' WHERE session_id = ?", (BASIC,)
+        )
+    writer.close()
+    assert databases.rows_mark(path, {"session"}) == before  # lists nothing
     with sqlite3.connect(path) as writer:
         writer.execute("UPDATE session SET time_archived = 1 WHERE id = ?", (BASIC,))
     writer.close()

@@ -638,7 +638,14 @@ _COUNTS = (
 
 def odd_usage(raw: dict[str, object]) -> bool:
     """Whether a response's `message.usage` holds a count no app writes (`odd_count`)."""
-    return any(odd_count(raw.get(key)) for key in _COUNTS)
+    get = raw.get
+    for key in _COUNTS:  # every assistant line: a plain count asks no call
+        value = get(key)
+        if value is None or (type(value) is int and 0 <= value <= _EXACT):
+            continue
+        if odd_count(value):
+            return True
+    return False
 
 
 def advisor_usage(raw: object, model: str | None) -> tuple[Usage, ...]:

@@ -353,26 +353,26 @@ class Stream:
     ) -> _Response | None:
         """`_copy` of a line whose message is known, and no API error."""
         raw = message.get("usage")
-        if model != rec.SYNTHETIC and isinstance(raw, dict) and rec.odd_usage(raw):
+        if model == rec.SYNTHETIC or not isinstance(raw, dict):
+            return None  # `usage` bills no such line
+        if rec.odd_usage(raw):
             # billed as `usage` bills it (0, or a fraction's whole part), said as it says
             self.context.diagnostics.damage(str(self.path), self.number, ODD_COUNT)
         if "forkedFrom" in record and self._billed_in_source(record["forkedFrom"]):
             return None
-        used = rec.usage(raw, model) if model != rec.SYNTHETIC else None
+        used = rec.usage(raw, model)
         if used is None:
             return None
-        # `usage` is a dict here; most responses have no iterations, or `[]` (spare the call)
-        advisors = (
-            rec.advisor_usage(raw, model)
-            if isinstance(raw, dict) and raw.get("iterations")
-            else ()
-        )
+        # most responses have no iterations, or `[]` (spare the call)
+        advisors = rec.advisor_usage(raw, model) if raw.get("iterations") else ()
         message_id = rec.string(message.get("id"))
         request_id = rec.string(record.get("requestId"))
         if message_id is None:
             key = f"line:{id(self)}:{next(self.unkeyed)}"
         else:
             key = f"{message_id}:{request_id}" if request_id else message_id
+        # `costUSD` was written before 1.0.9 alone: mostly absent (spare the call)
+        cost = record.get("costUSD")
         return _Response(
             key,
             used,
@@ -380,7 +380,7 @@ class Stream:
             message_id,
             request_id,
             advisors=advisors,
-            cost=rec.recorded_cost(record.get("costUSD")),
+            cost=None if cost is None else rec.recorded_cost(cost),
         )
 
     def _settle(self, copy: _Response | None, agent: str | None) -> tuple[Event, ...]:

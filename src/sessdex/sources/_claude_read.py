@@ -160,6 +160,7 @@ def _survey(
                 ids = decode(data)
             except (msgspec.DecodeError, RecursionError):
                 # broken or odd: most such lines are still placed from their bytes alone
+                data = bytes(data)  # a view of the read (`rec.split`): searched here
                 if b'"uuid"' not in data:
                     continue
                 plain = _ids(data)

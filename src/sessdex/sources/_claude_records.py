@@ -207,10 +207,17 @@ def _leniently(data: bytes) -> tuple[object, bool]:
 
 
 def load(
-    data: bytes, complete: bool, number: int, diagnostics: Diagnostics | None, path: str
+    data: bytes | memoryview,
+    complete: bool,
+    number: int,
+    diagnostics: Diagnostics | None,
+    path: str,
 ) -> dict[str, object] | None:
     """The object on a line, or None (counted); `_leniently` for what orjson refuses (a
-    line read over bytes that are not UTF-8 counted as damaged)."""
+    line read over bytes that are not UTF-8 counted as damaged). `data` may be a view of
+    the read the line was cut from (`_split`)."""
+    if type(data) is not bytes:
+        data = bytes(data)
     if not data.strip():
         return None
     try:
@@ -304,9 +311,9 @@ def records(
 
 def split(
     stream: BinaryIO, name: str, offset: int, long_lines: LongLines | None = None
-) -> Iterator[tuple[int, bytes, bool, bool]]:
+) -> Iterator[tuple[int, bytes | memoryview, bool, bool]]:
     """(number, data, complete, compacted) of each line of `stream` from `offset` (where
-    it stands), unparsed; long ones compacted."""
+    it stands), unparsed; long ones compacted. `data` may be a view (see `_split`)."""
     return _split(stream, name, None, offset, files.READ_LINE_CAP, long_lines)
 
 
@@ -317,10 +324,11 @@ def _split(
     offset: int,
     cap: int,
     long_lines: LongLines | None = None,
-) -> Iterator[tuple[int, bytes, bool, bool]]:
+) -> Iterator[tuple[int, bytes | memoryview, bool, bool]]:
     """`files.iter_lines` (oversize "compact") as plain tuples, without a `Line` per line.
 
-    Lines up to `cap` are cut from big reads here. At a longer one the file is handed to
+    Lines up to `cap` are cut from big reads here, as views of the read (a decoder takes
+    one as it is: no copy of each line; what searches its bytes takes `bytes(data)`). At a longer one the file is handed to
     `files.iter_lines`, which elides its long strings, and taken back after the next line
     it yields; a stream that cannot seek (`.zst`) is left to it throughout. Compacted
     lines are kept in, or taken from, `long_lines`.
@@ -365,12 +373,12 @@ def _split(
                 start = newline + 1
             else:
                 data = rest + chunk
-        find = data.find
+        find, view = data.find, memoryview(data)
         while True:
             newline = find(b"\n", start)
             if newline < 0 or newline - start > cap:
                 break
-            yield number, data[start:newline], True, False
+            yield number, view[start:newline], True, False
             number += 1
             start = newline + 1
         position += start

@@ -1326,6 +1326,28 @@ def test_editing_the_first_prompt_abandons_the_old_first_turn(tmp_path: Path) ->
     assert rewound == {"uuid": "u1", "lines": 2, "subagents": 0}
 
 
+def test_a_line_of_an_odd_shape_still_joins_its_abandoned_branch(
+    tmp_path: Path,
+) -> None:
+    # a value of another type than the survey's typed decode takes (`isMeta` as text):
+    # the line is placed from its bytes, which the survey reads as a view of its read
+    lines = [
+        prompt(1, "Wrong question"),
+        reply(2, "An answer to the wrong question.", isMeta="no"),
+        prompt(3, "Right question", parentUuid=None),
+        reply(4, "The right answer.", parentUuid="u3"),
+    ]
+    found = events(write(tmp_path / "s.jsonl", lines))
+    assert [e.text for e in found if e.kind in ("user", "assistant")] == [
+        "Right question",
+        "The right answer.",
+    ]
+    (rewound,) = [
+        e.extra["abandoned_branch"] for e in found if "abandoned_branch" in e.extra
+    ]
+    assert rewound == {"uuid": "u1", "lines": 2, "subagents": 0}
+
+
 def test_a_sub_agent_nothing_links_to_is_announced() -> None:
     # the agent-sessions sample: its Task call has no id and its meta.json no toolUseId;
     # the one spawn of its type and description names it (not a second, bare announce)

@@ -257,6 +257,16 @@ def _only_options(command: click.Command, words: Sequence[str]) -> bool:
     return bool(words)
 
 
+def options_at_end(command: click.Command, words: Sequence[str]) -> int | None:
+    """Where a run of the command's own options, each with its value, ends `words`
+    (after one word at least), else None: words past `--`, where `find`'s options typed
+    after them were taken for words to find."""
+    for at in range(1, len(words)):
+        if words[at].startswith("-") and _only_options(command, words[at:]):
+            return at
+    return None
+
+
 # how other tools (and `export`) ask for an output format: the command's --json instead
 _FORMAT_WORDS = frozenset({"--format", "-f", "--output-format", "--output", "-o"})
 _FORMAT_OPTIONS = {

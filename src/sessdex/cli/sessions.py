@@ -29,6 +29,7 @@ from ._common import (
     filter_options,
     home_below,
     home_option,
+    options_at_end,
     output_options,
     output_options_or_object,
     print_rows,
@@ -157,6 +158,16 @@ def find_command(
         )
         raise click.UsageError(
             f"give a word to find; {hints.named('list', *kept)} {said}."
+        )
+    at = options_at_end(click.get_current_context().command, query)
+    if at is not None:  # `find -- --dry-run --json`: the --json was a word to find
+        from ..errors import typed
+
+        options, words = query[at:], query[:at]
+        line = hints.named("find", *options, "--", *words)
+        raise click.UsageError(
+            f"{typed(' '.join(options))} came after '--', where an option is a word "
+            f"to find too; {line} gives them as options."
         )
     home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:

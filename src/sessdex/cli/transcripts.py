@@ -260,6 +260,16 @@ class _FormatName(click.Choice):  # type: ignore[type-arg]
         return super().convert(value, param, ctx)
 
 
+def _output_file(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:
+    """--output, not blank ('' would be found unwritable only after the whole read), a
+    `~` the shell left (quoted, or `--output=~/x.md`) read as `--home` reads it: the
+    home, not a folder named `~` to create."""
+    value = not_blank(ctx, param, value)
+    return os.path.expanduser(value) if value and value.startswith("~") else value
+
+
 @main.command(
     "export",
     cls=TakesOneId,
@@ -280,7 +290,7 @@ class _FormatName(click.Choice):  # type: ignore[type-arg]
     # a folder is said by `_export_format`, with a file name in it to give instead
     type=click.Path(writable=True, allow_dash=True),
     metavar="FILE",
-    callback=not_blank,  # '' would be found unwritable only after the whole read
+    callback=_output_file,
     help="Write to FILE (- for stdout, the default).",
 )
 @click.option(

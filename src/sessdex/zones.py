@@ -8,21 +8,53 @@ from datetime import UTC, datetime, tzinfo
 
 
 def parse_tz(name: str | None) -> tzinfo:
-    """`--tz`: an IANA name, "UTC" (the default) or "local"."""
+    """`--tz`: an IANA name (in any case, as `--app` takes an app's), "UTC" (the
+    default) or "local"."""
     if not name or name.upper() == "UTC":
         return UTC
-    if name == "local":
+    if name.lower() == "local":
         return local_zone()
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        from .errors import BadValue
+        pass
+    known = _zone_names()
+    if (key := known.get(name.strip().lower())) is not None:  # europe/paris
+        return ZoneInfo(key)
+    from .errors import BadValue
 
-        raise BadValue(
-            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, UTC or local."
-        ) from None
+    meant = _zone_meant(name, known)
+    raise BadValue(
+        f"unknown time zone {name!r}{f' (did you mean {meant!r}?)' if meant else ''}: "
+        "use an IANA name such as Europe/Paris, UTC or local."
+    )
+
+
+def _zone_names() -> dict[str, str]:
+    """The IANA names this machine knows, by their lower case: read only for a name
+    not found as typed."""
+    from zoneinfo import available_timezones
+
+    return {key.lower(): key for key in available_timezones()}
+
+
+def _zone_meant(name: str, known: dict[str, str]) -> str | None:
+    """The zone a name not found was likely meant for: the one whose city it names
+    (`paris`, `new york`), else the one a typo away (`Europe/Pari`); None for none."""
+    typed = "_".join(name.strip().lower().split())
+    cities = sorted(
+        key for lowered, key in known.items() if lowered.rsplit("/", 1)[-1] == typed
+    )
+    # a city kept under a region and under an old alias (Asia/Calcutta): the region's
+    regional = [key for key in cities if "/" in key and not key.startswith("Etc/")]
+    if cities:
+        return (regional or cities)[0]
+    import difflib
+
+    close = difflib.get_close_matches(typed, list(known), n=1, cutoff=0.85)
+    return known[close[0]] if close else None
 
 
 def local_zone() -> tzinfo:

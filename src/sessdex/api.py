@@ -592,6 +592,10 @@ def usage_report(
     apps = app_names(apps)
     zone = usage_module.parse_tz(tz)
     now = datetime.now(UTC)  # one reading: `since="3d", until="3d"` is one moment
+    if explain is not None:  # `today`, as `since=` takes it: that day's row in `tz`
+        from .audit import period_named
+
+        explain = period_named(kind, explain, zone, now)
     filters = usage_module.Filters(
         since=_usage_bound(since, zone, now),
         until=_usage_bound(until, zone, now, end=True),

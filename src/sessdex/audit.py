@@ -13,7 +13,7 @@ import heapq
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -298,6 +298,23 @@ def _period(kind: str, key: str) -> str | None:
     if day is None or kind not in ("daily", "weekly"):
         return None
     return day.isoformat() if kind == "daily" or day.weekday() == 0 else None
+
+
+def period_named(kind: str, key: str, zone: tzinfo, now: datetime | None = None) -> str:
+    """The key of a day, week or month report named by a word for a day (`today`,
+    `yesterday`, as `--since` takes them): that day in the report's zone `zone`, or
+    its week's Monday, or its month; `key` as it is for any other."""
+    from datetime import UTC, datetime, timedelta
+
+    from .selection import DAYS_BACK
+
+    back = DAYS_BACK.get(key.strip().lower())
+    if back is None or kind not in ("daily", "weekly", "monthly"):
+        return key
+    day = (now or datetime.now(UTC)).astimezone(zone).date() - timedelta(days=back)
+    if kind == "monthly":
+        return f"{day:%Y-%m}"
+    return (day - timedelta(days=day.weekday() if kind == "weekly" else 0)).isoformat()
 
 
 def refuse_impossible_date(kind: str, key: str) -> None:

@@ -123,8 +123,9 @@ def answer(args: Sequence[str]) -> bool:
     if limit is not None and explain is None and report not in CUT_REPORTS:
         return False  # a usage error the full command says
     if explain is not None:
-        from .audit import refuse_impossible_date
+        from .audit import period_named, refuse_impossible_date
 
+        explain = period_named(report, explain, filters.tz)
         try:
             refuse_impossible_date(report, explain)
         except SessdexError:

@@ -66,8 +66,8 @@ def _parse(
             if position == len(args):
                 return None
             value = args[position]
-        if not arg.startswith("-") and report is None and arg in REPORTS:
-            report = arg
+        if not arg.startswith("-") and report is None and arg.lower() in REPORTS:
+            report = arg.lower()  # in any case, as the full command takes it
         elif arg == "--json":
             as_json = True
         elif arg == "--nl":

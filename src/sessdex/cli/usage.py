@@ -35,13 +35,15 @@ REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
 
 
 class _Report(click.Choice):  # type: ignore[type-arg]
-    """The report's name; any other word is let through, for `_Usage` to say what it is
-    once every option (`--home`) is read: click's "'hourly' is not one of …" pointed
-    nowhere when the word was an app's name."""
+    """The report's name, in any case (as `--app` takes an app's); any other word is let
+    through, for `_Usage` to say what it is once every option (`--home`) is read:
+    click's "'hourly' is not one of …" pointed nowhere when the word was an app's name."""
 
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> object:
+        if isinstance(value, str) and value.lower() in self.choices:
+            value = value.lower()
         return (
             value
             if isinstance(value, str) and value not in self.choices

@@ -4,6 +4,9 @@ home). Options after the words are said, with the line that gives them as option
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from click.testing import CliRunner
 
 from sessdex import api
@@ -40,3 +43,17 @@ def test_words_past_the_options_keep_them_words() -> None:
     """`--limit` alone, without its number, is no option given: a word to find."""
     code, _, err = _find("--home", DEMO, "--", "--dry-run", "--limit")
     assert code == 0 and "No session matches" in err
+
+
+def test_the_real_command_says_so_too() -> None:
+    """`find` answers warm from the index without click: that path says it as well."""
+    args = ["find", "--home", DEMO, "--", "checkout", "--json"]
+    for _ in range(2):  # the second run finds the index warm
+        done = subprocess.run(
+            [sys.executable, "-c", "from sessdex.launch import main; main()", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert "'--json' came after '--'" in done.stderr

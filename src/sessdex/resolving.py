@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import sqlite3
 from collections.abc import Iterable
 
 import orjson
@@ -166,6 +167,39 @@ def _held_by_file(index: Index, paths: list[str], app: str | None) -> list[Row]:
     return []
 
 
+DEMO_ID_LEAST = 4  # of a demo session's id: fewer is more likely a typo than its start
+
+
+def _in_the_demo(index: Index, prefix: str, app: str | None) -> str | None:
+    """For the start of a demo session's id given on another home (a line `sessdex demo`
+    printed, typed without its `--home`): that it is the demo's, and the `--home` that
+    reads it; None otherwise. Only where `sessdex demo` has indexed the demo home (a
+    miss builds no index)."""
+    from .api import demo_home
+    from .indexdb import index_file
+
+    demo = demo_home()
+    if len(prefix) < DEMO_ID_LEAST or os.path.realpath(
+        index.given.path
+    ) == os.path.realpath(demo.path):
+        return None
+    if not index_file(demo).is_file():
+        return None
+    try:
+        shown = Index(demo)
+        try:
+            if not shown.by_prefix(prefix, app, limit=1):
+                return None
+        finally:
+            shown.close()
+    except (sqlite3.Error, OSError, SessdexError):  # a hint is no reason to fail
+        return None
+    return (
+        f"it is a session of the demo home, which {hints.named_at(str(demo.path), 'list')} "
+        "lists: give that --home to read it."
+    )
+
+
 def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:
     """What an id no session has most likely meant: another app's session (the app put
     in front is the wrong one), or the session a file given for the id holds, or one
@@ -176,6 +210,9 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             f"sessdex could not open {refused} (permission denied: another user's, "
             "a 'sudo' run's?), which may hold it."
         )
+    demo = _in_the_demo(index, prefix, app)
+    if demo is not None:
+        return demo
     if not index.count(include_subagents=True) and not os.path.lexists(
         os.path.expanduser(reference)
     ):  # `list` would show nothing: say so, and where to look

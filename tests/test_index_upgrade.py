@@ -333,3 +333,33 @@ def test_an_upgrade_from_the_release_before_the_codes_table_reads_everything(
     listed = api.list_sessions(home)
     assert listed.report.parsed == 3
     assert listed.sessions() == cold
+
+
+def test_a_context_file_rewritten_with_the_same_meaning_after_an_upgrade_reads_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """Kimi rewrites kimi.json at every session's start, its meaning the same: the
+    first such rewrite after an upgrade that kept Kimi's rows reads none of its
+    sessions again, as it reads none before (the digests of what each context file
+    meant are kept with the rows)."""
+    import json
+
+    from sessdex.sources import kimi
+
+    root = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "kimi" / "real" / "home", root)
+    home = Home.at(root)
+    cold = api.list_sessions(home).sessions()
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    assert api.list_sessions(home).report.parsed == 0  # Kimi's rows kept
+    parsed: list[str] = []
+    parse = kimi.parse
+    monkeypatch.setattr(
+        kimi, "parse", lambda path, *a: parsed.append(path.name) or parse(path, *a)
+    )
+    kimi_json = root / ".kimi" / "kimi.json"
+    metadata = json.loads(kimi_json.read_text())
+    metadata["work_dirs"][0]["last_session_id"] = "0000-begun-since"
+    kimi_json.write_text(json.dumps(metadata, indent=2))
+    assert api.list_sessions(home).sessions() == cold
+    assert parsed == []

@@ -386,6 +386,15 @@ def _copy(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:
             f"substr(name, instr(name, ':') + 1) IN ({marks})",
             same,
         )
+        # what each context file meant (`context_digest`): a file of those apps, told
+        # by its `files` row (the table names no app)
+        _copy_rows(
+            db,
+            old,
+            "contexts",
+            f"path IN (SELECT path FROM files WHERE app IN ({marks}))",
+            same,
+        )
         _copy_rows(db, old, "home", "1", [])
         log.debug("index rows of %s kept from %s", ", ".join(same), older)
 

@@ -709,6 +709,47 @@ def test_another_homes_index_unused_for_four_weeks_goes(
     assert used_home.exists() and index.index_file(home).exists()
 
 
+def test_marks_and_files_left_of_an_index_gone_go_as_the_index_would(
+    tmp_path: Path, sessdex_state: Path
+) -> None:
+    """An index deleted by hand (the README's remedy) leaves its build's `.carried`
+    mark, and one set aside as damaged its `.damaged` copy: with no index beside them
+    they were kept for ever. They go after the week (this home's) or four weeks
+    (another home's) an index unused goes after; the running build's own mark stays."""
+    home = Home.at(make_home(tmp_path, 1))
+    path = index.index_file(home)
+    prefix = path.name.rsplit("-", 1)[0]
+    cache = path.parent
+    cache.mkdir(parents=True, exist_ok=True)
+    week = time.time() - indexdb.OTHER_BUILD_KEPT - 60
+    month = time.time() - 29 * 24 * 3600
+    recent = time.time() - 2 * 24 * 3600
+    stale = {
+        cache / f"{prefix}-0ld0b1d0.sqlite.carried": week,
+        cache / f"{prefix}-0ld0b1d1.sqlite-wal": week,
+        cache / f"{prefix}-0ld0b1d1.sqlite.carried": week,
+        cache / "index-0123456789ab-0ld0b1d0.sqlite.damaged": month,
+        cache / "index-0123456789ab-0ld0b1d0.sqlite.carried": month,
+    }
+    kept = {
+        cache / f"{prefix}-0ld0b1d2.sqlite.carried": recent,
+        cache / "index-ba9876543210-0ld0b1d0.sqlite.carried": week,
+    }
+    for each, when in {**stale, **kept}.items():
+        each.write_bytes(b"")
+        os.utime(each, (when, when))
+    assert len(api.list_sessions(home).rows) == 1
+    assert [each.name for each in stale if each.exists()] == []
+    assert all(each.exists() for each in kept)
+    own = Path(f"{path}.carried")
+    assert own.exists()
+    os.utime(own, (month, month))
+    for suffix in ("", "-wal", "-shm"):  # deleted by hand, as the README says
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    assert len(api.list_sessions(home).rows) == 1
+    assert own.exists()
+
+
 def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -39,31 +39,59 @@ OTHER_BUILD_KEPT = 7 * 24 * 3600.0
 OTHER_HOME_KEPT = 28 * 24 * 3600.0
 
 
+# what an index is kept with; ".carried": `indexcarry.MADE`, the mark that its build
+# made it once
+_BESIDE = ("", "-wal", "-shm", ".damaged", ".carried")
+
+
 def prune_older_builds(path: Path, now: float | None = None) -> None:
     """Remove this home's indexes that other builds of sessdex wrote and have not used for
     a week (a new build starts its own: what an older reader made of the files is not
     kept; two installs used side by side each keep theirs), and any other home's index
     unused for four weeks (a copied home read once with --home; those an older sessdex
     named after variables no app reads, one per working folder), and what was set aside
-    as damaged with them."""
+    as damaged with them. What is left of an index gone (deleted by hand: its mark, its
+    damaged copy) goes after as long, from when it was last written."""
     now = time.time() if now is None else now
     prefix = path.name.rsplit("-", 1)[0]  # index-<home hash>
-    for other in path.parent.glob("index-*.sqlite"):
+    for other in _indexes(path.parent):
         if other == path:
             continue
         kept = (
             OTHER_BUILD_KEPT if other.name.startswith(f"{prefix}-") else OTHER_HOME_KEPT
         )
-        used = 0.0
-        for suffix in ("", "-wal"):
-            with contextlib.suppress(OSError):
-                used = max(used, os.stat(f"{other}{suffix}").st_mtime)
-        if now - used < kept:
+        if now - _used(other) < kept:
             continue
-        # ".carried": `indexcarry.MADE`, the mark that its build made it once
-        for suffix in ("", "-wal", "-shm", ".damaged", ".carried"):
+        for suffix in _BESIDE:
             with contextlib.suppress(OSError):
                 os.unlink(f"{other}{suffix}")
+
+
+def _indexes(folder: Path) -> set[Path]:
+    """The indexes in `folder`, by their own name, and those of which only a file kept
+    beside one is left."""
+    found = set()
+    for each in folder.glob("index-*.sqlite*"):
+        for suffix in _BESIDE:
+            if suffix and each.name.endswith(f".sqlite{suffix}"):
+                found.add(each.with_name(each.name[: -len(suffix)]))
+                break
+        else:
+            if each.name.endswith(".sqlite"):
+                found.add(each)
+    return found
+
+
+def _used(index: Path) -> float:
+    """When the index was last written; where it is gone, when what is left of it was."""
+    for suffixes in (("", "-wal"), _BESIDE):
+        used = 0.0
+        for suffix in suffixes:
+            with contextlib.suppress(OSError):
+                used = max(used, os.stat(f"{index}{suffix}").st_mtime)
+        if used:
+            return used
+    return 0.0
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -2,7 +2,8 @@
 did not change. Each index stores, per app, a digest of the code its rows came from
 (`app_digests`); the first index a new build makes of a home copies, from the newest
 other build's index of that home, the rows of the apps whose digest is the same, so an
-upgrade that changed one reader reads only that app's files again.
+upgrade that changed one reader reads only that app's files again. It is made beside and
+put in place whole (`make`): no other sessdex waits on its write lock meanwhile.
 
 An app's code is its source's module, the source modules it imports (followed through
 imports), and everything outside `sources/` (the index, usage sums, prices, `files`,
@@ -263,40 +264,20 @@ def _closure(names: set[str], imports: dict[str, set[str]]) -> set[str]:
 
 
 def carry_over(db: sqlite3.Connection, path: Path) -> None:
-    """Store this build's code digests in the new index at `path` and copy into it the
-    rows of each app whose digest the newest other build's index of this home stored
-    too. Anything amiss (no such index, one of another schema, a file that cannot be
-    read) copies nothing: every file is read again, as before."""
-    from .sources import BUILTIN
-
-    if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
-        # its files changed since this process loaded them (an upgrade under a running
-        # `watch`): their digests are not of the code that writes this index's rows
-        log.debug("no code digests: sessdex's files changed since it started")
+    """Store this build's code digests in the new index at `path` (one `make` did not
+    make: nothing to copy, or its copy was not this build's first), unless another
+    sessdex stored them first."""
+    digests = _digests_now()
+    if digests is None:
         return
-    try:
-        digests = app_digests(BUILTIN)
-    except (OSError, ValueError) as error:
-        log.debug("no code digests: %s", error)
-        return
-    if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
-        # ... or while they were read: some digests may be of the newer files
-        log.debug("no code digests: sessdex's files changed while they were read")
-        return
-    older = _newest_other(path)
     try:
         db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as error:  # another sessdex is copying: its rows
-        log.debug("index rows not copied: %s", error)
+    except sqlite3.OperationalError as error:  # another sessdex is storing them
+        log.debug("no code digests kept: %s", error)
         return
     try:
-        if db.execute("SELECT 1 FROM codes LIMIT 1").fetchone() is not None:
-            db.execute("ROLLBACK")  # another sessdex made it first
-            return
-        db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
-        first = _first_made(path)
-        if older is not None and first and _unwritten(db):
-            _copy_whole(db, older, digests)
+        if db.execute("SELECT 1 FROM codes LIMIT 1").fetchone() is None:
+            db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
         db.execute("COMMIT")
     except BaseException as error:
         if db.in_transaction:
@@ -305,6 +286,107 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
             raise
         # a full disk: the run goes on as it would have, its own writes saying why
         log.debug("no code digests kept: %s", error)
+
+
+def make(path: Path) -> None:
+    """Make the index at `path` (none there yet), this build's first of this home, with
+    its code digests and the rows of each app whose digest the newest other build's
+    index of this home stored too. It is made beside (`MAKING`) and put in place whole,
+    where no other sessdex waits on it: copied in the index itself, the rows of 200,000
+    sessions held every other sessdex's writes for longer than it waits (15 s). One put
+    there meanwhile (another sessdex that could not wait) wins; anything amiss (no such
+    index, one of another schema, a file that cannot be read) makes nothing: every file
+    is read again, as before."""
+    older = _newest_other(path)
+    digests = None if older is None else _digests_now()
+    if not _first_made(path):
+        _wait_for_making(path)
+        return
+    if older is None or digests is None:
+        return
+    making = f"{path}{MAKING}"
+    try:
+        try:
+            _make(making, older, digests)
+            os.link(making, path)  # never over an index another sessdex made
+        finally:
+            for suffix in ("", "-journal"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{making}{suffix}")
+    except FileExistsError:
+        log.debug("index rows not copied: another sessdex made %s first", path)
+    except (OSError, sqlite3.Error) as error:
+        # an index not to be read (a table gone, a bad sector), a full disk: half an
+        # app's rows would list it wrong; the new index is made empty
+        log.debug("index rows not copied from %s: %s", older, error)
+
+
+# beside an index while `make` makes it
+MAKING = ".making"
+
+
+# how long the index being made may stay unchanged before its making counts as cut short
+MAKING_STILL = 5.0
+
+
+def _wait_for_making(path: Path) -> None:
+    """Until another sessdex's `make` put the index at `path` in place, while it writes
+    it: one that made its own meanwhile would read every file again, and the copy
+    would be lost."""
+    import time
+
+    making = f"{path}{MAKING}"
+    last, since = None, time.monotonic()
+    while not os.path.lexists(path):
+        try:
+            stat = os.stat(making)
+        except OSError:
+            return  # none is being made, or it failed
+        seen = (stat.st_size, stat.st_mtime_ns)
+        if seen != last:
+            last, since = seen, time.monotonic()
+        elif time.monotonic() - since > MAKING_STILL:
+            return  # a run cut short left it
+        time.sleep(0.05)
+
+
+def _make(making: str, older: Path, digests: dict[str, str]) -> None:
+    from .indexschema import migrate
+
+    # none but this process reads it until it is put in place: no journal, no sync
+    # before the one of the whole file
+    with contextlib.closing(sqlite3.connect(making, isolation_level=None)) as db:
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute("PRAGMA synchronous = OFF")
+        migrate(db, Path(making))
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
+        _copy(db, older, digests)
+        db.execute("COMMIT")
+    with open(making, "rb") as file:
+        os.fsync(file.fileno())
+
+
+def _digests_now() -> dict[str, str] | None:
+    """This build's code digests, or None where sessdex's files are not those this
+    process loaded."""
+    from .sources import BUILTIN
+
+    if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
+        # its files changed since this process loaded them (an upgrade under a running
+        # `watch`): their digests are not of the code that writes this index's rows
+        log.debug("no code digests: sessdex's files changed since it started")
+        return None
+    try:
+        digests = app_digests(BUILTIN)
+    except (OSError, ValueError) as error:
+        log.debug("no code digests: %s", error)
+        return None
+    if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
+        # ... or while they were read: some digests may be of the newer files
+        log.debug("no code digests: sessdex's files changed while they were read")
+        return None
+    return digests
 
 
 # beside an index, once its build has made it (`_first_made`); pruned with it
@@ -323,16 +405,6 @@ def _first_made(path: Path) -> bool:
     return True
 
 
-def _unwritten(db: sqlite3.Connection) -> bool:
-    """Whether the new index holds no rows yet: another sessdex of this build may have
-    opened it between its making and the copy and written its own (the home it read
-    by, an app's files), which copied rows would join, not replace."""
-    return all(
-        db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
-        for table in (*_APP_TABLES, "usage_meta", "home")
-    )
-
-
 def _newest_other(path: Path) -> Path | None:
     """The index of this home another build used last."""
     prefix = path.name.rsplit("-", 1)[0]
@@ -346,18 +418,6 @@ def _newest_other(path: Path) -> Path | None:
                 used = max(used, os.stat(f"{other}{suffix}").st_mtime)
         found.append((used, other))
     return max(found)[1] if found else None
-
-
-def _copy_whole(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:
-    """`_copy`, or nothing where it fails part way (an index not to be read: a table
-    gone, a bad sector, a full disk): half an app's rows would list it wrong."""
-    db.execute("SAVEPOINT carry")
-    try:
-        _copy(db, older, digests)
-    except sqlite3.Error as error:
-        log.debug("index rows not copied from %s: %s", older, error)
-        db.execute("ROLLBACK TO carry")
-    db.execute("RELEASE carry")
 
 
 def _copy(db: sqlite3.Connection, older: Path, digests: dict[str, str]) -> None:

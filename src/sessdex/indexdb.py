@@ -40,8 +40,8 @@ OTHER_HOME_KEPT = 28 * 24 * 3600.0
 
 
 # what an index is kept with; ".carried": `indexcarry.MADE`, the mark that its build
-# made it once
-_BESIDE = ("", "-wal", "-shm", ".damaged", ".carried")
+# made it once; ".making": `indexcarry.MAKING`, what a run cut short left of its making
+_BESIDE = ("", "-wal", "-shm", ".damaged", ".carried", ".making")
 
 
 def prune_older_builds(path: Path, now: float | None = None) -> None:
@@ -154,6 +154,10 @@ def set_aside_if_damaged(error: BaseException) -> bool:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    if not os.path.lexists(path):  # a new build's first, with an older build's rows
+        from .indexcarry import make
+
+        make(path)
     db = sqlite3.connect(
         path,
         timeout=BUSY_TIMEOUT_MS / 1000,
@@ -172,7 +176,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema
     made = db.execute("PRAGMA user_version").fetchone()[0] == 0
     migrate(db, path)
-    if made:  # a new build's first: the rows of the apps whose code is the same kept
+    if made:  # one `make` did not make: its code digests stored
         from .indexcarry import carry_over
 
         carry_over(db, path)

@@ -308,8 +308,8 @@ def test_an_upgrade_while_the_digests_are_worked_out_stores_none(
     _upgrade(tmp_path, monkeypatch, "sources/codex.py")
     digests = indexcarry._digests
 
-    def upgraded_meanwhile(apps: object, root: str) -> dict[str, str]:
-        found = digests(apps, root)  # type: ignore[arg-type]
+    def upgraded_meanwhile(apps: object, root: str, *kept: Path) -> dict[str, str]:
+        found = digests(apps, root, *kept)  # type: ignore[arg-type]
         with open(Path(root) / "sources" / "claude.py", "a") as file:
             file.write("\n# the upgrade, landed meanwhile\n")
         return found
@@ -370,3 +370,28 @@ def test_a_context_file_rewritten_with_the_same_meaning_after_an_upgrade_reads_n
     kimi_json.write_text(json.dumps(metadata, indent=2))
     assert api.list_sessions(home).sessions() == cold
     assert parsed == []
+
+
+def test_what_each_module_imports_kept_from_an_older_build_follows_its_changes(
+    tmp_path: Path,
+) -> None:
+    """What each module imports is kept beside the indexes by its bytes' digest, for
+    the next build's digests: a module the upgrade changed is read again, so a new
+    import puts the imported module's changes in its reader's digest."""
+    sources = tmp_path / "pkg" / "sources"
+    sources.mkdir(parents=True)
+    (sources / "__init__.py").write_text("")
+    (sources / "reader.py").write_text("from . import other\n")
+    for name in ("other", "_later", "unrelated"):
+        (sources / f"{name}.py").write_text("")
+    root, kept = str(tmp_path / "pkg"), tmp_path / "cache"
+    kept.mkdir()
+    before = indexcarry._digests(["reader", "unrelated"], root, kept)
+    assert (kept / indexcarry.SCANS).exists()
+    assert indexcarry._digests(["reader", "unrelated"], root, kept) == before
+    (sources / "reader.py").write_text("from . import other, _later\n")
+    changed = indexcarry._digests(["reader", "unrelated"], root, kept)
+    (sources / "_later.py").write_text("# changed\n")
+    after = indexcarry._digests(["reader", "unrelated"], root, kept)
+    assert after["reader"] != changed["reader"] != before["reader"]
+    assert after["unrelated"] == before["unrelated"]

@@ -50,23 +50,28 @@ _APP_TABLES = (
 _made: dict[tuple[str, str], dict[str, str]] = {}
 
 
-def app_digests(apps: Iterable[str], root: str | None = None) -> dict[str, str]:
-    """Each app's code digest (see the module's docstring), by app."""
+def app_digests(
+    apps: Iterable[str], root: str | None = None, kept: Path | None = None
+) -> dict[str, str]:
+    """Each app's code digest (see the module's docstring), by app; what each file
+    imports kept in the folder `kept`, by the file's digest."""
     root = root or ROOT
     wanted = tuple(apps)
     made = _made.get((root, sys.version))
     if made is None or any(app not in made for app in wanted):
-        made = _made[root, sys.version] = _digests(wanted, root)
+        made = _made[root, sys.version] = _digests(wanted, root, kept)
     return {app: made[app] for app in wanted}
 
 
-def _digests(apps: Iterable[str], root: str) -> dict[str, str]:
+def _digests(
+    apps: Iterable[str], root: str, kept: Path | None = None
+) -> dict[str, str]:
     files = _package_files(root)
     helpers = _helpers(files)
+    scans = _scans(root, files, kept)
     imports = {
-        name: _source_imports(root, name, files, helpers)
-        for name in files
-        if name.endswith(".py")
+        name: _source_imports(name, scan, files, helpers)
+        for name, scan in scans.items()
     }
     shared = {name for name in files if not name.startswith(_SOURCES + os.sep)}
     shared.add(os.path.join(_SOURCES, "__init__.py"))
@@ -85,6 +90,69 @@ def _digests(apps: Iterable[str], root: str) -> dict[str, str]:
         )
         found[app] = sha256_of(lines.encode("utf-8", "surrogateescape")).hex()[:16]
     return found
+
+
+# what a module's text says of its imports: whether it loads modules by name, its
+# words that start with `_`, its import statements (`_IMPORT`'s groups: the dots, the
+# module, the names listed after `from`, or those after a plain `import`)
+_Scan = tuple[bool, list[bytes], list[tuple[bytes, bytes, list[str], list[str]]]]
+
+# beside the indexes: each module's `_Scan`, by its digest
+SCANS = "code-scans.marshal"
+
+
+def _scans(root: str, files: dict[str, str], kept: Path | None) -> dict[str, _Scan]:
+    """Each module's `_Scan`, by its path below `root`: those of the modules an older
+    build had too (most of an upgrade's) as it kept them in `kept`, by their bytes'
+    digest, the others read. Reading them was most of the digests' cost (0.2 s of a
+    new build's first run), the bytes' digests a tenth of it."""
+    import marshal
+
+    # kept by this reading of the text (this module) and this Python (marshal's format)
+    stamp = f"{files.get('indexcarry.py', '-')} {sys.version}"
+    stored: dict[str, _Scan] = {}
+    where = None if kept is None else kept / SCANS
+    if where is not None:
+        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+            loaded = marshal.loads(where.read_bytes())
+            if isinstance(loaded, dict) and loaded.get("stamp") == stamp:
+                stored = loaded["scans"]
+    found: dict[str, _Scan] = {}
+    by_digest: dict[str, _Scan] = {}
+    for name, digest in files.items():
+        if not name.endswith(".py"):
+            continue
+        scan = stored.get(digest)
+        if scan is None:
+            with open(os.path.join(root, name), "rb") as file:
+                scan = _scanned(file.read())
+        found[name] = by_digest[digest] = scan
+    if where is not None and by_digest.keys() != stored.keys():
+        _store(where, marshal.dumps({"stamp": stamp, "scans": by_digest}))
+    return found
+
+
+def _store(where: Path, data: bytes) -> None:
+    """`data` written whole at `where`, or nothing (a full disk: read next time)."""
+    part = where.with_name(f"{where.name}.{os.getpid()}")
+    try:
+        part.write_bytes(data)
+        os.replace(part, where)
+    except OSError as error:
+        log.debug("module scans not kept: %s", error)
+        with contextlib.suppress(OSError):
+            part.unlink()
+
+
+def _scanned(text: bytes) -> _Scan:
+    return (
+        b"importlib" in text or b"__import__" in text,
+        sorted(set(_UNDERSCORED.findall(text))),
+        [
+            (dots, module, _words(listed), _words(plain))
+            for dots, module, listed, plain in _IMPORT.findall(text)
+        ],
+    )
 
 
 def _libraries() -> str:
@@ -164,21 +232,21 @@ _UNDERSCORED = re.compile(rb"\b_\w+")
 
 
 def _source_imports(
-    root: str,
     name: str,
+    scan: _Scan,
     files: dict[str, str],
     helpers: dict[bytes, str],
 ) -> set[str]:
     """The modules of the package that the module `name` imports anywhere in it (a
-    function's lazy import too), as paths below `root`. A source that looks another up
-    by name (`importlib`, the registry's `get`) imports every source, as far as this
-    tells. Read as text: parsing each module costs a second, every new index."""
-    with open(os.path.join(root, name), "rb") as file:
-        text = file.read()
+    function's lazy import too), as paths below the package, from its `_Scan`. A
+    source that looks another up by name (`importlib`, the registry's `get`) imports
+    every source, as far as this tells. Read as text: parsing each module costs a
+    second, every new index."""
+    dynamic, words, statements = scan
     package = os.path.dirname(name).split(os.sep) if os.path.dirname(name) else []
     # the rest of the package looks sources up by the app it is given: that app's
     looks_up = package == [_SOURCES] and not name.endswith("__init__.py")
-    if looks_up and (b"importlib" in text or b"__import__" in text):
+    if looks_up and dynamic:
         return _every_source(files)
     # a helper module named anywhere (a string, a comment) counts as imported: a way
     # of loading one these lines miss reads more again, never less
@@ -186,17 +254,17 @@ def _source_imports(
     # per helper and module took most of a cold first run's 0.15 s of digests)
     found = {
         helper
-        for word in set(_UNDERSCORED.findall(text))
+        for word in words
         if (helper := helpers.get(word)) is not None and helper != name
     }
-    for dots, module, listed, plain in _IMPORT.findall(text):
+    for dots, module, listed, plain in statements:
         if not dots and not module:  # `import a.b, c`
-            for each in _words(plain):
+            for each in plain:
                 parts = each.split(".")
                 if parts[0] == "sessdex":
                     found.update(_module_files(parts[1:], (), files))
             continue
-        names = _words(listed)
+        names = listed
         parts = module.decode(errors="replace").split(".") if module else []
         if dots:
             if len(dots) - 1 > len(package):
@@ -227,7 +295,9 @@ def _helpers(files: dict[str, str]) -> dict[bytes, str]:
 
 def _words(listed: bytes) -> list[str]:
     """The names an import lists (`a as b, c`): each first word."""
-    text = re.sub(r"#[^\n]*", "", listed.decode(errors="replace"))  # comments first
+    text = listed.decode(errors="replace")
+    if "#" in text:  # comments first
+        text = re.sub(r"#[^\n]*", "", text)
     text = text.replace("\\\n", " ").strip("()\\ \t\r\n")
     return [part.split()[0] for part in text.split(",") if part.split()]
 
@@ -237,12 +307,15 @@ def _module_files(
 ) -> set[str]:
     """The files of module `parts` (a package: its `__init__`), and of each of `names`
     that is a module in it."""
+    # joined by hand: os.path.join was half the digests' cost once the scans were kept
+    at = os.sep.join(parts)
+    under = at + os.sep if parts else ""
     found = set()
     for candidate in (
-        os.path.join(*parts) + ".py" if parts else "",
-        os.path.join(*parts, "__init__.py"),
-        *(os.path.join(*parts, f"{name}.py") for name in names),
-        *(os.path.join(*parts, name, "__init__.py") for name in names),
+        at + ".py" if parts else "",
+        f"{under}__init__.py",
+        *(f"{under}{name}.py" for name in names),
+        *(f"{under}{name}{os.sep}__init__.py" for name in names),
     ):
         if candidate in files:
             found.add(candidate)
@@ -267,7 +340,7 @@ def carry_over(db: sqlite3.Connection, path: Path) -> None:
     """Store this build's code digests in the new index at `path` (one `make` did not
     make: nothing to copy, or its copy was not this build's first), unless another
     sessdex stored them first."""
-    digests = _digests_now()
+    digests = _digests_now(path.parent)
     if digests is None:
         return
     try:
@@ -298,7 +371,7 @@ def make(path: Path) -> None:
     index, one of another schema, a file that cannot be read) makes nothing: every file
     is read again, as before."""
     older = _newest_other(path)
-    digests = None if older is None else _digests_now()
+    digests = None if older is None else _digests_now(path.parent)
     if not _first_made(path):
         _wait_for_making(path)
         return
@@ -367,9 +440,9 @@ def _make(making: str, older: Path, digests: dict[str, str]) -> None:
         os.fsync(file.fileno())
 
 
-def _digests_now() -> dict[str, str] | None:
-    """This build's code digests, or None where sessdex's files are not those this
-    process loaded."""
+def _digests_now(kept: Path) -> dict[str, str] | None:
+    """This build's code digests (what each module imports kept in the folder `kept`),
+    or None where sessdex's files are not those this process loaded."""
     from .sources import BUILTIN
 
     if indexfile.stamp_of(ROOT) != indexfile.code_stamp():
@@ -378,7 +451,7 @@ def _digests_now() -> dict[str, str] | None:
         log.debug("no code digests: sessdex's files changed since it started")
         return None
     try:
-        digests = app_digests(BUILTIN)
+        digests = app_digests(BUILTIN, kept=kept)
     except (OSError, ValueError) as error:
         log.debug("no code digests: %s", error)
         return None

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import orjson
@@ -280,6 +281,37 @@ def test_another_sessdex_is_not_kept_waiting_by_the_copy(
     db.close()
     assert homes == 1
     assert api.list_sessions(home).report.parsed == 0
+
+
+def test_a_run_while_the_copy_is_made_waits_for_it(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that starts while another makes the new index (the copy made beside, not
+    yet in place) waits for it while it is written, and reads only what the copy left
+    out: making its own, it read every app's files again."""
+    import threading
+    import time
+
+    copy_rows = indexcarry._copy_rows
+    copying = threading.Event()
+
+    def slowly(db: sqlite3.Connection, old: sqlite3.Connection, table: str,
+               *rest: object) -> None:  # fmt: skip
+        copy_rows(db, old, table, *rest)  # type: ignore[arg-type]
+        if table == "files":
+            copying.set()
+            time.sleep(1)
+
+    monkeypatch.setattr(indexcarry, "_copy_rows", slowly)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    path = indexdb.index_file(home)
+    maker = threading.Thread(target=lambda: indexdb.connect(path).close())
+    maker.start()
+    assert copying.wait(30)
+    listed = api.list_sessions(home)
+    maker.join()
+    assert listed.report.parsed == 1
+    assert len(listed.sessions()) == 3
 
 
 def test_an_index_deleted_after_an_upgrade_reads_every_apps_files_again(

@@ -306,3 +306,27 @@ def test_every_window_of_last_2x_rows_ends_the_whole_read(tmp_path: Path) -> Non
                 given += 1
                 assert _unnumbered(last) == _unnumbered(whole[-len(last) :]), rows
     assert given
+
+
+def test_a_tail_of_a_short_json_session_reads_each_message_file_once(
+    tmp_path: Path,
+) -> None:
+    """A session of the JSON files no longer than the rows a tail reads first is read
+    whole: its message files were all read for their order first, then again by the
+    whole read (each twice); now counted by name, each read once, as `show` reads it."""
+    from tests.helpers import opened_files
+
+    home = tmp_path / "home"
+    session = _json_tree(home, 12)
+    api.resolve(Home.at(home), session)  # the index built: the reads alone counted
+    with opened_files() as whole_read:
+        whole = _whole(Home.at(home), session)
+    with opened_files() as opened:
+        shown = list(api.transcript(Home.at(home), session, tail=3).events)
+    assert _unnumbered(shown) == _unnumbered(whole[-3:])
+
+    def messages(paths: list[str]) -> list[str]:
+        return [p for p in paths if f"{os.sep}message{os.sep}" in p]
+
+    assert len(messages(whole_read)) == 12
+    assert sorted(messages(opened)) == sorted(messages(whole_read))

@@ -659,6 +659,14 @@ def _json_first_prompt(
     return None
 
 
+def _message_entries(storage: Path, session_id: str) -> list[os.DirEntry[str]]:
+    """The entries of a session's folder of message files of the JSON tree; none where
+    its id is no plain name (an id names a folder only so: `..` leads out)."""
+    if not folders.plain_name(session_id):
+        return []
+    return folders.entries(storage / "message" / session_id)
+
+
 def _project_store(path: Path) -> Path | None:
     """The `project/<folder>/storage/session` store a session file of early 0.x lies in
     (`…/session/info/<ses>.json`), else None (the later `storage/session/<project>/`)."""
@@ -1092,15 +1100,17 @@ class _Reader:
         yield from self.compaction(agent)
 
     def json_infos(
-        self, storage: Path, session_id: str
+        self,
+        storage: Path,
+        session_id: str,
+        entries: Sequence[os.DirEntry[str]] | None = None,
     ) -> list[tuple[dict[str, object], str]]:
-        """Each message file's object and path, in the order OpenCode made them."""
+        """Each message file's object and path, in the order OpenCode made them
+        (`entries`: its message folder's, where listed already)."""
         infos: list[tuple[dict[str, object], str]] = []
-        # an id names a folder only where it is one plain name (`..` leads out)
-        listed = folders.plain_name(session_id)
-        for entry in (
-            folders.entries(storage / "message" / session_id) if listed else ()
-        ):
+        if entries is None:
+            entries = _message_entries(storage, session_id)
+        for entry in entries:
             info = files.read_json_compacted(entry.path, diagnostics=self.diagnostics)
             if not isinstance(info, dict):
                 if info is not None:  # JSON, but no object (None was counted)
@@ -1139,7 +1149,10 @@ class _Reader:
         self.parts_by_session = storage is not None
         if storage is None:
             storage = path.parents[2] if len(path.parents) > 2 else path.parent
-        infos = self.json_infos(storage, self.session_id)
+        entries = _message_entries(storage, self.session_id)
+        if len(entries) <= last:  # counted by name: the whole read reads each once
+            raise WholeRead("no more messages than asked for")
+        infos = self.json_infos(storage, self.session_id, entries)
         if len(infos) <= last:
             raise WholeRead("no more messages than asked for")
         if _json_copies(path, [info for info, _ in infos])[0]:

@@ -33,6 +33,10 @@ WIDE_TEXT = "not UTF-8 (UTF-16 or UTF-32 text): not read"
 # a hole in a sparse file (`truncate -s 64G`): NUL bytes no one wrote, never read, and
 # the line they fall in skipped (`files.next_data`)
 HOLE = "a hole of NUL bytes (a sparse file)"
+# a line number at or past this names no line but where one starts in its file, plus
+# this: a read that began past the file's start (`show --tail`, `follow`) never counted
+# the lines before it, and says the byte (`at_byte`) rather than a number of its own
+AT_BYTE = 1 << 48  # (no file holds that many lines: 256 TiB of newlines)
 MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped
@@ -109,13 +113,24 @@ def refused(path: str | os.PathLike[str]) -> str:
     return f"could not open {os.fspath(path)} ({FILE_REFUSED})"
 
 
+def at_byte(offset: int) -> int:
+    """The line number that names a line by where it starts, `offset` (`AT_BYTE`)."""
+    return AT_BYTE + offset
+
+
 def detail(path: str, line: int, reason: str) -> str:
-    """One detail as --verbose and `doctor -v` name it, `<path>:<line>: <reason>`; a file
-    sessdex was not let open (no line of it read) in the words `refused` gives. A
-    control character in a file's name (an escape, a newline) is written out (`\\x1b`),
-    so that the name shown is the file's, and a terminal acts on none of it."""
+    """One detail as --verbose and `doctor -v` name it, `<path>:<line>: <reason>`, or
+    `<path> at byte 12,345,678: <reason>` for a line a read from past the file's start
+    met (`at_byte`); a file sessdex was not let open (no line of it read) in the words
+    `refused` gives. A control character in a file's name (an escape, a newline) is
+    written out (`\\x1b`), so that the name shown is the file's, and a terminal acts on
+    none of it."""
     path = written_out(path)
-    return refused(path) if reason == FILE_REFUSED else f"{path}:{line}: {reason}"
+    if reason == FILE_REFUSED:
+        return refused(path)
+    if line >= AT_BYTE:
+        return f"{path} at byte {line - AT_BYTE:,}: {reason}"
+    return f"{path}:{line}: {reason}"
 
 
 def read_failed(

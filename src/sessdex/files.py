@@ -25,7 +25,7 @@ import orjson
 
 from . import folders, freshness
 from .bytesearch import find_first_of
-from .diagnostics import HOLE, NOT_UTF8, Diagnostics, refused, why
+from .diagnostics import AT_BYTE, HOLE, NOT_UTF8, Diagnostics, refused, why
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -55,7 +55,7 @@ Oversize = Literal["skip", "compact"]
 class Line(NamedTuple):
     """One line of a file. A tuple, not a dataclass: listing makes millions of them."""
 
-    number: int  # 1-based within the file
+    number: int  # 1-based within the file, or where it starts (`diagnostics.at_byte`)
     offset: int  # byte offset of the line's start
     data: bytes  # without the newline
     end: (
@@ -589,7 +589,7 @@ def iter_lines(
     stream: BinaryIO,
     *,
     offset: int = 0,
-    first_number: int = 1,
+    first_number: int | None = None,
     max_lines: int | None = None,
     cap: int = LINE_CAP,
     oversize: Oversize = "skip",
@@ -602,9 +602,16 @@ def iter_lines(
     A line longer than `cap` is never held whole: with `oversize="skip"` it is counted
     as "too long" and passed over; with "compact" its long strings are elided. With
     `hold_partial`, an unterminated last line is not yielded (a writer may finish it).
-    `max_lines` counts skipped lines too.
+    `max_lines` counts skipped lines too. Lines are numbered from `first_number`; without
+    one, from 1 at the file's start, and past it by where each starts (`at_byte`): the
+    lines before `offset` were never counted, and a number from 1 there names another.
     """
-    number = first_number
+    counting = first_number is not None or not offset
+    if first_number is not None:
+        number = first_number
+    else:
+        number = 1 if counting else AT_BYTE + offset
+    taken = 0  # lines, for `max_lines`
     position = offset  # absolute offset of buf[0]
     buf = b""
 
@@ -641,8 +648,8 @@ def iter_lines(
             position += len(buf) - start + hole + through.length
             position += through.rest is not None
             buf, start = b"", 0
-            number += 1
-            if max_lines is not None and number - first_number >= max_lines:
+            number = number + 1 if counting else AT_BYTE + position
+            if max_lines is not None and (taken := taken + 1) >= max_lines:
                 return
             if through.rest is None:
                 break
@@ -669,8 +676,8 @@ def iter_lines(
                 yield _new_line(Line, (number, position, data, end, True, False))
                 position = end
                 buf, start = chunk, nl + 1
-                number += 1
-                if max_lines is not None and number - first_number >= max_lines:
+                number = number + 1 if counting else AT_BYTE + position
+                if max_lines is not None and (taken := taken + 1) >= max_lines:
                     return
             else:
                 buf, start = buf[start:] + chunk, 0
@@ -707,8 +714,8 @@ def iter_lines(
                 start = nl + 1
             if line is not None:
                 yield line
-            number += 1
-            if max_lines is not None and number - first_number >= max_lines:
+            number = number + 1 if counting else AT_BYTE + position
+            if max_lines is not None and (taken := taken + 1) >= max_lines:
                 return
     if start < len(buf) and not hold_partial:
         line = finish(buf[start:], position, position + len(buf) - start, False)
@@ -1489,7 +1496,7 @@ def iter_records(
     diagnostics: Diagnostics | None = None,
     *,
     offset: int = 0,
-    first_number: int = 1,
+    first_number: int | None = None,
     hold_partial: bool = False,
     full: bool = False,
     unread: Callable[[bytes], bool] | None = None,
@@ -1498,7 +1505,8 @@ def iter_records(
 
     Lines up to READ_LINE_CAP are parsed whole; longer ones have their long strings
     elided (see `elided`) unless `full` is set. A line `unread` says its reader drops
-    whatever it holds is passed over before it is parsed.
+    whatever it holds is passed over before it is parsed. Lines are numbered as
+    `iter_lines` numbers them: from `offset` past the start, by byte.
     """
     name = os.fspath(path)
     fast_loads = orjson.loads

@@ -19,7 +19,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, Diagnostics, read_failed
+from ..diagnostics import NOT_UTF8, Diagnostics, at_byte, read_failed
 from ..model import JSONValue, Usage
 from ._values import as_credits, as_int, new_usage, odd_count, type_tag
 
@@ -344,7 +344,9 @@ def _split(
         ):
             yield line.number, line.data, line.complete, line.compacted
         return
-    number = 1
+    # from past the file's start, lines are named by where they start (`files.iter_lines`)
+    counting = not offset
+    number = 1 if counting else at_byte(offset)
     position = offset  # where `rest` starts in the file
     rest = b""
     read = stream.read
@@ -368,9 +370,9 @@ def _split(
                 # the line the read before began ends here: joined alone, so that the
                 # chunk is not copied whole behind it
                 yield number, rest + chunk[:newline], True, False
-                number += 1
                 position += len(rest)  # where `data` (the chunk) starts
                 start = newline + 1
+                number = number + 1 if counting else at_byte(position + start)
             else:
                 data = rest + chunk
         find, view = data.find, memoryview(data)
@@ -379,8 +381,8 @@ def _split(
             if newline < 0 or newline - start > cap:
                 break
             yield number, view[start:newline], True, False
-            number += 1
             start = newline + 1
+            number = number + 1 if counting else at_byte(position + start)
         position += start
         rest = data[start:] if start else data
         at_hole = hole_at is not None and stream.tell() >= hole_at
@@ -395,7 +397,8 @@ def _split(
             yield number, compacted, complete, True
             if not complete:
                 return  # it ended the file then: the pass before stopped there too
-            position, number, rest = end, number + 1, b""
+            position, rest = end, b""
+            number = number + 1 if counting else at_byte(position)
             stream.seek(position)
             continue
         stream.seek(position)
@@ -403,7 +406,7 @@ def _split(
         for line in files.iter_lines(
             stream,
             offset=position,
-            first_number=number,
+            first_number=number if counting else None,
             cap=cap,
             oversize="compact",
             diagnostics=diagnostics,
@@ -419,7 +422,8 @@ def _split(
             # what a writer adds after it is its rest, not a line (the reads above stop
             # there too)
             return
-        position, number, rest = last.end, last.number + 1, b""
+        position, rest = last.end, b""
+        number = last.number + 1 if counting else at_byte(position)
         stream.seek(position)
 
 

@@ -379,11 +379,11 @@ def read(
                 cap=files.READ_LINE_CAP,
                 path=session.path,
                 diagnostics=diagnostics,  # a longer line is passed over: say so
-                # numbered as in the file when read from the run's start (a --tail
-                # offset starts at a line whose number is not known)
+                # numbered as in the file when read from the run's start; from a
+                # --tail offset, whose line's number is not known, by byte
                 first_number=_int(session.extra.get("line")) or 1
                 if begin == start
-                else 1,
+                else None,
             ):
                 if stop is not None and line.offset >= stop:
                     break

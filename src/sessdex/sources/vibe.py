@@ -1037,8 +1037,9 @@ def _folder_events(
             return
         records = (
             record
+            # the lines before a --tail offset were counted: numbered as in the file
             for _line, record in files.iter_records(
-                path, diagnostics, offset=offset, full=full
+                path, diagnostics, offset=offset, first_number=index + 1, full=full
             )
         )
         # sub-agent folders no `child_sessions` entry names go to `task` calls in order

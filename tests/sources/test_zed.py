@@ -680,3 +680,57 @@ def test_each_turn_is_billed_with_its_model_and_the_running_sum_keeps_the_rest(
         9000,
     )
     assert row["responses"] == 3
+
+
+def test_turns_over_the_running_sum_in_one_field_bill_zed_s_sum_in_all(
+    tmp_path: Path,
+) -> None:
+    """Turns that hold more output than the thread's running sum, though fewer tokens in
+    all: the sum's rest was floored at 0 in that field and billed whole in the others,
+    the thread 20 tokens above Zed's own sum. It is billed the sum exactly, the excess
+    taken from the rest's other fields, and the sum said as damage."""
+    home = copy(tmp_path)
+    thread = {"title": "Two turns", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "messages": [{"User": {"id": "a", "content": [{"Text": "one"}]}},
+                           {"Agent": {"content": [{"Text": "1"}], "tool_results": {}}},
+                           {"User": {"id": "b", "content": [{"Text": "two"}]}},
+                           {"Agent": {"content": [{"Text": "2"}], "tool_results": {}}}],
+              "cumulative_token_usage": {"input_tokens": 1500, "output_tokens": 30,
+                                         "cache_read_input_tokens": 9000},
+              "request_token_usage": {"a": {"input_tokens": 100, "output_tokens": 10},
+                                      "b": {"input_tokens": 400, "output_tokens": 40,
+                                            "cache_read_input_tokens": 3000}},
+              "model": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}  # fmt: skip
+    data = zstandard.ZstdCompressor(level=3).compress(json.dumps(thread).encode())
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('two', 'Two turns', '2026-12-04T09:00:00Z', 'zstd', ?)",
+        (data,),
+    )
+    db.commit()
+    db.close()
+    state = {"SESSDEX_HOME": str(tmp_path / "state")}
+    report = CliRunner().invoke(
+        main,
+        ["usage", "session", "--json", "-v", "--app", "zed", "--home", str(home)],
+        env=state,
+    )
+    assert report.exit_code == 0, report.output
+    row = {r["id"]: r for r in json.loads(report.stdout)}["two"]
+    counts = (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"])
+    assert sum(counts) + row["cache_write_tokens"] == 1500 + 30 + 9000  # was 10,550
+    assert counts[1] == 50  # the turns' own output, each billed as written
+    assert "odd token count" in report.stderr, report.stderr
+    shown = CliRunner().invoke(
+        main, ["show", "zed:two", "--json", "--home", str(home)], env=state
+    )
+    billed = [e["usage"] for e in json.loads(shown.stdout) if e["kind"] == "usage"]
+    assert (
+        sum(
+            u["input_tokens"] + u["output_tokens"] + u["cache_read_tokens"]
+            for u in billed
+        )
+        == 10530
+    )
+    assert "odd token count" in shown.stderr, shown.stderr

@@ -221,6 +221,19 @@ def _tokens(value: object, model: str | None) -> Usage | None:
     )
 
 
+def _less(counts: list[int], amount: int) -> list[int]:
+    """`counts` less `amount` in all (at most their sum), each by its share of it: what
+    rounding leaves, from the first with room."""
+    whole = sum(counts)
+    cuts = [amount * count // whole for count in counts] if whole else [0] * len(counts)
+    left = amount - sum(cuts)
+    for index, count in enumerate(counts):
+        more = min(left, count - cuts[index])
+        cuts[index] += more
+        left -= more
+    return [count - cut for count, cut in zip(counts, cuts, strict=True)]
+
+
 def _total(usage: Usage | None) -> int:
     if usage is None:
         return 0
@@ -417,15 +430,21 @@ class _Turn:
         """What the running sum holds beyond the turns billed (each turn's last
         request): the turns' earlier requests, one sum; None where there is no sum, or
         one below the turns' (a first-agent thread Zed upgraded, then continued before
-        it kept the sum: the turns alone, a floor)."""
+        it kept the sum: the turns alone, a floor). Where the turns hold more of one
+        field than the sum, though not more in all, the sum is what was spent: that
+        excess comes out of the rest's other fields, and the sum is said as damage."""
         summed, billed = self.cumulative, self.billed
         if summed is None or _total(summed) < sum(_total(turn) for turn in billed):
             return None
-        left = {
-            key: max(0, getattr(summed, field) - sum(getattr(t, field) for t in billed))
-            for key, field in zip(_TOKENS, _FIELDS, strict=True)
-        }
-        return _tokens(left, self.model)
+        left = [
+            getattr(summed, field) - sum(getattr(t, field) for t in billed)
+            for field in _FIELDS
+        ]
+        over = -sum(count for count in left if count < 0)
+        if over:
+            self.diagnostics.damage(self.where, 0, odd_in("set of totals"))
+        counts = _less([max(0, count) for count in left], over)
+        return _tokens(dict(zip(_TOKENS, counts, strict=True)), self.model)
 
     def say(self, kind: EventKind, **fields: object) -> Event:
         return self.reader.emit(kind, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]

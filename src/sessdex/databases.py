@@ -1389,6 +1389,7 @@ def bounded_value(
     where: str = "",
     key: tuple[str, object] | None = None,
     listed: tuple[object, object] | None = None,
+    keys: tuple[tuple[str, object], ...] = (),
 ) -> bytes | str | None:
     """One row's JSON text without ever holding a huge one whole.
 
@@ -1399,8 +1400,9 @@ def bounded_value(
     which learns a value's size without loading it (`length()` and every other SQL function
     load it whole). A value that IO cannot open (NULL, a number), or text in a UTF-16
     database (blob IO gives its raw bytes), is read the plain way; a view's row, which
-    has no rowid to find it by, is read by its `key` (column, value) where one is given
-    (`_keyed_value`), else None (counted as `NO_ROWID`). `listed` is what the query that
+    has no rowid to find it by, is read by its `key` (column, value) where one is given,
+    with `keys`, the other columns of a key of several (`_keyed_value`), else None
+    (counted as `NO_ROWID`). `listed` is what the query that
     listed a view's row selected with it (`view_values`): a value that fits comes from
     there, with no look-up of its own.
     """
@@ -1413,7 +1415,7 @@ def bounded_value(
                 return value if isinstance(value, bytes | str) else None
         if key is not None:
             return _keyed_value(
-                connection, table, column, key, full, diagnostics, where
+                connection, table, column, (key, *keys), full, diagnostics, where
             )
         if diagnostics is not None:
             diagnostics.skip(where, 0, NO_ROWID)
@@ -1438,24 +1440,24 @@ def _keyed_value(
     connection: sqlite3.Connection,
     table: str,
     column: str,
-    key: tuple[str, object],
+    key: tuple[tuple[str, object], ...],
     full: bool,
     diagnostics: Diagnostics | None,
     where: str,
 ) -> bytes | str | None:
-    """A view's value found by its key: no blob IO opens it, so its size is asked first
+    """A view's value found by its key (each column's value): no blob IO opens it, so its size is asked first
     (the cast makes `length` count bytes) and one past `files.READ_LINE_CAP` is read a
     piece at a time and compacted as a table's is (`files.compacted`: its long strings
     cut, their size said), None and counted "too long" where it stays too long even so."""
     from . import files
 
-    found = (
-        f"FROM {quote_identifier(table)} WHERE {quote_identifier(key[0])} = ? LIMIT 1"
-    )
+    matched = " AND ".join(f"{quote_identifier(name)} = ?" for name, _ in key)
+    found = f"FROM {quote_identifier(table)} WHERE {matched} LIMIT 1"
+    values = tuple(value for _, value in key)
     value = quote_identifier(column)
     if not full:
         row = connection.execute(
-            f"SELECT length(CAST({value} AS BLOB)) {found}", (key[1],)
+            f"SELECT length(CAST({value} AS BLOB)) {found}", values
         ).fetchone()
         if row and isinstance(row[0], int) and row[0] > files.READ_LINE_CAP:
             # UTF-8 text is cut as bytes (SQLite need not count characters); UTF-16
@@ -1463,17 +1465,17 @@ def _keyed_value(
             utf8 = connection.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
             piece = f"CAST({value} AS BLOB)" if utf8 else value
             query = f"SELECT substr({piece}, ?, ?) {found}"
-            compact = files.compacted(_pieces(connection, query, key, row[0]))
+            compact = files.compacted(_pieces(connection, query, values, row[0]))
             if compact is None and diagnostics is not None:
                 diagnostics.skip(where, 0, "too long")
             return compact
-    row = connection.execute(f"SELECT {value} {found}", (key[1],)).fetchone()
+    row = connection.execute(f"SELECT {value} {found}", values).fetchone()
     data = row[0] if row else None
     return data if isinstance(data, bytes | str) else None
 
 
 def _pieces(
-    connection: sqlite3.Connection, query: str, key: tuple[str, object], size: int
+    connection: sqlite3.Connection, query: str, key: tuple[object, ...], size: int
 ) -> Iterator[bytes]:
     """A view's value of `size` bytes in at most about `_VIEW_PIECES` pieces (of
     `files.CHUNK` bytes at least; characters of UTF-16 text), as UTF-8. SQLite loads the
@@ -1487,7 +1489,7 @@ def _pieces(
     # randomblob()) must not keep the loop asking for more. Characters of text are
     # never more than its bytes, so `size` bounds both.
     while at <= size:
-        row = connection.execute(query, (at, length, key[1])).fetchone()
+        row = connection.execute(query, (at, length, *key)).fetchone()
         piece = row[0] if row else None
         if not isinstance(piece, bytes | str) or not piece:
             return

@@ -954,3 +954,34 @@ def test_a_transcript_table_made_a_view_reads_whole_and_says_an_odd_count(
     assert not diagnostics.skipped_total
     where = f"{home / DATABASE}#transcript_events/{DB_LEAD}"
     assert diagnostics.details == [(where, 3, "odd token count in a message")]
+
+
+def test_a_view_s_entry_longer_than_a_line_is_read_by_its_session_and_seq(
+    tmp_path: Path,
+) -> None:
+    """A view's row has no rowid for blob IO to open: an entry over READ_LINE_CAP, which
+    the listing query does not carry, was passed over ("no rowid"), its prompt gone.
+    It is found by its session and `seq` and read a piece at a time, its long string
+    elided as a table's is."""
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    connection = sqlite3.connect(home / DATABASE)
+    (data,) = connection.execute(
+        "SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 2",
+        (DB_LEAD,),
+    ).fetchone()
+    entry = json.loads(data)
+    entry["message"]["content"][0]["text"] = "x" * (5 * 1024 * 1024)
+    connection.execute(
+        "UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = 2",
+        (json.dumps(entry), DB_LEAD),
+    )
+    connection.commit()
+    connection.close()
+    table = events(sessions(home)[DB_LEAD])
+    assert next(e.text for e in table if e.kind == "user") == "[text, 5.0 MB]"
+    tables_as_views(home / DATABASE, "transcript_events")
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[DB_LEAD], diagnostics)
+    assert [(e.kind, e.text) for e in found] == [(e.kind, e.text) for e in table]
+    assert not diagnostics.skipped_total, diagnostics.details

@@ -442,7 +442,7 @@ def _rows_sql(connection: sqlite3.Connection, full: bool = False) -> str:
         else "NULL, NULL"
     )
     return (
-        f"SELECT rowid, event_json IS NULL, {zstd}, seq, {listed} FROM "
+        f"SELECT rowid, event_json IS NULL, {zstd}, seq, {listed}, session_id FROM "
         "transcript_events WHERE session_id = ?"
     )
 
@@ -496,7 +496,8 @@ def _decoded(
 ) -> dict[str, object] | None:
     """One row's entry: its JSON text (a huge one's long strings elided, unless `full`),
     or its zstd frame decompressed (never past the size OpenClaw recorded, 4 MiB)."""
-    rowid, compressed, frame, size = row[:4]  # then its `seq`, and a view's text
+    # then its `seq`, a view's text and its size, and its session
+    rowid, compressed, frame, size = row[:4]
     where = f"{path}#transcript_events" + (
         f"/{rowid}" if isinstance(rowid, int) else ""
     )
@@ -526,6 +527,9 @@ def _decoded(
             diagnostics=diagnostics,
             where=where,
             listed=(row[5], row[6]) if len(row) > 6 else None,
+            # a view's entry too long to come with its row: found by its place
+            key=("session_id", row[7]) if len(row) > 7 else None,
+            keys=(("seq", row[4]),),
         )
     if data is None:
         return None

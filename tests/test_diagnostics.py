@@ -95,3 +95,20 @@ def test_a_database_error_is_said_in_sqlites_words_a_misuse_as_a_bug() -> None:
     assert why(sqlite3.ProgrammingError("Incorrect number of bindings")) == (
         "ProgrammingError: Incorrect number of bindings"
     )
+
+
+def test_a_line_named_by_its_byte_is_given_as_that_byte_in_json() -> None:
+    # a read from past a file's start names a line by where it begins; doctor --json
+    # must say that byte, never the internal number that encodes it
+    from sessdex.diagnostics import at_byte, place
+
+    assert place("/s.jsonl", at_byte(316_486), "not JSON") == {
+        "file": "/s.jsonl",
+        "byte": 316_486,
+        "reason": "not JSON",
+    }
+    assert place("/s.jsonl", 11, "not JSON") == {
+        "file": "/s.jsonl",
+        "line": 11,
+        "reason": "not JSON",
+    }

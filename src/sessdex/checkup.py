@@ -24,6 +24,7 @@ from .diagnostics import (
     Diagnostics,
     damaged_lines,
     is_damage,
+    place,
     undated,
     unreadable_lines,
 )
@@ -196,14 +197,14 @@ class AppReport:
             "skipped_lines": dict(self.diagnostics.skipped),
             # where, as -v names them (line 0: the whole file); bounded like -v
             "skipped_at": [
-                {"file": path, "line": line, "reason": reason}
+                place(path, line, reason)
                 for path, line, reason in self.diagnostics.details
                 if not is_damage(reason)
             ],
             # lines read and shown with damage (bytes not UTF-8 shown as U+FFFD)
             "damaged_lines": dict(self.diagnostics.damaged),
             "damaged_at": [
-                {"file": path, "line": line, "reason": reason}
+                place(path, line, reason)
                 for path, line, reason in self.diagnostics.details
                 if is_damage(reason)
             ],

@@ -118,6 +118,14 @@ def at_byte(offset: int) -> int:
     return AT_BYTE + offset
 
 
+def place(path: str, line: int, reason: str) -> dict[str, object]:
+    """One detail as `doctor --json` gives it: the file and its line, or the byte where a
+    line a read from past the file's start met begins (`at_byte`), never that number."""
+    if line >= AT_BYTE:
+        return {"file": path, "byte": line - AT_BYTE, "reason": reason}
+    return {"file": path, "line": line, "reason": reason}
+
+
 def detail(path: str, line: int, reason: str) -> str:
     """One detail as --verbose and `doctor -v` name it, `<path>:<line>: <reason>`, or
     `<path> at byte 12,345,678: <reason>` for a line a read from past the file's start

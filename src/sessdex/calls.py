@@ -19,7 +19,8 @@ from .sources import Home
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
-    """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601); UTC."""
+    """'3d', '12h', '2w', '1mo', '30min' ago, a month ('2026-11') or a date/time
+    ('2026-11-01', ISO 8601); UTC."""
     return datetime.fromtimestamp(selection.parse_since(value, now), UTC)
 
 

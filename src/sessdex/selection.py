@@ -18,7 +18,7 @@ from .wording import count_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from datetime import datetime
+    from datetime import datetime, tzinfo
 
 _SCOPES = {
     "app": "app",
@@ -788,9 +788,17 @@ def _from_home(typed: list[str], own: str) -> list[str]:
 
 
 DAYS_BACK = {"today": 0, "yesterday": 1}  # words for a day, and how many days back
-# a span back from now (3d, 12h); D, H, W and Y as their lower case; M stays refused:
-# minutes or months?
-SPAN = r"\s*(\d+)\s*([mhdwyHDWY])\s*"
+# a span back from now (3d, 12h, 1mo, 2months, 3days); words in any case, but a lone M
+# stays refused: minutes or months?
+SPAN = (
+    r"\s*(\d+)\s*(m|(?i:mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?"
+    r"|mos?|months?|y|yrs?|years?))\s*"
+)
+# a unit's word by its first two letters (mi, mo) or its first letter
+_UNITS = {"m": "minutes", "mi": "minutes", "mo": "months", "h": "hours", "d": "days",
+          "w": "weeks", "y": "years"}  # fmt: skip
+# a month (2026-11): from its first day, as a date is taken
+MONTH = r"\s*(\d{4})-(\d{2})\s*"
 
 
 # a date with a zone (2026-11-28Z, 2026-11-28+09:00): that day where the zone is.
@@ -814,8 +822,9 @@ def zoned_day(value: str) -> datetime | None:
 
 
 def parse_since(value: str, now: datetime | None = None) -> float:
-    """'3d', '12h', '2w', '30m', '1y' ago (a year of 365 days, as `list`'s ages count
-    it), 'today' or 'yesterday' (from its midnight in this machine's zone), or a
+    """'3d', '12h', '2w', '30min', '1mo', '1y' ago (or in words: '3days', '2months'; a
+    year of 365 days, as `list`'s ages count it), 'today' or 'yesterday' (from its
+    midnight in this machine's zone), a month ('2026-11', from its first day) or a
     date/time ('2026-11-01', ISO 8601; UTC if no zone), as a POSIX timestamp.
     Raises SessdexError for anything else."""
     import re
@@ -824,14 +833,9 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     moment = now or datetime.now(UTC)
     match = re.fullmatch(SPAN, value)
     if match:
-        amount, unit = int(match.group(1)), match.group(2).lower()
-        if unit == "y":
-            amount, unit = amount * 365, "d"
-        names = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-        try:
-            return (moment - timedelta(**{names[unit]: amount})).timestamp()
-        except (OverflowError, ValueError):  # before year 1: since the beginning
-            return 0.0
+        return _back(moment, int(match.group(1)), _unit(match.group(2)))
+    if (month := month_start(value)) is not None:
+        return month.timestamp()
     if (back := DAYS_BACK.get(value.strip().lower())) is not None:
         # what a day's work is asked by: its start where the user is, not UTC's midnight
         from .zones import local_zone
@@ -845,16 +849,82 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     except ValueError:
         from .errors import BadValue
 
-        raise BadValue(
-            f"cannot read the time {value!r}: use 3d, 12h, 2w, 30m, 1y, today, yesterday "
-            "or a date like 2026-11-01."
-        ) from None
+        raise BadValue(_unread(value)) from None
     try:
         stamp = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
     except (OverflowError, ValueError):  # a zone that moves it past year 1 or 9999
         return 0.0 if parsed.year < 1970 else _LATEST
     # (0001-01-01T00:00+14:00 is in year 0 in UTC: no datetime holds it)
     return min(max(stamp, _EARLIEST), _LATEST)
+
+
+def _unit(word: str) -> str:
+    """The unit a span's word names (`mo`, `Months` -> months; `m`, `min` -> minutes)."""
+    word = word.lower()
+    return _UNITS.get(word[:2]) or _UNITS[word[0]]
+
+
+def _back(moment: datetime, amount: int, unit: str) -> float:
+    """`amount` of `unit` before `moment`: a month back is the same day of the month
+    (or that month's last), a year 365 days (as `list`'s ages count it)."""
+    from datetime import timedelta
+
+    try:
+        if unit == "months":
+            return _months_back(moment, amount).timestamp()
+        if unit == "years":
+            amount, unit = amount * 365, "days"
+        return (moment - timedelta(**{unit: amount})).timestamp()
+    except (OverflowError, ValueError):  # before year 1: since the beginning
+        return 0.0
+
+
+def _months_back(moment: datetime, amount: int) -> datetime:
+    """`moment` `amount` calendar months earlier, its day cut to that month's last."""
+    import calendar
+
+    count = moment.year * 12 + moment.month - 1 - amount
+    year, month = divmod(count, 12)
+    if year < 1:
+        raise ValueError(year)
+    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
+    return moment.replace(year=year, month=month + 1, day=day)
+
+
+def month_start(value: str, zone: tzinfo | None = None) -> datetime | None:
+    """The first midnight of a month given as `2026-11`, in `zone` (UTC where not
+    given, as a date is taken); None for any other text."""
+    import re
+    from datetime import UTC, datetime
+
+    match = re.fullmatch(MONTH, value)
+    if match is None or not 1 <= int(match[2]) <= 12 or int(match[1]) < 1:
+        return None
+    return datetime(int(match[1]), int(match[2]), 1, tzinfo=zone or UTC)
+
+
+def month_end(start: datetime) -> datetime:
+    """The first midnight after the month that `start` begins (as late as a time goes
+    after December 9999)."""
+    if start.month < 12:
+        return start.replace(month=start.month + 1)
+    if start.year < 9999:
+        return start.replace(year=start.year + 1, month=1)
+    return start.replace(month=12, day=31, hour=23, minute=59, second=59)
+
+
+def _unread(value: str) -> str:
+    """What a `--since`/`--until` value sessdex cannot read is told, `30M` asked which."""
+    import re
+
+    examples = (
+        "use 3d, 12h, 2w, 1mo, 1y, 30min (or 3days, 2weeks, 6months), today, "
+        "yesterday, a date like 2026-11-01 or a month like 2026-11."
+    )
+    if (match := re.fullmatch(r"\s*(\d+)\s*M\s*", value)) is not None:
+        amount = match[1]
+        return f"{value!r}: minutes or months? Write {amount}min or {amount}mo."
+    return f"cannot read the time {value!r}: {examples}"
 
 
 def parse_bounds(
@@ -883,6 +953,8 @@ def parse_until(value: str, now: datetime | None = None) -> float:
     if text.lower() in DAYS_BACK:
         midnight = parse_since(text, now)
         return midnight + _day_after(midnight)
+    if (month := month_start(text)) is not None:  # the month whole
+        return min(month_end(month).timestamp(), _LATEST)
     if zoned_day(text) is not None:  # a fixed offset's day: 24 hours
         return min(parse_since(text) + timedelta(days=1).total_seconds(), _LATEST)
     try:

@@ -1710,13 +1710,16 @@ class Result:
 def parse_day(
     value: str, tz: tzinfo, *, end: bool = False, now: datetime | None = None
 ) -> datetime:
-    """A `--since`/`--until` value: 3d/12h/2w ago, or a day (whole days in `tz`; `end`: the day's end);
+    """A `--since`/`--until` value: 3d/12h/2w/1mo ago, or a day or a month (2026-11)
+    (whole days in `tz`; `end`: the day's or month's end);
     `today` and `yesterday` are those days in `tz`, the report's days. Spans and days
     count back from `now` (the clock where not given)."""
     from .calls import parse_since  # api's own, without loading api
-    from .selection import DAYS_BACK, zoned_day
+    from .selection import DAYS_BACK, month_end, month_start, zoned_day
 
     text = value.strip()
+    if (month := month_start(text, tz)) is not None:  # 2026-11: the month's days in tz
+        return month_end(month) if end else month
     try:
         back = DAYS_BACK.get(text.lower())
         if back is not None:

@@ -1,0 +1,72 @@
+"""`--since` and `--until` in the words a new user types: `1mo`, `3days`, `2weeks`, a
+month (`2026-11`), and a refusal whose examples read one way."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from click.testing import CliRunner
+
+from sessdex import api
+from sessdex.cli import main
+from sessdex.selection import parse_since, parse_until
+
+DEMO = str(api.demo_home().path)
+NOW = datetime(2026, 12, 7, 9, 30, tzinfo=UTC)
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_since_takes_month_week_and_day_words() -> None:
+    """`1mo` is a month back, `2months` two, `3days` as `3d`, `1week` as `1w`."""
+    at = {typed: parse_since(typed, NOW) for typed in
+          ("1mo", "2months", "3days", "1week", "2w", "3d", "1w", "90min", "1Month")}  # fmt: skip
+    assert (
+        at["1mo"]
+        == at["1Month"]
+        == datetime(2026, 11, 7, 9, 30, tzinfo=UTC).timestamp()
+    )
+    assert at["2months"] == datetime(2026, 10, 7, 9, 30, tzinfo=UTC).timestamp()
+    assert (at["3days"], at["1week"]) == (at["3d"], at["1w"])
+    assert at["90min"] == datetime(2026, 12, 7, 8, 0, tzinfo=UTC).timestamp()
+    march = datetime(2026, 3, 31, tzinfo=UTC)  # no 31 February: its last day
+    assert parse_since("1mo", march) == datetime(2026, 2, 28, tzinfo=UTC).timestamp()
+
+
+def test_since_1mo_lists_what_30_days_lists() -> None:
+    code, out, err = invoke("list", "--since", "1mo", "--json", "--home", DEMO)
+    assert code == 0, err
+    code, days, _ = invoke("list", "--since", "31days", "--json", "--home", DEMO)
+    assert json.loads(out) == json.loads(days)
+
+
+def test_a_capital_m_is_asked_minutes_or_months() -> None:
+    code, _, err = invoke("list", "--since", "1M", "--home", DEMO)
+    assert code == 2
+    assert "minutes or months" in err and "1min" in err and "1mo" in err
+    code, _, err = invoke("list", "--since", "soon", "--home", DEMO)
+    assert code == 2 and "30m," not in err and "1mo" in err and "2026-11" in err
+
+
+def test_a_month_counts_from_its_first_day_to_its_end() -> None:
+    assert parse_since("2026-11", NOW) == datetime(2026, 11, 1, tzinfo=UTC).timestamp()
+    assert parse_until("2026-11", NOW) == datetime(2026, 12, 1, tzinfo=UTC).timestamp()
+    assert parse_until("2026-12", NOW) == datetime(2027, 1, 1, tzinfo=UTC).timestamp()
+    code, _, err = invoke("list", "--since", "2026-13", "--home", DEMO)
+    assert code == 2 and "cannot read" in err
+
+
+def test_usage_takes_a_month_as_its_monthly_row_does() -> None:
+    """`usage --since 2026-11 --until 2026-11` is the month `--explain 2026-11` explains."""
+    code, out, err = invoke("usage", "monthly", "--json", "--home", DEMO)
+    assert code == 0, err
+    months = {row["key"]: row for row in json.loads(out)}
+    month = sorted(months)[-1]
+    code, out, err = invoke("usage", "monthly", "--since", month, "--until", month,
+                            "--json", "--home", DEMO)  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out) == [months[month]]

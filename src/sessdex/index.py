@@ -448,6 +448,10 @@ class Index:
             }
         return found
 
+    def apps_held(self) -> set[str]:
+        """The apps that have a session here (an error's hint asks which apps a home has)."""
+        return {app for (app,) in self.db.execute("SELECT DISTINCT app FROM sessions")}
+
     def _scans_hold(self, apps: Sequence[str]) -> set[str]:
         """The apps of `apps` whose noted scan still holds: the variables their `locate`
         read are as they were, and every path their scan looked at as it was then."""

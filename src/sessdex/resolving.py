@@ -98,7 +98,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             raise SessionNotFound(
                 reference,
                 word if misspelt and not pathnames.is_windows(reference) else None,
-                _meant(index, reference, prefix, app) or _too_short(prefix),
+                _meant(index, reference, prefix, app) or _too_short(index, prefix, app),
             )
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
@@ -456,10 +456,14 @@ def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | N
     return None
 
 
-def _too_short(prefix: str) -> str | None:
+def _too_short(index: Index, prefix: str, app: str | None) -> str | None:
     """For an id too short to search the files for (`_holding_subagent`), that a
-    sub-agent kept inside its lead's file is found by more of it; None for a path."""
+    sub-agent kept inside its lead's file is found by more of it; None for a path, or
+    where no app of the home (or `app`) keeps its sub-agents so (`SUBAGENTS_INSIDE`)."""
     if len(prefix) >= SUBAGENT_SEARCH_LEAST or "/" in prefix or os.sep in prefix:
+        return None
+    held = index.apps_held() & ({app} if app else set(sources.BUILTIN))
+    if not any(getattr(sources.get(name), "SUBAGENTS_INSIDE", False) for name in held):
         return None
     return (
         "a sub-agent kept inside its lead's file is found by "

@@ -86,6 +86,7 @@ NAME = "amp"
 # `amp threads continue <id>` finds a thread by its id from any folder
 RESUMES_ANYWHERE = True
 TITLE = "Amp"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "public synthetic thread samples and reader projects (ccusage, txcript); tool run "

@@ -124,6 +124,7 @@ from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "auggie"
 TITLE = "Augment Auggie CLI"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "the @augmentcode/auggie 0.36.0 bundle (npm), read for its session store and node "

@@ -132,6 +132,9 @@ class Source(Protocol):
     # Optional: REPLAYED_LOGS = True, its `.jsonl` files are logs whose lines change what
     # earlier ones wrote (replayed whole to one state): the live view reads such a file
     # again whole as it does a store, never from a line on.
+    # Optional: SUBAGENTS_INSIDE = True, it may keep a sub-agent inside its lead's file,
+    # listed as no session of its own: `show` of a short id that matches nothing says
+    # that 6 or more characters find one (resolving._holding_subagent) in a home of it.
     # Optional: LISTED_TABLES, the tables of its shared database whose rows its listing
     # shows (a session's title, times, archived flag), of small rows: `watch` lists its
     # sessions again when one changes in place (databases.rows_mark), not only when a row

@@ -83,6 +83,7 @@ from .base import Home, Location, Opened, WholeRead
 
 NAME = "codebuff"
 TITLE = "Codebuff CLI"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "CodebuffAI/codebuff's CLI source only (cli/src/project-files.ts, utils/config-dir.ts, "

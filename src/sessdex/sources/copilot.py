@@ -98,6 +98,7 @@ NAME = "copilot"
 # `copilot --resume <id>` finds a session in `session-state/` from any folder
 RESUMES_ANYWHERE = True
 TITLE = "GitHub Copilot CLI"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "copilot 1.0.11 - 1.0.102; 1.0.102's durable event types from the session-events "

@@ -88,6 +88,7 @@ NAME = "goose"
 # `goose session --resume` finds a session in its one database from any folder
 RESUMES_ANYWHERE = True
 TITLE = "Goose"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "goose session schema v5-v17 (source to aaif-goose/goose 2026-08-21, v17 from its "

@@ -65,6 +65,7 @@ from .base import Home, Location
 
 NAME = "kimi"
 TITLE = "Kimi Code / Kimi CLI"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "Kimi Code 0.3x real captures (wire 1.4), the kimi-code 0.38 source and 2.1.0's "

@@ -72,6 +72,7 @@ from .base import Home, Location
 
 NAME = "vscode"
 TITLE = "VS Code Chat (Copilot)"
+SUBAGENTS_INSIDE = True  # a sub-agent kept in its lead's file, listed as none
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 REPLAYED_LOGS = True  # a .jsonl chat's lines set what earlier ones wrote: read it whole
 CHECKED_WITH = (

@@ -234,8 +234,10 @@ def test_find_of_a_word_like_an_option_says_where_it_goes() -> None:
     assert (code, out) == (2, "")
     said = "A word that starts with '-' goes after '--': 'sessdex find -- --dry-run'."
     assert err.rstrip().endswith(said), err
-    code, out, err = invoke("find", "--limt", "3", "x")  # a typo keeps click's guess
-    assert code == 2 and "Did you mean one of: '--limit'" in err and "--'" not in err
+    code, out, err = invoke(
+        "find", "--limt", "3", "x"
+    )  # a typo keeps click's close guess
+    assert code == 2 and "Did you mean '--limit'?" in err and "--'" not in err
 
 
 @pytest.mark.parametrize(

@@ -484,12 +484,70 @@ def option_meant(
     if option in _TIME_WORDS and "session_id" in {p.name for p in command.params}:
         return _no_time(command, error)
     if option not in _COUNT_WORDS:
-        return None
+        return _near(command, error, option)
     taken = next((p.opts for p in command.params if "-n" in p.opts), None)
     long = next((o for o in taken or () if o.startswith("--")), None)
     if long is None:
         return None
     return click.UsageError(f"{error.message} Did you mean '-n/{long}'?", error.ctx)
+
+
+def _near(
+    command: click.Command, error: click.NoSuchOption, option: str
+) -> click.UsageError | None:
+    """What `option` may have meant among `command`'s own options: the long ones of a
+    short flag's letter (`list -a`: `--all`, `--app`), else the commands that take it
+    (`watch --until`), else click's guesses close in spelling alone (`--jsn`: `--json`,
+    where click guessed `--nl` and `--since` too). None where click's answer stands."""
+    from difflib import SequenceMatcher
+
+    names = sorted({n for p in command.params for n in p.opts if n.startswith("--")})
+    letter = option[1:] if len(option) == 2 and option[1].isalpha() else None
+    if letter and (longs := [n for n in names if n[2:3].lower() == letter.lower()]):
+        return _meant_one_of(error, longs)
+    takers = [] if option in names else _taking(error, option)
+    if takers:
+        return click.UsageError(
+            f"{error.message} sessdex {command.name} takes no {option!r}; "
+            f"{_and(takers)} {'do' if len(takers) > 1 else 'does'}.",
+            error.ctx,
+        )
+    guessed = error.possibilities or []
+    close = [
+        n
+        for n in guessed
+        if SequenceMatcher(None, option.lstrip("-"), n.lstrip("-")).ratio() >= 0.7
+    ]
+    return None if close == guessed else _meant_one_of(error, close)
+
+
+def _meant_one_of(error: click.NoSuchOption, names: list[str]) -> click.UsageError:
+    """Click's "No such option" with `names` the ones meant (none: the message alone)."""
+    if not names:
+        return click.UsageError(error.message, error.ctx)
+    quoted = [repr(name) for name in names]
+    said = " or ".join(
+        [", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted
+    )
+    return click.UsageError(f"{error.message} Did you mean {said}?", error.ctx)
+
+
+def _taking(error: click.NoSuchOption, option: str) -> list[str]:
+    """The sessdex commands that take `option`, in the order `--help` lists them."""
+    root = error.ctx.find_root().command if error.ctx else None
+    if not isinstance(root, click.Group):
+        return []
+    return [
+        name
+        for name, command in root.commands.items()
+        if not command.hidden
+        and any(option in p.opts for p in command.params if not getattr(p, "hidden", 0))
+    ]
+
+
+def _and(words: list[str]) -> str:
+    """`list, find and usage`."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _no_time(command: click.Command, error: click.NoSuchOption) -> click.UsageError:

@@ -385,8 +385,13 @@ def nothing_counted(filters: Sequence[str], zone: str | None) -> str:
     days = f", with days in {zone}" if zone is not None else ""
     if filters:  # as `list` says it: what emptied it, and the report without it
         them = "it" if len(filters) == 1 else "them"
+        asked = " ".join(filters)
+        if "--here" in filters:  # which folder: the shell's may not be the one meant
+            from ..selection import here_folders
+
+            asked = asked.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)
         return (
-            f"No token usage matches {' '.join(filters)}{days}; "
+            f"No token usage matches {asked}{days}; "
             f"{named('usage')} without {them} counts all there is."
         )
     return (

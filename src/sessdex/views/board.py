@@ -30,13 +30,24 @@ from .text import cells as text_cells
 EMPTY = "No recent sessions."  # what an empty board says, when not told why
 
 
-# the --since values an empty board suggests, shortest first: past the last, a date
+# the --since values an empty board suggests, shortest first: past the last, a date.
+# A month's length is its shortest (2mo: 59 days, Jan and Feb), so it always reaches.
+_HOUR, _DAY = 3600, 86400
 _RUNGS = (
-    ("1h", 3600),
-    ("1d", 86400),
-    ("1w", 604800),
-    ("4w", 2419200),
-    ("52w", 31449600),
+    ("1h", _HOUR),
+    ("3h", 3 * _HOUR),
+    ("6h", 6 * _HOUR),
+    ("12h", 12 * _HOUR),
+    ("1d", _DAY),
+    ("2d", 2 * _DAY),
+    ("3d", 3 * _DAY),
+    ("1w", 7 * _DAY),
+    ("2w", 14 * _DAY),
+    ("4w", 28 * _DAY),
+    ("2mo", 59 * _DAY),
+    ("3mo", 89 * _DAY),
+    ("6mo", 181 * _DAY),
+    ("52w", 364 * _DAY),
 )
 _SLACK = 60.0  # seconds: the value still reaches the session when typed a bit later
 
@@ -50,11 +61,14 @@ def empty_board(
     kept to (` in '~/shop'`)."""
     import re
 
-    found = re.fullmatch(r"\s*(\d+)\s*([mhdwyHDWY])\s*", since)
+    from ..selection import SPAN
+
+    found = re.fullmatch(SPAN, since)
     if found is None:
         given = f"No session{where} changed since {since}"
-    else:
-        given = f"No session{where} changed in the last {found[1]}{found[2].lower()}"
+    else:  # 3d as typed, a word apart: 3 days
+        unit = found[2].lower() if len(found[2]) == 1 else f" {found[2].lower()}"
+        given = f"No session{where} changed in the last {found[1]}{unit}"
     if newest is None:
         return f"{given}, nor before: there is no session to show."
     now = now or datetime.now(UTC)

@@ -303,7 +303,7 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
     for an option click checks itself), 1 for an explained error (an id not found)."""
     code, out, err = invoke("list", "--since", "last tuesday", "--home", DEMO)
     assert (code, out) == (2, "") and "cannot read the time 'last tuesday'" in err
-    code, _, err = invoke("find", "x", "--since", "3 days", "--home", DEMO)
+    code, _, err = invoke("find", "x", "--since", "3 fortnights", "--home", DEMO)
     assert code == 2 and "use 3d, 12h, 2w" in err
     code, _, err = invoke("list", "--limit", "many", "--home", DEMO)
     assert code == 2  # click's own check

@@ -313,10 +313,15 @@ def follow_session(
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
     diagnostics: Diagnostics | None = None,
+    history: int | None = None,
+    shown: Callable[[Event], bool] | None = None,
 ) -> tuple[Session, Iterator[list[Event]]]:
     """The session, and batches of its events as they are written (recent history first),
     until `duration` seconds passed or `stop()`, asked as it waits, says so. The lines
-    its reads could not use are counted in `diagnostics` once the batches end."""
+    its reads could not use are counted in `diagnostics` once the batches end.
+    `history`: how many events of the recent history are used (of those `shown`
+    accepts), where the caller keeps only those: a database's or a JSON document's
+    session is then first read from its end, as `show --tail` reads it."""
     from . import live
 
     refuse_unless("duration", duration, 0)
@@ -328,6 +333,7 @@ def follow_session(
         stop=stop,
         diagnostics=diagnostics,
         spawner=spawner_of(home, session),
+        history=None if history is None else live.History(history, shown),
     )
     return session, batches
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import databases, sources
 from .diagnostics import Diagnostics, why
+from .live_feeds import History as History
 from .live_feeds import ReadFeed, Signature
 from .live_processes import STARTED_AFTER as STARTED_AFTER
 from .live_processes import Processes as Processes
@@ -164,15 +165,17 @@ def follow(
     stop: Callable[[], bool] | None = None,
     diagnostics: Diagnostics | None = None,
     spawner: str | None = None,
+    history: History | None = None,
 ) -> Iterator[list[Event]]:
-    """Batches of new events as they are written: the recent history first.
+    """Batches of new events as they are written: the recent history first (`history`:
+    what of it is drawn, which a store's session may be read from its end for).
 
     Ends after `duration` seconds, or when `stop()` says so; sub-agents' events are
     interleaved by time and carry their `agent_id`. What the reads could not use is
     added to `diagnostics` as the generator ends (closed, or interrupted). `spawner`:
     what a sub-agent's session calls the sub-agent that started it (the lead where None).
     """
-    live = LiveSession(session, spawner=spawner)
+    live = LiveSession(session, spawner=spawner, history=history)
     waiter = Waiter(notify)
     deadline = None if duration is None else time.monotonic() + duration
     try:

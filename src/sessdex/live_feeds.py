@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,9 @@ GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result", "compa
 STREAMED = frozenset({"assistant", "thinking"})
 BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
 HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
+TAIL_ROWS = (
+    64  # `follow -n`'s first read of a store: its last messages, as `show --tail`
+)
 # a file's mtime is taken for a write of the app's only when it is later than the moment
 # following began, less this (the file system's clock lags time.time() by a tick or so);
 # an older one may be a copy's (`cp -r`), and the records say when things happened
@@ -150,6 +154,16 @@ class Seen:
 
 
 # --- feeds: where a session's new events come from --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """What `follow -n N` draws of a session's recent history: its last `count` events
+    that `shown` accepts (all where None). A store whose source reads a session's last
+    rows (`read_last`) is then first read from its end, as `show --tail` reads it."""
+
+    count: int
+    shown: Callable[[Event], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,10 +384,15 @@ class ReadFeed:
         diagnostics: Diagnostics,
         tracker: Tracker,
         told: reading.FromItsLead | None = None,
+        history: History | None = None,
     ) -> None:
         self.session = session
         self.source = source
         self.told = told
+        self.history = history
+        # the first read was of the session's last rows (`_read_end`): the keys of what
+        # it gave, by which the first whole read tells the older events from the new
+        self.window: set[int] | None = None
         self.diagnostics = diagnostics
         self.skips = _Skips(diagnostics, session.app)
         self.tracker = tracker
@@ -525,6 +544,11 @@ class ReadFeed:
             if self.follower is not None and self.beside is None:
                 self.beside = Beside(Path(self.store))
                 self.beside.remember()  # what is there now is read: a name after it is new
+        whole = offset == 0 and self.follower is None
+        if whole and not self.read_before and self.history is not None:
+            end = self._read_end(seen)
+            if end is not None:
+                return end
         scratch = Diagnostics()  # a line being written is not a broken line
         # new events only; of a first read, the recent history only, as for a file read
         # from its tail: a store's session of a million events is not held whole
@@ -532,8 +556,10 @@ class ReadFeed:
         # a store's session read whole again: what the last read covered, but for its
         # end (where an update in place lands), is not new, whether or not `seen`, which
         # keeps SEEN_CAP events, still holds it
-        whole = offset == 0 and self.follower is None
         skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
+        # after a first read of its last rows: what comes before the first event it gave
+        # is older, not new (it was never read); the events it gave were drawn
+        window, opened = (self.window, False) if whole else (None, True)
         count = tokens = 0
         first = not self.read_before
         last: Event | None = None
@@ -555,6 +581,12 @@ class ReadFeed:
                     last = event
                 elif event.kind == "usage" and event.usage is not None:
                     tokens += event.usage.plausible().total  # a broken count adds 0
+                if count > skip and window is not None:
+                    if Seen.key(event, True) in window:
+                        opened = True
+                    if not opened or Seen.key(event, True) in window:
+                        seen.add(event, True)
+                        continue
                 if count > skip and seen.add(event, whole):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
@@ -565,6 +597,7 @@ class ReadFeed:
             )
             return []
         self.read_before = True
+        self.window = None if whole else self.window
         if self.follower is not None:  # before what is read on is summed
             self._hold_usage(kept, None if first else final, seen, offset)
         if whole:
@@ -592,6 +625,51 @@ class ReadFeed:
             times = [e.time.timestamp() for e in events if e.time is not None]
             self.written = max([self.written, *times])
         return events
+
+    def _read_end(self, seen: Seen) -> list[Event] | None:
+        """`follow -n`'s first read of a store: the session's last rows, as many as hold
+        the history's events (`reading.last_events`, as `show --tail` reads them), not
+        the whole session. None where it is read whole: a sub-agent's session, a source
+        with no `read_last`, a session of too few rows, or one of the rows read holds a
+        sub-agent's spawn or events (`read` gives them inline, `read_last` does not) or
+        an undated event (a whole read tells two alike by their place, which a read of
+        the last rows does not know). Its keys (`window`) tell the first whole read,
+        the next, the older events it never read from the new ones."""
+        history = self.history
+        if history is None or self.told is not None or self.session.parent_id:
+            return None
+        if getattr(self.source, "read_last", None) is None:
+            return None
+        shown = history.shown
+        rows = max(history.count, TAIL_ROWS)
+        while True:
+            scratch = Diagnostics()  # what a wider window reads again is counted there
+            found = reading.last_events(
+                self.source, self.session, scratch, rows, _every, HISTORY_EVENTS
+            )
+            if found is None:
+                return None
+            drawn = sum(1 for e in found if shown is None or shown(e))
+            if drawn >= history.count or len(found) >= HISTORY_EVENTS:
+                break
+            rows *= 4
+        if len(found) < 2 or any(_whole_only(e) for e in found):
+            return None
+        kept = deque(e for e in found if seen.add(e, True))
+        self.read_before = True
+        self.tracker.partial = True  # its earlier tokens are not read
+        last = next((e for e in reversed(found) if e.kind not in BOOKKEEPING), None)
+        if self.fresh:
+            self._hold_drawing(kept, _growing(last, found[-1]), seen)
+        self.window = {Seen.key(e, True) for e in found if e is not self.held}
+        self.diagnostics.problems.extend(
+            p for p in scratch.problems if p not in self.diagnostics.problems
+        )
+        self.skips.add(scratch)
+        if self.shared:  # this session's own last write: its newest event
+            times = [e.time.timestamp() for e in kept if e.time is not None]
+            self.written = max([self.written, *times])
+        return list(kept)
 
     def _hold(
         self, kept: deque[Event], last: Event | None, seen: Seen, settled: bool
@@ -738,6 +816,22 @@ def _growing(last: Event | None, final: Event | None) -> Event | None:
     if final is not None and final.kind == "meta":
         return final if final.time is None or final.time_estimated else None
     return None
+
+
+def _every(event: Event) -> bool:
+    return True
+
+
+def _whole_only(event: Event) -> bool:
+    """Whether a read of a session's last rows giving `event` leaves the first draw of
+    `follow -n` to a whole read: a sub-agent's spawn or event (`read` inlines what
+    `read_last` leaves out), or an event a whole read numbers by its place (undated)."""
+    return (
+        event.agent_id is not None
+        or event.kind == "subagent"
+        or event.time is None
+        or event.time_estimated
+    )
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from . import databases, reading, sources
 from .diagnostics import Diagnostics
-from .live_feeds import MTIME_SLACK, Changed, HookFeed, ReadFeed, Seen, Signature
+from .live_feeds import (
+    MTIME_SLACK,
+    Changed,
+    History,
+    HookFeed,
+    ReadFeed,
+    Seen,
+    Signature,
+)
 from .live_processes import (
     STARTED_AFTER,
     Helper,
@@ -63,9 +71,11 @@ class LiveSession:
         session: Session,
         source: sources.Source | None = None,
         spawner: str | None = None,
+        history: History | None = None,
     ) -> None:
         """`spawner`: what a sub-agent's session calls the sub-agent that started it (as
-        `show` does); the lead where None."""
+        `show` does); the lead where None. `history`: what `follow -n` draws of its
+        recent history (a store then first read from its end where it can be)."""
         self.session = session
         self.source = source or sources.get(session.app)
         self.diagnostics = Diagnostics()
@@ -89,7 +99,7 @@ class LiveSession:
             )
         else:
             self.feed = ReadFeed(
-                session, self.source, self.diagnostics, self.tracker, told
+                session, self.source, self.diagnostics, self.tracker, told, history
             )
         self.program, self.aliases = _program(self.source, session)
         self.pids: list[int] = []

@@ -447,6 +447,11 @@ def follow_command(
     Example: sessdex follow 7f3a -n 20
     """
     home = resolve_home(home_dir)
+    shows = None  # what the history's last `history` are counted among, as show --tail
+    if not as_nl or detail == "user":
+        from ..views import terminal
+
+        shows = functools.partial(terminal.shows, detail=detail)
     with _Unreadable(verbose) as unreadable:
         with progress_bar("Indexing sessions") as progress:
             session, batches = api.follow_session(
@@ -458,6 +463,8 @@ def follow_command(
                 # `follow | head -3`: a quiet session never writes again
                 stop=_stopping,
                 diagnostics=unreadable.diagnostics,
+                history=history,
+                shown=shows,
             )
         unreadable.app = session.app
         unreadable.feed(batches)

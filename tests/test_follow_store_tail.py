@@ -1,0 +1,189 @@
+"""`follow -n N` of a session kept in a database or one JSON document draws its history
+from the session's last messages, read from its end as `show --tail` reads them (it read
+the whole session first), and then draws exactly what a whole read finds was written
+since: nothing twice, nothing missed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, reading, sources
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event
+from sessdex.sources import Home
+from sessdex.sources import _gemini_messages as gemini_messages
+from tests.conftest import app_home
+from tests.test_show_document_tail import SESSION as GEMINI_SESSION
+from tests.test_show_document_tail import _chat
+
+OPENCODE_SESSION = (
+    "ses_dd47cef"  # no sub-agent: its end is read as show --tail reads it
+)
+COPIES = 120  # times its messages are written again, later
+
+
+def _shown(events: list[Event]) -> list[tuple[object, ...]]:
+    """What a view shows of each event: all but its number."""
+    return [
+        (e.agent_id, e.kind, e.time, e.text, e.tool, e.call_id, e.usage, e.extra)
+        for e in events
+    ]
+
+
+def _whole(home: Home, prefix: str) -> list[Event]:
+    session = api.resolve(home, prefix)
+    source = sources.get(session.app)
+    return list(reading.read_session(source, session, Diagnostics()))
+
+
+def _later(value: object, later: int, copy: int) -> object:
+    """A message's or part's record as a later copy writes it: its times (epoch ms)
+    moved on, its call ids its own."""
+    if isinstance(value, dict):
+        return {
+            k: f"{v}-{copy}" if k == "callID" else _later(v, later, copy)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_later(v, later, copy) for v in value]
+    if isinstance(value, int) and value > 10**12:
+        return value + later
+    return value
+
+
+def _copy_opencode(db_path: Path, copies: range) -> None:
+    """The session's own messages and parts written again, later, once per copy."""
+    db = sqlite3.connect(db_path)
+    messages = db.execute(
+        "SELECT id, session_id, time_created, time_updated, data FROM message "
+        "WHERE session_id LIKE ? AND id NOT LIKE '%\\_c%' ESCAPE '\\'",
+        (OPENCODE_SESSION + "%",),
+    ).fetchall()
+    # each copy after the one before: the session ran over days (it was resumed)
+    (start, end), *_ = db.execute(
+        "SELECT min(time_created), max(time_updated) FROM part WHERE session_id LIKE ?",
+        (OPENCODE_SESSION + "%",),
+    )
+    for copy in copies:
+        later = copy * (end - start + 1000)
+        for message_id, session_id, created, updated, data in messages:
+            new = f"{message_id}_c{copy:03d}"
+            db.execute(
+                "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                (new, session_id, created + later, updated + later,
+                 json.dumps(_later(json.loads(data), later, copy))),
+            )  # fmt: skip
+            parts = db.execute(
+                "SELECT id, session_id, time_created, time_updated, data FROM part "
+                "WHERE message_id = ?",
+                (message_id,),
+            ).fetchall()
+            for part_id, part_session, part_created, part_updated, part in parts:
+                db.execute(
+                    "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                    (f"{part_id}_c{copy:03d}", new, part_session,
+                     part_created + later, part_updated + later,
+                     json.dumps(_later(json.loads(part), later, copy))),
+                )  # fmt: skip
+    db.commit()
+    db.close()
+
+
+def _opencode(tmp_path: Path) -> tuple[Home, str, Callable[[int], None]]:
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    db_path = tmp_path / "home" / ".local" / "share" / "opencode" / "opencode.db"
+    _copy_opencode(db_path, range(1, COPIES + 1))
+
+    def append(step: int) -> None:
+        first = COPIES + 1 + 2 * step
+        _copy_opencode(db_path, range(first, first + 2))
+
+    return Home.at(tmp_path / "home"), OPENCODE_SESSION, append
+
+
+def _gemini(tmp_path: Path) -> tuple[Home, str, Callable[[int], None]]:
+    path = _chat(tmp_path, 600)
+
+    def append(step: int) -> None:
+        """The CLI's save: the document written again whole, two messages longer."""
+        chat = json.loads(path.read_text())
+        for n in range(2):
+            stamp = f"2025-11-02T12:00:{2 * step + n:02}.000Z"
+            chat["messages"].append(
+                {
+                    "id": f"new{step}-{n}",
+                    "timestamp": stamp,
+                    "type": "user",
+                    "content": f"later prompt {step}.{n}",
+                }
+            )
+        path.write_text(json.dumps(chat, indent=2))
+
+    return Home.at(tmp_path), GEMINI_SESSION[:8], append
+
+
+STORES = {"opencode": _opencode, "gemini": _gemini}
+
+
+@pytest.mark.parametrize("app", sorted(STORES))
+def test_follow_n_of_a_store_draws_its_end_then_all_that_is_written_once(
+    tmp_path: Path, app: str
+) -> None:
+    home, prefix, append = STORES[app](tmp_path)
+    before = _whole(home, prefix)
+    _, batches = api.follow_session(home, prefix, duration=7, notify=False, history=20)
+    first = next(batches)
+    # read from its end: numbered from the first of the last rows read, not the start
+    assert first and max(e.seq for e in first) < len(before) // 2
+    assert _shown(first[-20:]) == _shown(before[-20:])
+    drawn: list[Event] = []
+    for step in range(2):  # written while followed, each read in a poll of its own
+        append(step)
+        drawn += next(batches)
+    drawn += [e for batch in batches for e in batch]
+    after = _whole(home, prefix)
+    assert len(after) > len(before)
+    assert _shown(drawn) == _shown(after[len(before) :])
+
+
+def test_follow_n_of_a_gemini_chat_translates_only_its_last_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _chat(tmp_path, 3000)
+    translated: list[object] = []
+    events = gemini_messages.item_events
+
+    def counted(item: object, *args: object) -> object:
+        translated.append(item)
+        return events(item, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gemini_messages, "item_events", counted)
+    _, batches = api.follow_session(
+        Home.at(tmp_path), GEMINI_SESSION[:8], duration=0, history=20
+    )
+    assert len(next(batches)) >= 20
+    assert len(translated) < 300  # of 3000
+
+
+def test_follow_n_nl_of_a_database_session_ends_as_show_tail_does(
+    tmp_path: Path,
+) -> None:
+    home, prefix, _ = _opencode(tmp_path)
+
+    def records(*args: str) -> list[dict[str, object]]:
+        result = CliRunner().invoke(main, [*args, "--home", str(home.path)])
+        assert result.exit_code == 0, result.output
+        found = [json.loads(line) for line in result.stdout.splitlines()]
+        return [{k: v for k, v in r.items() if k != "seq"} for r in found]
+
+    follow = records("follow", prefix, "-n", "5", "--duration", "0", "--nl")
+    assert len(follow) == 5
+    assert follow == records("show", prefix, "--tail", "5", "--nl")

@@ -20,6 +20,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event
 from sessdex.sources import Home
 from sessdex.sources import _gemini_messages as gemini_messages
+from tests import test_tail_compactions as compactions
 from tests.conftest import app_home
 from tests.test_show_document_tail import SESSION as GEMINI_SESSION
 from tests.test_show_document_tail import _chat
@@ -187,3 +188,40 @@ def test_follow_n_nl_of_a_database_session_ends_as_show_tail_does(
     follow = records("follow", prefix, "-n", "5", "--duration", "0", "--nl")
     assert len(follow) == 5
     assert follow == records("show", prefix, "--tail", "5", "--nl")
+
+
+@pytest.mark.parametrize("tails", [["near"], ["none"], ["far", "near"], ["far"]])
+def test_follow_n_among_compactions_draws_all_that_is_written_once(
+    tmp_path: Path, tails: list[str]
+) -> None:
+    """A compaction among the last messages whose note earlier ones settle: the history
+    drawn from after it, and then what is written, as a whole read finds it."""
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    compactions._grow(tmp_path / "home", tails)
+    home = Home.at(tmp_path / "home")
+    before = _whole(home, compactions.BASIC)
+    _, batches = api.follow_session(
+        home, compactions.BASIC, duration=5, notify=False, history=3
+    )
+    first = next(batches)
+    assert _shown(first[-3:]) == _shown(before[-3:])
+    assert max(e.seq for e in first) < len(before) // 2  # its last rows read
+    db = sqlite3.connect(home.path / ".local/share/opencode/opencode.db")
+    for n, role in enumerate(("user", "assistant")):
+        at = 1896026350000 + n
+        info = {"role": role, "time": {"created": at}, "finish": "stop"}
+        db.execute(
+            "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+            (f"msg_zz{n}", compactions.BASIC, at, at, json.dumps(info)),
+        )
+        db.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+            (f"prt_zz{n}", f"msg_zz{n}", compactions.BASIC, at, at,
+             json.dumps({"type": "text", "text": f"later {role}"})),
+        )  # fmt: skip
+    db.commit()
+    db.close()
+    drawn = [e for batch in batches for e in batch]
+    after = _whole(home, compactions.BASIC)
+    assert len(after) > len(before)
+    assert _shown(drawn) == _shown(after[len(before) :])

@@ -644,11 +644,17 @@ class ReadFeed:
         rows = max(history.count, TAIL_ROWS)
         while True:
             scratch = Diagnostics()  # what a wider window reads again is counted there
+            unsure: set[int] = set()
             found = reading.last_events(
-                self.source, self.session, scratch, rows, _every, HISTORY_EVENTS
-            )
+                self.source, self.session, scratch, rows, _every, HISTORY_EVENTS,
+                unsure=unsure,
+            )  # fmt: skip
             if found is None:
                 return None
+            # what follows the last event earlier rows may change (an OpenCode
+            # compaction's note): what comes before it is read as older at the next read
+            sure = [i for i, e in enumerate(found) if e.seq in unsure]
+            found = found[sure[-1] + 1 :] if sure else found
             drawn = sum(1 for e in found if shown is None or shown(e))
             if drawn >= history.count or len(found) >= HISTORY_EVENTS:
                 break

@@ -232,6 +232,7 @@ def last_events(
     *,
     full: bool = False,
     spawner: str | None = None,
+    unsure: set[int] | None = None,
 ) -> list[Event] | None:
     """The last `count` events `keep` accepts among those of the session's last `rows`
     messages, from the source's `read_last` (their `seq` counts from the first of those
@@ -239,7 +240,9 @@ def last_events(
     base.py); None where the whole session is to be read instead: the source has no such
     hook or says it cannot give them exactly, the app wrote into the database during the
     read, or the read broke or met a problem (the whole read, with its checks, says it).
-    Rows skipped as unreadable are counted in `diagnostics`, as a file's tail counts them."""
+    Rows skipped as unreadable are counted in `diagnostics`, as a file's tail counts them.
+    Given `unsure`, the `seq` of each event earlier rows may change is added to it, and
+    the events are given all the same: the caller keeps those after the last of them."""
     from collections import deque
 
     from .sources.base import WholeRead
@@ -248,7 +251,8 @@ def last_events(
     if hook is None:
         return None
     found = Diagnostics()
-    unsure: set[int] = set()  # events earlier rows may change (base.py)
+    given = unsure is not None
+    unsure = set() if unsure is None else unsure  # events earlier rows may change
     if getattr(source, "READ_LAST_UNSURE", False):
         events: Iterator[Event] = hook(session, found, rows, full=full, unsure=unsure)
     else:
@@ -274,7 +278,7 @@ def last_events(
         reading.close()
     if moved or found.problems:
         return None
-    if any(event.seq in unsure for event in kept):
+    if not given and any(event.seq in unsure for event in kept):
         return []  # fewer than asked for: more rows settle it
     diagnostics.update(found)  # what the rows read hold, as a file's tail says
     return list(kept)

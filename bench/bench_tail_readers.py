@@ -8,12 +8,17 @@ last messages hold a compaction, which read the whole session before 4ea740ab);
 `opencode-v2`: a 2.x session's rows (all read before f88d54c7); `cline`: a Cline SDK
 session's messages file (read whole before e94aea1e).
 
+`--command follow`: `follow -n 20 --duration 0.5`'s first draw instead (`api.follow_session`
+with `history=20`, read from the end since 2b470886), of `--app opencode` or `gemini` (a
+Gemini CLI chat kept as one JSON document); then, as a later poll, what reading one message
+written after it costs (a row inserted; the document saved again whole).
+
 Prints the medians of --runs runs: CPU seconds of the tail read, and the bytes it read
 (`rchar` of /proc/self/io: every byte read(2)/pread(2) gave, the page cache's too), after
 checking that both show the same events (all but `seq`). Usage:
 
-    .venv/bin/python bench/bench_tail_readers.py [--app opencode|opencode-json|opencode-v2|cline]
-        [--mb 50] [--runs 5] [--before REV]
+    .venv/bin/python bench/bench_tail_readers.py [--app opencode|opencode-json|opencode-v2|cline|gemini]
+        [--command show|follow] [--mb 50] [--runs 5] [--before REV]
 """
 
 from __future__ import annotations
@@ -57,6 +62,92 @@ cpu, read = time.process_time() - started, rchar() - read
 shown = [[e.kind, str(e.time), e.text, e.tool, e.call_id, str(e.usage), e.extra] for e in events]
 print(json.dumps({"cpu": cpu, "read": read, "shown": shown, "relative": found.seq_relative}))
 """
+
+# `follow -n 20 --duration 0.5`: its first draw (the history's last 20 events, as the
+# command cuts it), then a message written, and the poll that reads it
+MEASURE_FOLLOW = r"""
+import inspect, json, sys, time
+from pathlib import Path
+from sessdex import api
+from sessdex.resolving import resolve
+from sessdex.sources import Home
+
+
+def rchar():
+    with open("/proc/self/io") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
+
+
+home, prefix, write = Home.at(Path(sys.argv[1])), sys.argv[2], sys.argv[3]
+resolve(home, prefix)  # the index made, as a warm `follow` finds it
+history = {"history": 20} if "history" in inspect.signature(api.follow_session).parameters else {}
+read, started = rchar(), time.process_time()
+_, batches = api.follow_session(home, prefix, duration=4.5, notify=False, **history)
+events = next(batches)[-20:]
+cpu, read = time.process_time() - started, rchar() - read
+exec(write)  # one message more, written as the app writes it
+poll_read, poll_started = rchar(), time.process_time()
+later = next(batches)
+poll_cpu, poll_read = time.process_time() - poll_started, rchar() - poll_read
+batches.close()
+shown = [[e.kind, str(e.time), e.text, e.tool, e.call_id, str(e.usage), e.extra]
+         for e in events + later]
+print(json.dumps({"cpu": cpu, "read": read, "poll_cpu": poll_cpu,
+                  "poll_read": poll_read, "shown": shown, "relative": None}))
+"""
+
+# the message a later poll reads, as each app writes it
+WRITE = {
+    "opencode": """
+import json, sqlite3
+db = sqlite3.connect(str(home.path / ".local/share/opencode/opencode.db"))
+at = 1996026350000
+db.execute("INSERT INTO message VALUES ('msg_zz', ?, ?, ?, ?)",
+           (api.resolve(home, prefix).id, at, at,
+            json.dumps({"role": "user", "time": {"created": at}})))
+db.execute("INSERT INTO part VALUES ('prt_zz', 'msg_zz', ?, ?, ?, ?)",
+           (api.resolve(home, prefix).id, at, at,
+            json.dumps({"type": "text", "text": "later"})))
+db.commit()
+db.close()
+""",
+    "gemini": """
+import json
+path = Path(api.resolve(home, prefix).path)
+chat = json.loads(path.read_text())
+chat["messages"].append({"id": "later", "timestamp": "2026-01-01T00:00:00.000Z",
+                         "type": "user", "content": "later"})
+path.write_text(json.dumps(chat, indent=2))
+""",
+}
+
+
+def _gemini(home: Path, mb: int) -> tuple[str, int]:
+    """A Gemini CLI chat of about `mb` MB kept as one JSON document (as the CLI indents
+    it): prompts, answers of 60 KB, each with its tokens."""
+    session = "5a1e9c3b-0000-4000-8000-00000000be9c"
+    messages: list[dict[str, object]] = []
+    answer, size = "word " * 12_000, 0
+    while size < mb * 2**20:
+        n = len(messages)
+        stamp = f"2025-11-0{1 + n // 80000}T{n // 3600 % 24:02}:{n // 60 % 60:02}:{n % 60:02}.000Z"
+        if n % 2 == 0:
+            messages.append({"id": f"m{n}", "timestamp": stamp, "type": "user",
+                             "content": f"p{n}"})  # fmt: skip
+        else:
+            messages.append({"id": f"m{n}", "timestamp": stamp, "type": "gemini",
+                             "content": answer, "model": "gemini-2.5-pro",
+                             "tokens": {"input": 100, "output": 5}})  # fmt: skip
+            size += len(answer)
+    chat = {"sessionId": session, "projectHash": "0" * 64,
+            "startTime": "2025-11-01T00:00:00.000Z",
+            "lastUpdated": "2025-11-02T00:00:00.000Z", "messages": messages}  # fmt: skip
+    chats = home / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    (chats / "session-2025-11-01T00-00-5a1e9c3b.json").write_text(
+        json.dumps(chat, indent=2)
+    )
+    return session[:8], len(messages)
 
 
 def _opencode(home: Path, mb: int, every: int) -> tuple[str, int]:
@@ -215,6 +306,7 @@ BEFORE = {
     "opencode-json": "868d9a95~1",
     "opencode-v2": "f88d54c7~1",
     "cline": "e94aea1e~1",
+    "gemini": "2b470886~1",  # --command follow: the commit before it read the end
 }
 
 
@@ -235,8 +327,14 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=60)
     parser.add_argument("--before", help="the commit to compare with (per app)")
     parser.add_argument("--app", choices=tuple(BEFORE), default="opencode")
+    parser.add_argument("--command", choices=("show", "follow"), default="show")
     args = parser.parse_args()
-    before = args.before or BEFORE[args.app]
+    follow = args.command == "follow"
+    if follow and args.app not in WRITE:
+        parser.error(f"--command follow takes --app {' or '.join(WRITE)}")
+    if args.app == "gemini" and not follow:
+        parser.error("--app gemini is measured with --command follow")
+    before = args.before or ("2b470886~1" if follow else BEFORE[args.app])
     report = Report()
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-tail-readers-") as folder:
         root = Path(folder)
@@ -246,6 +344,8 @@ def main() -> int:
             session, written = _opencode_json(root / "home", args.mb, args.every)
         elif args.app == "opencode-v2":
             session, written = _opencode_v2(root / "home", args.mb, args.every)
+        elif args.app == "gemini":
+            session, written = _gemini(root / "home", args.mb)
         else:
             session, written = _cline(root / "home", args.mb)
         size = sum(
@@ -262,7 +362,8 @@ def main() -> int:
                 if "opencode" in args.app
                 else ""
             )
-            + f"; show --tail 20, {args.runs} runs each, before = {before}"
+            + f"; {'follow -n 20' if follow else 'show --tail 20'}, {args.runs} runs"
+            + f" each, before = {before}"
         )
         sources = {"now": ROOT / "src", "before": _before(root / "old", before)}
         found: dict[str, list[dict[str, object]]] = {"now": [], "before": []}
@@ -270,20 +371,32 @@ def main() -> int:
             for how, src in sources.items():
                 env = {**environment(root / "state"), "PYTHONPATH": str(src)}
                 argv = [PYTHON, "-c", MEASURE, str(root / "home"), session]
+                if follow:  # each run on a copy: its write is its own
+                    shutil.rmtree(root / "run", ignore_errors=True)
+                    shutil.copytree(root / "home", root / "run", symlinks=True)
+                    argv = [PYTHON, "-c", MEASURE_FOLLOW, str(root / "run"), session,
+                            WRITE[args.app]]  # fmt: skip
                 done = subprocess.run(
                     argv, capture_output=True, text=True, check=True, env=env
                 )
                 found[how].append(json.loads(done.stdout))
         assert found["now"][0]["shown"] == found["before"][0]["shown"], "tails differ"
+        keys = ("cpu", "read", "poll_cpu", "poll_read") if follow else ("cpu", "read")
         median = {
-            how: {k: statistics.median(r[k] for r in runs) for k in ("cpu", "read")}
+            how: {k: statistics.median(r[k] for r in runs) for k in keys}  # type: ignore[misc]
             for how, runs in found.items()
         }
         for how in ("before", "now"):
+            m = median[how]
             report.note(
-                f"  {how:6}: {median[how]['read'] / 2**20:8.2f} MB read, "
-                f"{median[how]['cpu'] * 1000:8.1f} ms CPU "
-                f"(last rows only: {found[how][0]['relative']})"
+                f"  {how:6}: {m['read'] / 2**20:8.2f} MB read, "
+                f"{m['cpu'] * 1000:8.1f} ms CPU "
+                + (
+                    f"(first draw); a later poll: {m['poll_read'] / 2**20:.2f} MB, "
+                    f"{m['poll_cpu'] * 1000:.1f} ms CPU"
+                    if follow
+                    else f"(last rows only: {found[how][0]['relative']})"
+                )
             )
         ratio = median["now"]["read"] / max(median["before"]["read"], 1)
         report.check(

@@ -427,3 +427,35 @@ def test_what_each_module_imports_kept_from_an_older_build_follows_its_changes(
     after = indexcarry._digests(["reader", "unrelated"], root, kept)
     assert after["reader"] != changed["reader"] != before["reader"]
     assert after["unrelated"] == before["unrelated"]
+
+
+_DIGESTS_UNDER_A_GIGABYTE = """
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from sessdex import indexcarry
+print(indexcarry._digests(["claude", "codex"], indexcarry.ROOT, Path(sys.argv[1])))
+"""
+
+
+def test_module_scans_kept_damaged_are_read_again(tmp_path: Path) -> None:
+    """`code-scans.marshal` cut short, or its bytes garbled (a disk error): the scans are
+    read again and the digests are the same. marshal trusts what it is given: five bytes
+    (a tuple header asking for 2**31 items) took 16 GB and 90 s, here a MemoryError the
+    run died of."""
+    import subprocess
+    import sys
+
+    kept = tmp_path / "cache"
+    kept.mkdir()
+    whole = indexcarry._digests(["claude", "codex"], indexcarry.ROOT, kept)
+    good = (kept / indexcarry.SCANS).read_bytes()
+    for damaged in (good[: len(good) // 2], b"(\xff\xff\xff\x7f", b"\x00" * 4096,
+                    good[:40] + b"\xff" * 8 + good[48:]):  # fmt: skip
+        (kept / indexcarry.SCANS).write_bytes(damaged)
+        run = subprocess.run(
+            [sys.executable, "-c", _DIGESTS_UNDER_A_GIGABYTE, str(kept)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.stdout.strip() == str(whole)

@@ -110,13 +110,8 @@ def _scans(root: str, files: dict[str, str], kept: Path | None) -> dict[str, _Sc
 
     # kept by this reading of the text (this module) and this Python (marshal's format)
     stamp = f"{files.get('indexcarry.py', '-')} {sys.version}"
-    stored: dict[str, _Scan] = {}
     where = None if kept is None else kept / SCANS
-    if where is not None:
-        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-            loaded = marshal.loads(where.read_bytes())
-            if isinstance(loaded, dict) and loaded.get("stamp") == stamp:
-                stored = loaded["scans"]
+    stored = {} if where is None else _kept_scans(where, stamp)
     found: dict[str, _Scan] = {}
     by_digest: dict[str, _Scan] = {}
     for name, digest in files.items():
@@ -128,8 +123,35 @@ def _scans(root: str, files: dict[str, str], kept: Path | None) -> dict[str, _Sc
                 scan = _scanned(file.read())
         found[name] = by_digest[digest] = scan
     if where is not None and by_digest.keys() != stored.keys():
-        _store(where, marshal.dumps({"stamp": stamp, "scans": by_digest}))
+        data = marshal.dumps({"stamp": stamp, "scans": by_digest})
+        _store(where, sha256_of(data) + data)
     return found
+
+
+# more than a kept file of scans ever holds (170 KB): read no further
+_SCANS_MOST = 16 << 20
+
+
+def _kept_scans(where: Path, stamp: str) -> dict[str, _Scan]:
+    """The scans kept at `where` by this `stamp`, or none. Its bytes are given to
+    marshal only where they are the digest they start with says: marshal trusts what it
+    is given (five garbled bytes asked it for 16 GB), and a file cut short or garbled
+    (a disk error) reads the modules again."""
+    import marshal
+
+    try:
+        with open(where, "rb") as file:
+            data = file.read(_SCANS_MOST + 1)
+    except OSError:
+        return {}
+    if len(data) > _SCANS_MOST or sha256_of(data[32:]) != data[:32]:
+        return {}
+    with contextlib.suppress(ValueError, EOFError, TypeError):
+        loaded = marshal.loads(data[32:])
+        if isinstance(loaded, dict) and loaded.get("stamp") == stamp:
+            scans = loaded.get("scans")
+            return scans if isinstance(scans, dict) else {}
+    return {}
 
 
 def _store(where: Path, data: bytes) -> None:

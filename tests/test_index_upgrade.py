@@ -459,3 +459,48 @@ def test_module_scans_kept_damaged_are_read_again(tmp_path: Path) -> None:
         )  # fmt: skip
         assert run.returncode == 0, run.stderr[-2000:]
         assert run.stdout.strip() == str(whole)
+
+
+def test_a_run_just_as_the_copy_begins_waits_for_it(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that starts after the maker's mark and before its making is there (two
+    runs started together) waits for it too: it made its own index, every app's files
+    read again and the copy lost."""
+    import threading
+    import time
+
+    make = indexcarry._make
+    marked = threading.Event()
+
+    def late(making: str, *rest: object) -> None:
+        marked.set()
+        time.sleep(0.4)  # under `MAKING_BEGUN`
+        make(making, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(indexcarry, "_make", late)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    path = indexdb.index_file(home)
+    maker = threading.Thread(target=lambda: indexdb.connect(path).close())
+    maker.start()
+    assert marked.wait(30)
+    listed = api.list_sessions(home)
+    maker.join()
+    assert listed.report.parsed == 1
+    assert len(listed.sessions()) == 3
+
+
+def test_a_making_cut_short_is_removed_by_the_run_that_stops_waiting(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a run killed while it made the index left (`.making`, as big as the rows
+    copied: GBs of an older index of 200,000 sessions) goes once a run stopped waiting
+    for it: it stayed beside the index as long as the build was used."""
+    monkeypatch.setattr(indexcarry, "MAKING_STILL", 0.2)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    path = indexdb.index_file(home)
+    Path(f"{path}{indexcarry.MADE}").touch()
+    making = Path(f"{path}{indexcarry.MAKING}")
+    making.write_bytes(b"SQLite format 3\x00" + b"\x00" * 8192)
+    assert api.list_sessions(home).report.parsed == 3
+    assert not making.exists()

@@ -423,6 +423,9 @@ MAKING = ".making"
 # how long the index being made may stay unchanged before its making counts as cut short
 MAKING_STILL = 5.0
 
+# how long after its mark its making may not be there yet (a maker makes it at once)
+MAKING_BEGUN = 1.0
+
 
 def _wait_for_making(path: Path) -> None:
     """Until another sessdex's `make` put the index at `path` in place, while it writes
@@ -436,13 +439,34 @@ def _wait_for_making(path: Path) -> None:
         try:
             stat = os.stat(making)
         except OSError:
+            if last is None and _just_marked(path, since):
+                time.sleep(0.05)  # the maker is between its mark and its making
+                continue
             return  # none is being made, or it failed
         seen = (stat.st_size, stat.st_mtime_ns)
         if seen != last:
             last, since = seen, time.monotonic()
         elif time.monotonic() - since > MAKING_STILL:
-            return  # a run cut short left it
+            # a run cut short left it (as big as the rows it copied): a maker only
+            # stalled this long loses its copy, as it would to the index made now
+            with contextlib.suppress(OSError):
+                os.unlink(making)
+            return
         time.sleep(0.05)
+
+
+def _just_marked(path: Path, since: float) -> bool:
+    """Whether the mark of the index at `path` was made moments ago (by a run that is
+    about to make it), for no longer than `MAKING_BEGUN` since `since` (a clock off)."""
+    import time
+
+    if time.monotonic() - since > MAKING_BEGUN:
+        return False
+    try:
+        age = time.time() - os.stat(f"{path}{MADE}").st_mtime
+    except OSError:
+        return False
+    return age < MAKING_BEGUN
 
 
 def _make(making: str, older: Path, digests: dict[str, str]) -> None:

@@ -504,3 +504,30 @@ def test_a_making_cut_short_is_removed_by_the_run_that_stops_waiting(
     making.write_bytes(b"SQLite format 3\x00" + b"\x00" * 8192)
     assert api.list_sessions(home).report.parsed == 3
     assert not making.exists()
+
+
+def test_the_copy_is_kept_where_a_file_open_to_read_cannot_be_synced(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows flushes only a file open to write (`os.fsync` of one open to read fails,
+    EBADF): the made index was synced through one, so there no copy was ever kept and
+    every upgrade read every app's files again."""
+    import errno
+    import os
+
+    sync = os.fsync
+
+    def as_windows(fd: int) -> None:
+        if _flags(fd) & os.O_ACCMODE == os.O_RDONLY:
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        sync(fd)
+
+    monkeypatch.setattr(os, "fsync", as_windows)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    assert api.list_sessions(home).report.parsed == 1
+
+
+def _flags(fd: int) -> int:
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_GETFL)

@@ -482,7 +482,7 @@ def _make(making: str, older: Path, digests: dict[str, str]) -> None:
         db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
         _copy(db, older, digests)
         db.execute("COMMIT")
-    with open(making, "rb") as file:
+    with open(making, "r+b") as file:  # Windows syncs only a file open to write
         os.fsync(file.fileno())
 
 

@@ -531,3 +531,46 @@ def _flags(fd: int) -> int:
     import fcntl
 
     return fcntl.fcntl(fd, fcntl.F_GETFL)
+
+
+def test_the_copy_is_kept_on_a_file_system_without_hard_links(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """Where the cache's file system has no hard links (FAT, some network shares:
+    os.link fails, EPERM), the made index is renamed into place: it was dropped, every
+    app's files read again."""
+    import errno
+    import os
+
+    def no_links(*_: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    assert api.list_sessions(home).report.parsed == 1
+    assert api.list_sessions(home).report.parsed == 0
+    assert not list(sessdex_state.rglob("*.making")) + list(
+        sessdex_state.rglob("*.placing")
+    )
+
+
+def test_without_hard_links_an_index_made_meanwhile_is_never_renamed_over(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rename is made only where no index is there yet: one another sessdex
+    created meanwhile (open there, its WAL beside it) is never replaced; the copy is
+    left out."""
+    import errno
+    import os
+
+    made: list[int] = []
+
+    def another_made_one(source: str, target: str) -> None:
+        Path(target).write_bytes(b"")  # another sessdex's index, as SQLite creates it
+        made.append(os.stat(target).st_ino)
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", another_made_one)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    assert api.list_sessions(home).report.parsed == 3
+    assert made == [os.stat(indexdb.index_file(home)).st_ino]

@@ -21,7 +21,7 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from . import indexfile
@@ -403,7 +403,7 @@ def make(path: Path) -> None:
     try:
         try:
             _make(making, older, digests)
-            os.link(making, path)  # never over an index another sessdex made
+            _put_in_place(making, path)
         finally:
             for suffix in ("", "-journal"):
                 with contextlib.suppress(FileNotFoundError):
@@ -414,6 +414,65 @@ def make(path: Path) -> None:
         # an index not to be read (a table gone, a bad sector), a full disk: half an
         # app's rows would list it wrong; the new index is made empty
         log.debug("index rows not copied from %s: %s", older, error)
+
+
+def _put_in_place(making: str, path: Path) -> None:
+    """The index made at `making` put at `path`, never over one another sessdex made
+    there (FileExistsError)."""
+    try:
+        os.link(making, path)
+    except (FileExistsError, FileNotFoundError):
+        raise
+    except OSError as error:
+        # a file system without hard links (FAT, some network shares): renamed, which
+        # replaces (POSIX) an index made meanwhile, open with its WAL beside it: only
+        # while none is there, none made meanwhile (`create` holds the same lock)
+        log.debug("no hard link (%s): %s renamed into place", error, making)
+        with _placing(path) as held:
+            if not held or os.path.lexists(path):
+                raise FileExistsError(path) from error
+            os.rename(making, path)
+
+
+def create(path: Path) -> None:
+    """An empty index at `path` where none is (SQLite's own start), made under the lock
+    `_put_in_place` renames under. Where it cannot be made, SQLite says why."""
+    with _placing(path), contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+
+
+# beside an index while one is created or put there (`_placing`), for moments
+PLACING = ".placing"
+
+# how long a run waits for that lock: one held longer was left by a run killed holding it
+PLACING_WAIT = 1.0
+
+
+@contextlib.contextmanager
+def _placing(path: Path) -> Iterator[bool]:
+    """Whether this process holds the lock under which an index is created or renamed
+    at `path` (a file made with O_EXCL beside it), held in the `with` block."""
+    import time
+
+    lock = f"{path}{PLACING}"
+    since = time.monotonic()
+    while True:
+        try:
+            os.close(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            break
+        except FileExistsError:
+            if time.monotonic() - since > PLACING_WAIT:
+                yield False
+                return
+            time.sleep(0.01)
+        except OSError:  # a folder not written to: SQLite says why
+            yield False
+            return
+    try:
+        yield True
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
 
 
 # beside an index while `make` makes it

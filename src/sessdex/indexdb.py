@@ -40,8 +40,9 @@ OTHER_HOME_KEPT = 28 * 24 * 3600.0
 
 
 # what an index is kept with; ".carried": `indexcarry.MADE`, the mark that its build
-# made it once; ".making": `indexcarry.MAKING`, what a run cut short left of its making
-_BESIDE = ("", "-wal", "-shm", ".damaged", ".carried", ".making")
+# made it once; ".making": `indexcarry.MAKING`, what a run cut short left of its making;
+# ".placing": `indexcarry.PLACING`, the lock a run killed holding it left
+_BESIDE = ("", "-wal", "-shm", ".damaged", ".carried", ".making", ".placing")
 
 
 def prune_older_builds(path: Path, now: float | None = None) -> None:
@@ -155,9 +156,10 @@ def set_aside_if_damaged(error: BaseException) -> bool:
 
 def _connect(path: Path) -> sqlite3.Connection:
     if not os.path.lexists(path):  # a new build's first, with an older build's rows
-        from .indexcarry import make
+        from .indexcarry import create, make
 
         make(path)
+        create(path)  # where `make` made none: never where it renames one meanwhile
     db = sqlite3.connect(
         path,
         timeout=BUSY_TIMEOUT_MS / 1000,

@@ -574,3 +574,33 @@ def test_without_hard_links_an_index_made_meanwhile_is_never_renamed_over(
     _upgrade(tmp_path, monkeypatch, "sources/codex.py")
     assert api.list_sessions(home).report.parsed == 3
     assert made == [os.stat(indexdb.index_file(home)).st_ino]
+
+
+def test_a_run_waits_while_the_made_index_reaches_the_disk(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The made index synced to a slow disk (GBs: seconds) changes no more while it is:
+    a run waiting for it took it for one cut short past `MAKING_STILL`, made its own
+    index and read every app's files again."""
+    import os
+    import threading
+    import time
+
+    sync = os.fsync
+    syncing = threading.Event()
+
+    def slowly(fd: int) -> None:
+        syncing.set()
+        time.sleep(1)  # five times `MAKING_STILL`
+        sync(fd)
+
+    monkeypatch.setattr(indexcarry, "MAKING_STILL", 0.2)
+    monkeypatch.setattr(os, "fsync", slowly)
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    path = indexdb.index_file(home)
+    maker = threading.Thread(target=lambda: indexdb.connect(path).close())
+    maker.start()
+    assert syncing.wait(30)
+    listed = api.list_sessions(home)
+    maker.join()
+    assert listed.report.parsed == 1

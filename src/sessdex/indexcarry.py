@@ -541,8 +541,30 @@ def _make(making: str, older: Path, digests: dict[str, str]) -> None:
         db.executemany("INSERT INTO codes VALUES (?, ?)", digests.items())
         _copy(db, older, digests)
         db.execute("COMMIT")
-    with open(making, "r+b") as file:  # Windows syncs only a file open to write
-        os.fsync(file.fileno())
+    _synced(making)
+
+
+def _synced(making: str) -> None:
+    """The index made at `making` synced to its disk, its time touched meanwhile: a GB
+    takes seconds to reach a slow disk, and a run waiting for it (`_wait_for_making`)
+    took a making unchanged that long for one cut short."""
+    import threading
+
+    done = threading.Event()
+
+    def going_on() -> None:
+        while not done.wait(MAKING_STILL / 5):
+            with contextlib.suppress(OSError):
+                os.utime(making)
+
+    beat = threading.Thread(target=going_on, daemon=True)
+    beat.start()
+    try:
+        with open(making, "r+b") as file:  # Windows syncs only a file open to write
+            os.fsync(file.fileno())
+    finally:
+        done.set()
+        beat.join()
 
 
 def _digests_now(kept: Path) -> dict[str, str] | None:

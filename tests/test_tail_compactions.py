@@ -330,3 +330,120 @@ def test_a_tail_of_a_short_json_session_reads_each_message_file_once(
 
     assert len(messages(whole_read)) == 12
     assert sorted(messages(opened)) == sorted(messages(whole_read))
+
+
+def _rchar() -> int:
+    with open("/proc/self/io") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
+
+
+def _shaped(home: Path, prompts: int, compacted: list[int]) -> None:
+    """BASIC grown by `prompts` prompts, each answered with 3 KB, a compaction (its
+    request keeping the last three prompts, the summary) after each prompt `compacted`
+    names."""
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    at, n, asked = 1796026350000, 0, []
+
+    def add(info: dict[str, object], part: dict[str, object]) -> str:
+        nonlocal at, n
+        at, n = at + 1000, n + 1
+        message = f"msg_22b8400000{n:06d}"
+        data = json.dumps({**info, "time": {"created": at}})
+        db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (message, BASIC, at, at, data))  # fmt: skip
+        db.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+            (f"prt_22b8400000{n:06d}", message, BASIC, at, at, json.dumps(part)),
+        )
+        return message
+
+    for p in range(prompts):
+        asked.append(add({"role": "user"}, {"type": "text", "text": f"p{p}"}))
+        add({"role": "assistant", "finish": "stop"}, {"type": "text", "text": "ok " * 1000})  # fmt: skip
+        if p in compacted:
+            add({"role": "user"}, {"type": "compaction", "auto": True, "tail_start_id": asked[-3]})  # fmt: skip
+            add({"role": "assistant", "summary": True, "finish": "stop"}, {"type": "text", "text": "s"})  # fmt: skip
+    db.commit()
+    db.close()
+
+
+SHAPES = {
+    "one near the end": [1496],
+    "two far apart": [900, 1496],
+    "none": [],
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_tail_costs_no_more_than_the_whole_read(tmp_path: Path, shape: str) -> None:
+    """A tail of 20 of a session of 3,000 messages whose last compaction is among its
+    last ones widened its window x4 (64, 256, 1024 rows) before reading it whole: 2.5
+    times the bytes of the whole read. Now it reads from the compaction before it, or
+    whole where none is (its fold starts at the session's first message)."""
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    _shaped(tmp_path / "home", 1500, SHAPES[shape])
+    home = Home.at(tmp_path / "home")
+    whole = _whole(home, BASIC)
+    api.transcript(home, BASIC, tail=20)  # the index made, as a warm `show` finds it
+    started = _rchar()
+    list(api.transcript(home, BASIC).events)
+    whole_read = _rchar() - started
+    started = _rchar()
+    found = api.transcript(home, BASIC, tail=20)
+    shown = list(found.events)
+    tail_read = _rchar() - started
+    assert _unnumbered(shown) == _unnumbered(whole[-20:])
+    assert tail_read <= 1.3 * whole_read, (tail_read, whole_read)
+    if shape == "two far apart":  # read from the first one's kept tail
+        assert found.seq_relative
+        assert tail_read <= 0.6 * whole_read, (tail_read, whole_read)
+    elif shape == "none":
+        assert found.seq_relative
+        assert tail_read <= 0.2 * whole_read, (tail_read, whole_read)
+
+
+@pytest.mark.parametrize("compacted", [[716], [400, 716], []])
+def test_a_tail_of_the_json_files_opens_no_more_than_the_whole_read(
+    tmp_path: Path, compacted: list[int]
+) -> None:
+    """The same of OpenCode's JSON files: every message file was read again by each
+    wider window (3 times the files the whole read opens); now at most once more."""
+    from tests.helpers import opened_files
+
+    home = tmp_path / "home"
+    session = _json_tree(home, 0)
+    storage = home / ".local/share/opencode/storage"
+    at, n, asked = 1740000000000, 0, []
+
+    def add(info: dict[str, object], part: dict[str, object]) -> str:
+        nonlocal at, n
+        at, n = at + 1000, n + 1
+        message = f"msg_{n:08d}"
+        folder = storage / "message" / session
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{message}.json").write_text(
+            json.dumps(
+                {"id": message, "sessionID": session, **info, "time": {"created": at}}
+            )
+        )
+        (storage / "part" / message).mkdir(parents=True)
+        (storage / "part" / message / f"prt_{n:08d}.json").write_text(
+            json.dumps({"id": f"prt_{n:08d}", "messageID": message, **part})
+        )
+        return message
+
+    for p in range(720):
+        asked.append(add({"role": "user"}, {"type": "text", "text": f"p{p}"}))
+        add({"role": "assistant"}, {"type": "text", "text": f"answer {p}"})
+        if p in compacted:
+            add({"role": "user"}, {"type": "compaction", "auto": True, "tail_start_id": asked[-3]})  # fmt: skip
+            add({"role": "assistant", "summary": True}, {"type": "text", "text": "s"})
+    api.resolve(Home.at(home), session)
+    with opened_files() as whole_read:
+        whole = _whole(Home.at(home), session)
+    with opened_files() as opened:
+        found = api.transcript(Home.at(home), session, tail=20)
+        shown = list(found.events)
+    assert _unnumbered(shown) == _unnumbered(whole[-20:])
+    assert len(opened) <= 1.2 * len(whole_read), (len(opened), len(whole_read))
+    if not compacted:  # every message file, the last ones' parts
+        assert len(opened) <= 0.6 * len(whole_read), (len(opened), len(whole_read))

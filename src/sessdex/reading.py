@@ -233,11 +233,12 @@ def last_events(
     full: bool = False,
     spawner: str | None = None,
     unsure: set[int] | None = None,
+    settle: bool = False,
 ) -> list[Event] | None:
     """The last `count` events `keep` accepts among those of the session's last `rows`
     messages, from the source's `read_last` (their `seq` counts from the first of those
-    rows); none where one of them is an event earlier rows may change (`unsure`,
-    base.py); None where the whole session is to be read instead: the source has no such
+    rows; `settle`, base.py); none where one of them is an event earlier rows may change
+    (`unsure`, base.py); None where the whole session is to be read instead: the source has no such
     hook or says it cannot give them exactly, the app wrote into the database during the
     read, or the read broke or met a problem (the whole read, with its checks, says it).
     Rows skipped as unreadable are counted in `diagnostics`, as a file's tail counts them.
@@ -254,7 +255,9 @@ def last_events(
     given = unsure is not None
     unsure = set() if unsure is None else unsure  # events earlier rows may change
     if getattr(source, "READ_LAST_UNSURE", False):
-        events: Iterator[Event] = hook(session, found, rows, full=full, unsure=unsure)
+        events: Iterator[Event] = hook(
+            session, found, rows, full=full, unsure=unsure, settle=settle
+        )
     else:
         events = hook(session, found, rows, full=full)
     if session.parent_id:

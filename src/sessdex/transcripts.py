@@ -228,18 +228,25 @@ def _tail_events(
     if reading.whole_store(session.path):
         # a database whose source reads a session's last rows: as many as give `count`
         # events, as the byte window below widens
-        rows = max(count, _TAIL_ROWS)
+        rows, settle = max(count, _TAIL_ROWS), False
         while True:
             met = Diagnostics()  # what this window met: a wider one reads it again
             last = reading.last_events(
-                source, session, met, rows, keep, count, full=full, spawner=spawner
-            )
+                source, session, met, rows, keep, count,
+                full=full, spawner=spawner, settle=settle,
+            )  # fmt: skip
             if last is None:
                 break
             if len(last) >= count:
                 diagnostics.update(met)
                 return last, True
-            rows *= 4
+            if last or settle:
+                rows *= 4
+            # a note among them unsure (none given): the same rows, and those from
+            # where its fold starts, or whole where that is most of the session (x4
+            # alone read a compaction that folds from the session's start thrice
+            # before the whole read); then x4, each as many more
+            settle = True
         # else, or a JSON document, which has no end to read back from: read once, whole,
         # with the checks that keep one committed state
         lead = deque(

@@ -445,7 +445,9 @@ def opened_by_flags(
 # `rows` messages, a fork's copies, an event that needs earlier rows): `read` then serves.
 # With `READ_LAST_UNSURE = True` beside it, it takes `unsure`, a set it adds the `seq` of
 # each event it gives that earlier rows may change (OpenCode's note of a compaction whose
-# fold starts before them): one of those among the events asked for, more rows are read.
+# fold starts before them): one of those among the events asked for, more rows are read,
+# with `settle` true: as many as place each such event (a source may read more than `rows`,
+# or raise `WholeRead` where that is most of the session).
 
 
 class WholeRead(Exception):

@@ -150,11 +150,14 @@ def read_last(
     *,
     full: bool = False,
     unsure: set[int] | None = None,
+    settle: bool = False,
 ) -> Iterator[Event]:
     """A Kilo CLI session's last `rows` messages, as OpenCode's (see base.py)."""
     if not session.path or "#session/" not in session.path:
         raise WholeRead("a task folder is read whole")
-    yield from opencode.read_last(session, diagnostics, rows, full=full, unsure=unsure)
+    yield from opencode.read_last(
+        session, diagnostics, rows, full=full, unsure=unsure, settle=settle
+    )
 
 
 def usage_marks(path: Path) -> dict[str, str]:

@@ -729,18 +729,22 @@ def read_last(
     *,
     full: bool = False,
     unsure: set[int] | None = None,
+    settle: bool = False,
 ) -> Iterator[Event]:
     """`read` of only a session's last `rows` messages (see base.py), of a database or
     of the JSON files (every message file read, the last ones' parts alone). A
     compaction among them whose note counts messages before them, or whose request is
-    before them, has its `seq` put in `unsure`: more rows settle it."""
+    before them, has its `seq` put in `unsure`: more rows settle it, those from the
+    compaction before them where `settle` (`fold_reach`)."""
     if not session.path:
         raise WholeRead("no file")
     reader = _Reader(session.id, diagnostics, full, app=session.app)
     if unsure is not None:
         reader.unsure = unsure
     if "#session/" in session.path:
-        yield from reader.database(session.path.split("#session/")[0], last=rows)
+        yield from reader.database(
+            session.path.split("#session/")[0], last=rows, settle=settle
+        )
     else:
         yield from reader.json_last(Path(session.path), rows)
 
@@ -812,7 +816,9 @@ class _Reader:
             return databases.view_values(f"{alias}data", self.full)
         return "NULL, NULL"
 
-    def database(self, db: str, last: int | None = None) -> Iterator[Event]:
+    def database(
+        self, db: str, last: int | None = None, settle: bool = False
+    ) -> Iterator[Event]:
         self.db = db
         connection = databases.open_or_say(db, self.app, self.diagnostics, login=LOGIN)
         if connection is None:
@@ -847,7 +853,7 @@ class _Reader:
                 if databases.is_view(connection, table)
             }
             if last is not None:
-                yield from self.last_messages(connection, last)
+                yield from self.last_messages(connection, last, settle)
             else:
                 yield from self.database_session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
@@ -993,10 +999,11 @@ class _Reader:
         )
 
     def last_messages(
-        self, connection: sqlite3.Connection, last: int
+        self, connection: sqlite3.Connection, last: int, settle: bool = False
     ) -> Iterator[Event]:
-        """The lead's events of the session's last `last` 1.x messages, in the order
-        `database_session` reads them (raises WholeRead where that is not exact)."""
+        """The lead's events of the session's last `last` 1.x messages (where `settle`,
+        as many more as `fold_reach` says), in the order `database_session` reads them
+        (raises WholeRead where that is not exact)."""
         if self.rows and _opencode_v2.has_rows(connection, self.session_id):
             if (
                 self.legacy
@@ -1018,6 +1025,14 @@ class _Reader:
             raise WholeRead("no more messages than asked for")
         if _copies(connection, self.session_id)[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
+        first = newest[last - 1]
+        reach = self.fold_reach(connection, (first[1], first[0]), last) if settle else 0
+        if reach > last:  # from the compaction before them: read once, not widened x4
+            newest = connection.execute(
+                f"SELECT id, {self.message_time} AS created, rowid, {self.listed('message')} FROM message WHERE session_id = ? ORDER BY created DESC, id DESC LIMIT ?",
+                (self.session_id, reach),
+            ).fetchall()
+            last = len(newest)
         self.folds = _opencode_folds.Folds(whole=False)
         for message_id, created, rowid, *listed in reversed(newest[:last]):
             if not isinstance(message_id, str):
@@ -1041,6 +1056,62 @@ class _Reader:
                 message_id,
             )
         yield from self.compaction(None)
+
+    def fold_reach(
+        self, connection: sqlite3.Connection, first: tuple[object, object], last: int
+    ) -> int:
+        """How many of the session's last messages to read for the compactions among
+        its last `last` (the first of them `first`, its time and id) to know where
+        their folds start: from the kept tail of the compaction before them. Raises
+        WholeRead where none is before them (they fold from the session's first
+        message) or where that is more than half of the session: its whole read costs
+        at most twice as much, where each wider window would read the last ones again."""
+        time, session = self.message_time, self.session_id
+        summary = f"SELECT {time}, id FROM message WHERE session_id = ? AND json_extract(data, '$.summary') = 1 AND ({time}, id) {{}} (?, ?) ORDER BY {time} {{}}, id {{}} LIMIT 1"
+        try:
+            ending = connection.execute(
+                summary.format(">=", "", ""), (session, *first)
+            ).fetchone()
+            if ending is None:  # no compaction among them: x4, as for more events
+                return last
+            total = connection.execute(
+                "SELECT count(*) FROM message WHERE session_id = ?", (session,)
+            ).fetchone()[0]
+            if 2 * last > total:
+                raise WholeRead("most of the session")
+            before = connection.execute(
+                summary.format("<", "DESC", "DESC"), (session, *ending)
+            ).fetchone()
+            if before is None:
+                raise WholeRead("its compaction folds from the session's start")
+            start = self._kept_from(connection, before)
+            reach = connection.execute(
+                f"SELECT count(*) FROM message WHERE session_id = ? AND ({time}, id) >= (?, ?)",
+                (session, *start),
+            ).fetchone()[0]
+        except sqlite3.Error:  # (JSON the table's own reader would skip): widen
+            return last
+        if 2 * reach > total:
+            raise WholeRead("most of the session")
+        return max(last, int(reach))
+
+    def _kept_from(
+        self, connection: sqlite3.Connection, summary: tuple[object, object]
+    ) -> tuple[object, object]:
+        """The time and id of the first message the compaction whose summary is
+        `summary` kept (its request's `tail_start_id`), else of its request."""
+        time, session = self.message_time, self.session_id
+        request = connection.execute(
+            f"SELECT {time}, id FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'user' AND ({time}, id) < (?, ?) ORDER BY {time} DESC, id DESC LIMIT 1",
+            (session, *summary),
+        ).fetchone()
+        if request is None:
+            return summary
+        kept = connection.execute(
+            f"SELECT m.{time}, m.id FROM part p JOIN message m ON m.id = json_extract(p.data, '$.tail_start_id') AND m.session_id = ? WHERE p.message_id = ? AND json_extract(p.data, '$.type') = 'compaction'",
+            (session, request[1]),
+        ).fetchone()
+        return (kept[0], kept[1]) if kept is not None else (request[0], request[1])
 
     def _fork_note(self, source: str, copied_at: int, agent: str | None) -> Event:
         """The note opening a fork's first copied message: the session it came from."""
@@ -1157,7 +1228,10 @@ class _Reader:
             raise WholeRead("no more messages than asked for")
         if _json_copies(path, [info for info, _ in infos])[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
-        self.folds = _opencode_folds.Folds(whole=False)
+        # (its message files read: those of a compaction that folds from the session's
+        # start read whole here, not a second time by `read`)
+        last = self.json_reach(storage, [info for info, _ in infos], last)
+        self.folds = _opencode_folds.Folds(whole=last >= len(infos))
         for info, where in infos[-last:]:
             message_id = as_str(info.get("id")) or ""
             parts = self.json_parts(storage, self.session_id, message_id)
@@ -1165,6 +1239,56 @@ class _Reader:
                 info, _created(info), iter(parts), None, None, where
             )
         yield from self.compaction(None)
+
+    def json_reach(
+        self, storage: Path, infos: list[dict[str, object]], last: int
+    ) -> int:
+        """`fold_reach` of the JSON files, from every message file's object (`infos`,
+        read already, so found at once, never after a narrower read): the parts of the
+        compaction request before the last ones' alone are read twice, for the message
+        it kept. Every message where none is before them, or where that is more than
+        half of them (each message file is read already: their parts read here cost no
+        more than the whole read's)."""
+        summaries = [n for n, info in enumerate(infos) if info.get("summary") is True]
+        ending = next((n for n in summaries if n >= len(infos) - last), None)
+        if ending is None:  # no compaction among them
+            return last
+        if 2 * last > len(infos):
+            return len(infos)
+        before = [n for n in summaries if n < ending]
+        if not before:  # it folds from the session's first message
+            return len(infos)
+        start = before[-1]
+        request = next(
+            (n for n in range(start - 1, -1, -1) if infos[n].get("role") == "user"),
+            None,
+        )
+        if request is not None:
+            start = request
+            kept = self._json_kept(storage, as_str(infos[request].get("id")))
+            ids = [as_str(info.get("id")) for info in infos[:request]]
+            start = ids.index(kept) if kept in ids else start
+        reach = len(infos) - start
+        return len(infos) if 2 * reach > len(infos) else max(last, reach)
+
+    def _json_kept(self, storage: Path, request: str | None) -> str | None:
+        """The `tail_start_id` of the compaction part of the message `request`
+        (what is unreadable said by the read that follows, not here too)."""
+        if not request:
+            return None
+        said, self.diagnostics = self.diagnostics, Diagnostics()
+        try:
+            parts = self.json_parts(storage, self.session_id, request)
+        finally:
+            self.diagnostics = said
+        return next(
+            (
+                as_str(part.get("tail_start_id"))
+                for part in parts
+                if part.get("type") == "compaction"
+            ),
+            None,
+        )
 
     # -- shared --
 

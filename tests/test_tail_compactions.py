@@ -406,7 +406,9 @@ def test_a_tail_of_the_json_files_opens_no_more_than_the_whole_read(
     tmp_path: Path, compacted: list[int]
 ) -> None:
     """The same of OpenCode's JSON files: every message file was read again by each
-    wider window (3 times the files the whole read opens); now at most once more."""
+    wider window (3 times the files the whole read opens); now twice at most (the
+    first window's, and the read from where the fold starts, all parts where that is
+    the session's first message)."""
     from tests.helpers import opened_files
 
     home = tmp_path / "home"
@@ -444,6 +446,6 @@ def test_a_tail_of_the_json_files_opens_no_more_than_the_whole_read(
         found = api.transcript(Home.at(home), session, tail=20)
         shown = list(found.events)
     assert _unnumbered(shown) == _unnumbered(whole[-20:])
-    assert len(opened) <= 1.2 * len(whole_read), (len(opened), len(whole_read))
+    assert len(opened) <= 1.6 * len(whole_read), (len(opened), len(whole_read))
     if not compacted:  # every message file, the last ones' parts
         assert len(opened) <= 0.6 * len(whole_read), (len(opened), len(whole_read))

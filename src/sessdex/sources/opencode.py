@@ -746,7 +746,7 @@ def read_last(
             session.path.split("#session/")[0], last=rows, settle=settle
         )
     else:
-        yield from reader.json_last(Path(session.path), rows)
+        yield from reader.json_last(Path(session.path), rows, settle)
 
 
 class _Reader:
@@ -1211,11 +1211,11 @@ class _Reader:
             parts.append(part)
         return parts
 
-    def json_last(self, path: Path, last: int) -> Iterator[Event]:
+    def json_last(self, path: Path, last: int, settle: bool = False) -> Iterator[Event]:
         """The lead's events of the session's last `last` messages of the JSON files:
         every message file is read, for their order (small: a message's text and output
-        are in its parts), the parts of the last ones alone (raises WholeRead where that
-        is not exact)."""
+        are in its parts), the parts of the last ones alone (where `settle`, as many more
+        as `json_reach` says; raises WholeRead where that is not exact)."""
         storage = _project_store(path)
         self.parts_by_session = storage is not None
         if storage is None:
@@ -1228,9 +1228,9 @@ class _Reader:
             raise WholeRead("no more messages than asked for")
         if _json_copies(path, [info for info, _ in infos])[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
-        # (its message files read: those of a compaction that folds from the session's
-        # start read whole here, not a second time by `read`)
-        last = self.json_reach(storage, [info for info, _ in infos], last)
+        if settle:  # (every message file read: a compaction that folds from the
+            # session's start reads all their parts here, not the files again in `read`)
+            last = self.json_reach(storage, [info for info, _ in infos], last)
         self.folds = _opencode_folds.Folds(whole=last >= len(infos))
         for info, where in infos[-last:]:
             message_id = as_str(info.get("id")) or ""
@@ -1244,11 +1244,10 @@ class _Reader:
         self, storage: Path, infos: list[dict[str, object]], last: int
     ) -> int:
         """`fold_reach` of the JSON files, from every message file's object (`infos`,
-        read already, so found at once, never after a narrower read): the parts of the
-        compaction request before the last ones' alone are read twice, for the message
-        it kept. Every message where none is before them, or where that is more than
-        half of them (each message file is read already: their parts read here cost no
-        more than the whole read's)."""
+        read already): the parts of the compaction request before the last ones' alone
+        are read twice, for the message it kept. Every message where none is before
+        them, or where that is more than half of them (each message file is read
+        already: their parts are read here, not every file again by `read`)."""
         summaries = [n for n, info in enumerate(infos) if info.get("summary") is True]
         ending = next((n for n in summaries if n >= len(infos) - last), None)
         if ending is None:  # no compaction among them

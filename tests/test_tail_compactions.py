@@ -401,14 +401,16 @@ def test_a_tail_costs_no_more_than_the_whole_read(tmp_path: Path, shape: str) ->
         assert tail_read <= 0.2 * whole_read, (tail_read, whole_read)
 
 
+@pytest.mark.parametrize("count", [20, 3])
 @pytest.mark.parametrize("compacted", [[716], [400, 716], []])
 def test_a_tail_of_the_json_files_opens_no_more_than_the_whole_read(
-    tmp_path: Path, compacted: list[int]
+    tmp_path: Path, compacted: list[int], count: int
 ) -> None:
     """The same of OpenCode's JSON files: every message file was read again by each
     wider window (3 times the files the whole read opens); now twice at most (the
     first window's, and the read from where the fold starts, all parts where that is
-    the session's first message)."""
+    the session's first message). A tail that shows no compaction's note reads the
+    parts of its first window alone."""
     from tests.helpers import opened_files
 
     home = tmp_path / "home"
@@ -443,9 +445,13 @@ def test_a_tail_of_the_json_files_opens_no_more_than_the_whole_read(
     with opened_files() as whole_read:
         whole = _whole(Home.at(home), session)
     with opened_files() as opened:
-        found = api.transcript(Home.at(home), session, tail=20)
+        found = api.transcript(Home.at(home), session, tail=count)
         shown = list(found.events)
-    assert _unnumbered(shown) == _unnumbered(whole[-20:])
+    assert _unnumbered(shown) == _unnumbered(whole[-count:])
     assert len(opened) <= 1.6 * len(whole_read), (len(opened), len(whole_read))
+    if count == 3:
+        assert found.seq_relative
+        parts = [p for p in opened if f"{os.sep}part{os.sep}" in p]
+        assert len(parts) <= 64, len(parts)
     if not compacted:  # every message file, the last ones' parts
         assert len(opened) <= 0.6 * len(whole_read), (len(opened), len(whole_read))

@@ -238,12 +238,13 @@ def last_events(
     """The last `count` events `keep` accepts among those of the session's last `rows`
     messages, from the source's `read_last` (their `seq` counts from the first of those
     rows; `settle`, base.py); none where one of them is an event earlier rows may change
-    (`unsure`, base.py); None where the whole session is to be read instead: the source has no such
-    hook or says it cannot give them exactly, the app wrote into the database during the
-    read, or the read broke or met a problem (the whole read, with its checks, says it).
-    Rows skipped as unreadable are counted in `diagnostics`, as a file's tail counts them.
-    Given `unsure`, the `seq` of each event earlier rows may change is added to it, and
-    the events are given all the same: the caller keeps those after the last of them."""
+    (`unsure`, base.py); None where the whole session is to be read instead: the source
+    has no such hook or says it cannot give them exactly, the app wrote into the database
+    during the read, or the read broke or met a problem (the whole read, with its checks,
+    says it). Rows skipped as unreadable are counted in `diagnostics`, as a file's tail
+    counts them. Given `unsure`, the `seq` of each event earlier rows may change is added
+    to it, and the events are given all the same: the caller keeps those after the last
+    of them."""
     from collections import deque
 
     from .sources.base import WholeRead

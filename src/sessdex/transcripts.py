@@ -240,12 +240,12 @@ def _tail_events(
             if len(last) >= count:
                 diagnostics.update(met)
                 return last, True
-            if last or settle:
-                rows *= 4
             # a note among them unsure (none given): the same rows, and those from
             # where its fold starts, or whole where that is most of the session (x4
             # alone read a compaction that folds from the session's start thrice
             # before the whole read); then x4, each as many more
+            if last or settle:
+                rows *= 4
             settle = True
         # else, or a JSON document, which has no end to read back from: read once, whole,
         # with the checks that keep one committed state

@@ -332,3 +332,82 @@ def test_a_crush_sub_agent_written_now_counts_as_its_lead_written(
         writer.close()
     written = crush.last_written(session)
     assert written is not None and time.time() - written < 5
+
+
+def _opencode_answer(tmp_path: Path, written_ago: float) -> list[Event]:
+    """BASIC's first read as `follow` makes it, its last answer's rows stamped
+    `written_ago` seconds ago as OpenCode stamps them (Drizzle's `time_updated`), a
+    moment after another session of the database was written."""
+    home = tmp_path / "home"
+    shutil.copytree(OPENCODE, home)
+    session = api.resolve(Home.at(home), BASIC)
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    now = int(time.time() * 1000)
+    ours = now - int(written_ago * 1000)
+    rows = [
+        ("message", (ANSWER, BASIC, ours, ours, '{"role": "assistant"}')),
+        ("part", ("prt_22b8350000001", ANSWER, BASIC, ours, ours,
+                  '{"type": "text", "text": "All done."}')),
+        # another session's prompt, written just now
+        ("message", ("msg_22b835000003", OTHER, now, now, '{"role": "user"}')),
+        ("part", ("prt_22b8350000002", "msg_22b835000003", OTHER, now, now,
+                  '{"type": "text", "text": "Go on."}')),
+    ]  # fmt: skip
+    try:
+        for table, values in rows:
+            marks = ", ".join("?" * len(values))
+            writer.execute(f"INSERT INTO {table} VALUES ({marks})", values)
+        return LiveSession(session).poll()
+    finally:
+        writer.close()
+
+
+OTHER = "ses_dd40000000ffeSynthCache01"
+
+
+def test_follow_draws_an_opencode_answer_settled_long_ago_at_once(
+    tmp_path: Path,
+) -> None:
+    """OpenCode stamps every write of a message or part row (Drizzle's `$onUpdate` on
+    `time_updated`, an upsert's too): `follow` started a moment after another session
+    wrote held this one's last answer, written a minute ago, for a second read (2 s)."""
+    shown = _opencode_answer(tmp_path, written_ago=60)
+    assert [e.text for e in shown if e.kind == "assistant"][-1:] == ["All done."]
+
+
+def test_follow_holds_an_opencode_answer_written_just_now(tmp_path: Path) -> None:
+    """An answer whose part was written a moment ago may still grow: held for the
+    next read, as before."""
+    shown = _opencode_answer(tmp_path, written_ago=0)
+    assert "All done." not in [e.text for e in shown if e.kind == "assistant"]
+
+
+def test_an_opencode_sub_agent_written_now_counts_as_its_lead_written(
+    tmp_path: Path,
+) -> None:
+    """A lead's read shows its sub-agents' answers inline (`parent_id`): one written
+    now makes the lead written now, however old its own rows. A session with 2.x rows
+    (`session_message`, whose writes were not read) cannot tell."""
+    from sessdex.sources import opencode
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCODE, home)
+    lead = api.resolve(Home.at(home), "ses_dd47cc97dffecuMitBkETrvX9v")
+    assert opencode.last_written(lead) == 1796026351.83  # its own newest row
+    writer = sqlite3.connect(str(lead.path).split("#", 1)[0], isolation_level=None)
+    try:
+        now = int(time.time() * 1000)
+        writer.execute(
+            "UPDATE part SET time_updated = ? WHERE rowid = (SELECT max(rowid)"
+            " FROM part WHERE session_id = 'ses_dd47cc26cffeODfwLbHNPwBmj1')",
+            (now,),
+        )
+        assert opencode.last_written(lead) == now / 1000
+        writer.execute(
+            "INSERT INTO session_message VALUES ('m2', ?, 'user', 1, ?, ?, '{}')",
+            (lead.id, now, now),
+        )
+        assert opencode.last_written(lead) is None
+    finally:
+        writer.close()

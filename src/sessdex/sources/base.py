@@ -140,8 +140,9 @@ class Source(Protocol):
     # sessions again when one changes in place (databases.rows_mark), not only when a row
     # of any table is added.
     # Optional: last_written(session) -> float | None, of a session in a database many
-    # share: when a row of its was last written (epoch s), as stamps the database writes at
-    # every write say (a trigger's, not the app's alone); None where it cannot tell. The live
+    # share: when a row of its was last written (epoch s), as stamps written at every write
+    # say (a trigger's, or the app's where its source shows every write stamps them: its
+    # docstring names the upstream files); None where it cannot tell. The live
     # view's first read, right after another session wrote, then shows this one's last
     # answer at once where it was written STORE_SECONDS ago or more.
 

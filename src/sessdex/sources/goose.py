@@ -62,6 +62,15 @@ counters that the ledger does not hold yet (spend from before v15) is one more e
 from `accumulated_input_tokens` / `accumulated_output_tokens` (else the plain counters).
 Goose's input counts include cache reads and writes (schema v14 records those), so they are
 taken out of `input_tokens`.
+
+No `last_written` (the live view's first read, right after another session wrote, then
+holds this one's last answer 2 s, as by the file's time): no column of `messages` is
+stamped when a row is written again. `created_timestamp` is the message's own time, kept
+when `replace_conversation` (a compaction, an import) deletes a session's rows and inserts
+them again; `timestamp` is the database's default at insert only. In the release read
+(crates/goose/src/session/session_manager.rs @01643006) a message is inserted whole
+(`add_message`) and no row is updated in place, so an answer never grows in its row
+there; later releases' writes were not read.
 """
 
 from __future__ import annotations

@@ -443,6 +443,71 @@ def _last_written(
     }
 
 
+# a session's tables of 1.x rows, each with its index on `session_id` (session.sql.ts)
+_STAMPED = ("message", "part")
+
+
+def last_written(session: Session) -> float | None:
+    """When a 1.x row of `session` or of its sub-agents (whose answers its read shows
+    inline) was last written (epoch seconds), from the `time_updated` of their `message`
+    and `part` rows: OpenCode writes them through Drizzle, whose `$onUpdate` on that
+    column (storage/schema.sql.ts `Timestamps`) stamps it at every insert and at every
+    upsert, a streamed part's included (session/projectors.ts: `onConflictDoUpdate`,
+    whose SET Drizzle's `buildUpdateSet` fills with it); a streamed answer's deltas
+    themselves are never written (`updatePartDelta` only tells the bus). None for a
+    session kept as JSON files or with 2.x rows (`session_message`, whose writes were not
+    read), where a table lacks the column or an index on `session_id`, or where the
+    database cannot be read. The live view's first read takes it for this session's last
+    write (the database's is any session's)."""
+    if not session.path or "#session/" not in session.path:
+        return None
+    try:
+        connection = databases.open_sqlite(
+            session.path.split("#session/")[0], login=LOGIN
+        )
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        return _family_written(connection, session.id)
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+
+
+def _family_written(connection: sqlite3.Connection, session_id: str) -> float | None:
+    for table in _STAMPED:
+        if not {"session_id", "time_updated"} <= databases.table_columns(
+            connection, table
+        ) or not databases.indexed(connection, table, "session_id"):
+            return None
+    if "parent_id" not in databases.table_columns(connection, "session"):
+        return None
+    family = (
+        "WITH RECURSIVE family(id) AS (SELECT ? UNION"
+        " SELECT s.id FROM session s JOIN family f ON s.parent_id = f.id)"
+    )
+    if "session_id" in databases.table_columns(connection, "session_message"):
+        row = connection.execute(
+            f"{family} SELECT 1 FROM family f"
+            " WHERE EXISTS (SELECT 1 FROM session_message m WHERE m.session_id = f.id)",
+            (session_id,),
+        ).fetchone()
+        if row is not None:
+            return None
+    stamps = " UNION ALL ".join(
+        f"SELECT max(t.time_updated) FROM family f JOIN {table} t"
+        " ON t.session_id = f.id"
+        for table in _STAMPED
+    )
+    times = [
+        value
+        for (value,) in connection.execute(f"{family} {stamps}", (session_id,))
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    ]
+    return max(times) / 1000 if times else None  # epoch milliseconds
+
+
 def _wants_prompt(title: object) -> bool:
     """Whether a session titled `title` may be titled by its first prompt in
     `parse_database`: none yet, a placeholder, or a `run --title ""`'s."""

@@ -837,6 +837,25 @@ def snapshot_current(path: str | os.PathLike[str]) -> bool:
     return True
 
 
+def written_before(path: str | os.PathLike[str], since_ns: int) -> bool:
+    """Whether the app's database `path` and its WAL were last written REFRESH_DATABASE_
+    SECONDS and a coarse clock's tick before `since_ns` (wall clock) or earlier: every read
+    of it since, in place or through a snapshot (one a checkpoint left behind serves at
+    most that long), saw the same rows. False where either cannot be looked at."""
+    name = os.fspath(path)
+    bound = since_ns - int(REFRESH_DATABASE_SECONDS * 1e9) - freshness.RACY_NS
+    for suffix in ("", "-wal"):
+        try:
+            st = os.stat(name + suffix)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+        if freshness.changed_ns(st) >= bound:
+            return False
+    return True
+
+
 def _base(name: str, folder: Path, database: tuple[int, int, str]) -> Path | None:
     """The shared copy of the app's database file as `database` (size, mtime, headers)
     says it is, made now if missing; None when the file changed while it was copied."""

@@ -284,6 +284,7 @@ class Board:
         some = apps is not None and list_apps is not None
         # taken before the listing: a row added during it moves them after
         marks = self._marks(apps if some else None) if self.relists else {}
+        begun = time.time_ns()
         if apps is not None and list_apps is not None:
             listed = list_apps(apps)
         else:
@@ -320,6 +321,25 @@ class Board:
                     self.changed = True
                 except OSError as error:
                     log.debug("cannot follow %s: %s", session.id, error)
+        if self.relists:
+            self._mark_quiet(begun)
+
+    def _mark_quiet(self, begun: int) -> None:
+        """Mark the shared databases the listing begun at `begun` (ns) brought, which
+        had no mark before it (the first listing's): taken after the listing, a mark is
+        kept only where nothing wrote the database from before the listing began until
+        after the mark was taken (`databases.written_before`), so that both saw the same
+        rows. Elsewhere the first write lists their apps again, as a moved mark does."""
+        for store in self._stores(None) - self.marks.keys():
+            try:
+                mark = databases.rows_mark(store, self._listed(store))
+            except (OSError, sqlite3.Error) as error:
+                log.debug("cannot mark %s: %s", store, error)
+                continue
+            if databases.written_before(store, begun) and databases.snapshot_current(
+                store
+            ):
+                self.marks[store] = mark
 
     def relist(
         self, apps: set[str], list_apps: Callable[[set[str]], Sequence[Session]]

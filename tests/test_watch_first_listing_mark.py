@@ -1,0 +1,103 @@
+"""`watch` over a database many sessions share (OpenCode's): its first listing marks the
+database's rows where nothing wrote it from before that listing until the mark, so the
+first write after `watch` starts that adds no row (an answer streamed into its part)
+lists nothing again; a row added during the listing is still listed at the next write."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from sessdex import api, databases, freshness
+from sessdex.live import Board
+from sessdex.model import Session
+from sessdex.sources import Home
+
+OPENCODE = Path(__file__).parent / "data" / "opencode" / "home"
+DATABASE = ".local/share/opencode/opencode.db"
+BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"
+
+
+@pytest.fixture(autouse=True)
+def quiet_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database counts as quiet a tick after its last write, not 10 s after (how long
+    a snapshot a checkpoint left behind may serve): the tests wait that long."""
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
+
+
+class _Watched:
+    """A board over the OpenCode fixture, its database in WAL mode (the app's writer
+    open) and quiet since before the board's first listing; `during(database)` writes
+    once that listing has read it. `relisted`: the apps each listing anew asked for."""
+
+    def __init__(
+        self, tmp_path: Path, during: Callable[[Path], None] = lambda _: None
+    ) -> None:
+        home = tmp_path / "home"
+        shutil.copytree(OPENCODE, home)
+        database = home / DATABASE
+        self.writer = sqlite3.connect(database, isolation_level=None)
+        self.writer.execute("PRAGMA journal_mode=WAL")
+        self.writer.execute("UPDATE part SET time_updated = time_updated + 1")
+        time.sleep(freshness.RACY_NS / 1e9 + 0.2)
+        self.relisted: list[set[str]] = []
+
+        def listed() -> Sequence[Session]:
+            sessions = api.list_sessions(Home.at(home)).sessions()
+            during(database)
+            return sessions
+
+        def listed_of(apps: set[str]) -> Sequence[Session]:
+            self.relisted.append(apps)
+            return api.list_sessions(Home.at(home), apps=sorted(apps)).sessions()
+
+        self.listed_of = listed_of
+        self.board = Board(listed, relists=True)
+        self.board.rescan()
+        self.board.poll()
+
+    def streamed(self) -> bool:
+        """An answer streamed into its part (no row added or deleted, none listed
+        changed), then the board's look at the database's write: whether it listed."""
+        time.sleep(1.1)  # watch looks at a database's writes at most once a second
+        try:
+            self.writer.execute(
+                "UPDATE part SET data = data || ' ' WHERE session_id = ?", (BASIC,)
+            )
+            listed, _ = self.board.relist({"opencode"}, self.listed_of)
+        finally:
+            self.writer.close()
+        return listed
+
+
+def test_the_first_write_after_watch_starts_lists_nothing_again(tmp_path: Path) -> None:
+    watched = _Watched(tmp_path)
+    assert not watched.streamed()
+    assert watched.relisted == []
+
+
+def _session_added(database: Path) -> None:
+    with sqlite3.connect(database, isolation_level=None) as app:
+        app.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version,"
+            " time_created, time_updated) SELECT 'ses_new', project_id, 'new',"
+            " directory, 'Brand new', version, time_created, time_updated"
+            " FROM session WHERE id = ?",
+            (BASIC,),
+        )
+    app.close()
+    time.sleep(1.1)  # a listing that goes on: the mark's snapshot is taken anew
+
+
+def test_a_session_added_during_the_first_listing_is_listed_at_the_next_write(
+    tmp_path: Path,
+) -> None:
+    watched = _Watched(tmp_path, _session_added)
+    assert ("opencode", "ses_new") not in watched.board.lives  # read before it came
+    assert watched.streamed()
+    assert ("opencode", "ses_new") in watched.board.lives

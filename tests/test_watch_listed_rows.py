@@ -108,3 +108,26 @@ def test_a_session_deleted_from_a_table_of_far_apart_rowids_moves_the_mark(
     db.close()
     assert databases.rows_mark(path, {"sessions"}) != before
     assert databases.rows_mark(path) == unlisted  # what it did before
+
+
+def test_the_mark_checksums_only_the_columns_a_listing_reads(tmp_path: Path) -> None:
+    """OpenCode's `session` rows hold the session's file diffs (`summary_diffs`,
+    `revert`: whole files), which no listing shows: checksummed too, they were read
+    again at each mark (once a second while the app writes; 19,000 sessions of 20 KB
+    diffs: 0.25 s of CPU each) and a change to them listed the sessions again."""
+    from sessdex.sources import opencode
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCODE, home)
+    path = home / DATABASE
+    before = databases.rows_mark(path, opencode.LISTED_TABLES)
+    with sqlite3.connect(path) as writer:  # the session's diffs, summed up again
+        writer.execute(
+            "UPDATE session SET summary_diffs = ? WHERE id = ?", ("[]" * 5000, BASIC)
+        )
+    writer.close()
+    assert databases.rows_mark(path, opencode.LISTED_TABLES) == before
+    with sqlite3.connect(path) as writer:
+        writer.execute("UPDATE session SET title = 'Renamed' WHERE id = ?", (BASIC,))
+    writer.close()
+    assert databases.rows_mark(path, opencode.LISTED_TABLES) != before

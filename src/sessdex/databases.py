@@ -48,6 +48,7 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
@@ -1244,7 +1245,8 @@ LISTED_ROWS = 20_000
 
 
 def rows_mark(
-    path: str | os.PathLike[str], listed: Collection[str] = ()
+    path: str | os.PathLike[str],
+    listed: Mapping[str, Collection[str]] | Collection[str] = (),
 ) -> tuple[object, ...]:
     """What moves when a row is added to any table of the database (a session, a
     message) or deleted from a small one (a session), or a table is made, as
@@ -1252,7 +1254,8 @@ def rows_mark(
     span at most COUNTED_SPAN, and the schema's version; a few pages read. A row changed
     in place moves none of it, but in the tables named `listed` (those whose rows an
     app's listing shows: a title renamed, a session archived or deleted), whose rows are
-    checksummed while they are at most LISTED_ROWS. Opened without naming its login: the
+    checksummed while they are at most LISTED_ROWS: their columns `listed` maps them to
+    (what the listing reads), all where it names none. Opened without naming its login: the
     app's listing opened it first, and named where its login lies."""
     connection = open_sqlite(path)
     try:
@@ -1262,26 +1265,34 @@ def rows_mark(
         found: list[object] = [connection.execute("PRAGMA schema_version").fetchone()]
         for (table,) in tables:
             name = str(table)
-            mark = _listed_mark(connection, name) if name in listed else None
+            mark = None
+            if name in listed:
+                columns = listed[name] if isinstance(listed, Mapping) else ()
+                mark = _listed_mark(connection, name, columns)
             found.append(mark if mark is not None else _table_mark(connection, name))
         return tuple(found)
     finally:
         connection.close()
 
 
-def _listed_mark(connection: sqlite3.Connection, name: str) -> object:
-    """A listed table's rows, counted and checksummed (each row's values with its
-    rowid, so that two titles swapped move it too); None where it is too big or has no
-    rowid. The checksum is Python's `hash`, salted per process: a mark is compared only
+def _listed_mark(
+    connection: sqlite3.Connection, name: str, wanted: Collection[str]
+) -> object:
+    """A listed table's rows, counted and checksummed (each row's `wanted` values, all
+    where it names none, with its rowid, so that two titles swapped move it too); None
+    where it is too big or has no rowid. The checksum is Python's `hash`, salted per process: a mark is compared only
     with one this process took."""
     table = quote_identifier(name)
     try:
         (count,) = connection.execute(f"SELECT count(*) FROM {table}").fetchone()
         if not isinstance(count, int) or count > LISTED_ROWS:
             return None
+        # the listing's columns alone: another may hold whole files (OpenCode's
+        # summary_diffs), read again at each mark
         columns = "".join(
             f", {quote_identifier(str(row[1]))}"
             for row in connection.execute(f"PRAGMA table_info({table})")
+            if not wanted or row[1] in wanted
         )
         # one call a row (a call a value, or SQLite's quote() and group_concat() of the
         # rows, cost three to five times as much)

@@ -394,14 +394,16 @@ class Board:
                 marks[store] = None
         return marks
 
-    def _listed(self, store: str) -> set[str]:
-        """The tables of `store` whose rows its apps' listings show (their sources'
-        LISTED_TABLES): of every app in it, so that a mark taken for one app compares
-        with one taken for all."""
-        found: set[str] = set()
+    def _listed(self, store: str) -> dict[str, set[str]]:
+        """The tables of `store` whose rows its apps' listings show, with the columns
+        they read (their sources' LISTED_TABLES): of every app in it, so that a mark
+        taken for one app compares with one taken for all."""
+        found: dict[str, set[str]] = {}
         for live in self.lives.values():
             if isinstance(live.feed, ReadFeed) and live.feed.store == store:
-                found.update(getattr(live.feed.source, "LISTED_TABLES", ()))
+                tables = getattr(live.feed.source, "LISTED_TABLES", {})
+                for table, columns in tables.items():
+                    found.setdefault(table, set()).update(columns)
         return found
 
     def _own(self, key: tuple[str, str], paths: set[Path]) -> None:

@@ -136,9 +136,9 @@ class Source(Protocol):
     # listed as no session of its own: `show` of a short id that matches nothing says
     # that 6 or more characters find one (resolving._holding_subagent) in a home of it.
     # Optional: LISTED_TABLES, the tables of its shared database whose rows its listing
-    # shows (a session's title, times, archived flag), of small rows: `watch` lists its
-    # sessions again when one changes in place (databases.rows_mark), not only when a row
-    # of any table is added.
+    # shows (a session's title, times, archived flag), each with the columns it reads:
+    # `watch` lists its sessions again when one of those changes in place
+    # (databases.rows_mark), not only when a row of any table is added.
     # Optional: last_written(session) -> float | None, of a session in a database many
     # share: when a row of its was last written (epoch s), as stamps written at every write
     # say (a trigger's, or the app's where its source shows every write stamps them: its

@@ -91,7 +91,7 @@ _SESSION_COLUMNS = ("id", "parent_session_id", "title", "message_count", "prompt
                     "cost", "created_at", "updated_at", "summary_message_id")  # fmt: skip
 # the title Crush (and the Go OpenCode) gives every `agent` tool's child session
 _CHILD_TITLE = "New Agent Session"
-LISTED_TABLES = ("sessions",)  # watch: a title changed in place lists again
+LISTED_TABLES = {"sessions": _SESSION_COLUMNS}  # watch: a title changed in place
 _PROMPT_COLUMNS = frozenset({"created_at", "session_id", "role", "parts"})
 # after `WHERE session_id = ?`: a session's first user message
 _FIRST_PROMPT = "AND role = 'user' ORDER BY created_at, rowid LIMIT 1"

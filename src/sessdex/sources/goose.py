@@ -133,7 +133,8 @@ _SESSION_COLUMNS = (
     "schedule_id",
 )
 _SKIPPED_TYPES = {"hidden"}
-LISTED_TABLES = ("sessions",)  # watch: a rename or archive in place lists again
+# watch: a rename or archive in place lists again (not `recipe_json`, nor the others)
+LISTED_TABLES = {"sessions": _SESSION_COLUMNS}
 # Goose's data folder on Windows, below the home: etcetera's `AppData/Roaming/<author>/
 # <app>/data`, author "Block" kept by Goose so that existing installs are found
 WINDOWS_SESSIONS = ("AppData", "Roaming", "Block", "goose", "data", "sessions")

@@ -132,7 +132,12 @@ _SESSION_COLUMNS = (
 # `access_token`, `refresh_token`; `control_account` before), never read: blanked in the
 # copy sessdex keeps of the database (databases.open_sqlite)
 LOGIN = ("account", "control_account")
-LISTED_TABLES = ("session", "session_v2")  # watch: a title or archive changed in place
+# watch: a title or archive changed in place lists again; the columns its listing reads
+# (not `summary_diffs` nor `revert`, which may hold whole files, checksummed each second)
+LISTED_TABLES = {
+    table: (*_SESSION_COLUMNS, *_opencode_v2.EXTRA_COLUMNS)
+    for table in ("session", "session_v2")
+}
 _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 # a background task's state, as its tool answers at launch and as the synthetic part that
 # reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">

@@ -17,10 +17,17 @@ DATABASE = ".local/share/opencode/opencode.db"
 BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"
 
 
-def _home(tmp_path: Path) -> tuple[Home, sqlite3.Connection]:
+KILO = Path(__file__).parent / "data" / "kilo" / "home"
+KILO_DATABASE = ".local/share/kilo/kilo.db"
+KILO_SESSION = "ses_dca3c4fdfffeLJ9Gzp3KxVSonW"
+
+
+def _home(
+    tmp_path: Path, data: Path = OPENCODE, database: str = DATABASE
+) -> tuple[Home, sqlite3.Connection]:
     home = tmp_path / "home"
-    shutil.copytree(OPENCODE, home)
-    writer = sqlite3.connect(home / DATABASE, isolation_level=None)
+    shutil.copytree(data, home)
+    writer = sqlite3.connect(home / database, isolation_level=None)
     writer.execute("PRAGMA journal_mode=WAL")
     # a write before `watch` starts: the app's WAL has begun (a WAL begun later is a
     # checkpoint to the snapshot, which follows it only after 10 s)
@@ -32,15 +39,20 @@ def _home(tmp_path: Path) -> tuple[Home, sqlite3.Connection]:
 
 
 def _titles_after(
-    home: Home, writer: sqlite3.Connection, change: str, *values: object, seconds: float
+    home: Home,
+    writer: sqlite3.Connection,
+    change: str,
+    *values: object,
+    seconds: float,
+    session: str = BASIC,
 ) -> set[str]:
-    """The titles of BASIC that `watch`'s boards show within `seconds` of `change`,
+    """The titles of `session` that `watch`'s boards show within `seconds` of `change`,
     made by `writer` (whose -wal was there before) once the first board is out."""
     seen: set[str] = set()
     boards = api.watch_sessions(home, duration=seconds + 6)
     try:
         first = next(boards)
-        assert any(row.session.id == BASIC for row in first)
+        assert any(row.session.id == session for row in first)
         # an answer streamed meanwhile: the listing it brings marks the database's rows
         writer.execute("UPDATE part SET time_updated = time_updated + 1")
         settled = time.monotonic()
@@ -52,7 +64,9 @@ def _titles_after(
         for rows in boards:
             if time.monotonic() - changed > seconds:
                 break
-            seen |= {row.session.title or "" for row in rows if row.session.id == BASIC}
+            seen |= {
+                row.session.title or "" for row in rows if row.session.id == session
+            }
     finally:
         boards.close()  # type: ignore[attr-defined]
         writer.close()
@@ -131,3 +145,16 @@ def test_the_mark_checksums_only_the_columns_a_listing_reads(tmp_path: Path) -> 
         writer.execute("UPDATE session SET title = 'Renamed' WHERE id = ?", (BASIC,))
     writer.close()
     assert databases.rows_mark(path, opencode.LISTED_TABLES) != before
+
+
+def test_a_kilo_cli_session_renamed_in_place_shows_within_seconds(
+    tmp_path: Path,
+) -> None:
+    """The Kilo CLI keeps OpenCode's tables (read by its reader): watched as OpenCode's,
+    not at the next full listing (30 s)."""
+    home, writer = _home(tmp_path, KILO, KILO_DATABASE)
+    seen = _titles_after(
+        home, writer, "UPDATE session SET title = ? WHERE id = ?", "Renamed live",
+        KILO_SESSION, seconds=5, session=KILO_SESSION,
+    )  # fmt: skip
+    assert "Renamed live" in seen

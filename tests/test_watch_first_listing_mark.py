@@ -19,6 +19,7 @@ from sessdex.model import Session
 from sessdex.sources import Home
 
 OPENCODE = Path(__file__).parent / "data" / "opencode" / "home"
+CRUSH = Path(__file__).parent / "data" / "crush" / "home"
 DATABASE = ".local/share/opencode/opencode.db"
 BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"
 
@@ -36,10 +37,16 @@ class _Watched:
     once that listing has read it. `relisted`: the apps each listing anew asked for."""
 
     def __init__(
-        self, tmp_path: Path, during: Callable[[Path], None] = lambda _: None
+        self,
+        tmp_path: Path,
+        during: Callable[[Path], None] = lambda _: None,
+        beside: Path | None = None,
     ) -> None:
         home = tmp_path / "home"
         shutil.copytree(OPENCODE, home)
+        if beside is not None:  # another app's home too
+            shutil.copytree(beside, home, dirs_exist_ok=True)
+        self.database = home / DATABASE
         database = home / DATABASE
         self.writer = sqlite3.connect(database, isolation_level=None)
         self.writer.execute("PRAGMA journal_mode=WAL")
@@ -47,14 +54,18 @@ class _Watched:
         time.sleep(freshness.RACY_NS / 1e9 + 0.2)
         self.relisted: list[set[str]] = []
 
+        last: list[Session] = []
+
         def listed() -> Sequence[Session]:
-            sessions = api.list_sessions(Home.at(home)).sessions()
+            last[:] = api.list_sessions(Home.at(home)).sessions()
             during(database)
-            return sessions
+            return last
 
         def listed_of(apps: set[str]) -> Sequence[Session]:
+            """`apps` listed anew, the others as the last listing gave them (watch's)."""
             self.relisted.append(apps)
-            return api.list_sessions(Home.at(home), apps=sorted(apps)).sessions()
+            again = api.list_sessions(Home.at(home), apps=sorted(apps)).sessions()
+            return [s for s in last if s.app not in apps] + list(again)
 
         self.listed_of = listed_of
         self.board = Board(listed, relists=True)
@@ -81,7 +92,7 @@ def test_the_first_write_after_watch_starts_lists_nothing_again(tmp_path: Path) 
     assert watched.relisted == []
 
 
-def _session_added(database: Path) -> None:
+def _session_added(database: Path, wait: float = 1.1) -> None:
     with sqlite3.connect(database, isolation_level=None) as app:
         app.execute(
             "INSERT INTO session (id, project_id, slug, directory, title, version,"
@@ -91,7 +102,7 @@ def _session_added(database: Path) -> None:
             (BASIC,),
         )
     app.close()
-    time.sleep(1.1)  # a listing that goes on: the mark's snapshot is taken anew
+    time.sleep(wait)  # a listing that goes on: the mark's snapshot is taken anew
 
 
 def test_a_session_added_during_the_first_listing_is_listed_at_the_next_write(
@@ -99,5 +110,25 @@ def test_a_session_added_during_the_first_listing_is_listed_at_the_next_write(
 ) -> None:
     watched = _Watched(tmp_path, _session_added)
     assert ("opencode", "ses_new") not in watched.board.lives  # read before it came
+    assert watched.streamed()
+    assert ("opencode", "ses_new") in watched.board.lives
+
+
+def _written(database: Path) -> None:
+    with sqlite3.connect(database, isolation_level=None) as app:
+        app.execute("UPDATE part SET data = data || ' ' WHERE session_id = ?", (BASIC,))
+    app.close()
+
+
+def test_a_database_is_not_marked_when_another_app_is_listed_again(
+    tmp_path: Path,
+) -> None:
+    """OpenCode's database, written during the first listing, is left unmarked; a
+    listing of Crush's sessions alone, later, lists none of OpenCode's: marking its
+    database then would take in a session added since OpenCode's listing, never listed."""
+    watched = _Watched(tmp_path, _written, beside=CRUSH)
+    assert any(app == "crush" for app, _ in watched.board.lives)
+    _session_added(watched.database, wait=freshness.RACY_NS / 1e9 + 0.2)
+    watched.board.rescan({"crush"}, watched.listed_of)
     assert watched.streamed()
     assert ("opencode", "ses_new") in watched.board.lives

@@ -322,15 +322,16 @@ class Board:
                 except OSError as error:
                     log.debug("cannot follow %s: %s", session.id, error)
         if self.relists:
-            self._mark_quiet(begun)
+            self._mark_quiet(begun, apps if some else None)
 
-    def _mark_quiet(self, begun: int) -> None:
-        """Mark the shared databases the listing begun at `begun` (ns) brought, which
-        had no mark before it (the first listing's): taken after the listing, a mark is
+    def _mark_quiet(self, begun: int, apps: set[str] | None) -> None:
+        """Mark the shared databases of `apps` (all, where None), listed anew at `begun`
+        (ns), which had no mark before (the first listing's): taken after the listing, a
+        mark is
         kept only where nothing wrote the database from before the listing began until
         after the mark was taken (`databases.written_before`), so that both saw the same
         rows. Elsewhere the first write lists their apps again, as a moved mark does."""
-        for store in self._stores(None) - self.marks.keys():
+        for store in self._stores(apps) - self.marks.keys():
             try:
                 mark = databases.rows_mark(store, self._listed(store))
             except (OSError, sqlite3.Error) as error:

@@ -839,10 +839,11 @@ def snapshot_current(path: str | os.PathLike[str]) -> bool:
 
 
 def written_before(path: str | os.PathLike[str], since_ns: int) -> bool:
-    """Whether the app's database `path` and its WAL were last written REFRESH_DATABASE_
-    SECONDS and a coarse clock's tick before `since_ns` (wall clock) or earlier: every read
-    of it since, in place or through a snapshot (one a checkpoint left behind serves at
-    most that long), saw the same rows. False where either cannot be looked at."""
+    """Whether the app's database `path` and its WAL were last written before
+    `since_ns` (wall clock) by REFRESH_DATABASE_SECONDS and a coarse clock's tick: every
+    read of it since, in place or through a snapshot (one a checkpoint left behind
+    serves at most that long), saw the same rows. False where either cannot be looked
+    at."""
     name = os.fspath(path)
     bound = since_ns - int(REFRESH_DATABASE_SECONDS * 1e9) - freshness.RACY_NS
     for suffix in ("", "-wal"):

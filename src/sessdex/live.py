@@ -278,12 +278,15 @@ class Board:
         self,
         apps: set[str] | None = None,
         list_apps: Callable[[set[str]], Sequence[Session]] | None = None,
+        marks: dict[str, tuple[object, ...] | None] | None = None,
     ) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives.
-        With `apps`, those `list_apps` gives: the same, only those apps' listed anew."""
+        With `apps`, those `list_apps` gives: the same, only those apps' listed anew.
+        `marks`: of their databases, taken just now (`relist`'s), not taken again."""
         some = apps is not None and list_apps is not None
         # taken before the listing: a row added during it moves them after
-        marks = self._marks(apps if some else None) if self.relists else {}
+        if marks is None:
+            marks = self._marks(apps if some else None) if self.relists else {}
         begun = time.time_ns()
         if apps is not None and list_apps is not None:
             listed = list_apps(apps)
@@ -354,9 +357,11 @@ class Board:
         moved: set[str] = set()
         kept: set[str] = set()
         behind = False
+        taken: dict[str, tuple[object, ...] | None] = {}
         for app in apps:
             stores = self._stores({app})
             marks = self._marks({app})
+            taken.update(marks)
             if not stores or any(
                 marks[store] is None or marks[store] != self.marks.get(store)
                 for store in stores
@@ -366,8 +371,9 @@ class Board:
                 kept.add(app)
             else:
                 behind = True
-        if moved:
-            self.rescan(moved, list_apps)
+        if moved:  # with the marks just taken: one look at a database a write
+            ours = {store: taken[store] for store in self._stores(moved)}
+            self.rescan(moved, list_apps, ours)
         for live in self.lives.values():
             if live.session.app in kept - moved:
                 live.listed_again(True)

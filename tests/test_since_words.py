@@ -70,3 +70,14 @@ def test_usage_takes_a_month_as_its_monthly_row_does() -> None:
                             "--json", "--home", DEMO)  # fmt: skip
     assert code == 0, err
     assert json.loads(out) == [months[month]]
+
+
+def test_a_span_of_thousands_of_digits_means_everything_not_a_traceback() -> None:
+    """Python's int() refuses text of 4,300 digits: such a span is one past year 1, so
+    "since the beginning", as `800000d` is (test_cli), in every command that takes it."""
+    huge = "9" * 5000
+    code, out, _ = invoke("list", "--json", "--since", huge + "d", "--home", DEMO)
+    assert code == 0 and len(json.loads(out)) == 3
+    code, out, _ = invoke("usage", "--json", "--since", huge + "mo", "--home", DEMO)
+    assert code == 0 and json.loads(out)
+    assert parse_since("0" * 5000 + "1d", NOW) == parse_since("1d", NOW)

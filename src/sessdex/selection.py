@@ -833,7 +833,7 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     moment = now or datetime.now(UTC)
     match = re.fullmatch(SPAN, value)
     if match:
-        return _back(moment, int(match.group(1)), _unit(match.group(2)))
+        return _back(moment, _amount(match.group(1)), _unit(match.group(2)))
     if (month := month_start(value)) is not None:
         return month.timestamp()
     if (back := DAYS_BACK.get(value.strip().lower())) is not None:
@@ -856,6 +856,13 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         return 0.0 if parsed.year < 1970 else _LATEST
     # (0001-01-01T00:00+14:00 is in year 0 in UTC: no datetime holds it)
     return min(max(stamp, _EARLIEST), _LATEST)
+
+
+def _amount(digits: str) -> int:
+    """A span's count; past 18 digits (which int() refuses at 4,300) one that reaches
+    before year 1 in any unit, as the count typed does."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else 10**18
 
 
 def _unit(word: str) -> str:

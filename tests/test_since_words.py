@@ -81,3 +81,17 @@ def test_a_span_of_thousands_of_digits_means_everything_not_a_traceback() -> Non
     code, out, _ = invoke("usage", "--json", "--since", huge + "mo", "--home", DEMO)
     assert code == 0 and json.loads(out)
     assert parse_since("0" * 5000 + "1d", NOW) == parse_since("1d", NOW)
+
+
+def test_usage_counts_a_month_back_on_the_calendar_of_its_tz() -> None:
+    """`usage --tz Pacific/Kiritimati --since 1mo` at 05:00 on 31 March there (still
+    30 March in UTC) starts at 05:00 on 28 February there, not on 1 March: a month is
+    the report's zone's, as its days are."""
+    from zoneinfo import ZoneInfo
+
+    from sessdex.usage import parse_day
+
+    zone = ZoneInfo("Pacific/Kiritimati")
+    now = datetime(2026, 3, 30, 15, tzinfo=UTC)  # as `usage` reads its clock
+    assert parse_day("1mo", zone, now=now) == datetime(2026, 2, 28, 5, tzinfo=zone)
+    assert parse_day("3d", zone, now=now) == datetime(2026, 3, 28, 5, tzinfo=zone)

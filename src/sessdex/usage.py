@@ -1729,7 +1729,8 @@ def parse_day(
     except ValueError:
         zoned = zoned_day(text)  # a date with a zone: that day in its zone
         if zoned is None:
-            moment = parse_since(text, now)
+            # a month back is counted on the report's calendar, as its days are
+            moment = parse_since(text, (now or datetime.now(tz)).astimezone(tz))
             return moment.replace(tzinfo=tz) if _no_offset(text) else moment
         day, tz = zoned.date(), zoned.tzinfo or tz
     start = datetime(day.year, day.month, day.day, tzinfo=tz)

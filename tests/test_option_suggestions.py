@@ -33,3 +33,14 @@ def test_a_typo_is_answered_with_the_close_option_alone() -> None:
     assert "'--limit'" in said and "--nl" not in said
     said = refusal("list", "--jsn")
     assert "'--json'" in said and "--since" not in said and "'--nl'" not in said
+
+
+def test_a_short_flag_other_commands_take_is_not_answered_with_another_meaning() -> (
+    None
+):
+    """`tree -n 5`: -n is a count where it is taken (list, show, ...), so '--nl' (one JSON
+    object a line), the long option of its letter there, is not what was meant."""
+    for command in ("tree", "doctor", "replay"):
+        said = refusal(command, "-n", "5")
+        assert "--nl" not in said, command
+        assert f"sessdex {command} takes no '-n'" in said and "list" in said, command

@@ -503,9 +503,13 @@ def _near(
 
     names = sorted({n for p in command.params for n in p.opts if n.startswith("--")})
     letter = option[1:] if len(option) == 2 and option[1].isalpha() else None
-    if letter and (longs := [n for n in names if n[2:3].lower() == letter.lower()]):
-        return _meant_one_of(error, longs)
     takers = [] if option in names else _taking(error, option)
+    longs = [n for n in names if letter and n[2:3].lower() == letter.lower()]
+    # a flag other commands take means what it means there (`tree -n`: a count, not
+    # `--nl`): its letter's long options here only where one of them is that
+    same = [n for n in longs if n in _stands_for(error, option)]
+    if same or (longs and not takers):
+        return _meant_one_of(error, same or longs)
     if takers:
         return click.UsageError(
             f"{error.message} sessdex {command.name} takes no {option!r}; "
@@ -543,6 +547,21 @@ def _taking(error: click.NoSuchOption, option: str) -> list[str]:
         if not command.hidden
         and any(option in p.opts for p in command.params if not getattr(p, "hidden", 0))
     ]
+
+
+def _stands_for(error: click.NoSuchOption, option: str) -> set[str]:
+    """The long options that short `option` is in the sessdex commands that take it."""
+    root = error.ctx.find_root().command if error.ctx else None
+    if not isinstance(root, click.Group):
+        return set()
+    return {
+        name
+        for command in root.commands.values()
+        for p in command.params
+        if option in p.opts
+        for name in p.opts
+        if name.startswith("--")
+    }
 
 
 def _and(words: list[str]) -> str:

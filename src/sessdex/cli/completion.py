@@ -14,8 +14,6 @@ import os
 import click
 from click.shell_completion import CompletionItem
 
-from ..quicktab import MAX_OFFERED, TITLE_COLUMNS, one_word
-
 
 def session_ids(
     ctx: click.Context, param: click.Parameter, incomplete: str
@@ -36,6 +34,7 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     re-reads them), else as it stands: a tab press must answer at once, never build the
     index (a never-indexed home offers nothing) nor refresh it whole."""
     from .. import quick
+    from ..quicktab import MAX_OFFERED, TITLE_COLUMNS, one_word
     from ..views.text import title_line
     from ._common import resolve_home
 

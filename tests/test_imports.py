@@ -326,8 +326,8 @@ def test_a_warm_full_list_loads_neither_openssl_nor_a_reader(tmp_path: Path) -> 
     assert "sessdex.sources.codex" in loaded
     assert "sessdex.sources.qoder" in loaded
     assert "msgspec" not in loaded
-    # nor subprocess, which only resume's branch check (git) runs
-    assert "sessdex.resuming" in loaded
+    # nor resume's code (its branch check runs git: subprocess)
+    assert "sessdex.resuming" not in loaded
     assert "subprocess" not in loaded
     assert "html" not in loaded  # gptme unescapes the calls of a transcript it reads
     assert "sessdex.sources.warp" in loaded
@@ -568,3 +568,16 @@ def test_an_export_of_a_copied_home_loads_no_other_source_for_the_own_home(
     moved.mkdir()
     refused = export(moved / "x.md", "-m", "sessdex", CODEX_HOME=str(moved))
     assert refused.returncode == 1 and "OpenAI Codex CLI's folder" in refused.stderr
+
+
+def test_show_json_loads_no_code_of_other_commands(tmp_path: Path) -> None:
+    """`show <id> --json` of a session the index holds loads what reads and writes it:
+    not the quick paths of `list` and of a tab press (`quick`, `quicktab`), nor resume's,
+    doctor's or export's code, which it loaded at every run (some 10 ms)."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    own = tmp_path / "own"
+    _full_list_loads(home, own)  # the index is made
+    loaded = _full_list_loads(home, own, "show", "11111111", "--json")
+    assert "sessdex.sources._claude_read" in loaded  # the transcript was read
+    for module in ("quick", "quicktab", "resuming", "checkup", "exports"):
+        assert f"sessdex.{module}" not in loaded, module

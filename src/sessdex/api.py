@@ -33,30 +33,14 @@ from .calls import (
     until_bound,
 )
 from .calls import open_index as open_index
-from .checkup import AppReport, OwnFiles, doctor, own_files
-from .checkup import app_found as app_found
-from .checkup import damaged_summary as damaged_summary
-from .checkup import home_below as home_below
-from .checkup import refused_summaries as refused_summaries
-from .checkup import skipped_summary as skipped_summary
-from .checkup import undated_summary as undated_summary
-from .checkup import version_key as version_key
-from .checkup import version_order as version_order
 from .diagnostics import Diagnostics
 from .errors import BadValue
-from .exports import refuse_agent_folder as refuse_agent_folder
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, Session
 from .resolving import SUBAGENT_SEARCH_BYTES as SUBAGENT_SEARCH_BYTES
 from .resolving import SUBAGENT_SEARCH_SESSIONS as SUBAGENT_SEARCH_SESSIONS
 from .resolving import id_left_out as id_left_out
 from .resolving import resolve
-from .resuming import ResumeCheck, check_resume, ids_starting
-from .resuming import branch_check as branch_check
-from .resuming import current_branch as current_branch
-from .resuming import live_processes as live_processes
-from .resuming import refused_record as refused_record
-from .resuming import resume_command as resume_command
 from .selection import parse_query
 from .sources import Home
 from .transcripts import LINE_HOPS as LINE_HOPS
@@ -72,7 +56,23 @@ from .transcripts import sub_agent_ids as sub_agent_ids
 
 if TYPE_CHECKING:
     from . import usage
+    from .checkup import AppReport, OwnFiles, doctor, own_files
+    from .checkup import app_found as app_found
+    from .checkup import damaged_summary as damaged_summary
+    from .checkup import home_below as home_below
+    from .checkup import refused_summaries as refused_summaries
+    from .checkup import skipped_summary as skipped_summary
+    from .checkup import undated_summary as undated_summary
+    from .checkup import version_key as version_key
+    from .checkup import version_order as version_order
+    from .exports import refuse_agent_folder as refuse_agent_folder
     from .live import BoardRow
+    from .resuming import ResumeCheck, check_resume
+    from .resuming import branch_check as branch_check
+    from .resuming import current_branch as current_branch
+    from .resuming import live_processes as live_processes
+    from .resuming import refused_record as refused_record
+    from .resuming import resume_command as resume_command
 
 __all__ = [
     "SUBAGENT_MODES",
@@ -98,6 +98,52 @@ __all__ = [
     "usage_report",
     "watch_sessions",
 ]
+
+# doctor's, resume's and export's parts, loaded where one is asked for: `show` and a
+# full `list` call none of them, and each run paid their imports (some ms)
+_LOADED_LATER = {
+    **dict.fromkeys(
+        (
+            "AppReport",
+            "OwnFiles",
+            "doctor",
+            "own_files",
+            "app_found",
+            "damaged_summary",
+            "home_below",
+            "refused_summaries",
+            "skipped_summary",
+            "undated_summary",
+            "version_key",
+            "version_order",
+        ),
+        "checkup",
+    ),
+    "refuse_agent_folder": "exports",
+    **dict.fromkeys(
+        (
+            "ResumeCheck",
+            "check_resume",
+            "branch_check",
+            "current_branch",
+            "live_processes",
+            "refused_record",
+            "resume_command",
+        ),
+        "resuming",
+    ),
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LOADED_LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __package__), name)
+    globals()[name] = value  # asked once: later lookups find it as any other name
+    return value
 
 
 @dataclass(slots=True)
@@ -397,6 +443,7 @@ def watch_sessions(
     clock: a board left running drops a session once it is older than that. The lines
     the sessions' reads could not use are counted in `diagnostics` once the boards end."""
     from . import live
+    from .resuming import ids_starting
 
     apps = app_names(apps)
     known_apps(apps)  # an unknown app fails now, not inside the loop

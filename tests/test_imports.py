@@ -573,11 +573,19 @@ def test_an_export_of_a_copied_home_loads_no_other_source_for_the_own_home(
 def test_show_json_loads_no_code_of_other_commands(tmp_path: Path) -> None:
     """`show <id> --json` of a session the index holds loads what reads and writes it:
     not the quick paths of `list` and of a tab press (`quick`, `quicktab`), nor resume's,
-    doctor's or export's code, which it loaded at every run (some 10 ms)."""
+    doctor's, export's or `tree`'s code, which it loaded at every run (some 10 ms)."""
     home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
     own = tmp_path / "own"
     _full_list_loads(home, own)  # the index is made
     loaded = _full_list_loads(home, own, "show", "11111111", "--json")
     assert "sessdex.sources._claude_read" in loaded  # the transcript was read
-    for module in ("quick", "quicktab", "resuming", "checkup", "exports"):
+    for module in (
+        "quick",
+        "quicktab",
+        "resuming",
+        "checkup",
+        "exports",
+        "tree",
+        "status",
+    ):
         assert f"sessdex.{module}" not in loaded, module

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from . import folders, inplace, reading, sources
 from .calls import refuse_unknown, refuse_unless
@@ -20,7 +21,9 @@ from .index import Index, Progress
 from .model import Event, Session
 from .resolving import as_given, resolve
 from .sources import Home
-from .tree import AgentNode, add_unplaced, build_tree, settle
+
+if TYPE_CHECKING:  # the tree's code loads with `tree` alone, not with every read
+    from .tree import AgentNode
 
 SUBAGENT_MODES = ("inline", "tree", "none")
 _TAIL_WINDOW = 256 * 1024
@@ -299,6 +302,8 @@ def agent_tree(
 ) -> tuple[Session, AgentNode]:
     """The session's sub-agent tree: per node type, description, status, tokens, tool
     calls. What could not be read on the way is added to `diagnostics`."""
+    from .tree import build_tree, settle
+
     # the sub-agents its events leave out are placed below, marked so (`_add_listed`)
     found = transcript(home, prefix, progress=progress, listed=False)
     root = build_tree(found.session.id, found.events, found.session.agent_type)
@@ -341,6 +346,7 @@ def _add_listed(
     it is goes through `transcript`, as before."""
     from .errors import SessdexError
     from .index import Row
+    from .tree import AgentNode, add_unplaced, build_tree, settle
 
     source = sources.get(app)
     spawners: dict[str, str | None] = {}  # parent id -> what its sub-agents call it
@@ -427,6 +433,8 @@ def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:
     """A sub-agent's node in the tree of the session at the top of its line: its type
     (its own file may not say it) and its status (its lead's call answered: done,
     where its own file ends on a tool result); None where the lead is not found."""
+    from .tree import build_tree, settle
+
     top = session
     index = Index(home)
     try:

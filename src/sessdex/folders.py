@@ -325,6 +325,20 @@ def plain_kind(entry: os.DirEntry[str]) -> bool:
     return _passed_over(entry, _odd_kind(entry.path))
 
 
+FOLDER_NOT_FILE = "folder in a file's place"
+
+
+def file_entry(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry, named as a session's file, is a file. A folder so named (a
+    restore or a `mkdir -p` gone wrong) hides that session as a broken link would: it
+    is noted for `take_passed_over`."""
+    if entry.is_file():
+        return True
+    if entry.is_dir():
+        _PASSED_OVER.append((shown(entry.path), FOLDER_NOT_FILE))
+    return False
+
+
 def _odd_kind(path: str) -> str:
     """What an entry that is neither a folder nor a regular file is, for a reader."""
     try:

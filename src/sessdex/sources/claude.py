@@ -266,7 +266,7 @@ def _scan_projects(root: Path) -> Iterator[str]:
         names = {entry.name for entry in listed}
         for entry in listed:
             name = entry.name
-            if name.endswith(".jsonl") and entry.is_file():
+            if name.endswith(".jsonl") and folders.file_entry(entry):
                 yield entry.path
             elif entry.is_dir():
                 # a session's `/rename` sidecar: probed (one stat on a warm list) only
@@ -280,7 +280,7 @@ def _scan_projects(root: Path) -> Iterator[str]:
                     if (
                         child.name.startswith("agent-")
                         and child.name.endswith((".jsonl", META))
-                        and child.is_file()
+                        and folders.file_entry(child)
                     ):
                         yield child.path  # a .meta.json: a companion
 

@@ -1,0 +1,48 @@
+"""A folder where an app keeps a session's file (a restore, a sync tool or a `mkdir -p`
+gone wrong left `<id>.jsonl/`) hides that session: `list --verbose` names the folder and
+`doctor` counts it, as it does a broken link in its place; before, the session went
+missing without a word. A warm list says it too."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+PROJECT = ".claude/projects/-home-dev-shop"
+LEAD = f"{PROJECT}/22222222-2222-4222-8222-222222222222.jsonl"
+SUB_AGENT = (
+    f"{PROJECT}/33333333-3333-4333-8333-333333333333/subagents/"
+    "agent-a2d2d2d2d2d2d2d2d.jsonl"
+)
+
+
+@pytest.mark.parametrize("made_folder", [LEAD, SUB_AGENT])
+def test_a_folder_in_a_session_files_place_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_folder: str
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home, symlinks=True)
+    folder = home / made_folder
+    folder.unlink()
+    folder.mkdir()
+    at = ["--home", str(home)]
+    runner = CliRunner()
+
+    for _ in ("cold", "warm"):
+        listed = runner.invoke(main, ["list", "--all", "--verbose", *at])
+        assert listed.exit_code == 0, listed.output
+        assert f"{folder}:0: folder in a file's place" in listed.stderr
+    rows = json.loads(runner.invoke(main, ["list", "--all", "--json", *at]).stdout)
+    assert rows  # the other sessions are listed still
+
+    doctor = runner.invoke(main, ["doctor", "--json", "--app", "claude", *at])
+    (claude,) = json.loads(doctor.stdout)
+    assert claude["passed_over"] == {"folder in a file's place": 1}

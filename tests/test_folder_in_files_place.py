@@ -1,4 +1,4 @@
-"""A folder where an app keeps a session's file (a restore, a sync tool or a `mkdir -p`
+"""A folder where Claude Code or Qwen Code keeps a session's file (a restore, a sync tool or a `mkdir -p`
 gone wrong left `<id>.jsonl/`) hides that session: `list --verbose` names the folder and
 `doctor` counts it, as it does a broken link in its place; before, the session went
 missing without a word. A warm list says it too."""
@@ -23,13 +23,22 @@ SUB_AGENT = (
 )
 
 
-@pytest.mark.parametrize("made_folder", [LEAD, SUB_AGENT])
+QWEN_CHAT = (
+    ".qwen/projects/-home-alex-code-shop-api/chats/"
+    "5d1e0c2a-7b3f-4e8a-9c1d-2f6a8b4e0c11.jsonl"
+)
+
+
+@pytest.mark.parametrize(
+    ("app", "made_folder"),
+    [("claude", LEAD), ("claude", SUB_AGENT), ("qwen", QWEN_CHAT)],
+)
 def test_a_folder_in_a_session_files_place_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_folder: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str, made_folder: str
 ) -> None:
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
     home = tmp_path / "home"
-    shutil.copytree(DATA / "claude" / "home", home, symlinks=True)
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
     folder = home / made_folder
     folder.unlink()
     folder.mkdir()
@@ -43,6 +52,6 @@ def test_a_folder_in_a_session_files_place_is_said(
     rows = json.loads(runner.invoke(main, ["list", "--all", "--json", *at]).stdout)
     assert rows  # the other sessions are listed still
 
-    doctor = runner.invoke(main, ["doctor", "--json", "--app", "claude", *at])
-    (claude,) = json.loads(doctor.stdout)
-    assert claude["passed_over"] == {"folder in a file's place": 1}
+    doctor = runner.invoke(main, ["doctor", "--json", "--app", app, *at])
+    (found,) = json.loads(doctor.stdout)
+    assert found["passed_over"] == {"folder in a file's place": 1}

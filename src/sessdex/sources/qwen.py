@@ -260,7 +260,7 @@ def scan(location: Location) -> Iterator[Path]:
                 if (
                     entry.name.endswith(".jsonl")
                     and not entry.name.endswith(".ledger.jsonl")
-                    and entry.is_file()
+                    and folders.file_entry(entry)
                 ):
                     yield Path(entry.path)
         for parent in folders.entries(

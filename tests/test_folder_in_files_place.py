@@ -1,4 +1,4 @@
-"""A folder where Claude Code or Qwen Code keeps a session's file (a restore, a sync tool or a `mkdir -p`
+"""A folder where Claude Code, Qwen Code or Gemini CLI keeps a session's file (a restore, a sync tool or a `mkdir -p`
 gone wrong left `<id>.jsonl/`) hides that session: `list --verbose` names the folder and
 `doctor` counts it, as it does a broken link in its place; before, the session went
 missing without a word. A warm list says it too."""
@@ -28,10 +28,23 @@ QWEN_CHAT = (
     "5d1e0c2a-7b3f-4e8a-9c1d-2f6a8b4e0c11.jsonl"
 )
 
+GEMINI_CHATS = ".gemini/tmp/shop-api/chats"
+GEMINI_CHAT = f"{GEMINI_CHATS}/session-2026-11-30T08-11-91700103.jsonl"
+GEMINI_SUB_AGENT = (
+    f"{GEMINI_CHATS}/b44832f3-f4fa-4a19-8699-656bec90e64d/"
+    "85b47322-1c7f-4f31-830e-607bca07767c.jsonl"
+)
+
 
 @pytest.mark.parametrize(
     ("app", "made_folder"),
-    [("claude", LEAD), ("claude", SUB_AGENT), ("qwen", QWEN_CHAT)],
+    [
+        ("claude", LEAD),
+        ("claude", SUB_AGENT),
+        ("qwen", QWEN_CHAT),
+        ("gemini", GEMINI_CHAT),
+        ("gemini", GEMINI_SUB_AGENT),
+    ],
 )
 def test_a_folder_in_a_session_files_place_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str, made_folder: str

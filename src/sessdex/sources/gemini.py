@@ -170,15 +170,16 @@ def _scan(root: Path) -> Iterator[Path]:
 
 def _chats(chats: Path, root: Path) -> Iterator[Path]:
     for entry in folders.entries(chats, root):
-        if entry.is_dir():
-            # chats/<parent id>/ holds only sub-agents' files
-            for child in folders.entries(Path(entry.path), root, nested=True):
-                if child.name.endswith(".jsonl") and child.is_file():
-                    yield Path(child.path)
-        elif entry.name.startswith("session-") and entry.name.endswith(
+        if entry.name.startswith("session-") and entry.name.endswith(
             (".json", ".jsonl")
         ):
-            yield Path(entry.path)
+            if folders.file_entry(entry):  # a folder so named hides a chat: said
+                yield Path(entry.path)
+        elif entry.is_dir():
+            # chats/<parent id>/ holds only sub-agents' files
+            for child in folders.entries(Path(entry.path), root, nested=True):
+                if child.name.endswith(".jsonl") and folders.file_entry(child):
+                    yield Path(child.path)
 
 
 # what names a project's path (`_project_cwd`): files no chat's listing holds

@@ -192,3 +192,20 @@ def test_resume_of_a_session_below_a_folder_that_may_not_be_entered_says_so(
     assert "Traceback" not in done.stderr
     assert f"{project} may not be entered (permission denied)" in done.stderr
     assert "no longer exists" not in done.stderr
+
+
+def test_a_folder_that_may_not_be_entered_is_said_once_not_with_folders_below_it(
+    work: Path,
+) -> None:
+    """The folders an app would list below one that may not be entered (OpenCode's
+    `storage/session`, `project`; in most homes not there at all) are not said as other
+    folders it could not open: the user would look for folders that do not exist."""
+    home = work / "home"
+    copy_home(homes()["opencode"], home)
+    give_to_user(work)
+    closed = home / ".local" / "share" / "opencode"
+    closed.chmod(0)
+    done = as_user(work, home, ["list", "--json", "--all", "--verbose"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"opencode: could not open 1 folder, such as {closed}" in done.stderr
+    assert f"{closed}/" not in done.stderr  # nothing below it named

@@ -191,7 +191,7 @@ def _listing(directory: str | Path, root: Path | None) -> list[os.DirEntry[str]]
             )
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM):
-            _PASSED_OVER.append((shown(directory), FOLDER_UNREADABLE))
+            _PASSED_OVER.append((shown(_refusing(directory)), FOLDER_UNREADABLE))
         return []
     if not any(entry.is_symlink() for entry in found):
         return found
@@ -381,6 +381,16 @@ def shut_out(path: str | os.PathLike[str]) -> bool:
     except ValueError:  # a NUL in the name: no such path
         return False
     return False
+
+
+def _refusing(directory: str | os.PathLike[str]) -> str:
+    """The folder that refused a listing of `directory`: itself, or the nearest folder
+    above it that may not be entered, when one is; the folders below that one may not
+    even be there, and were said as more folders that could not be opened."""
+    folder = os.path.abspath(directory)
+    while shut_out(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def _note_closed(path: str | os.PathLike[str]) -> None:

@@ -112,3 +112,26 @@ def test_show_tail_names_a_damaged_aider_line_by_its_byte(tmp_path: Path) -> Non
     tail = cli_over(home, "show", sid, "--tail", "1", "-v", "--no-pager").stderr
     assert f"{path} at byte {at:,}: NUL bytes" in tail, tail
     assert f"{path}:" not in tail, tail
+
+
+def test_follow_session_gives_api_users_the_damaged_line_as_doctor_json_does(
+    tmp_path: Path,
+) -> None:
+    from sessdex import api
+    from sessdex.diagnostics import AT_BYTE, Diagnostics
+    from sessdex.sources import Home
+
+    home, path, sid = _damaged_home(tmp_path, "claude", FILES[1][1])
+    at = path.read_bytes().index(b'{"type": "user", "message": {"content": "cut')
+    diagnostics = Diagnostics()
+    _, batches = api.follow_session(
+        Home.at(home), sid, duration=0, notify=False, history=1, diagnostics=diagnostics
+    )
+    for _ in batches:
+        pass
+    # details hold at_byte(at), 2**48 past the byte: places() says the byte itself
+    [(_, line, _)] = diagnostics.details
+    assert line == AT_BYTE + at
+    [named] = diagnostics.places()
+    assert named == {"file": str(path), "byte": at, "reason": named["reason"]}
+    assert str(named["reason"]).startswith("not JSON")

@@ -33,7 +33,7 @@ from .calls import (
     until_bound,
 )
 from .calls import open_index as open_index
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostics, place
 from .errors import BadValue
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, Session
@@ -155,7 +155,8 @@ class Listing:
     rows: list[Row]
     report: RefreshReport
     ids: list[str] = field(default_factory=list)  # every id in the index (Index.ids)
-    # (app, path, line, reason) the index noted for the apps listed, when asked for
+    # (app, path, line, reason) the index noted for the apps listed, when asked for; a
+    # line at or past diagnostics.AT_BYTE names a byte: `skipped_places()` says which
     skipped: list[tuple[str, str, int, str]] = field(default_factory=list)
     # when nothing was found and sub-agents were left out: how many of them match
     hidden: int = 0
@@ -171,6 +172,14 @@ class Listing:
     # closest word of a title, folder, branch or app (`selection.did_you_mean`); empty
     # where none is close
     instead: list[str] = field(default_factory=list)
+
+    def skipped_places(self) -> list[dict[str, object]]:
+        """`skipped` as `doctor --json` gives it: {app, file, line, reason}, or {app, file,
+        byte, reason} for a line met by a read from past its file's start."""
+        return [
+            {"app": app} | place(path, line, why)
+            for app, path, line, why in self.skipped
+        ]
 
     def sessions(self) -> list[Session]:
         """The sessions found, as `Session` values, in the listing's order."""
@@ -364,8 +373,9 @@ def follow_session(
 ) -> tuple[Session, Iterator[list[Event]]]:
     """The session, and batches of its events as they are written (recent history first),
     until `duration` seconds passed or `stop()`, asked as it waits, says so. The lines
-    its reads could not use are counted in `diagnostics` once the batches end.
-    `history`: how many events of the recent history are used (of those `shown`
+    its reads could not use are counted in `diagnostics` once the batches end
+    (`diagnostics.places()` names them as `doctor --json` does: a read from past a
+    file's start gives the byte a line starts at, not its number). `history`: how many events of the recent history are used (of those `shown`
     accepts), where the caller keeps only those: a database's or a JSON document's
     session is then first read from its end, as `show --tail` reads it."""
     from . import live
@@ -441,7 +451,8 @@ def watch_sessions(
     running with no session yet (`BoardRow.pid`). `progress` follows the first listing (the one
     that may index every session first). A `since` given as text ('1d') moves with the
     clock: a board left running drops a session once it is older than that. The lines
-    the sessions' reads could not use are counted in `diagnostics` once the boards end."""
+    the sessions' reads could not use are counted in `diagnostics` once the boards end
+    (`diagnostics.places()` names them as `doctor --json` does)."""
     from . import live
     from .resuming import ids_starting
 

@@ -225,9 +225,9 @@ class Diagnostics:
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> lines
     unknown: Counter[str] = field(default_factory=Counter)  # record type -> count
     versions: Counter[str] = field(default_factory=Counter)  # CLI version -> sessions
-    details: list[tuple[str, int, str]] = field(
-        default_factory=list
-    )  # (path, line, reason)
+    # (path, line, reason); a line at or past AT_BYTE names a byte, not a line (`at_byte`):
+    # `places()` gives them as `doctor --json` does
+    details: list[tuple[str, int, str]] = field(default_factory=list)
     problems: list[str] = field(
         default_factory=list
     )  # whole-store failures, one line each
@@ -278,6 +278,11 @@ class Diagnostics:
             dict(self.damaged),
             self.for_now,
         )
+
+    def places(self) -> list[dict[str, object]]:
+        """`details` as `doctor --json` gives them: {file, line, reason}, or {file, byte,
+        reason} for a line a read from past its file's start met (`place`)."""
+        return [place(path, line, reason) for path, line, reason in self.details]
 
     def skip(self, path: str, line: int, reason: str) -> None:
         if reason not in NOT_LINES:

@@ -135,3 +135,28 @@ def test_follow_session_gives_api_users_the_damaged_line_as_doctor_json_does(
     [named] = diagnostics.places()
     assert named == {"file": str(path), "byte": at, "reason": named["reason"]}
     assert str(named["reason"]).startswith("not JSON")
+
+
+def test_a_damaged_line_in_a_listed_claude_files_tail_is_named_by_its_byte(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home, symlinks=True)
+    path = home / FILES[1][1]
+    lines = path.read_bytes().rstrip(b"\n").split(b"\n")
+    pad = b'{"type": "sessdex-test-pad", "text": "' + b"x" * PAD + b'"}'
+    lines[1:1] = [pad] * 5  # the file past what listing reads of it: head, then tail
+    lines.append(b'{"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cut')
+    path.write_bytes(b"\n".join(lines) + b"\n")  # the damaged line ends the file
+    at = path.read_bytes().index(
+        b'{"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cut'
+    )
+    report = json.loads(cli_over(home, "doctor", "--json", "--app", "claude").stdout)
+    [claude] = [a for a in report if a["app"] == "claude"]
+    named = [p for p in claude["skipped_at"] if p["file"] == str(path)]
+    # it said line 0, which doctor --json uses for the whole file
+    assert named == [{"file": str(path), "byte": at, "reason": "not JSON"}], named
+    listed = cli_over(home, "list", "-v").stderr
+    assert f"{path} at byte {at:,}: not JSON" in listed, listed

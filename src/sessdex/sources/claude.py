@@ -131,7 +131,7 @@ import orjson
 
 from .. import files, folders
 from ..bytesearch import find, rfind
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, at_byte
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _claude_records as rec
 from . import _claude_spawns
@@ -396,9 +396,10 @@ class _Block:
     """Lines of a transcript held unsplit in `data`, found by searching it, not split.
 
     The lines run from `begin` to `end`; `data` starts at file offset `start`. A line at a
-    file offset below `numbered_below` has a known number (1 at `begin`), others 0. In a
-    head, each line `files.split_head` passed over (too long) is left empty, and `holes`
-    lists (position, shift to add from there on) to map back to file offsets.
+    file offset below `numbered_below` has a known number (1 at `begin`), others their
+    byte (`at_byte`). In a head, each line `files.split_head` passed over (too long) is
+    left empty, and `holes` lists (position, shift to add from there on) to map back to
+    file offsets.
     """
 
     data: bytes
@@ -446,9 +447,11 @@ class _Block:
         return self.start + position + shift
 
     def number(self, position: int) -> int:
-        """The number of the line starting at `position`, or 0 where it is not known."""
-        if self.offset(position) >= self.numbered_below:
-            return 0
+        """The number of the line starting at `position`, or where it is not known (in a
+        tail), its byte (`at_byte`): line 0 names the whole file."""
+        offset = self.offset(position)
+        if offset >= self.numbered_below:
+            return at_byte(offset)
         return self.data.count(b"\n", self.begin, position) + 1
 
     def line_start(self, position: int) -> int:

@@ -32,3 +32,24 @@ def test_v_before_a_command_still_goes_after_it() -> None:
     )
     version = CliRunner().invoke(main, ["-V"], prog_name="sessdex")
     assert version.exit_code == 0 and version.stdout.startswith("sessdex")
+
+
+def test_a_count_with_no_command_names_the_commands_that_take_it() -> None:
+    code, said = _last_line("-n", "5")
+    assert code == 2
+    assert said.startswith("Error: No such option '-n'. ")
+    # it said no more than click's "No such option '-n'."
+    assert "'sessdex list -n 5'" in said and "find" in said and "show" in said, said
+
+
+def test_a_capital_v_after_a_command_names_the_version() -> None:
+    code, said = _last_line("list", "-V")
+    assert code == 2  # it suggested only '--verbose'
+    assert said == (
+        "Error: No such option '-V'. Did you mean 'sessdex --version' or '--verbose'?"
+    )
+    # a command with no --verbose: the version alone
+    assert _last_line("demo", "-V") == (
+        2,
+        "Error: No such option '-V'. Did you mean 'sessdex --version'?",
+    )

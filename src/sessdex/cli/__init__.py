@@ -17,7 +17,7 @@ from .. import __version__
 from ..errors import typed
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
-from ._common import CONTEXT, Example, option_meant, value_left_out
+from ._common import CONTEXT, Example, command_needed, option_meant, value_left_out
 
 # what a user may type from other tools' habits, and the command that does it here
 _MEANT = {
@@ -157,7 +157,7 @@ class _Commands(click.Group):
                     ctx,
                 ) from None
             if moved is None:
-                raise
+                raise command_needed(error, given) or error from None
             raise click.UsageError(
                 f"{error.option_name} goes after the command: {named(*moved)}.",
                 ctx,

@@ -458,6 +458,11 @@ def option_meant(
     --dry-run`) where no option looks like it."""
     option = error.option_name.split("=", 1)[0]
     names = {name for p in command.params for name in p.opts}
+    if option == "-V":  # the version, as `sessdex -V` gives it; or this one's -v
+        return _meant_one_of(
+            error,
+            ["sessdex --version", *(["--verbose"] if "--verbose" in names else [])],
+        )
     if option in ("--json", "--nl") and "--format" in names:
         return click.UsageError(f"{error.message} Did you mean '-f json'?", error.ctx)
     offered = tuple(name for name in ("--json", "--nl") if name in names)
@@ -534,6 +539,26 @@ def _meant_one_of(error: click.NoSuchOption, names: list[str]) -> click.UsageErr
         [", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted
     )
     return click.UsageError(f"{error.message} Did you mean {said}?", error.ctx)
+
+
+def command_needed(
+    error: click.NoSuchOption, given: list[str]
+) -> click.UsageError | None:
+    """`sessdex -n 5`, no command given: the commands that take the option, and the
+    line with one of them (`'sessdex list -n 5'`); None where none takes it."""
+    option = error.option_name.split("=", 1)[0]
+    takers = _taking(error, option)
+    if not takers:
+        return None
+    words = (
+        given[given.index(error.option_name) :] if error.option_name in given else []
+    )
+    example = "list" if "list" in takers else takers[0]  # the command most typed
+    return click.UsageError(
+        f"{error.message} {_and(takers)} {'take' if len(takers) > 1 else 'takes'} it, "
+        f"after the command: {hints.named(example, *words or [option])}.",
+        error.ctx,
+    )
 
 
 def _taking(error: click.NoSuchOption, option: str) -> list[str]:

@@ -833,7 +833,15 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     moment = now or datetime.now(UTC)
     match = re.fullmatch(SPAN, value)
     if match:
-        return _back(moment, _amount(match.group(1)), _unit(match.group(2)))
+        amount = _amount(match.group(1))
+        if not amount:  # `0mo` picks nothing, or all to now: asked which, not guessed
+            from .errors import BadValue
+
+            raise BadValue(
+                f"{value!r} is no time at all: a span counts from 1 "
+                f"(1{_unit(match.group(2))[:-1]}), or use today."
+            )
+        return _back(moment, amount, _unit(match.group(2)))
     if (month := month_start(value)) is not None:
         return month.timestamp()
     if (back := DAYS_BACK.get(value.strip().lower())) is not None:

@@ -160,3 +160,11 @@ def test_a_damaged_line_in_a_listed_claude_files_tail_is_named_by_its_byte(
     assert named == [{"file": str(path), "byte": at, "reason": "not JSON"}], named
     listed = cli_over(home, "list", "-v").stderr
     assert f"{path} at byte {at:,}: not JSON" in listed, listed
+    # the Python API's listing says it as doctor --json does too
+    from sessdex import api
+    from sessdex.sources import Home
+
+    listing = api.list_sessions(Home.at(home), apps=["claude"], with_skipped=True)
+    assert [p for p in listing.skipped_places() if p["file"] == str(path)] == [
+        {"app": "claude", "file": str(path), "byte": at, "reason": "not JSON"}
+    ]

@@ -29,3 +29,9 @@ def test_a_zero_span_is_refused(args: list[str]) -> None:
     assert result.exit_code == 2, result.output
     assert f"'{value}' is no time at all" in result.stderr, result.stderr
     assert "in the last 0" not in result.output
+
+
+def test_a_zero_capital_m_is_not_told_to_write_a_zero_span() -> None:
+    said = cli_over(HOME, "list", "--since", "0M").stderr
+    # it said "Write 0min or 0mo.", each then refused
+    assert "minutes or months? Write 1min or 1mo." in said, said

@@ -937,7 +937,7 @@ def _unread(value: str) -> str:
         "yesterday, a date like 2026-11-01 or a month like 2026-11."
     )
     if (match := re.fullmatch(r"\s*(\d+)\s*M\s*", value)) is not None:
-        amount = match[1]
+        amount = match[1] if int(match[1]) else "1"  # a zero span is refused too
         return f"{value!r}: minutes or months? Write {amount}min or {amount}mo."
     return f"cannot read the time {value!r}: {examples}"
 

@@ -311,6 +311,7 @@ def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
 
 
 LOOPING_LINK = "link that loops"
+BROKEN_LINK = "broken link"
 
 
 def plain_kind(entry: os.DirEntry[str]) -> bool:
@@ -346,7 +347,7 @@ def _odd_kind(path: str) -> str:
     except OSError as error:
         if error.errno == errno.ELOOP:
             return LOOPING_LINK
-        return "broken link" if os.path.islink(path) else "unreadable entry"
+        return BROKEN_LINK if os.path.islink(path) else "unreadable entry"
     if stat.S_ISFIFO(mode):
         return "pipe"
     if stat.S_ISSOCK(mode):
@@ -439,6 +440,16 @@ def is_file(path: str | Path) -> bool:
     if not stat.S_ISDIR(mode):  # a folder in a file's place holds no session unsaid
         _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
     return False
+
+
+def broken_link_words(path: str) -> str:
+    """`path is a link to 'target', which does not exist`: where a broken link leads,
+    for a user to mend it (the target quoted: a name from the disk is untrusted)."""
+    try:
+        target = os.readlink(path)
+    except (OSError, ValueError):
+        return f"{path} is a broken link"
+    return f"{path} is a link to {target!r}, which does not exist"
 
 
 def exists(path: str | Path) -> bool:

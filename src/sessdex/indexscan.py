@@ -59,6 +59,9 @@ class RefreshReport:
     # app -> what its scan's own listings passed over, (path, why) as listed: kept
     # with the noted scan, so that a run that need not scan says it all the same
     passed_names: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # app -> the broken links in its store's or its files' place, where its scan listed
+    # nothing else: they hide its sessions (`folders.broken_link_words` of each)
+    hiding_links: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _until(
@@ -216,6 +219,7 @@ def _scan(
     looks: Callable[[str], bool] | None = getattr(source, "looks_for_others", None)
     kin_of: Callable[[str], str | None] | None = getattr(source, "kin_of", None)
     tracked = any(hook is not None for hook in (owner_of, context_of, looks, kin_of))
+    listed_any = False  # a broken link beside files listed hides nothing: not said
     came = False  # with `looks_for_others`: a file of this scan is new
     listed: set[str] = set()  # with companions or context files: what this scan listed
     given: set[str] = set()  # ... and yielded
@@ -229,6 +233,7 @@ def _scan(
                 continue
             seen.add(name)
             report.scanned += 1
+            listed_any = True
             if not tracked:
                 if known.get(name) != signature or read_again(name):
                     yield source.NAME, location, name, signature
@@ -272,7 +277,10 @@ def _scan(
                     if signature is not None:
                         yield source.NAME, location, owner, signature
 
-        if not _passed_over(source, report, folders.take_passed_over()):
+        passed = folders.take_passed_over()
+        if not _passed_over(source, report, passed):
+            return False
+        if not listed_any and not _links_hide(source, report, passed):
             return False
     except Exception as error:  # one app's broken store never hides the others
         if os.environ.get("SESSDEX_DEBUG"):
@@ -301,6 +309,25 @@ def _passed_over(
             why for _, why in passed_over if why not in NOT_LINES
         )
     return not any(why in NOT_LINES for _, why in passed_over)
+
+
+def _links_hide(
+    source: Source, report: RefreshReport, passed_over: list[tuple[str, str]]
+) -> bool:
+    """Say the broken links a scan that listed nothing passed over: they stand where
+    the app's store or files would, so hide all its sessions. False where there are
+    any: such a scan is not noted, so that a warm list says them too."""
+    from .folders import BROKEN_LINK, broken_link_words
+
+    links = [path for path, what in passed_over if what == BROKEN_LINK]
+    if not links:
+        return True
+    said = [broken_link_words(path) for path in links]
+    report.hiding_links[source.NAME] = said
+    diagnostics = report.diagnostics.setdefault(source.NAME, Diagnostics())
+    for words in said[:3]:  # a few are enough to see what went wrong
+        diagnostics.problem(f"{source.NAME}: {words}: its sessions are not listed")
+    return False
 
 
 def _context_hook(

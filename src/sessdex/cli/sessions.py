@@ -269,6 +269,11 @@ def _say_why_empty(
         )
     elif hint and not empty:
         err(hint)
+    elif links := [words for said in report.hiding_links.values() for words in said]:
+        # a store or a file that is a broken link: what hides the sessions, said
+        err(
+            f"No sessions found in the agents' folders: {links[0]}. {hints.named('doctor')} shows where sessdex looked and what it skipped."
+        )
     else:
         err(
             f"No sessions found in the agents' folders. {hints.named('doctor')} shows where sessdex looked and what it skipped."

@@ -1,0 +1,52 @@
+"""A broken link where an app keeps its only store (`opencode.db -> gone`) or a
+session's file hides every session of that app: the warning and the empty list's line
+name the link and where it leads. Before, the list said only "No sessions found", the
+link named by --verbose alone. A broken link beside sessions listed stays quiet."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+CLAUDE_PROJECT = ".claude/projects/-home-dev-shop"
+
+
+@pytest.mark.parametrize(
+    "link",
+    [".local/share/opencode/opencode.db", f"{CLAUDE_PROJECT}/5a5a5a5a.jsonl"],
+)
+def test_a_broken_link_that_hides_an_apps_sessions_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / link).parent.mkdir(parents=True)
+    (home / link).symlink_to("gone")
+    said = f"{home / link} is a link to 'gone', which does not exist"
+
+    for _ in ("cold", "warm"):
+        listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+        assert listed.exit_code == 0, listed.output
+        warning, empty = listed.stderr.strip().splitlines()
+        assert said in warning
+        assert said in empty
+
+
+def test_a_broken_link_beside_sessions_listed_is_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home, symlinks=True)
+    (home / CLAUDE_PROJECT / "5a5a5a5a.jsonl").symlink_to("gone")
+
+    listed = CliRunner().invoke(main, ["list", "--all", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout.strip()
+    assert "which does not exist" not in listed.stderr

@@ -21,7 +21,8 @@ depth 1, owned by its root (`SubagentSessionIdentity`); its `parentSessionId` an
 `rootSessionId` are kept apart, and the parent is what is read. Checksums are not
 verified: we read, we do not restore.
 A CURRENT that cannot be read (too long to hold, cut short) is stood in for by the newest
-generation whose manifest reads (`newest_generation`), the damage said.
+generation whose manifest reads (`newest_generation`), the damage said; one not there
+(deleted, or mid-rewrite) too, unsaid: that manifest is listed in its place (`_stand_in`).
 """
 
 from __future__ import annotations
@@ -145,18 +146,20 @@ def load(
         if files.refuses_reading(str(current_path)):  # another user's: not read at all
             diagnostics.refused(str(current_path))
             return None
-        if (size := stat_size(current_path)) is None:
-            return None
-        # past SMALL_DOC it is not read at all: its bytes may well be JSON
-        reason = "too long" if size > SMALL_DOC else "not JSON"
-        diagnostics.skip(str(current_path), 1, reason)
+        size = stat_size(current_path)
         current = newest_generation(folder)
+        if size is not None:
+            # past SMALL_DOC it is not read at all: its bytes may well be JSON
+            reason = "too long" if size > SMALL_DOC else "not JSON"
+            diagnostics.skip(str(current_path), 1, reason)
         if current is None:
             return None
-        diagnostics.problem(
-            f"vibe: {current_path} is unreadable ({reason}): its session is read from "
-            f"its newest generation, {current['generation']}"
-        )
+        if size is not None:
+            diagnostics.problem(
+                f"vibe: {current_path} is unreadable ({reason}): its session is read "
+                f"from its newest generation, {current['generation']}"
+            )
+        # else gone, or mid-rewrite (Vibe writes it anew at every turn): read so, unsaid
     if current.get("store_format") != STORE_FORMAT:
         diagnostics.unknown_type(f"store_format:{current.get('store_format')}")
         return None
@@ -232,6 +235,8 @@ def scan_store(folder: Path, root: Path) -> Iterator[Path]:
     if "CURRENT" in names:
         yield folder / "CURRENT"
         yield from _generation_files(folder, root)
+    elif "generations" in names and (stand_in := _stand_in(folder)) is not None:
+        yield stand_in
     if "meta.json" in names:
         yield folder / "meta.json"
     segments = [
@@ -244,6 +249,15 @@ def scan_store(folder: Path, root: Path) -> Iterator[Path]:
 
 
 GENERATION_FILES = ("manifest.json", "projection-state.json", "runtime-state.json")
+
+
+def _stand_in(folder: Path) -> Path | None:
+    """The newest generation's manifest, listed in the place of a CURRENT not there
+    (deleted, or mid-rewrite): its session is read from it (`parse`), not dropped."""
+    current = newest_generation(folder)
+    if current is None:
+        return None
+    return folder / "generations" / str(current["generation"]) / "manifest.json"
 
 
 def _generation_files(folder: Path, root: Path) -> Iterator[Path]:
@@ -306,6 +320,11 @@ def kin_of(path: str) -> str | None:
     folder, kind = os.path.split(parent)
     if kind == "journal" and name.endswith(".jsonl"):
         return folder
+    # a CURRENT that goes or comes back reads its stand-in again (`_stand_in`)
+    if name == "CURRENT":
+        return parent
+    if name == "manifest.json" and os.path.basename(folder) == "generations":
+        return os.path.dirname(folder)
     if kind == "chunks" and name.endswith(".json") and _SHA.match(name[:-5]):
         return folder
     return None
@@ -316,7 +335,10 @@ def kin_of(path: str) -> str | None:
 
 def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     if companion_of(str(path)) is not None:  # read with its CURRENT
-        return []
+        current = path.parent.parent.parent / "CURRENT"
+        if path.name != "manifest.json" or folders.exists(current):
+            return []
+        return _list_current(current, diagnostics)  # standing in (`_stand_in`)
     if path.name == "CURRENT":
         return _list_current(path, diagnostics)
     if path.name == "meta.json":

@@ -200,6 +200,11 @@ def _scan(root: Path) -> Iterator[Path]:
                         yield Path(agent.path) / MESSAGES
 
 
+# a unified session's newest manifest stands in for a CURRENT not there (see
+# `unified._stand_in`): parsed, as its other companions are (to nothing)
+COMPANIONS_PARSED = True
+
+
 def companion_of(path: str) -> str | None:
     """The meta.json whose listing a legacy folder's messages.jsonl changes (its size,
     a title its first prompt gives): Vibe rewrites the meta after appending, but a crash

@@ -1,0 +1,46 @@
+"""Mistral Vibe 3 points `unified/<id>/CURRENT` at a session's live generation, and
+rewrites it at every turn. While it is gone (deleted, or mid-rewrite) the session is
+read from its newest generation, as an unreadable CURRENT is: listed and shown, cold or
+warm, and listed once when CURRENT is back. Before, it dropped out of `list` unsaid."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data" / "vibe" / "home"
+SESSION = "a63ab208-5aab-fb2c-9a25-672f66edb7ae"
+CURRENT = f".vibe/logs/session/unified/{SESSION}/CURRENT"
+
+
+def _ids(home: Path) -> list[str]:
+    listed = CliRunner().invoke(main, ["list", "--all", "--json", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    return [row["id"] for row in json.loads(listed.stdout)]
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_session_whose_current_is_gone_is_still_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(DATA, home)
+    if warm:
+        assert SESSION in _ids(home)
+    current = (home / CURRENT).read_bytes()
+    (home / CURRENT).unlink()
+
+    assert _ids(home).count(SESSION) == 1
+    shown = CliRunner().invoke(main, ["show", SESSION, "--home", str(home)])
+    assert shown.exit_code == 0, shown.output
+    assert "SCENARIO=basic" in shown.stdout
+
+    (home / CURRENT).write_bytes(current)  # the rewrite done
+    assert _ids(home).count(SESSION) == 1

@@ -14,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from . import databases, files, reading, sources
@@ -390,9 +391,9 @@ class ReadFeed:
         self.source = source
         self.told = told
         self.history = history
-        # the first read was of the session's last rows (`_read_end`): the keys of what
-        # it gave, by which the first whole read tells the older events from the new
-        self.window: set[int] | None = None
+        # the first read was of the session's last rows (`_read_end`): what it gave,
+        # by which the first whole read tells the older events from the new
+        self.window: Window | None = None
         self.diagnostics = diagnostics
         self.skips = _Skips(diagnostics, session.app)
         self.tracker = tracker
@@ -558,7 +559,8 @@ class ReadFeed:
         # keeps SEEN_CAP events, still holds it
         skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
         # after a first read of its last rows: what comes before the first event it gave
-        # is older, not new (it was never read); the events it gave were drawn
+        # (or that event rewritten, or one written after them all) is older, not new (it
+        # was never read); the events it gave, as they were, were drawn
         window, opened = (self.window, False) if whole else (None, True)
         count = tokens = 0
         first = not self.read_before
@@ -582,9 +584,9 @@ class ReadFeed:
                 elif event.kind == "usage" and event.usage is not None:
                     tokens += event.usage.plausible().total  # a broken count adds 0
                 if count > skip and window is not None:
-                    if Seen.key(event, True) in window:
-                        opened = True
-                    if not opened or Seen.key(event, True) in window:
+                    given = Seen.key(event, True) in window.keys
+                    opened = opened or given or window.opens(event)
+                    if not opened or given:
                         seen.add(event, True)
                         continue
                 if count > skip and seen.add(event, whole):
@@ -667,7 +669,11 @@ class ReadFeed:
         last = next((e for e in reversed(found) if e.kind not in BOOKKEEPING), None)
         if self.fresh:
             self._hold_drawing(kept, _growing(last, found[-1]), seen)
-        self.window = {Seen.key(e, True) for e in found if e is not self.held}
+        self.window = Window(
+            {Seen.key(e, True) for e in found if e is not self.held},
+            {Window.place(e) for e in found},
+            max(e.time for e in found if e.time is not None),
+        )
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )
@@ -811,6 +817,33 @@ class ReadFeed:
 
     def followed(self) -> set[Path]:
         return {Path(self.store)} if self.store else set()
+
+
+@dataclass
+class Window:
+    """What `follow -n`'s first read of a store's last rows gave (`_read_end`), by which
+    the next whole read tells the older events, never read, from the new: the first it
+    finds of those events opens what is new. That event may have been rewritten in
+    place since (an answer streamed into its row, `follow -n 1` as it is written) or
+    deleted with all the others (an OpenCode revert of more rows than were read): then
+    the same event at its place (`place`, what a rewrite keeps) opens it, or an event
+    dated after all of them (written later)."""
+
+    keys: set[int]  # `Seen.key` of each event given but the one held back
+    places: set[int]  # `place` of each event given
+    newest: datetime  # the latest time among them (each is dated: `_whole_only`)
+
+    @staticmethod
+    def place(event: Event) -> int:
+        """An event's identity but for what an app writes again in place: its words,
+        counts, error flag."""
+        return hash((event.agent_id, event.kind, event.time, event.call_id, event.tool))
+
+    def opens(self, event: Event) -> bool:
+        """Whether `event`, read before any given event is found, is no older event."""
+        if event.time is None or event.time_estimated:
+            return False
+        return event.time > self.newest or self.place(event) in self.places
 
 
 def _growing(last: Event | None, final: Event | None) -> Event | None:

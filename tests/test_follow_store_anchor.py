@@ -77,14 +77,20 @@ def _alike(
     assert _shown(drawn) == _shown(expected)
 
 
-# --- OpenCode: a database -------------------------------------------------------------
+# --- OpenCode: a database and its -wal ------------------------------------------------
 
 
 def _opencode(folder: Path, scenario: str) -> tuple[Home, str, list[Write]]:
     shutil.copytree(app_home("opencode"), folder, symlinks=True)
     db_path = folder / ".local" / "share" / "opencode" / "opencode.db"
-    _copy_opencode(db_path, range(1, 121))  # 726 messages: its end read from 64
     db = sqlite3.connect(db_path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")  # kept open: its -wal stays, as the app's
+    _copy_opencode(db_path, range(1, 121))  # 726 messages: its end read from 64
+    # its writes left in the -wal, one there already: where a write starts the -wal
+    # again, follow reads the database file again, at most every 10 s
+    # (REFRESH_DATABASE_SECONDS)
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("UPDATE session SET time_updated = time_updated + 1")
     like = (OPENCODE_SESSION + "%",)
     ((last_part,),) = db.execute(
         "SELECT id FROM part WHERE session_id LIKE ? AND data LIKE '%Resumed fine%' "

@@ -260,6 +260,12 @@ def _stand_in(folder: Path) -> Path | None:
     return folder / "generations" / str(current["generation"]) / "manifest.json"
 
 
+def _present(folder: Path) -> bool:
+    """Whether the store is there to read: its CURRENT, or where that is gone (deleted,
+    or mid-rewrite) the newest generation `load` reads in its place."""
+    return (folder / "CURRENT").is_file() or _stand_in(folder) is not None
+
+
 def _generation_files(folder: Path, root: Path) -> Iterator[Path]:
     """The live generation's manifest, envelope and runtime state, and the transcript
     chunks its manifest names: Vibe writes them before it points CURRENT at them, so only
@@ -668,7 +674,7 @@ def read_store(
     or damaged), is read in that parent's read alone, as it is listed: both counted it."""
     store = load(folder, diagnostics)
     if store is None:
-        if not (folder / "CURRENT").exists():
+        if not _present(folder):
             diagnostics.problem(f"vibe: {folder} vanished before it could be read")
         return
     if spawner is not None and _named_parent(store) not in (None, spawner):
@@ -931,7 +937,7 @@ class _EntryReader:
         folder = self.store.folder.parent / child
         if child in self.seen or self.depth >= SUBAGENT_DEPTH or not _NAME.match(child):
             return
-        if not (folder / "CURRENT").is_file():  # the spawn effect named a store
+        if not _present(folder):  # the spawn effect named a store
             self.diagnostics.child_missing("vibe", child)
         else:
             yield from read_store(

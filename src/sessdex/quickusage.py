@@ -270,7 +270,8 @@ def _write(
     a_day = view.names_a_day(*bounds)
     if not result.rows and (form == "table" or sys.stderr.isatty()):
         # after `[]` said to a person at a terminal alone, as the full command says it
-        _say(view.nothing_counted(filtered, view.zone_named(tz) if a_day else None))
+        zone = view.zone_named(tz) if a_day else None
+        _say(view.nothing_counted(filtered, zone, result.collected.hiding_links))
     if form != "table" or not result.rows:
         return
     dated = report in view.DATED or a_day

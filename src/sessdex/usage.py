@@ -401,6 +401,9 @@ class Collected:
     # the apps whose sums came through an index refresh this run: their folders are as
     # that refresh left them, with no stat of their files again
     refreshed: set[str] = field(default_factory=set)
+    # app -> the broken links that stand where its store or files would, nothing of it
+    # found: what hides its usage (`folders.broken_link_words` of each), as `list` says
+    hiding_links: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _signature(st: os.stat_result) -> str:
@@ -652,6 +655,8 @@ def _collect_files(
                     job.keys = index.usage_blob(name, "keys") or b""
             jobs.append(job)
         out.diagnostics.setdefault(app, Diagnostics()).names_passed_over(app, passed)
+        if not found:
+            _links_hide(app, passed, out)
     out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
     # each file's sums saved as they come, a batch at a time: its reading state and keys
     # are not held past its batch (the keys are read back from the index below)
@@ -914,6 +919,18 @@ def _losers(
     return out
 
 
+def _links_hide(app: str, passed: list[tuple[str, str]], out: Collected) -> None:
+    """Say the broken links a listing that found nothing passed over, as `list` says
+    them (indexscan's `_links_hide`): they stand where the app's files would."""
+    links = [path for path, what in passed if what == folders.BROKEN_LINK]
+    if not links:
+        return
+    said = out.hiding_links[app] = [folders.broken_link_words(p) for p in links]
+    diagnostics = out.diagnostics.setdefault(app, Diagnostics())
+    for words in said[:3]:  # a few are enough to see what went wrong
+        diagnostics.problem(f"{app}: {words}: its usage is not counted")
+
+
 def _collect_sessions(
     index: Index, others: list[Source], catalogue: Catalogue, out: Collected
 ) -> None:
@@ -921,6 +938,7 @@ def _collect_sessions(
     report = index.refresh(others)
     names = [s.NAME for s in others]
     out.refreshed.update(name for name in names if name not in report.failures)
+    out.hiding_links.update(report.hiding_links)
     rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
     decoded = [(row, row.session()) for row in rows]

@@ -303,6 +303,7 @@ def usage_command(
             view.nothing_counted(
                 filtered,
                 view.zone_named(tz) if view.names_a_day(since, until) else None,
+                result.collected.hiding_links,
             )
         )
     if as_data or not result.rows:

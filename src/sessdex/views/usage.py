@@ -6,7 +6,7 @@ The JSON shape (`row_records`) is the one `--json` prints. Nothing here reads fi
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from ..audit import Explained
@@ -378,9 +378,15 @@ def zone_named(tz: str | None) -> str:
     return f"{zone} (local)" if tz == "local" and zone != "local time" else zone
 
 
-def nothing_counted(filters: Sequence[str], zone: str | None) -> str:
+def nothing_counted(
+    filters: Sequence[str],
+    zone: str | None,
+    hiding_links: Mapping[str, Sequence[str]] | None = None,
+) -> str:
     """What an empty report says on stderr: `filters` the options that narrowed it as
-    typed (`--since 3d`), `zone` the one whose days emptied it (a day named) or None."""
+    typed (`--since 3d`), `zone` the one whose days emptied it (a day named) or None,
+    `hiding_links` the broken links that hide an app's files, by app
+    (`Collected.hiding_links`)."""
     # today in UTC may have begun an hour ago here: the zone is what emptied it
     days = f", with days in {zone}" if zone is not None else ""
     if filters:  # as `list` says it: what emptied it, and the report without it
@@ -393,6 +399,12 @@ def nothing_counted(filters: Sequence[str], zone: str | None) -> str:
         return (
             f"No token usage matches {asked}{days}; "
             f"{named('usage')} without {them} counts all there is."
+        )
+    links = [words for said in (hiding_links or {}).values() for words in said]
+    if links:  # what hides the usage, said as `list` says it
+        return (
+            f"No token usage found {where()}{days}: {links[0]}. {named('doctor')} shows "
+            "where sessdex looked and what it skipped."
         )
     return (
         f"No token usage found {where()}{days}. {named('list')} shows the sessions "

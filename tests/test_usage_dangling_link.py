@@ -1,0 +1,53 @@
+"""A broken link where an app keeps its only store (`opencode.db -> gone`) or a
+session's file hides that app's usage: `usage` names the link and where it leads, in its
+warning and its empty report's line, as `list` does. Before, the empty report said only
+"No token usage found", and a Claude file's link was not said at all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        ".local/share/opencode/opencode.db",
+        ".claude/projects/-home-dev-shop/5a5a5a5a.jsonl",
+    ],
+)
+def test_a_broken_link_that_hides_an_apps_usage_is_named(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    link: str,
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / link).parent.mkdir(parents=True)
+    (home / link).symlink_to("gone")
+    said = f"{home / link} is a link to 'gone', which does not exist"
+
+    for _ in ("cold", "warm"):
+        counted = CliRunner().invoke(main, ["usage", "--home", str(home)])
+        assert counted.exit_code == 0, counted.output
+        warning, empty = counted.stderr.strip().splitlines()
+        assert said in warning
+        assert empty.startswith("No token usage found")
+        assert said in empty
+    # the fast path a status bar takes (`quickusage`) says it as the full command does
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "usage", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    warning, empty = done.stderr.strip().splitlines()
+    assert said in warning
+    assert said in empty

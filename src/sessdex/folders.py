@@ -452,6 +452,22 @@ def broken_link_words(path: str) -> str:
     return f"{path} is a link to {target!r}, which does not exist"
 
 
+def broken_link_above(path: Path) -> str | None:
+    """A broken link at `path`, or at the nearest folder above it that is there: an
+    app's whole folder linked to one gone (`~/.claude -> /mnt/gone`) looks as if the app
+    were not installed. None where there is no such link."""
+    for place in (path, *path.parents):
+        try:
+            if not os.path.lexists(place):
+                continue
+            if os.path.islink(place) and not os.path.exists(place):
+                return os.fspath(place)
+        except (OSError, ValueError):  # a NUL in a variable's path: no link named so
+            pass
+        return None
+    return None
+
+
 def exists(path: str | Path) -> bool:
     """`os.path.exists`, noted for the index like `is_dir`, a folder on the way that
     may not be entered noted as `is_dir` notes it."""

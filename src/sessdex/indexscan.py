@@ -213,7 +213,10 @@ def _scan(
     if not location.exists:
         # a folder above the app's that may not be entered (noted by the probe) hides
         # it as if it were not there: said, as a listing refused is
-        return _passed_over(source, report, folders.take_passed_over())
+        passed = folders.take_passed_over()
+        return _passed_over(source, report, passed) and _folder_links_hide(
+            source, location, report
+        )
     owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
     context_of = _context_hook(source, location)
     looks: Callable[[str], bool] | None = getattr(source, "looks_for_others", None)
@@ -328,6 +331,20 @@ def _links_hide(
     for words in said[:3]:  # a few are enough to see what went wrong
         diagnostics.problem(f"{source.NAME}: {words}: its sessions are not listed")
     return False
+
+
+def _folder_links_hide(
+    source: Source, location: Location, report: RefreshReport
+) -> bool:
+    """Say a broken link that stands where the app's folder would (`~/.codex ->
+    /mnt/gone`, or a folder above it), as `_links_hide` says one in its store's place.
+    False where there is one: such a scan is not noted, so a warm list says it too."""
+    from .folders import BROKEN_LINK, broken_link_above
+
+    for place in (location.root, *location.also):
+        if (link := broken_link_above(place)) is not None:
+            return _links_hide(source, report, [(link, BROKEN_LINK)])
+    return True
 
 
 def _context_hook(

@@ -251,13 +251,20 @@ def _say_why_empty(
     hint = nothing_matches(
         query, apps, since, here, hidden, wider, instead, output, kept, until
     )
+    # a broken link where an app's folder, store or files would be: what hides them
+    links = [words for said in report.hiding_links.values() for words in said]
     if read and not any(found):  # a shared folder (~/.config) is no app's own
         if named:
+            hiding = f": {links[0]}" if links else ""
             err(
-                f"No folder of {', '.join(named)} {hints.where()}. {hints.named('doctor')} shows where sessdex looked."
+                f"No folder of {', '.join(named)} {hints.where()}{hiding}. {hints.named('doctor')} shows where sessdex looked."
             )
         elif (below := home_below(home, "list")) is not None:
             err(below)
+        elif links:
+            err(
+                f"No sessions found {hints.where()}: {links[0]}. {hints.named('doctor')} shows where sessdex looked and what it skipped."
+            )
         else:
             err(
                 f"No agent sessions {hints.where()} yet. 'sessdex demo' shows what sessdex does; {hints.named('doctor')} shows where it looked."
@@ -269,8 +276,7 @@ def _say_why_empty(
         )
     elif hint and not empty:
         err(hint)
-    elif links := [words for said in report.hiding_links.values() for words in said]:
-        # a store or a file that is a broken link: what hides the sessions, said
+    elif links:  # a store or a file that is a broken link: what hides the sessions
         err(
             f"No sessions found in the agents' folders: {links[0]}. {hints.named('doctor')} shows where sessdex looked and what it skipped."
         )

@@ -1,0 +1,47 @@
+"""An app's whole folder as a broken link (`~/.claude -> gone`, `~/.codex -> /mnt/gone`,
+or a folder above it, `~/.vibe` for `~/.vibe/logs/session`) is named, with where it
+leads, by `list`'s warning and empty line and by `doctor`. Before, the app looked not
+installed: "No agent sessions in the --home folder yet", the link said nowhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+
+@pytest.mark.parametrize(
+    ("folder", "target"),
+    [(".claude", "gone"), (".codex", "/mnt/gone"), (".vibe", "gone")],
+)
+def test_an_apps_folder_that_is_a_broken_link_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, target: str
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / folder).symlink_to(target)
+    said = f"{home / folder} is a link to {target!r}, which does not exist"
+
+    for _ in ("cold", "warm"):
+        listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+        assert listed.exit_code == 0, listed.output
+        warning, empty = listed.stderr.strip().splitlines()
+        assert said in warning
+        assert said in empty
+    doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
+    assert said in doctor.output
+
+
+def test_an_absent_app_folder_says_nothing_of_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    home.mkdir()
+    listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    assert listed.stderr.startswith("No agent sessions")

@@ -140,7 +140,7 @@ class MarkedLines:
         file ends within it, a last line that is never finished)."""
         rest, more = files.through_line(stream)
         if self.diagnostics is not None:  # one at the file's end too, as other reads
-            self.diagnostics.skip(os.fspath(name), self.line, HOLE)
+            self.diagnostics.skip(os.fspath(name), self._place(), HOLE)
         if rest is None:
             return None
         self.offset += length + more + 1
@@ -164,8 +164,17 @@ class MarkedLines:
     def _numbered(self, data: bytes) -> int:
         """`number`'s count, for a line not numbered before."""
         at = self._start(data)
-        if at is None:
-            return 0
+        return 0 if at is None else self._line_at(at)
+
+    def _place(self) -> int:
+        """The number of the line that starts at `offset` (one passed over unread: a
+        hole, too long), counted now where lines are not numbered."""
+        return self.line if self.numbered else self._line_at(self.offset)
+
+    def _line_at(self, at: int) -> int:
+        """The number of the line that starts at byte `at`, counted from the file's
+        start (or from the last line counted so). 0 where the file cannot be read
+        again."""
         start, line = self.counted
         if at < start:
             start, line = 0, 1
@@ -210,7 +219,7 @@ class MarkedLines:
             return
         if long.compactor.overflow:  # too much even without its long strings
             if complete and self.diagnostics is not None:
-                self.diagnostics.skip(name, self.line, "too long")
+                self.diagnostics.skip(name, self._place(), "too long")
             return
         yield self.line, bytes(long.compactor.out), complete
 

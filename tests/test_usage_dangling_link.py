@@ -1,7 +1,8 @@
 """A broken link where an app keeps its only store (`opencode.db -> gone`) or a
 session's file hides that app's usage: `usage` names the link and where it leads, in its
-warning and its empty report's line, as `list` does. Before, the empty report said only
-"No token usage found", and a Claude file's link was not said at all."""
+warning and its empty report's line, as `list` does, and so is the app's whole folder as
+one (`~/.claude -> gone`). Before, the empty report said only "No token usage found",
+and a Claude or Codex file's or folder's link was not said at all."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from sessdex.cli import main
     [
         ".local/share/opencode/opencode.db",
         ".claude/projects/-home-dev-shop/5a5a5a5a.jsonl",
+        ".claude",  # the app's whole folder
+        ".codex",
     ],
 )
 def test_a_broken_link_that_hides_an_apps_usage_is_named(

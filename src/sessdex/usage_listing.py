@@ -71,6 +71,10 @@ def listed(source: Source, home: Home) -> Listing:
             else [os.fspath(p) for p in source.usage_files(location)]  # type: ignore[attr-defined]
         )
     passed = folders.take_passed_over()
+    if unusable is None and not location.exists:
+        # the app's whole folder a broken link (`~/.claude -> gone`): said, as `list` does
+        link = folders.broken_link_above(location.root)
+        passed += [(link, folders.BROKEN_LINK)] if link is not None else []
     if unusable is not None or passed:
         return Listing(paths, unusable, passed)
     record = [

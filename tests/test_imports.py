@@ -85,6 +85,20 @@ def test_the_library_surface_is_pinned() -> None:
     assert all(hasattr(api, name) for name in api.__all__)
 
 
+def test_dir_of_the_library_names_each_public_name_before_its_first_use() -> None:
+    """A REPL's completion and `inspect.getmembers` read `dir(api)`: the names loaded
+    on first use (doctor, check_resume, ...) were missing from it until then."""
+    code = (
+        "from sessdex import api; import inspect; "
+        "print(sorted(set(api.__all__) - set(dir(api)))); "
+        "print(sorted(set(api.__all__) - dict(inspect.getmembers(api)).keys()))"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert shown[:2] == ["[]", "[]"]
+
+
 # What Windows lacks of the POSIX modules and functions: a module that imports one at its
 # top, or a command that calls one unguarded, fails there for every user.
 WITHOUT_POSIX = """

@@ -146,6 +146,11 @@ def __getattr__(name: str) -> object:
     return value
 
 
+def __dir__() -> list[str]:
+    """The module's names with those not loaded yet: a REPL completes from `dir`."""
+    return sorted({*globals(), *_LOADED_LATER})
+
+
 @dataclass(slots=True)
 class Listing:
     """What `list_sessions` and `find_sessions` found: `sessions()` gives them as values,

@@ -52,6 +52,27 @@ def test_the_package_says_it_is_typed(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stdout
 
 
+def test_a_misspelt_library_name_is_a_type_error(tmp_path: Path) -> None:
+    """The names loaded on first use come through a module `__getattr__`, which mypy
+    took as every name there may be: a misspelt one passed the check, to fail when run."""
+    pytest.importorskip("mypy")
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from sessdex import api\n"
+        "from sessdex.api import chek_resume\n"
+        "found = api.transcrpit\n"
+    )
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert "chek_resume" in checked.stdout, checked.stdout
+    assert "transcrpit" in checked.stdout, checked.stdout
+
+
 def test_the_library_surface_is_pinned() -> None:
     """`sessdex.api.__all__` is what a script may rely on; a change here is a change to it."""
     from sessdex import api

@@ -135,20 +135,23 @@ _LOADED_LATER = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LOADED_LATER.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+# hidden from type checkers: a module `__getattr__` is to them every name there may
+# be (a misspelt one passed); they take the names from the imports above
+if not TYPE_CHECKING:
 
-    value = getattr(importlib.import_module(f".{module}", __package__), name)
-    globals()[name] = value  # asked once: later lookups find it as any other name
-    return value
+    def __getattr__(name: str) -> object:
+        module = _LOADED_LATER.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
 
+        value = getattr(importlib.import_module(f".{module}", __package__), name)
+        globals()[name] = value  # asked once: later lookups find it as any other name
+        return value
 
-def __dir__() -> list[str]:
-    """The module's names with those not loaded yet: a REPL completes from `dir`."""
-    return sorted({*globals(), *_LOADED_LATER})
+    def __dir__() -> list[str]:
+        """The module's names with those not loaded yet: a REPL completes from `dir`."""
+        return sorted({*globals(), *_LOADED_LATER})
 
 
 @dataclass(slots=True)

@@ -455,3 +455,29 @@ def test_a_tail_of_the_json_files_opens_no_more_than_the_whole_read(
         assert len(parts) <= 64, len(parts)
     if not compacted:  # every message file, the last ones' parts
         assert len(opened) <= 0.6 * len(whole_read), (len(opened), len(whole_read))
+
+
+def test_a_row_of_cut_json_costs_the_tail_no_wider_windows(tmp_path: Path) -> None:
+    """One message row whose data is no JSON (the reads skip it) failed each of
+    `fold_reach`'s queries (`json_extract` raises on it): the windows widened x4 before
+    the whole read, 1.85 times its bytes, as though no compaction had been placed."""
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    _shaped(tmp_path / "home", 1500, [1496])
+    db = sqlite3.connect(tmp_path / "home/.local/share/opencode/opencode.db")
+    db.execute(
+        "UPDATE message SET data = substr(data, 1, 10) WHERE id = ?",
+        ("msg_22b8400000000010",),
+    )
+    db.commit()
+    db.close()
+    home = Home.at(tmp_path / "home")
+    whole = _whole(home, BASIC)
+    api.transcript(home, BASIC, tail=20)  # the index made
+    started = _rchar()
+    list(api.transcript(home, BASIC).events)
+    whole_read = _rchar() - started
+    started = _rchar()
+    shown = list(api.transcript(home, BASIC, tail=20).events)
+    tail_read = _rchar() - started
+    assert _unnumbered(shown) == _unnumbered(whole[-20:])
+    assert tail_read <= 1.3 * whole_read, (tail_read, whole_read)

@@ -1137,7 +1137,7 @@ class _Reader:
         message) or where that is more than half of the session: its whole read costs
         at most twice as much, where each wider window would read the last ones again."""
         time, session = self.message_time, self.session_id
-        summary = f"SELECT {time}, id FROM message WHERE session_id = ? AND json_extract(data, '$.summary') = 1 AND ({time}, id) {{}} (?, ?) ORDER BY {time} {{}}, id {{}} LIMIT 1"
+        summary = f"SELECT {time}, id FROM message WHERE session_id = ? AND {_json_at('data', '$.summary')} = 1 AND ({time}, id) {{}} (?, ?) ORDER BY {time} {{}}, id {{}} LIMIT 1"
         try:
             ending = connection.execute(
                 summary.format(">=", "", ""), (session, *first)
@@ -1159,7 +1159,7 @@ class _Reader:
                 f"SELECT count(*) FROM message WHERE session_id = ? AND ({time}, id) >= (?, ?)",
                 (session, *start),
             ).fetchone()[0]
-        except sqlite3.Error:  # (JSON the table's own reader would skip): widen
+        except sqlite3.Error:  # widen
             return last
         if 2 * reach > total:
             raise WholeRead("most of the session")
@@ -1172,13 +1172,13 @@ class _Reader:
         `summary` kept (its request's `tail_start_id`), else of its request."""
         time, session = self.message_time, self.session_id
         request = connection.execute(
-            f"SELECT {time}, id FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'user' AND ({time}, id) < (?, ?) ORDER BY {time} DESC, id DESC LIMIT 1",
+            f"SELECT {time}, id FROM message WHERE session_id = ? AND {_json_at('data', '$.role')} = 'user' AND ({time}, id) < (?, ?) ORDER BY {time} DESC, id DESC LIMIT 1",
             (session, *summary),
         ).fetchone()
         if request is None:
             return summary
         kept = connection.execute(
-            f"SELECT m.{time}, m.id FROM part p JOIN message m ON m.id = json_extract(p.data, '$.tail_start_id') AND m.session_id = ? WHERE p.message_id = ? AND json_extract(p.data, '$.type') = 'compaction'",
+            f"SELECT m.{time}, m.id FROM part p JOIN message m ON m.id = {_json_at('p.data', '$.tail_start_id')} AND m.session_id = ? WHERE p.message_id = ? AND {_json_at('p.data', '$.type')} = 'compaction'",
             (session, request[1]),
         ).fetchone()
         return (kept[0], kept[1]) if kept is not None else (request[0], request[1])
@@ -1703,6 +1703,12 @@ def _task_reply(output: str) -> str:
         return output
     state, reply = found.groups()
     return reply if state == "completed" else f"{reply}\n[{state}]"
+
+
+def _json_at(column: str, path: str) -> str:
+    """SQL for `path` of the JSON in `column`, NULL where that is no JSON: one row the
+    reader skips made `json_extract` fail the whole query."""
+    return f"CASE WHEN json_valid({column}) THEN json_extract({column}, '{path}') END"
 
 
 def _copies(

@@ -481,3 +481,33 @@ def test_a_row_of_cut_json_costs_the_tail_no_wider_windows(tmp_path: Path) -> No
     tail_read = _rchar() - started
     assert _unnumbered(shown) == _unnumbered(whole[-20:])
     assert tail_read <= 1.3 * whole_read, (tail_read, whole_read)
+
+
+def test_a_compaction_never_summarized_costs_the_tail_no_wider_windows(
+    tmp_path: Path,
+) -> None:
+    """A compaction's request among the last messages whose summary never came (stopped
+    or failed) was placed by no summary: the windows widened x4 before the whole read,
+    1.85 times its bytes; now read from the kept tail of the compaction before it."""
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    _shaped(tmp_path / "home", 1500, [900, 1496])
+    db = sqlite3.connect(tmp_path / "home/.local/share/opencode/opencode.db")
+    last = db.execute(
+        "SELECT max(id) FROM message WHERE json_extract(data, '$.summary') = 1"
+    ).fetchone()[0]
+    db.execute("DELETE FROM message WHERE id = ?", (last,))
+    db.commit()
+    db.close()
+    home = Home.at(tmp_path / "home")
+    whole = _whole(home, BASIC)
+    api.transcript(home, BASIC, tail=20)  # the index made
+    started = _rchar()
+    list(api.transcript(home, BASIC).events)
+    whole_read = _rchar() - started
+    started = _rchar()
+    found = api.transcript(home, BASIC, tail=20)
+    shown = list(found.events)
+    tail_read = _rchar() - started
+    assert _unnumbered(shown) == _unnumbered(whole[-20:])
+    assert found.seq_relative
+    assert tail_read <= 0.8 * whole_read, (tail_read, whole_read)

@@ -1,6 +1,6 @@
 """`show --tail N` of generated OpenCode sessions (the database, the JSON files, the Kilo CLI's kilo.db),
 0 to 3 compactions at random places, each keeping a random tail (none, the last
-prompts, a message before an earlier compaction, an id that is not there): the tail
+prompts, a message before an earlier compaction, an id that is not there), at times never summarized: the tail
 is always the end of the whole read."""
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def _session(rng: random.Random, add: Add) -> None:
         elif kind == "gone":
             part["tail_start_id"] = "msg_not_there"
         said.append(add({"role": "user"}, part))
-        said.append(add({"role": "assistant", "summary": True, "mode": "compaction", "finish": "stop"}, {"type": "text", "text": f"summary {p}"}))  # fmt: skip
+        if rng.random() < 0.8:  # else stopped: no summary came
+            said.append(add({"role": "assistant", "summary": True, "mode": "compaction", "finish": "stop"}, {"type": "text", "text": f"summary {p}"}))  # fmt: skip
         if rng.random() < 0.5:
             said.append(add({"role": "user"}, {"type": "text", "text": f"after {p}"}))
 

@@ -1142,8 +1142,10 @@ class _Reader:
             ending = connection.execute(
                 summary.format(">=", "", ""), (session, *first)
             ).fetchone()
-            if ending is None:  # no compaction among them: x4, as for more events
-                return last
+            if ending is None:
+                if not self._requested_since(connection, first):
+                    return last  # no compaction among them: x4, as for more events
+                ending = first  # a request whose summary never came (stopped)
             total = connection.execute(
                 "SELECT count(*) FROM message WHERE session_id = ?", (session,)
             ).fetchone()[0]
@@ -1164,6 +1166,19 @@ class _Reader:
         if 2 * reach > total:
             raise WholeRead("most of the session")
         return max(last, int(reach))
+
+    def _requested_since(
+        self, connection: sqlite3.Connection, first: tuple[object, object]
+    ) -> bool:
+        """Whether a message from `first` (its time and id) on asks for a compaction."""
+        time = "NULL" if self.message_time == "NULL" else f"m.{self.message_time}"
+        return (
+            connection.execute(
+                f"SELECT 1 FROM part p JOIN message m ON m.id = p.message_id WHERE m.session_id = ? AND ({time}, m.id) >= (?, ?) AND {_json_at('p.data', '$.type')} = 'compaction' LIMIT 1",
+                (self.session_id, *first),
+            ).fetchone()
+            is not None
+        )
 
     def _kept_from(
         self, connection: sqlite3.Connection, summary: tuple[object, object]

@@ -46,3 +46,15 @@ def test_nl_counts_events_usage_and_turn_ends_among_them() -> None:
         for line in _follow("3f2b", DEMO, "-n", "2", "--nl").splitlines()
     ]
     assert [event["kind"] for event in tail] == ["usage", "turn_end"]
+
+
+def test_nl_keeps_one_files_order_where_its_times_step_back() -> None:
+    # Gemini CLI stamps a turn's end with its response's time, before its last tool
+    # result's: follow sorted them by time, so its last event was not show's
+    gemini = str(DATA / "gemini" / "home")
+    child = "85b47322-1c7f-4f31-830e-607bca07767c"
+    shown = CliRunner().invoke(main, ["show", child, "--json", "--home", gemini])
+    assert shown.exit_code == 0, shown.output
+    want = [event["kind"] for event in json.loads(shown.stdout)][-3:]
+    lines = _follow(child, gemini, "-n", "3", "--nl").splitlines()
+    assert [json.loads(line)["kind"] for line in lines] == want

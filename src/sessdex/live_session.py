@@ -284,15 +284,19 @@ def _spawned_checker(
 
 
 def _by_time(events: list[Event]) -> list[Event]:
-    """Events of several files in time order; an event without a time keeps its place."""
+    """Events of several files in time order, each agent's in its own order: a time that
+    steps back within one (Gemini CLI's turn end stamped before its last tool result) is
+    not moved, as show keeps it. An event without a time keeps its place."""
     if len(events) < 2:
         return events
     keyed = []
     last = float("-inf")
+    agents: dict[str | None, float] = {}  # each agent's latest time so far
     for index, event in enumerate(events):
         if event.time is not None:
             last = event.time.timestamp()
-        keyed.append((last, index, event))
+            agents[event.agent_id] = max(agents.get(event.agent_id, last), last)
+        keyed.append((agents.get(event.agent_id, last), index, event))
     keyed.sort(key=lambda item: (item[0], item[1]))
     return [event for _, _, event in keyed]
 

@@ -511,3 +511,29 @@ def test_a_compaction_never_summarized_costs_the_tail_no_wider_windows(
     assert _unnumbered(shown) == _unnumbered(whole[-20:])
     assert found.seq_relative
     assert tail_read <= 0.8 * whole_read, (tail_read, whole_read)
+
+
+@pytest.mark.parametrize("count", [30, 40])
+def test_a_2x_tail_with_an_unsure_note_reads_no_window_twice(
+    tmp_path: Path, count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2.x session's first window holding an unsure compaction note was read again,
+    the same 64 rows, to settle it, which 2.x rows never do (64, 64, 256 rows); now
+    the next read is the wider window (64, 256)."""
+    from sessdex.sources import _opencode_v2
+
+    home = _v2_home(tmp_path, 60)
+    whole = _whole(home, V2)
+    asked: list[int] = []
+    last_rows = _opencode_v2.last_rows
+
+    def counted(reader: object, connection: object, session: str, last: int):  # type: ignore[no-untyped-def]
+        asked.append(last)
+        return last_rows(reader, connection, session, last)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_opencode_v2, "last_rows", counted)
+    found = api.transcript(home, V2, tail=count)
+    shown = list(found.events)
+    assert _unnumbered(shown) == _unnumbered(whole[-count:])
+    assert any("summarized" in (e.text or "") for e in shown)
+    assert asked == [64, 256], asked

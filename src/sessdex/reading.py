@@ -234,6 +234,7 @@ def last_events(
     spawner: str | None = None,
     unsure: set[int] | None = None,
     settle: bool = False,
+    settles: list[bool] | None = None,
 ) -> list[Event] | None:
     """The last `count` events `keep` accepts among those of the session's last `rows`
     messages, from the source's `read_last` (their `seq` counts from the first of those
@@ -242,7 +243,8 @@ def last_events(
     has no such hook or says it cannot give them exactly, the app wrote into the database
     during the read, or the read broke or met a problem (the whole read, with its checks,
     says it). Rows skipped as unreadable are counted in `diagnostics`, as a file's tail
-    counts them. Given `unsure`, the `seq` of each event earlier rows may change is added
+    counts them. `settles` is given False where `settle` would read no more (base.py).
+    Given `unsure`, the `seq` of each event earlier rows may change is added
     to it, and the events are given all the same: the caller keeps those after the last
     of them."""
     from collections import deque
@@ -257,8 +259,9 @@ def last_events(
     unsure = set() if unsure is None else unsure  # events earlier rows may change
     if getattr(source, "READ_LAST_UNSURE", False):
         events: Iterator[Event] = hook(
-            session, found, rows, full=full, unsure=unsure, settle=settle
-        )
+            session, found, rows, full=full, unsure=unsure, settle=settle,
+            settles=settles,
+        )  # fmt: skip
     else:
         events = hook(session, found, rows, full=full)
     if session.parent_id:

@@ -234,9 +234,10 @@ def _tail_events(
         rows, settle = max(count, _TAIL_ROWS), False
         while True:
             met = Diagnostics()  # what this window met: a wider one reads it again
+            settles: list[bool] = []
             last = reading.last_events(
                 source, session, met, rows, keep, count,
-                full=full, spawner=spawner, settle=settle,
+                full=full, spawner=spawner, settle=settle, settles=settles,
             )  # fmt: skip
             if last is None:
                 break
@@ -246,8 +247,9 @@ def _tail_events(
             # a note among them unsure (none given): the same rows, and those from
             # where its fold starts, or whole where that is most of the session (x4
             # alone read a compaction that folds from the session's start thrice
-            # before the whole read); then x4, each as many more
-            if last or settle:
+            # before the whole read), where settling reads more than them; then x4,
+            # each as many more
+            if last or settle or False in settles:
                 rows *= 4
             settle = True
         # else, or a JSON document, which has no end to read back from: read once, whole,

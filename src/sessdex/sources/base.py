@@ -448,7 +448,9 @@ def opened_by_flags(
 # each event it gives that earlier rows may change (OpenCode's note of a compaction whose
 # fold starts before them): one of those among the events asked for, more rows are read,
 # with `settle` true: as many as place each such event (a source may read more than `rows`,
-# or raise `WholeRead` where that is most of the session).
+# or raise `WholeRead` where that is most of the session). Given `settles`, a list, it
+# appends whether `settle` would read more than these rows (False: a wider window alone
+# places such an event, without a second read of the same rows first).
 
 
 class WholeRead(Exception):

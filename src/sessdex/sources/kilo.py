@@ -152,12 +152,19 @@ def read_last(
     full: bool = False,
     unsure: set[int] | None = None,
     settle: bool = False,
+    settles: list[bool] | None = None,
 ) -> Iterator[Event]:
     """A Kilo CLI session's last `rows` messages, as OpenCode's (see base.py)."""
     if not session.path or "#session/" not in session.path:
         raise WholeRead("a task folder is read whole")
     yield from opencode.read_last(
-        session, diagnostics, rows, full=full, unsure=unsure, settle=settle
+        session,
+        diagnostics,
+        rows,
+        full=full,
+        unsure=unsure,
+        settle=settle,
+        settles=settles,
     )
 
 

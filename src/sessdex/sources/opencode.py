@@ -800,12 +800,14 @@ def read_last(
     full: bool = False,
     unsure: set[int] | None = None,
     settle: bool = False,
+    settles: list[bool] | None = None,
 ) -> Iterator[Event]:
     """`read` of only a session's last `rows` messages (see base.py), of a database or
     of the JSON files (every message file read, the last ones' parts alone). A
     compaction among them whose note counts messages before them, or whose request is
     before them, has its `seq` put in `unsure`: more rows settle it, those from the
-    compaction before them where `settle` (`fold_reach`)."""
+    compaction before them where `settle` (`fold_reach`); `settles` is given False
+    where `settle` reads no more (2.x rows: only more of them place a fold)."""
     if not session.path:
         raise WholeRead("no file")
     reader = _Reader(session.id, diagnostics, full, app=session.app)
@@ -817,6 +819,8 @@ def read_last(
         )
     else:
         yield from reader.json_last(Path(session.path), rows, settle)
+    if settles is not None:
+        settles.append(reader.settles)
 
 
 class _Reader:
@@ -852,6 +856,7 @@ class _Reader:
         # a read of the last messages: the `seq` of each event the messages before them
         # may change (`read_last`'s `unsure`)
         self.unsure: set[int] = set()
+        self.settles = True  # `settle` places a fold (not of 2.x rows: `last_messages`)
 
     # -- SQLite --
 
@@ -1083,6 +1088,7 @@ class _Reader:
                 ).fetchone()
             ):
                 raise WholeRead("2.x rows merged with 1.x messages")
+            self.settles = False
             yield from _opencode_v2.last_rows(self, connection, self.session_id, last)
             return
         if not self.legacy:

@@ -537,3 +537,36 @@ def test_a_2x_tail_with_an_unsure_note_reads_no_window_twice(
     assert _unnumbered(shown) == _unnumbered(whole[-count:])
     assert any("summarized" in (e.text or "") for e in shown)
     assert asked == [64, 256], asked
+
+
+def test_a_json_compaction_never_summarized_costs_the_tail_no_wider_windows(
+    tmp_path: Path,
+) -> None:
+    """The same of OpenCode's JSON files: a compaction's request among the last messages
+    whose summary never came was placed by no summary, and the windows widened x4 to the
+    whole read (4,892 files opened, the whole read 2,951); now read from the kept tail
+    of the compaction before it (3,106), the parts of the prompts looked through once."""
+    from tests.helpers import opened_files
+
+    home = tmp_path / "home"
+    session = _json_tree(home, 1440)  # compacted after each 40 prompts, the last at 720
+    storage = home / ".local/share/opencode/storage"
+    folder = storage / "message" / session
+    last = max(
+        (f for f in folder.iterdir() if '"summary": true' in f.read_text()),
+        key=lambda f: f.name,
+    )
+    last.unlink()
+    api.resolve(Home.at(home), session)
+    with opened_files() as whole_read:
+        whole = _whole(Home.at(home), session)
+    with opened_files() as opened:
+        found = api.transcript(Home.at(home), session, tail=20)
+        shown = list(found.events)
+    assert _unnumbered(shown) == _unnumbered(whole[-20:])
+    assert found.seq_relative
+    parts = [p for p in opened if f"{os.sep}part{os.sep}" in p]
+    # the first window's and the kept message's again, none a third time
+    assert max(parts.count(p) for p in parts) == 2
+    # each message file twice (each window reads them all, for their order)
+    assert len(opened) <= 1.1 * len(whole_read), (len(opened), len(whole_read))

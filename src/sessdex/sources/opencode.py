@@ -1319,30 +1319,41 @@ class _Reader:
             raise WholeRead("no more messages than asked for")
         if _json_copies(path, [info for info, _ in infos])[0]:
             raise WholeRead("a fork: its copies are known from its first messages")
+        read: dict[int, list[dict[str, object]]] = {}  # parts `json_reach` read
         if settle:  # (every message file read: a compaction that folds from the
             # session's start reads all their parts here, not the files again in `read`)
-            last = self.json_reach(storage, [info for info, _ in infos], last)
+            last = self.json_reach(storage, [info for info, _ in infos], last, read)
         self.folds = _opencode_folds.Folds(whole=last >= len(infos))
-        for info, where in infos[-last:]:
+        for n in range(len(infos) - last, len(infos)):
+            info, where = infos[n]
             message_id = as_str(info.get("id")) or ""
-            parts = self.json_parts(storage, self.session_id, message_id)
+            parts = read.pop(n, None)
+            if parts is None:
+                parts = self.json_parts(storage, self.session_id, message_id)
             yield from self.message(
                 info, _created(info), iter(parts), None, None, where
             )
         yield from self.compaction(None)
 
     def json_reach(
-        self, storage: Path, infos: list[dict[str, object]], last: int
+        self,
+        storage: Path,
+        infos: list[dict[str, object]],
+        last: int,
+        read: dict[int, list[dict[str, object]]],
     ) -> int:
         """`fold_reach` of the JSON files, from every message file's object (`infos`,
         read already): the parts of the compaction request before the last ones' alone
         are read twice, for the message it kept. Every message where none is before
         them, or where that is more than half of them (each message file is read
-        already: their parts are read here, not every file again by `read`)."""
+        already: their parts are read here, not every file again by `read`). The parts
+        of the last ones it reads are kept in `read`, by message, for the read after."""
         summaries = [n for n, info in enumerate(infos) if info.get("summary") is True]
         ending = next((n for n in summaries if n >= len(infos) - last), None)
-        if ending is None:  # no compaction among them
-            return last
+        if ending is None:
+            if not self._json_requested(storage, infos, len(infos) - last, read):
+                return last  # no compaction among them: x4, as for more events
+            ending = len(infos) - last  # a request whose summary never came (stopped)
         if 2 * last > len(infos):
             return len(infos)
         before = [n for n in summaries if n < ending]
@@ -1360,6 +1371,24 @@ class _Reader:
             start = ids.index(kept) if kept in ids else start
         reach = len(infos) - start
         return len(infos) if 2 * reach > len(infos) else max(last, reach)
+
+    def _json_requested(
+        self,
+        storage: Path,
+        infos: list[dict[str, object]],
+        first: int,
+        read: dict[int, list[dict[str, object]]],
+    ) -> bool:
+        """Whether a message from `first` on asks for a compaction: the parts of its
+        prompts, newest first, each kept in `read` (the read after reads them anyway)."""
+        for n in range(len(infos) - 1, first - 1, -1):
+            if infos[n].get("role") != "user":
+                continue
+            message_id = as_str(infos[n].get("id")) or ""
+            read[n] = self.json_parts(storage, self.session_id, message_id)
+            if any(part.get("type") == "compaction" for part in read[n]):
+                return True
+        return False
 
     def _json_kept(self, storage: Path, request: str | None) -> str | None:
         """The `tail_start_id` of the compaction part of the message `request`

@@ -645,9 +645,12 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         database_ns = known.database_ns if known is not None else 0
         held = None
         if known is None or not _same_database(known, before):
-            if not _database_copy(name, folder, target, before[0], fresh=known is None):
+            proven = _database_copy(
+                name, folder, target, before[0], looked_ns, fresh=known is None
+            )
+            if proven is None:
                 continue  # the app wrote into its database during the copy
-            database_at, database_ns = time.monotonic(), looked_ns
+            database_at, database_ns = time.monotonic(), proven
         else:
             # the same database file: top its WAL up (a new generation: copied whole)
             held = known.wal
@@ -702,28 +705,32 @@ def _database_copy(
     folder: Path,
     target: Path,
     database: tuple[int, int, str],
+    looked_ns: int,
     *,
     fresh: bool,
-) -> bool:
+) -> int | None:
     """Make `target` the app's database file as `database` says it is: at a process's
     first snapshot, a link to the shared base (copied from the app's file if missing);
     later, this process's own copy, patched block by block where a checkpoint changed
-    it. False when the app's file changed meanwhile."""
+    it. The wall clock of the look at the app's file that the copy was made after (a
+    base another process made: its own look, its mtime), or None when the app's file
+    changed meanwhile."""
     if fresh or not target.is_file():
-        base = _base(name, folder, database)
+        base = _base(name, folder, database, looked_ns)
         if base is None:
-            return False
+            return None
         _unlink(target, "-shm", "-wal", "")
         try:
+            proven = min(looked_ns, base.stat().st_mtime_ns)
             os.link(base, target)
         except FileNotFoundError:
-            return False  # another process recycled it meanwhile: try again
+            return None  # another process recycled it meanwhile: try again
         except OSError:  # a file system without hard links: a copy of our own
             try:
                 _copy(str(base), target)
             except FileNotFoundError:
-                return False
-        return True
+                return None
+        return proven
     if target.stat().st_nlink > 1:  # still the shared base: patch a copy of our own
         _make_room(folder, target.stat().st_size)
         own = target.with_name(target.name + ".own")
@@ -731,7 +738,7 @@ def _database_copy(
         os.replace(own, target)
     _unlink(target, "-shm")
     _patch(name, target)
-    return _fingerprint(name)[0] == database
+    return looked_ns if _fingerprint(name)[0] == database else None
 
 
 def _unlink(path: Path, *suffixes: str) -> None:
@@ -891,9 +898,14 @@ def written_before(path: str | os.PathLike[str], since_ns: int) -> bool:
     return True
 
 
-def _base(name: str, folder: Path, database: tuple[int, int, str]) -> Path | None:
+def _base(
+    name: str, folder: Path, database: tuple[int, int, str], looked_ns: int
+) -> Path | None:
     """The shared copy of the app's database file as `database` (size, mtime, headers)
-    says it is, made now if missing; None when the file changed while it was copied."""
+    says it is, made now if missing; None when the file changed while it was copied.
+    Its mtime is the look at the app's file it was copied after (`looked_ns`): the
+    processes that link it later prove by it that the app's file was not written since
+    (`_same_database`)."""
     size = database[0]
     base = folder / _base_name(database)
     if base.is_file():
@@ -914,6 +926,7 @@ def _base(name: str, folder: Path, database: tuple[int, int, str]) -> Path | Non
         partial.unlink(missing_ok=True)
         return None
     _blank_login(name, partial)
+    os.utime(partial, ns=(looked_ns, looked_ns))
     os.replace(partial, base)  # whole or not at all, for every process
     return base
 
@@ -1011,7 +1024,8 @@ def _recycled(folder: Path, partial: Path) -> bool:
 
 
 def _base_name(database: tuple[int, int, str]) -> str:
-    return f"base-{database[0]}-{database[1]}-{database[2]}"
+    # "-seen": its mtime is when the app's file was looked at (older bases: copied)
+    return f"base-{database[0]}-{database[1]}-{database[2]}-seen"
 
 
 def _copy(source: str, target: Path) -> None:

@@ -50,3 +50,22 @@ def test_a_broken_link_beside_sessions_listed_is_quiet(
     assert listed.exit_code == 0, listed.output
     assert listed.stdout.strip()
     assert "which does not exist" not in listed.stderr
+
+
+def test_a_broken_links_own_odd_name_is_written_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project folder named with an escape (a repository's name): the link is named
+    with it written out, as other warnings name a file, not cleaned into another path."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    link = home / ".claude" / "projects" / "-home-dev-shop\x1b[31m" / "5a5a5a5a.jsonl"
+    link.parent.mkdir(parents=True)
+    link.symlink_to("gone\x1b[2J")
+
+    listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    said = "-home-dev-shop\\x1b[31m/5a5a5a5a.jsonl is a link to 'gone\\x1b[2J'"
+    warning, empty = listed.stderr.strip().splitlines()
+    assert said in warning
+    assert said in empty

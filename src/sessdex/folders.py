@@ -444,12 +444,13 @@ def is_file(path: str | Path) -> bool:
 
 def broken_link_words(path: str) -> str:
     """`path is a link to 'target', which does not exist`: where a broken link leads,
-    for a user to mend it (the target quoted: a name from the disk is untrusted)."""
+    for a user to mend it (the target quoted, the path written out: a name from the disk
+    is untrusted, and a warning cleaned of its escapes would name another file)."""
     try:
         target = os.readlink(path)
     except (OSError, ValueError):
-        return f"{path} is a broken link"
-    return f"{path} is a link to {target!r}, which does not exist"
+        return f"{shown(path)} is a broken link"
+    return f"{shown(path)} is a link to {target!r}, which does not exist"
 
 
 def broken_link_above(path: Path) -> str | None:

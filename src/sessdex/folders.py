@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -451,6 +452,15 @@ def broken_link_words(path: str) -> str:
     except (OSError, ValueError):
         return f"{shown(path)} is a broken link"
     return f"{shown(path)} is a link to {target!r}, which does not exist"
+
+
+def hiding_links(passed_over: list[tuple[str, str]], most: int = 3) -> list[str]:
+    """`broken_link_words` of the first `most` broken links a listing passed over
+    (`take_passed_over`): where it found nothing else, they stand where the app's store
+    or files would. A few are enough to see what went wrong: a folder of 100,000 is not
+    read link by link, nor held."""
+    links = (path for path, why in passed_over if why == BROKEN_LINK)
+    return [broken_link_words(path) for path in itertools.islice(links, most)]
 
 
 def broken_link_above(path: Path) -> str | None:

@@ -320,15 +320,14 @@ def _links_hide(
     """Say the broken links a scan that listed nothing passed over: they stand where
     the app's store or files would, so hide all its sessions. False where there are
     any: such a scan is not noted, so that a warm list says them too."""
-    from .folders import BROKEN_LINK, broken_link_words
+    from . import folders
 
-    links = [path for path, what in passed_over if what == BROKEN_LINK]
-    if not links:
+    said = folders.hiding_links(passed_over)
+    if not said:
         return True
-    said = [broken_link_words(path) for path in links]
     report.hiding_links[source.NAME] = said
     diagnostics = report.diagnostics.setdefault(source.NAME, Diagnostics())
-    for words in said[:3]:  # a few are enough to see what went wrong
+    for words in said:
         diagnostics.problem(f"{source.NAME}: {words}: its sessions are not listed")
     return False
 

@@ -921,13 +921,14 @@ def _losers(
 
 def _links_hide(app: str, passed: list[tuple[str, str]], out: Collected) -> None:
     """Say the broken links a listing that found nothing passed over, as `list` says
-    them (indexscan's `_links_hide`): they stand where the app's files would."""
-    links = [path for path, what in passed if what == folders.BROKEN_LINK]
-    if not links:
+    them (indexscan's `_links_hide`, the same `folders.hiding_links`): they stand where
+    the app's files would."""
+    said = folders.hiding_links(passed)
+    if not said:
         return
-    said = out.hiding_links[app] = [folders.broken_link_words(p) for p in links]
+    out.hiding_links[app] = said
     diagnostics = out.diagnostics.setdefault(app, Diagnostics())
-    for words in said[:3]:  # a few are enough to see what went wrong
+    for words in said:
         diagnostics.problem(f"{app}: {words}: its usage is not counted")
 
 

@@ -45,3 +45,24 @@ def test_an_absent_app_folder_says_nothing_of_links(
     listed = CliRunner().invoke(main, ["list", "--home", str(home)])
     assert listed.exit_code == 0, listed.output
     assert listed.stderr.startswith("No agent sessions")
+
+
+def test_a_shared_folder_that_is_a_broken_link_is_named_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.config or ~/.local/share linked to a disk not mounted holds the folders of a
+    dozen apps: the link is named once, not once for each of them (16 warnings, each
+    list, before)."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / ".local").mkdir(parents=True)
+    (home / ".local" / "share").symlink_to("/mnt/gone")
+    (home / ".config").symlink_to("/mnt/gone2")
+
+    for _ in ("cold", "warm"):
+        listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+        assert listed.exit_code == 0, listed.output
+        warnings = [x for x in listed.stderr.splitlines() if x.startswith("warning")]
+        assert len(warnings) == 2, listed.stderr
+        for link in (".local/share", ".config"):
+            assert sum(f"{home / link} is a link" in x for x in warnings) == 1

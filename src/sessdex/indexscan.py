@@ -338,10 +338,15 @@ def _folder_links_hide(
     """Say a broken link that stands where the app's folder would (`~/.codex ->
     /mnt/gone`, or a folder above it), as `_links_hide` says one in its store's place.
     False where there is one: such a scan is not noted, so a warm list says it too."""
-    from .folders import BROKEN_LINK, broken_link_above
+    from .folders import BROKEN_LINK, broken_link_above, broken_link_words
 
     for place in (location.root, *location.also):
         if (link := broken_link_above(place)) is not None:
+            said = broken_link_words(link)
+            if any(said in others for others in report.hiding_links.values()):
+                # a folder of many apps' (~/.config): said once, by the first of them
+                report.hiding_links[source.NAME] = [said]
+                return False
             return _links_hide(source, report, [(link, BROKEN_LINK)])
     return True
 

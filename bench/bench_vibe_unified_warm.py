@@ -2,7 +2,8 @@
 
 --sessions copies of the fixture's unified session (`unified/<id>/`), each with --chunks
 projection chunks its live manifest names, then a cold `list --json` and --repeat warm
-ones, each a process of its own: the warm lists' median CPU (user + system). With
+ones, each a process of its own: the cold list's CPU and the warm lists' median (user +
+system). With
 --baseline-src (a checkout's `src`, e.g. of 94efd78c, before a CURRENT not there was stood
 in for and Vibe's companions were parsed), the same home and the same runs with that
 code, a state folder of its own, so the two read alike.
@@ -64,7 +65,7 @@ def warm_cpu(
     cold = run(argv, env, keep_stdout=True)
     assert cold.returncode == 0, cold.stderr
     listed = len(json.loads(cold.stdout))
-    return listed, median([run(argv, env).cpu for _ in range(repeat)])
+    return listed, cold.cpu, median([run(argv, env).cpu for _ in range(repeat)])
 
 
 def main() -> None:
@@ -82,8 +83,13 @@ def main() -> None:
         if options.baseline_src is not None:
             runs.insert(0, ("baseline", options.baseline_src))
         for name, src in runs:
-            listed, cpu = warm_cpu(home, Path(scratch) / name, src, options.repeat)
-            print(f"  {name:8} {listed} listed, warm list CPU median {ms(cpu)}")
+            listed, cold, cpu = warm_cpu(
+                home, Path(scratch) / name, src, options.repeat
+            )
+            print(
+                f"  {name:8} {listed} listed, cold list CPU {ms(cold)}, "
+                f"warm list CPU median {ms(cpu)}"
+            )
 
 
 if __name__ == "__main__":

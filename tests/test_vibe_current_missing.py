@@ -44,3 +44,28 @@ def test_a_session_whose_current_is_gone_is_still_listed(
 
     (home / CURRENT).write_bytes(current)  # the rewrite done
     assert _ids(home).count(SESSION) == 1
+
+
+def test_a_cold_list_parses_no_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a generation's manifest may stand in for a CURRENT: the transcript chunks
+    and other generation files are read with their CURRENT alone, not parsed each to
+    nothing (a cold list of 2,000 sessions x 30 chunks, 11.0 -> 14.5 s CPU)."""
+    from sessdex.sources import vibe
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(DATA, home)
+    parsed: list[Path] = []
+    parse = vibe.parse
+
+    def spied(path: Path, *args: object) -> object:
+        parsed.append(path)
+        return parse(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vibe, "parse", spied)
+    assert SESSION in _ids(home)
+    assert [p for p in parsed if "unified" in p.parts]  # its CURRENT, journal, ...
+    assert not [p for p in parsed if p.parent.name == "chunks"]
+    assert not [p for p in parsed if p.name == "projection-state.json"]

@@ -55,7 +55,7 @@ def parse_one(job: Job) -> Parsed:
     half a transaction); the last time from a copy of one committed state."""
     app, location, name, signature = job
     if (
-        owner_file(app, name) is not None and not _companions_parsed(app)
+        owner_file(app, name) is not None and not _companions_parsed(app, name)
     ) or context_folder(app, name, location) is not None:
         return app, name, signature, [], Diagnostics(), []  # read with its owner only
     moves = 0  # reads the app committed during
@@ -228,9 +228,13 @@ def context_folder(app: str, name: str, location: Location) -> str | None:
     return context_of(name, location) if context_of is not None else None
 
 
-def _companions_parsed(app: str) -> bool:
-    """Whether the source's companions hold sessions of their own too (see base.py)."""
-    return getattr(sources.get(app), "COMPANIONS_PARSED", False) is True
+def _companions_parsed(app: str, name: str) -> bool:
+    """Whether the companion `name` may hold sessions of its own too (see base.py)."""
+    source = sources.get(app)
+    if getattr(source, "COMPANIONS_PARSED", False) is True:
+        return True
+    parsed: Callable[[str], bool] | None = getattr(source, "companion_parsed", None)
+    return parsed is not None and parsed(name)
 
 
 def parse_as_is(

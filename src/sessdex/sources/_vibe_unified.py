@@ -260,6 +260,15 @@ def _stand_in(folder: Path) -> Path | None:
     return folder / "generations" / str(current["generation"]) / "manifest.json"
 
 
+def stands_in(path: str) -> bool:
+    """Whether `path` is a generation's manifest, which `_stand_in` may list in the
+    place of its CURRENT (`<id>/generations/<gen>/manifest.json`)."""
+    parts = Path(path).parts
+    return (
+        len(parts) > 3 and parts[-3] == "generations" and parts[-1] == "manifest.json"
+    )
+
+
 def _present(folder: Path) -> bool:
     """Whether the store is there to read: its CURRENT, or where that is gone (deleted,
     or mid-rewrite) the newest generation `load` reads in its place."""

@@ -208,7 +208,8 @@ class Source(Protocol):
 # when it changes, appears or goes, the index parses its owner again. `parse` of a
 # companion returns nothing. A source whose companions hold sessions of their own too
 # (a file another file's listing reads a little of) sets `COMPANIONS_PARSED = True`:
-# the index parses each companion as any file, and its owner again when it changes.
+# the index parses each companion as any file, and its owner again when it changes; one
+# where only some do defines `companion_parsed(path) -> bool` instead: True for those.
 
 
 # --- context files (optional) -------------------------------------------------------------

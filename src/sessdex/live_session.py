@@ -114,6 +114,7 @@ class LiveSession:
         self.listed: Session | None = None  # the listing's session at the last read
         self.relist = False  # a write of its database awaits a listing anew
         self._unread: Signature | None = None  # that write's
+        self._drawn = False  # its history drawn (the first poll)
 
     def poll(
         self, now: float | None = None, stores: dict[str, Signature] | None = None
@@ -126,8 +127,11 @@ class LiveSession:
         if unlisted is not None:  # written, its listing awaited; or not written
             return []
         self.listed = self.session
-        events = self.feed.poll(now, self.seen)
-        events = _by_time(events)
+        events = _by_time(self.feed.poll(now, self.seen))
+        if not self._drawn:  # the history, read at once: as `show` reads it
+            self._drawn = True
+            if not getattr(self.source, "SUBAGENTS_BY_TIME", False):
+                events = _at_spawns(events)
         for event in events:
             self.tracker.add(event, now)
         for changed in self.feed.changes:
@@ -299,6 +303,40 @@ def _by_time(events: list[Event]) -> list[Event]:
         keyed.append((agents.get(event.agent_id, last), index, event))
     keyed.sort(key=lambda item: (item[0], item[1]))
     return [event for _, _, event in keyed]
+
+
+def _at_spawns(events: list[Event]) -> list[Event]:
+    """The history as `show` reads it: each sub-agent's events as one block just after
+    its spawn, its own sub-agents' blocks in it at theirs. A sub-agent whose spawn is not
+    among them (before the history's start) keeps its place by time."""
+    agents = {e.agent_id for e in events if e.agent_id is not None}
+    placed = {_child(e) for e in events} & agents
+    if not placed:
+        return events
+    blocks: dict[str | None, list[Event]] = {agent: [] for agent in placed}
+    rest: list[Event] = []
+    for event in events:
+        blocks.get(event.agent_id, rest).append(event)
+    ordered: list[Event] = []
+    pending = [iter(rest)]  # a stack, not recursion: sub-agents nested deep
+    while pending:
+        found = next(pending[-1], None)
+        if found is None:
+            pending.pop()
+            continue
+        ordered.append(found)
+        block = blocks.pop(_child(found), None)
+        if block:
+            pending.append(iter(block))
+    for block in blocks.values():  # spawned only from within itself: never drawn above
+        ordered.extend(block)
+    return ordered
+
+
+def _child(event: Event) -> str | None:
+    """The sub-agent a spawn started, None for any other event."""
+    child = event.extra.get("child_id") if event.kind == "subagent" else None
+    return child if isinstance(child, str) else None
 
 
 def _program(

@@ -261,6 +261,14 @@ class Source(Protocol):
 # deleted, never when one changes or comes, so large files may be kin.
 
 
+# --- sub-agents merged by time (optional) -------------------------------------------------
+#
+# A source whose `read` merges each sub-agent's events in among its lead's by time, from
+# its spawn on (Claude Code's, Codex's), sets `SUBAGENTS_BY_TIME = True`. Without it, `read`
+# is taken to give each sub-agent's events as one block at its spawn, and `follow -n`
+# draws the history it reads so too, to start as the end of `show` does.
+
+
 # --- why a session cannot be resumed (optional) -------------------------------------------
 #
 # A source whose `resume` returns None for some sessions of an app that does resume others

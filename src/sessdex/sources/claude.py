@@ -304,6 +304,8 @@ def companion_of(path: str) -> str | None:
 # only 1.0 wrote a summary at a new transcript's head, and no transcript gains one later:
 # one deleted (Claude Code's clean-up of old ones) is what retitles the others today
 KIN_GONE = True
+# its sub-agents are merged in among the lead's events by time (`_merge`)
+SUBAGENTS_BY_TIME = True
 
 
 def kin_of(path: str) -> str | None:

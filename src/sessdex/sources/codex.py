@@ -140,6 +140,8 @@ NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
 # folder, `--all` lifts that), and asks which folder to work in where the two differ
 # (`resolve_cwd_for_resume_or_fork`)
 RESUMES_ANYWHERE = True
+# its sub-agents are merged in among the lead's events by time (`_merge`)
+SUBAGENTS_BY_TIME = True
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
 # its program, as `resume` runs it: `watch` shows a copy running with no session yet
 CLI = ("codex",)

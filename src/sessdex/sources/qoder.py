@@ -94,6 +94,8 @@ from .base import (
 
 NAME = "qoder"
 TITLE = "Qoder CLI"
+# its sub-agents are merged in by time, as Claude Code's are (its reader)
+SUBAGENTS_BY_TIME = True
 CHECKED_WITH = (
     "Qoder CLI 1.1.52 (npm @qoder-ai/qodercli, its bundle's config folder, transcript "
     "writer and record-type table, and its --help); no real capture; resume checked "

@@ -1,0 +1,43 @@
+"""`follow -n N` draws its recent history as `show` reads the session: a sub-agent's
+block at its spawn, so it starts as the last N of `show` (the real CLIs' sessions of
+/work/shared/corpus/realcli, copied under tests/data)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import DATA
+
+Key = tuple[object, object, object, object]
+
+
+def _key(event: dict[str, object]) -> Key:
+    return (event["time"], event["kind"], event.get("agent_id"), event.get("call_id"))
+
+
+@pytest.mark.parametrize(
+    ("app", "lead"),
+    [
+        ("gemini", "b44832f3"),  # gemini-0.61.0: its spawn stamped after its child
+        ("vibe", "11e8c9f6"),  # vibe-3.0.2: the spawn's result stamped mid-child
+        ("vibe", "fe38b8f5"),  # vibe-legacy-2.26.1: the same, its logs' layout
+        # Claude Code's and Codex's show merges a sub-agent in by time: kept so
+        ("claude", "82d9f90c"),  # claude-2.1.197: the lead's usage before its child
+        ("codex", "01a22b81-666a"),  # codex-0.171.0: the spawn's result mid-child
+    ],
+)
+def test_history_starts_as_the_end_of_show(app: str, lead: str) -> None:
+    home = str(DATA / app / "home")
+    run = CliRunner()
+    shown = run.invoke(main, ["show", lead, "--json", "--home", home])
+    assert shown.exit_code == 0, shown.output
+    want = [_key(event) for event in json.loads(shown.stdout)][-20:]
+    argv = ["follow", lead, "-n", "20", "--nl", "--duration", "0", "--home", home]
+    followed = run.invoke(main, argv)
+    assert followed.exit_code == 0, followed.output
+    got = [_key(json.loads(line)) for line in followed.stdout.splitlines()]
+    assert got == want

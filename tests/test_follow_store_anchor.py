@@ -35,8 +35,9 @@ def _follow(
     once the read before has been made (after the first batch, SPACING apart)."""
     done: list[float] = []  # when the last write was made
 
-    def stop() -> bool:
-        return bool(done) and time.monotonic() > done[0] + SPACING
+    def stop() -> bool:  # two intervals after the last write: a loaded machine's
+        # read of it may come a poll late, and a follow stopped before it drew less
+        return bool(done) and time.monotonic() > done[0] + 2 * SPACING
 
     _, batches = api.follow_session(
         home, prefix, duration=60, notify=False, history=history, stop=stop

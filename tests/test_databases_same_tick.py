@@ -105,30 +105,6 @@ def test_a_store_checkpointed_and_written_again_in_one_tick_is_read_as_it_is(
 
 
 @pytest.mark.usefixtures("one_tick")
-def test_a_shared_copy_made_in_the_tick_of_a_checkpoint_is_not_trusted_later(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A process copies the database file in the tick of its last change; the app
-    checkpoints in that tick (file and stamps as they were). A later process links that
-    copy, the clock long past the tick: its own look proves nothing of a copy made
-    before it, so once the WAL restarts it copies the file again (the copy's note 1,
-    from before the checkpoint, was read under the new WAL)."""
-    store = tmp_path / "app" / "store.db"
-    writer = _store(store)
-    try:
-        assert _texts(store) == ["c", "d"]  # the shared copy, made in the tick
-        writer.execute("PRAGMA wal_checkpoint(PASSIVE)")  # note 1 and 2 into the file
-        databases.forget_snapshots()  # the next process, a minute later
-        monkeypatch.setattr(databases, "_wall_ns", lambda: TICK_NS + 60 * 10**9)
-        assert _texts(store) == ["c", "d"]
-        writer.execute("UPDATE note SET text = ? WHERE id = 2", ("e" * 3000,))
-        databases.new_view()
-        assert _texts(store) == ["c", "e"]
-    finally:
-        writer.close()
-
-
-@pytest.mark.usefixtures("one_tick")
 def test_a_commit_into_a_reused_wal_in_one_tick_is_read(tmp_path: Path) -> None:
     """After a checkpoint the app writes over the WAL's older frames: a commit that
     stays within them keeps the WAL's size and header, and only its frames tell."""

@@ -645,12 +645,9 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         database_ns = known.database_ns if known is not None else 0
         held = None
         if known is None or not _same_database(known, before):
-            proven = _database_copy(
-                name, folder, target, before[0], looked_ns, fresh=known is None
-            )
-            if proven is None:
+            if not _database_copy(name, folder, target, before[0], fresh=known is None):
                 continue  # the app wrote into its database during the copy
-            database_at, database_ns = time.monotonic(), proven
+            database_at, database_ns = time.monotonic(), looked_ns
         else:
             # the same database file: top its WAL up (a new generation: copied whole)
             held = known.wal
@@ -705,32 +702,28 @@ def _database_copy(
     folder: Path,
     target: Path,
     database: tuple[int, int, str],
-    looked_ns: int,
     *,
     fresh: bool,
-) -> int | None:
+) -> bool:
     """Make `target` the app's database file as `database` says it is: at a process's
     first snapshot, a link to the shared base (copied from the app's file if missing);
     later, this process's own copy, patched block by block where a checkpoint changed
-    it. The wall clock of the look at the app's file that the copy was made after (a
-    base another process made: its own look, its mtime), or None when the app's file
-    changed meanwhile."""
+    it. False when the app's file changed meanwhile."""
     if fresh or not target.is_file():
-        base = _base(name, folder, database, looked_ns)
+        base = _base(name, folder, database)
         if base is None:
-            return None
+            return False
         _unlink(target, "-shm", "-wal", "")
         try:
-            proven = min(looked_ns, base.stat().st_mtime_ns)
             os.link(base, target)
         except FileNotFoundError:
-            return None  # another process recycled it meanwhile: try again
+            return False  # another process recycled it meanwhile: try again
         except OSError:  # a file system without hard links: a copy of our own
             try:
                 _copy(str(base), target)
             except FileNotFoundError:
-                return None
-        return proven
+                return False
+        return True
     if target.stat().st_nlink > 1:  # still the shared base: patch a copy of our own
         _make_room(folder, target.stat().st_size)
         own = target.with_name(target.name + ".own")
@@ -738,7 +731,7 @@ def _database_copy(
         os.replace(own, target)
     _unlink(target, "-shm")
     _patch(name, target)
-    return looked_ns if _fingerprint(name)[0] == database else None
+    return _fingerprint(name)[0] == database
 
 
 def _unlink(path: Path, *suffixes: str) -> None:
@@ -898,14 +891,9 @@ def written_before(path: str | os.PathLike[str], since_ns: int) -> bool:
     return True
 
 
-def _base(
-    name: str, folder: Path, database: tuple[int, int, str], looked_ns: int
-) -> Path | None:
+def _base(name: str, folder: Path, database: tuple[int, int, str]) -> Path | None:
     """The shared copy of the app's database file as `database` (size, mtime, headers)
-    says it is, made now if missing; None when the file changed while it was copied.
-    Its mtime is the look at the app's file it was copied after (`looked_ns`): the
-    processes that link it later prove by it that the app's file was not written since
-    (`_same_database`)."""
+    says it is, made now if missing; None when the file changed while it was copied."""
     size = database[0]
     base = folder / _base_name(database)
     if base.is_file():
@@ -926,7 +914,6 @@ def _base(
         partial.unlink(missing_ok=True)
         return None
     _blank_login(name, partial)
-    os.utime(partial, ns=(looked_ns, looked_ns))
     os.replace(partial, base)  # whole or not at all, for every process
     return base
 
@@ -1024,8 +1011,7 @@ def _recycled(folder: Path, partial: Path) -> bool:
 
 
 def _base_name(database: tuple[int, int, str]) -> str:
-    # "-seen": its mtime is when the app's file was looked at (older bases: copied)
-    return f"base-{database[0]}-{database[1]}-{database[2]}-seen"
+    return f"base-{database[0]}-{database[1]}-{database[2]}"
 
 
 def _copy(source: str, target: Path) -> None:

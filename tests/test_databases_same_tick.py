@@ -25,12 +25,9 @@ TICK_NS = 1_700_000_000 * 10**9  # the one second every write below lands in
 def one_tick(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """Every file under `tmp_path / "app"` modified and changed in the same second: what
     a coarse clock shows of writes made within one of its ticks (ctime included, which
-    no test can set), the clock reading that second. A process's copy of a database
-    file a checkpoint changed is brought up to date at its next look (else at most every
-    10 s: another matter)."""
+    no test can set). A process's copy of a database file a checkpoint changed is
+    brought up to date at its next look (else at most every 10 s: another matter)."""
     monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
-    # the clock in that second too, as a coarse one's stamps are: none looks settled
-    monkeypatch.setattr(databases, "_wall_ns", lambda: TICK_NS + 500_000_000)
     real = os.stat
     app = str(tmp_path / "app")
 

@@ -17,10 +17,8 @@ A snapshot costs a copy of the database, which can weigh GBs, so:
   consistent view, copied once). `watch` and `follow` ask for fresh ones (`keep_fresh`):
   the WAL is topped up with the frames the app committed since, and a database file a
   checkpoint changed is patched, block by block, into the process's own copy, at most
-  every REFRESH_DATABASE_SECONDS (a WAL started afresh over a database file the copy
-  still matches, by a stamp older than its clock's tick, is copied at once:
-  `_same_database`); `snapshot_current` says when a read may have missed the newest
-  rows. One connection stays open on each snapshot, so that opening it again
+  every REFRESH_DATABASE_SECONDS; `snapshot_current` says when a read may have missed
+  the newest rows. One connection stays open on each snapshot, so that opening it again
   does not rebuild its WAL index from the whole WAL;
 - a copy is made only when the disk has room to spare for it, and one cut short (a
   full disk, or a process killed mid-copy) is removed;
@@ -566,9 +564,6 @@ class _Taken:
     at: float  # time.monotonic() when it was taken
     database_at: float  # when the copy of the database file was last made or patched
     wal: _Wal | None = None
-    # the wall clock as the app's database file was looked at before that copy: a stamp a
-    # tick older than it proves the file unwritten since while it still shows that stamp
-    database_ns: int = 0
     settled: bool = True  # False: the app wrote during every try; take it again
     view: int = 0  # the `new_view` it was taken in
     # an open connection that keeps the copy's wal-index, so that every other open of
@@ -576,7 +571,6 @@ class _Taken:
     keeper: sqlite3.Connection | None = None
 
 
-_wall_ns = time.time_ns  # the clock a file's stamp is told racy by (a test sets it)
 _taken: dict[str, _Taken] = {}  # this process's snapshots: copy path -> what it holds
 _view = 0  # counts `new_view`: the call whose reads one snapshot serves whole
 _lock = threading.Lock()
@@ -624,7 +618,7 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         if known.fingerprint == current:
             return key
         if (
-            not _same_database(known, current)
+            known.fingerprint[0] != current[0]
             and now - known.database_at < REFRESH_DATABASE_SECONDS
         ):
             return key  # the app checkpointed a moment ago: behind until due
@@ -639,22 +633,17 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     _release(known)
     taken = None
     for _ in range(attempts):
-        looked_ns = _wall_ns()
         before = _fingerprint(name)
         database_at = known.database_at if known is not None else 0.0
-        database_ns = known.database_ns if known is not None else 0
         held = None
-        if known is None or not _same_database(known, before):
+        if known is None or known.fingerprint[0] != before[0]:
             if not _database_copy(name, folder, target, before[0], fresh=known is None):
                 continue  # the app wrote into its database during the copy
-            database_at, database_ns = time.monotonic(), looked_ns
+            database_at = time.monotonic()
         else:
-            # the same database file: top its WAL up (a new generation: copied whole)
-            held = known.wal
+            held = known.wal  # the same database file: top its WAL up
         wal = _wal_copy(name, key, held)
-        taken = _Taken(
-            before, time.monotonic(), database_at, wal, database_ns=database_ns
-        )
+        taken = _Taken(before, time.monotonic(), database_at, wal)
         if _fingerprint(name) == before:
             break
         known = taken  # a write landed meanwhile: go on from what was copied
@@ -673,28 +662,6 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     taken.view = _view
     _taken[key] = taken
     return key
-
-
-def _same_database(known: _Taken, current: Fingerprint) -> bool:
-    """Whether this process's copy of the database file is the app's file as it is now.
-    Its size, stamp and headers as copied, the WAL's generation aside, suffice where the
-    stamp was a tick older than the look before the copy: any write since would have
-    moved it. The generation counts only where the stamp may hide a write: a checkpoint
-    in that tick, which restarted the WAL, may have moved pages into the file at its size
-    and stamp. Else a WAL started afresh (empty at the last look, or restarted after a
-    checkpoint the copy already holds) waited for the copy to be due again (10 s)."""
-    held = known.fingerprint[0]
-    if held == current[0]:
-        return True
-    size, changed, state = held
-    return (
-        known.database_ns > 0
-        and (size, changed) == current[0][:2]
-        and changed >= 0
-        and state.partition(".")[0] != ""
-        and state.partition(".")[0] == current[0][2].partition(".")[0]
-        and not freshness.racy(changed, known.database_ns)
-    )
 
 
 def _database_copy(

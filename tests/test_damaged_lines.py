@@ -302,3 +302,18 @@ def test_an_unnumbered_damaged_line_is_the_numbered_one_of_the_same_file() -> No
     listed.update_unseen(read)
     assert listed.damaged_total == 2
     assert listed.details == [("a.jsonl", 703, NOT_UTF8), ("b.jsonl", 0, NOT_UTF8)]
+
+
+def test_a_line_named_by_its_byte_is_the_numbered_one_of_the_same_file() -> None:
+    """A listing that read a big file's tail names its damaged line by its byte; the
+    whole read numbers it: one line, named by its number, either way round."""
+    from sessdex.diagnostics import at_byte
+
+    for into_read in (True, False):
+        read = Diagnostics()
+        read.damage("a.jsonl", 703, NOT_UTF8)
+        listed = Diagnostics()
+        listed.damage("a.jsonl", at_byte(865_969), NOT_UTF8)
+        into, other = (read, listed) if into_read else (listed, read)
+        into.update_unseen(other)
+        assert (into.damaged_total, into.details) == (1, [("a.jsonl", 703, NOT_UTF8)])

@@ -118,6 +118,12 @@ def at_byte(offset: int) -> int:
     return AT_BYTE + offset
 
 
+def numbered(line: int) -> bool:
+    """Whether `line` names a line by its number: not 0 (the whole file, or a line a
+    read could not number) nor a byte (`at_byte`)."""
+    return 0 < line < AT_BYTE
+
+
 def place(path: str, line: int, reason: str) -> dict[str, object]:
     """One detail as `doctor --json` gives it: the file and its line, or the byte where a
     line a read from past the file's start met begins (`at_byte`), never that number."""
@@ -456,8 +462,14 @@ class Diagnostics:
                 details.append(detail)
         for detail in loose:
             details.remove(detail)
-            if detail[1]:  # named here by its number, not as line 0
-                self.details[self.details.index((detail[0], 0, detail[2]))] = detail
+            if numbered(detail[1]):  # named here by its number, not as line 0 or a byte
+                path, _, reason = detail
+                at = next(
+                    i
+                    for i, (p, n, r) in enumerate(self.details)
+                    if (p, r) == (path, reason) and not numbered(n)
+                )
+                self.details[at] = detail
         trimmed = Diagnostics(
             skipped=other.skipped - Counter(r for r in met if not is_damage(r)),
             unknown=other.unknown,
@@ -474,22 +486,22 @@ class Diagnostics:
         self, lines: list[tuple[str, int, str]], seen: set[tuple[str, int, str]]
     ) -> list[tuple[str, int, str]]:
         """Of `lines`, the damaged ones this one named under another number, where one
-        side could not number it (line 0: a listing that read a big file's tail): the
-        same line, as whatever reads a file whole meets each damaged line the listing
-        met. Each line here stands for one there."""
-        numbered: Counter[tuple[str, str]] = Counter()
-        unnumbered: Counter[tuple[str, str]] = Counter()
+        side could not number it (line 0, or its byte: a listing that read a big file's
+        tail): the same line, as whatever reads a file whole meets each damaged line the
+        listing met. Each line here stands for one there."""
+        counted: Counter[tuple[str, str]] = Counter()
+        uncounted: Counter[tuple[str, str]] = Counter()
         for path, line, reason in self.details:
             if is_damage(reason):
-                (numbered if line else unnumbered)[(path, reason)] += 1
-        if not numbered and not unnumbered:
+                (counted if numbered(line) else uncounted)[(path, reason)] += 1
+        if not counted and not uncounted:
             return []
         found = []
         for detail in lines:
             path, line, reason = detail
             if detail in seen or not is_damage(reason):
                 continue
-            pool = unnumbered if line else numbered
+            pool = uncounted if numbered(line) else counted
             if pool[(path, reason)] > 0:
                 pool[(path, reason)] -= 1
                 found.append(detail)

@@ -604,3 +604,64 @@ def test_a_run_waits_while_the_made_index_reaches_the_disk(
     listed = api.list_sessions(home)
     maker.join()
     assert listed.report.parsed == 1
+
+
+# a run that makes the new index and stops once its files' rows are copied, till killed
+_MAKER_STOPPED = """
+import sys, time
+from pathlib import Path
+from sessdex import indexcarry, indexdb, indexfile
+from sessdex.sources import Home
+indexcarry.ROOT = sys.argv[1]
+indexfile._STAMP = indexfile.stamp_of(sys.argv[1])
+copy_rows = indexcarry._copy_rows
+def and_stop(db, old, table, *rest):
+    copy_rows(db, old, table, *rest)
+    if table == "files":
+        print("copying", flush=True)
+        time.sleep(120)
+indexcarry._copy_rows = and_stop
+indexdb.connect(indexdb.index_file(Home.at(Path(sys.argv[2])))).close()
+"""
+
+
+def _kill_a_maker(home: Home) -> None:
+    """A real sessdex process killed (SIGKILL) while it makes the new index (`.making`
+    half written, its mark made), as `_upgrade` set it up here."""
+    import signal
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", _MAKER_STOPPED, indexcarry.ROOT, str(home.path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "copying"
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait(30)
+        if child.stdout is not None:
+            child.stdout.close()
+
+
+def test_a_making_left_by_a_killed_run_costs_the_next_no_wait(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run killed (SIGKILL) while it made the index left its `.making`: the next run
+    waited `MAKING_STILL` (5 s) for it to change before it made its own. The maker
+    holds a lock that dies with it: a dead one is told at once."""
+    import time
+
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    _kill_a_maker(home)
+    making = Path(f"{indexdb.index_file(home)}{indexcarry.MAKING}")
+    assert making.exists()
+    started = time.monotonic()
+    listed = api.list_sessions(home)
+    waited = time.monotonic() - started
+    assert listed.report.parsed == 3  # the killed run's copy is lost
+    assert waited < indexcarry.MAKING_STILL / 2, waited
+    assert not making.exists()

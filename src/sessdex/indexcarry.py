@@ -394,11 +394,20 @@ def make(path: Path) -> None:
     is read again, as before."""
     older = _newest_other(path)
     digests = None if older is None else _digests_now(path.parent)
-    if not _first_made(path):
-        _wait_for_making(path)
-        return
-    if older is None or digests is None:
-        return
+    with _maker(path) as taken:
+        if taken == _HELD and os.path.lexists(f"{path}{MADE}"):
+            # no live maker (it would hold the lock): what one left is a dead one's
+            _remove_making(path)
+            return
+        # a lock another holds: it makes the index, or is about to see it made
+        first = taken != _BUSY and _first_made(path)
+        if first and older is not None and digests is not None:
+            _make_in_place(path, older, digests)
+    if not first:
+        _wait_for_making(path)  # unlocked: its own lock would look like a maker's
+
+
+def _make_in_place(path: Path, older: Path, digests: dict[str, str]) -> None:
     making = f"{path}{MAKING}"
     try:
         try:
@@ -486,19 +495,95 @@ MAKING_STILL = 5.0
 MAKING_BEGUN = 1.0
 
 
+# beside an index: the lock its maker holds while it lives (`_maker`), kept with it
+MAKER = ".maker"
+
+# what taking a lock did: taken, held by another, or none on this file system
+_HELD, _BUSY, _NONE = "held", "busy", "none"
+
+
+@contextlib.contextmanager
+def _maker(path: Path) -> Iterator[str]:
+    """The lock that tells a live maker of the index at `path` from a dead one (a run
+    killed while it made it), taken without waiting and held in the block: the
+    operating system lets it go with its process. Taken before the mark, so a run that
+    finds the mark and the lock free knows that none makes it."""
+    try:
+        fd = os.open(f"{path}{MAKER}", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # a folder not written to: the mark fails too
+        yield _NONE
+        return
+    try:
+        yield _lock(fd, shared=False)
+    finally:
+        os.close(fd)  # the lock with it
+
+
+def _maker_alive(path: Path) -> bool | None:
+    """Whether a run holds the lock of `_maker` (None: locks are not to be had here,
+    the file system's or the platform's)."""
+    try:
+        fd = os.open(f"{path}{MAKER}", os.O_RDONLY)
+    except FileNotFoundError:
+        return False  # none ever took it: a maker takes it before its mark
+    except OSError:
+        return None
+    try:
+        taken = _lock(fd, shared=True)  # runs waiting together do not hold each other
+    finally:
+        os.close(fd)
+    return None if taken == _NONE else taken == _BUSY
+
+
+def _lock(fd: int, shared: bool) -> str:
+    """The open file `fd` locked without waiting (until it is closed): `_HELD`, `_BUSY`
+    where another open file holds it, `_NONE` where there are no such locks."""
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            # one byte, exclusive only: two runs waiting together may see each other's
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            how = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+            fcntl.flock(fd, how | fcntl.LOCK_NB)
+    except (BlockingIOError, PermissionError):  # EWOULDBLOCK; Windows' EACCES
+        return _BUSY
+    except OSError:  # ENOLCK, EOPNOTSUPP: some network file systems
+        return _NONE
+    return _HELD
+
+
+def _remove_making(path: Path) -> None:
+    for suffix in ("", "-journal"):
+        with contextlib.suppress(OSError):
+            os.unlink(f"{path}{MAKING}{suffix}")
+
+
 def _wait_for_making(path: Path) -> None:
     """Until another sessdex's `make` put the index at `path` in place, while it writes
     it: one that made its own meanwhile would read every file again, and the copy
-    would be lost."""
+    would be lost. A maker that is gone (`_maker_alive`) is not waited for."""
     import time
 
     making = f"{path}{MAKING}"
     last, since = None, time.monotonic()
     while not os.path.lexists(path):
+        alive = _maker_alive(path)
+        if alive is False:
+            # killed while it made it: what it left goes (a live one holds the lock
+            # until its making is gone; none takes it again once the mark is there)
+            _remove_making(path)
+            return
         try:
             stat = os.stat(making)
         except OSError:
-            if last is None and _just_marked(path, since):
+            if last is None and (
+                (alive and time.monotonic() - since < MAKING_BEGUN)
+                or _just_marked(path, since)
+            ):
                 time.sleep(0.05)  # the maker is between its mark and its making
                 continue
             return  # none is being made, or it failed

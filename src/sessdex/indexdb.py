@@ -41,8 +41,18 @@ OTHER_HOME_KEPT = 28 * 24 * 3600.0
 
 # what an index is kept with; ".carried": `indexcarry.MADE`, the mark that its build
 # made it once; ".making": `indexcarry.MAKING`, what a run cut short left of its making;
-# ".placing": `indexcarry.PLACING`, the lock a run killed holding it left
-_BESIDE = ("", "-wal", "-shm", ".damaged", ".carried", ".making", ".placing")
+# ".placing": `indexcarry.PLACING`, the lock a run killed holding it left; ".maker":
+# `indexcarry.MAKER`, the lock its maker holds while it lives
+_BESIDE = (
+    "",
+    "-wal",
+    "-shm",
+    ".damaged",
+    ".carried",
+    ".making",
+    ".placing",
+    ".maker",
+)
 
 
 def prune_older_builds(path: Path, now: float | None = None) -> None:

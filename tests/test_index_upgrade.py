@@ -665,3 +665,46 @@ def test_a_making_left_by_a_killed_run_costs_the_next_no_wait(
     assert listed.report.parsed == 3  # the killed run's copy is lost
     assert waited < indexcarry.MAKING_STILL / 2, waited
     assert not making.exists()
+
+
+def test_a_lock_left_by_a_run_killed_placing_the_index_holds_no_later_run(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run killed (SIGKILL) while it held the lock under which an index is created
+    or renamed into place (`.placing`) left it: every later run without hard links
+    waited `PLACING_WAIT` (1 s) for it twice, dropped the copy and read every app's
+    files again, for as long as the build was used."""
+    import errno
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def no_links(*_: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    path = indexdb.index_file(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_PLACING, str(path)], timeout=60
+    )
+    assert killed.returncode == -signal.SIGKILL
+    monkeypatch.setattr(os, "link", no_links)
+    started = time.monotonic()
+    listed = api.list_sessions(home)
+    waited = time.monotonic() - started
+    assert listed.report.parsed == 1
+    assert waited < indexcarry.PLACING_WAIT, waited
+    assert not Path(f"{path}{indexcarry.PLACING}").exists()
+
+
+# a run killed as it holds the lock an index is put in place under
+_KILLED_PLACING = """
+import os, signal, sys
+from pathlib import Path
+from sessdex import indexcarry
+with indexcarry._placing(Path(sys.argv[1])):
+    os.kill(os.getpid(), signal.SIGKILL)
+"""

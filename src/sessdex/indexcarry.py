@@ -453,35 +453,54 @@ def create(path: Path) -> None:
 # beside an index while one is created or put there (`_placing`), for moments
 PLACING = ".placing"
 
-# how long a run waits for that lock: one held longer was left by a run killed holding it
+# how long a run waits for that lock: it is held for moments
 PLACING_WAIT = 1.0
 
 
 @contextlib.contextmanager
 def _placing(path: Path) -> Iterator[bool]:
     """Whether this process holds the lock under which an index is created or renamed
-    at `path` (a file made with O_EXCL beside it), held in the `with` block."""
+    at `path` (the file `PLACING` beside it, locked: a file made with O_EXCL, which a
+    run killed holding it left, held every later run `PLACING_WAIT`; the lock dies
+    with its process), held in the `with` block."""
     import time
 
     lock = f"{path}{PLACING}"
     since = time.monotonic()
     while True:
         try:
-            os.close(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            break
-        except FileExistsError:
-            if time.monotonic() - since > PLACING_WAIT:
-                yield False
-                return
-            time.sleep(0.01)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:  # a folder not written to: SQLite says why
             yield False
             return
+        taken = _lock(fd, shared=False)
+        if taken == _HELD and _still_there(fd, lock):
+            break
+        os.close(fd)
+        if taken == _NONE or time.monotonic() - since > PLACING_WAIT:
+            yield False  # no locks on this file system: nothing renamed
+            return
+        time.sleep(0.01)
     try:
         yield True
     finally:
+        # removed while held: a run that locks it next (opened before) finds it is
+        # not the file there any more (`_still_there`) and takes the one there
         with contextlib.suppress(OSError):
             os.unlink(lock)
+        os.close(fd)
+        if sys.platform == "win32":  # it removes no file open: once let go, unless
+            with contextlib.suppress(OSError):  # another opened it meanwhile
+                os.unlink(lock)
+
+
+def _still_there(fd: int, name: str) -> bool:
+    """Whether the open file `fd` is the one at `name`."""
+    try:
+        now, held = os.stat(name), os.fstat(fd)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
 
 
 # beside an index while `make` makes it

@@ -708,3 +708,31 @@ from sessdex import indexcarry
 with indexcarry._placing(Path(sys.argv[1])):
     os.kill(os.getpid(), signal.SIGKILL)
 """
+
+
+def test_module_scans_half_written_by_runs_killed_are_removed(tmp_path: Path) -> None:
+    """What a run killed while it wrote `code-scans.marshal` left beside it (its
+    `.<pid>` part, 170 KB) goes when the scans are next written: each stayed in the
+    cache for good. That of a live run goes only once a minute old (a write is ms)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    kept = tmp_path / "cache"
+    kept.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = kept / f"{indexcarry.SCANS}.{int(gone.stdout)}"
+    writing = kept / f"{indexcarry.SCANS}.{os.getppid()}"
+    stuck = kept / f"{indexcarry.SCANS}.1"  # a pid alive, its part two minutes old
+    other = kept / f"{indexcarry.SCANS}.notes"
+    for part in (dead, writing, stuck, other):
+        part.write_bytes(b"\x00" * 1000)
+    old = time.time() - 120
+    os.utime(stuck, (old, old))
+    indexcarry._digests(["claude"], indexcarry.ROOT, kept)
+    assert (kept / indexcarry.SCANS).exists()
+    assert sorted(p.name for p in kept.iterdir()) == sorted(
+        [indexcarry.SCANS, writing.name, other.name]
+    )

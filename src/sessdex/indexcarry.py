@@ -156,6 +156,7 @@ def _kept_scans(where: Path, stamp: str) -> dict[str, _Scan]:
 
 def _store(where: Path, data: bytes) -> None:
     """`data` written whole at `where`, or nothing (a full disk: read next time)."""
+    _prune_parts(where)
     part = where.with_name(f"{where.name}.{os.getpid()}")
     try:
         part.write_bytes(data)
@@ -164,6 +165,43 @@ def _store(where: Path, data: bytes) -> None:
         log.debug("module scans not kept: %s", error)
         with contextlib.suppress(OSError):
             part.unlink()
+
+
+# a part older than this was left by a run killed writing it (a write takes ms)
+_PART_KEPT = 60.0
+
+
+def _prune_parts(where: Path) -> None:
+    """The parts of `where` (`_store`'s, `.<pid>`) that runs killed while they wrote
+    it left: those of a process gone, or a minute old. Each stayed for good."""
+    import time
+
+    prefix = f"{where.name}."
+    try:
+        names = [name for name in os.listdir(where.parent) if name.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix) :]
+        if not (pid.isascii() and pid.isdigit()) or int(pid) == os.getpid():
+            continue
+        part = where.parent / name
+        with contextlib.suppress(OSError):
+            if not _alive(int(pid)) or time.time() - part.stat().st_mtime > _PART_KEPT:
+                part.unlink()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process `pid` runs (where that cannot be told: yes)."""
+    if sys.platform == "win32":  # its os.kill ends the process: a part's age tells
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's: alive
+        return True
+    return True
 
 
 def _scanned(text: bytes) -> _Scan:

@@ -736,3 +736,84 @@ def test_module_scans_half_written_by_runs_killed_are_removed(tmp_path: Path) ->
     assert sorted(p.name for p in kept.iterdir()) == sorted(
         [indexcarry.SCANS, writing.name, other.name]
     )
+
+
+# a run killed once the index it made is in place, its `.making` not yet removed
+_KILLED_PLACED = """
+import os, signal, sys
+from pathlib import Path
+from sessdex import indexcarry, indexdb, indexfile
+from sessdex.sources import Home
+indexcarry.ROOT = sys.argv[1]
+indexfile._STAMP = indexfile.stamp_of(sys.argv[1])
+put = indexcarry._put_in_place
+def and_killed(making, path):
+    put(making, path)
+    os.kill(os.getpid(), signal.SIGKILL)
+indexcarry._put_in_place = and_killed
+indexdb.connect(indexdb.index_file(Home.at(Path(sys.argv[2])))).close()
+"""
+
+
+def test_a_making_left_as_the_index_second_name_is_removed(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The made index is put in place as a second name (os.link), then its `.making`
+    name removed: a run killed between the two, or (Windows) one whose removal another
+    run refused (the index open there), left it, the index's GBs kept once it is
+    deleted or set aside. The next run removes it, the index itself kept."""
+    import signal
+    import subprocess
+    import sys
+
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_PLACED, indexcarry.ROOT, str(home.path)],
+        timeout=60,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    path = indexdb.index_file(home)
+    making = Path(f"{path}{indexcarry.MAKING}")
+    assert making.exists()
+    assert api.list_sessions(home).report.parsed == 1  # its copy, kept
+    assert not making.exists()
+    assert api.list_sessions(home).report.parsed == 0
+
+
+def test_a_making_that_windows_will_not_remove_is_removed_by_the_next_run(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows refuses to remove the `.making` name of the index put in place while
+    another run has the index open (a sharing violation): it stayed for good, the
+    copy said not made."""
+    import errno
+    import os
+
+    unlink = os.unlink
+
+    def as_windows(name: str) -> None:
+        if str(name).endswith(indexcarry.MAKING):
+            raise PermissionError(errno.EACCES, "used by another process", name)
+        unlink(name)
+
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    monkeypatch.setattr(os, "unlink", as_windows)
+    assert api.list_sessions(home).report.parsed == 1
+    making = Path(f"{indexdb.index_file(home)}{indexcarry.MAKING}")
+    assert making.exists()
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert api.list_sessions(home).report.parsed == 0
+    assert not making.exists()
+
+
+def test_a_making_left_where_the_index_is_made_is_not_made_into(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `.making` left without its mark (its index and mark deleted by hand) is no
+    start for the next making: SQLite opened it, and a file that is none (or another
+    index by a second name) lost the copy or was written into."""
+    _upgrade(tmp_path, monkeypatch, "sources/codex.py")
+    making = Path(f"{indexdb.index_file(home)}{indexcarry.MAKING}")
+    making.write_bytes(b"not an index " * 1000)
+    assert api.list_sessions(home).report.parsed == 1
+    assert not making.exists()

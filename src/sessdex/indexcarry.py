@@ -447,14 +447,16 @@ def make(path: Path) -> None:
 
 def _make_in_place(path: Path, older: Path, digests: dict[str, str]) -> None:
     making = f"{path}{MAKING}"
+    # one left (its mark deleted by hand) is no start: SQLite would open it, a file
+    # that is no index or another's second name (`tidy`)
+    _remove_making(path)
     try:
         try:
             _make(making, older, digests)
             _put_in_place(making, path)
         finally:
-            for suffix in ("", "-journal"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{making}{suffix}")
+            # where Windows refuses (the index open in another run), `tidy` does it
+            _remove_making(path)
     except FileExistsError:
         log.debug("index rows not copied: another sessdex made %s first", path)
     except (OSError, sqlite3.Error) as error:
@@ -617,6 +619,17 @@ def _remove_making(path: Path) -> None:
     for suffix in ("", "-journal"):
         with contextlib.suppress(OSError):
             os.unlink(f"{path}{MAKING}{suffix}")
+
+
+def tidy(path: Path) -> None:
+    """A `.making` beside the index at `path` removed, where it is the index's second
+    name (os.link put it in place, and the run was killed before it removed that
+    name, or Windows refused it while another run had the index open) or no live run
+    makes it: it kept GBs once the index was deleted or set aside."""
+    making = f"{path}{MAKING}"
+    with contextlib.suppress(OSError):
+        if os.path.samefile(making, path) or _maker_alive(path) is False:
+            _remove_making(path)
 
 
 def _wait_for_making(path: Path) -> None:

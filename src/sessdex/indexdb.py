@@ -170,6 +170,10 @@ def _connect(path: Path) -> sqlite3.Connection:
 
         make(path)
         create(path)  # where `make` made none: never where it renames one meanwhile
+    elif os.path.lexists(f"{path}.making"):  # `indexcarry.MAKING`, left by a run
+        from .indexcarry import tidy
+
+        tidy(path)  # before this run opens the index: Windows removes no name of it
     db = sqlite3.connect(
         path,
         timeout=BUSY_TIMEOUT_MS / 1000,

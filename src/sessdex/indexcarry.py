@@ -437,7 +437,7 @@ def make(path: Path) -> None:
             # no live maker (it would hold the lock): what one left is a dead one's
             _remove_making(path)
             return
-        # a lock another holds: it makes the index, or is about to see it made
+        # the lock busy: another run makes the index, or is about to find it made
         first = taken != _BUSY and _first_made(path)
         if first and older is not None and digests is not None:
             _make_in_place(path, older, digests)
@@ -500,9 +500,9 @@ PLACING_WAIT = 1.0
 @contextlib.contextmanager
 def _placing(path: Path) -> Iterator[bool]:
     """Whether this process holds the lock under which an index is created or renamed
-    at `path` (the file `PLACING` beside it, locked: a file made with O_EXCL, which a
-    run killed holding it left, held every later run `PLACING_WAIT`; the lock dies
-    with its process), held in the `with` block."""
+    at `path` (the file `PLACING` beside it, locked), held in the `with` block. The
+    lock dies with its process: a file made with O_EXCL, left by a run killed holding
+    it, held every later run `PLACING_WAIT`."""
     import time
 
     lock = f"{path}{PLACING}"

@@ -10,8 +10,15 @@ the -wal), a prompt typed into that session first. A share of one core, the medi
 sessions (their messages and parts too, under new ids, as old as the fixture's), as a
 long-time OpenCode user's does.
 
+Then, with `--lag-mb` (default 1,200), how late a reader that follows the app as `watch`
+and `follow` do (`databases.keep_fresh`, a read every 0.1 s) sees a row the app wrote
+after `PRAGMA wal_checkpoint(TRUNCATE)` (its copy of the database file is behind until
+patched), for a database of each size: the median of `--lag-repeats` such writes, and the
+share of one core the reads took meanwhile. `--repeats 0` runs this part alone.
+
 Usage: .venv/bin/python bench/bench_watch_wal.py [--sessions 1000] [--rate 20]
-       [--seconds 10] [--repeats 5] [--database-sessions 0]
+       [--seconds 10] [--repeats 5] [--database-sessions 0] [--lag-mb 1,200]
+       [--lag-repeats 5]
 """
 
 from __future__ import annotations
@@ -125,6 +132,74 @@ def share(home: Path, database: Path, seconds: float, rate: float) -> float:
         process.wait()
 
 
+ROW = 64 * 1024  # bytes of one row of the lag's database: a part with a tool output
+
+
+def lag_store(path: Path, megabytes: int) -> sqlite3.Connection:
+    """An app's store of `megabytes` in WAL mode that checkpoints only when told."""
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE part (id INTEGER PRIMARY KEY, data BLOB)")
+    payload = os.urandom(ROW)
+    writer.execute("BEGIN")
+    for _ in range(max(1, megabytes * 1024 * 1024 // ROW)):
+        writer.execute("INSERT INTO part (data) VALUES (?)", (payload,))
+    writer.execute("COMMIT")
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return writer
+
+
+def newest(path: Path) -> tuple[int, float]:
+    """The newest row a follower's read sees, and the CPU seconds the read took."""
+    from sessdex import databases
+
+    begun = time.thread_time()
+    connection = databases.open_sqlite(path)
+    try:
+        (row,) = connection.execute("SELECT max(id) FROM part").fetchone()
+    finally:
+        connection.close()
+    return row, time.thread_time() - begun
+
+
+def checkpoint_lag(
+    folder: Path, megabytes: int, repeats: int
+) -> tuple[list[float], float]:
+    """The seconds after each of `repeats` writes, each just after a checkpoint, until a
+    read every 0.1 s saw it; the share of one core those reads took."""
+    from sessdex import databases
+
+    databases.keep_fresh(1.0)  # as follow does (STORE_SECONDS / 2)
+    path = folder / f"store-{megabytes}mb.db"
+    writer = lag_store(path, megabytes)
+    writer.execute("INSERT INTO part (data) VALUES (x'00')")  # a WAL to copy
+    newest(path)  # the first snapshot
+    lags: list[float] = []
+    cpu, start = 0.0, time.monotonic()
+    try:
+        for n in range(repeats):
+            waited = time.monotonic() + 1.0 + 0.7 * n  # spread over the patch's wait
+            while time.monotonic() < waited:
+                cpu += newest(path)[1]
+                time.sleep(0.1)
+            writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            writer.execute("INSERT INTO part (data) VALUES (x'01')")
+            (want,) = writer.execute("SELECT max(id) FROM part").fetchone()
+            written = time.monotonic()
+            while True:
+                row, spent = newest(path)
+                cpu += spent
+                if row == want:
+                    break
+                time.sleep(0.1)
+            lags.append(time.monotonic() - written)
+    finally:
+        writer.close()
+        databases.forget_snapshots()
+    return lags, cpu / (time.monotonic() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=1000)
@@ -132,12 +207,19 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--database-sessions", type=int, default=0)
+    parser.add_argument("--lag-mb", default="1,200")
+    parser.add_argument("--lag-repeats", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SESSDEX_HOME"] = str(Path(tmp) / "state")
         home = Path(tmp) / "home"
-        database = prepare(home, args.sessions, args.database_sessions)
-        for name, rate in (("idle", 0.0), (f"{args.rate:g} writes/s", args.rate)):
+        database = (
+            home / DATABASE
+            if not args.repeats
+            else prepare(home, args.sessions, args.database_sessions)
+        )
+        rates = (("idle", 0.0), (f"{args.rate:g} writes/s", args.rate))
+        for name, rate in rates if args.repeats else ():
             shares = [
                 share(home, database, args.seconds, rate) for _ in range(args.repeats)
             ]
@@ -147,6 +229,15 @@ def main() -> None:
                 f" {args.seconds:g} s (runs: "
                 + ", ".join(f"{s * 100:.2f}" for s in sorted(shares))
                 + ")",
+                flush=True,
+            )
+        for megabytes in (int(mb) for mb in args.lag_mb.split(",") if mb):
+            lags, used = checkpoint_lag(Path(tmp), megabytes, args.lag_repeats)
+            print(
+                f"a row written after a checkpoint, {megabytes} MB database: seen"
+                f" after a median {statistics.median(lags):.2f} s (runs: "
+                + ", ".join(f"{lag:.2f}" for lag in sorted(lags))
+                + f"); reads every 0.1 s took {used * 100:.2f} % of a core",
                 flush=True,
             )
 

@@ -17,9 +17,10 @@ A snapshot costs a copy of the database, which can weigh GBs, so:
   consistent view, copied once). `watch` and `follow` ask for fresh ones (`keep_fresh`):
   the WAL is topped up with the frames the app committed since, and a database file a
   checkpoint changed is patched, block by block, into the process's own copy, at most
-  every REFRESH_DATABASE_SECONDS; `snapshot_current` says when a read may have missed
-  the newest rows. One connection stays open on each snapshot, so that opening it again
-  does not rebuild its WAL index from the whole WAL;
+  every REFRESH_DATABASE_SECONDS, sooner where the last patch was cheap (PATCH_SHARE);
+  `snapshot_current` says when a read may have missed the newest rows. One connection
+  stays open on each snapshot, so that opening it again does not rebuild its WAL index
+  from the whole WAL;
 - a copy is made only when the disk has room to spare for it, and one cut short (a
   full disk, or a process killed mid-copy) is removed;
 - snapshots no read needs any more (their database is gone or has no WAL now, or they
@@ -525,6 +526,15 @@ FRESH_SECONDS = float("inf")
 # in a long run, how often at most the database file (which a checkpoint rewrote) is read
 # again to bring this process's copy up to date; until then the snapshot is behind
 REFRESH_DATABASE_SECONDS = 10.0
+# ... and sooner where that costs little: after a patch of this process's copy that took
+# t seconds, the next one waits t / PATCH_SHARE (patching then takes at most 1 % of a
+# core), at least REFRESH_FLOOR_SECONDS, at most REFRESH_DATABASE_SECONDS. Only when,
+# never what: the copy is still compared with the file block by block, no stamp trusted.
+PATCH_SHARE = 0.01
+REFRESH_FLOOR_SECONDS = 0.5
+# what the first patch is taken to cost, before one was timed: it copies the shared base
+# into a copy of this process's own, then reads the whole file again (4 ms a MB)
+PATCH_SECONDS_PER_BYTE = 4e-3 / 1e6
 SPARE_BYTES = 256 * 1024 * 1024  # room a copy must leave free on the cache's disk
 BASE_GRACE_SECONDS = 60.0  # a base no one links to yet may be about to be linked
 PAGE = 4096  # the blocks a database copy is compared and patched by
@@ -564,6 +574,7 @@ class _Taken:
     at: float  # time.monotonic() when it was taken
     database_at: float  # when the copy of the database file was last made or patched
     wal: _Wal | None = None
+    patch_seconds: float = 0.0  # what that took, or what the first patch will take
     settled: bool = True  # False: the app wrote during every try; take it again
     view: int = 0  # the `new_view` it was taken in
     # an open connection that keeps the copy's wal-index, so that every other open of
@@ -617,10 +628,8 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     if known is not None and known.settled:
         if known.fingerprint == current:
             return key
-        if (
-            known.fingerprint[0] != current[0]
-            and now - known.database_at < REFRESH_DATABASE_SECONDS
-        ):
+        due = known.database_at + _refresh_wait(known.patch_seconds)
+        if known.fingerprint[0] != current[0] and now < due:
             return key  # the app checkpointed a moment ago: behind until due
     folder = _snapshot_folder(name)  # a stand-in now if the cache's may not be written
     _own_folder(folder)
@@ -635,15 +644,23 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     for _ in range(attempts):
         before = _fingerprint(name)
         database_at = known.database_at if known is not None else 0.0
+        cost = known.patch_seconds if known is not None else 0.0
         held = None
         if known is None or known.fingerprint[0] != before[0]:
+            begun = time.monotonic()
             if not _database_copy(name, folder, target, before[0], fresh=known is None):
                 continue  # the app wrote into its database during the copy
             database_at = time.monotonic()
+            # a link to the shared base costs nothing; the first patch copies it whole
+            cost = (
+                max(0, before[0][0]) * PATCH_SECONDS_PER_BYTE
+                if known is None
+                else database_at - begun
+            )
         else:
             held = known.wal  # the same database file: top its WAL up
         wal = _wal_copy(name, key, held)
-        taken = _Taken(before, time.monotonic(), database_at, wal)
+        taken = _Taken(before, time.monotonic(), database_at, wal, cost)
         if _fingerprint(name) == before:
             break
         known = taken  # a write landed meanwhile: go on from what was copied
@@ -662,6 +679,13 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     taken.view = _view
     _taken[key] = taken
     return key
+
+
+def _refresh_wait(patch_seconds: float) -> float:
+    """How long after its last patch this process's copy of a database file waits before
+    it is patched again (see PATCH_SHARE)."""
+    wait = max(REFRESH_FLOOR_SECONDS, patch_seconds / PATCH_SHARE)
+    return min(REFRESH_DATABASE_SECONDS, wait)
 
 
 def _database_copy(

@@ -1,0 +1,162 @@
+"""A process that follows an app's WAL database (`watch`, `follow`: `keep_fresh`) after
+the app checkpoints it and writes again: its copy of the database file is patched sooner
+where a patch costs little (a small database: within a second or so, not up to 10 s),
+and no sooner than REFRESH_DATABASE_SECONDS where it costs much (a big one: no more CPU
+than before). The copy is compared block by block either way: no stamp is trusted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sessdex import api, databases
+from sessdex.sources import Home
+from tests.conftest import app_home
+from tests.test_follow_store_tail import OPENCODE_SESSION
+
+
+def _store(path: Path) -> sqlite3.Connection:
+    """An app's store in WAL mode that checkpoints only when told (a few pages)."""
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
+    writer.execute("INSERT INTO note (text) VALUES ('first')")
+    return writer
+
+
+def _newest(path: Path) -> int:
+    connection = databases.open_sqlite(path)
+    try:
+        return int(connection.execute("SELECT max(id) FROM note").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def _seen_after(path: Path, writer: sqlite3.Connection, within: float) -> float | None:
+    """The app checkpoints, then writes a row: the seconds until a read every 0.05 s
+    saw it, None if none did within `within`."""
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    writer.execute("INSERT INTO note (text) VALUES ('after the checkpoint')")
+    (want,) = writer.execute("SELECT max(id) FROM note").fetchone()
+    written = time.monotonic()
+    while time.monotonic() - written < within:
+        if _newest(path) == want:
+            return time.monotonic() - written
+        time.sleep(0.05)
+    return None
+
+
+@pytest.fixture()
+def following(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", float("inf"))  # restored after
+    databases.keep_fresh(1.0)  # as follow does
+
+
+@pytest.mark.usefixtures("following")
+def test_a_small_database_shows_a_write_after_each_checkpoint_within_a_second_or_two(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "app" / "store.db"
+    path.parent.mkdir()
+    writer = _store(path)
+    try:
+        assert _newest(path) == 1  # the copy of the database file is made now
+        # the first patch (its cost told by the file's size), then timed ones
+        lags = [_seen_after(path, writer, within=5.0) for _ in range(3)]
+    finally:
+        writer.close()
+    assert None not in lags, lags
+    assert max(lag for lag in lags if lag is not None) < 2.0, lags  # it was up to 10 s
+
+
+@pytest.mark.usefixtures("following")
+def test_a_database_whose_patch_costs_much_is_patched_no_sooner_than_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that takes a second to patch (a GB, as the first patch counts it) keeps
+    the 10 s wait: until then the read is of the copy before the checkpoint, whole, and
+    `snapshot_current` says it may be behind."""
+    monkeypatch.setattr(databases, "PATCH_SECONDS_PER_BYTE", 1.0)
+    path = tmp_path / "app" / "store.db"
+    path.parent.mkdir()
+    writer = _store(path)
+    try:
+        assert _newest(path) == 1
+        assert _seen_after(path, writer, within=2.0) is None
+        assert _newest(path) == 1  # the rows as they stood before, not a torn mix
+        assert not databases.snapshot_current(path)
+    finally:
+        writer.close()
+
+
+def _prompt(db: sqlite3.Connection) -> None:
+    """The app's write of a new prompt: a message and its part, one transaction."""
+    ((session,),) = db.execute(
+        "SELECT DISTINCT session_id FROM message WHERE session_id LIKE ?",
+        (OPENCODE_SESSION + "%",),
+    ).fetchall()
+    at = int(time.time() * 1000)
+    info = {"role": "user", "time": {"created": at}}
+    db.execute("BEGIN")
+    db.execute(
+        "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+        ("msg_zz_new_prompt", session, at, at, json.dumps(info)),
+    )
+    db.execute(
+        "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+        ("prt_zz_new_prompt", "msg_zz_new_prompt", session, at, at,
+         json.dumps({"type": "text", "text": "try it another way"})),
+    )  # fmt: skip
+    db.execute("COMMIT")
+
+
+def test_follow_draws_a_prompt_written_after_a_checkpoint_within_two_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenCode checkpoints its database (`wal_checkpoint(TRUNCATE)`) and the user types a
+    prompt: `follow` draws it at its next read or the one after (a read every 2 s at
+    most), not once its copy of the database file was 10 s old."""
+    monkeypatch.setattr(databases, "FRESH_SECONDS", float("inf"))  # restored after
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    db_path = tmp_path / "home" / ".local" / "share" / "opencode" / "opencode.db"
+    db = sqlite3.connect(db_path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")  # kept open: its -wal stays, as the app's
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("UPDATE session SET time_updated = time_updated + 1")
+    written: list[float] = []
+    drawn: list[float] = []
+
+    def stop() -> bool:
+        return bool(drawn) or (bool(written) and time.monotonic() > written[0] + 15)
+
+    _, batches = api.follow_session(
+        Home.at(tmp_path / "home"), OPENCODE_SESSION[:12], duration=30,
+        notify=False, history=1, stop=stop,
+    )  # fmt: skip
+    next(batches)  # the copy of the database file is made now
+
+    def writer() -> None:
+        time.sleep(0.5)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _prompt(db)
+        written.append(time.monotonic())
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        for batch in batches:
+            if any("try it another way" in (event.text or "") for event in batch):
+                drawn.append(time.monotonic())
+    finally:
+        thread.join()
+        db.close()
+    assert drawn, "the prompt was never drawn"
+    assert drawn[0] - written[0] < 4.0  # two reads of the store at most; it was ~9 s

@@ -190,6 +190,52 @@ def test_a_crush_summary_marked_once_it_is_written_is_drawn_once(
     ]
 
 
+def test_follow_started_while_a_crush_summary_streams_draws_it_whole_once(
+    tmp_path: Path,
+) -> None:
+    """`follow` started while Crush streams a summary into its row (marked a summary,
+    its parts not finished) drew "context compacted" with the words so far, and never
+    the whole summary: a compaction's identity leaves its text out, so the grown one
+    read later was no news. The first read holds it back, as it does an answer."""
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+
+    def said(text: str, finished: bool = False) -> str:
+        parts: list[object] = [{"type": "text", "data": {"text": text}}]
+        if finished:
+            parts.append({"type": "finish", "data": {"reason": "end_turn"}})
+        return json.dumps(parts)
+
+    summary = "Summary: checkout() retries; the tests pass."
+    try:
+        writer.execute(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+            " updated_at, is_summary_message) VALUES ('m-sum', ?, 'assistant', ?,"
+            " 'm', ?, ?, 1)",
+            (session.id, said("Summary: check"), CRUSH_AT, int(time.time())),
+        )
+        writer.execute(
+            "UPDATE sessions SET summary_message_id = 'm-sum' WHERE id = ?",
+            (session.id,),
+        )
+        follower = LiveSession(session)
+        shown = follower.poll()
+        writer.execute(
+            "UPDATE messages SET parts = ? WHERE id = 'm-sum'", (said(summary, True),)
+        )
+        for _ in range(3):
+            time.sleep(live_feeds.STORE_SECONDS)
+            shown += follower.poll()
+    finally:
+        writer.close()
+    compactions = [e.text for e in shown if e.kind == "compaction"]
+    assert compactions[-1:] == [summary]
+    assert "Summary: check" not in compactions
+
+
 QWEN = Path(__file__).parent / "data" / "qwen" / "home"
 
 

@@ -48,8 +48,9 @@ SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-r
 # kinds an app may write again, grown, in the same row or document (a streamed answer,
 # a compaction's summary answer after its request)
 GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result", "compaction"})
-# of those, what a first read's history may end on still streamed (its drawing is held)
-STREAMED = frozenset({"assistant", "thinking"})
+# of those, what a first read's history may end on still streamed (its drawing is held):
+# a Crush summary is streamed into a row already marked the session's summary
+STREAMED = frozenset({"assistant", "thinking", "compaction"})
 BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
 HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
 TAIL_ROWS = (

@@ -268,6 +268,33 @@ def test_a_qwen_reply_written_in_fragments_is_billed_once(
     assert follower.tracker.tokens == 2050
 
 
+@pytest.mark.parametrize("whole", [True, False], ids=["read_whole", "read_on"])
+def test_a_qwen_reply_cut_at_follows_first_read_is_billed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """`follow` started between two fragments of a Qwen Code reply drew the first
+    fragment's usage with its history, then the whole reply's once the rest came:
+    two usage lines, and read on from a line, the reply's tokens counted twice (4,072
+    where the file holds 2,050). The first read's last usage is kept back too."""
+    if not whole:
+        monkeypatch.setattr(live_feeds, "FULL_REREAD_MAX", 0)
+    home = tmp_path / "home"
+    shutil.copytree(QWEN, home)
+    chat = next((home / ".qwen/projects").glob("*/chats/5d1e0c2a*.jsonl"))
+    lines = chat.read_text().splitlines(keepends=True)
+    chat.write_text("".join(lines[:5]))  # the reply's first fragment, written now
+    follower = LiveSession(api.resolve(Home.at(home), "5d1e0c2a"))
+    shown = follower.poll()
+    for line in (lines[5], lines[6]):  # its second fragment, then the tool's result
+        with chat.open("a", encoding="utf-8") as file:
+            file.write(line)
+        shown += follower.poll()
+    shown += follower.poll()
+    usages = [e.usage.output_tokens for e in shown if e.kind == "usage" and e.usage]
+    assert usages == [50]
+    assert follower.tracker.tokens == 2050
+
+
 def test_follow_started_while_an_answer_streams_draws_it_once(tmp_path: Path) -> None:
     """`follow` started while Crush streams an answer into its row drew the words so far
     as the last of its history, then the whole answer again once written. The first

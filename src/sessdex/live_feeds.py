@@ -507,8 +507,9 @@ class ReadFeed:
             events = self._read(seen, first)
         else:
             start = max(first, before)
-            if self.held_usage is not None and self.held_from:
-                # from where the usage kept back was read: it is read again, grown
+            if self.held_usage is not None:
+                # from where the usage kept back was read (the start, of a first read
+                # from there): it is read again, grown
                 start = min(self.held_from, start)
             events = self._read(seen, start)
         grown = change is Change.GROWN or bool(events)
@@ -602,7 +603,9 @@ class ReadFeed:
         self.read_before = True
         self.window = None if whole else self.window
         if self.follower is not None:  # before what is read on is summed
-            self._hold_usage(kept, None if first else final, seen, offset)
+            # of a first read, only a file written just now may end mid-reply
+            recent = not first or time.time() - self.written < STORE_SECONDS
+            self._hold_usage(kept, final if recent else None, seen, offset)
         if whole:
             self.covered, self.tokens = count, tokens
             if not first:

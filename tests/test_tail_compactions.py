@@ -225,10 +225,10 @@ def test_a_tail_of_the_json_files_reads_the_last_messages_parts(
 V2 = "ses_f2b662ccdffe16PlkJxTailV2"  # a 2.x session of its own: no child, no fork
 
 
-def _v2_home(tmp_path: Path, compacted: int) -> Home:
+def _v2_home(tmp_path: Path, compacted: int, failed: int = 0) -> Home:
     """A 2.x database (the one test_opencode_v2 builds, its session with a sub-agent
     too) and V2: 300 prompts answered, a compaction row after each `compacted` prompts
-    (manual, keeping the last prompt and its answer)."""
+    (manual, keeping the last prompt and its answer; failed after each `failed`)."""
     from tests.sources.test_opencode_v2 import (
         T0,
         add_rows,
@@ -250,8 +250,9 @@ def _v2_home(tmp_path: Path, compacted: int) -> Home:
                            finish="stop", tokens=tokens(100, 5))  # fmt: skip
         rows.append((f"msg_ta{p}", "assistant", answer))
         if (p + 1) % compacted == 0:
+            ended = "failed" if failed and (p + 1) % failed == 0 else "completed"
             rows.append((f"msg_tc{p}", "compaction", {
-                "time": {"created": at + 60}, "status": "completed", "reason": "manual",
+                "time": {"created": at + 60}, "status": ended, "reason": "manual",
                 "summary": f"up to p{p}", "recent": f"[User]: p{p}\n\n[Assistant]: a{p}",
                 "tokens": tokens(300, 60)}))  # fmt: skip
     add_rows(db, V2, rows)
@@ -514,29 +515,42 @@ def test_a_compaction_never_summarized_costs_the_tail_no_wider_windows(
 
 
 @pytest.mark.parametrize("count", [30, 40])
-def test_a_2x_tail_with_an_unsure_note_reads_no_window_twice(
+def test_a_2x_tail_with_an_unsure_note_reads_from_the_compaction_before(
     tmp_path: Path, count: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 2.x session's first window holding an unsure compaction note was read again,
-    the same 64 rows, to settle it, which 2.x rows never do (64, 64, 256 rows); now
-    the next read is the wider window (64, 256)."""
+    """A 2.x session's first window holding an unsure compaction note was widened x4
+    to settle it (64, then 256 rows read); every row before a 2.x compaction is folded
+    into it, so the rows since the compaction row before it settle it (64, then 121)."""
     from sessdex.sources import _opencode_v2
 
     home = _v2_home(tmp_path, 60)
     whole = _whole(home, V2)
-    asked: list[int] = []
-    last_rows = _opencode_v2.last_rows
+    read: list[str] = []
+    row = _opencode_v2._row
 
-    def counted(reader: object, connection: object, session: str, last: int):  # type: ignore[no-untyped-def]
-        asked.append(last)
-        return last_rows(reader, connection, session, last)  # type: ignore[arg-type]
+    def counted(reader, kind, *rest):  # type: ignore[no-untyped-def]
+        read.append(kind)
+        return row(reader, kind, *rest)
 
-    monkeypatch.setattr(_opencode_v2, "last_rows", counted)
+    monkeypatch.setattr(_opencode_v2, "_row", counted)
     found = api.transcript(home, V2, tail=count)
     shown = list(found.events)
     assert _unnumbered(shown) == _unnumbered(whole[-count:])
     assert any("summarized" in (e.text or "") for e in shown)
-    assert asked == [64, 256], asked
+    assert len(read) == 64 + 121, len(read)  # (320 before)
+
+
+def test_a_2x_tail_settled_past_a_failed_compaction_ends_the_whole_read(
+    tmp_path: Path,
+) -> None:
+    """A compaction that failed folds nothing: the note of the one after it counts from
+    the completed one before, as the whole read does."""
+    home = _v2_home(tmp_path, 60, failed=120)  # the last but one failed
+    whole = _whole(home, V2)
+    for count in (30, 60, 90):
+        shown = list(api.transcript(home, V2, tail=count).events)
+        assert _unnumbered(shown) == _unnumbered(whole[-count:]), count
+        assert any("238 messages summarized" in (e.text or "") for e in shown)
 
 
 def test_a_json_compaction_never_summarized_costs_the_tail_no_wider_windows(

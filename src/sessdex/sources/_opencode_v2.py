@@ -25,7 +25,7 @@ Later schemas in anomalyco/opencode (packages/core/src/session/sql.ts @02ce4a33)
 the `session_message` rows, so the fork link and the children are sought in both tables.
 
 `show --tail` reads a 2.x session's last rows (`last_rows`), a compaction's note among
-them settled by more rows as a 1.x one is; but reads whole a session with child sessions
+them settled by the rows since the compaction row before it; but reads whole a session with child sessions
 (a spawn naming no child takes the oldest one the spawns before it left), a fork, and one
 whose rows are merged with 1.x messages.
 
@@ -224,12 +224,16 @@ def history(
 
 
 def last_rows(
-    reader: Reader, connection: sqlite3.Connection, session_id: str, last: int
+    reader: Reader,
+    connection: sqlite3.Connection,
+    session_id: str,
+    last: int,
+    settle: bool = False,
 ) -> Iterator[Event]:
-    """The lead's events of the session's last `last` 2.x rows, in the order `history`
-    reads them (raises WholeRead where that is not exact: a fork, a session with child
-    sessions, one no longer than that). A compaction's note whose fold starts before
-    them goes to `reader.unsure`."""
+    """The lead's events of the session's last `last` 2.x rows (where `settle`, as many
+    more as `_fold_reach` says), in the order `history` reads them (raises WholeRead
+    where that is not exact: a fork, a session with child sessions, one no longer than
+    that). A compaction's note whose fold starts before them goes to `reader.unsure`."""
     if _fork_source(connection, session_id) is not None:
         raise WholeRead("a fork: its copies are known from its source")
     for table in _session_tables(connection, "parent_id"):
@@ -237,13 +241,17 @@ def last_rows(
             f"SELECT 1 FROM {table} WHERE parent_id = ? LIMIT 1", (session_id,)
         ).fetchone():
             raise WholeRead("a spawn naming no child takes one the spawns before left")
-    rows = connection.execute(
-        f"SELECT id, type, time_created, rowid, {reader.listed('session_message')} FROM session_message WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
-        (session_id, last + 1),
-    ).fetchall()
+    query = f"SELECT id, type, time_created, rowid, {reader.listed('session_message')} FROM session_message WHERE session_id = ? ORDER BY seq DESC LIMIT ?"
+    rows = connection.execute(query, (session_id, last + 1)).fetchall()
     if len(rows) <= last:
         raise WholeRead("no more rows than asked for")
     reader.folds = Folds(whole=False)
+    reach = _fold_reach(connection, session_id, rows[last - 1][3]) if settle else 0
+    if reach:  # from the row after the compaction row before them: its fold is known
+        if reach > last:
+            rows = connection.execute(query, (session_id, reach)).fetchall()
+            last = len(rows)
+        reader.folds.known.add(None)
     spawned = _Spawned(connection, session_id)
     for row_id, kind, created, rowid, *listed in reversed(rows[:last]):
         kind = as_str(kind) or ""
@@ -254,6 +262,48 @@ def last_rows(
         if kind in ("user", "assistant", "compaction"):
             reader.folds.message(None, row_id, kind == "compaction")
         yield from _row(reader, kind, data, created, None, None, set(), spawned, where)
+
+
+def _fold_reach(connection: sqlite3.Connection, session_id: str, first: object) -> int:
+    """How many of the session's last rows, from the one after the compaction row before
+    the first compaction from row `first` (a rowid) on, to read for that compaction's
+    note to be sure: every row before a 2.x compaction is folded into it, so the next
+    one folds from there. 0 where no compaction is among them; raises WholeRead where
+    none is before it (it folds from the session's start) or where that is more than
+    half the session: its whole read costs at most twice as much."""
+    # a compaction that failed (or has not ended) folds nothing: the next one folds
+    # from the one before it (`_compaction`); one whose data is no JSON, from itself
+    status = "CASE WHEN json_valid(data) AND json_type(data, '$.status') = 'text' THEN json_extract(data, '$.status') END"
+    compaction = f"SELECT seq FROM session_message WHERE session_id = ? AND type = 'compaction' AND coalesce({status}, 'completed') = 'completed' AND seq {{}} ? ORDER BY seq {{}} LIMIT 1"
+    try:
+        found = connection.execute(
+            compaction.format(">=", ""),
+            (session_id, _seq_of(connection, first)),
+        ).fetchone()
+        if found is None:
+            return 0
+        before = connection.execute(
+            compaction.format("<", "DESC"), (session_id, found[0])
+        ).fetchone()
+        if before is None:
+            raise WholeRead("its compaction folds from the session's start")
+        reach, total = connection.execute(
+            "SELECT count(*) FILTER (WHERE seq > ?), count(*) FROM session_message "
+            "WHERE session_id = ?",
+            (before[0], session_id),
+        ).fetchone()
+    except sqlite3.Error:  # widen, as for more events
+        return 0
+    if 2 * reach > total:
+        raise WholeRead("most of the session")
+    return int(reach)
+
+
+def _seq_of(connection: sqlite3.Connection, rowid: object) -> object:
+    row = connection.execute(
+        "SELECT seq FROM session_message WHERE rowid = ?", (rowid,)
+    ).fetchone()
+    return row[0] if row else None
 
 
 def _session_tables(connection: sqlite3.Connection, *needed: str) -> list[str]:

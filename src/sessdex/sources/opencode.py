@@ -806,8 +806,9 @@ def read_last(
     of the JSON files (every message file read, the last ones' parts alone). A
     compaction among them whose note counts messages before them, or whose request is
     before them, has its `seq` put in `unsure`: more rows settle it, those from the
-    compaction before them where `settle` (`fold_reach`); `settles` is given False
-    where `settle` reads no more (2.x rows: only more of them place a fold)."""
+    compaction before them where `settle` (`fold_reach`; of 2.x rows, the compaction
+    row before them: `_opencode_v2._fold_reach`); `settles` is given False where
+    `settle` reads no more."""
     if not session.path:
         raise WholeRead("no file")
     reader = _Reader(session.id, diagnostics, full, app=session.app)
@@ -856,7 +857,7 @@ class _Reader:
         # a read of the last messages: the `seq` of each event the messages before them
         # may change (`read_last`'s `unsure`)
         self.unsure: set[int] = set()
-        self.settles = True  # `settle` places a fold (not of 2.x rows: `last_messages`)
+        self.settles = True  # `settle` places a fold (each of OpenCode's stores does)
 
     # -- SQLite --
 
@@ -1088,8 +1089,9 @@ class _Reader:
                 ).fetchone()
             ):
                 raise WholeRead("2.x rows merged with 1.x messages")
-            self.settles = False
-            yield from _opencode_v2.last_rows(self, connection, self.session_id, last)
+            yield from _opencode_v2.last_rows(
+                self, connection, self.session_id, last, settle
+            )
             return
         if not self.legacy:
             raise WholeRead("no 1.x messages")

@@ -476,6 +476,31 @@ def test_a_compaction_keeps_the_cost_opencode_recorded(tmp_path: Path) -> None:
     assert usage.extra == {"provider": "acme", "cost_usd": 0.0125}
 
 
+def test_an_automatic_compaction_row_says_the_context_was_full(tmp_path: Path) -> None:
+    """OpenCode 2.x compacts on its own (`reason: auto`) only when the context is full:
+    its estimate reached the model's limit, or the provider refused the request as too
+    long (anomalyco/opencode packages/core/src/session/runner/llm.ts, `required` and
+    `recoverOverflow`). Its note said "compacted automatically" alone, where a 1.x
+    compaction of a full context says "the context being full": the same words now."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        ("msg_u5", "user", {"time": {"created": T0 + 1600}, "text": "now the docs"}),
+        ("msg_a5", "assistant", assistant(T0 + 1700, [{"type": "text", "text": "Done."}],
+                                          finish="stop")),
+        ("msg_c5", "compaction", {"time": {"created": T0 + 1800}, "status": "completed",
+                                  "reason": "auto", "summary": "## Objective\ndocs",
+                                  "recent": "[User]: now the docs\n\n[Assistant]: Done."}),
+    ])  # fmt: skip
+    db.commit()
+    events, _ = read(sessions(home)[NATIVE])
+    notes = [e.text for e in events if e.extra.get("compaction") is True]
+    assert notes == [
+        "compacted automatically, the context being full: 1 message summarized, 2 kept "
+        'as they were, from the prompt "now the docs"',
+    ]
+
+
 def test_a_session_message_table_that_is_a_view_is_read_as_the_table_is(
     tmp_path: Path,
 ) -> None:

@@ -11,7 +11,7 @@ keeps one read after the read's start: the notes before that are not `sure`, and
 `--tail` reads more messages until none it shows is one.
 
 A 2.x `compaction` row (session-message.ts's Compaction) says who started it (`reason`,
-"auto" or "manual") and gives the kept tail as text (`recent`: each kept message written
+"auto", which 2.x writes only for a full context, or "manual") and gives the kept tail as text (`recent`: each kept message written
 out, from a prompt, "[User]: …"), no message id, no `overflow`: the prompt it starts
 from is the last one read whose text starts it. The rows before a 2.x compaction are
 all folded into it (its `recent` with them): the next one counts from it."""
@@ -24,6 +24,7 @@ from ._values import as_str, one_line
 
 _WORDS = 60  # characters of the first kept prompt quoted in the note
 _HEAD = 200  # characters of a prompt matched against the start of a 2.x `recent`
+_FULL = ", the context being full"
 
 
 @dataclass(slots=True)
@@ -70,7 +71,7 @@ class Folds:
             read[-1].ordinary = False  # the request itself
         text = _started(part.get("auto"))
         if part.get("overflow") is True:
-            text += ", the context being full"
+            text += _FULL
         start = self.start.get(agent, 0)
         before = read[start:-1] if read else []
         tail = as_str(part.get("tail_start_id"))
@@ -93,7 +94,10 @@ class Folds:
         auto = {"auto": True, "manual": False}.get(
             reason if isinstance(reason, str) else ""
         )
-        text = _started(auto)
+        # 2.x compacts on its own only when the context is full: its estimate reached
+        # the model's limit, or the provider refused the request as too long (which
+        # 1.x marks `overflow`); the row does not say which
+        text = _started(auto) + (_FULL if auto else "")
         before = read[self.start.get(agent, 0) : -1] if read else []
         self.start[agent] = len(read)
         if not isinstance(recent, str):

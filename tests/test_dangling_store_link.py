@@ -69,3 +69,31 @@ def test_a_broken_links_own_odd_name_is_written_out(
     warning, empty = listed.stderr.strip().splitlines()
     assert said in warning
     assert said in empty
+
+
+@pytest.mark.parametrize(
+    ("link", "hides"),
+    [
+        (f"{CLAUDE_PROJECT}/notes.txt", False),  # no transcript is named so
+        (f"{CLAUDE_PROJECT}/5a5a5a5a/subagents/notes.md", False),
+        (".claude/projects/-home-dev-gone", True),  # a whole project folder
+        (f"{CLAUDE_PROJECT}/5a5a5a5a/subagents/agent-a1.jsonl", True),
+    ],
+)
+def test_a_broken_link_warns_only_where_a_session_could_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str, hides: bool
+) -> None:
+    """A scan that found nothing names a broken link only where the app would have read
+    a session or a folder of them: a link to a gone note beside them hides none."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / link).parent.mkdir(parents=True)
+    (home / link).symlink_to("gone")
+
+    listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    assert ("which does not exist" in listed.stderr) is hides, listed.stderr
+    assert listed.stderr.startswith("warning") is hides
+    counted = CliRunner().invoke(main, ["usage", "--home", str(home)])
+    assert counted.exit_code == 0, counted.output
+    assert ("which does not exist" in counted.stderr) is hides, counted.stderr

@@ -454,12 +454,17 @@ def broken_link_words(path: str) -> str:
     return f"{shown(path)} is a link to {target!r}, which does not exist"
 
 
-def hiding_links(passed_over: list[tuple[str, str]], most: int = 3) -> list[str]:
+def hiding_links(
+    passed_over: list[tuple[str, str]],
+    reads: Callable[[str], bool] = lambda path: True,
+    most: int = 3,
+) -> list[str]:
     """`broken_link_words` of the first `most` broken links a listing passed over
-    (`take_passed_over`): where it found nothing else, they stand where the app's store
-    or files would. A few are enough to see what went wrong: a folder of 100,000 is not
-    read link by link, nor held."""
-    links = (path for path, why in passed_over if why == BROKEN_LINK)
+    (`take_passed_over`) where the app would read a session (`reads`, see
+    `sources.base.reads_as_session`): where it found nothing else, they stand where the
+    app's store or files would. A few are enough to see what went wrong: a folder of
+    100,000 is not read link by link, nor held."""
+    links = (path for path, why in passed_over if why == BROKEN_LINK and reads(path))
     return [broken_link_words(path) for path in itertools.islice(links, most)]
 
 

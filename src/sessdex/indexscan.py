@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from . import freshness
 from .diagnostics import NOT_LINES, Diagnostics, why
 from .sources import Home, Location, Source
-from .sources.base import not_text
+from .sources.base import not_text, reads_as_session
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,9 @@ def _scan(
         passed = folders.take_passed_over()
         if not _passed_over(source, report, passed):
             return False
-        if not listed_any and not _links_hide(source, report, passed):
+        if not listed_any and not _links_hide(
+            source, report, passed, reads_as_session(source, location)
+        ):
             return False
     except Exception as error:  # one app's broken store never hides the others
         if os.environ.get("SESSDEX_DEBUG"):
@@ -315,14 +317,18 @@ def _passed_over(
 
 
 def _links_hide(
-    source: Source, report: RefreshReport, passed_over: list[tuple[str, str]]
+    source: Source,
+    report: RefreshReport,
+    passed_over: list[tuple[str, str]],
+    reads: Callable[[str], bool] = lambda path: True,
 ) -> bool:
-    """Say the broken links a scan that listed nothing passed over: they stand where
-    the app's store or files would, so hide all its sessions. False where there are
-    any: such a scan is not noted, so that a warm list says them too."""
+    """Say the broken links a scan that listed nothing passed over where the app would
+    read a session (`reads`): they stand where the app's store or files would, so hide
+    all its sessions. False where there are any: such a scan is not noted, so that a
+    warm list says them too."""
     from . import folders
 
-    said = folders.hiding_links(passed_over)
+    said = folders.hiding_links(passed_over, reads)
     if not said:
         return True
     report.hiding_links[source.NAME] = said

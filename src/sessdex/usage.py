@@ -614,8 +614,9 @@ def _collect_files(
                 said.problem(f"{app}: {listing.unusable}")
                 continue
             found, passed = listing.paths, listing.passed_over or []
+            reads = listing.reads
         else:
-            passed = []
+            passed, reads = [], usage_listing.Listing([]).reads
         paths = out.files.setdefault(app, [])
         for name in found:
             try:
@@ -656,7 +657,7 @@ def _collect_files(
             jobs.append(job)
         out.diagnostics.setdefault(app, Diagnostics()).names_passed_over(app, passed)
         if not found:
-            _links_hide(app, passed, out)
+            _links_hide(app, passed, out, reads)
     out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
     # each file's sums saved as they come, a batch at a time: its reading state and keys
     # are not held past its batch (the keys are read back from the index below)
@@ -919,11 +920,16 @@ def _losers(
     return out
 
 
-def _links_hide(app: str, passed: list[tuple[str, str]], out: Collected) -> None:
-    """Say the broken links a listing that found nothing passed over, as `list` says
-    them (indexscan's `_links_hide`, the same `folders.hiding_links`): they stand where
-    the app's files would."""
-    said = folders.hiding_links(passed)
+def _links_hide(
+    app: str,
+    passed: list[tuple[str, str]],
+    out: Collected,
+    reads: Callable[[str], bool],
+) -> None:
+    """Say the broken links a listing that found nothing passed over where the app
+    reads its files (`reads`), as `list` says them (indexscan's `_links_hide`, the same
+    `folders.hiding_links`): they stand where the app's files would."""
+    said = folders.hiding_links(passed, reads)
     if not said:
         return
     out.hiding_links[app] = said

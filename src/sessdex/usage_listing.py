@@ -9,13 +9,14 @@ Not the files' sums: `usage` compares each listed file's signature with its stor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import msgspec
 
 from . import folders, freshness
 from .sources import Home, Source
-from .sources.base import not_text
+from .sources.base import not_text, reads_as_session
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
@@ -34,6 +35,9 @@ class Listing:
     paths: list[str]
     unusable: str | None = None
     passed_over: list[tuple[str, str]] | None = None
+    # whether a path it passed over stands where a session would be read
+    # (`sources.base.reads_as_session`): a broken link there hides the app's usage
+    reads: Callable[[str], bool] = lambda path: True
     kept: bytes = (
         b""  # what to store for the next run (b"": nothing that run may trust)
     )
@@ -76,7 +80,7 @@ def listed(source: Source, home: Home) -> Listing:
         link = folders.broken_link_above(location.root)
         passed += [(link, folders.BROKEN_LINK)] if link is not None else []
     if unusable is not None or passed:
-        return Listing(paths, unusable, passed)
+        return Listing(paths, unusable, passed, reads_as_session(source, location))
     record = [
         freshness.environ_key(environ.read),
         [[path, *noted[:3]] for path, noted in notes.items()],

@@ -7,6 +7,7 @@ Nothing outside `sources/` knows any app by name.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -197,6 +198,43 @@ class Source(Protocol):
 # unchanged, knows the scan would find the same files: a warm `sessdex list` checks only the
 # files' signatures, without loading the source at all. `folders.entries(..., nested=True)`
 # marks a listing that looks only for sub-agent files, which a top-level listing skips.
+
+
+# --- the names a scan reads (optional) ----------------------------------------------------
+#
+# A source may set, at module level, `SESSION_NAMES`: the paths, relative to its location's
+# `root` or one of `also`, at which its scan would read a session's file, a store or a
+# folder of them, as patterns of one `fnmatch` pattern per path segment
+# (`projects/*/*.jsonl`). A broken link passed over where the scan found nothing is said
+# to hide the app's sessions only at such a path (`reads_as_session`); a source without
+# them has every broken link said.
+
+
+def reads_as_session(source: object, location: Location) -> Callable[[str], bool]:
+    """Whether a path stands where `source`'s scan of `location` would read a session,
+    its store or a folder of them (`SESSION_NAMES`); every path, where it names none."""
+    patterns: tuple[str, ...] | None = getattr(source, "SESSION_NAMES", None)
+    if patterns is None:
+        return lambda path: True
+    shapes = [pattern.split("/") for pattern in patterns]
+    roots = (location.root, *location.also)
+
+    def reads(path: str) -> bool:
+        for root in roots:
+            if root.is_relative_to(path):  # the app's whole folder, or one above it
+                return True
+            try:
+                parts = Path(path).relative_to(root).parts
+            except ValueError:
+                continue
+            if any(
+                len(shape) == len(parts) and all(map(fnmatch.fnmatchcase, parts, shape))
+                for shape in shapes
+            ):
+                return True
+        return False
+
+    return reads
 
 
 # --- companion files (optional) -----------------------------------------------------------

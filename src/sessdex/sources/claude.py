@@ -286,6 +286,13 @@ def _scan_projects(root: Path) -> Iterator[str]:
 
 
 META = ".meta.json"  # a sub-agent's, beside its transcript
+# where `scan` reads a transcript or a folder of them (see base.py): a broken link
+# elsewhere (a note beside them) hides no session
+SESSION_NAMES = (
+    "projects/*",
+    "projects/*/*.jsonl",
+    "projects/*/*/subagents/agent-*.jsonl",
+)
 
 
 def companion_of(path: str) -> str | None:

@@ -66,3 +66,26 @@ def test_a_shared_folder_that_is_a_broken_link_is_named_once(
         assert len(warnings) == 2, listed.stderr
         for link in (".local/share", ".config"):
             assert sum(f"{home / link} is a link" in x for x in warnings) == 1
+
+
+def test_a_shared_folders_broken_link_is_worded_for_the_apps_it_hides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.config holds the folders of several apps: its one warning names them all, the
+    folder first, not as the first app's alone ('claude: ~/.config is a link ...: its
+    sessions are not listed', before), in list's warning and in doctor alike."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".config").symlink_to("/mnt/gone")
+    said = f"{home / '.config'} is a link to '/mnt/gone', which does not exist: the sessions of "
+
+    listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    warning = listed.stderr.splitlines()[0]
+    assert warning.startswith(f"warning: {said}"), warning
+    assert all(app in warning for app in ("claude", "cline", "roo", "codebuff"))
+    assert warning.endswith(" are not listed")
+    doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
+    assert said in doctor.output
+    assert "its sessions are not listed" not in doctor.output

@@ -54,3 +54,29 @@ def test_a_broken_link_that_hides_an_apps_usage_is_named(
     warning, empty = done.stderr.strip().splitlines()
     assert said in warning
     assert said in empty
+
+
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        (".local/share/opencode/opencode.db", "opencode: {link} is a link"),
+        (".config", "{link} is a link"),  # a folder of many apps'
+    ],
+)
+def test_usage_says_a_broken_links_usage_is_not_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str, said: str
+) -> None:
+    """`usage` counts, it lists nothing: an app read through the index (OpenCode's
+    store) warned that its sessions 'are not listed'."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / link).parent.mkdir(parents=True)
+    (home / link).symlink_to("gone")
+
+    counted = CliRunner().invoke(main, ["usage", "--home", str(home)])
+    assert counted.exit_code == 0, counted.output
+    warnings = [x for x in counted.stderr.splitlines() if x.startswith("warning")]
+    assert len(warnings) == 1, counted.stderr
+    assert warnings[0].startswith("warning: " + said.format(link=home / link))
+    assert warnings[0].endswith(" not counted"), warnings[0]
+    assert "not listed" not in counted.stderr

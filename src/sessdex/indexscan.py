@@ -62,6 +62,9 @@ class RefreshReport:
     # app -> the broken links in its store's or its files' place, where its scan listed
     # nothing else: they hide its sessions (`folders.broken_link_words` of each)
     hiding_links: dict[str, list[str]] = field(default_factory=dict)
+    # each of those, the apps it hides in the order their scans met it: one said under
+    # the first of them (`hiding_problem`), worded for them all (a shared ~/.config)
+    link_apps: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _until(
@@ -334,8 +337,40 @@ def _links_hide(
     report.hiding_links[source.NAME] = said
     diagnostics = report.diagnostics.setdefault(source.NAME, Diagnostics())
     for words in said:
-        diagnostics.problem(f"{source.NAME}: {words}: its sessions are not listed")
+        report.link_apps[words] = [source.NAME]
+        diagnostics.problem(hiding_problem([source.NAME], words))
     return False
+
+
+def hiding_problem(apps: Sequence[str], words: str, counted: bool = False) -> str:
+    """The problem a broken link that hides `apps`' sessions (`words`, see
+    `folders.broken_link_words`) is said as: under its one app's name, or, a folder of
+    several apps', its own words first and theirs after. `counted`: as `usage` says it,
+    which lists nothing."""
+    if len(apps) == 1:
+        hidden = (
+            "its usage is not counted" if counted else "its sessions are not listed"
+        )
+        return f"{apps[0]}: {words}: {hidden}"
+    names = f"{', '.join(apps[:-1])} and {apps[-1]}"
+    if counted:
+        return f"{words}: the usage of {names} is not counted"
+    return f"{words}: the sessions of {names} are not listed"
+
+
+def as_counted(report: RefreshReport) -> None:
+    """Each broken link's problem in `report` said as `usage` says it."""
+    for words, apps in report.link_apps.items():
+        _reword(report, words, apps, hiding_problem(apps, words, counted=True))
+
+
+def _reword(report: RefreshReport, words: str, apps: list[str], new: str) -> None:
+    """The problem said of the link `words` (under the first of `apps`, which it hides)
+    put as `new`, in its place."""
+    problems = report.diagnostics.setdefault(apps[0], Diagnostics()).problems
+    said = hiding_problem(apps, words)
+    if said in problems:
+        problems[problems.index(said)] = new
 
 
 def _folder_links_hide(
@@ -349,9 +384,11 @@ def _folder_links_hide(
     for place in (location.root, *location.also):
         if (link := broken_link_above(place)) is not None:
             said = broken_link_words(link)
-            if any(said in others for others in report.hiding_links.values()):
-                # a folder of many apps' (~/.config): said once, by the first of them
+            if (apps := report.link_apps.get(said)) is not None:
+                # a folder of many apps' (~/.config): said once, for all of them
                 report.hiding_links[source.NAME] = [said]
+                _reword(report, said, apps, hiding_problem([*apps, source.NAME], said))
+                apps.append(source.NAME)
                 return False
             return _links_hide(source, report, [(link, BROKEN_LINK)])
     return True

@@ -38,6 +38,7 @@ from . import files, folders, freshness, pathnames, sources, usage_listing, usag
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed, restored
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
+from .indexscan import as_counted, hiding_problem
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
@@ -935,7 +936,7 @@ def _links_hide(
     out.hiding_links[app] = said
     diagnostics = out.diagnostics.setdefault(app, Diagnostics())
     for words in said:
-        diagnostics.problem(f"{app}: {words}: its usage is not counted")
+        diagnostics.problem(hiding_problem([app], words, counted=True))
 
 
 def _collect_sessions(
@@ -943,6 +944,7 @@ def _collect_sessions(
 ) -> None:
     """Apps without the hook: their readers' usage events, per top-level session, cached."""
     report = index.refresh(others)
+    as_counted(report)  # its warnings say what a list does not list
     names = [s.NAME for s in others]
     out.refreshed.update(name for name in names if name not in report.failures)
     out.hiding_links.update(report.hiding_links)

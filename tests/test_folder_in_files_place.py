@@ -1,4 +1,4 @@
-"""A folder where Claude Code, Qwen Code or Gemini CLI keeps a session's file (a restore, a sync tool or a `mkdir -p`
+"""A folder where Claude Code, Qwen Code, Gemini CLI, Codex or Vibe keeps a session's file (a restore, a sync tool or a `mkdir -p`
 gone wrong left `<id>.jsonl/`) hides that session: `list --verbose` names the folder and
 `doctor` counts it, as it does a broken link in its place; before, the session went
 missing without a word. A warm list says it too."""
@@ -34,6 +34,13 @@ GEMINI_SUB_AGENT = (
     f"{GEMINI_CHATS}/b44832f3-f4fa-4a19-8699-656bec90e64d/"
     "85b47322-1c7f-4f31-830e-607bca07767c.jsonl"
 )
+CODEX_ROLLOUT = (
+    ".codex/sessions/2026/11/30/"
+    "rollout-2026-11-30T08-10-32-01a22b81-6e0b-7650-ac72-188ccaa967c5.jsonl"
+)
+VIBE_FOLDER = ".vibe/logs/session/session_20261130_081129_fe38b8f5"
+VIBE_MESSAGES = f"{VIBE_FOLDER}/messages.jsonl"
+VIBE_SUB_AGENT = f"{VIBE_FOLDER}/agents/explore_20261130_081129_ad739610/messages.jsonl"
 
 
 @pytest.mark.parametrize(
@@ -44,6 +51,9 @@ GEMINI_SUB_AGENT = (
         ("qwen", QWEN_CHAT),
         ("gemini", GEMINI_CHAT),
         ("gemini", GEMINI_SUB_AGENT),
+        ("codex", CODEX_ROLLOUT),
+        ("vibe", VIBE_MESSAGES),
+        ("vibe", VIBE_SUB_AGENT),
     ],
 )
 def test_a_folder_in_a_session_files_place_is_said(

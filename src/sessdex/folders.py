@@ -341,6 +341,17 @@ def file_entry(entry: os.DirEntry[str]) -> bool:
     return False
 
 
+def file_at(path: str | Path) -> bool:
+    """`is_file` of a path an app names as a session's file: a folder there is noted
+    for `take_passed_over`, as `file_entry` notes one listed."""
+    if is_file(path):
+        return True
+    with contextlib.suppress(OSError, ValueError):
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            _PASSED_OVER.append((shown(path), FOLDER_NOT_FILE))
+    return False
+
+
 def _odd_kind(path: str) -> str:
     """What an entry that is neither a folder nor a regular file is, for a reader."""
     try:

@@ -392,6 +392,11 @@ def rollout_names(
     found = folders.entries(Path(directory), root)
     names = {entry.name for entry in found}
     for entry in found:
+        rollout = entry.name.startswith("rollout-") and entry.name.endswith(
+            (".jsonl", ".jsonl.zst")
+        )
+        if rollout and not folders.file_entry(entry):
+            continue  # a folder so named hides a rollout: said, not walked into
         if entry.is_dir():
             if depth < 3:
                 yield from rollout_names(entry.path, root, depth + 1, timers=timers)

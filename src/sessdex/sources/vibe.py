@@ -185,10 +185,12 @@ def _scan(root: Path) -> Iterator[Path]:
                 if store.is_dir() and not store.name.startswith("."):
                     yield from unified.scan_store(Path(store.path), root)
             continue
-        names = {e.name for e in folders.entries(folder, root)}
+        listed = {e.name: e for e in folders.entries(folder, root)}
+        names = listed.keys()
         if "meta.json" in names:
             yield folder / "meta.json"
-            if MESSAGES in names:
+            # a folder in its place hides the transcript: said
+            if MESSAGES in listed and folders.file_entry(listed[MESSAGES]):
                 yield folder / MESSAGES
         if "agents" in names:
             for agent in folders.entries(folder / "agents", root):
@@ -196,7 +198,7 @@ def _scan(root: Path) -> Iterator[Path]:
                 # sub-agent's: it is read from its messages, as a lead's is
                 if agent.is_dir() and folders.exists(Path(agent.path) / "meta.json"):
                     yield Path(agent.path) / "meta.json"
-                    if folders.exists(Path(agent.path) / MESSAGES):
+                    if folders.file_at(Path(agent.path) / MESSAGES):
                         yield Path(agent.path) / MESSAGES
 
 

@@ -78,3 +78,34 @@ def test_a_folder_in_a_session_files_place_is_said(
     doctor = runner.invoke(main, ["doctor", "--json", "--app", app, *at])
     (found,) = json.loads(doctor.stdout)
     assert found["passed_over"] == {"folder in a file's place": 1}
+
+
+@pytest.mark.parametrize(
+    "app",
+    [
+        *("pi", "continue", "droid", "auggie", "kiro", "cursor", "amp", "nanocoder"),
+        "copilot",
+    ],
+)
+def test_a_folder_in_any_apps_session_files_place_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str
+) -> None:
+    """Each app that keeps a session in a file of its own: a folder where one of those
+    listed was is named by list --verbose and counted by doctor."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
+    at = ["--home", str(home), "--app", app]
+    runner = CliRunner()
+    rows = json.loads(runner.invoke(main, ["list", "--all", "--json", *at]).stdout)
+    folder = Path(next(row["path"] for row in rows if Path(row["path"]).is_file()))
+    folder.unlink()
+    folder.mkdir()
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state2"))
+
+    listed = runner.invoke(main, ["list", "--all", "--verbose", *at])
+    assert listed.exit_code == 0, listed.output
+    assert f"{folder}:0: folder in a file's place" in listed.stderr
+    doctor = runner.invoke(main, ["doctor", "--json", *at])
+    (found,) = json.loads(doctor.stdout)
+    assert found["passed_over"] == {"folder in a file's place": 1}

@@ -48,7 +48,7 @@ def is_session_file(path: str) -> bool:
 def session_files(sessions: Path, root: Path) -> Iterator[str]:
     """The documents in `sessions/` itself (the TypeScript CLI wrote no date folders)."""
     for entry in folders.entries(sessions, root):
-        if _NAME.fullmatch(entry.name) and entry.is_file():
+        if _NAME.fullmatch(entry.name) and folders.file_entry(entry):
             yield entry.path
 
 

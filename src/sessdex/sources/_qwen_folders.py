@@ -100,7 +100,7 @@ def _chat_cwds(root: Path) -> Iterator[str]:
         chats = [
             e
             for e in folders.entries(Path(project.path) / "chats", root)
-            if e.name.endswith(".jsonl") and e.is_file()
+            if e.name.endswith(".jsonl") and folders.file_entry(e)
         ]
         try:
             head = files.head_lines(chats[0].path, 8) if chats else []
@@ -140,7 +140,9 @@ def _newest(folder: Path, prefix: str, root: Path) -> list[Path]:
     named = [
         Path(e.path)
         for e in folders.entries(folder, root)
-        if e.name.startswith(prefix) and e.name.endswith(".json") and e.is_file()
+        if e.name.startswith(prefix)
+        and e.name.endswith(".json")
+        and folders.file_entry(e)
     ]
     return named[-FILES_TRIED:][::-1]
 

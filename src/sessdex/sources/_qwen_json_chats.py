@@ -129,7 +129,7 @@ def _grouped(folder: str, mtime: int, now: int) -> _Grouping:
     firsts: dict[str, str] = {}
     settled = mtime < now - freshness.RACY_NS
     for entry in folders.listing(folder):
-        if not ((found := _NAME.match(entry.name)) and entry.is_file()):
+        if not ((found := _NAME.match(entry.name)) and folders.file_entry(entry)):
             continue
         session_id = json_chat.first_id(entry.path)
         if session_id is None:

@@ -150,7 +150,7 @@ def scan(location: Location) -> Iterator[Path]:
     for folder, root in stores:
         suffix = _amp_logs.SUFFIX if _amp_logs.is_log_folder(folder) else ".json"
         for entry in folders.entries(folder, root):
-            if entry.name.endswith(suffix) and entry.is_file():
+            if entry.name.endswith(suffix) and folders.file_entry(entry):
                 yield Path(entry.path)
 
 

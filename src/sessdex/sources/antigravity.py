@@ -160,7 +160,7 @@ def scan(location: Location) -> Iterator[Path]:
         if folders.is_file(folder / CATALOG):
             yield folder / CATALOG
         for entry in folders.entries(folder / "conversations", root):
-            if entry.name.endswith((".pb", ".db")) and entry.is_file():
+            if entry.name.endswith((".pb", ".db")) and folders.file_entry(entry):
                 yield Path(entry.path)
         for brain in folders.entries(folder / "brain", root):
             if not brain.is_dir():

@@ -179,7 +179,11 @@ def scan(location: Location) -> Iterator[str]:
         return
     for entry in folders.entries(location.root / "sessions", location.root):
         name = entry.name
-        if name.endswith(".json") and not _BACKUP.fullmatch(name) and entry.is_file():
+        if (
+            name.endswith(".json")
+            and not _BACKUP.fullmatch(name)
+            and folders.file_entry(entry)
+        ):
             yield entry.path
 
 

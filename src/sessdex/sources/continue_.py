@@ -133,7 +133,7 @@ def scan(location: Location) -> Iterator[str]:
     if not location.exists:
         return
     for entry in folders.entries(location.root / "sessions", location.root):
-        if entry.name.endswith(".json") and entry.is_file():
+        if entry.name.endswith(".json") and folders.file_entry(entry):
             yield entry.path
 
 

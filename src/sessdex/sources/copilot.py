@@ -242,14 +242,14 @@ def scan(location: Location) -> Iterator[Path]:
         state = root / "session-state"
         for entry in folders.entries(state, root):
             if entry.is_dir():
-                names = {e.name for e in folders.entries(Path(entry.path), root)}
+                listed = {e.name: e for e in folders.entries(Path(entry.path), root)}
                 for name in (_EVENTS, _WORKSPACE):
-                    if name in names:
+                    if name in listed and folders.file_entry(listed[name]):
                         yield Path(entry.path) / name
             elif entry.name.endswith(".jsonl"):
                 yield Path(entry.path)
         for entry in folders.entries(root / _copilot_history.FOLDER, root):
-            if entry.name.endswith(".json") and entry.is_file():
+            if entry.name.endswith(".json") and folders.file_entry(entry):
                 yield Path(entry.path)
 
 

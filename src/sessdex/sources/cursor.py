@@ -116,18 +116,19 @@ def scan(location: Location) -> Iterator[Path]:
     for project in folders.entries(root / "projects", root):
         transcripts = Path(project.path) / "agent-transcripts"
         for entry in folders.entries(transcripts, root):
-            if entry.name.endswith(".txt") and entry.is_file():
+            if entry.name.endswith(".txt") and folders.file_entry(entry):
                 yield Path(entry.path)  # an older plain-text transcript
                 continue
             if not entry.is_dir():
                 continue
             folder = Path(entry.path)
-            names = {e.name for e in folders.entries(folder, root)}
-            if f"{entry.name}.jsonl" in names:
+            listed = {e.name: e for e in folders.entries(folder, root)}
+            transcript = listed.get(f"{entry.name}.jsonl")
+            if transcript is not None and folders.file_entry(transcript):
                 yield folder / f"{entry.name}.jsonl"
-            if "subagents" in names:
+            if "subagents" in listed:
                 for child in folders.entries(folder / "subagents", root, nested=True):
-                    if child.name.endswith(".jsonl"):
+                    if child.name.endswith(".jsonl") and folders.file_entry(child):
                         yield Path(child.path)
     for chats in _chat_roots(location):
         for workspace in folders.entries(chats, chats.parent):

@@ -113,9 +113,9 @@ def scan(location: Location) -> Iterator[Path]:
     for entry in folders.entries(sessions, location.root):
         if entry.is_dir():
             for child in folders.entries(Path(entry.path), location.root):
-                if _wanted(child.name) and child.is_file():
+                if _wanted(child.name) and folders.file_entry(child):
                     yield Path(child.path)
-        elif _wanted(entry.name) and entry.is_file():
+        elif _wanted(entry.name) and folders.file_entry(entry):
             yield Path(entry.path)
 
 

@@ -177,13 +177,13 @@ def scan(location: Location) -> Iterator[Path]:
         for entry in folders.entries(folder, folder):
             if (
                 entry.name == "sessions.db" or entry.name.endswith(".jsonl")
-            ) and entry.is_file():
+            ) and folders.file_entry(entry):
                 yield Path(entry.path)
     before = _before_1_0_6(location)
     if before is not None and before not in _data_folders(location):
         # XDG_DATA_HOME=~/.config: one folder, listed above
         for entry in folders.entries(before, before):
-            if entry.name.endswith(".jsonl") and entry.is_file():
+            if entry.name.endswith(".jsonl") and folders.file_entry(entry):
                 yield Path(entry.path)
 
 

@@ -102,7 +102,11 @@ def scan(location: Location) -> Iterator[Path]:
             continue
         for entry in folders.entries(folder, folder):
             path = Path(entry.path)
-            if _is_database(entry.name) and entry.is_file() and path not in named:
+            if (
+                _is_database(entry.name)
+                and folders.file_entry(entry)
+                and path not in named
+            ):
                 yield path
 
 

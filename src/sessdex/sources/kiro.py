@@ -140,10 +140,9 @@ def scan(location: Location) -> Iterator[Path | str]:
     for entry in folders.entries(sessions):
         # `<id>.jsonl` is the session, `<id>.json` its metadata (a companion); the
         # `.lock` and the CLI's `.json.tmp` are left alone
-        if (
-            entry.name.endswith((_kiro_sessions.LOG, _kiro_sessions.META))
-            and entry.is_file()
-        ):
+        if entry.name.endswith(
+            (_kiro_sessions.LOG, _kiro_sessions.META)
+        ) and folders.file_entry(entry):
             yield entry.path
 
 

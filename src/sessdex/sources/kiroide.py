@@ -181,7 +181,7 @@ def scan(location: Location) -> Iterator[str]:
                     Path(entry.name)
                 ):
                     continue
-                if entry.name.endswith(".json") and entry.is_file():
+                if entry.name.endswith(".json") and folders.file_entry(entry):
                     yield entry.path
 
 

@@ -242,7 +242,7 @@ def scan(location: Location) -> Iterator[str]:
                 name.endswith(".json")
                 and not name.startswith(".")
                 and name != PREFERENCES
-                and entry.is_file()
+                and folders.file_entry(entry)
             ):
                 yield entry.path
 

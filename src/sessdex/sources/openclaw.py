@@ -168,12 +168,12 @@ def scan(location: Location) -> Iterator[Path]:
             if not agent.is_dir():
                 continue
             for entry in folders.entries(Path(agent.path) / "agent", state):
-                if entry.name == _openclaw_db.DATABASE and entry.is_file():
+                if entry.name == _openclaw_db.DATABASE and folders.file_entry(entry):
                     yield Path(entry.path)  # 2026.8 on: the transcripts are in it
             listed = folders.entries(Path(agent.path) / "sessions", state)
             names = {entry.name for entry in listed}
             for entry in listed:
-                if entry.is_file() and _is_listed(entry.name, names):
+                if _is_listed(entry.name, names) and folders.file_entry(entry):
                     yield Path(entry.path)
 
 

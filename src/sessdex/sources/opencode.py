@@ -195,7 +195,7 @@ def scan(location: Location) -> Iterator[Path]:
     for entry in folders.entries(root, root):
         if (
             _is_database(entry.name)
-            and entry.is_file()
+            and folders.file_entry(entry)
             and Path(entry.path) not in named
         ):
             yield Path(entry.path)
@@ -204,7 +204,7 @@ def scan(location: Location) -> Iterator[Path]:
         if not project.is_dir():
             continue
         for entry in folders.entries(Path(project.path), root):
-            if entry.name.endswith(".json") and entry.is_file():
+            if entry.name.endswith(".json") and folders.file_entry(entry):
                 yield Path(entry.path)
                 # the newest only: the first few (a placeholder title's prompt) are written
                 # with the session's first lines, and a stat each cost a warm list 40 %
@@ -214,7 +214,7 @@ def scan(location: Location) -> Iterator[Path]:
             continue
         store = Path(project.path) / "storage" / "session"
         for entry in folders.entries(store / "info", root):
-            if entry.name.endswith(".json") and entry.is_file():
+            if entry.name.endswith(".json") and folders.file_entry(entry):
                 yield Path(entry.path)
                 found = store / "message" / entry.name[:-5]
                 yield from _read_messages(found, root, _CWD_MESSAGES)

@@ -149,16 +149,16 @@ def scan(location: Location) -> Iterator[Path]:
         if not project.is_dir():
             continue
         for entry in folders.entries(Path(project.path), location.root):
-            if entry.name.endswith(".jsonl"):
+            if entry.name.endswith(".jsonl") and folders.file_entry(entry):
                 yield Path(entry.path)
     for folder in location.also:  # a session folder of the user's choice: files flat
         listed = folder == location.root / "sessions"  # its project folders are, above
         for entry in folders.entries(folder, folder):
-            if entry.name.endswith(".jsonl") and entry.is_file():
+            if entry.name.endswith(".jsonl") and folders.file_entry(entry):
                 yield Path(entry.path)
             elif not listed and _PROJECT.fullmatch(entry.name) and entry.is_dir():
                 for inner in folders.entries(entry.path, folder):
-                    if inner.name.endswith(".jsonl") and inner.is_file():
+                    if inner.name.endswith(".jsonl") and folders.file_entry(inner):
                         yield Path(inner.path)
 
 

@@ -269,7 +269,7 @@ def scan(location: Location) -> Iterator[Path]:
             if not parent.is_dir():
                 continue
             for entry in folders.entries(parent.path, root, nested=True):
-                if sub.agent_of(entry.name) is not None and entry.is_file():
+                if sub.agent_of(entry.name) is not None and folders.file_entry(entry):
                     yield Path(entry.path)
     # each project's prompt log and 0.1.x chats (`tmp/<sha256 of its folder>/`)
     for project in folders.entries(root / "tmp", root):
@@ -278,7 +278,7 @@ def scan(location: Location) -> Iterator[Path]:
                 yield Path(entry.path)
             elif entry.name == "chats" and entry.is_dir():
                 for chat in folders.entries(entry.path, root):
-                    if json_chats.is_chat(Path(chat.path)) and chat.is_file():
+                    if json_chats.is_chat(Path(chat.path)) and folders.file_entry(chat):
                         yield Path(chat.path)
 
 

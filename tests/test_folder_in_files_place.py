@@ -109,3 +109,23 @@ def test_a_folder_in_any_apps_session_files_place_is_said(
     doctor = runner.invoke(main, ["doctor", "--json", *at])
     (found,) = json.loads(doctor.stdout)
     assert found["passed_over"] == {"folder in a file's place": 1}
+
+
+def test_a_folder_in_the_only_session_files_place_warns_as_a_broken_link_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where it hides all the app's sessions (nothing else listed), a plain list names
+    it, in its warning and its empty line, as it names a broken link there; beside
+    sessions listed it is for --verbose and doctor alone (the first test)."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    folder = home / LEAD
+    folder.mkdir(parents=True)
+    said = f"{folder} is a folder in a file's place"
+
+    for _ in ("cold", "warm"):
+        listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+        assert listed.exit_code == 0, listed.output
+        warning, empty = listed.stderr.strip().splitlines()
+        assert warning.startswith(f"warning: claude: {said}: its sessions"), warning
+        assert said in empty

@@ -472,11 +472,20 @@ def hiding_links(
 ) -> list[str]:
     """`broken_link_words` of the first `most` broken links a listing passed over
     (`take_passed_over`) where the app would read a session (`reads`, see
-    `sources.base.reads_as_session`): where it found nothing else, they stand where the
-    app's store or files would. A few are enough to see what went wrong: a folder of
-    100,000 is not read link by link, nor held."""
-    links = (path for path, why in passed_over if why == BROKEN_LINK and reads(path))
-    return [broken_link_words(path) for path in itertools.islice(links, most)]
+    `sources.base.reads_as_session`), and of folders in a session file's place: where
+    it found nothing else, they stand where the app's store or files would. A few are
+    enough to see what went wrong: a folder of 100,000 is not read link by link, nor
+    held."""
+    links = (
+        (path, why)
+        for path, why in passed_over
+        if why in (BROKEN_LINK, FOLDER_NOT_FILE) and reads(path)
+    )
+    return [
+        # a folder's path was written out (`shown`) as it was noted
+        broken_link_words(path) if why == BROKEN_LINK else f"{path} is a {why}"
+        for path, why in itertools.islice(links, most)
+    ]
 
 
 def broken_link_above(path: Path) -> str | None:

@@ -325,9 +325,9 @@ def _links_hide(
     passed_over: list[tuple[str, str]],
     reads: Callable[[str], bool] = lambda path: True,
 ) -> bool:
-    """Say the broken links a scan that listed nothing passed over where the app would
-    read a session (`reads`): they stand where the app's store or files would, so hide
-    all its sessions. False where there are any: such a scan is not noted, so that a
+    """Say the broken links (and folders in a file's place) a scan that listed nothing
+    passed over where the app would read a session (`reads`): they stand where the app's
+    store or files would, so hide all its sessions. False where there are any: such a scan is not noted, so that a
     warm list says them too."""
     from . import folders
 

@@ -69,3 +69,37 @@ def test_a_cold_list_parses_no_chunk(
     assert [p for p in parsed if "unified" in p.parts]  # its CURRENT, journal, ...
     assert not [p for p in parsed if p.parent.name == "chunks"]
     assert not [p for p in parsed if p.name == "projection-state.json"]
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_current_gone_between_the_scan_and_the_parse_lists_its_session_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool
+) -> None:
+    """The scan listed CURRENT and its generation's files; CURRENT went (Vibe's rewrite)
+    before the index parsed them: the session is listed once, not once from CURRENT's
+    parse (read from the newest generation) and again from its manifest's."""
+    from sessdex.sources import vibe
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(DATA, home)
+    if warm:
+        assert SESSION in _ids(home)
+        (home / CURRENT).touch()  # a turn: CURRENT rewritten, its session read again
+        (home / CURRENT).with_name("meta.json").touch()
+    parse = vibe.parse
+    parsed: list[str] = []
+
+    def racing(path: Path, *args: object) -> object:
+        if SESSION in path.parts:
+            (home / CURRENT).unlink(missing_ok=True)
+            parsed.append(path.name)
+        return parse(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vibe, "parse", racing)
+    assert _ids(home).count(SESSION) == 1
+    # CURRENT was listed, and read with the stand-in's manifest beside it
+    assert "CURRENT" in parsed
+    assert warm or "manifest.json" in parsed
+    monkeypatch.setattr(vibe, "parse", parse)
+    assert _ids(home).count(SESSION) == 1  # the next list, CURRENT still gone

@@ -80,12 +80,13 @@ def test_a_shared_folders_broken_link_is_worded_for_the_apps_it_hides(
     (home / ".config").symlink_to("/mnt/gone")
     said = f"{home / '.config'} is a link to '/mnt/gone', which does not exist: the sessions of "
 
-    listed = CliRunner().invoke(main, ["list", "--home", str(home)])
-    assert listed.exit_code == 0, listed.output
-    warning = listed.stderr.splitlines()[0]
-    assert warning.startswith(f"warning: {said}"), warning
-    assert all(app in warning for app in ("claude", "cline", "roo", "codebuff"))
-    assert warning.endswith(" are not listed")
+    for _ in ("cold", "warm"):
+        listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+        assert listed.exit_code == 0, listed.output
+        warning = listed.stderr.splitlines()[0]
+        assert warning.startswith(f"warning: {said}"), warning
+        assert all(app in warning for app in ("claude", "cline", "roo", "codebuff"))
+        assert warning.endswith(" are not listed")
     doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
     assert said in doctor.output
     assert "its sessions are not listed" not in doctor.output

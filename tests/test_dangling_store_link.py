@@ -78,6 +78,12 @@ def test_a_broken_links_own_odd_name_is_written_out(
         (f"{CLAUDE_PROJECT}/5a5a5a5a/subagents/notes.md", False),
         (".claude/projects/-home-dev-gone", True),  # a whole project folder
         (f"{CLAUDE_PROJECT}/5a5a5a5a/subagents/agent-a1.jsonl", True),
+        (".continue/sessions/notes.txt", False),
+        (".continue/sessions/5a5a5a5a.json", True),
+        (".augment/sessions/notes.txt", False),
+        (".augment/sessions/5a5a5a5a.json", True),
+        (".pi/agent/sessions/--home-dev-shop--/notes.txt", False),
+        (".pi/agent/sessions/--home-dev-shop--/5a5a5a5a.jsonl", True),
     ],
 )
 def test_a_broken_link_warns_only_where_a_session_could_be(

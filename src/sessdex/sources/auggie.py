@@ -173,6 +173,10 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".augment")
 
 
+# where `scan` reads a session (see base.py): a broken link elsewhere hides none
+SESSION_NAMES = ("sessions/*.json",)
+
+
 def scan(location: Location) -> Iterator[str]:
     """The session files in `sessions/`, its backups aside."""
     if not location.exists:

@@ -128,6 +128,10 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".continue", notes=notes)
 
 
+# where `scan` reads a session (see base.py): a broken link elsewhere hides none
+SESSION_NAMES = ("sessions/*.json",)
+
+
 def scan(location: Location) -> Iterator[str]:
     """The session files and `sessions.json` in `sessions/`; nothing else is listed."""
     if not location.exists:

@@ -142,6 +142,18 @@ def _home_path(home: Home, value: str) -> Path | None:
     return path if path.is_absolute() else None
 
 
+# where `scan` reads a session or a project folder of them (see base.py), in the
+# agent's folder or a session folder of the user's choice (flat, or per project): a
+# broken link elsewhere hides none
+SESSION_NAMES = (
+    "sessions/*",
+    "sessions/*/*.jsonl",
+    "*.jsonl",
+    "--*--",
+    "--*--/*.jsonl",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return

@@ -326,9 +326,9 @@ def _links_hide(
     reads: Callable[[str], bool] = lambda path: True,
 ) -> bool:
     """Say the broken links (and folders in a file's place) a scan that listed nothing
-    passed over where the app would read a session (`reads`): they stand where the app's
-    store or files would, so hide all its sessions. False where there are any: such a scan is not noted, so that a
-    warm list says them too."""
+    passed over where the app would read a session (`reads`): they stand where the
+    app's store or files would, so hide all its sessions. False where there are any:
+    such a scan is not noted, so that a warm list says them too."""
     from . import folders
 
     said = folders.hiding_links(passed_over, reads)

@@ -616,8 +616,8 @@ def _collect_files(
                 continue
             found, passed = listing.paths, listing.passed_over or []
             reads = listing.reads
-        else:
-            passed, reads = [], usage_listing.Listing([]).reads
+        else:  # a kept listing passed over nothing
+            passed, reads = [], _every
         paths = out.files.setdefault(app, [])
         for name in found:
             try:
@@ -919,6 +919,11 @@ def _losers(
                     continue  # two lead-agent responses that share a message id are two responses
                 out.append((path, record, best_path))
     return out
+
+
+def _every(path: str) -> bool:
+    """Every path (`usage_listing.Listing.reads` of a source that names none)."""
+    return True
 
 
 def _links_hide(

@@ -6,11 +6,12 @@ those with no session yet.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import databases, reading, sources
@@ -306,9 +307,10 @@ def _by_time(events: list[Event]) -> list[Event]:
 
 
 def _at_spawns(events: list[Event]) -> list[Event]:
-    """The history as `show` reads it: each sub-agent's events as one block just after
-    its spawn, its own sub-agents' blocks in it at theirs. A sub-agent whose spawn is not
-    among them (before the history's start) keeps its place by time."""
+    """The history as `show` reads it: each sub-agent's events as one block after its
+    spawn's message (the calls and usage noted with it), its own sub-agents' blocks in it
+    at theirs. A sub-agent whose spawn is not among them (before the history's start)
+    keeps its place by time."""
     agents = {e.agent_id for e in events if e.agent_id is not None}
     placed = {_child(e) for e in events} & agents
     if not placed:
@@ -318,19 +320,53 @@ def _at_spawns(events: list[Event]) -> list[Event]:
     for event in events:
         blocks.get(event.agent_id, rest).append(event)
     ordered: list[Event] = []
-    pending = [iter(rest)]  # a stack, not recursion: sub-agents nested deep
+    pending = [_Level(iter(rest))]  # a stack, not recursion: sub-agents nested deep
     while pending:
-        found = next(pending[-1], None)
+        level = pending[-1]
+        found = next(level.events, None)
+        if level.held and (found is None or not _of_message(found, level.spawn)):
+            if found is not None:  # read again once the blocks held are drawn
+                level.events = itertools.chain([found], level.events)
+            pending.extend(_Level(iter(block)) for block in reversed(level.held))
+            level.held = []
+            continue
         if found is None:
             pending.pop()
             continue
         ordered.append(found)
         block = blocks.pop(_child(found), None)
         if block:
-            pending.append(iter(block))
+            level.held.append(block)
+            level.spawn = found
     for block in blocks.values():  # spawned only from within itself: never drawn above
         ordered.extend(block)
     return ordered
+
+
+@dataclass(slots=True)
+class _Level:
+    """An agent's events being placed, and the blocks of the sub-agents its last spawn's
+    message started, drawn once that message ends."""
+
+    events: Iterator[Event]
+    held: list[list[Event]] = field(default_factory=list)
+    spawn: Event | None = None
+
+
+def _of_message(event: Event, spawn: Event | None) -> bool:
+    """Whether `event` is of the message that made `spawn`: its agent's, at its time, a
+    call or the usage noted with it (gptme's sub-agents come after the message's usage),
+    or the spawn's result its app gives as it launches it (OpenClaw's "accepted"), not
+    one the sub-agent's answer makes."""
+    if spawn is None or spawn.time is None:
+        return False
+    if event.agent_id != spawn.agent_id or event.time != spawn.time:
+        return False
+    return event.kind in ("subagent", "tool_call", "usage") or (
+        event.kind == "tool_result"
+        and event.call_id == spawn.call_id
+        and event.extra.get("launched") is True
+    )
 
 
 def _child(event: Event) -> str | None:

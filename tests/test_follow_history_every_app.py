@@ -5,6 +5,7 @@ for every session of every app's fixture home (leads and sub-agents), as text an
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -41,8 +42,8 @@ def _body(output: str) -> list[str]:
 
 def _last_entries(home: str, session_id: str, count: int) -> int:
     """How many printed lines show's last `count` entries take."""
-    found = api.transcript(Home(home), session_id)
-    known = SiblingIds(api.sub_agent_ids(Home(home), found.session))
+    found = api.transcript(Home.at(Path(home)), session_id)
+    known = SiblingIds(api.sub_agent_ids(Home.at(Path(home)), found.session))
     drawn = list(terminal.render_events(found.events, "normal", siblings=known))
     return sum(line.plain.count("\n") + 1 for line in drawn[-count:]) if count else 0
 

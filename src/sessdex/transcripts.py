@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from . import folders, inplace, reading, sources
 from .calls import refuse_unknown, refuse_unless
 from .diagnostics import Diagnostics
+from .errors import SessdexError
 from .files import line_start
 from .index import Index, Progress
 from .model import Event, Session
@@ -139,13 +140,15 @@ def _with_listed(
 
 
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
+INSIDE_READ_MOST = 64 * 1024 * 1024  # a lead read for the sub-agents its file keeps
 
 
 def sub_agent_ids(home: Home, session: Session, most: int = 10_000) -> list[str]:
     """The ids of the sub-agents the index lists under `session`, and under theirs
-    (`LINE_HOPS` levels, `most` ids): what a view names each of its sub-agents apart
-    from before it reads them (`views.text.SiblingIds`), so that a first sibling's name
-    holds as much of its id as tells it from a later one's, as `show` of it takes it."""
+    (`LINE_HOPS` levels, `most` ids), then those its own file keeps: what a view names
+    each of its sub-agents apart from before it reads them (`views.text.SiblingIds`), so
+    that a first sibling's name holds as much of its id as tells it from a later one's,
+    as `show` of it takes it."""
     import sqlite3
 
     found: list[str] = []
@@ -169,7 +172,40 @@ def sub_agent_ids(home: Home, session: Session, most: int = 10_000) -> list[str]
         pass
     finally:
         index.close()
+    if len(found) < most:
+        found += _held_inside(session, seen, most - len(found))
     return found[:most]
+
+
+def _held_inside(session: Session, seen: set[str], most: int) -> list[str]:
+    """The ids of the sub-agents its lead's own file keeps (a source's
+    SUBAGENTS_INSIDE), which the index lists as no session: read from the lead, one not
+    over INSIDE_READ_MOST (names told from fewer ids are no reason to read more)."""
+    source = sources.get(session.app)
+    if not getattr(source, "SUBAGENTS_INSIDE", False) or session.path is None:
+        return []
+    try:
+        if os.stat(session.path).st_size > INSIDE_READ_MOST:
+            return []
+    except OSError:  # a store's row (`<db>#<table>/<id>`) or a file gone: not read
+        return []
+    found: list[str] = []
+    try:
+        for event in reading.read_session(source, session, Diagnostics()):
+            for agent in (_child(event), event.agent_id):
+                if agent is not None and agent not in seen:
+                    seen.add(agent)
+                    found.append(agent)
+            if len(found) >= most:
+                break
+    except (OSError, SessdexError):  # names told from fewer ids, not a failed view
+        pass
+    return found
+
+
+def _child(event: Event) -> str | None:
+    child = event.extra.get("child_id") if event.kind == "subagent" else None
+    return child if isinstance(child, str) else None
 
 
 def lead_of(home: Home, session: Session) -> str | None:

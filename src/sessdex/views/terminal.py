@@ -172,6 +172,9 @@ def render_events(
                 unnamed.discard(event.call_id)
                 uncalled.discard(str(named_child))
                 _relabel(str(named_child), event, labels, taken)
+                # its lines say who told it, as for a spawn that named it at once: a
+                # sub-agent's own, started after `follow` began, was "the lead"
+                spawners.setdefault(str(named_child), event.agent_id)
                 continue
         elif named_child is not None:
             uncalled.add(str(named_child))

@@ -478,13 +478,17 @@ def follow_command(
             """The batches, the history cut to its last `history` events (or whole, for a
             view that keeps its last `history` lines itself)."""
             first = True
+            siblings = None  # the ids named apart so far, the index's at the start
             for batch in batches:
                 opening, first = first, False
-                if opening and not as_nl:  # marked as `show` marks them
+                if not as_nl:  # marked as `show` marks them, late sub-agents too
                     from ..views.terminal import spawn_labels
                     from ..views.text import SiblingIds
 
-                    spawn_labels(batch, labels, SiblingIds(known))
+                    # a spawn may come after its child's events (Gemini CLI stamps
+                    # it once the child is done): its mark is the child's from the start
+                    siblings = siblings or SiblingIds(known)
+                    spawn_labels(batch, labels, siblings)
                 if as_nl and detail == "user":  # as show --nl --detail user
                     batch = [event for event in batch if _typed_or_said(event)]
                 if opening and not whole_history:

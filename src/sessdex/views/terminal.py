@@ -211,7 +211,8 @@ def spawn_labels(
     """Put in `labels` the mark each spawn among `events` gives its sub-agent, as
     `render_events` marks it (given the same `siblings`): `follow` marks the sub-agents
     whose spawns its history leaves unshown so (it marked each by its type alone,
-    siblings of a type alike)."""
+    siblings of a type alike), and those a later read gives before their spawn (a Gemini
+    CLI sub-agent started while followed was marked by its id)."""
     taken = _Marks(labels.values())
     if siblings is not None:
         taken.siblings = siblings

@@ -259,12 +259,26 @@ def _only_options(command: click.Command, words: Sequence[str]) -> bool:
 
 def options_at_end(command: click.Command, words: Sequence[str]) -> int | None:
     """Where a run of the command's own options, each with its value, ends `words`
-    (after one word at least), else None: words past `--`, where `find`'s options typed
-    after them were taken for words to find."""
+    (after one word at least) from one `_said_at_end`, else None: words past `--`, where
+    `find`'s options typed after them were taken for words to find."""
     for at in range(1, len(words)):
-        if words[at].startswith("-") and _only_options(command, words[at:]):
+        if _said_at_end(command, words[at]) and _only_options(command, words[at:]):
             return at
     return None
+
+
+def _said_at_end(command: click.Command, word: str) -> bool:
+    """Whether `word`, past `--`, is an option the user meant as one where it starts the
+    options that end the line: one taking a value (`--home DIR`, `-n 5`) or an output
+    (`--json`), which no search looks for. A flag of the command's own that is a word of
+    other tools' too (`pytest -v`, `git add --all`) stays a word to find, as `--` says."""
+    name = word.partition("=")[0]
+    return any(
+        name in p.opts
+        and (p.name in ("as_json", "as_nl") or not (p.is_flag or p.count))
+        for p in command.params
+        if isinstance(p, click.Option)
+    )
 
 
 # how other tools (and `export`) ask for an output format: the command's --json instead
@@ -448,14 +462,17 @@ def _given_home(given: Sequence[str]) -> str | None:
 
 
 def option_meant(
-    command: click.Command, error: click.NoSuchOption
+    command: click.Command,
+    error: click.NoSuchOption,
+    given: Sequence[str] | None = None,
 ) -> click.UsageError | None:
     """`follow --limit 2` as meant: the command's own `-n` option, named in the error
     where click said only "No such option", or guessed a look-alike (`list --lines`:
     "Did you mean '--since'?"). With it, the other options other commands have that
     this one says otherwise (`export --json`: `-f json`; `show ID --app claude`: the
     app in front of the id), and a word to find that looks like an option (`find
-    --dry-run`) where no option looks like it."""
+    --dry-run`) where no option looks like it: the line that finds it, with the other
+    words and options of `given` (the command's arguments) where they are known."""
     option = error.option_name.split("=", 1)[0]
     names = {name for p in command.params for name in p.opts}
     if option == "-V":  # the version, as `sessdex -V` gives it; or this one's -v
@@ -475,26 +492,68 @@ def option_meant(
             f"{hints.named(command.name or '', 'claude:7f3a')}.",
             error.ctx,
         )
+    finds = "query" in {p.name for p in command.params}
     if (
-        "query" in {p.name for p in command.params}
+        finds
         and option.startswith("--")
         and not error.possibilities
         and option not in _COUNT_WORDS
     ):  # `find --dry-run`: a word, as README says, once after `--`
-        line = hints.named(command.name or "", "--", error.option_name)
-        return click.UsageError(
-            f"{error.message} A word that starts with '-' goes after '--': {line}.",
-            error.ctx,
-        )
+        return _found_as_word(command, error, given)
     if option in _TIME_WORDS and "session_id" in {p.name for p in command.params}:
         return _no_time(command, error)
     if option not in _COUNT_WORDS:
-        return _near(command, error, option)
+        near = _near(command, error, option)
+        if near is None and finds:  # `find pytest -x`: no option looks like it
+            return _found_as_word(command, error, given)
+        return near
     taken = next((p.opts for p in command.params if "-n" in p.opts), None)
     long = next((o for o in taken or () if o.startswith("--")), None)
     if long is None:
         return None
     return click.UsageError(f"{error.message} Did you mean '-n/{long}'?", error.ctx)
+
+
+def _found_as_word(
+    command: click.Command, error: click.NoSuchOption, given: Sequence[str] | None
+) -> click.UsageError:
+    """A word to find that click read as an unknown option: the line that looks for it
+    after `--`, the command's own options (as typed) in front and every other word in
+    its place (`find pytest -x --json`: `find --json -- pytest -x`)."""
+    options, words = _options_and_words(command, given or [error.option_name])
+    line = hints.named(command.name or "", *options, "--", *words)
+    return click.UsageError(
+        f"{error.message} A word that starts with '-' goes after '--': {line}.",
+        error.ctx,
+    )
+
+
+def _options_and_words(
+    command: click.Command, given: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """`given` parted into the command's own options (each with its value) and the
+    rest, in their order: everything past a `--` is a word."""
+    valued = {
+        name
+        for p in command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
+    flags = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
+    options: list[str] = []
+    words: list[str] = []
+    rest = iter(given)
+    for word in rest:
+        name, equals, _ = word.partition("=")
+        if word == "--":
+            words.extend(rest)
+        elif name in valued and not equals:
+            options.extend([word, *itertools.islice(rest, 1)])
+        elif name in flags:
+            options.append(word)
+        else:
+            words.append(word)
+    return options, words
 
 
 def _near(

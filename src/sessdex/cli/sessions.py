@@ -29,6 +29,7 @@ from ._common import (
     filter_options,
     home_below,
     home_option,
+    option_meant,
     options_at_end,
     output_options,
     output_options_or_object,
@@ -105,8 +106,22 @@ def list_command(
         )
 
 
+class _FindsWords(click.Command):
+    """`find`, given a word click reads as an unknown option (`find pytest -x`): the
+    line that finds it names the other words and options typed, which only the
+    arguments as given still hold."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # the parser takes words off the list it is given
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise option_meant(self, error, given) or error from None
+
+
 @main.command(
     "find",
+    cls=_FindsWords,
     context_settings=CONTEXT,
     short_help="Find sessions by words in title, folder, branch, app or id.",
 )

@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -79,3 +80,17 @@ def test_a_copy_under_another_uuid_resumes_by_its_own_name(tmp_path: Path) -> No
     home, _ = home_with(tmp_path, f"{COPY}.jsonl")
     document = plan(home, COPY)
     assert document["argv"] == ["claude", "--resume", COPY]
+
+
+def test_a_renamed_transcripts_name_in_the_line_it_names_is_quoted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The `claude --resume <name>` the refusal says was the file's name bare: pasted,
+    bash read `copy$$` as `copy` and its own process id."""
+    monkeypatch.setenv("SESSDEX_SHELL", "bash")
+    home, _ = home_with(tmp_path, "copy$$.jsonl")
+    refusals = plan(home, "copy$$")["refusals"]
+    assert isinstance(refusals, list)
+    assert any("`claude --resume 'copy$$'`" in refusal for refusal in refusals), (
+        refusals
+    )

@@ -129,7 +129,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, shells
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics, at_byte
 from ..model import Event, JSONValue, ResumePlan, Session
@@ -1216,9 +1216,9 @@ def resume_refusal(session: Session) -> str | None:
     folder = os.path.dirname(session.path)
     told = (
         f"{name} holds session {recorded} under another name (renamed or copied): Claude "
-        f"Code finds a session by its file name, {recorded}.jsonl, and reads `claude "
-        f"--resume {session.id}` as a search for a session titled so, which opens its "
-        "picker or another conversation."
+        f"Code finds a session by its file name, {recorded}.jsonl, and reads "
+        f"`{_typed_line('claude', '--resume', session.id)}` as a search for a session "
+        "titled so, which opens its picker or another conversation."
     )
     if os.path.exists(os.path.join(folder, f"{recorded}.jsonl")):
         return (
@@ -1230,6 +1230,18 @@ def resume_refusal(session: Session) -> str | None:
         f"{told} Rename it back to {recorded}.jsonl in {folder} to resume it (sessdex "
         "never renames an app's files)."
     )
+
+
+def _typed_line(program: str, option: str, value: str) -> str:
+    """The line as the user's shell takes it: a file's name (`copy$$`) printed bare in
+    a line to paste was another word there. A value that shell cannot be given: its
+    repr, said, never printed wrong."""
+    from ..errors import BadSetting, NotQuotable, typed
+
+    try:
+        return shells.run((program, option, value))
+    except (NotQuotable, BadSetting):
+        return f"{program} {option} {typed(value)}"
 
 
 def _renamed_from(session: Session) -> str | None:

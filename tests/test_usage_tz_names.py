@@ -5,6 +5,10 @@ answered with the zone that names it."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -45,3 +49,39 @@ def test_a_city_alone_is_answered_with_its_zone(typed: str, meant: str) -> None:
     code, out, err = _usage("--tz", typed)
     assert code == 2 and out == ""
     assert f"unknown time zone {typed!r} (did you mean {meant!r}?)" in err
+
+
+@pytest.fixture
+def zones_found_in_any_case(tmp_path: Path) -> Iterator[None]:
+    """A zone database that finds `europe/paris` as macOS's finds it (its disk ignores
+    case): beside Europe/Paris, a link to a folder of the file in lower case, which no
+    listing of the database walks."""
+    import zoneinfo
+
+    paris = zoneinfo.ZoneInfo("Europe/Paris")
+    source = next(
+        os.path.join(root, "Europe", "Paris")
+        for root in zoneinfo.TZPATH
+        if os.path.isfile(os.path.join(root, "Europe", "Paris"))
+    )
+    assert paris.key == "Europe/Paris"
+    for folder, name in (("zones/Europe", "Paris"), ("lower/europe", "paris")):
+        (tmp_path / folder).mkdir(parents=True)
+        shutil.copyfile(source, tmp_path / folder / name)
+    (tmp_path / "zones/europe").symlink_to(tmp_path / "lower/europe")
+    zoneinfo.reset_tzpath([str(tmp_path / "zones")])
+    zoneinfo.ZoneInfo.clear_cache()
+    yield
+    zoneinfo.reset_tzpath()
+    zoneinfo.ZoneInfo.clear_cache()
+
+
+@pytest.mark.usefixtures("zones_found_in_any_case")
+def test_a_zone_found_in_the_case_typed_is_named_as_the_database_spells_it() -> None:
+    """macOS found `europe/paris` as typed, and the header said "europe/paris"."""
+    code, out, err = _usage("--tz", "europe/paris")
+    assert code == 0, err
+    assert "days: Europe/Paris" in out
+    code, out, err = _usage("--explain", "2026-11-26", "--tz", "europe/paris")
+    assert code == 0, err
+    assert "times in Europe/Paris" in out

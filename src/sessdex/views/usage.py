@@ -466,7 +466,7 @@ def explain_lines(
     and why, and what the lists leave out; one at a time. What they quote from files (a
     model, a response's id, a path) is cleaned: no escape sequence reaches the terminal,
     no newline starts a line of its own. A `project` row under `home` is named as the
-    table names it (`~/code/shop`)."""
+    table names it (`~/code/shop`), and a file there so too (`~/.claude/…`)."""
     for line in _explain_lines(explained, tz, kind, home):
         yield flat(line)
 
@@ -487,6 +487,7 @@ def _explain_lines(
         f"counted ({len(explained.counted) + more.responses}): times in {zone_name(tz)}",
     ]
     for app, path, record, cost in explained.counted:
+        path = short_path(path, home) if home else path  # as `list` names a folder
         u = record.usage.plausible()  # what the row counts of it
         price = "unpriced" if cost is None else f"${cost:.6f}"
         agent = f" agent {record.agent_id}" if record.agent_id else ""
@@ -508,6 +509,7 @@ def _explain_lines(
     yield ""
     yield f"dropped ({len(explained.dropped) + explained.more_dropped}):"
     for app, path, dropped in explained.dropped:
+        path = short_path(path, home) if home else path
         yield f"  {app} {path}:{dropped.line}  {dropped.rule}: {dropped.note}"
     if explained.more_dropped:
         rules = ", ".join(f"{rule} {n:,}" for rule, n in explained.rules.items())

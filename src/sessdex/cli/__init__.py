@@ -9,6 +9,7 @@ the commands that need them, so `sessdex list` starts fast.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from typing import IO, Any
 
 import click
@@ -41,9 +42,37 @@ _MEANT = {
 }
 
 
+# stands for a hyphen between letters while click wraps the help, which breaks a line
+# after one (`a sub-` over `agent's`); one character, so the widths stay right
+_JOINED = "\u2011"
+
+
+def _joined(text: str) -> str:
+    """`text` with each hyphen that joins letters (`sub-agent`) one no wrap breaks at."""
+    import re
+
+    return re.sub(r"(?<=[^\W\d])-(?=[^\W\d])", _JOINED, text)
+
+
 class _Formatter(click.HelpFormatter):
-    """click's, but a usage line is broken only at its spaces: click cut a word wider
-    than the line, `usage`'s `[daily|weekly|month` over `ly|session|…]`."""
+    """click's, but a line is broken only at its spaces: click cut a word wider than
+    the usage line, `usage`'s `[daily|weekly|month` over `ly|session|…]`, and broke
+    the help's words at their hyphens (`a sub-` over `agent's`)."""
+
+    def write(self, string: str) -> None:
+        super().write(string.replace(_JOINED, "-"))
+
+    def write_text(self, text: str) -> None:
+        super().write_text(_joined(text))
+
+    def write_dl(
+        self,
+        rows: Iterable[tuple[str, str]],
+        col_max: int = 30,
+        col_spacing: int = 2,
+    ) -> None:
+        rows = [(first, _joined(second)) for first, second in rows]
+        super().write_dl(rows, col_max, col_spacing)
 
     def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
         import textwrap
@@ -81,6 +110,11 @@ class _Commands(click.Group):
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         cmd.context_class = _Context
+        if cmd.short_help is None and cmd.help:
+            # its first sentence whole, wrapped as a `short_help` given is: click cut
+            # the one it makes at the room a narrow terminal leaves ("on a small...")
+            first = " ".join(cmd.help.split("\n\n", 1)[0].split())
+            cmd.short_help = first.partition(". ")[0].removesuffix(".") + "."
         super().add_command(cmd, name)
 
     def resolve_command(

@@ -53,3 +53,10 @@ def test_an_unknown_short_option_gets_that_line_too() -> None:
     assert code == 2
     assert "No such option '-x'." in err
     assert "'sessdex find --json -- pytest -x'" in err
+
+
+def test_an_option_typed_right_after_the_dashes_is_a_word_to_find() -> None:
+    """`find checkout -- --json`: the `--` put there for it, as the help says."""
+    code, out, err = _find("--home", DEMO, "checkout", "--", "--json")
+    assert code == 0 and out == "", err
+    assert "No session matches 'checkout --json'" in err

@@ -106,17 +106,24 @@ def list_command(
         )
 
 
+DASHED = "sessdex.find.dashed"  # ctx.meta: find's words past `--`, as typed
+
+
 class _FindsWords(click.Command):
     """`find`, given a word click reads as an unknown option (`find pytest -x`): the
     line that finds it names the other words and options typed, which only the
-    arguments as given still hold."""
+    arguments as given still hold; and the words typed past `--` are kept apart
+    (`DASHED`), which WORDS no longer tells."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given = list(args)  # the parser takes words off the list it is given
         try:
-            return super().parse_args(ctx, args)
+            rest = super().parse_args(ctx, args)
         except click.NoSuchOption as error:
             raise option_meant(self, error, given) or error from None
+        if "--" in given:
+            ctx.meta[DASHED] = tuple(given[given.index("--") + 1 :])
+        return rest
 
 
 @main.command(
@@ -150,7 +157,8 @@ def find_command(
     search; codex:7f3a is an id of one app, as show and resume take it. Every
     word must match, but several app: words (or --app options) take a session
     of any of those apps; with both, an app both name. A word that starts
-    with - goes after -- (the second example).
+    with - goes after -- (the second example), where every word is one to
+    find but --json, --nl or an option with its value that ends the line.
 
     Words match in any case and with or without accents (cafe finds a cafe
     written with an accent), inside longer words too. A session whose id
@@ -174,11 +182,15 @@ def find_command(
         raise click.UsageError(
             f"give a word to find; {hints.named('list', *kept)} {said}."
         )
-    at = options_at_end(click.get_current_context().command, query)
+    ctx = click.get_current_context()
+    dashed: tuple[str, ...] = ctx.meta.get(DASHED, ())
+    # only past words typed after `--`: `find checkout -- --json` put it there for it
+    at = options_at_end(ctx.command, dashed)
     if at is not None:  # `find -- --dry-run --json`: the --json was a word to find
         from ..errors import typed
 
-        options, words = query[at:], query[:at]
+        cut = len(query) - len(dashed) + at
+        options, words = query[cut:], query[:cut]
         line = hints.named("find", *options, "--", *words)
         raise click.UsageError(
             f"{typed(' '.join(options))} came after '--', where an option is a word "

@@ -35,3 +35,11 @@ def test_every_commands_summary_is_said_whole() -> None:
     said = " ".join(shown.split())
     assert "Show what sessdex does, on a small demo home shipped with it." in said
     assert "List sessions of every app, newest first." in said
+
+
+@pytest.mark.parametrize("name", sorted(main.commands))
+def test_what_click_adds_in_brackets_is_not_broken_where_it_fits(name: str) -> None:
+    """`--duration`'s "[0 or more]" was cut after its "[0" at 80 columns."""
+    shown = _help(name, width=80).split("Options:", 1)[1]
+    opened = [line for line in shown.splitlines() if re.search(r"\[[^\]]*$", line)]
+    assert opened == []

@@ -42,9 +42,11 @@ _MEANT = {
 }
 
 
-# stands for a hyphen between letters while click wraps the help, which breaks a line
-# after one (`a sub-` over `agent's`); one character, so the widths stay right
+# stand for a hyphen between letters and a space in click's `[0 or more]` while click
+# wraps the help, which broke a line after them (`a sub-` over `agent's`, `[0` over
+# `or more]`); one character each, so the widths stay right
 _JOINED = "\u2011"
+_KEPT = "\ue000"
 
 
 def _joined(text: str) -> str:
@@ -60,7 +62,7 @@ class _Formatter(click.HelpFormatter):
     the help's words at their hyphens (`a sub-` over `agent's`)."""
 
     def write(self, string: str) -> None:
-        super().write(string.replace(_JOINED, "-"))
+        super().write(string.replace(_JOINED, "-").replace(_KEPT, " "))
 
     def write_text(self, text: str) -> None:
         super().write_text(_joined(text))
@@ -71,8 +73,20 @@ class _Formatter(click.HelpFormatter):
         col_max: int = 30,
         col_spacing: int = 2,
     ) -> None:
-        rows = [(first, _joined(second)) for first, second in rows]
+        rows = list(rows)
+        first_column = min(max((len(first) for first, _ in rows), default=0), col_max)
+        room = max(self.width - first_column - col_spacing - 2, 10)  # as click's
+        rows = [(first, _kept(_joined(second), room)) for first, second in rows]
         super().write_dl(rows, col_max, col_spacing)
+
+
+def _kept(text: str, room: int) -> str:
+    """`text` with the `[default: …; 0 or more]` click ends an option's help with kept
+    on one line, where it fits in `room` columns."""
+    head, bracket, tail = text.rpartition("  [")
+    if not bracket or not tail.endswith("]") or len(tail) + 1 > room:
+        return text
+    return f"{head}  [{tail.replace(' ', _KEPT)}"
 
     def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
         import textwrap

@@ -43,3 +43,10 @@ def test_what_click_adds_in_brackets_is_not_broken_where_it_fits(name: str) -> N
     shown = _help(name, width=80).split("Options:", 1)[1]
     opened = [line for line in shown.splitlines() if re.search(r"\[[^\]]*$", line)]
     assert opened == []
+
+
+def test_the_usage_line_is_broken_only_at_its_spaces() -> None:
+    """A helper put inside the formatter's class left its usage line to click, which
+    cut `usage`'s `[daily|we` over `ekly|…`."""
+    shown = _help("usage", width=30)
+    assert "  [daily|weekly|monthly|session|project|model|app]\n" in shown

@@ -56,6 +56,15 @@ def _joined(text: str) -> str:
     return re.sub(r"(?<=[^\W\d])-(?=[^\W\d])", _JOINED, text)
 
 
+def _kept(text: str, room: int) -> str:
+    """`text` with the `[default: …; 0 or more]` click ends an option's help with kept
+    on one line, where it fits in `room` columns."""
+    head, bracket, tail = text.rpartition("  [")
+    if not bracket or not tail.endswith("]") or len(tail) + 1 > room:
+        return text
+    return f"{head}  [{tail.replace(' ', _KEPT)}"
+
+
 class _Formatter(click.HelpFormatter):
     """click's, but a line is broken only at its spaces: click cut a word wider than
     the usage line, `usage`'s `[daily|weekly|month` over `ly|session|…]`, and broke
@@ -78,15 +87,6 @@ class _Formatter(click.HelpFormatter):
         room = max(self.width - first_column - col_spacing - 2, 10)  # as click's
         rows = [(first, _kept(_joined(second), room)) for first, second in rows]
         super().write_dl(rows, col_max, col_spacing)
-
-
-def _kept(text: str, room: int) -> str:
-    """`text` with the `[default: …; 0 or more]` click ends an option's help with kept
-    on one line, where it fits in `room` columns."""
-    head, bracket, tail = text.rpartition("  [")
-    if not bracket or not tail.endswith("]") or len(tail) + 1 > room:
-        return text
-    return f"{head}  [{tail.replace(' ', _KEPT)}"
 
     def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
         import textwrap

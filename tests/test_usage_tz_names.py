@@ -58,13 +58,16 @@ def zones_found_in_any_case(tmp_path: Path) -> Iterator[None]:
     listing of the database walks."""
     import zoneinfo
 
-    paris = zoneinfo.ZoneInfo("Europe/Paris")
     source = next(
-        os.path.join(root, "Europe", "Paris")
-        for root in zoneinfo.TZPATH
-        if os.path.isfile(os.path.join(root, "Europe", "Paris"))
+        (
+            os.path.join(root, "Europe", "Paris")
+            for root in zoneinfo.TZPATH
+            if os.path.isfile(os.path.join(root, "Europe", "Paris"))
+        ),
+        None,
     )
-    assert paris.key == "Europe/Paris"
+    if source is None:  # Windows: the zones come from the tzdata package
+        pytest.skip("no zone database on TZPATH to copy Europe/Paris from")
     for folder, name in (("zones/Europe", "Paris"), ("lower/europe", "paris")):
         (tmp_path / folder).mkdir(parents=True)
         shutil.copyfile(source, tmp_path / folder / name)

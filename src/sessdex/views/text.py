@@ -771,11 +771,14 @@ def duration(seconds: float | None) -> str:
 
 
 def tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 1_000:
-        return f"{n / 1_000:.1f}k"
-    return str(n)
+    """A count in the unit it rounds to: 999,960 is '1.0M', not '1000.0k'; a long
+    session's billion cached tokens '1.6B', not '1584.0M'."""
+    if n < 1_000:
+        return str(n)
+    for size, unit in ((1_000, "k"), (1_000_000, "M")):
+        if round(n / size, 1) < 1_000:
+            return f"{n / size:.1f}{unit}"
+    return f"{n / 1_000_000_000:.1f}B"
 
 
 def credits_amount(value: float) -> str:

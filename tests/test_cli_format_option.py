@@ -97,3 +97,37 @@ def test_markdown_or_html_asked_of_a_command_that_prints_names_export(
     assert result.exit_code == 0
     written = [p.read_text() for p in tmp_path.iterdir()] or [result.stdout]
     assert written[0].startswith("# " if kind == "Markdown" else "<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize(
+    ("flag", "kind"),
+    [("--html", "html"), ("--md", "md"), ("--markdown", "md"), ("--HTML", "html")],
+)
+def test_export_given_a_format_as_a_flag_names_its_format_option(
+    flag: str, kind: str
+) -> None:
+    """`export 7f3a --html`, as `--json` is a flag elsewhere: click said only "No such
+    option '--html'." (`--json` named `-f json`)."""
+    assert _error("export", ID, flag) == (
+        2,
+        f"Error: No such option '{flag}'. Did you mean '-f {kind}'?",
+    )
+
+
+@pytest.mark.parametrize(
+    ("flag", "kind"),
+    [("--html", "HTML"), ("--md", "Markdown"), ("--markdown", "Markdown")],
+)
+def test_show_given_html_or_md_as_a_flag_names_the_export_that_writes_it(
+    flag: str, kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, said = _error("show", ID, flag)
+    line = f"export {ID} -f {flag.lstrip('-').lower()}"
+    assert code == 2
+    assert said == (
+        f"Error: No such option '{flag}'. 'sessdex {line} --home {HOME}' writes the "
+        f"session as {kind}."
+    )
+    result = CliRunner().invoke(main, [*line.split(), "--home", HOME])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("# " if kind == "Markdown" else "<!DOCTYPE html>")

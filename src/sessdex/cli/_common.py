@@ -300,6 +300,12 @@ _TIME_WORDS = frozenset({"--since", "--until"})
 _EXPORTED = {"md": "Markdown", "markdown": "Markdown", "html": "HTML", "htm": "HTML"}
 
 
+def _format_flag(option: str) -> str | None:
+    """`--html`, `--md` or `--markdown` (any case): the format `-f` takes for it."""
+    name = option.lower().removeprefix("--")
+    return name if option.startswith("--") and name in _EXPORTED else None
+
+
 def export_meant(
     command: click.Command, error: click.NoSuchOption, given: Sequence[str]
 ) -> click.UsageError | None:
@@ -308,9 +314,10 @@ def export_meant(
     command that exports itself or takes no session, and for any other value."""
     option = error.option_name.partition("=")[0]
     names = {name for p in command.params for name in p.opts}
-    if option not in _FORMAT_WORDS or "--format" in names or "--json" in given:
+    flag = _format_flag(option)  # `show 7f3a --html`: a format named as a flag
+    if (option not in _FORMAT_WORDS and flag is None) or "--format" in names:
         return None
-    if "session_id" not in {p.name for p in command.params}:
+    if "--json" in given or "session_id" not in {p.name for p in command.params}:
         return None
     valued = {
         name
@@ -324,6 +331,8 @@ def export_meant(
         name, equals, held = word.partition("=")
         if skip:
             skip = False
+        elif word == option and flag is not None:
+            found[option] = flag
         elif word in (option, "--home") and at + 1 < len(given):
             found[word], skip = given[at + 1], True
         elif equals and name in (option, "--home"):
@@ -341,6 +350,8 @@ def export_meant(
         return None
     # the command never ran, so its --home is not known to the hints yet: said here
     words = ["export", session, option if writes else "-f", value]
+    if flag is not None:
+        words = ["export", session, "-f", flag]
     line = hints.named(*words, *(["--home", home] if home is not None else []))
     return click.UsageError(
         f"{error.message} {line} writes the session as {_EXPORTED[kind.lower()]}.",
@@ -482,6 +493,9 @@ def option_meant(
         )
     if option in ("--json", "--nl") and "--format" in names:
         return click.UsageError(f"{error.message} Did you mean '-f json'?", error.ctx)
+    if (flag := _format_flag(option)) is not None and "--format" in names:
+        kind = "md" if flag == "markdown" else flag  # `export --html`: `-f html`
+        return click.UsageError(f"{error.message} Did you mean '-f {kind}'?", error.ctx)
     offered = tuple(name for name in ("--json", "--nl") if name in names)
     if option in _FORMAT_WORDS and offered:  # `list --format json`
         how = _FORMAT_OPTIONS[offered]

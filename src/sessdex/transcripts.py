@@ -8,7 +8,7 @@ from where. Nothing here names an app.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -337,14 +337,18 @@ def agent_tree(
     diagnostics: Diagnostics | None = None,
     *,
     progress: Progress | None = None,
+    reading: Callable[[Iterable[Event]], Iterable[Event]] | None = None,
 ) -> tuple[Session, AgentNode]:
     """The session's sub-agent tree: per node type, description, status, tokens, tool
-    calls. What could not be read on the way is added to `diagnostics`."""
+    calls. What could not be read on the way is added to `diagnostics`. `progress`
+    follows the index's refresh; `reading`, given the events as they are read, passes
+    them on (the CLI counts them: a big session is read whole here)."""
     from .tree import build_tree, settle
 
     # the sub-agents its events leave out are placed below, marked so (`_add_listed`)
     found = transcript(home, prefix, progress=progress, listed=False)
-    root = build_tree(found.session.id, found.events, found.session.agent_type)
+    events = found.events if reading is None else reading(found.events)
+    root = build_tree(found.session.id, events, found.session.agent_type)
     settle(root, _last_written(found.session.path), datetime.now(UTC))
     if diagnostics is not None:
         diagnostics.update(found.diagnostics)

@@ -194,9 +194,19 @@ def tree_command(
 
     diagnostics = Diagnostics()
     home = resolve_home(home_dir)
-    # the bar covers the index's refresh, then the reading of the whole session
-    with progress_bar(f"Reading {one_line(session_id, 40)}") as progress:
-        session, root = api.agent_tree(home, session_id, diagnostics, progress=progress)
+    # the bar covers the index's refresh; the whole session's read then counts its
+    # events, as export's does (the bar, counting nothing, stood still at 0/?)
+    label = f"Reading {one_line(session_id, 40)}"
+    with progress_bar(label) as progress, contextlib.ExitStack() as stack:
+
+        def reading(events: Iterable[Event]) -> Iterable[Event]:
+            progress.close()  # one display at a time on the terminal
+            counted = counted_events(events, label, show=True)
+            return stack.enter_context(contextlib.closing(counted))
+
+        session, root = api.agent_tree(
+            home, session_id, diagnostics, progress=progress, reading=reading
+        )
     try:
         _print_tree(root, json_array(as_json, as_nl), as_nl, session.title)
         from ..views.records import forked_from

@@ -95,3 +95,24 @@ def test_usage_counts_a_month_back_on_the_calendar_of_its_tz() -> None:
     now = datetime(2026, 3, 30, 15, tzinfo=UTC)  # as `usage` reads its clock
     assert parse_day("1mo", zone, now=now) == datetime(2026, 2, 28, 5, tzinfo=zone)
     assert parse_day("3d", zone, now=now) == datetime(2026, 3, 28, 5, tzinfo=zone)
+
+
+def test_a_span_may_end_in_ago_as_it_is_said() -> None:
+    """`--since '3 days ago'` (`3d ago`, `1 week ago`) was refused with exit 2: how many
+    say a time back, and what `list`'s own ages and `watch`'s reasons print."""
+    assert parse_since("3 days ago", NOW) == parse_since("3d", NOW)
+    assert parse_since("1w AGO", NOW) == parse_since("1w", NOW)
+    assert parse_until("2 weeks ago", NOW) == parse_until("2w", NOW)
+    code, out, err = invoke(
+        "list", "--since", "100 years ago", "--json", "--home", DEMO
+    )
+    assert code == 0, err
+    assert len(json.loads(out)) == 3
+    for args in (
+        ["usage", "--since", "100y ago", "--json"],
+        ["watch", "--once", "--json", "--since", "100 years ago"],
+        ["find", "checkout", "--until", "1 minute ago", "--json"],
+    ):
+        code, out, err = invoke(*args, "--home", DEMO)
+        assert code == 0, (args, err)
+        assert json.loads(out), args

@@ -788,11 +788,11 @@ def _from_home(typed: list[str], own: str) -> list[str]:
 
 
 DAYS_BACK = {"today": 0, "yesterday": 1}  # words for a day, and how many days back
-# a span back from now (3d, 12h, 1mo, 2months, 3days); words in any case, but a lone M
-# stays refused: minutes or months?
+# a span back from now (3d, 12h, 1mo, 2months, 3days, `3 days ago` as it is said);
+# words in any case, but a lone M stays refused: minutes or months?
 SPAN = (
     r"\s*(\d+)\s*(m|(?i:mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?"
-    r"|mos?|months?|y|yrs?|years?))\s*"
+    r"|mos?|months?|y|yrs?|years?))\s*(?i:ago\s*)?"
 )
 # a unit's word by its first two letters (mi, mo) or its first letter
 _UNITS = {"m": "minutes", "mi": "minutes", "mo": "months", "h": "hours", "d": "days",

@@ -1,5 +1,7 @@
 """Messages that name a `sessdex` command carry the running command's --home (hints.py),
-those about a line a shell cannot be given included."""
+those about a line a shell cannot be given included, and the session it was given: the
+`resume` a refused --print names said `sessdex resume --home DIR`, with no id, which
+run as said fails with a usage error."""
 
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ def test_a_line_no_shell_can_take_names_resume_with_the_same_home(
     assert (code, out) == (1, ""), err
     said = " ".join(err.split())  # the error may be wrapped
     assert "cmd.exe would act on '%'" in said
-    assert f"'sessdex resume --home {home}' without --print runs it itself" in said
+    line = f"'sessdex resume {SESSION[:8]} --home {home}'"
+    assert f"{line} without --print runs it itself" in said
 
 
 def test_a_home_no_shell_can_take_is_named_in_words(
@@ -45,5 +48,6 @@ def test_a_home_no_shell_can_take_is_named_in_words(
     said = " ".join(err.split())
     assert "cmd.exe would act on '%'" in said
     assert (
-        "'sessdex resume' with the same --home without --print runs it itself" in said
+        f"'sessdex resume {SESSION[:8]}' with the same --home without --print runs "
+        "it itself" in said
     )

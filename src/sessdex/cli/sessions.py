@@ -456,7 +456,7 @@ def resume_command(
                 err(f"warning: {one_line(str(bad))} The plan's command is null.")
             stdout_bytes(dumps(check.record()) + b"\n")
         else:
-            echo(check.command)
+            echo(_printable(check, session_id))
         if not as_json and check.folder_refusal is not None:
             # printed for a person to see, but its `cd` fails: 1, as `resume` refuses it,
             # so that a script stops before running the line
@@ -509,6 +509,17 @@ def resume_command(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _printable(check: api.ResumeCheck, session_id: str) -> str:
+    """The line `--print` writes; where the user's shell cannot be given it, the refusal
+    names the `resume` that runs it without a shell with this session's id (the quoting
+    rules, which raise it, know no session: they said a bare `sessdex resume`)."""
+    try:
+        return check.command
+    except NotQuotable as why:
+        bare, named = hints.named("resume"), hints.named("resume", session_id)
+        raise NotQuotable(str(why).replace(bare, named)) from None
 
 
 def _unsaid(_message: str) -> None:

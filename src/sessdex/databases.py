@@ -527,10 +527,14 @@ FRESH_SECONDS = float("inf")
 # again to bring this process's copy up to date; until then the snapshot is behind
 REFRESH_DATABASE_SECONDS = 10.0
 # ... and sooner where that costs little: after a patch of this process's copy that took
-# t seconds, the next one waits t / PATCH_SHARE (patching then takes at most 1 % of a
-# core), at least REFRESH_FLOOR_SECONDS, at most REFRESH_DATABASE_SECONDS. Only when,
-# never what: the copy is still compared with the file block by block, no stamp trusted.
+# t seconds of CPU, the next one waits t / PATCH_SHARE (patching then takes at most 1 %
+# of a core), at least REFRESH_FLOOR_SECONDS, at most REFRESH_DATABASE_SECONDS. Only
+# when, never what: the copy is still compared with the file block by block, no stamp
+# trusted.
 PATCH_SHARE = 0.01
+# ... and at most this share of the wall clock: reads that wait on a slow disk (a network
+# home) cost little CPU
+PATCH_WALL_SHARE = 0.1
 REFRESH_FLOOR_SECONDS = 0.5
 # what the first patch is taken to cost, before one was timed: it copies the shared base
 # into a copy of this process's own, then reads the whole file again (4 ms a MB)
@@ -574,7 +578,7 @@ class _Taken:
     at: float  # time.monotonic() when it was taken
     database_at: float  # when the copy of the database file was last made or patched
     wal: _Wal | None = None
-    patch_seconds: float = 0.0  # what that took, or what the first patch will take
+    patch_seconds: float = 0.0  # what that cost (`_patch_cost`), or the first will
     settled: bool = True  # False: the app wrote during every try; take it again
     view: int = 0  # the `new_view` it was taken in
     # an open connection that keeps the copy's wal-index, so that every other open of
@@ -647,7 +651,7 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         cost = known.patch_seconds if known is not None else 0.0
         held = None
         if known is None or known.fingerprint[0] != before[0]:
-            begun = time.monotonic()
+            begun, cpu = time.monotonic(), _cpu_time()
             if not _database_copy(name, folder, target, before[0], fresh=known is None):
                 continue  # the app wrote into its database during the copy
             database_at = time.monotonic()
@@ -655,7 +659,7 @@ def _snapshot_locked(name: str, attempts: int) -> str:
             cost = (
                 max(0, before[0][0]) * PATCH_SECONDS_PER_BYTE
                 if known is None
-                else database_at - begun
+                else _patch_cost(_cpu_time() - cpu, database_at - begun)
             )
         else:
             held = known.wal  # the same database file: top its WAL up
@@ -679,6 +683,19 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     taken.view = _view
     _taken[key] = taken
     return key
+
+
+def _cpu_time() -> float:
+    """This thread's CPU time (where the platform tells none: the process's)."""
+    clock = getattr(time, "thread_time", time.process_time)
+    return float(clock())
+
+
+def _patch_cost(cpu: float, wall: float) -> float:
+    """What a patch that took `cpu` seconds of CPU in `wall` seconds costs, in seconds of
+    CPU (PATCH_SHARE): the wall clock alone counts the time a loaded machine gave other
+    processes (a patch of 3 ms timed 80 ms waited 8 s; now 0.8 s)."""
+    return max(cpu, wall * PATCH_SHARE / PATCH_WALL_SHARE)
 
 
 def _refresh_wait(patch_seconds: float) -> float:

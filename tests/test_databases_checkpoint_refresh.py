@@ -190,3 +190,37 @@ def test_a_patch_slowed_by_a_loaded_machine_is_costed_by_its_cpu_time(
         writer.close()
     assert None not in lags, lags
     assert max(lag for lag in lags if lag is not None) < 4.0, lags
+
+
+def test_a_patch_leaves_a_connection_still_open_on_the_copy_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that still holds its connection (a pass's, `inplace.held`) while the copy
+    is patched after a checkpoint: patched in place, the copy kept its file, which
+    SQLite shares between a process's connections with its wal-index, and the next
+    connection read the new WAL through the old index ("file is not a database")."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)  # restored after
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
+    path = tmp_path / "app" / "store.db"
+    path.parent.mkdir()
+    writer = _store(path)
+    still_open = []
+    try:
+        for turn in range(3):
+            writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            writer.execute("DELETE FROM note WHERE id % 3 = ?", (turn,))
+            writer.executemany(
+                "INSERT INTO note (text) VALUES (?)", [("x" * 300,)] * 80
+            )
+            query = "SELECT count(*), max(id), sum(length(text)) FROM note"
+            want = writer.execute(query).fetchone()
+            reader = databases.open_sqlite(path)
+            still_open.append(reader)  # a read that goes on
+            assert reader.execute(query).fetchone() == want, turn
+            assert reader.execute("PRAGMA quick_check").fetchone() == ("ok",)
+            assert still_open[0].execute("SELECT count(*) FROM note").fetchone()
+    finally:
+        for reader in still_open:
+            reader.close()
+        writer.close()

@@ -48,6 +48,7 @@ import stat
 import sys
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -177,6 +178,7 @@ def _connect(name: str) -> sqlite3.Connection:
         connection = sqlite3.connect(
             uri, uri=True, check_same_thread=False, factory=_Held
         )
+        _readers.setdefault(copy, weakref.WeakSet()).add(connection)
         if taken is not None and inplace.passing():
             connection.held = True
             inplace.hold(copy, connection, taken)
@@ -217,6 +219,8 @@ class _Held(sqlite3.Connection):
     def close(self) -> None:
         if not self.held:
             super().close()
+            for readers in _readers.values():
+                readers.discard(self)
 
     def release(self) -> None:
         self.held = False
@@ -587,6 +591,8 @@ class _Taken:
 
 
 _taken: dict[str, _Taken] = {}  # this process's snapshots: copy path -> what it holds
+# the connections open on each snapshot, by its copy's path (`_database_copy`)
+_readers: dict[str, weakref.WeakSet[_Held]] = {}
 _view = 0  # counts `new_view`: the call whose reads one snapshot serves whole
 _lock = threading.Lock()
 
@@ -732,7 +738,13 @@ def _database_copy(
             except FileNotFoundError:
                 return False
         return True
-    if target.stat().st_nlink > 1:  # still the shared base: patch a copy of our own
+    # still the shared base, or a file a connection of this process has open: patched
+    # in a copy of our own (SQLite shares a file's wal-index among a process's
+    # connections: the next one read the new WAL through the old one's index). Not on
+    # Windows, which shares it by the file's name and replaces no file open
+    if target.stat().st_nlink > 1 or (
+        _readers.get(str(target)) and sys.platform != "win32"
+    ):
         _make_room(folder, target.stat().st_size)
         own = target.with_name(target.name + ".own")
         _copy(str(target), own)

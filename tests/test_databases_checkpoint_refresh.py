@@ -224,3 +224,31 @@ def test_a_patch_leaves_a_connection_still_open_on_the_copy_as_it_was(
         for reader in still_open:
             reader.close()
         writer.close()
+
+
+def test_rows_appended_while_a_connection_is_still_open_on_the_copy_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app appends to its WAL (no checkpoint) while an earlier read still holds its
+    connection: the copy's WAL topped up in place, the next connection read it through
+    the wal-index SQLite shares among a process's connections of one file, which knew
+    the old frames only: the new rows never seen, and the snapshot said current."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)  # restored after
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
+    path = tmp_path / "app" / "store.db"
+    path.parent.mkdir()
+    writer = _store(path)
+    still_open = []
+    try:
+        for turn in range(3):
+            writer.execute("INSERT INTO note (text) VALUES (?)", (f"turn {turn}",))
+            (want,) = writer.execute("SELECT max(id) FROM note").fetchone()
+            reader = databases.open_sqlite(path)
+            still_open.append(reader)  # a read that goes on
+            assert reader.execute("SELECT max(id) FROM note").fetchone() == (want,)
+            assert databases.snapshot_current(path)
+    finally:
+        for reader in still_open:
+            reader.close()
+        writer.close()

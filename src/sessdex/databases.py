@@ -639,7 +639,7 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         if known.fingerprint == current:
             return key
         due = known.database_at + _refresh_wait(known.patch_seconds)
-        if known.fingerprint[0] != current[0] and now < due:
+        if (known.fingerprint[0] != current[0] or _read_now(key)) and now < due:
             return key  # the app checkpointed a moment ago: behind until due
     folder = _snapshot_folder(name)  # a stand-in now if the cache's may not be written
     _own_folder(folder)
@@ -656,7 +656,8 @@ def _snapshot_locked(name: str, attempts: int) -> str:
         database_at = known.database_at if known is not None else 0.0
         cost = known.patch_seconds if known is not None else 0.0
         held = None
-        if known is None or known.fingerprint[0] != before[0]:
+        # a WAL topped up under a connection still open is read through its old index
+        if known is None or known.fingerprint[0] != before[0] or _read_now(key):
             begun, cpu = time.monotonic(), _cpu_time()
             if not _database_copy(name, folder, target, before[0], fresh=known is None):
                 continue  # the app wrote into its database during the copy
@@ -689,6 +690,14 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     taken.view = _view
     _taken[key] = taken
     return key
+
+
+def _read_now(copy: str) -> bool:
+    """Whether a connection of this process has the copy `copy` open: what changed is
+    then copied into a file of its own, as a patch is costed (SQLite shares a file's
+    wal-index among a process's connections). Not on Windows, which shares it by the
+    file's name and replaces no file open."""
+    return bool(_readers.get(copy)) and sys.platform != "win32"
 
 
 def _cpu_time() -> float:
@@ -738,13 +747,10 @@ def _database_copy(
             except FileNotFoundError:
                 return False
         return True
-    # still the shared base, or a file a connection of this process has open: patched
-    # in a copy of our own (SQLite shares a file's wal-index among a process's
-    # connections: the next one read the new WAL through the old one's index). Not on
-    # Windows, which shares it by the file's name and replaces no file open
-    if target.stat().st_nlink > 1 or (
-        _readers.get(str(target)) and sys.platform != "win32"
-    ):
+    # still the shared base, or a file a connection of this process has open
+    # (`_read_now`: the next one read the new WAL through the old one's index): patched
+    # in a copy of our own
+    if target.stat().st_nlink > 1 or _read_now(str(target)):
         _make_room(folder, target.stat().st_size)
         own = target.with_name(target.name + ".own")
         _copy(str(target), own)

@@ -178,6 +178,7 @@ def _connect(name: str) -> sqlite3.Connection:
         connection = sqlite3.connect(
             uri, uri=True, check_same_thread=False, factory=_Held
         )
+        connection.copy = copy
         _readers.setdefault(copy, weakref.WeakSet()).add(connection)
         if taken is not None and inplace.passing():
             connection.held = True
@@ -215,12 +216,13 @@ class _Held(sqlite3.Connection):
     and `release` (the pass's end) closes it."""
 
     held = False
+    copy = ""  # the snapshot it reads, where it reads one (`_readers`)
 
     def close(self) -> None:
         if not self.held:
             super().close()
-            for readers in _readers.values():
-                readers.discard(self)
+            if self.copy in _readers:  # another thread may add a snapshot meanwhile
+                _readers[self.copy].discard(self)
 
     def release(self) -> None:
         self.held = False

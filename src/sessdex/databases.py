@@ -18,6 +18,8 @@ A snapshot costs a copy of the database, which can weigh GBs, so:
   the WAL is topped up with the frames the app committed since, and a database file a
   checkpoint changed is patched, block by block, into the process's own copy, at most
   every REFRESH_DATABASE_SECONDS, sooner where the last patch was cheap (PATCH_SHARE);
+  where a connection of this process still reads the copy, what changed goes into a
+  file of its own (`_read_now`), as often;
   `snapshot_current` says when a read may have missed the newest rows. One connection
   stays open on each snapshot, so that opening it again does not rebuild its WAL index
   from the whole WAL;

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import api, live_feeds
+from sessdex import api, live, live_feeds
 from sessdex.live import LiveSession
 from sessdex.model import Event
 from sessdex.sources import Home
@@ -484,3 +484,48 @@ def test_an_opencode_sub_agent_written_now_counts_as_its_lead_written(
         assert opencode.last_written(lead) is None
     finally:
         writer.close()
+
+
+def test_follow_ended_at_its_duration_draws_the_usage_it_kept_back(
+    tmp_path: Path,
+) -> None:
+    """`follow --duration 0` of a Qwen Code file written just now, ending on a reply's
+    usage, drew every event but that usage: it was kept back for a read that never
+    came. What is kept back is drawn as it is when following ends, as `show` gives it."""
+    home = tmp_path / "home"
+    shutil.copytree(QWEN, home)
+    chat = next((home / ".qwen/projects").glob("*/chats/5d1e0c2a*.jsonl"))
+    session = api.resolve(Home.at(home), "5d1e0c2a")
+    lines = chat.read_text().splitlines(keepends=True)
+    chat.write_text("".join(lines[:5]))  # the reply's first fragment, written now
+    drawn = [e for batch in live.follow(session, duration=0) for e in batch]
+    shown = list(api.transcript(Home.at(home), "5d1e0c2a").events)
+    assert shown[-1].kind == "usage"
+    assert [(e.kind, e.usage) for e in drawn] == [(e.kind, e.usage) for e in shown]
+
+
+def test_follow_ended_at_its_duration_draws_the_crush_summary_it_kept_back(
+    tmp_path: Path,
+) -> None:
+    """`follow --duration 0` as Crush writes a summary into its row: the summary, kept
+    back for a read that tells it whole, was never drawn; it is drawn as it is."""
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    session = api.resolve(Home.at(home), "8c1f2e3d")
+    writer = sqlite3.connect(str(session.path).split("#", 1)[0], isolation_level=None)
+    parts = json.dumps([{"type": "text", "data": {"text": "Summary: check"}}])
+    try:
+        writer.execute(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+            " updated_at, is_summary_message) VALUES ('m-sum', ?, 'assistant', ?,"
+            " 'm', ?, ?, 1)",
+            (session.id, parts, CRUSH_AT, int(time.time())),
+        )
+        writer.execute(
+            "UPDATE sessions SET summary_message_id = 'm-sum' WHERE id = ?",
+            (session.id,),
+        )
+    finally:
+        writer.close()
+    drawn = [e for batch in live.follow(session, duration=0) for e in batch]
+    assert "Summary: check" in [e.text for e in drawn if e.kind == "compaction"]

@@ -170,7 +170,8 @@ def follow(
     """Batches of new events as they are written: the recent history first (`history`:
     what of it is drawn, which a store's session may be read from its end for).
 
-    Ends after `duration` seconds, or when `stop()` says so; sub-agents' events are
+    Ends after `duration` seconds (its last batch what was kept back while it might
+    grow, as it is), or when `stop()` says so; sub-agents' events are
     interleaved by time and carry their `agent_id`. What the reads could not use is
     added to `diagnostics` as the generator ends (closed, or interrupted). `spawner`:
     what a sub-agent's session calls the sub-agent that started it (the lead where None).
@@ -183,6 +184,9 @@ def follow(
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
+                held = live.release()  # no later read will find it whole
+                if held:
+                    yield held
                 return
             if stop is not None and stop():
                 return

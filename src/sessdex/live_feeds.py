@@ -323,6 +323,10 @@ class HookFeed:
         """When a poll may next read what a write added (epoch seconds): at once."""
         return float("-inf")
 
+    def release(self, seen: Seen) -> list[Event]:
+        """What is kept back to be read again: nothing, each line is read once."""
+        return []
+
     def folders(self) -> set[Path]:
         if self._folders is None or self._folders[0] != len(self.files):
             found = {e.file.path.parent for e in self.files.values()}
@@ -769,6 +773,16 @@ class ReadFeed:
         if self.held_from and self.tokens is not None and held.usage is not None:
             self.tokens += held.usage.plausible().total  # read on from a line: added
         return [held]
+
+    def release(self, seen: Seen) -> list[Event]:
+        """What is kept back while it may still grow (a store's last event, a file's
+        last usage), as it is: following ends (`--duration`), and the read that would
+        find it whole never comes."""
+        held, self.held, self.undrawn = self.held, None, None
+        events = self._settle_usage(seen)
+        if held is not None and seen.add(held, True):
+            events.insert(0, held)
+        return events
 
     def _signature(self) -> tuple[tuple[int, int, int], ...]:
         found = []

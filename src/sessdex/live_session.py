@@ -150,6 +150,19 @@ class LiveSession:
         # an answer still streamed when following began: drawn once read again
         return [e for e in events if e is not self.feed.undrawn]
 
+    def release(self) -> list[Event]:
+        """What the feed keeps back while it may still grow, as it is now: `follow`
+        ends, and the poll that would draw it whole never comes."""
+        undrawn = getattr(self.feed, "undrawn", None)  # the status took it already
+        events = self.feed.release(self.seen)
+        now = time.time()
+        for event in events:
+            if event is not undrawn:
+                self.tracker.add(event, now)
+        if isinstance(self.feed, ReadFeed) and self.feed.tokens is not None:
+            self.tracker.tokens = self.feed.tokens
+        return events
+
     def status(
         self, now: float | None = None, processes: Processes | None = None
     ) -> Status:

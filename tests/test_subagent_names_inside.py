@@ -64,3 +64,43 @@ def test_the_first_is_named_apart_from_its_later_sibling(
     first = spawned[0].strip("[]").split()[-1]  # the start of its id shown
     assert FIRST.startswith(first)
     assert not SECOND.startswith(first), spawned
+
+
+def _big_home(tmp_path: Path) -> Path:
+    """The fixture lead, its lines before its last turn written again until it holds
+    2 MB: a lead `show --tail` and `follow` read from its end."""
+    home = _home(tmp_path)
+    events = next(home.glob(f".copilot/session-state/{LEAD}/events.jsonl"))
+    lines = events.read_text().splitlines(keepends=True)
+    earlier = "".join(lines[1:5])  # the prompt, the answer before the task call
+    middle = earlier * (2 * 1024 * 1024 // len(earlier))
+    events.write_text(lines[0] + middle + "".join(lines[1:]))
+    return home
+
+
+@pytest.mark.parametrize("command", ["show", "follow"])
+def test_a_tail_view_of_a_big_lead_reads_it_from_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """`show --tail` and `follow` of a lead of 50 MB took 3 s more to answer: its file
+    was read whole once more for the ids of the sub-agents it keeps (what `show`, which
+    reads it whole anyway, takes them from). A tail view reads a lead over 1 MB from
+    its end alone, as it did."""
+    from sessdex import sources
+
+    home = _big_home(tmp_path)
+    source = sources.get("copilot")
+    starts: list[int] = []
+
+    def read(*args: object, offset: int = 0, **kwargs: object) -> object:
+        starts.append(offset)
+        return unwrapped(*args, offset=offset, **kwargs)
+
+    unwrapped = source.read
+    monkeypatch.setattr(source, "read", read)
+    argv = [command, LEAD, "--home", str(home)]
+    argv += ["--tail", "30"] if command == "show" else ["-n", "30", "--duration", "0"]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    assert "Spawned sub-agent" in result.stdout
+    assert 0 not in starts  # never from its start: 2 MB before its end

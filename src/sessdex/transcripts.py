@@ -141,12 +141,21 @@ def _with_listed(
 
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
 INSIDE_READ_MOST = 64 * 1024 * 1024  # a lead read for the sub-agents its file keeps
+# of a view that reads a lead from its end (`show --tail`, `follow`): one read whole
+# for them at most, as `follow` reads a file whole at each change (a 50 MB one took 3 s)
+TAIL_INSIDE_MOST = 1024 * 1024
 
 
-def sub_agent_ids(home: Home, session: Session, most: int = 10_000) -> list[str]:
+def sub_agent_ids(
+    home: Home,
+    session: Session,
+    most: int = 10_000,
+    from_end: bool = False,
+) -> list[str]:
     """The ids of the sub-agents the index lists under `session`, and under theirs
-    (`LINE_HOPS` levels, `most` ids), then those its own file keeps: what a view names
-    each of its sub-agents apart from before it reads them (`views.text.SiblingIds`), so
+    (`LINE_HOPS` levels, `most` ids), then those its own file keeps (for a view that
+    reads it `from_end`, of a file of TAIL_INSIDE_MOST at most): what a view names each
+    of its sub-agents apart from before it reads them (`views.text.SiblingIds`), so
     that a first sibling's name holds as much of its id as tells it from a later one's,
     as `show` of it takes it."""
     import sqlite3
@@ -173,19 +182,22 @@ def sub_agent_ids(home: Home, session: Session, most: int = 10_000) -> list[str]
     finally:
         index.close()
     if len(found) < most:
-        found += _held_inside(session, seen, most - len(found))
+        size_most = TAIL_INSIDE_MOST if from_end else INSIDE_READ_MOST
+        found += _held_inside(session, seen, most - len(found), size_most)
     return found[:most]
 
 
-def _held_inside(session: Session, seen: set[str], most: int) -> list[str]:
+def _held_inside(
+    session: Session, seen: set[str], most: int, size_most: int
+) -> list[str]:
     """The ids of the sub-agents its lead's own file keeps (a source's
     SUBAGENTS_INSIDE), which the index lists as no session: read from the lead, one not
-    over INSIDE_READ_MOST (names told from fewer ids are no reason to read more)."""
+    over `size_most` (names told from fewer ids are no reason to read more)."""
     source = sources.get(session.app)
     if not getattr(source, "SUBAGENTS_INSIDE", False) or session.path is None:
         return []
     try:
-        if os.stat(session.path).st_size > INSIDE_READ_MOST:
+        if os.stat(session.path).st_size > size_most:
             return []
     except OSError:  # a store's row (`<db>#<table>/<id>`) or a file gone: not read
         return []

@@ -472,7 +472,7 @@ def follow_command(
         # sub-agent labels, from spawns in the unshown history too
         labels: dict[str, str] = {}
         # the sub-agents listed so far, each named apart from all of them, as show does
-        known = [] if as_nl else api.sub_agent_ids(home, session)
+        known = [] if as_nl else api.sub_agent_ids(home, session, from_end=True)
 
         def shown(whole_history: bool = False) -> Iterator[list[Event]]:
             """The batches, the history cut to its last `history` events (or whole, for a

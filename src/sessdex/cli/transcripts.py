@@ -152,7 +152,11 @@ def show_command(
                 out.line()
                 shown = itertools.chain([first], rest) if first is not None else ()
                 # its sub-agents named apart from all the others, later ones too
-                known = SiblingIds(api.sub_agent_ids(home, found.session))
+                known = SiblingIds(
+                    api.sub_agent_ids(
+                        home, found.session, from_end=shown_tail is not None
+                    )
+                )
                 lines: Iterable[terminal.Line] = terminal.render_events(
                     shown, detail, siblings=known
                 )

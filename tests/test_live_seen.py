@@ -491,17 +491,21 @@ def test_follow_ended_at_its_duration_draws_the_usage_it_kept_back(
 ) -> None:
     """`follow --duration 0` of a Qwen Code file written just now, ending on a reply's
     usage, drew every event but that usage: it was kept back for a read that never
-    came. What is kept back is drawn as it is when following ends, as `show` gives it."""
+    came. What is kept back is drawn as it is when following ends, as `show` gives it:
+    with `--duration 0`, in the history itself, which `-n` cuts as `show --tail`."""
     home = tmp_path / "home"
     shutil.copytree(QWEN, home)
     chat = next((home / ".qwen/projects").glob("*/chats/5d1e0c2a*.jsonl"))
     session = api.resolve(Home.at(home), "5d1e0c2a")
     lines = chat.read_text().splitlines(keepends=True)
     chat.write_text("".join(lines[:5]))  # the reply's first fragment, written now
-    drawn = [e for batch in live.follow(session, duration=0) for e in batch]
+    batches = list(live.follow(session, duration=0))
     shown = list(api.transcript(Home.at(home), "5d1e0c2a").events)
     assert shown[-1].kind == "usage"
-    assert [(e.kind, e.usage) for e in drawn] == [(e.kind, e.usage) for e in shown]
+    # one batch, the history `follow -n` cuts its last events from, as show --tail
+    assert [[(e.kind, e.usage) for e in batch] for batch in batches] == [
+        [(e.kind, e.usage) for e in shown]
+    ]
 
 
 def test_follow_ended_at_its_duration_draws_the_crush_summary_it_kept_back(

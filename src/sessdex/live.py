@@ -180,7 +180,13 @@ def follow(
     waiter = Waiter(notify)
     deadline = None if duration is None else time.monotonic() + duration
     try:
-        yield live.poll()
+        opening = live.poll()
+        if deadline is not None and time.monotonic() >= deadline:
+            # no read comes after it (`--duration 0`): the history as the files hold
+            # it, what a view cuts its last events from as `show --tail` does
+            yield opening + live.release()
+            return
+        yield opening
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:

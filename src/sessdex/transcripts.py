@@ -140,7 +140,9 @@ def _with_listed(
 
 
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
-INSIDE_READ_MOST = 64 * 1024 * 1024  # a lead read for the sub-agents its file keeps
+# a lead read again for the sub-agents its file keeps, before `show` or `export` reads it:
+# the names it gives are worth a second read of a few MB, not of a 64 MB file's seconds
+INSIDE_READ_MOST = 8 * 1024 * 1024
 # of a view that reads a lead from its end (`show --tail`, `follow`): one read whole
 # for them at most, as `follow` reads a file whole at each change (a 50 MB one took 3 s)
 TAIL_INSIDE_MOST = 1024 * 1024

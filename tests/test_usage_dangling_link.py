@@ -80,3 +80,27 @@ def test_usage_says_a_broken_links_usage_is_not_counted(
     assert warnings[0].startswith("warning: " + said.format(link=home / link))
     assert warnings[0].endswith(" not counted"), warnings[0]
     assert "not listed" not in counted.stderr
+
+
+def test_usage_names_the_apps_a_shared_folders_link_hides_as_list_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.config linked to a gone disk hides Claude Code's XDG folder too: `usage`'s
+    one warning names claude with the others, as `list`'s does (before, claude was
+    left out of it: its own listing looked above `~/.claude` alone)."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".config").symlink_to("/mnt/gone")
+
+    listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+    assert "claude" in listed.stderr.splitlines()[0]
+    for _ in ("cold", "warm"):
+        counted = CliRunner().invoke(main, ["usage", "--home", str(home)])
+        assert counted.exit_code == 0, counted.output
+        warnings = [x for x in counted.stderr.splitlines() if x.startswith("warning")]
+        assert len(warnings) == 1, counted.stderr
+        said = f"warning: {home / '.config'} is a link to '/mnt/gone'"
+        assert warnings[0].startswith(said), warnings[0]
+        assert "claude" in warnings[0] and "cline" in warnings[0], warnings[0]
+        assert warnings[0].endswith(" is not counted"), warnings[0]

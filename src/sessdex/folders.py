@@ -13,7 +13,7 @@ import errno
 import itertools
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -501,6 +501,16 @@ def broken_link_above(path: Path) -> str | None:
         except (OSError, ValueError):  # a NUL in a variable's path: no link named so
             pass
         return None
+    return None
+
+
+def broken_link_above_any(places: Iterable[Path]) -> str | None:
+    """The first of `places` (an app's folder and its others, `Location.also`) with a
+    broken link at it or above it (`broken_link_above`): `list` and `usage` name the
+    same one. None where there is none."""
+    for place in places:
+        if (link := broken_link_above(place)) is not None:
+            return link
     return None
 
 

@@ -379,19 +379,19 @@ def _folder_links_hide(
     """Say a broken link that stands where the app's folder would (`~/.codex ->
     /mnt/gone`, or a folder above it), as `_links_hide` says one in its store's place.
     False where there is one: such a scan is not noted, so a warm list says it too."""
-    from .folders import BROKEN_LINK, broken_link_above, broken_link_words
+    from .folders import BROKEN_LINK, broken_link_above_any, broken_link_words
 
-    for place in (location.root, *location.also):
-        if (link := broken_link_above(place)) is not None:
-            said = broken_link_words(link)
-            if (apps := report.link_apps.get(said)) is not None:
-                # a folder of many apps' (~/.config): said once, for all of them
-                report.hiding_links[source.NAME] = [said]
-                _reword(report, said, apps, hiding_problem([*apps, source.NAME], said))
-                apps.append(source.NAME)
-                return False
-            return _links_hide(source, report, [(link, BROKEN_LINK)])
-    return True
+    link = broken_link_above_any((location.root, *location.also))
+    if link is None:
+        return True
+    said = broken_link_words(link)
+    if (apps := report.link_apps.get(said)) is not None:
+        # a folder of many apps' (~/.config): said once, for all of them
+        report.hiding_links[source.NAME] = [said]
+        _reword(report, said, apps, hiding_problem([*apps, source.NAME], said))
+        apps.append(source.NAME)
+        return False
+    return _links_hide(source, report, [(link, BROKEN_LINK)])
 
 
 def _context_hook(

@@ -38,7 +38,7 @@ from . import files, folders, freshness, pathnames, sources, usage_listing, usag
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed, restored
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
-from .indexscan import as_counted, hiding_problem
+from .indexscan import RefreshReport, as_counted, hiding_problem
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
@@ -405,6 +405,9 @@ class Collected:
     # app -> the broken links that stand where its store or files would, nothing of it
     # found: what hides its usage (`folders.broken_link_words` of each), as `list` says
     hiding_links: dict[str, list[str]] = field(default_factory=dict)
+    # a broken link's words -> the apps counted through their own listing it hides: one
+    # the index's refresh says too (~/.config) is said once, for all (`_said_once`)
+    link_apps: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _signature(st: os.stat_result) -> str:
@@ -941,7 +944,28 @@ def _links_hide(
     out.hiding_links[app] = said
     diagnostics = out.diagnostics.setdefault(app, Diagnostics())
     for words in said:
+        out.link_apps.setdefault(words, []).append(app)
         diagnostics.problem(hiding_problem([app], words, counted=True))
+
+
+def _said_once(report: RefreshReport, out: Collected) -> None:
+    """A broken link the refresh said (a folder of many apps', ~/.config) that hides an
+    app counted through its own listing too: one problem naming them all, as `list`
+    says it, not a second under that app's name."""
+    for words, own in out.link_apps.items():
+        if (apps := report.link_apps.get(words)) is None:
+            continue
+        problems = report.diagnostics.setdefault(apps[0], Diagnostics()).problems
+        said = hiding_problem(apps, words, counted=True)
+        if said not in problems:
+            continue
+        problems[problems.index(said)] = hiding_problem(
+            [*own, *apps], words, counted=True
+        )
+        for app in own:
+            mine = out.diagnostics[app].problems
+            if (alone := hiding_problem([app], words, counted=True)) in mine:
+                mine.remove(alone)
 
 
 def _collect_sessions(
@@ -950,6 +974,7 @@ def _collect_sessions(
     """Apps without the hook: their readers' usage events, per top-level session, cached."""
     report = index.refresh(others)
     as_counted(report)  # its warnings say what a list does not list
+    _said_once(report, out)
     names = [s.NAME for s in others]
     out.refreshed.update(name for name in names if name not in report.failures)
     out.hiding_links.update(report.hiding_links)

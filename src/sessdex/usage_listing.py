@@ -76,8 +76,9 @@ def listed(source: Source, home: Home) -> Listing:
         )
     passed = folders.take_passed_over()
     if unusable is None and not location.exists:
-        # the app's whole folder a broken link (`~/.claude -> gone`): said, as `list` does
-        link = folders.broken_link_above(location.root)
+        # the app's whole folder a broken link (`~/.claude -> gone`, or `~/.config` above
+        # its other): said, as `list` does
+        link = folders.broken_link_above_any((location.root, *location.also))
         passed += [(link, folders.BROKEN_LINK)] if link is not None else []
     if unusable is not None or passed:
         return Listing(paths, unusable, passed, reads_as_session(source, location))

@@ -103,3 +103,26 @@ def test_a_broken_link_warns_only_where_a_session_could_be(
     counted = CliRunner().invoke(main, ["usage", "--home", str(home)])
     assert counted.exit_code == 0, counted.output
     assert ("which does not exist" in counted.stderr) is hides, counted.stderr
+
+
+def test_claudes_projects_folder_as_a_broken_link_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.claude/projects -> gone` (its folder of transcripts on a disk not mounted)
+    hides every session: named by list, usage and doctor, as another store's link is.
+    Before, each said nothing of it ('No sessions found', the app's 0 sessions)."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "projects").symlink_to("gone")
+    said = f"{home / '.claude' / 'projects'} is a link to 'gone', which does not exist"
+
+    for command in ("list", "usage"):
+        for _ in ("cold", "warm"):
+            done = CliRunner().invoke(main, [command, "--home", str(home)])
+            assert done.exit_code == 0, done.output
+            warning, empty = done.stderr.strip().splitlines()
+            assert warning.startswith(f"warning: claude: {said}"), warning
+            assert said in empty
+    doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
+    assert said in doctor.output

@@ -352,6 +352,18 @@ def file_at(path: str | Path) -> bool:
     return False
 
 
+def dir_at(path: str | Path) -> bool:
+    """`is_dir` of a path an app names as its folder of sessions: a broken or looping
+    link there is noted for `take_passed_over`, as `is_file` notes one in a file's
+    place (`~/.claude/projects -> gone` hides every session as its store's link would)."""
+    if is_dir(path):
+        return True
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.islink(path) and not os.path.exists(path):
+            _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
+    return False
+
+
 def _odd_kind(path: str) -> str:
     """What an entry that is neither a folder nor a regular file is, for a reader."""
     try:

@@ -239,7 +239,7 @@ def project_folders(location: Location) -> list[Path]:
     return [
         root / "projects"
         for root in (location.root, *location.also)
-        if folders.is_dir(root / "projects")
+        if folders.dir_at(root / "projects")
     ]
 
 
@@ -289,6 +289,7 @@ META = ".meta.json"  # a sub-agent's, beside its transcript
 # where `scan` reads a transcript or a folder of them (see base.py): a broken link
 # elsewhere (a note beside them) hides no session
 SESSION_NAMES = (
+    "projects",
     "projects/*",
     "projects/*/*.jsonl",
     "projects/*/*/subagents/agent-*.jsonl",

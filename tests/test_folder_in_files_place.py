@@ -1,5 +1,6 @@
-"""A folder where Claude Code, Qwen Code, Gemini CLI, Codex or Vibe keeps a session's file (a restore, a sync tool or a `mkdir -p`
-gone wrong left `<id>.jsonl/`) hides that session: `list --verbose` names the folder and
+"""A folder where Claude Code, Qwen Code, Gemini CLI, Codex, Vibe, VS Code, Copilot CLI
+or OpenHands keeps a session's file (a restore, a sync tool or a `mkdir -p` gone wrong
+left `<id>.jsonl/`) hides that session (or, an OpenHands event's, that event): `list --verbose` names the folder and
 `doctor` counts it, as it does a broken link in its place; before, the session went
 missing without a word. A warm list says it too."""
 
@@ -41,6 +42,12 @@ CODEX_ROLLOUT = (
 VIBE_FOLDER = ".vibe/logs/session/session_20261130_081129_fe38b8f5"
 VIBE_MESSAGES = f"{VIBE_FOLDER}/messages.jsonl"
 VIBE_SUB_AGENT = f"{VIBE_FOLDER}/agents/explore_20261130_081129_ad739610/messages.jsonl"
+VSCODE_CHAT = (
+    ".config/Code/User/globalStorage/emptyWindowChatSessions/"
+    "6b8d0f2a-4c6e-4a8c-9e0b-3d5f7a9c1e57.json"
+)
+COPILOT_LEGACY = ".copilot/session-state/aaaabbbb-1111-2222-3333-ccccddddeeee.jsonl"
+OPENHANDS_FOLDER = ".openhands/conversations/0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f50"
 
 
 @pytest.mark.parametrize(
@@ -54,6 +61,10 @@ VIBE_SUB_AGENT = f"{VIBE_FOLDER}/agents/explore_20261130_081129_ad739610/message
         ("codex", CODEX_ROLLOUT),
         ("vibe", VIBE_MESSAGES),
         ("vibe", VIBE_SUB_AGENT),
+        ("vscode", VSCODE_CHAT),
+        ("copilot", COPILOT_LEGACY),  # a legacy session's one file
+        ("openhands", f"{OPENHANDS_FOLDER}/base_state.json"),
+        ("openhands", f"{OPENHANDS_FOLDER}/events/event-00003.json"),  # one event's
     ],
 )
 def test_a_folder_in_a_session_files_place_is_said(

@@ -241,13 +241,14 @@ def scan(location: Location) -> Iterator[Path]:
     for root in (location.root, *location.also):
         state = root / "session-state"
         for entry in folders.entries(state, root):
-            if entry.is_dir():
+            if entry.name.endswith(".jsonl"):  # a legacy session's one file
+                if folders.file_entry(entry):  # a folder so named hides it: said
+                    yield Path(entry.path)
+            elif entry.is_dir():
                 listed = {e.name: e for e in folders.entries(Path(entry.path), root)}
                 for name in (_EVENTS, _WORKSPACE):
                     if name in listed and folders.file_entry(listed[name]):
                         yield Path(entry.path) / name
-            elif entry.name.endswith(".jsonl"):
-                yield Path(entry.path)
         for entry in folders.entries(root / _copilot_history.FOLDER, root):
             if entry.name.endswith(".json") and folders.file_entry(entry):
                 yield Path(entry.path)

@@ -187,18 +187,27 @@ def scan(location: Location) -> Iterator[str]:
     for entry in folders.entries(location.root, location.root):
         if entry.is_dir():
             state = os.path.join(entry.path, BASE_STATE)
-            if folders.is_file(state):
+            if folders.file_at(state):  # a folder so named hides it: said
                 yield state
 
 
-def event_files(folder: Path) -> list[str]:
-    """The conversation's event files in index order (a listing, nothing opened)."""
+def event_files(folder: Path, diagnostics: Diagnostics | None = None) -> list[str]:
+    """The conversation's event files in index order (a listing, nothing opened); a
+    folder named as one (its event hidden) noted in `diagnostics`, as a scan notes one
+    in a session's file's place."""
     found: list[tuple[int, str, str]] = []
+    hidden: list[tuple[str, str]] = []
     for entry in folders.listing(folder / EVENTS):
         match = _EVENT_NAME.fullmatch(entry.name)
-        if match is not None and entry.is_file():
+        if match is None:
+            continue
+        if entry.is_file():
             found.append((int(match.group(1)), entry.name, entry.path))
+        elif entry.is_dir():
+            hidden.append((folders.shown(entry.path), folders.FOLDER_NOT_FILE))
     found.sort()
+    if diagnostics is not None:
+        diagnostics.names_passed_over(NAME, hidden)
     return [path for _, _, path in found]
 
 
@@ -206,7 +215,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     state = _state(path, diagnostics)
     if not state:
         return []
-    names = event_files(path.parent)
+    names = event_files(path.parent, diagnostics)
     # a new event file (its time the updated one) changes the folder, not base_state.json
     # where an older SDK wrote it: the listing depends on the folder too
     freshness.note_depended(path.parent / EVENTS)

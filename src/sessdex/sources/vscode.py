@@ -178,8 +178,8 @@ def _chats(
         stem, _, suffix = entry.name.rpartition(".")
         if suffix == "json" and f"{stem}.jsonl" in names:
             continue  # VS Code reads the log, not the file it wrote before
-        if not stem or (only_new and stem in seen) or not entry.is_file():
-            continue
+        if not stem or (only_new and stem in seen) or not folders.file_entry(entry):
+            continue  # a folder so named hides a chat: noted by `file_entry`
         seen.add(stem)
         yield Path(entry.path)
 

@@ -84,6 +84,20 @@ def test_a_broken_links_own_odd_name_is_written_out(
         (".augment/sessions/5a5a5a5a.json", True),
         (".pi/agent/sessions/--home-dev-shop--/notes.txt", False),
         (".pi/agent/sessions/--home-dev-shop--/5a5a5a5a.jsonl", True),
+        # the apps whose `SESSION_NAMES` came after: a session's own place still warns
+        (".gemini/tmp/shop-api/chats/session-2026-11-30T08-11-5a5a5a5a.jsonl", True),
+        (".qwen/projects/-home-dev-shop/chats/5a5a5a5a.jsonl", True),
+        (".copilot/session-state/5a5a5a5a/events.jsonl", True),
+        (".copilot/session-state/5a5a5a5a.jsonl", True),
+        (".local/share/opencode/opencode.db", True),
+        (".local/share/opencode/storage/session/global/ses_5a5a.json", True),
+        (".vibe/logs/session/session_20261130_081129_fe38b8f5/messages.jsonl", True),
+        (".kimi/sessions/0a1b2c3d/5a5a5a5a/wire.jsonl", True),
+        (".kimi-code/sessions/0a1b2c3d/5a5a5a5a/agents/main/wire.jsonl", True),
+        (".factory/sessions/-home-dev-shop/5a5a5a5a.jsonl", True),
+        (".local/share/goose/sessions/sessions.db", True),
+        (".local/share/amp/threads/T-5a5a5a5a.json", True),
+        (".local/share/nanocoder/sessions/5a5a5a5a.json", True),
     ],
 )
 def test_a_broken_link_warns_only_where_a_session_could_be(
@@ -126,3 +140,36 @@ def test_claudes_projects_folder_as_a_broken_link_is_named(
             assert said in empty
     doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
     assert said in doctor.output
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        ".gemini/tmp/shop-api/notes.txt",
+        ".qwen/projects/-home-dev-shop/chats/notes.txt",
+        ".copilot/session-state/52ee9297-7cb3-468f-8ca4-46f6b927c8c7/notes.txt",
+        ".local/share/opencode/notes.txt",
+        ".local/share/opencode/storage/session/global/notes.txt",
+        ".vibe/logs/session/session_20261130_081129_fe38b8f5/notes.txt",
+        ".kimi/sessions/0a1b2c3d/5a5a5a5a/notes.txt",
+        ".factory/sessions/-home-dev-shop/notes.txt",
+        ".local/share/goose/sessions/notes.txt",
+        ".local/share/amp/threads/notes.txt",
+        ".local/share/nanocoder/sessions/notes.txt",
+    ],
+)
+def test_a_gone_notes_link_beside_where_an_app_keeps_sessions_is_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str
+) -> None:
+    """Each app whose session files are named by plain patterns (`SESSION_NAMES`): a
+    link to a gone note where its scan lists its sessions hides none, and is not said
+    to hide them (before, 'its sessions are not listed' for each of these apps)."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / link).parent.mkdir(parents=True)
+    (home / link).symlink_to("gone")
+
+    for command in ("list", "usage"):
+        done = CliRunner().invoke(main, [command, "--home", str(home)])
+        assert done.exit_code == 0, done.output
+        assert "which does not exist" not in done.stderr, done.stderr

@@ -105,6 +105,15 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".factory")
 
 
+# where `scan` reads a transcript, its settings or a folder of them (see base.py): a
+# broken link elsewhere (a note in a project's folder) hides none
+SESSION_NAMES = (
+    "sessions/*",
+    "sessions/*/*.jsonl",
+    "sessions/*/*.settings.json",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     """Transcripts and their settings files under sessions/, one folder level deep."""
     if not location.exists:

@@ -145,6 +145,17 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".gemini")
 
 
+# where `scan` reads a chat, a project's prompt log or a folder of them (see base.py):
+# a broken link elsewhere (a note in a project's folder) hides none
+SESSION_NAMES = (
+    "tmp/*",
+    "tmp/*/logs.json",
+    "tmp/*/chats",
+    "tmp/*/chats/*",  # a chat, or a lead's folder of sub-agents
+    "tmp/*/chats/*/*.jsonl",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     """Every chat file: tmp/<project>/chats/session-*.json(l) and chats/<parent id>/*.jsonl."""
     if not location.exists:

@@ -170,6 +170,11 @@ def locate(home: Home) -> Location:
     )
 
 
+# where `scan` reads a session (see base.py), in each of its sessions folders: a broken
+# link elsewhere hides none
+SESSION_NAMES = ("sessions.db", "*.jsonl")
+
+
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return

@@ -157,6 +157,24 @@ def _is_old_share(root: Path) -> bool:
     return root.parts[-len(OLD_SHARE) :] == OLD_SHARE
 
 
+# where `scan` reads a session, a sub-agent or a folder of them, in Kimi CLI's folder
+# or Kimi Code's (see base.py): a broken link elsewhere (a note in a session's folder)
+# hides none
+SESSION_NAMES = (
+    "sessions/*",
+    "sessions/*/*",  # a session's folder, or an old session's one file
+    "sessions/*/*/wire.jsonl",
+    "sessions/*/*/context.jsonl",
+    "sessions/*/*/state.json",
+    "sessions/*/*/metadata.json",
+    "sessions/*/*/subagents",
+    "sessions/*/*/subagents/*",
+    "sessions/*/*/subagents/*/wire.jsonl",
+    "sessions/*/*/subagents/*/context.jsonl",
+    "sessions/*/*/agents/main/wire.jsonl",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return

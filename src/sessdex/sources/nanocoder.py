@@ -227,6 +227,11 @@ def _sessions_setting(preferences: Path) -> dict[str, JSONValue] | None:
     return found if isinstance(found, dict) else None
 
 
+# where `scan` reads a chat or the index of them (see base.py), in `sessions/` or a
+# sessions folder the preferences name (`also`): a broken link elsewhere hides none
+SESSION_NAMES = ("sessions/*.json", "*.json")
+
+
 def scan(location: Location) -> Iterator[str]:
     """The chats and `sessions.json` in each data folder's `sessions/` and in a sessions
     folder the preferences name."""

@@ -186,6 +186,25 @@ def locate(home: Home) -> Location:
     return Location(root, override=", ".join(said) or None, also=also, keeps=keeps)
 
 
+# where `scan` reads a database, a JSON session or a folder of them (see base.py): a
+# broken link elsewhere (a note beside the database) hides none
+SESSION_NAMES = (
+    "opencode*.db",
+    "storage",
+    "storage/session",
+    "storage/session/*",
+    "storage/session/*/*.json",
+    "storage/message",
+    "storage/message/*",
+    "storage/message/*/*.json",
+    "project",
+    "project/*",
+    "project/*/storage/session/info/*.json",
+    "project/*/storage/session/message/*",
+    "project/*/storage/session/message/*/*.json",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return

@@ -241,6 +241,24 @@ def _config_dir(location: Location) -> Path:
     return location.also[0] if location.also else location.root
 
 
+# where `scan` reads a chat, a sub-agent's transcript or a folder of them (see base.py):
+# a broken link elsewhere (a note beside the chats) hides none
+SESSION_NAMES = (
+    "projects/*",
+    "projects/*/chats",
+    "projects/*/chats/*.jsonl",
+    "projects/*/chats/archive",
+    "projects/*/chats/archive/*.jsonl",
+    "projects/*/subagents",
+    "projects/*/subagents/*",
+    "projects/*/subagents/*/agent-*.jsonl",
+    "tmp/*",
+    "tmp/*/logs.json",
+    "tmp/*/chats",
+    "tmp/*/chats/session-*.json",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     """Chats (`chats/`, `chats/archive/`), then sub-agent transcripts (listed under their
     parent): `subagents/<parent session>/agent-<id>.jsonl`, not its `.jsonl.stream`."""

@@ -166,6 +166,25 @@ def _configured_save_dir(config: Path) -> Path | None:
     return Path(save_dir).expanduser() if save_dir else None
 
 
+# where `scan` reads a session, a sub-agent or a folder of them (see base.py): any name
+# at the top (a folder of any name is a session's), a legacy folder's own files, and
+# all of a unified store's; a broken link elsewhere (a note in a session's folder)
+# hides none
+SESSION_NAMES = (
+    "*",
+    "*/meta.json",
+    "*/messages.jsonl",
+    "*/agents",
+    "*/agents/*",
+    "*/agents/*/meta.json",
+    "*/agents/*/messages.jsonl",
+    "unified/*",
+    "unified/*/*",
+    "unified/*/*/*",
+    "unified/*/*/*/*",
+)
+
+
 def scan(location: Location) -> Iterator[Path]:
     """Legacy folders' meta.json (sub-agents too) and each unified session's files."""
     if not location.exists:

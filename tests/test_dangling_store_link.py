@@ -98,6 +98,8 @@ def test_a_broken_links_own_odd_name_is_written_out(
         (".local/share/goose/sessions/sessions.db", True),
         (".local/share/amp/threads/T-5a5a5a5a.json", True),
         (".local/share/nanocoder/sessions/5a5a5a5a.json", True),
+        (".kiro/sessions/cli/5a5a5a5a.jsonl", True),
+        (".local/share/kiro-cli/data.sqlite3", True),
     ],
 )
 def test_a_broken_link_warns_only_where_a_session_could_be(
@@ -156,6 +158,7 @@ def test_claudes_projects_folder_as_a_broken_link_is_named(
         ".local/share/goose/sessions/notes.txt",
         ".local/share/amp/threads/notes.txt",
         ".local/share/nanocoder/sessions/notes.txt",
+        ".kiro/sessions/cli/notes.txt",
     ],
 )
 def test_a_gone_notes_link_beside_where_an_app_keeps_sessions_is_quiet(

@@ -127,6 +127,11 @@ def _data_folders(location: Location) -> list[Path]:
     return seen
 
 
+# where `scan` reads a session (see base.py): a data folder's database, a session's log
+# or its metadata in the CLI's sessions folder; a broken link elsewhere hides none
+SESSION_NAMES = (DATABASE, f"*{_kiro_sessions.LOG}", f"*{_kiro_sessions.META}")
+
+
 def scan(location: Location) -> Iterator[Path | str]:
     if not location.exists:
         return

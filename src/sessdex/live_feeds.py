@@ -199,8 +199,11 @@ class HookFeed:
         tracker: Tracker,
         app: str = "",
         told: reading.FromItsLead | None = None,
+        window: int = HISTORY_BYTES,
     ) -> None:
+        """`window`: how many bytes of the main file's end its first read takes."""
         self.follow = follow
+        self.window = window
         self.app = app  # whose files: one it may not open is said so
         self.told = told  # a sub-agent's session: who told it, and its own, their tasks
         self.diagnostics = diagnostics
@@ -227,7 +230,7 @@ class HookFeed:
                 continue
             offset = 0
             if not self.started:  # already there: read only its recent history
-                window = HISTORY_BYTES if file.agent_id is None else CHILD_HISTORY
+                window = self.window if file.agent_id is None else CHILD_HISTORY
                 offset = tail_offset(file.path, window)
                 if file.agent_id is None and offset:
                     self.tracker.partial = True
@@ -391,7 +394,9 @@ class ReadFeed:
         tracker: Tracker,
         told: reading.FromItsLead | None = None,
         history: History | None = None,
+        window: int = HISTORY_BYTES,
     ) -> None:
+        """`window`: how many bytes of an appended file's end its first read takes."""
         self.session = session
         self.source = source
         self.told = told
@@ -414,8 +419,8 @@ class ReadFeed:
         )
         self.follower: Follower | None = None
         if self.appended:
-            start = tail_offset(path, HISTORY_BYTES)
-            if start + HISTORY_BYTES <= FULL_REREAD_MAX:
+            start = tail_offset(path, window)
+            if start + window <= FULL_REREAD_MAX:
                 start = 0
             self.tracker.partial = start > 0
             # its own lines are counted by the read; a file refused is said from here

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import databases, reading, sources
 from .diagnostics import Diagnostics
 from .live_feeds import (
+    HISTORY_BYTES,
     MTIME_SLACK,
     Changed,
     History,
@@ -59,6 +60,13 @@ LISTED_AFTER = 3600.0
 SHARED_REREAD = 30.0
 
 
+def _size(path: str | None) -> int:
+    try:
+        return os.path.getsize(path) if path else 0
+    except OSError:
+        return 0
+
+
 # --- one live session ---------------------------------------------------------------------
 
 
@@ -79,29 +87,14 @@ class LiveSession:
         recent history (a store then first read from its end where it can be)."""
         self.session = session
         self.source = source or sources.get(session.app)
-        self.diagnostics = Diagnostics()
-        self.tracker = Tracker(lead_id=session.id)
-        self.seen = Seen()
         self.since = time.time() - MTIME_SLACK  # a file modified later was seen written
-        hook = getattr(self.source, "follow", None)
-        told = None
+        self.told = None
         if session.parent_id:  # what it was told, a person did not type
-            told = reading.FromItsLead(spawner or reading.LEAD, reading.called(session))
-        self.feed: HookFeed | ReadFeed
-        # a compressed file is archived: it does not grow, a re-read on change is enough;
-        # a JSON document is rewritten whole, never appended to: read again on change too
-        if callable(hook) and not (session.path or "").endswith((".zst", ".json")):
-            self.feed = HookFeed(
-                hook(session, self.diagnostics),
-                self.diagnostics,
-                self.tracker,
-                app=session.app,
-                told=told,
+            self.told = reading.FromItsLead(
+                spawner or reading.LEAD, reading.called(session)
             )
-        else:
-            self.feed = ReadFeed(
-                session, self.source, self.diagnostics, self.tracker, told, history
-            )
+        self.history = history
+        self._start(HISTORY_BYTES)
         self.program, self.aliases = _program(self.source, session)
         self.pids: list[int] = []
         # the command lines of what its CLI ran when the last prompt came (MCP servers, a
@@ -117,6 +110,59 @@ class LiveSession:
         self._unread: Signature | None = None  # that write's
         self._drawn = False  # its history drawn (the first poll)
 
+    def _start(self, window: int) -> None:
+        """A feed, and what its reads make, new: its first read takes `window` bytes of
+        the main file's end."""
+        session = self.session
+        self.diagnostics = Diagnostics()
+        self.tracker = Tracker(lead_id=session.id)
+        self.seen = Seen()
+        hook = getattr(self.source, "follow", None)
+        self.feed: HookFeed | ReadFeed
+        # a compressed file is archived: it does not grow, a re-read on change is enough;
+        # a JSON document is rewritten whole, never appended to: read again on change too
+        if callable(hook) and not (session.path or "").endswith((".zst", ".json")):
+            self.feed = HookFeed(
+                hook(session, self.diagnostics),
+                self.diagnostics,
+                self.tracker,
+                app=session.app,
+                told=self.told,
+                window=window,
+            )
+        else:
+            self.feed = ReadFeed(
+                session,
+                self.source,
+                self.diagnostics,
+                self.tracker,
+                self.told,
+                self.history,
+                window,
+            )
+
+    def _history(self, now: float, events: list[Event]) -> list[Event]:
+        """The first read's events, read again from 4 times as far back while they hold
+        fewer than `follow -n` draws and the file goes on before them (one long line, a
+        pasted image, filled the window: nothing was drawn), as `show --tail` widens."""
+        history, window = self.history, HISTORY_BYTES
+        size = _size(self.session.path)  # a window past it read the file whole
+        while history is not None and window < size and self._from_its_end():
+            drawn = sum(1 for e in events if history.shown is None or history.shown(e))
+            if drawn >= history.count:
+                break
+            window *= 4
+            self._start(window)
+            events = _by_time(self.feed.poll(now, self.seen))
+        return events
+
+    def _from_its_end(self) -> bool:
+        """Whether the first read began past the main file's start (a store's session
+        read from its last rows widens them itself)."""
+        feed = self.feed
+        from_end = isinstance(feed, HookFeed) or feed.follower is not None
+        return from_end and self.tracker.partial
+
     def poll(
         self, now: float | None = None, stores: dict[str, Signature] | None = None
     ) -> list[Event]:
@@ -131,6 +177,7 @@ class LiveSession:
         events = _by_time(self.feed.poll(now, self.seen))
         if not self._drawn:  # the history, read at once: as `show` reads it
             self._drawn = True
+            events = self._history(now, events)
             if not getattr(self.source, "SUBAGENTS_BY_TIME", False):
                 events = _at_spawns(events)
         for event in events:

@@ -244,7 +244,7 @@ def parse_as_is(
     try:
         sessions = sources.get(app).parse(Path(name), location, diagnostics)
         if not sessions:  # 4 bytes more, for files that list nothing only
-            diagnostics = _said_wide(name, diagnostics)
+            diagnostics = said_wide(name, diagnostics)
         return sessions, diagnostics
     except FileNotFoundError:
         diagnostics.skip(name, 0, VANISHED)
@@ -255,10 +255,11 @@ def parse_as_is(
     return [], diagnostics
 
 
-def _said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:
-    """What a file that listed no session is said to hold: where a tool re-saved
-    it as UTF-16 (or UTF-32), that, once, in place of its lines' notes (an "unfinished
-    last line" of one NUL byte, lines "not JSON"), which would send the user astray.
+def said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:
+    """What a file that listed no session (or counted no usage) is said to hold: where
+    a tool re-saved it as UTF-16 (or UTF-32), that, once, in place of its lines' notes
+    (an "unfinished last line" of one NUL byte, lines "not JSON"), which would send the
+    user astray.
     A file too short for a byte order mark (an empty one) is not opened: a stat costs a
     fifth of an open, over thousands of empty files."""
     try:

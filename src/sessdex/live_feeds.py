@@ -244,6 +244,13 @@ class HookFeed:
                     observer=file.observer,
                 )  # fmt: skip
                 self.children.add(file.agent_id)
+        if not self.started and not any(
+            f.agent_id is None and os.path.lexists(f.path) for f in found
+        ):  # listed from a store that outlives it (a Codex thread, its rollout deleted)
+            self.diagnostics.problem(
+                f"{self.app}: the session's own file is not there: nothing of it to "
+                "follow until it is written again"
+            )
         self.started = True
 
     def poll(self, now: float, seen: Seen) -> list[Event]:

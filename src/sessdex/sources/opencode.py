@@ -656,9 +656,9 @@ def _session_rows(
 ) -> Iterator[dict[str, object]]:
     """The rows of a session table (1.x `session` or 2.x `session_v2`), as column -> value."""
     available = databases.table_columns(connection, table)
-    missing = [
-        c for c in ("directory", "time_created", "time_updated") if c not in available
-    ]
+    # a title lacking lists every session "(untitled)": said, as a folder lacking is
+    needed = ("directory", "title", "time_created", "time_updated")
+    missing = [c for c in needed if c not in available]
     if missing:
         diagnostics.problem(f"{app}: {path} {table} table lacks {', '.join(missing)}")
     wanted = (*_SESSION_COLUMNS, *_opencode_v2.EXTRA_COLUMNS)

@@ -8,6 +8,7 @@ from where. Nothing here names an app.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -53,14 +54,21 @@ def transcript(
     progress: Progress | None = None,
     shown: Callable[[Event], bool] | None = None,
     listed: bool = True,
+    as_shown: bool = False,
+    drawn: bool = False,
 ) -> Transcript:
     """The session's events, sub-agents included unless `subagents == "none"` (with
     `listed`, those the index lists under it that its own read holds nothing of too,
     after its events: `_with_listed`).
 
-    With `tail`, only the last `tail` events of the lead agent's file are read (sub-agents
-    left out), starting from the end of the file, so a 2 GB transcript answers at once;
-    with `shown` too, only the events it accepts (those a view shows) count and are kept.
+    With `tail`, only the last `tail` events of the lead agent (with `shown` too, of
+    those it accepts: those a view shows), read from the end of its file, so a 2 GB
+    transcript answers at once. With `as_shown`, the last `tail` as the whole read ends,
+    sub-agents too unless `subagents` is "none": where it has some (the index lists one,
+    or an event read is one's), read whole (a sub-agent's block is placed by its spawn,
+    its events by their times). With `drawn`, what they are drawn from before them too
+    (a call before its result, up to TAIL_CONTEXT events; a sub-agent's spawn): the
+    caller keeps the last `tail` it draws.
     `full` keeps huge payloads (pasted images, giant outputs) whole, where they are
     otherwise summarised, as `show --full-payloads` does. The events are read
     as they are iterated; a transcript dropped half-way closes its files. Raises what
@@ -73,10 +81,15 @@ def transcript(
     diagnostics = Diagnostics()
     spawner = spawner_of(home, session)
     if tail is not None:
-        last, relative = _tail_events(
-            source, session, diagnostics, tail, full, shown, spawner
-        )
-        return Transcript(session, iter(last), diagnostics, True, relative)
+        lead_only = subagents == "none" or not as_shown
+        if lead_only or not _lists_subagents(home, session):
+            last, relative = _tail_events(
+                source, session, diagnostics, tail, full, shown, spawner, lead_only
+            )
+            if lead_only or not any(_of_subagents(e) for e in last):
+                last = last if drawn else _last(last, shown, tail)
+                return Transcript(session, iter(last), diagnostics, True, relative)
+            diagnostics = Diagnostics()  # the whole read meets it again
     events = reading.read_session(
         source, session, diagnostics, full=full, spawner=spawner
     )
@@ -84,7 +97,18 @@ def transcript(
         events = (e for e in events if e.agent_id is None)
     elif listed:
         events = _with_listed(home, session, events, diagnostics, full)
+    if tail is not None and not drawn:
+        events = iter(_last(events, shown, tail))
     return Transcript(session, events, diagnostics)
+
+
+def _last(
+    events: Iterable[Event], shown: Callable[[Event], bool] | None, count: int
+) -> list[Event]:
+    """The last `count` events `shown` accepts (all, without it)."""
+    from collections import deque
+
+    return list(deque(filter(shown, events) if shown else events, maxlen=count))
 
 
 def _with_listed(
@@ -261,6 +285,56 @@ def spawner_of(home: Home, session: Session) -> str | None:
     return reading.called(parent)
 
 
+TAIL_CONTEXT = 1000  # events kept before a tail's first: what it is drawn from
+
+
+def _lists_subagents(home: Home, session: Session) -> bool:
+    """Whether the index lists a sub-agent under the session (its tail is read whole)."""
+    import sqlite3
+
+    try:
+        index = Index(home)
+    except sqlite3.Error:  # the tail's own events still tell
+        return False
+    try:
+        return bool(index.under(session.app, [session.id]))
+    except sqlite3.Error:
+        return False
+    finally:
+        index.close()
+
+
+def _every(event: Event) -> bool:
+    return True
+
+
+def _of_subagents(event: Event) -> bool:
+    return event.agent_id is not None or event.kind == "subagent"
+
+
+def _with_context(
+    events: Iterator[Event] | list[Event], keep: Callable[[Event], bool], count: int
+) -> tuple[list[Event], int]:
+    """The events from `TAIL_CONTEXT` before the first of the last `count` that `keep`
+    accepts on, and how many it accepted."""
+    from collections import deque
+
+    held: deque[tuple[int, Event]] = deque()
+    firsts: deque[int] = deque(maxlen=count)  # where the last `count` kept are
+    accepted = 0
+    for at, event in enumerate(events):
+        if keep(event):
+            accepted += 1
+            firsts.append(at)
+        held.append((at, event))
+        if len(firsts) < count:
+            continue  # fewer than asked for so far: all are drawn
+        reach = firsts[0] - TAIL_CONTEXT if count else at + 1
+        while held and held[0][0] < reach:
+            held.popleft()
+    return [event for _, event in held], accepted
+
+
 def _tail_events(
     source: sources.Source,
     session: Session,
@@ -269,14 +343,20 @@ def _tail_events(
     full: bool,
     shown: Callable[[Event], bool] | None = None,
     spawner: str | None = None,
+    lead_only: bool = False,
 ) -> tuple[list[Event], bool]:
-    """The lead agent's last `count` events (of those `shown` accepts), and whether the read that found them began
-    past the file's start (their `seq` then counts from there: what came before is
-    never read to count it)."""
-    from collections import deque
+    """The events that draw the last `count` (of those `shown` accepts; with
+    `lead_only`, of the lead's), those before them they are drawn from
+    (`_with_context`), and whether the read that found them began past the file's start
+    (their `seq` then counts from there: what came before is never read to count it)."""
 
     def keep(event: Event) -> bool:
-        return event.agent_id is None and (shown is None or shown(event))
+        return shown is None or shown(event)
+
+    def ends(events: Iterator[Event] | list[Event]) -> tuple[list[Event], int]:
+        if lead_only:  # `--subagents none`: theirs are never drawn
+            events = (e for e in events if e.agent_id is None)
+        return _with_context(events, keep, count)
 
     if reading.whole_store(session.path):
         # a database whose source reads a session's last rows: as many as give `count`
@@ -285,13 +365,18 @@ def _tail_events(
         while True:
             met = Diagnostics()  # what this window met: a wider one reads it again
             settles: list[bool] = []
-            last = reading.last_events(
-                source, session, met, rows, keep, count,
-                full=full, spawner=spawner, settle=settle, settles=settles,
+            # every event of those rows (no more than they hold): the context too
+            unsure: set[int] = set()
+            read = reading.last_events(
+                source, session, met, rows, _every, sys.maxsize, full=full,
+                spawner=spawner, unsure=unsure, settle=settle, settles=settles,
             )  # fmt: skip
-            if last is None:
+            if read is None:
                 break
-            if len(last) >= count:
+            last, accepted = ends(read)
+            if any(e.seq in unsure for e in _last(last, keep, count)):
+                accepted = 0  # one earlier rows may change: more rows settle it
+            elif accepted >= count:
                 diagnostics.update(met)
                 return last, True
             # a note among them unsure (none given): the same rows, and those from
@@ -299,22 +384,15 @@ def _tail_events(
             # alone read a compaction that folds from the session's start thrice
             # before the whole read), where settling reads more than them; then x4,
             # each as many more
-            if last or settle or False in settles:
+            if accepted or settle or False in settles:
                 rows *= 4
             settle = True
         # else, or a JSON document, which has no end to read back from: read once, whole,
         # with the checks that keep one committed state
-        lead = deque(
-            (
-                e
-                for e in reading.read_session(
-                    source, session, diagnostics, full=full, spawner=spawner
-                )
-                if keep(e)
-            ),
-            maxlen=count,
+        whole = reading.read_session(
+            source, session, diagnostics, full=full, spawner=spawner
         )
-        return list(lead), False
+        return ends(whole)[0], False
     size = 0
     if (
         session.path
@@ -328,20 +406,19 @@ def _tail_events(
         offset = 0
         if session.path and size > window:
             offset = line_start(session.path, size - window)
-        kept: deque[Event] = deque(maxlen=count)
         # what this attempt met: a wider one reads it all again
         seen = Diagnostics()
-        for event in reading.guarded(
-            source.read(session, seen, full=full, offset=offset),
-            seen,
-            session,
-            spawner,
-        ):
-            if keep(event):
-                kept.append(event)
-        if len(kept) >= count or offset == 0:
+        kept, accepted = ends(
+            reading.guarded(
+                source.read(session, seen, full=full, offset=offset),
+                seen,
+                session,
+                spawner,
+            )
+        )
+        if accepted >= count or offset == 0:
             diagnostics.update(seen)
-            return list(kept), offset > 0
+            return kept, offset > 0
         window *= 4
 
 

@@ -58,9 +58,10 @@ from ._common import (
 @count_option(
     "--tail",
     "-n",  # as `follow -n N` takes it
-    help="Only the lead agent's end, read from the end of its file (sub-agents left "
-    "out): the last N entries it draws; with --json or --nl, its last N events, "
-    "token usage and turn ends among them (--detail user: those it draws).",
+    help="Only the session's end as the whole show draws it, sub-agents too (read "
+    "from the end of its file where it has none): the last N entries it draws; with "
+    "--json or --nl, its last N events, token usage and turn ends among them "
+    "(--detail user: those it draws).",
 )
 @click.option(
     "--full-payloads",
@@ -107,6 +108,9 @@ def show_command(
             full=full_payloads,
             progress=progress,
             shown=shows,
+            as_shown=True,  # its end, sub-agents too
+            # the text draws each entry from those before it (a call, a spawn)
+            drawn=not (as_json or as_nl),
         )
     reading = f"Reading {one_line(found.session.id, 40)}"
     if as_json or as_nl:

@@ -8,11 +8,17 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from click.testing import CliRunner
+import pytest
+from click.testing import CliRunner, Result
 
+from sessdex import api
 from sessdex.cli import main
+from sessdex.model import Event
+from sessdex.sources import Home
 from tests.conftest import DATA
 
 LEAD = "33333333-3333-4333-8333-333333333333"
@@ -21,6 +27,7 @@ GEMINI = DATA / "gemini" / "home" / ".gemini" / "tmp" / "shop-api" / "chats"
 GEMINI_LEAD = "b44832f3-f4fa-4a19-8699-656bec90e64d"
 GEMINI_CHAT = "session-2026-11-30T08-11-b44832f3.jsonl"
 STEP = 1.2  # between two writes: several of follow's polls
+LONGEST = 60  # seconds a follow may run: it stops once what it waits for was drawn
 
 
 def _body(output: str) -> list[str]:
@@ -28,8 +35,47 @@ def _body(output: str) -> list[str]:
     return lines[lines.index("") + 1 :]
 
 
+def _key(event: Event) -> tuple[object, ...]:
+    return (event.time, event.kind, event.agent_id, event.call_id)
+
+
+def _follow(
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    home: Path,
+    writer: threading.Thread,
+) -> Result:
+    """`follow` run until the writer is done and every sub-agent event and the last
+    event `show` gives of the session (as the fixture holds it) were drawn, or
+    LONGEST seconds: each batch is drawn before the follow next waits, and asks `stop`."""
+    events = list(api.transcript(Home.at(home), argv[1]).events)
+    awaited = {_key(e) for e in events if e.agent_id} | {_key(events[-1])}
+    drawn: set[tuple[object, ...]] = set()
+    follow_session = api.follow_session
+
+    def follow(*args: Any, **kwargs: Any) -> tuple[Any, Iterator[list[Event]]]:
+        asked = kwargs["stop"]
+        kwargs["stop"] = lambda: asked() or (not writer.is_alive() and awaited <= drawn)
+        session, batches = follow_session(*args, **kwargs)
+
+        def noted() -> Iterator[list[Event]]:
+            for batch in batches:
+                drawn.update(_key(event) for event in batch)
+                yield batch
+
+        return session, noted()
+
+    monkeypatch.setattr(api, "follow_session", follow)
+    writer.start()
+    started = time.monotonic()
+    followed = CliRunner().invoke(main, [*argv, "--duration", str(LONGEST)])
+    writer.join()
+    assert time.monotonic() - started < LONGEST, "what it waited for was never drawn"
+    return followed
+
+
 def test_a_sub_agent_started_while_followed_is_named_as_show_names_it(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-shop"
     folder.mkdir(parents=True)
@@ -63,10 +109,8 @@ def test_a_sub_agent_started_while_followed_is_named_as_show_names_it(
 
     home = str(tmp_path / "home")
     writer = threading.Thread(target=grow)
-    writer.start()
-    argv = ["follow", LEAD, "-n", "20", "--duration", str(6 * STEP), "--home", home]
-    followed = CliRunner().invoke(main, argv)
-    writer.join()
+    argv = ["follow", LEAD, "-n", "20", "--home", home]
+    followed = _follow(monkeypatch, argv, DATA / "claude" / "home", writer)
     assert followed.exit_code == 0, followed.output
     shown = CliRunner().invoke(main, ["show", LEAD, "--home", home])
     assert shown.exit_code == 0, shown.output
@@ -79,7 +123,7 @@ def test_a_sub_agent_started_while_followed_is_named_as_show_names_it(
 
 
 def test_a_gemini_sub_agent_started_while_followed_is_marked_by_its_type(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chats = tmp_path / "home" / ".gemini" / "tmp" / "shop-api" / "chats"
     chats.mkdir(parents=True)
@@ -96,10 +140,8 @@ def test_a_gemini_sub_agent_started_while_followed_is_marked_by_its_type(
 
     home = str(tmp_path / "home")
     writer = threading.Thread(target=grow)
-    writer.start()
-    argv = ["follow", GEMINI_LEAD, "-n", "20", "--duration", str(5 * STEP)]
-    followed = CliRunner().invoke(main, [*argv, "--home", home])
-    writer.join()
+    argv = ["follow", GEMINI_LEAD, "-n", "20", "--home", home]
+    followed = _follow(monkeypatch, argv, DATA / "gemini" / "home", writer)
     assert followed.exit_code == 0, followed.output
     shown = CliRunner().invoke(main, ["show", GEMINI_LEAD, "--home", home])
     assert shown.exit_code == 0, shown.output

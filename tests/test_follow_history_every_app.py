@@ -25,8 +25,6 @@ GAPS = {
     "draws the abandoned turn show folds into a note",
     ("claude", "fe5e1c67-53e7-4862-81ae-d0e013e3270b"): "an inline sidechain: follow "
     "marks it `sidechain`, show by its id, and a usage show gives last",
-    ("cursor", "4c8f2a1e-6b3d-4e5f-9a0b-1c2d3e4f5a6b"): "undated events alike (a tool "
-    "call, a turn end): follow draws the second of each as a repeat, never",
     ("openclaw", "a717db17-7bed-408a-8491-a2bb0b190f46"): "a sub-agent another agent's "
     "folder keeps (listed by the index): show reads it after the lead, follow never",
     ("qoder", "7c2a9e41-5d3b-4a6f-8e1c-0b9d7f3a2e58"): "a compaction Qoder never "

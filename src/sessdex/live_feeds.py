@@ -155,6 +155,16 @@ class Seen:
             self.keys.discard(said)
 
 
+def _new(seen: Seen, event: Event, positional: bool, met: set[int]) -> bool:
+    """Whether `event` is new: not seen, or alike one this read found new (`met`), which
+    is another at another place (Cursor's undated tool calls, turn ends); one a read
+    before drew stays seen, however many are alike."""
+    if seen.add(event, positional):
+        met.add(Seen.key(event, positional))
+        return True
+    return Seen.key(event, positional) in met
+
+
 # --- feeds: where a session's new events come from --------------------------------------
 
 
@@ -584,6 +594,7 @@ class ReadFeed:
         first = not self.read_before
         last: Event | None = None
         final: Event | None = None  # bookkeeping too
+        met: set[int] = set()  # the keys this read found new
         try:
             if whole and reading.whole_store(self.session.path):
                 # re-read after the app committed during the read, as `show` does: never
@@ -607,7 +618,7 @@ class ReadFeed:
                     if not opened or given:
                         seen.add(event, True)
                         continue
-                if count > skip and seen.add(event, whole):
+                if count > skip and _new(seen, event, whole, met):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
                     kept.append(event)

@@ -775,6 +775,20 @@ class Index:
             ]
         return found
 
+    def written_since(self, ids: Sequence[str], app: str, since: float) -> bool:
+        """Whether one of the sessions `ids` of `app` was updated at `since` (epoch
+        seconds) or after, or is listed with no time."""
+        for start in range(0, len(ids), 500):  # SQLite's limit on bound values
+            part = ids[start : start + 500]
+            if self.db.execute(
+                "SELECT 1 FROM sessions WHERE app = ? AND id IN"
+                f" ({', '.join('?' * len(part))}) AND (updated IS NULL OR updated >= ?)"
+                " LIMIT 1",
+                [app, *part, since],
+            ).fetchone():
+                return True
+        return False
+
     def ids_lowered(self, app: str) -> list[tuple[str, str]]:
         """(id lowered as `by_prefix` compares it, id) of every session of `app`, sorted:
         many ids matched against all the others in one query, not a scan each."""

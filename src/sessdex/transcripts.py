@@ -82,11 +82,15 @@ def transcript(
     spawner = spawner_of(home, session)
     if tail is not None:
         lead_only = subagents == "none" or not as_shown
-        if lead_only or not _lists_subagents(home, session):
+        by_time = getattr(source, "SUBAGENTS_BY_TIME", False)
+        if lead_only or by_time or not _lists_subagents(home, session):
             last, relative = _tail_events(
                 source, session, diagnostics, tail, full, shown, spawner, lead_only
             )
-            if lead_only or not any(_of_subagents(e) for e in last):
+            if lead_only or not (
+                any(_of_subagents(e) for e in last)
+                or (by_time and _listed_since(home, session, last, shown, tail))
+            ):
                 last = last if drawn else _last(last, shown, tail)
                 return Transcript(session, iter(last), diagnostics, True, relative)
             diagnostics = Diagnostics()  # the whole read meets it again
@@ -300,6 +304,53 @@ def _lists_subagents(home: Home, session: Session) -> bool:
         return bool(index.under(session.app, [session.id]))
     except sqlite3.Error:
         return False
+    finally:
+        index.close()
+
+
+# a sub-agent's listed time and its events' times may be a clock tick and a rounding apart
+LISTED_SLACK_SECONDS = 2.0
+
+
+def _listed_since(
+    home: Home,
+    session: Session,
+    last: list[Event],
+    shown: Callable[[Event], bool] | None,
+    count: int,
+) -> bool:
+    """Whether a sub-agent the index lists under `session` (or under one of its own, to
+    LINE_HOPS levels) was written since the first of the lead's last `count` events
+    (those `shown` accepts), of an app whose reads merge sub-agents' events in by their
+    times: only one written since can have an event among the last `count` of the whole
+    read (each of those comes no sooner than that first event), so a session whose
+    sub-agents all ended before keeps the tail read from its lead's end (a 200 MB lead's
+    `--tail 5`: 1.1 s, not a whole read's 8.5 s). Undated events, or an index that
+    cannot be read: True (the whole read tells)."""
+    import sqlite3
+
+    ends = [e for e in last if shown is None or shown(e)][-count:] if count else []
+    if not ends or any(e.time is None or e.time_estimated for e in ends):
+        return True
+    first = min(e.time for e in ends if e.time is not None)
+    since = first.timestamp() - LISTED_SLACK_SECONDS
+    try:
+        index = Index(home)
+    except sqlite3.Error:
+        return True
+    try:
+        asked, seen = [session.id], {session.id}
+        for _ in range(LINE_HOPS):
+            below = [r for _, r in index.under(session.app, asked) if r.id not in seen]
+            if not below:
+                return False
+            if index.written_since([r.id for r in below], session.app, since):
+                return True
+            seen.update(r.id for r in below)
+            asked = [r.id for r in below]
+        return True  # deeper than LINE_HOPS: a loop, or more than is worth telling
+    except sqlite3.Error:
+        return True
     finally:
         index.close()
 

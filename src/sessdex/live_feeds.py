@@ -120,14 +120,22 @@ class Seen:
 
     def add(self, event: Event, positional: bool = False) -> bool:
         """Remember `event`; False if it was seen already."""
-        key = self.key(event, positional)
-        if key in self.keys:
+        if not self.new(event, positional):
             return False
         said = self.said(event, positional)
-        if event.kind == "compaction" and said in self.keys:
-            return False  # drawn as the answer it was until marked
-        self._keep(key, said if event.kind == "assistant" else None)
+        self._keep(
+            self.key(event, positional), said if event.kind == "assistant" else None
+        )
         return True
+
+    def new(self, event: Event, positional: bool = False) -> bool:
+        """Whether `add` would find `event` not seen, remembering nothing."""
+        if self.key(event, positional) in self.keys:
+            return False
+        # a compaction drawn as the answer it was until marked
+        return (
+            event.kind != "compaction" or self.said(event, positional) not in self.keys
+        )
 
     def _keep(self, key: int, said: int | None) -> None:
         self.keys.add(key)
@@ -450,6 +458,14 @@ class ReadFeed:
         self.read_at = float("-inf")
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
+        # a later read of a store draws on its last rows (`_read_tail`): the key and
+        # place (`Window.place`) of the last event the read before found, the usage
+        # summed before it, and the events drawn so since the last whole read
+        self.anchor: tuple[int, int] | None = None
+        self.anchor_tokens = 0
+        self.tail_drawn = 0
+        self.inlines = False  # a whole read gave a sub-agent's events: read whole
+        self.tail_reads = True  # False: every later read whole (the bench's old path)
         self.held: Event | None = None  # its last event, shown once read again alike
         # of the first read's history, its last event written just now: what a status
         # says takes it, `follow` draws it once read again (it may still grow)
@@ -578,6 +594,11 @@ class ReadFeed:
             end = self._read_end(seen)
             if end is not None:
                 return end
+        if whole and self.read_before and self.window is None:
+            end = self._read_tail(seen, settled)
+            if end is not None:
+                return end
+            self.anchor, self.tail_drawn = None, 0  # set again by this whole read
         scratch = Diagnostics()  # a line being written is not a broken line
         # new events only; of a first read, the recent history only, as for a file read
         # from its tail: a store's session of a million events is not held whole
@@ -591,6 +612,7 @@ class ReadFeed:
         # was never read); the events it gave, as they were, were drawn
         window, opened = (self.window, False) if whole else (None, True)
         count = tokens = 0
+        inlines = False
         first = not self.read_before
         last: Event | None = None
         final: Event | None = None  # bookkeeping too
@@ -608,6 +630,8 @@ class ReadFeed:
                     event = told(event)
                 count += 1
                 final = event
+                if event.agent_id is not None or event.kind == "subagent":
+                    inlines = True
                 if event.kind not in BOOKKEEPING:
                     last = event
                 elif event.kind == "usage" and event.usage is not None:
@@ -635,6 +659,8 @@ class ReadFeed:
             self._hold_usage(kept, final if recent else None, seen, offset)
         if whole:
             self.covered, self.tokens = count, tokens
+            self.inlines = inlines
+            self._anchor(final, tokens)
             if not first:
                 self._hold(kept, _growing(last, final), seen, settled)
             elif self.fresh:
@@ -705,6 +731,84 @@ class ReadFeed:
             {Window.place(e) for e in found},
             max(e.time for e in found if e.time is not None),
         )
+        self.diagnostics.problems.extend(
+            p for p in scratch.problems if p not in self.diagnostics.problems
+        )
+        self.skips.add(scratch)
+        if self.shared:  # this session's own last write: its newest event
+            times = [e.time.timestamp() for e in kept if e.time is not None]
+            self.written = max([self.written, *times])
+        return list(kept)
+
+    def _anchor(self, final: Event | None, tokens: int) -> None:
+        """Remember where a read found the session's end: its last event, and the usage
+        summed before it (a later read of the last rows sums on from there)."""
+        if final is None:
+            self.anchor = None
+            return
+        self.anchor = (Seen.key(final, True), Window.place(final))
+        self.anchor_tokens = tokens - _usage(final)
+
+    def _read_tail(self, seen: Seen, settled: bool) -> list[Event] | None:
+        """A later read of a store: its last rows, as many (x4 each time) as reach back
+        to the event the read before ended on (`anchor`: as it was, or rewritten in its
+        place), each event of them new or rewritten kept as a whole read keeps it; what
+        is older was read before, and an app writes a session at its end. None where it
+        is read whole: no anchor among the rows (a revert deleted it, more was written
+        than `HISTORY_EVENTS` hold), an event among them a whole read numbers by its
+        place or inlines a sub-agent's events beside, one that earlier rows may change
+        (`unsure`) at or after the anchor however many are read, or before it where an
+        event among the rows was rewritten, or a source with no `read_last`."""
+        anchor = self.anchor
+        if (
+            anchor is None
+            or not self.tail_reads
+            or self.inlines
+            or self.told is not None
+            or self.session.parent_id
+            or getattr(self.source, "read_last", None) is None
+            or self.tail_drawn > SEEN_CAP // 4  # the whole read's `skip` stays sound
+        ):
+            return None
+        rows, before = TAIL_ROWS, 0
+        while True:
+            scratch = Diagnostics()
+            unsure: set[int] = set()
+            found = reading.last_events(
+                self.source, self.session, scratch, rows, _every, HISTORY_EVENTS,
+                unsure=unsure, settle=True,
+            )  # fmt: skip
+            if not found or any(_whole_only(e) for e in found):
+                return None
+            start = _anchored(found, anchor)
+            if start is None and any(
+                Seen.key(e, True) == anchor[0] or Window.place(e) == anchor[1]
+                for e in found
+            ):
+                return None  # its key or place is another's too: no more rows tell
+            # an event earlier rows may change (a compaction's note names and counts
+            # what it folds): one written since is read whole
+            if start is not None and not any(e.seq in unsure for e in found[start:]):
+                break
+            if len(found) <= before or len(found) >= HISTORY_EVENTS:
+                return None  # more rows give no more: the whole read tells
+            rows, before = rows * 4, len(found)
+        last = next((e for e in reversed(found) if e.kind not in BOOKKEEPING), None)
+        if last is None:
+            return None
+        # one read before is as it was while what it names, among these rows, is
+        older = [e for e in found[:start] if e.seq not in unsure]
+        if len(older) < start and any(seen.new(e, True) for e in older):
+            return None
+        kept: deque[Event] = deque()
+        for event in found:
+            if event.seq not in unsure and seen.add(event, True):
+                kept.append(event)
+        tokens = self.anchor_tokens + sum(_usage(e) for e in found[start:])
+        self.tokens = tokens
+        self._anchor(found[-1], tokens)
+        self.tail_drawn += len(kept)
+        self._hold(kept, _growing(last, found[-1]), seen, settled)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )
@@ -896,6 +1000,25 @@ def _growing(last: Event | None, final: Event | None) -> Event | None:
     if final is not None and final.kind == "meta":
         return final if final.time is None or final.time_estimated else None
     return None
+
+
+def _usage(event: Event) -> int:
+    """The tokens a whole read sums of `event`."""
+    if event.kind != "usage" or event.usage is None:
+        return 0
+    return event.usage.plausible().total  # a broken count adds 0
+
+
+def _anchored(found: list[Event], anchor: tuple[int, int]) -> int | None:
+    """Where among `found` the event a read before ended on is: the one event as it was,
+    else the one event at its place (rewritten there); None where neither is one (two
+    alike: which one ended that read, and where do its usage's sums part?)."""
+    key, place = anchor
+    keys = [i for i, e in enumerate(found) if Seen.key(e, True) == key]
+    if keys:
+        return keys[0] if len(keys) == 1 else None
+    places = [i for i, e in enumerate(found) if Window.place(e) == place]
+    return places[0] if len(places) == 1 else None
 
 
 def _every(event: Event) -> bool:

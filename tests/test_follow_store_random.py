@@ -1,0 +1,250 @@
+"""A followed store's later reads draw on its last rows (`ReadFeed._read_tail`), and what
+they draw is what a whole read draws: generated OpenCode databases and Gemini chats
+written at random (messages appended, one poll's worth or more than a window holds; the
+last answer streamed into its row; an earlier part rewritten; a revert deleting the last
+messages; a compaction), each write read by a follow of each kind."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessdex import api, reading, sources
+from sessdex.diagnostics import Diagnostics
+from sessdex.live_feeds import ReadFeed, Seen
+from sessdex.model import Event
+from sessdex.sources import Home
+from sessdex.status import Tracker
+from tests.conftest import app_home
+from tests.test_follow_store_tail import _shown
+from tests.test_tail_compactions import BASIC
+
+STEPS = 40  # writes per session
+
+
+def _feed(home: Home, prefix: str, tail_reads: bool) -> ReadFeed:
+    session = api.resolve(home, prefix)
+    feed = ReadFeed(
+        session, sources.get(session.app), Diagnostics(), Tracker(lead_id=session.id)
+    )
+    feed.tail_reads = tail_reads
+    return feed
+
+
+class _Follows:
+    """A follow whose later reads draw on the store's end, and one that reads it whole,
+    polled alike: each poll's draw and token count compared."""
+
+    def __init__(
+        self, home: Home, prefix: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        self.feeds = [_feed(home, prefix, True), _feed(home, prefix, False)]
+        self.seen = [Seen(), Seen()]
+        self.now = time.time()
+        self.tails = 0  # polls of the first follow that read no whole session
+        self.wholes: list[object] = []
+        whole = reading.read_session
+
+        def counted(*args: Any, **kwargs: Any) -> Iterator[Event]:
+            self.wholes.append(args[1])
+            return whole(*args, **kwargs)
+
+        monkeypatch.setattr(reading, "read_session", counted)
+        self.poll("first read")
+
+    def poll(self, what: str) -> None:
+        self.now += 10  # past the read interval, and no write is "just now"
+        drawn: list[list[Event]] = []
+        for feed, seen in zip(self.feeds, self.seen, strict=True):
+            wholes = len(self.wholes)
+            drawn.append(feed.poll(self.now, seen))
+            self.tails += feed.tail_reads and len(self.wholes) == wholes
+        assert _shown(drawn[0]) == _shown(drawn[1]), what
+        assert self.feeds[0].tokens == self.feeds[1].tokens, what
+
+
+class _OpenCode:
+    """BASIC of the fixture's database, written at random."""
+
+    def __init__(self, home: Path, rng: random.Random) -> None:
+        shutil.copytree(app_home("opencode"), home, symlinks=True)
+        self.path = home / ".local/share/opencode/opencode.db"
+        self.rng = rng
+        self.at, self.n = 1796026350000, 0
+        self.messages: list[str] = []
+
+    def _write(self, sql: str, *args: object) -> None:
+        db = sqlite3.connect(self.path)
+        db.execute(sql, args)
+        db.commit()
+        db.close()
+
+    def add(self, role: str, part: dict[str, object], **info: object) -> None:
+        self.at, self.n = self.at + self.rng.choice([0, 1, 1000]), self.n + 1
+        message, at = f"msg_22b8400000{self.n:06d}", self.at
+        data = json.dumps({"role": role, **info, "time": {"created": at}})
+        self._write("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                    message, BASIC, at, at, data)  # fmt: skip
+        self._write("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                    f"prt_22b8400000{self.n:06d}", message, BASIC, at, at,
+                    json.dumps(part))  # fmt: skip
+        self.messages.append(message)
+
+    def turn(self) -> None:
+        n = self.n
+        self.add("user", {"type": "text", "text": f"p{n}"})
+        tokens = {"input": self.rng.randint(1, 99), "output": 5, "reasoning": 0,
+                  "cache": {"read": 0, "write": 0}}  # fmt: skip
+        self.add("assistant", {"type": "text", "text": f"a{n}"}, finish="stop",
+                 tokens=tokens)  # fmt: skip
+
+    def stream(self, back: int) -> None:
+        """The part of the message `back` from the end written again, longer."""
+        if len(self.messages) < back:
+            return
+        message = self.messages[-back]
+        db = sqlite3.connect(self.path)
+        (data,) = db.execute("SELECT data FROM part WHERE message_id = ?", (message,))
+        db.close()
+        part = json.loads(data[0])
+        part["text"] = part.get("text", "") + " more"
+        self._write("UPDATE part SET data = ? WHERE message_id = ?",
+                    json.dumps(part), message)  # fmt: skip
+
+    def revert(self, count: int) -> None:
+        for message in self.messages[-count:]:
+            self._write("DELETE FROM part WHERE message_id = ?", message)
+            self._write("DELETE FROM message WHERE id = ?", message)
+        del self.messages[-count:]
+
+    def compact(self) -> None:
+        part: dict[str, object] = {"type": "compaction", "auto": True}
+        if self.messages and self.rng.random() < 0.5:
+            part["tail_start_id"] = self.rng.choice(self.messages[-6:])
+        self.add("user", part)
+        self.add("assistant", {"type": "text", "text": f"summary {self.n}"},
+                 summary=True, mode="compaction", finish="stop")  # fmt: skip
+
+
+class _Gemini:
+    """A Gemini CLI chat, written whole again at each write, as the CLI writes it."""
+
+    ID = "5a1e9c3b-0000-4000-8000-000000000001"
+
+    def __init__(self, home: Path, rng: random.Random) -> None:
+        self.rng = rng
+        chats = home / ".gemini" / "tmp" / "proj" / "chats"
+        chats.mkdir(parents=True)
+        self.path = chats / "session-2025-11-02T10-00-5a1e9c3b.json"
+        self.messages: list[dict[str, object]] = []
+        self.n = 0
+        self.turn()
+
+    def _save(self) -> None:
+        chat = {"sessionId": self.ID, "projectHash": "0" * 64,
+                "startTime": "2025-11-02T10:00:00.000Z",
+                "lastUpdated": "2025-11-02T11:00:00.000Z", "messages": self.messages}  # fmt: skip
+        self.path.write_text(json.dumps(chat, indent=2))
+
+    def _message(self, kind: str, **fields: object) -> None:
+        self.n += 1
+        n = self.n
+        stamp = f"2025-11-02T1{n // 3600 % 10}:{n // 60 % 60:02}:{n % 60:02}.000Z"
+        self.messages.append(
+            {"id": f"m{n}", "timestamp": stamp, "type": kind, **fields}
+        )
+
+    def turn(self, save: bool = True) -> None:
+        self._message("user", content=f"prompt {self.n}")
+        self._message("gemini", content=f"answer {self.n}", model="gemini-2.5-pro",
+                      tokens={"input": self.rng.randint(1, 99), "output": 5})  # fmt: skip
+        if save:
+            self._save()
+
+    def add_many(self, count: int) -> None:
+        for _ in range(count):
+            self.turn(save=False)
+        self._save()
+
+    def stream(self, back: int) -> None:
+        if len(self.messages) >= back:
+            message = self.messages[-back]
+            message["content"] = f"{message['content']} more"
+            self._save()
+
+    def revert(self, count: int) -> None:
+        del self.messages[-count:]
+        self._save()
+
+
+Make = Callable[[Path, random.Random], "_OpenCode | _Gemini"]
+
+
+def _step(app: _OpenCode | _Gemini, rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.35:
+        app.turn()
+        return "a turn"
+    if roll < 0.6:
+        app.stream(1)
+        return "the last answer streamed"
+    if roll < 0.7:
+        back = rng.randint(2, 4)
+        app.stream(back)
+        return f"the message {back} from the end rewritten"
+    if roll < 0.8:
+        count = rng.randint(1, 4)
+        app.revert(count)
+        return f"{count} messages reverted"
+    if roll < 0.9:
+        count = rng.randint(40, 200)  # more than the first window's rows
+        if isinstance(app, _Gemini):
+            app.add_many(count)
+        else:
+            for _ in range(count):
+                app.turn()
+        return f"{count} turns in one poll"
+    if isinstance(app, _OpenCode):
+        app.compact()
+        return "a compaction"
+    return "nothing"
+
+
+def _opencode(home: Path, rng: random.Random) -> tuple[_OpenCode, str]:
+    app = _OpenCode(home, rng)
+    for _ in range(rng.randint(0, 150)):
+        app.turn()
+    return app, BASIC
+
+
+def _gemini(home: Path, rng: random.Random) -> tuple[_Gemini, str]:
+    app = _Gemini(home, rng)
+    app.add_many(rng.randint(0, 150))
+    return app, _Gemini.ID[:8]
+
+
+@pytest.mark.parametrize("app", ["opencode", "gemini"])
+@pytest.mark.parametrize("seed", range(6))
+def test_a_followed_stores_tail_reads_draw_what_whole_reads_draw(
+    tmp_path: Path, app: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(seed * 104729 + len(app))
+    made, prefix = {"opencode": _opencode, "gemini": _gemini}[app](
+        tmp_path / "home", rng
+    )
+    follows = _Follows(Home.at(tmp_path / "home"), prefix, monkeypatch)
+    for step in range(STEPS):
+        what = _step(made, rng)
+        follows.poll(f"seed {seed}, step {step}: {what}")
+        if rng.random() < 0.3:
+            follows.poll(f"seed {seed}, step {step}: {what}, read again unchanged")
+    # a compaction folding from the first message: each later read whole (seed 5)
+    assert follows.tails > 0

@@ -15,9 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import api
+from sessdex import api, sources
+from sessdex.diagnostics import Diagnostics
+from sessdex.live_feeds import History, ReadFeed, Seen
 from sessdex.model import Event
 from sessdex.sources import Home
+from sessdex.status import Tracker
 from tests.conftest import app_home
 from tests.test_follow_store_tail import OPENCODE_SESSION, _copy_opencode, _shown
 from tests.test_show_document_tail import SESSION as GEMINI_SESSION
@@ -199,3 +202,30 @@ def test_follow_n_1_of_a_gemini_chat_draws_what_a_whole_read_drew(
     tmp_path: Path, scenario: str
 ) -> None:
     _alike(lambda folder: _gemini(folder, scenario), tmp_path)
+
+
+@pytest.mark.parametrize("cut", [0, 100, 50_000])
+def test_follow_n_1_of_a_gemini_chat_read_mid_save_draws_what_was_written(
+    tmp_path: Path, cut: int
+) -> None:
+    """The first whole read after `follow -n 1`'s read of the chat's end catches the CLI
+    between its truncate and its write (none of the events the first read gave is
+    there yet): the next read, of the chat saved, still tells what is older from what
+    is new, and draws the one prompt rewritten, not the whole chat."""
+    path = _chat(tmp_path, 600)
+    home = Home.at(tmp_path)
+    session = api.resolve(home, GEMINI_SESSION[:8])
+    source = sources.get(session.app)
+    tracker = Tracker(lead_id=session.id)
+    feed = ReadFeed(session, source, Diagnostics(), tracker, history=History(1))
+    seen, now = Seen(), time.time()
+    feed.poll(now, seen)
+    chat = json.loads(path.read_text())
+    (prompt,) = [m for m in chat["messages"] if m["id"] == "m536"]
+    prompt["content"] = f"{prompt['content']} again"
+    saved = json.dumps(chat, indent=2)
+    path.write_text(saved[:cut])
+    feed.poll(now + 10, seen)
+    path.write_text(saved)
+    drawn = feed.poll(now + 20, seen)
+    assert [(e.kind, e.text) for e in drawn] == [("user", prompt["content"])]

@@ -652,7 +652,9 @@ class ReadFeed:
             )
             return []
         self.read_before = True
-        self.window = None if whole else self.window
+        # a read that found none of the events the first read gave (the app caught
+        # between its truncate and its write) leaves the next to tell them apart
+        self.window = None if whole and opened else self.window
         if self.follower is not None:  # before what is read on is summed
             # of a first read, only a file written just now may end mid-reply
             recent = not first or time.time() - self.written < STORE_SECONDS

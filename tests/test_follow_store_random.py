@@ -89,7 +89,9 @@ class _OpenCode:
         db.close()
 
     def add(self, role: str, part: dict[str, object], **info: object) -> None:
-        self.at, self.n = self.at + self.rng.choice([0, 1, 1000]), self.n + 1
+        # each message a millisecond or more after the one before: two turns alike in
+        # one millisecond would tell a read of the end nothing of where it was
+        self.at, self.n = self.at + self.rng.choice([1, 1000]), self.n + 1
         message, at = f"msg_22b8400000{self.n:06d}", self.at
         data = json.dumps({"role": role, **info, "time": {"created": at}})
         self._write("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
@@ -233,7 +235,7 @@ def _gemini(home: Path, rng: random.Random) -> tuple[_Gemini, str]:
 
 
 @pytest.mark.parametrize("app", ["opencode", "gemini"])
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_a_followed_stores_tail_reads_draw_what_whole_reads_draw(
     tmp_path: Path, app: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -459,9 +459,10 @@ class ReadFeed:
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
         # a later read of a store draws on its last rows (`_read_tail`): the key and
-        # place (`Window.place`) of the last event the read before found, the usage
-        # summed before it, and the events drawn so since the last whole read
-        self.anchor: tuple[int, int] | None = None
+        # place (`Window.place`) of the last event the read before found, and the place
+        # of the one before it, the usage summed before it, and the events drawn so
+        # since the last whole read
+        self.anchor: tuple[int, int, int | None] | None = None
         self.anchor_tokens = 0
         self.tail_drawn = 0
         self.inlines = False  # a whole read gave a sub-agent's events: read whole
@@ -617,6 +618,7 @@ class ReadFeed:
         last: Event | None = None
         final: Event | None = None  # bookkeeping too
         met: set[int] = set()  # the keys this read found new
+        before_final: Event | None = None
         try:
             if whole and reading.whole_store(self.session.path):
                 # re-read after the app committed during the read, as `show` does: never
@@ -629,7 +631,7 @@ class ReadFeed:
                 if told is not None:
                     event = told(event)
                 count += 1
-                final = event
+                before_final, final = final, event
                 if event.agent_id is not None or event.kind == "subagent":
                     inlines = True
                 if event.kind not in BOOKKEEPING:
@@ -662,7 +664,7 @@ class ReadFeed:
         if whole:
             self.covered, self.tokens = count, tokens
             self.inlines = inlines
-            self._anchor(final, tokens)
+            self._anchor(final, before_final, tokens)
             if not first:
                 self._hold(kept, _growing(last, final), seen, settled)
             elif self.fresh:
@@ -742,13 +744,15 @@ class ReadFeed:
             self.written = max([self.written, *times])
         return list(kept)
 
-    def _anchor(self, final: Event | None, tokens: int) -> None:
-        """Remember where a read found the session's end: its last event, and the usage
-        summed before it (a later read of the last rows sums on from there)."""
+    def _anchor(self, final: Event | None, before: Event | None, tokens: int) -> None:
+        """Remember where a read found the session's end: its last event, the one
+        `before` it, and the usage summed before it (a later read of the last rows sums
+        on from there)."""
         if final is None:
             self.anchor = None
             return
-        self.anchor = (Seen.key(final, True), Window.place(final))
+        previous = None if before is None else Window.place(before)
+        self.anchor = (Seen.key(final, True), Window.place(final), previous)
         self.anchor_tokens = tokens - _usage(final)
 
     def _read_tail(self, seen: Seen, settled: bool) -> list[Event] | None:
@@ -808,7 +812,7 @@ class ReadFeed:
                 kept.append(event)
         tokens = self.anchor_tokens + sum(_usage(e) for e in found[start:])
         self.tokens = tokens
-        self._anchor(found[-1], tokens)
+        self._anchor(found[-1], found[-2] if len(found) > 1 else None, tokens)
         self.tail_drawn += len(kept)
         self._hold(kept, _growing(last, found[-1]), seen, settled)
         self.diagnostics.problems.extend(
@@ -1011,16 +1015,21 @@ def _usage(event: Event) -> int:
     return event.usage.plausible().total  # a broken count adds 0
 
 
-def _anchored(found: list[Event], anchor: tuple[int, int]) -> int | None:
+def _anchored(found: list[Event], anchor: tuple[int, int, int | None]) -> int | None:
     """Where among `found` the event a read before ended on is: the one event as it was,
-    else the one event at its place (rewritten there); None where neither is one (two
-    alike: which one ended that read, and where do its usage's sums part?)."""
-    key, place = anchor
+    else the one event at its place (rewritten there), each after an event at the place
+    of the one before it then; None where neither is one (two alike: which one ended
+    that read, and where do its usage's sums part?)."""
+    key, place, previous = anchor
+
+    def after(index: int) -> bool:
+        return index > 0 and Window.place(found[index - 1]) == previous
+
     keys = [i for i, e in enumerate(found) if Seen.key(e, True) == key]
     if keys:
-        return keys[0] if len(keys) == 1 else None
+        return keys[0] if len(keys) == 1 and after(keys[0]) else None
     places = [i for i, e in enumerate(found) if Window.place(e) == place]
-    return places[0] if len(places) == 1 else None
+    return places[0] if len(places) == 1 and after(places[0]) else None
 
 
 def _every(event: Event) -> bool:

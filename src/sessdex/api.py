@@ -180,6 +180,9 @@ class Listing:
     # closest word of a title, folder, branch or app (`selection.did_you_mean`); empty
     # where none is close
     instead: list[str] = field(default_factory=list)
+    # when `list` found nothing `here`: the nearest folder above it holding sessions,
+    # and how many (`selection.folder_above`)
+    above: tuple[str, int] | None = None
 
     def skipped_places(self) -> list[dict[str, object]]:
         """`skipped` as `doctor --json` gives it: {app, file, line, reason}, or {app, file,
@@ -247,12 +250,25 @@ def list_sessions(
         hidden = _hidden(index, rows, include_subagents, limit, matching)
         rows = index.shown_rows(rows)
         empty = not rows and _holds_none(index, apps)
+        above = None
+        at_any_time = since is None and until is None
+        if (
+            here is not None
+            and at_any_time
+            and not (rows or hidden or empty or limit == 0)
+        ):
+            above = selection.folder_above(
+                selection.folders_of(matching["under"]),
+                lambda folders: index.count(
+                    apps=apps, under=folders, include_subagents=include_subagents
+                ),
+            )
         ids = index.ids()
         skipped = index.skipped_details(apps) if with_skipped else []
         unfinished = index.unfinished_lines(apps) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden, empty, unfinished)
+    return Listing(rows, report, ids, skipped, hidden, empty, unfinished, above=above)
 
 
 def _bounds(

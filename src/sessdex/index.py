@@ -677,11 +677,13 @@ class Index:
         words: Sequence[str] = (),
         scoped: Sequence[tuple[str, str]] = (),
         include_subagents: bool = False,
+        under: str | Sequence[str] | None = None,
     ) -> int:
         """How many sessions `rows` would give for these filters, none of them read."""
         sql, args = selection.sessions_sql(
             "count(*)",
             apps=apps,
+            under=under,
             words=words,
             scoped=scoped,
             include_subagents=include_subagents,

@@ -194,6 +194,12 @@ class _Plan:
         near = None
         if request.command == "find" and under is None:
             near = selection.project_folders()
+        # where `list --here` matched nothing, at any time: the folder above it to name
+        self.above_from = (
+            under
+            if request.command == "list" and (since, until) == (None, None)
+            else None
+        )
         self.sql, self.args = selection.sessions_sql(
             columns,
             apps=apps,
@@ -418,10 +424,13 @@ def _body_from_index(
                     instead = selection.did_you_mean(
                         plan.query, _searches(db, apps, request.include_subagents)
                     )
+                above = None
+                if listed and not hidden and plan.above_from is not None:
+                    above = _folder_above(db, plan.above_from, apps, request)
                 db.execute("COMMIT")
                 if not listed:
                     return None
-                return _nothing_matches(request, hidden, wider, instead or ())
+                return _nothing_matches(request, hidden, wider, instead or (), above)
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
             if plan.grouped:  # a sub-agent starts when it was created
@@ -844,8 +853,32 @@ def _searches(
         yield search
 
 
+def _folder_above(
+    db: sqlite3.Connection,
+    here: Sequence[str],
+    apps: Sequence[str],
+    request: _Request,
+) -> tuple[str, int] | None:
+    """`selection.folder_above` counted in the index, as the full command counts it."""
+
+    def holding(folders: tuple[str, ...]) -> int:
+        sql, args = selection.sessions_sql(
+            "count(*)",
+            apps=apps,
+            under=folders,
+            include_subagents=request.include_subagents,
+        )
+        return int(db.execute(sql, args).fetchone()[0])
+
+    return selection.folder_above(here, holding)
+
+
 def _nothing_matches(
-    request: _Request, hidden: int, wider: int, instead: Sequence[str] = ()
+    request: _Request,
+    hidden: int,
+    wider: int,
+    instead: Sequence[str] = (),
+    above: tuple[str, int] | None = None,
 ) -> bytes | None:
     """Nothing on stdout and the full command's hint on stderr, when the words or options
     matched no session of apps that have some (so their folders are there): a warm `find`
@@ -866,6 +899,7 @@ def _nothing_matches(
         None,  # a table's: --json and --nl are said by the full command
         kept,
         request.until,
+        above,
     )
     if hint is None:
         return None

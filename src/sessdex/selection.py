@@ -7,8 +7,9 @@ path must start in a few milliseconds.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import pathnames
 from .hints import named
@@ -223,6 +224,7 @@ def nothing_matches(
     output: str | None = None,
     kept: Sequence[str] = (),
     until: str | None = None,
+    above: tuple[str, int] | None = None,
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
@@ -236,7 +238,9 @@ def nothing_matches(
     shell sessdex does not know, the options are quoted as sh quotes them, and said so
     where that changed one: a hint is no reason to fail the listing. `output`: the
     `--json` or `--nl` given, which the command it suggests keeps, as it keeps `kept`,
-    the other options given that still apply (`--all`, `--limit 5`)."""
+    the other options given that still apply (`--all`, `--limit 5`). `above`: the
+    folder above the one `--here` took that holds sessions, and how many
+    (`folder_above`), which the line names with the `find` that lists them."""
     from .errors import BadSetting
     from .shells import POSIX, current, word
 
@@ -247,6 +251,11 @@ def nothing_matches(
         told = " (quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
     options = filter_words(apps, since, until, here, shell)
     hint = _nothing_matches(query, apps, options, hidden, wider)
+    if hint and here and above is not None and not (query or hidden):
+        folder, count = above
+        are = "1 session is" if count == 1 else f"{count_of(count, 'session')} are"
+        lists = named("find", *_app_words(apps), f"dir:{folder}")
+        hint = f"No session matches {' '.join(options)}; {are} in {folder!r} above it: {lists} lists {'it' if count == 1 else 'them'}."  # fmt: skip
     if hint and here:  # which folder: the one the shell is in may not be the one meant
         hint = hint.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)
     if (
@@ -264,6 +273,11 @@ def nothing_matches(
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
         hint += told
     return hint
+
+
+def _app_words(apps: Sequence[str]) -> list[str]:
+    """`--app NAME` for each of `apps`, as words to give `named`."""
+    return [word for app in apps for word in ("--app", app)]
 
 
 def filter_words(
@@ -549,6 +563,40 @@ def here_folders(cwd: str | None = None, pwd: str | None = None) -> tuple[str, .
     except OSError:
         same = False
     return (cwd, pwd) if same else (cwd,)
+
+
+def folder_above(
+    here: Sequence[str], holding: Callable[[tuple[str, ...]], int]
+) -> tuple[str, int] | None:
+    """The nearest folder above `here` (one folder under each of its names) that
+    `holding` finds sessions in or below, and how many: what a `--here` that matched
+    nothing names, a project's `src` being no project. It looks no further than the
+    repository `here` is in, nor at the home folder or `/`, which hold every project."""
+    stop = {os.sep, os.path.expanduser("~").rstrip(os.sep)}
+    steps = [_parents(name, stop) for name in here]
+    if any(_repository_root(name) for name in here):
+        return None
+    for above in itertools.zip_longest(*steps):
+        folders = tuple(folder for folder in above if folder)
+        if count := holding(folders):
+            return folders[-1], count  # the name `--here`'s line shows
+        if any(_repository_root(folder) for folder in folders):
+            return None
+    return None
+
+
+def _parents(folder: str, stop: set[str]) -> list[str]:
+    """The folders above `folder`, nearest first, short of any in `stop`."""
+    parents: list[str] = []
+    while (parent := os.path.dirname(folder)) != folder and parent not in stop:
+        parents.append(parent)
+        folder = parent
+    return parents
+
+
+def _repository_root(folder: str) -> bool:
+    """Whether `folder` is a git repository's top (a `.git` folder or file in it)."""
+    return os.path.lexists(os.path.join(folder, ".git"))
 
 
 def folders_of(under: str | Sequence[str]) -> tuple[str, ...]:

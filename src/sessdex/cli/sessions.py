@@ -103,6 +103,7 @@ def list_command(
             hidden=listing.hidden,
             empty=listing.empty,
             until=until,
+            above=listing.above,
         )
 
 
@@ -254,6 +255,7 @@ def _say_why_empty(
     output: str | None = None,
     kept: Sequence[str] = (),
     until: str | None = None,
+    above: tuple[str, int] | None = None,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
@@ -276,7 +278,7 @@ def _say_why_empty(
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(
-        query, apps, since, here, hidden, wider, instead, output, kept, until
+        query, apps, since, here, hidden, wider, instead, output, kept, until, above
     )
     # a broken link where an app's folder, store or files would be: what hides them
     links = [words for said in report.hiding_links.values() for words in said]

@@ -1,0 +1,78 @@
+"""`list --here` in a folder below a project's: nothing is listed (the rule is this
+folder or below it), but the line on stderr names the folder above that holds
+sessions, and the command that lists them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sessdex import quick
+
+from .helpers import settle, write_claude_session
+
+
+def _list_here(home: Path, folder: Path) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "PWD"}
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--here", "--home", str(home)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_list_here_below_a_project_names_the_folder_above(tmp_path: Path) -> None:
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000001", str(project))
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000002", str(project))
+    settle(home)
+    # twice: the first run builds the index, the second may take the quick path
+    for _ in range(2):
+        done = _list_here(home, project / "src")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == ""  # the rule is kept: this folder or below it
+        assert f"2 sessions are in {str(project)!r} above it" in done.stderr
+        assert f"sessdex find dir:{project} --home {home}" in done.stderr
+
+
+def test_list_here_stops_at_the_repository_root(tmp_path: Path) -> None:
+    # sessions outside the repository the user is in are another project's
+    outer = tmp_path / "code"
+    repo = outer / "shop-api"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000003", str(outer))
+    settle(home)
+    done = _list_here(home, repo / "src")
+    assert done.returncode == 0, done.stderr
+    assert "above it" not in done.stderr
+    assert "No session matches --here" in done.stderr
+
+
+def test_the_quick_path_says_what_the_full_command_says(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000004", str(project))
+    settle(home)
+    expected = _list_here(home, project / "src").stderr.encode()
+    assert b"1 session is in" in expected
+    monkeypatch.chdir(project / "src")
+    monkeypatch.delenv("PWD", raising=False)
+    capsysbinary.readouterr()
+    assert quick.answer("list", ["--here", "--home", str(home)])
+    assert capsysbinary.readouterr() == (b"", expected)

@@ -287,10 +287,10 @@ def check_resume(
         current, problem = branch_check(plan.cwd)
         if current is not None and current != session.branch:
             check.branch_mismatch = (session.branch, current)
-        elif problem is not None:
+        elif current is None:  # said either way: the branch was recorded, not checked
             check.warnings.append(
                 f"could not check that {plan.cwd} is still on branch "
-                f"{session.branch!r}: {problem}"
+                f"{session.branch!r}: {problem or 'it is no longer a git repository'}"
             )
     find = getattr(source, "resume_program", None)
     if callable(find):

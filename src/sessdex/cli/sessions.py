@@ -631,6 +631,24 @@ def _run_instead(program: str, argv: list[str], shown: bool = True) -> None:
             continue
 
 
+def _refuse_app_options(apps: tuple[str, ...], deep: bool) -> None:
+    """`doctor --own` with `--app` or `--deep`, which only a reading of the apps uses:
+    refused (exit 2), an unknown app said as `doctor` alone says it, rather than left
+    out of a report that then reads as their check."""
+    from .. import sources
+
+    for app in apps:
+        sources.get(app)  # UnknownApp, with the name meant
+    given = ["--deep"] * deep + [word for app in apps for word in ("--app", app)]
+    if given:
+        said = " and ".join(dict.fromkeys(w for w in given if w.startswith("--")))
+        does = "do" if " and " in said else "does"
+        raise click.UsageError(
+            f"--own reads no app, so {said} {does} not apply; "
+            f"{hints.named('doctor', *given)} reads the apps."
+        )
+
+
 @main.command(
     "doctor",
     cls=TakesNoWords,
@@ -673,6 +691,7 @@ def doctor_command(
     from ..views.records import dumps
 
     if own:
+        _refuse_app_options(apps, deep)
         files = api.own_files(resolve_home(home_dir))
         if as_json or as_nl:  # one object either way
             stdout_bytes(dumps(files.record()) + b"\n")

@@ -191,7 +191,7 @@ def test_explain_of_a_day_with_nothing_in_it_says_so_and_is_no_error() -> None:
     assert said["counted"] == said["dropped"] == []
     assert said["notes"][0].startswith("no token usage was counted in 2026-10:")
     for kind, key in (
-        ("weekly", "2026-11-20"),
+        ("weekly", "x"),  # a day that is no Monday is its week's (below)
         ("daily", "x"),
     ):
         code, out, err = invoke("usage", kind, "--explain", key, "--home", DEMO)
@@ -253,19 +253,14 @@ def test_ci_runs_the_checks_first_and_stops_where_one_fails(tmp_path: Path) -> N
     assert len(pins) == 2 and all("==" in pin for pin in pins), pins
 
 
-def test_a_weeks_day_that_is_no_monday_names_the_weeks_key() -> None:
-    """`usage weekly --explain 2026-11-25` said only "no weekly row is keyed"; a week is
-    keyed by its Monday, which the error now names, with the line that explains it."""
-    code, out, err = invoke(
-        "usage", "weekly", "--explain", "2026-11-25", "--home", DEMO
-    )
-    assert (code, out) == (1, "")
-    line = f"'sessdex usage weekly --explain 2026-11-23 --home {DEMO}'"
-    assert (
-        f"a week is keyed by its Monday: {line} explains the week of 2026-11-25." in err
-    )
-    code, out, _ = invoke("usage", "weekly", "--explain", "2026-11-23", "--home", DEMO)
+def test_a_weeks_day_that_is_no_monday_explains_its_week() -> None:
+    """`usage weekly --explain 2026-11-25` said only "no weekly row is keyed" (then
+    named the Monday, exit 1); a week is keyed by its Monday, and the day's week is
+    the row meant: it is explained, with a note saying which
+    (tests/test_usage_explain_week_of_day.py)."""
+    code, out, _ = invoke("usage", "weekly", "--explain", "2026-11-25", "--home", DEMO)
     assert code == 0 and out.startswith("row 2026-11-23: 7 responses")
+    assert "note: 2026-11-25 is in the week of Monday 2026-11-23" in out
 
 
 def test_demo_given_a_home_says_it_reads_its_own_and_how_to_read_that_one(

@@ -393,13 +393,6 @@ def _of_another_kind(
             f"; {named('usage', 'session', '--explain', key.strip())} explains a "
             "session's row."
         )
-    if kind == "weekly" and (day := _period("daily", key)) is not None:
-        from datetime import date, timedelta
-
-        monday = date.fromisoformat(day) - timedelta(
-            days=date.fromisoformat(day).weekday()
-        )
-        return f"; a week is keyed by its Monday: {named('usage', 'weekly', '--explain', monday.isoformat())} explains the week of {day}."  # fmt: skip
     return _of_a_month(key, kind)
 
 
@@ -543,6 +536,16 @@ def explain(
     collected buckets the filters keep, if already picked out)."""
     if kept is None:
         kept = keep(collected.buckets, filters)
+    if (monday := _monday_of(kind, key)) is not None:  # a week is keyed by its Monday
+        explained = explain(
+            home, collected, kind, monday, filters, apps, limit, progress, kept
+        )
+        said = f"{key.strip()} is in the week of Monday {monday}"
+        if explained.empty:  # its one note says the week had nothing: said after
+            explained.notes[0] = f"{said}; {explained.notes[0]}"
+        else:
+            explained.notes.insert(0, f"{said}, whose row this is")
+        return explained
     try:
         return _explain(
             home, collected, kind, key, filters, apps, limit, progress, kept
@@ -566,6 +569,17 @@ def explain(
             f"{named('usage', 'session', '--explain', sub.lead)} explains the whole session",
         )
         return explained
+
+
+def _monday_of(kind: str, key: str) -> str | None:
+    """The Monday of the week holding the day `key` names, for the weekly report where
+    that day is no Monday (`2026-11-25`: `2026-11-23`); else None."""
+    from datetime import date, timedelta
+
+    if kind != "weekly" or (day := _period("daily", key)) is None:
+        return None
+    monday = date.fromisoformat(day) - timedelta(days=date.fromisoformat(day).weekday())
+    return None if monday.isoformat() == day else monday.isoformat()
 
 
 def _explain(

@@ -486,9 +486,7 @@ def test_words_only_sub_agents_match_name_them_and_all(home: Path) -> None:
         "No session matches 'kierkegaard', but 1 sub-agent does: add --all to list it."
     )
     found = full("kierkegaard", "--all", "--json", "--home", str(home), command="find")
-    assert [row["title"] for row in json.loads(found)] == [
-        "/root/greeter (Kierkegaard)"
-    ]
+    assert [row["title"] for row in json.loads(found)] == ["greeter (Kierkegaard)"]
 
 
 def test_a_sub_agent_gone_since_is_not_counted_in_the_hint(

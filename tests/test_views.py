@@ -1268,21 +1268,21 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     )
     # what one agent sent another is said to come from it, not typed by a person,
     # without the header Codex puts before it
-    assert "  ↳ greeter ⇠ /root: [encrypted]\n" in out
-    assert "\n⇠ /root/greeter: Sub-agent report: the command printed" in out
+    assert "  ↳ greeter ⇠ the lead: [its task, encrypted by Codex: " in out
+    assert "\n⇠ greeter: Sub-agent report: the command printed" in out
     assert "Message Type:" not in out
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
     assert "<summary>sub-agent greeter " in page
     assert (
-        '<div class="ev user from-agent"><h2 class="who">Message from /root/greeter</h2>'
+        '<div class="ev user from-agent"><h2 class="who">Message from greeter</h2>'
         in page
     )
     assert page.count('class="ev user"') == 1  # the person's one prompt
     assert " · 2026-11-30 08:10 UTC</div>" in page  # when it started, readable
     _, md, _ = invoke("export", "01a22b81-666", "-f", "md", "--home", home)
     # as much of its id as tells it from its lead's (01a22b81-666a…), as `show` says it
-    assert "## Message from /root (sub-agent greeter 01a22b81-66c)" in md
-    assert "## Message from /root/greeter\n\nSub-agent report:" in md
+    assert "## Message from the lead (sub-agent greeter 01a22b81-66c)" in md
+    assert "## Message from greeter\n\nSub-agent report:" in md
     assert md.count("## User") == 1  # the one prompt a person typed
     lines = md.splitlines()
     for above, line in itertools.pairwise(lines):  # no block glued to a list item

@@ -26,8 +26,10 @@ from ..model import Event, EventKind, JSONValue, Session, Usage
 from ..wording import count_of
 from ._codex_lineage import Segment, earlier_segments, first_record
 from ._codex_values import (
+    ENCRYPTED,
     EPOCH,
     ROLLOUT_ID,
+    agent_named,
     as_dict,
     as_int,
     as_json,
@@ -930,8 +932,10 @@ class _Reader:
         if carried:
             extra["message_type"] = header.get("Message Type")
             text = carried
+        if text == ENCRYPTED:  # a task sent down is encrypted; the lead's spawn has it
+            text = _ENCRYPTED_TASK if header.get("Message Type") == "NEW_TASK" else _ENCRYPTED_MESSAGE  # fmt: skip
         sender = extra.get("author") or header.get("Sender")
-        extra["from_agent"] = sender or "another agent"
+        extra["from_agent"] = agent_named(str(sender)) if sender else "another agent"
         said = (extra.get("author"), extra.get("recipient"), text)
         if said == self.inter_agent_said:
             return
@@ -1440,6 +1444,12 @@ def _spawned_thread(output: object) -> str | None:
         if value and ROLLOUT_ID.fullmatch(value + ".jsonl"):
             return value
     return None
+
+
+# a task Codex sent a sub-agent, which it encrypts in the sub-agent's rollout: the
+# lead's `spawn_agent` call holds its text (`show` of the lead, `tree`)
+_ENCRYPTED_TASK = "[its task, encrypted by Codex: the lead's spawn_agent call holds it]"
+_ENCRYPTED_MESSAGE = "[encrypted by Codex]"
 
 
 def _envelope(text: str) -> tuple[dict[str, str], str | None]:

@@ -74,6 +74,21 @@ def envelope(record: Mapping[str, object]) -> tuple[str | None, dict[str, object
     return None, {}
 
 
+ENCRYPTED = "[encrypted]"  # what a block Codex encrypted (reasoning, a task) reads as
+
+
+def agent_named(path: str) -> str:
+    """A Codex agent as a person calls it: its task name, the last part of its path
+    (`/root/greeter`: "greeter", as the lead's spawn named it and `tree` shows it), and
+    the root agent "the lead", as the other apps' leads are (`/root` reads as a folder).
+    Any other name as it is."""
+    if path == "/root":
+        return "the lead"
+    if path.startswith("/root/") and (name := path.rstrip("/").rsplit("/", 1)[-1]):
+        return name
+    return path
+
+
 def lineage_of(meta: Mapping[str, object]) -> tuple[str | None, str | None]:
     """(parent thread, agent type) of a sub-agent; a `source` that is an object marks one."""
     source = meta.get("source")
@@ -180,7 +195,7 @@ def part_text(part: object) -> str | None:
             return summary(url, "image")
         return f"[image: {url}]" if isinstance(url, str) and url else "[image]"
     if kind == "encrypted_content":
-        return "[encrypted]"
+        return ENCRYPTED
     return None
 
 

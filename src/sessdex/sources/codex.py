@@ -95,6 +95,7 @@ from ._codex_values import (
     EPOCH,
     ROLLOUT_ID,
     TIMERS_SUFFIX,
+    agent_named,
     as_dict,
     as_int,
     as_str,
@@ -479,13 +480,15 @@ def _timer_fragment(base: str) -> list[Session]:
 
 def _agent_title(meta: dict[str, object], parent_id: str | None) -> str | None:
     """A sub-agent's name when it has no prompt of its own (its task comes from the lead
-    agent, encrypted): its path and nickname, "/root/greeter (Kierkegaard)"."""
+    agent, encrypted): the task name its lead gave it, as `tree` and `show` call it,
+    and the nickname Codex gave it, "greeter (Kierkegaard)" (its path /root/greeter)."""
     if parent_id is None:
         return None
     path, nickname = as_str(meta.get("agent_path")), as_str(meta.get("agent_nickname"))
-    if path and nickname:
-        return one_line(f"{path} ({nickname})")
-    return one_line(path or nickname)
+    name = agent_named(path) if path else ""
+    if name and nickname:
+        return one_line(f"{name} ({nickname})")
+    return one_line(name or nickname)
 
 
 def _read_ends(path: str) -> tuple[int, int, bytes, files.Head | None]:

@@ -383,6 +383,13 @@ def _runs_itself() -> str:
     return f"{named('resume')} without --print runs it itself"
 
 
+def run_here(refusal: str) -> str:
+    """A refusal to quote a line, as said where sessdex is running it (`resume` without
+    --print, the `$ …` line left out): that it runs it now, where the refusal sends the
+    user to the `resume` that does."""
+    return refusal.replace(_runs_itself(), "sessdex runs it now, with no shell between")  # fmt: skip
+
+
 def _check_text(text: str, shell: str) -> None:
     """PowerShell and cmd.exe pass a program text, never a byte that is not UTF-8."""
     if _NOT_UTF8_CHAR.search(text):

@@ -501,7 +501,9 @@ def resume_command(
     try:
         err(f"$ {check.command}")
     except NotQuotable as why:  # sessdex runs it without a shell: only the echo goes
-        err(f"note: {why}")
+        from ..shells import run_here
+
+        err(f"note: {run_here(str(why))}")
         shown = False
     program = check.cli_path or check.plan.argv[0]
     try:

@@ -612,6 +612,8 @@ def _lock(fd: int, shared: bool) -> str:
         return _BUSY
     except OSError:  # ENOLCK, EOPNOTSUPP: some network file systems
         return _NONE
+    except ImportError:  # a platform with neither module: no such locks there
+        return _NONE
     return _HELD
 
 

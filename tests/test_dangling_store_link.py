@@ -176,3 +176,33 @@ def test_a_gone_notes_link_beside_where_an_app_keeps_sessions_is_quiet(
         done = CliRunner().invoke(main, [command, "--home", str(home)])
         assert done.exit_code == 0, done.output
         assert "which does not exist" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("beside", "link"),
+    [
+        # Kimi CLI writes its work dirs' map beside every home's sessions
+        (".kimi/kimi.json", ".kimi/sessions/54a67b3dc711941b4653c448cf4d35b0"),
+        # Qwen Code its trusted folders
+        (".qwen/trustedFolders.json", ".qwen/projects/-home-dev-shop"),
+    ],
+)
+def test_a_broken_link_beside_only_a_map_of_folders_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, beside: str, link: str
+) -> None:
+    """A file the app reads only to name its sessions' folders (a context file) is no
+    session: beside it alone, a broken link in the store still hides every session.
+    Before, the list said 'No session of kimi in its folder yet', the link unnamed."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / link).parent.mkdir(parents=True)
+    (home / beside).write_text('{"work_dirs": []}' if "kimi" in beside else "{}")
+    (home / link).symlink_to("gone")
+    said = f"{home / link} is a link to 'gone', which does not exist"
+
+    for _ in ("cold", "warm"):
+        listed = CliRunner().invoke(main, ["list", "--home", str(home)])
+        assert listed.exit_code == 0, listed.output
+        warning, empty = listed.stderr.strip().splitlines()
+        assert said in warning
+        assert said in empty

@@ -239,7 +239,9 @@ def _scan(
                 continue
             seen.add(name)
             report.scanned += 1
-            listed_any = True
+            # a context file (Kimi's kimi.json, always there) names folders, no session
+            if not listed_any and (context_of is None or context_of(name) is None):
+                listed_any = True
             if not tracked:
                 if known.get(name) != signature or read_again(name):
                     yield source.NAME, location, name, signature

@@ -206,3 +206,24 @@ def test_a_broken_link_beside_only_a_map_of_folders_is_named(
         warning, empty = listed.stderr.strip().splitlines()
         assert said in warning
         assert said in empty
+
+
+def test_claudes_projects_folder_as_a_link_that_loops_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.claude/projects -> projects` (a link made in the wrong folder) hides every
+    session as a broken one does: list and usage name it. Before, they said only 'No
+    sessions found', the link named by --verbose alone."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "projects").symlink_to("projects")
+    said = f"{home / '.claude' / 'projects'} is a link that loops"
+
+    for command in ("list", "usage"):
+        for _ in ("cold", "warm"):
+            done = CliRunner().invoke(main, [command, "--home", str(home)])
+            assert done.exit_code == 0, done.output
+            warning, empty = done.stderr.strip().splitlines()
+            assert warning.startswith(f"warning: claude: {said}"), warning
+            assert said in empty

@@ -484,20 +484,20 @@ def hiding_links(
 ) -> list[str]:
     """`broken_link_words` of the first `most` broken links a listing passed over
     (`take_passed_over`) where the app would read a session (`reads`, see
-    `sources.base.reads_as_session`), and of folders in a session file's place: where
-    it found nothing else, they stand where the app's store or files would. A few are
-    enough to see what went wrong: a folder of 100,000 is not read link by link, nor
-    held."""
-    links = (
-        (path, why)
-        for path, why in passed_over
-        if why in (BROKEN_LINK, FOLDER_NOT_FILE) and reads(path)
-    )
+    `sources.base.reads_as_session`), and of links that loop and folders in a session
+    file's place: where it found nothing else, they stand where the app's store or
+    files would. A few are enough to see what went wrong: a folder of 100,000 is not
+    read link by link, nor held."""
+    links = ((path, why) for path, why in passed_over if why in _HIDING and reads(path))
     return [
-        # a folder's path was written out (`shown`) as it was noted
-        broken_link_words(path) if why == BROKEN_LINK else f"{path} is a {why}"
+        # a listed link that loops was noted as named: written out here
+        broken_link_words(path) if why == BROKEN_LINK else f"{shown(path)} is a {why}"
         for path, why in itertools.islice(links, most)
     ]
+
+
+# what, in a session's or its store's place, hides it (`hiding_links`)
+_HIDING = frozenset({BROKEN_LINK, LOOPING_LINK, FOLDER_NOT_FILE})
 
 
 def broken_link_above(path: Path) -> str | None:

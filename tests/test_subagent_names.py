@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,9 @@ def _qwen_home(tmp_path: Path) -> Path:
 
 def _id_in(line: str, child: str) -> str:
     """The longest word of `line` (out of its brackets) that starts `child`'s id, as
-    a user would copy it: 8 characters or more (its type may start it too)."""
-    words = [word.strip("[]()*:") for word in line.split()]
+    a user would copy it: 8 characters or more (its type may start it too), out of the
+    quotes the shell takes off (`'…$$toolu_01X'`)."""
+    words = [word.strip("[]()*:'") for word in unescape(line).split()]
     found = [word for word in words if len(word) >= 8 and child.startswith(word)]
     assert found, (child, line)
     return max(found, key=len)
@@ -498,7 +500,12 @@ def test_the_html_exports_block_headings_name_sub_agents_as_the_markdown_export_
     page = "".join(html.render(session, _spawned(children, kind)))
     md = "".join(markdown.render(session, _spawned(children, kind)))
     said_md = re.findall(r"\*\*Assistant \(sub-agent (.+?)\):\*\* said \d", md)
-    headings = re.findall(r'<details class="sub" open><summary>(.*?)</summary>', page)
+    headings = [
+        unescape(heading)  # `'` quoting an id: `&#x27;` in the page
+        for heading in re.findall(
+            r'<details class="sub" open><summary>(.*?)</summary>', page
+        )
+    ]
     assert headings == [
         f"sub-agent {name} — task {n}" for n, name in enumerate(said_md)
     ], page

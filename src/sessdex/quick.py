@@ -939,6 +939,7 @@ def _table(
     from .views.text import (
         app_width,
         coloured,
+        id_column,
         listing_columns,
         listing_line,
         short_id_width,
@@ -956,10 +957,11 @@ def _table(
     )
     width, styled = terminal_width(), coloured(sys.stdout)
     id_width = short_id_width((row[1] for row in rows), ids, kinds)
+    id_cells = id_column((row[1] for row in rows), id_width)
     app_column = app_width(row[0] for row in rows)
     branch_column, folder_column = listing_columns(
         ((row[4], row[5]) for row in rows),
-        home=home, width=width, app_column=app_column, id_width=id_width,
+        home=home, width=width, app_column=app_column, id_width=id_cells,
     )  # fmt: skip
     lines = [
         listing_line(
@@ -973,6 +975,7 @@ def _table(
             observer=bool(observer),
             kind=kind,
             id_width=id_width,
+            id_cells=id_cells,
             app_column=app_column,
             branch_column=branch_column,
             folder_column=folder_column,

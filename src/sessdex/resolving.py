@@ -262,7 +262,13 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     if colon and word.isalpha() and (near := nearest(word, sources.names())):
         return f"did you mean {hints.spelt(f'{near}:{rest}')}?"  # a misspelt app
     if "/" not in reference and os.sep not in reference:
-        near = _one_typo_away(prefix.lower(), index.ids())
+        ids = index.ids()
+        if (meant := _shell_expanded(prefix.lower(), ids)) is not None:
+            return (
+                f"did you mean {hints.id_typed(meant)}? Your shell put its process id "
+                'in place of the id\'s "$$": type the id in quotes.'
+            )
+        near = _one_typo_away(prefix.lower(), ids)
         if near is not None:
             return f"did you mean {hints.spelt(near)}?"
         if not os.path.lexists(reference):
@@ -345,6 +351,22 @@ def _found_by_words(index: Index, reference: str) -> str | None:
         f"{hints.spelt(session.id)} "
         f"({one_line(session.title, 60)!r}): give its id."
     )
+
+
+def _shell_expanded(typed: str, ids: list[str]) -> str | None:
+    """The start of an id holding `$$` (a Crush sub-agent's `<message>$$<call>`) that
+    `typed` is once a shell put its process id in place of the `$$` (`m-1$$cal`, typed
+    bare, reached sessdex as `m-129071cal`); None where `typed` is no such start."""
+    for session_id in ids:
+        before, mark, after = session_id.partition("$$")
+        if not mark or not typed.startswith(before):
+            continue
+        rest = typed[len(before) :]
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        for cut in range(digits, 0, -1):  # the pid's digits, the id's own after them
+            if after.startswith(rest[cut:]):
+                return f"{before}$${rest[cut:]}"
+    return None
 
 
 def _one_typo_away(typed: str, ids: list[str]) -> str | None:

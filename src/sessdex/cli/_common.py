@@ -1211,6 +1211,7 @@ def print_rows(
     from ..views.text import (
         app_width,
         coloured,
+        id_column,
         listing_columns,
         listing_line,
         short_id_width,
@@ -1221,12 +1222,13 @@ def print_rows(
     records = [orjson.loads(row.record) for row in rows]
     kinds = [record.get("agent_type") for record in records]
     id_width = short_id_width((row.id for row in rows), listing.ids, kinds)
+    id_cells = id_column((row.id for row in rows), id_width)
     app_column = app_width(row.app for row in rows)
     home_text = str(home.path)
     styled = coloured(sys.stdout)
     branch_column, folder_column = listing_columns(
         ((record.get("branch"), record.get("cwd")) for record in records),
-        home=home_text, width=width, app_column=app_column, id_width=id_width,
+        home=home_text, width=width, app_column=app_column, id_width=id_cells,
     )  # fmt: skip
     leads = [
         (row.app, row.id, record.get("parent_id"))
@@ -1257,6 +1259,7 @@ def print_rows(
                 observer=record.get("observer") is True,
                 kind=kind,
                 id_width=id_width,
+                id_cells=id_cells,
                 app_column=app_column,
                 branch_column=branch_column,
                 folder_column=folder_column,

@@ -464,13 +464,15 @@ KIND_COLUMNS = 30  # a sub-agent's type or name, as every command says it
 def agent_name(child: str, kind: str | None = None, size: int | None = None) -> str:
     """What every command calls a sub-agent (`show`'s spawn lines and marks, `export`,
     `usage session`'s id): its type or name (`spawn_name`, `kind`) and the start of its
-    id (`id_start`), which `show`, `tree` and `resume` take; the id's start alone where
+    id (`id_start`), which `show`, `tree` and `resume` take, quoted where the shell
+    reads a character of it (`agent 'm-1$$cal'`, `pasted`); the id's start alone where
     it holds the type already (`general-purpose-call_8f2`, Auggie's `explore`) or
     nothing names the agent."""
     start = id_start(child, kind, size)
     if not kind or start.lower().startswith(one_line(kind).lower()):
-        return start  # `explore-2`, `general-purpose-call_8f2`: the type said once
-    return f"{one_line(kind, KIND_COLUMNS)} {start}"
+        # `explore-2`, `general-purpose-call_8f2`: the type said once
+        return pasted(start)
+    return f"{one_line(kind, KIND_COLUMNS)} {pasted(start)}"
 
 
 MARK_MOST = 64  # the most of an id a mark says past what tells it apart
@@ -956,6 +958,27 @@ def short_id_width(
     return min(width, 40)
 
 
+def short_id(session_id: str, id_width: int = SHORT_ID) -> str:
+    """The start of an id `list` prints, as a user pastes it back: as it is where every
+    shell takes it so, else quoted for theirs (`'m-1$$cal'`: bare, bash read a Crush
+    sub-agent's `$$` as its process id, another id)."""
+    return pasted(one_line(session_id)[:id_width])
+
+
+def pasted(shown: str) -> str:
+    """An id, or its start, as shown to be pasted into a command: bare where it is plain
+    (`hints.id_typed`), else in the quotes the user's shell reads."""
+    from ..hints import id_typed
+
+    return id_typed(shown) if shown else shown
+
+
+def id_column(ids: Iterable[str], id_width: int = SHORT_ID) -> int:
+    """The id column's width for `ids` cut to `id_width`: wider where one is quoted
+    (`short_id`), so that the columns after it stay aligned."""
+    return max([id_width, *(cells(short_id(one, id_width)) for one in ids)])
+
+
 def listing_line(
     app: str,
     session_id: str,
@@ -972,6 +995,7 @@ def listing_line(
     app_column: int = APP_WIDTH,
     branch_column: int = BRANCH_WIDTH,
     folder_column: int = FOLDER_WIDTH,
+    id_cells: int | None = None,
 ) -> str:
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
     (a sub-agent's marked `↳`, as `list --all` shows them among the sessions, an observer
@@ -982,13 +1006,13 @@ def listing_line(
     `fields` are the record's updated, created, branch, cwd and title; everything printed
     is cleaned of control sequences and cut to fit `width` (the columns' widths come
     from `listing_columns`, 0 for a column left out; a folder too long loses its start,
-    the rest their end).
+    the rest their end; the id's, `id_cells`, from `id_column`).
     """
     updated, created, branch, cwd, title = fields
     stamp = updated or created
     when = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
     head = (
-        f"{app:<{app_column}} {one_line(session_id)[:id_width]:<{id_width}} "
+        f"{app:<{app_column}} {pad(short_id(session_id, id_width), id_cells or id_width)} "
         f"{age(when, now):>4}  "
     )
     if branch_column:

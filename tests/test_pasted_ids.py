@@ -1,0 +1,109 @@
+"""Ids printed for a user to paste back: one holding a character the shell reads (Crush
+sub-agents' `<message>$$<call>`) is printed quoted, as bash then gives it back; and one
+the shell already expanded (`$$`, its process id) finds no other session."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import app_home
+
+CHILD = "m-1$$call_agent_1"
+LEAD = "8c1f2e3d-4a5b-4c6d-9e7f-0a1b2c3d4e5f"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """The Crush fixture, its sub-agent's id `m-1$$call_agent_1` (its lead's message
+    `m-1`): the first 8 characters `list` prints hold the `$$`."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("crush"), home)
+    db = sqlite3.connect(home / "code/shop-api/.crush/crush.db")
+    old = "m-assistant-1$$call_agent_1"
+    db.execute("UPDATE sessions SET id = ? WHERE id = ?", (CHILD, old))
+    db.execute("UPDATE messages SET session_id = ? WHERE session_id = ?", (CHILD, old))
+    db.execute("UPDATE messages SET id = 'm-1' WHERE id = 'm-assistant-1'")
+    db.commit()
+    db.close()
+    return home
+
+
+def _sessdex(
+    home: Path, *args: str, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", *args, "--home", str(home)],
+        env={
+            **os.environ,
+            "SESSDEX_HOME": str(home.parent / "state"),
+            "SESSDEX_SHELL": "bash",
+            "COLUMNS": "200",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=check,
+    )
+
+
+def _pasted(word: str) -> str:
+    """What bash makes of `word` pasted as one argument."""
+    done = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_lists_short_id_pasted_is_the_ids_start_and_keeps_the_columns(
+    home: Path,
+) -> None:
+    """`list --all` printed `m-1$$cal`: pasted, bash made it `m-1<its pid>cal`, no id."""
+    lines = _sessdex(home, "list", "--all").stdout.splitlines()
+    child = next(line for line in lines if "Find every caller" in line)
+    lead = next(line for line in lines if "Add retry" in line)
+    short = child.split()[1]
+    assert short == "'m-1$$cal'", child
+    assert CHILD.startswith(_pasted(short))
+    # the columns after the id stay aligned: the plain id padded as wide
+    assert lead.index("/home/alex") == child.index("/home/alex"), lines
+
+
+def test_shows_spawn_line_names_the_sub_agent_by_a_start_bash_gives_back(
+    home: Path,
+) -> None:
+    """`Spawned sub-agent agent m-1$$cal` named an id that pasted was another."""
+    shown = _sessdex(home, "show", LEAD[:8]).stdout
+    spawned = re.search(r"^Spawned sub-agent agent (\S+) — ", shown, re.M)
+    assert spawned is not None, shown
+    assert spawned[1] == "'m-1$$cal'", shown
+    assert CHILD.startswith(_pasted(spawned[1]))
+
+
+def test_show_and_tree_name_a_lead_or_source_to_paste(home: Path) -> None:
+    """`sub-agent of` names its lead as pasted: a plain id as it is (this lead's)."""
+    shown = _sessdex(home, "show", CHILD).stdout
+    tree = _sessdex(home, "tree", CHILD).stdout
+    assert f"sub-agent of {LEAD}" in shown
+    assert f"sub-agent of {LEAD}" in tree
+    # the tree's own line names the sub-agent's whole id quoted too
+    assert "'m-1$$call_agent_1' · " in tree, tree
+
+
+def test_an_id_the_shell_expanded_is_said_so_not_taken_for_another(
+    home: Path,
+) -> None:
+    """`show m-1$$cal` unquoted reached sessdex as `m-1<pid>cal`: "no session id
+    starts with" it, not a word on why; now it names the id to quote."""
+    done = _sessdex(home, "show", "m-129071cal", check=False)
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert "'m-1$$cal'" in done.stderr, done.stderr
+    assert "$$" in done.stderr and "process id" in done.stderr, done.stderr

@@ -542,6 +542,57 @@ def _found_as_word(
     )
 
 
+def flags_as_words(command: click.Command, given: Sequence[str]) -> str | None:
+    """For `find` that found nothing: the flags of its own typed after a word to find
+    (`find pytest -v`: click took -v for --verbose, silently) and the line that looks
+    for them as words, after `--`; None where none came after a word, or a `--` was
+    typed. A long flag (`--here`), an option with a value or an output (`--json`) is
+    the user's option, as `_said_at_end` reads them."""
+    valued = {
+        name
+        for p in command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
+    flags = {
+        name: next((o for o in p.opts if o.startswith("--")), name)
+        for p in command.params
+        if isinstance(p, click.Option) and p.name not in ("as_json", "as_nl")
+        for name in (*p.opts, *p.secondary_opts)
+        if name not in valued
+    }
+    options: list[str] = []
+    words: list[str] = []
+    taken: list[str] = []
+    rest = iter(given)
+    for word in rest:
+        name, equals, _ = word.partition("=")
+        if word == "--":
+            return None
+        if name == "--home":  # the line named carries the running command's
+            if not equals:
+                next(rest, None)  # its folder
+        elif name in valued and not equals:
+            options.extend([word, *itertools.islice(rest, 1)])
+        elif name in flags and words and not name.startswith("--"):
+            taken.append(word)  # `pytest -v`, `ls -a`: a short flag another tool's too
+            words.append(word)
+        elif name in flags or name in valued or word in ("--json", "--nl"):
+            options.append(word)
+        else:
+            words.append(word)
+    if not taken:
+        return None
+    one = len(taken) == 1
+    said = " and ".join(map(typed, taken))
+    meant = " and ".join(dict.fromkeys(flags[word.partition("=")[0]] for word in taken))
+    line = hints.named(command.name or "", *options, "--", *words)
+    return (
+        f"{said} {'was' if one else 'were'} taken as the option{'' if one else 's'} "
+        f"{meant}: {line} looks for {'it as a word' if one else 'them as words'}."
+    )
+
+
 def _options_and_words(
     command: click.Command, given: Sequence[str]
 ) -> tuple[list[str], list[str]]:

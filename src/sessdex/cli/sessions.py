@@ -27,6 +27,7 @@ from ._common import (
     err,
     fail_nicely,
     filter_options,
+    flags_as_words,
     home_below,
     home_option,
     option_meant,
@@ -108,6 +109,7 @@ def list_command(
 
 
 DASHED = "sessdex.find.dashed"  # ctx.meta: find's words past `--`, as typed
+GIVEN = "sessdex.find.given"  # ctx.meta: find's arguments, as typed
 
 
 class _FindsWords(click.Command):
@@ -124,6 +126,7 @@ class _FindsWords(click.Command):
             raise option_meant(self, error, given) or error from None
         if "--" in given:
             ctx.meta[DASHED] = tuple(given[given.index("--") + 1 :])
+        ctx.meta[GIVEN] = tuple(given)
         return rest
 
 
@@ -230,6 +233,10 @@ def find_command(
             kept=kept_options(limit, include_subagents),
             until=until,
         )
+        # `find pytest -v`: the -v was --verbose, not a word, and nothing said so
+        as_words = flags_as_words(ctx.command, ctx.meta.get(GIVEN, ()))
+        if as_words is not None:
+            err(as_words)
 
 
 def _hint_read(as_data: bool, limit: int | None) -> bool:

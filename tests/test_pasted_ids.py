@@ -107,3 +107,30 @@ def test_an_id_the_shell_expanded_is_said_so_not_taken_for_another(
     assert done.stdout == ""
     assert "'m-1$$cal'" in done.stderr, done.stderr
     assert "$$" in done.stderr and "process id" in done.stderr, done.stderr
+
+
+def test_usage_sessions_sub_agent_line_names_it_to_paste(home: Path) -> None:
+    """`usage session` named the sub-agent `└ m-1$$cal`, as `list` did."""
+    said = _sessdex(home, "usage", "session").stdout
+    line = next(line for line in said.splitlines() if "Find every caller" in line)
+    assert "└ 'm-1$$cal'  agent" in line, said
+
+
+def test_watchs_board_prints_an_id_to_paste_and_keeps_its_columns() -> None:
+    """`watch --once` printed `m-1$$cal`, as `list` did; a plain id beside it is padded
+    as wide, the columns after both aligned."""
+
+    from sessdex.live import BoardRow
+    from sessdex.model import Session
+    from sessdex.status import Status
+    from sessdex.views.board import plain
+
+    def row(session_id: str, title: str) -> BoardRow:
+        session = Session("crush", session_id, title=title, cwd="/home/dev/x")
+        return BoardRow(session, Status("working", "model responding"), 0.0, 10, False)
+
+    lines = plain([row(CHILD, "Child"), row(LEAD, "Lead")], "/home/dev").splitlines()
+    child = next(line for line in lines if "Child" in line)
+    lead = next(line for line in lines if "Lead" in line)
+    assert child.split()[1] == "'m-1$$cal'", lines
+    assert child.index("~/x") == lead.index("~/x"), lines

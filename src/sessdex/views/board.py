@@ -17,9 +17,11 @@ from .text import (
     age,
     app_width,
     cut,
+    id_column,
     left_cut,
     one_line,
     pad,
+    short_id,
     short_id_width,
     short_path,
     title_line,
@@ -232,6 +234,8 @@ def _lines(
     apps = {row.session.app for row in rows}
     app_column = app_width(apps)
     id_width = _id_width(rows, ids)
+    # the column a quoted id takes (`'m-1$$cal'`, as `list` prints it)
+    id_cells = id_column((row.session.id for row in rows), id_width)
     cells = {id(row): _cells(row, home, now) for row in rows}
     widest = [
         max(1, *(text_cells(c[n + 1]) for c in cells.values())) for n in range(3)
@@ -256,10 +260,10 @@ def _lines(
             for n in gone:
                 widest[n] = least[n] = 0
             columns = [min(w, n) for w, n in zip(widest, least, strict=True)]
-            if _length(id_width, app_column, columns) <= width:
+            if _length(id_cells, app_column, columns) <= width:
                 break
         columns = list(widest)
-        over = _length(id_width, app_column, columns) - width
+        over = _length(id_cells, app_column, columns) - width
         # the reason and the title together, the wider first; then the folder, then a
         # title without a reason beside it
         for which in ((0, 2), (1,), (0,)) if columns[2] else ((1,), (0,)):
@@ -278,7 +282,7 @@ def _lines(
             line = "  " + (
                 f"{cut(app, app_column):<{app_column}} " if app_column else ""
             )
-            line += f"{one_line(row.session.id)[:id_width]:<{id_width}} "
+            line += f"{pad(short_id(row.session.id, id_width), id_cells)} "
             line += f"{when:>4} {count:>7} "
             if folder_w:
                 line += pad(left_cut(folder, folder_w), folder_w) + " "
@@ -287,7 +291,7 @@ def _lines(
             if why_w:
                 line += pad(cut(why, why_w), why_w)
             lines.append((None, line.rstrip(" ")))
-    return id_width, lines, 2 + (app_column + 1 if app_column else 0)
+    return id_cells, lines, 2 + (app_column + 1 if app_column else 0)
 
 
 def _narrowed(

@@ -21,6 +21,7 @@ from .text import (
     id_start,
     left_cut,
     one_line,
+    pasted,
     short_id_width,
     short_path,
     tokens,
@@ -172,7 +173,7 @@ def table(
     key = Column(
         key_header,
         [
-            label if style else _fit(label, key_width, kind, id_width + len(_app(row)))
+            label if style else _fit(label, key_width, kind, len(_short(row, id_width)))
             for row, label, style, _ in lines
         ],
         [style for _, _, style, _ in lines],
@@ -297,13 +298,18 @@ def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
     one without its start."""
     title = row.about.get("title") if kind == "session" else None
     if title:
-        short = _app(row) + one_line(row.key, 80)[:id_width]
-        return f"{short}  {one_line(title, TITLE_MAX)}"
+        return f"{_short(row, id_width)}  {one_line(title, TITLE_MAX)}"
     if kind == "session":
-        return _app(row) + one_line(row.key, 80)
+        return pasted(_app(row) + one_line(row.key, 80))
     if kind == "project":  # a folder's end names the project: its start goes
         return left_cut(one_line(short_path(row.key, home) if home else row.key), 80)
     return one_line(row.key, 80)
+
+
+def _short(row: Row, id_width: int) -> str:
+    """A session's short id, as pasted into `--explain` or `show`: quoted where the
+    shell reads a character of it (`pasted`)."""
+    return pasted(_app(row) + one_line(row.key, 80)[:id_width])
 
 
 def _app(row: Row) -> str:
@@ -321,7 +327,7 @@ def _agent_label(key: str, agent: Row, id_width: int) -> str:
         return one_line(key, 40)
     said = f"{kind}: {title}" if kind and title and kind != title else kind or title
     # its id's start as every command says it: past its type, where the id starts so
-    start = id_start(key, str(kind) if kind else None, id_width)
+    start = pasted(id_start(key, str(kind) if kind else None, id_width))
     return f"{start}  {one_line(str(said), TITLE_MAX)}"
 
 

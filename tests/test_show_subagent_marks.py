@@ -35,14 +35,15 @@ CASES = [
         ["subagent-greeter-", "subagent-linter-x"],
     ),
     # Crush: `<message id>$$<call id>`, two calls of one message: the second's id
-    # said as far as it tells it from the first's, which `show` opens alone
+    # said as far as it tells it from the first's, which `show` opens alone (quoted:
+    # bare, bash read its `$$` as its process id)
     (
         "agent",
         [
             "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01AbCdEf",
             "0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01XyZwVu",
         ],
-        ["agent 0199a3b2", "agent 0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01X"],
+        ["agent 0199a3b2", "agent '0199a3b2-7c1d-7e5f-8a9b-0c1d2e3f4a5b$$toolu_01X'"],
     ),
 ]
 

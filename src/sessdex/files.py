@@ -25,7 +25,7 @@ import orjson
 
 from . import folders, freshness
 from .bytesearch import find_first_of
-from .diagnostics import AT_BYTE, HOLE, NOT_UTF8, Diagnostics, refused, why
+from .diagnostics import AT_BYTE, HOLE, NOT_UTF8, WIDE_TEXT, Diagnostics, refused, why
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -1298,6 +1298,7 @@ BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which some tools start a file 
 
 
 # byte order marks of text no app writes (UTF-32's first: it starts as UTF-16 LE's does)
+_WIDE_LOOKS = 4  # files of one read looked at for a byte order mark
 _WIDE_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")
 
 
@@ -1305,6 +1306,58 @@ def wide_text(path: str | os.PathLike[str]) -> bool:
     """Whether the file starts with a UTF-16 or UTF-32 byte order mark (4 bytes read)."""
     start = read_start(path, 4)
     return start is not None and start.startswith(_WIDE_BOMS)
+
+
+def said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:
+    """What a file that listed no session (or counted no usage, or met lines it could
+    not read) is said to hold: where a tool re-saved it as UTF-16 (or UTF-32), that,
+    once, in place of its lines' notes (an "unfinished last line" of one NUL byte, lines
+    "not JSON"), which would send the user astray.
+    A file too short for a byte order mark (an empty one) is not opened: a stat costs a
+    fifth of an open, over thousands of empty files."""
+    try:
+        if os.stat(name).st_size < 2:
+            return diagnostics
+    except (OSError, ValueError):
+        return diagnostics  # as the read of its start would say: not wide
+    if not wide_text(name):
+        return diagnostics
+    said = Diagnostics()
+    said.skip(name, 0, WIDE_TEXT)
+    return said
+
+
+def wide_read(found: Diagnostics) -> Diagnostics:
+    """What a session's read met (`found`), where a file it names as holding lines it
+    could not read (or an unfinished last one) is UTF-16 or UTF-32 text: that file said
+    not UTF-8, not read (as the listing says it), in place of its lines' notes. Only a
+    read that met such lines looks (4 bytes of each file named, a few at most)."""
+    if not (found.skipped or found.unfinished):
+        return found
+    named = dict.fromkeys([*found.unfinished, *(path for path, _, _ in found.details)])
+    wide = {
+        path
+        for path in list(named)[:_WIDE_LOOKS]
+        if said_wide(path, found) is not found
+    }
+    if not wide:
+        return found
+    said = Diagnostics()
+    said.unknown, said.versions = found.unknown, found.versions
+    said.problems, said.passed_over = found.problems, found.passed_over
+    if len(wide) < len(named):  # another file's lines are counted still
+        said.skipped, said.damaged = found.skipped.copy(), found.damaged.copy()
+    for path, line, reason in found.details:
+        if path not in wide:  # another file's notes, as they were
+            said.details.append((path, line, reason))
+            continue
+        counted = said.skipped if said.skipped[reason] > 0 else said.damaged
+        counted[reason] -= 1 if counted[reason] > 0 else 0
+    said.skipped, said.damaged = +said.skipped, +said.damaged  # (drop what is 0)
+    for path in wide:
+        said.skip(path, 0, WIDE_TEXT)
+    said.unfinished = {p: n for p, n in found.unfinished.items() if p not in wide}
+    return said
 
 
 def loads(data: bytes | str) -> object:

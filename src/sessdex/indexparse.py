@@ -21,7 +21,6 @@ from .diagnostics import (
     FUTURE,
     MAX_DETAILS,
     VANISHED,
-    WIDE_TEXT,
     Diagnostics,
     read_failed,
 )
@@ -243,8 +242,10 @@ def parse_as_is(
     diagnostics = Diagnostics()
     try:
         sessions = sources.get(app).parse(Path(name), location, diagnostics)
-        if not sessions:  # 4 bytes more, for files that list nothing only
-            diagnostics = said_wide(name, diagnostics)
+        # 4 bytes more, for files that list nothing or met lines they could not read
+        # (a session a state database lists, its rollout re-saved as UTF-16)
+        if not sessions or diagnostics.skipped or diagnostics.unfinished:
+            diagnostics = files.said_wide(name, diagnostics)
         return sessions, diagnostics
     except FileNotFoundError:
         diagnostics.skip(name, 0, VANISHED)
@@ -253,25 +254,6 @@ def parse_as_is(
             raise
         diagnostics.problem(read_failed(app, name, error, "could not read"))
     return [], diagnostics
-
-
-def said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:
-    """What a file that listed no session (or counted no usage) is said to hold: where
-    a tool re-saved it as UTF-16 (or UTF-32), that, once, in place of its lines' notes
-    (an "unfinished last line" of one NUL byte, lines "not JSON"), which would send the
-    user astray.
-    A file too short for a byte order mark (an empty one) is not opened: a stat costs a
-    fifth of an open, over thousands of empty files."""
-    try:
-        if os.stat(name).st_size < 2:
-            return diagnostics
-    except OSError:
-        return diagnostics  # as the read of its start would say: not wide
-    if not files.wide_text(name):
-        return diagnostics
-    said = Diagnostics()
-    said.skip(name, 0, WIDE_TEXT)
-    return said
 
 
 def parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:

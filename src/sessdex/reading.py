@@ -48,9 +48,13 @@ def read_session(
     store = whole_store(session.path)
     if store is None:
         size = _size(session.path)
-        yield from guarded(
-            source.read(session, diagnostics, full=full), diagnostics, session, spawner
-        )
+        found = Diagnostics()
+        try:
+            yield from guarded(
+                source.read(session, found, full=full), found, session, spawner
+            )
+        finally:  # a file re-saved as UTF-16 is said so, not as its lines not JSON
+            diagnostics.update(files.wide_read(found))
         # a log only grows: one smaller now was rewritten under the reader (its app's
         # truncate, then its write), and what it held then may be missing here
         left = _size(session.path)
@@ -112,7 +116,7 @@ def read_session(
             if not moved and (now is None or now == before):
                 break  # gone, or as it was: what could not be read is in the file
     finally:
-        diagnostics.update(found)
+        diagnostics.update(files.wide_read(found))
 
 
 def _size(path: str | None) -> int | None:
@@ -287,5 +291,6 @@ def last_events(
         return None
     if not given and any(event.seq in unsure for event in kept):
         return []  # fewer than asked for: more rows settle it
-    diagnostics.update(found)  # what the rows read hold, as a file's tail says
+    # what the rows read hold, as a file's tail says (a UTF-16 one: that)
+    diagnostics.update(files.wide_read(found))
     return list(kept)

@@ -38,7 +38,6 @@ from . import files, folders, freshness, pathnames, sources, usage_listing, usag
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed, restored
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .indexfile import rehomed
-from .indexparse import said_wide
 from .indexscan import RefreshReport, as_counted, hiding_problem
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
@@ -266,7 +265,7 @@ def _scan(job: _Job) -> _Done:
         return _scan(_Job(job.app, job.path, job.signature))
     _note_unfinished(job.path, scan.offset, _size(job.path), diagnostics)
     if not job.offset and not sums.buckets:  # a file re-saved as UTF-16: said so
-        diagnostics = said_wide(job.path, diagnostics)
+        diagnostics = files.said_wide(job.path, diagnostics)
     state = dict(scan.state)
     state[_BEFORE] = _bytes_before(job.path, scan.offset).hex()
     return _Done(

@@ -121,7 +121,9 @@ class _Unreadable:
         for feed in self.feeds:
             if isinstance(feed, Generator):
                 feed.close()  # one left waiting (--once) counts what it met as it ends
-        report_diagnostics(self.diagnostics, self.verbose, self.app)
+        from ..files import wide_read  # a file re-saved as UTF-16: that, as show says
+
+        report_diagnostics(wide_read(self.diagnostics), self.verbose, self.app)
 
 
 _SINCE = "1d"  # watch's default --since, left out of the lines it names

@@ -1,0 +1,63 @@
+"""A session still listed whose transcript a tool re-saved as UTF-16 (a Codex thread its
+state database lists, a Copilot CLI session its workspace.yaml names): show, export,
+follow and find say the file is not UTF-8 and was not read, as the listing says of a
+file that lists nothing. They said "skipped 34 unreadable lines … :1: not JSON" and
+"its last line is unfinished (1 byte)", which sent the user looking for damage."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import WIDE_TEXT
+from tests.conftest import DATA
+
+CASES = [
+    ("codex/home", "rollout-*01a22b81-5c00-*.jsonl", "01a22b81-5c00"),
+    ("copilot/permissions/home", "1089e194-*/events.jsonl", "1089e194"),
+]
+
+
+def _wide_home(tmp_path: Path, fixture: str, name: str) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / fixture, home)
+    (path,) = home.rglob(name)
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    return home, path
+
+
+@pytest.mark.parametrize(("fixture", "name", "session"), CASES)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "-v"],
+        ["export", "-v"],
+        ["follow", "-n", "3", "--duration", "0", "-v"],
+    ],
+)
+def test_a_utf16_transcript_is_said_so_when_read(
+    tmp_path: Path, fixture: str, name: str, session: str, command: list[str]
+) -> None:
+    home, path = _wide_home(tmp_path, fixture, name)
+    args = [command[0], session, *command[1:], "--home", str(home)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"{path}:0: {WIDE_TEXT}" in result.stderr, result.stderr
+    assert "not JSON" not in result.stderr, result.stderr
+    assert "unfinished" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("fixture", "name", "session"), CASES)
+def test_find_says_a_listed_sessions_utf16_transcript(
+    tmp_path: Path, fixture: str, name: str, session: str
+) -> None:
+    home, path = _wide_home(tmp_path, fixture, name)
+    result = CliRunner().invoke(main, ["find", session, "-v", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert f"{path}:0: {WIDE_TEXT}" in result.stderr, result.stderr
+    assert "not JSON" not in result.stderr, result.stderr
+    assert "unfinished" not in result.stderr, result.stderr

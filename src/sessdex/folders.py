@@ -193,6 +193,8 @@ def _listing(directory: str | Path, root: Path | None) -> list[os.DirEntry[str]]
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM):
             _PASSED_OVER.append((shown(_refusing(directory)), FOLDER_UNREADABLE))
+        elif error.errno in (errno.ENOENT, errno.ELOOP):
+            _broken_link_at(directory)  # `~/.gemini/tmp -> gone`: named, as dir_at does
         return []
     if not any(entry.is_symlink() for entry in found):
         return found
@@ -358,10 +360,17 @@ def dir_at(path: str | Path) -> bool:
     place (`~/.claude/projects -> gone` hides every session as its store's link would)."""
     if is_dir(path):
         return True
-    with contextlib.suppress(OSError, ValueError):
-        if os.path.islink(path) and not os.path.exists(path):
-            _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
+    if not os.path.exists(path):
+        _broken_link_at(path)
     return False
+
+
+def _broken_link_at(path: str | Path) -> None:
+    """A folder to list that is a broken or looping link: noted for `take_passed_over`
+    (it hides every session the folder held), where a missing one is said nothing."""
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.islink(path):
+            _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
 
 
 def _odd_kind(path: str) -> str:

@@ -148,6 +148,7 @@ def locate(home: Home) -> Location:
 # where `scan` reads a chat, a project's prompt log or a folder of them (see base.py):
 # a broken link elsewhere (a note in a project's folder) hides none
 SESSION_NAMES = (
+    "tmp",
     "tmp/*",
     "tmp/*/logs.json",
     "tmp/*/chats",

@@ -244,6 +244,7 @@ def _config_dir(location: Location) -> Path:
 # where `scan` reads a chat, a sub-agent's transcript or a folder of them (see base.py):
 # a broken link elsewhere (a note beside the chats) hides none
 SESSION_NAMES = (
+    "projects",
     "projects/*",
     "projects/*/chats",
     "projects/*/chats/*.jsonl",
@@ -252,6 +253,7 @@ SESSION_NAMES = (
     "projects/*/subagents",
     "projects/*/subagents/*",
     "projects/*/subagents/*/agent-*.jsonl",
+    "tmp",
     "tmp/*",
     "tmp/*/logs.json",
     "tmp/*/chats",

@@ -267,7 +267,7 @@ def read(
         return
     state_path = Path(session.path)
     bills = _Bills(_metrics(state_path, diagnostics))
-    names = event_files(state_path.parent)
+    names = event_files(state_path.parent, diagnostics)
     yield from _events(session, names, bills, None, diagnostics, full)
 
 
@@ -282,7 +282,7 @@ def read_last(
     if session.path is None:
         raise WholeRead("no conversation")
     state_path = Path(session.path)
-    names = event_files(state_path.parent)
+    names = event_files(state_path.parent, diagnostics)
     start = len(names) - rows
     if start <= 0:
         raise WholeRead("no more event files than asked for")

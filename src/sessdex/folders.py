@@ -360,8 +360,9 @@ def dir_at(path: str | Path) -> bool:
     place (`~/.claude/projects -> gone` hides every session as its store's link would)."""
     if is_dir(path):
         return True
-    if not os.path.exists(path):
-        _broken_link_at(path)
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.islink(path) and not os.path.exists(path):
+            _broken_link_at(path)
     return False
 
 

@@ -303,6 +303,13 @@ def parse_database(
                 f"{app}: {path} has no session table; not an OpenCode database we know"
             )
             return []
+        messages = databases.table_columns(connection, "message")
+        # the messages a read will not read (a renamed `message.data`): said here too
+        said = _lacking_words(
+            app, path, *_message_tables(connection, messages), messages
+        )
+        if said is not None:
+            diagnostics.problem(said)
         rows: dict[str, dict[str, object]] = {}
         for table in tables:  # a 2.x row wins over the 1.x row it was copied from
             for row in _session_rows(connection, path, table, diagnostics, app):
@@ -647,6 +654,35 @@ def _stored_first_prompts(
     return prompts
 
 
+def _message_tables(
+    connection: sqlite3.Connection, messages: set[str]
+) -> tuple[list[str], bool]:
+    """(the 1.x message and part columns a read needs that the database lacks, whether
+    it holds 2.x `session_message` rows to read instead); `messages`: `message`'s
+    columns."""
+    parts = databases.table_columns(connection, "part")
+    lacking = [
+        f"message.{c}" for c in ("id", "session_id", "data") if c not in messages
+    ]
+    lacking += [f"part.{c}" for c in ("message_id", "data") if c not in parts]
+    rows = {"session_id", "type", "seq", "data"} <= (
+        databases.table_columns(connection, "session_message")
+    )
+    return lacking, rows
+
+
+def _lacking_words(
+    app: str, db: str | Path, lacking: list[str], rows: bool, messages: set[str]
+) -> str | None:
+    """What a read of the database's messages says it cannot read (`_message_tables`),
+    and `list -v` and `doctor` with it; None where it reads them."""
+    if lacking and not rows:
+        return f"{app}: {db} lacks the message tables we know"
+    if lacking and messages:  # 1.x tables of a shape we do not know
+        return f"{app}: {db} lacks {', '.join(lacking)}: the messages kept there are not read"
+    return None
+
+
 def _session_rows(
     connection: sqlite3.Connection,
     path: Path,
@@ -920,27 +956,13 @@ class _Reader:
             return
         try:
             messages = databases.table_columns(connection, "message")
-            parts = databases.table_columns(connection, "part")
-            lacking = [
-                f"message.{c}"
-                for c in ("id", "session_id", "data")
-                if c not in messages
-            ]
-            lacking += [f"part.{c}" for c in ("message_id", "data") if c not in parts]
+            lacking, self.rows = _message_tables(connection, messages)
             self.legacy = not lacking
-            self.rows = {"session_id", "type", "seq", "data"} <= (
-                databases.table_columns(connection, "session_message")
-            )
+            said = _lacking_words(self.app, db, lacking, self.rows, messages)
+            if said is not None:
+                self.diagnostics.problem(said)
             if not self.legacy and not self.rows:
-                self.diagnostics.problem(
-                    f"{self.app}: {db} lacks the message tables we know"
-                )
                 return
-            if lacking and messages:  # 1.x tables of a shape we do not know
-                self.diagnostics.problem(
-                    f"{self.app}: {db} lacks {', '.join(lacking)}: the messages kept "
-                    "there are not read"
-                )
             self.message_time = "time_created" if "time_created" in messages else "NULL"
             self.views = {
                 table

@@ -35,6 +35,7 @@ def _wide_home(tmp_path: Path, fixture: str, name: str) -> tuple[Path, Path]:
     "command",
     [
         ["show", "-v"],
+        ["show", "--tail", "3", "-v"],
         ["export", "-v"],
         ["follow", "-n", "3", "--duration", "0", "-v"],
     ],

@@ -18,7 +18,7 @@ from . import folders, inplace, reading, sources
 from .calls import refuse_unknown, refuse_unless
 from .diagnostics import Diagnostics
 from .errors import SessdexError
-from .files import line_start
+from .files import line_start, wide_read
 from .index import Index, Progress
 from .model import Event, Session
 from .resolving import as_given, resolve
@@ -468,7 +468,7 @@ def _tail_events(
             )
         )
         if accepted >= count or offset == 0:
-            diagnostics.update(seen)
+            diagnostics.update(wide_read(seen))  # a UTF-16 file: that, once
             return kept, offset > 0
         window *= 4
 

@@ -62,3 +62,21 @@ def test_find_says_a_listed_sessions_utf16_transcript(
     assert f"{path}:0: {WIDE_TEXT}" in result.stderr, result.stderr
     assert "not JSON" not in result.stderr, result.stderr
     assert "unfinished" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_without_a_byte_order_mark_and_utf32_are_said_so(
+    tmp_path: Path, encoding: str
+) -> None:
+    """Text a tool wrote as UTF-16 with no byte order mark (Python's `utf-16-le`) is
+    known by its NUL bytes beside ASCII, in `list -v` as in `show -v`."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "codex/home", home)
+    (path,) = home.rglob("rollout-*01a22b81-5c00-*.jsonl")
+    path.write_bytes(path.read_text(encoding="utf-8").encode(encoding))
+    run = CliRunner()
+    for command in (["show", "01a22b81-5c00", "-v"], ["find", "01a22b81-5c00", "-v"]):
+        result = run.invoke(main, [*command, "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        assert f"{path}:0: {WIDE_TEXT}" in result.stderr, (command, result.stderr)
+        assert "not JSON" not in result.stderr, result.stderr

@@ -1303,9 +1303,27 @@ _WIDE_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff"
 
 
 def wide_text(path: str | os.PathLike[str]) -> bool:
-    """Whether the file starts with a UTF-16 or UTF-32 byte order mark (4 bytes read)."""
+    """Whether the file starts with a UTF-16 or UTF-32 byte order mark, or as such text
+    written without one does (4 bytes read: see `_wide_start`)."""
     start = read_start(path, 4)
-    return start is not None and start.startswith(_WIDE_BOMS)
+    return start is not None and (start.startswith(_WIDE_BOMS) or _wide_start(start))
+
+
+def _wide_start(start: bytes) -> bool:
+    """Whether 4 bytes are the first ASCII characters (a record's `{`) of UTF-16 or
+    UTF-32 text, either byte order: NUL bytes where UTF-8 never has one, beside ASCII.
+    A crash's run of zeros (all NUL) is not that."""
+    if len(start) < 4:
+        return False
+    shapes = (
+        (start[0], start[2]) if start[1] == start[3] == 0 else None,  # UTF-16 LE
+        (start[1], start[3]) if start[0] == start[2] == 0 else None,  # UTF-16 BE
+        (start[0], 1) if start[1:] == b"\0\0\0" else None,  # UTF-32 LE
+        (start[3], 1) if start[:3] == b"\0\0\0" else None,  # UTF-32 BE
+    )
+    return any(
+        shape is not None and all(0 < byte < 0x80 for byte in shape) for shape in shapes
+    )
 
 
 def said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:

@@ -433,6 +433,9 @@ _ALLOWED = {
         folders.is_dir,
         folders.is_file,
         folders.exists,
+        # its lstat of a folder `is_dir` found missing (noted there) only asks whether
+        # a broken link stands in its place, to say so
+        folders.dir_at,
         files.read_small,
     )
 }

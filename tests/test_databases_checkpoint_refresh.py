@@ -252,3 +252,33 @@ def test_rows_appended_while_a_connection_is_still_open_on_the_copy_are_read(
         for reader in still_open:
             reader.close()
         writer.close()
+
+
+def test_a_connection_opened_before_a_patch_and_read_after_it_reads_its_own_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection opened (not read yet) when the app checkpoints and another open
+    patches the copy: it held only the database file, and its first read opened the
+    new WAL beside it by name, a state of the app its file never was ("no such
+    table: note"). It reads the rows as they stood when it was opened."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)  # restored after
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
+    path = tmp_path / "app" / "store.db"
+    path.parent.mkdir()
+    writer = _store(path)
+    query = "SELECT count(*), max(id) FROM note"
+    try:
+        writer.executemany("INSERT INTO note (text) VALUES (?)", [("x" * 300,)] * 200)
+        want = writer.execute(query).fetchone()
+        opened = databases.open_sqlite(path)  # a read about to begin
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer.execute("INSERT INTO note (text) VALUES ('after the checkpoint')")
+        later = databases.open_sqlite(path)
+        assert later.execute(query).fetchone() == writer.execute(query).fetchone()
+        assert opened.execute(query).fetchone() == want
+        assert opened.execute("PRAGMA quick_check").fetchone() == ("ok",)
+        later.close()
+        opened.close()
+    finally:
+        writer.close()

@@ -171,20 +171,8 @@ def _connect(name: str) -> sqlite3.Connection:
         # checkpoint would rewrite pages under a read in place (half a transaction seen).
         # Read-only: closing it never checkpoints the WAL into the copied database, which
         # the next snapshot reuses while the app's own database file has not changed
-        copy = _snapshot(name)
-        taken = _taken.get(copy)  # a new one each time the copy is taken or topped up
-        kept = inplace.held(copy, taken)
-        if kept is not None:
-            return cast(sqlite3.Connection, kept)
-        uri = sqlite_uri(copy, "mode=ro")
-        connection = sqlite3.connect(
-            uri, uri=True, check_same_thread=False, factory=_Held
-        )
-        connection.copy = copy
-        _readers.setdefault(copy, weakref.WeakSet()).add(connection)
-        if taken is not None and inplace.passing():
-            connection.held = True
-            inplace.hold(copy, connection, taken)
+        with _lock:  # opened and read before another thread may patch the copy
+            return _open_snapshot(name)
     else:
         key = os.path.abspath(name)
         token = inplace.state(name) if inplace.passing() else None
@@ -209,6 +197,29 @@ def _connect(name: str) -> sqlite3.Connection:
         if token is not None:
             connection.held = True
             inplace.hold(key, connection, token)
+    return connection
+
+
+def _open_snapshot(name: str) -> sqlite3.Connection:
+    """A connection on this process's snapshot of WAL database `name`, with `_lock`
+    held: counted among the copy's `_readers`, and its first read done, which opens the
+    WAL and the wal-index it reads from then on. Unread, it held the database file
+    only: a patch since put the copy in a new file, and its first read opened that
+    file's new WAL beside the old file ("no such table")."""
+    copy = _snapshot_locked(name)
+    taken = _taken.get(copy)  # a new one each time the copy is taken or topped up
+    kept = inplace.held(copy, taken)
+    if kept is not None:
+        return cast(sqlite3.Connection, kept)
+    uri = sqlite_uri(copy, "mode=ro")
+    connection = sqlite3.connect(uri, uri=True, check_same_thread=False, factory=_Held)
+    connection.copy = copy
+    _readers.setdefault(copy, weakref.WeakSet()).add(connection)
+    with contextlib.suppress(sqlite3.Error):  # not a database: the caller's read says
+        connection.execute("PRAGMA schema_version").fetchall()
+    if taken is not None and inplace.passing():
+        connection.held = True
+        inplace.hold(copy, connection, taken)
     return connection
 
 
@@ -613,14 +624,10 @@ if hasattr(os, "register_at_fork"):  # not on Windows, which never forks
     os.register_at_fork(after_in_child=_unlock_in_child)
 
 
-def _snapshot(name: str, attempts: int = 5) -> str:
+def _snapshot_locked(name: str, attempts: int = 5) -> str:
     """Copy db + wal into the cache, retrying while the app writes between the two copies;
-    the path of the copy to open. See the module's notes."""
-    with _lock:  # one thread at a time handles this process's copies
-        return _snapshot_locked(name, attempts)
-
-
-def _snapshot_locked(name: str, attempts: int) -> str:
+    the path of the copy to open. See the module's notes. With `_lock` held: one thread
+    at a time handles this process's copies (`_open_snapshot`)."""
     # a snapshot this process holds answers with a stat or two: `usage` opens one per
     # session read; the folder is marked as used only when something is copied
     folder = _folder_of(name)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,12 @@ from sessdex import api, databases
 from sessdex.sources import Home
 from tests.conftest import app_home
 from tests.test_follow_store_tail import OPENCODE_SESSION
+
+# a copy read by a connection still open is changed in a new file (`databases._read_now`):
+# not on Windows, which shares a wal-index by the file's name and replaces no open file
+_NEW_FILE = pytest.mark.skipif(
+    sys.platform == "win32", reason="changed in place on Windows: a known gap"
+)
 
 
 def _store(path: Path) -> sqlite3.Connection:
@@ -192,6 +199,7 @@ def test_a_patch_slowed_by_a_loaded_machine_is_costed_by_its_cpu_time(
     assert max(lag for lag in lags if lag is not None) < 4.0, lags
 
 
+@_NEW_FILE
 def test_a_patch_leaves_a_connection_still_open_on_the_copy_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -226,6 +234,7 @@ def test_a_patch_leaves_a_connection_still_open_on_the_copy_as_it_was(
         writer.close()
 
 
+@_NEW_FILE
 def test_rows_appended_while_a_connection_is_still_open_on_the_copy_are_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -254,6 +263,7 @@ def test_rows_appended_while_a_connection_is_still_open_on_the_copy_are_read(
         writer.close()
 
 
+@_NEW_FILE
 def test_a_connection_opened_before_a_patch_and_read_after_it_reads_its_own_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

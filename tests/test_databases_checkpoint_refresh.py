@@ -7,8 +7,10 @@ than before). The copy is compared block by block either way: no stamp is truste
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -292,3 +294,64 @@ def test_a_connection_opened_before_a_patch_and_read_after_it_reads_its_own_copy
         opened.close()
     finally:
         writer.close()
+
+
+_THREADS = """
+import os, sqlite3, sys, threading, time
+from pathlib import Path
+from sessdex import databases
+databases.FRESH_SECONDS = 0.0
+databases.REFRESH_DATABASE_SECONDS = 0.0
+path = Path(sys.argv[1])
+app = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+app.execute("PRAGMA journal_mode=WAL")
+app.execute("PRAGMA wal_autocheckpoint=0")
+app.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER)")
+app.executemany("INSERT INTO note (a, b) VALUES (?, ?)", [(i, -i) for i in range(3000)])
+end = time.monotonic() + float(sys.argv[2])
+wrong = []
+def write():
+    turn = 0
+    while time.monotonic() < end:
+        app.execute("UPDATE note SET a = a + 1, b = b - 1 WHERE id % 7 = ?", (turn % 7,))
+        if turn % 3 == 0:
+            app.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        turn += 1
+        time.sleep(0.002)
+def read():
+    while time.monotonic() < end:
+        try:
+            reader = databases.open_sqlite(path)
+            got = reader.execute("SELECT count(*), sum(a + b) FROM note").fetchone()
+            reader.close()
+        except sqlite3.Error as error:
+            got = repr(error)
+        if got != (3000, 0):
+            wrong.append(got)
+threads = [threading.Thread(target=f) for f in (write, read, read, read)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len(wrong), wrong[:3])
+"""
+
+
+@_NEW_FILE
+def test_threads_that_open_a_copy_while_another_patches_it_read_whole_states(
+    tmp_path: Path,
+) -> None:
+    """A library caller's threads each open the app's database and read it while the app
+    writes and checkpoints: a thread opened the copy while another patched it (in place,
+    the opener not yet counted among its readers; or in a file of its own, after the
+    opener held the old file but not yet its WAL): 'disk I/O error' once or twice in
+    2,000 reads, and once a SIGBUS that ended the process. Every read is of one state."""
+    path = tmp_path / "app" / "store.db"
+    path.parent.mkdir()
+    env = {**os.environ, "SESSDEX_HOME": str(tmp_path / "state")}
+    ran = subprocess.run(
+        [sys.executable, "-c", _THREADS, str(path), "5"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.startswith("0 "), ran.stdout

@@ -5,6 +5,7 @@ as it was first read and again as it was read later."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -293,6 +294,100 @@ def test_a_qwen_reply_cut_at_follows_first_read_is_billed_once(
     usages = [e.usage.output_tokens for e in shown if e.kind == "usage" and e.usage]
     assert usages == [50]
     assert follower.tracker.tokens == 2050
+
+
+def _qwen_fragments(tmp_path: Path) -> tuple[Path, list[str]]:
+    """The Qwen fixture's chat whose reply is written as two fragments of one uuid (its
+    lines 4 and 5, 22 then 50 output tokens), and its lines."""
+    home = tmp_path / "home"
+    shutil.copytree(QWEN, home)
+    chat = next((home / ".qwen/projects").glob("*/chats/5d1e0c2a*.jsonl"))
+    return chat, chat.read_text().splitlines(keepends=True)
+
+
+def _usages(shown: list[Event]) -> list[int]:
+    return [e.usage.output_tokens for e in shown if e.kind == "usage" and e.usage]
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["read_whole", "read_on"])
+def test_a_qwen_reply_cut_at_an_old_write_is_billed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """`follow` started between two fragments of a Qwen Code reply written 3 s before
+    (a long tool call's wait, a slow start) drew the first fragment's usage, then the
+    whole reply's: only a file written in the last 2 s was taken to be mid-reply. A
+    reply no later record ends is held back however old the write."""
+    if not whole:
+        monkeypatch.setattr(live_feeds, "FULL_REREAD_MAX", 0)
+    chat, lines = _qwen_fragments(tmp_path)
+    chat.write_text("".join(lines[:5]))  # the reply's first fragment
+    then = time.time() - 3
+    os.utime(chat, (then, then))
+    follower = LiveSession(api.resolve(Home.at(chat.parents[4]), "5d1e0c2a"))
+    shown = follower.poll()
+    for line in (lines[5], lines[6]):  # its second fragment, then the tool's result
+        with chat.open("a", encoding="utf-8") as file:
+            file.write(line)
+        shown += follower.poll()
+    shown += follower.poll()
+    assert _usages(shown) == [50]
+    assert follower.tracker.tokens == 2050
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["read_whole", "read_on"])
+def test_a_qwen_reply_whose_fragments_are_a_poll_apart_is_billed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """A poll that found the file unchanged between two fragments of a Qwen Code reply
+    drew the first fragment's usage (22), and the next read the whole reply's (50)."""
+    if not whole:
+        monkeypatch.setattr(live_feeds, "FULL_REREAD_MAX", 0)
+    chat, lines = _qwen_fragments(tmp_path)
+    chat.write_text("".join(lines[:4]))
+    follower = LiveSession(api.resolve(Home.at(chat.parents[4]), "5d1e0c2a"))
+    shown = follower.poll()
+    for line in (lines[4], lines[5], lines[6]):
+        with chat.open("a", encoding="utf-8") as file:
+            file.write(line)
+        shown += follower.poll()
+        shown += follower.poll()  # nothing written since
+    assert _usages(shown) == [50]
+    assert follower.tracker.tokens == 2050
+
+
+def test_a_qwen_session_left_mid_reply_bills_it_when_follow_ends(
+    tmp_path: Path,
+) -> None:
+    """A reply no later record ends is not held for good: follow's end draws it."""
+    chat, lines = _qwen_fragments(tmp_path)
+    chat.write_text("".join(lines[:6]))  # both fragments, nothing after
+    follower = LiveSession(api.resolve(Home.at(chat.parents[4]), "5d1e0c2a"))
+    shown = follower.poll() + follower.poll()
+    assert _usages(shown) == []
+    shown += follower.release()
+    assert _usages(shown) == [50]
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["read_whole", "read_on"])
+def test_a_qwen_answer_its_telemetry_vouches_for_is_drawn_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """Qwen Code 0.15.10 writes a response's `api_response` telemetry, its final counts,
+    before its record: a session that ends on that answer bills it at once."""
+    if not whole:
+        monkeypatch.setattr(live_feeds, "FULL_REREAD_MAX", 0)
+    home = tmp_path / "home"
+    shutil.copytree(QWEN, home)
+    chat = next((home / ".qwen/projects").glob("*/chats/06673cb3*.jsonl"))
+    lines = chat.read_text().splitlines(keepends=True)
+    chat.write_text("".join(lines[:6]))  # up to the tool's result
+    follower = LiveSession(api.resolve(Home.at(home), "06673cb3"))
+    shown = follower.poll()
+    with chat.open("a", encoding="utf-8") as file:
+        file.write("".join(lines[6:8]))  # the answer's telemetry, then the answer
+    shown += follower.poll()
+    shown += follower.poll()  # nothing written since
+    assert _usages(shown) == [30, 30]
 
 
 def test_follow_started_while_an_answer_streams_draws_it_once(tmp_path: Path) -> None:

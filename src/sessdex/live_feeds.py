@@ -526,7 +526,9 @@ class ReadFeed:
         before = follower.offset
         change = follower.check()
         if change is Change.NONE:
-            settled = self._settle_usage(seen)  # nothing more written: it is whole
+            # nothing more written: it is whole, unless its source says a later record
+            # still ends it (Qwen Code's fragments may come a tool call's wait apart)
+            settled = [] if _unfinished(self.held_usage) else self._settle_usage(seen)
             # the lead waits in a call while its sub-agent's own file is written
             return settled + (self._read(seen, 0) if self._beside_written(now) else [])
         if change is Change.VANISHED:
@@ -658,8 +660,13 @@ class ReadFeed:
         # between its truncate and its write) leaves the next to tell them apart
         self.window = None if whole and opened else self.window
         if self.follower is not None:  # before what is read on is summed
-            # of a first read, only a file written just now may end mid-reply
-            recent = not first or time.time() - self.written < STORE_SECONDS
+            # of a first read, only a file written just now may end mid-reply, or one
+            # whose source says the reply it ends on may still grow
+            recent = (
+                not first
+                or time.time() - self.written < STORE_SECONDS
+                or _unfinished(final)
+            )
             self._hold_usage(kept, final if recent else None, seen, offset)
         if whole:
             self.covered, self.tokens = count, tokens
@@ -889,8 +896,9 @@ class ReadFeed:
     ) -> None:
         """Keep back the usage a file's read ends on: a reply written in fragments is
         billed its last fragment's counts, and a read that ended between two found the
-        first's. It is shown once the file is found unchanged, or read again (from
-        where this read began) with what the app wrote after it."""
+        first's. It is shown once the file is found unchanged (one its source marks
+        `unfinished`: once a read finds it ended), or read again (from where this read
+        began) with what the app wrote after it."""
         self.held_usage, self.held_from = None, 0
         if final is None or final.kind != "usage" or not kept or kept[-1] is not final:
             return
@@ -1006,6 +1014,12 @@ def _growing(last: Event | None, final: Event | None) -> Event | None:
     if final is not None and final.kind == "meta":
         return final if final.time is None or final.time_estimated else None
     return None
+
+
+def _unfinished(event: Event | None) -> bool:
+    """Whether the usage a read ended on is marked a response no record has ended yet
+    (`Event`'s `extra["unfinished"]`): kept back until one does, or following ends."""
+    return event is not None and event.extra.get("unfinished") is True
 
 
 def _usage(event: Event) -> int:

@@ -277,6 +277,9 @@ class Event:
       `extra["summed"]`: True where the app keeps only totals and the event adds up
       several responses (a session's counters): priced with no long-context tier, as no
       single request's prompt is known.
+      `extra["unfinished"]`: True on the usage a read ended on whose response may still
+      be written on (Qwen Code's fragments of one uuid, nothing after it that ends it):
+      `follow` holds it back until a read finds it ended, or following ends.
     - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
       `extra["calls_later"]` True where it is read from an answer whose app writes a
       response's tool calls only once they have run (Gemini CLI): the live status asks

@@ -21,7 +21,10 @@ naming the source; the copies are shown and bill nothing again. Qwen re-appends 
 title record every 32 KB so a tail read finds it.
 
 Usage: one `usage` event per assistant `uuid` (streamed replies can be written as several
-fragments sharing one uuid: only the last fragment's `usageMetadata` counts). Gemini
+fragments sharing one uuid: only the last fragment's `usageMetadata` counts). A record of
+another uuid ends a response, and so does the main agent's `api_response` telemetry with
+its counts (0.15.10 writes it as the stream ends, before the record): one a read ends on
+with neither is marked `unfinished` (`follow` holds it back until it is ended). Gemini
 names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracted;
 output is `candidatesTokenCount`, plus `thoughtsTokenCount` where the total counts them
 apart (Gemini's API; an OpenAI-compatible provider's completion count already holds its
@@ -728,6 +731,11 @@ class _Reader:
         # a response's usage held for its record's last copy: (uuid, usage, time,
         # agent, the line of an odd count it holds, else 0)
         self.pending: tuple[str, Usage, datetime | None, str | None, int] | None = None
+        # what says the held usage is its response's last: the main agent's last
+        # `api_response` telemetry's counts (written as the stream ended, before its
+        # record, in 0.15.10), and whether the held usage's record matched them
+        self.vouched: tuple[int, int, int] | None = None
+        self.whole = False
         self.counted: set[str] = set()
         self.spawns: list[_Spawn] = []
         self.children: set[str] = set()
@@ -737,10 +745,14 @@ class _Reader:
         self.path = str(child.path) if child is not None else ""
         self.line = 0
 
-    def flush(self) -> Iterator[Event]:
+    def flush(self, *, ended: bool = False) -> Iterator[Event]:
+        """The usage held, once a record of another uuid ends its response, or the read
+        `ended` on it: then, unless its telemetry vouched for it, marked `unfinished`
+        (a later fragment may still come; `follow` holds it back until one ends it)."""
         if self.pending is not None:
             uuid, usage, time, agent, odd = self.pending
             self.pending = None
+            unfinished = ended and not self.whole and self.child is None
             self.counted.add(uuid)
             if odd:
                 self.diagnostics.damage(self.path, odd, ODD_COUNT)
@@ -750,12 +762,13 @@ class _Reader:
                     self.child.skip[key] -= 1
                     return
                 self.child.billed[key] += 1
-            yield self.event("usage", time, agent_id=agent, usage=usage)
+            extra: Extra = {"unfinished": True} if unfinished else {}
+            yield self.event("usage", time, agent_id=agent, usage=usage, extra=extra)
 
     def finish(self) -> Iterator[Event]:
         """What the end of the read settles: a held usage, spawns no child answered, and
         transcripts no spawn claimed (announced by themselves, then read)."""
-        yield from self.flush()
+        yield from self.flush(ended=True)
         while self.spawns:
             yield self._spawned(self.spawns.pop(0), None)
         if self.family is None or self.depth:
@@ -965,10 +978,12 @@ class _Reader:
         # a sub-agent's records name no model: it runs on its meta's, else its spawner's
         counts = record.get("usageMetadata")
         usage = _usage(counts, model or (self.model if self.owner else None))
+        vouched, self.vouched = self.vouched, None
         if bill and uuid not in self.counted:
             odd = self.line if _odd(counts) else 0
             if usage is not None:
                 self.pending = (uuid, usage, time, agent, odd)
+                self.whole = vouched is not None and vouched == _counts(counts)
             elif odd:  # every count odd: nothing billed, but said
                 self.diagnostics.damage(self.path, odd, ODD_COUNT)
 
@@ -1198,6 +1213,13 @@ class _Reader:
         subagent = as_str(event.get("subagent_name")) or as_str(
             event.get("subagent_type")
         )
+        if name == "qwen-code.api_response" and subagent is None:
+            # the main agent's: its record follows with these counts, whole
+            self.vouched = (
+                as_int(event.get("input_token_count"), floats=False),
+                as_int(event.get("output_token_count"), floats=False),
+                as_int(event.get("total_token_count"), floats=False),
+            )
         if name != "qwen-code.api_response" or subagent is None:
             return
         run = as_str(event.get("subagent_id")) or _subagent_run(
@@ -1284,6 +1306,17 @@ _COUNTS = (
 def _odd(value: object) -> bool:
     """Whether a response's `usageMetadata` holds a count no app writes (`odd_count`)."""
     return isinstance(value, dict) and any(odd_count(value.get(k)) for k in _COUNTS)
+
+
+def _counts(value: object) -> tuple[int, int, int] | None:
+    """A record's `usageMetadata` as its `api_response` telemetry names it."""
+    if not isinstance(value, dict):
+        return None
+    prompt, made, total = (
+        as_int(value.get(key), floats=False)
+        for key in ("promptTokenCount", "candidatesTokenCount", "totalTokenCount")
+    )
+    return prompt, made, total
 
 
 def _usage(value: object, model: str | None) -> Usage | None:

@@ -628,3 +628,18 @@ def test_follow_ended_at_its_duration_draws_the_crush_summary_it_kept_back(
         writer.close()
     drawn = [e for batch in live.follow(session, duration=0) for e in batch]
     assert "Summary: check" in [e.text for e in drawn if e.kind == "compaction"]
+
+
+def test_a_qwen_sub_agent_transcript_ending_on_its_answer_bills_it(
+    tmp_path: Path,
+) -> None:
+    """A Qwen Code sub-agent's own transcript (0.24.4) writes one record per model round
+    and ends on its answer: following it alone bills that answer once the file is found
+    unchanged, as before, not only when following ends."""
+    home = tmp_path / "home"
+    shutil.copytree(QWEN.parent / "subagents" / "home", home)
+    follower = LiveSession(
+        api.resolve(Home.at(home), "general-purpose-call_8f2b1c9d0e")
+    )
+    shown = follower.poll() + follower.poll()
+    assert _usages(shown) == [40, 30]

@@ -23,8 +23,9 @@ title record every 32 KB so a tail read finds it.
 Usage: one `usage` event per assistant `uuid` (streamed replies can be written as several
 fragments sharing one uuid: only the last fragment's `usageMetadata` counts). A record of
 another uuid ends a response, and so does the main agent's `api_response` telemetry with
-its counts (0.15.10 writes it as the stream ends, before the record): one a read ends on
-with neither is marked `unfinished` (`follow` holds it back until it is ended). Gemini
+its counts (0.15.10 writes it as the stream ends, before the record): one a chat's read
+ends on with neither is marked `unfinished` (`follow` holds it back until it is ended; a
+sub-agent's transcript writes a record per round, each whole). Gemini
 names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracted;
 output is `candidatesTokenCount`, plus `thoughtsTokenCount` where the total counts them
 apart (Gemini's API; an OpenAI-compatible provider's completion count already holds its
@@ -752,7 +753,8 @@ class _Reader:
         if self.pending is not None:
             uuid, usage, time, agent, odd = self.pending
             self.pending = None
-            unfinished = ended and not self.whole and self.child is None
+            # a sub-agent's transcript writes one record per model round (0.24.4): whole
+            unfinished = ended and not self.whole and self.owner is None
             self.counted.add(uuid)
             if odd:
                 self.diagnostics.damage(self.path, odd, ODD_COUNT)

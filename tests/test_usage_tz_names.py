@@ -88,3 +88,29 @@ def test_a_zone_found_in_the_case_typed_is_named_as_the_database_spells_it() -> 
     code, out, err = _usage("--explain", "2026-11-26", "--tz", "europe/paris")
     assert code == 0, err
     assert "times in Europe/Paris" in out
+
+
+def test_a_zone_spelled_as_the_database_does_is_not_looked_up_in_its_listing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Listing the zone database took some 80-100 ms of every `--tz Europe/Paris`, to
+    learn a spelling the name typed already has."""
+    import zoneinfo
+
+    listed: list[int] = []
+
+    def listing() -> set[str]:
+        listed.append(1)
+        return {"Europe/Paris", "UTC"}
+
+    monkeypatch.setattr(zoneinfo, "available_timezones", listing)
+    code, out, err = _usage("--tz", "Europe/Paris")
+    assert code == 0, err
+    assert "days: Europe/Paris" in out
+    if not any(
+        os.path.isfile(os.path.join(r, "Europe", "Paris")) for r in zoneinfo.TZPATH
+    ):
+        pytest.skip(
+            "no zone database on TZPATH: the zones come from the tzdata package"
+        )
+    assert listed == []

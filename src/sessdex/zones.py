@@ -20,6 +20,10 @@ def parse_tz(name: str | None) -> tzinfo:
         found: tzinfo | None = ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         found = None
+    if found is not None and _spelled_on_disk(
+        name
+    ):  # the listing (~100 ms) says no more
+        return found
     known = _zone_names()
     # europe/paris; macOS (and Windows, with tzdata) find it as typed, keyed so: the
     # key as the database spells it, which a report names
@@ -34,6 +38,28 @@ def parse_tz(name: str | None) -> tzinfo:
         f"unknown time zone {name!r}{f' (did you mean {meant!r}?)' if meant else ''}: "
         "use an IANA name such as Europe/Paris, UTC or local."
     )
+
+
+def _spelled_on_disk(name: str) -> bool:
+    """Whether `name` is a file of a zone database on TZPATH, each of its parts an entry
+    of its folder, as typed: no link (`europe` to `Europe`) and no disk that ignores case
+    (macOS finds `europe/paris`, whose folder lists `Europe`) gave it another spelling."""
+    from zoneinfo import TZPATH
+
+    for root in TZPATH:
+        folder = root
+        for part in name.split("/"):
+            try:
+                entries = {entry.name: entry for entry in os.scandir(folder)}
+            except OSError:
+                break
+            entry = entries.get(part)
+            if entry is None or entry.is_symlink():
+                break
+            folder = entry.path
+        else:
+            return os.path.isfile(folder)
+    return False
 
 
 def _zone_names() -> dict[str, str]:

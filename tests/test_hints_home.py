@@ -51,3 +51,23 @@ def test_a_home_no_shell_can_take_is_named_in_words(
         f"'sessdex resume {SESSION[:8]}' with the same --home without --print runs "
         "it itself" in said
     )
+
+
+def test_a_line_no_shell_can_take_names_resume_with_the_id_in_json_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--json`'s warnings said 'sessdex resume --home DIR' without --print, a usage
+    error, where the text said the same with the session's id."""
+    import json
+
+    monkeypatch.setenv("SESSDEX_SHELL", "cmd")
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, "C:\\Users\\alex\\100%PATH%")
+    _code, out, err = invoke(
+        "resume", SESSION[:8], "--print", "--json", "--home", str(home)
+    )
+    plan = json.loads(out)
+    assert plan["command"] is None, err
+    said = " ".join(" ".join(plan["warnings"]).split())
+    line = f"'sessdex resume {SESSION[:8]} --home {home}'"
+    assert f"{line} without --print runs it itself" in said

@@ -463,7 +463,10 @@ def resume_command(
                 shells.current()
             except BadSetting as bad:  # the user's own setting: said even to a log
                 err(f"warning: {one_line(str(bad))} The plan's command is null.")
-            stdout_bytes(dumps(check.record()) + b"\n")
+            record = check.record()
+            if isinstance(warnings := record["warnings"], list):  # as --print says it
+                record["warnings"] = [_with_id(str(w), session_id) for w in warnings]
+            stdout_bytes(dumps(record) + b"\n")
         else:
             echo(_printable(check, session_id))
         if not as_json and check.folder_refusal is not None:
@@ -529,8 +532,13 @@ def _printable(check: api.ResumeCheck, session_id: str) -> str:
     try:
         return check.command
     except NotQuotable as why:
-        bare, named = hints.named("resume"), hints.named("resume", session_id)
-        raise NotQuotable(str(why).replace(bare, named)) from None
+        raise NotQuotable(_with_id(str(why), session_id)) from None
+
+
+def _with_id(said: str, session_id: str) -> str:
+    """A refusal to quote the line with the `resume` it names given the session's id:
+    the quoting rules know no session, and a bare `sessdex resume` is a usage error."""
+    return said.replace(hints.named("resume"), hints.named("resume", session_id))
 
 
 def _unsaid(_message: str) -> None:

@@ -134,3 +134,25 @@ def test_watchs_board_prints_an_id_to_paste_and_keeps_its_columns() -> None:
     lead = next(line for line in lines if "Lead" in line)
     assert child.split()[1] == "'m-1$$cal'", lines
     assert child.index("~/x") == lead.index("~/x"), lines
+
+
+def test_lists_short_id_is_quoted_for_the_users_shell_on_every_run(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first `list` (the full command) quoted the id for cmd.exe, `"m-1$$cal"`;
+    the next, answered from the index alone, quoted it for sh, `'m-1$$cal'`, quotes
+    cmd.exe passes on as letters of the id."""
+    monkeypatch.setenv("SESSDEX_SHELL", "cmd")
+    shown = []
+    for _ in range(2):  # the second run is answered from the index the first wrote
+        done = subprocess.run(
+            [sys.executable, "-m", "sessdex", "list", "--all", "--home", str(home)],
+            env={**os.environ, "SESSDEX_HOME": str(home.parent / "state")},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        child = next(line for line in done.stdout.splitlines() if "Find every" in line)
+        shown.append(child.split()[1])
+    assert shown == ['"m-1$$cal"', '"m-1$$cal"']

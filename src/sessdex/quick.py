@@ -266,11 +266,15 @@ def answer(command: str, args: Sequence[str]) -> bool:
     home = _home(request)
     if home is None:
         return False
+    # as the full command's: its hints name options (`--since`) and quote ids for the
+    # user's shell (`"m-1$$cal"` for cmd.exe), not for the library
+    hints.on_command_line(True)
     hints.reading_home(request.home)  # the commands its hints name read that home too
     try:
         return _answer(request, home)
     finally:
         hints.reading_home(None)
+        hints.on_command_line(False)
 
 
 def index_path(home: tuple[str, Mapping[str, str]]) -> tuple[str, str | None] | None:

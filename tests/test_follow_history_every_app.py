@@ -27,8 +27,6 @@ GAPS = {
     "marks it `sidechain`, show by its id, and a usage show gives last",
     ("openclaw", "a717db17-7bed-408a-8491-a2bb0b190f46"): "a sub-agent another agent's "
     "folder keeps (listed by the index): show reads it after the lead, follow never",
-    ("qoder", "7c2a9e41-5d3b-4a6f-8e1c-0b9d7f3a2e58"): "a compaction Qoder never "
-    "committed: show draws it, follow's line reader does not",
 }
 
 

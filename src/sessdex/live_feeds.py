@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -317,19 +317,16 @@ class HookFeed:
                     entry.follower.skip_to_tail(window)
             # bytes appended, or events not seen before: written, not copied over it
             appended = change is Change.GROWN and not entry.repeats
+            before = len(found)
             for line in entry.follower.lines():
                 if entry.reader is None:
                     entry.reader = self.follow.reader(entry.file, line.offset)
-                for event in entry.reader(line):
-                    if self.told is not None:
-                        event = self.told(event)
-                    if seen.add(event) or not entry.repeats:
-                        found.append(event)
-                        appended = True
-                    child = event.extra.get("child_id")
-                    if event.kind == "subagent" and isinstance(child, str):
-                        relist = relist or child not in self.children
-                        self.children.add(child)
+                relist = self._take(entry, entry.reader(line), seen, found) or relist
+            settle = getattr(entry.reader, "settle", None)
+            if callable(settle) and entry.follower.pending == 0:
+                # a quiet end of the file: what waits for a line that may never come
+                relist = self._take(entry, settle(), seen, found) or relist
+            appended = appended or len(found) > before
             # the rewritten file is read through, as far as before: what is appended from
             # now on is new, even where it looks like an earlier event (same time, counts)
             follower = entry.follower
@@ -340,6 +337,23 @@ class HookFeed:
                 entry.shown = follower.offset
             modified = follower.mtime_ns / 1e9
             self.changes.append(Changed(entry.file.agent_id, modified, appended))
+        return relist
+
+    def _take(
+        self, entry: _File, events: Iterable[Event], seen: Seen, found: list[Event]
+    ) -> bool:
+        """Add `events` not seen before (all of a file not rewritten) to `found`; whether
+        a sub-agent not known before was named."""
+        relist = False
+        for event in events:
+            if self.told is not None:
+                event = self.told(event)
+            if seen.add(event) or not entry.repeats:
+                found.append(event)
+            child = event.extra.get("child_id")
+            if event.kind == "subagent" and isinstance(child, str):
+                relist = relist or child not in self.children
+                self.children.add(child)
         return relist
 
     def last_write(self) -> float:

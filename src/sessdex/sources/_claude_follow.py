@@ -18,8 +18,8 @@ earliest spawn still without a child whose prompt is its first user line.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
-from dataclasses import replace
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import files, folders
@@ -38,6 +38,20 @@ def _mtime(folder: Path) -> int:
         return folder.stat().st_mtime_ns
     except OSError:
         return -1
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """A file's line reader, and what its stream settles at a quiet end of the file."""
+
+    read: LineReader
+    stream: Stream
+
+    def __call__(self, line: files.Line) -> Iterable[Event]:
+        return self.read(line)
+
+    def settle(self) -> Iterator[Event]:
+        return self.stream.settle()
 
 
 class Follow:
@@ -218,7 +232,7 @@ class Follow:
                     )
                 yield event
 
-        return read
+        return _Reader(read, stream)
 
     def _link_by_task(self, child: Child, task: str | None) -> None:
         """Link a child no meta file names to the earliest spawn still unlinked whose

@@ -155,6 +155,9 @@ class Stream:
         self.stamped = False
         self.version: str | None = None
         self.compaction: Event | None = None  # held until its summary line arrives
+        # `follow` drew the held compaction at a quiet end of the file: a summary line
+        # written after it is not drawn again
+        self.settled = False
         # pull requests said (per agent) and origins said ("derived"): each told once
         self.links: set[tuple[str | None, str]] = set()
         self.task_ends: set[str] = set()  # background tasks whose end was noted
@@ -206,6 +209,10 @@ class Stream:
         ):
             yield self.compaction  # no summary followed the boundary
             self.compaction = None
+        if kind in rec.CONVERSATION and not (
+            kind == "user" and get("isCompactSummary") is True
+        ):
+            self.settled = False
         if not isinstance(kind, str):
             self.context.diagnostics.skip(str(self.path), number, "bad value")
             return
@@ -236,6 +243,14 @@ class Stream:
             yield from handler(self, record, agent, compacted)
         elif kind not in rec.IGNORED_TYPES:
             self.context.diagnostics.unknown_type(kind, self.version)
+
+    def settle(self) -> Iterator[Event]:
+        """What a quiet end of the file settles while `follow` reads on: a compaction no
+        summary line followed (Qoder may never write one), drawn once."""
+        if self.compaction is not None:
+            yield self.compaction
+            self.compaction = None
+            self.settled = True
 
     def finish(self) -> Iterator[Event]:
         """What the end of the file settles: a held compaction, responses still pending."""
@@ -530,6 +545,8 @@ class Stream:
         message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if record.get("isCompactSummary") is True:
+            if self.compaction is None and self.settled:
+                return  # its compaction was drawn at the end of the read before
             event = self.compaction or self._event("compaction", agent)
             self.compaction = None
             yield replace(event, text=rec.flatten(content) or event.text)

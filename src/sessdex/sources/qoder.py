@@ -311,8 +311,21 @@ class _TieredFollow:
         return self.inner.files(children)
 
     def reader(self, file: FollowFile, offset: int) -> LineReader:
-        read_line = self.inner.reader(file, offset)
-        return lambda line: map(_tiered, read_line(line))
+        return _TieredReader(self.inner.reader(file, offset))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _TieredReader:
+    """Claude Code's line reader, a tier named as such; what it settles too."""
+
+    inner: LineReader
+
+    def __call__(self, line: files.Line) -> Iterator[Event]:
+        return map(_tiered, self.inner(line))
+
+    def settle(self) -> Iterator[Event]:
+        settle = getattr(self.inner, "settle", None)
+        return map(_tiered, settle()) if callable(settle) else iter(())
 
 
 def _folded(mode: str) -> str:

@@ -25,8 +25,6 @@ GAPS = {
     "draws the abandoned turn show folds into a note",
     ("claude", "fe5e1c67-53e7-4862-81ae-d0e013e3270b"): "an inline sidechain: follow "
     "marks it `sidechain`, show by its id, and a usage show gives last",
-    ("openclaw", "a717db17-7bed-408a-8491-a2bb0b190f46"): "a sub-agent another agent's "
-    "folder keeps (listed by the index): show reads it after the lead, follow never",
 }
 
 

@@ -48,6 +48,7 @@ from .transcripts import (
     SUBAGENT_MODES,
     Transcript,
     agent_tree,
+    listed_apart,
     spawner_of,
     transcript,
 )
@@ -414,6 +415,7 @@ def follow_session(
         diagnostics=diagnostics,
         spawner=spawner_of(home, session),
         history=None if history is None else live.History(history, shown),
+        listed=listed_apart(home, session),
     )
     return session, batches
 

@@ -166,6 +166,7 @@ def follow(
     diagnostics: Diagnostics | None = None,
     spawner: str | None = None,
     history: History | None = None,
+    listed: Sequence[Session] = (),
 ) -> Iterator[list[Event]]:
     """Batches of new events as they are written: the recent history first (`history`:
     what of it is drawn, which a store's session may be read from its end for).
@@ -175,38 +176,55 @@ def follow(
     interleaved by time and carry their `agent_id`. What the reads could not use is
     added to `diagnostics` as the generator ends (closed, or interrupted). `spawner`:
     what a sub-agent's session calls the sub-agent that started it (the lead where None).
+    `listed`: sub-agents its own files hold nothing of (`transcripts.listed_apart`),
+    followed beside it, their events after its own in each batch, as `show` gives them.
     """
     live = LiveSession(session, spawner=spawner, history=history)
+    apart = [(LiveSession(child, history=history), child.id) for child in listed]
     waiter = Waiter(notify)
     deadline = None if duration is None else time.monotonic() + duration
+
+    def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
+        events = take(live)
+        for other, agent in apart:
+            events += [_told_apart(e, session.id, agent) for e in take(other)]
+        return events
+
     try:
-        opening = live.poll()
+        opening = gather(LiveSession.poll)
         if deadline is not None and time.monotonic() >= deadline:
             # no read comes after it (`--duration 0`): the history as the files hold
             # it, what a view cuts its last events from as `show --tail` does
-            yield opening + live.release()
+            yield opening + gather(LiveSession.release)
             return
         yield opening
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
-                held = live.release()  # no later read will find it whole
+                held = gather(LiveSession.release)  # no later read finds it whole
                 if held:
                     yield held
                 return
             if stop is not None and stop():
                 return
             if waiter.backend == "watchfiles":
-                waiter.watch(live.folders())
+                waiter.watch(set().union(live.folders(), *(o.folders() for o, _ in apart)))  # fmt: skip
             step = interval(waiter)
             waiter.wait(step if remaining is None else min(step, remaining))
-            events = live.poll()
+            events = gather(LiveSession.poll)
             if events:
                 yield events
     finally:
         waiter.close()
         if diagnostics is not None:
             diagnostics.update(live.diagnostics)
+            for other, _ in apart:
+                diagnostics.update(other.diagnostics)
+
+
+def _told_apart(event: Event, session_id: str, agent: str) -> Event:
+    """A listed sub-agent's event as `show` gives it in its lead: told apart by its id."""
+    return replace(event, session_id=session_id, agent_id=event.agent_id or agent)
 
 
 def renumber(batches: Iterable[list[Event]], start: int = 0) -> Iterator[Event]:

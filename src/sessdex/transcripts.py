@@ -167,6 +167,48 @@ def _with_listed(
             asked = found
 
 
+def listed_apart(home: Home, session: Session) -> list[Session]:
+    """The sub-agents the index lists under the session (or under one of them, level by
+    level) that its own whole read holds no event of: those `show` reads after it
+    (`_with_listed`), for `follow` to follow beside it. None where the index lists none
+    (no read), or the source merges its sub-agents in by time; a lead over
+    INSIDE_READ_MOST is not read for them (none)."""
+    import sqlite3
+
+    source = sources.get(session.app)
+    if getattr(source, "SUBAGENTS_BY_TIME", False) or not _lists_subagents(
+        home, session
+    ):
+        return []
+    try:
+        if os.stat((session.path or "").split("#", 1)[0]).st_size > INSIDE_READ_MOST:
+            return []
+        held = {
+            event.agent_id
+            for event in reading.read_session(source, session, Diagnostics())
+            if event.agent_id is not None
+        }
+    except (OSError, SessdexError):  # followed without them, as before
+        return []
+    found: list[Session] = []
+    asked, seen = [session.id], {session.id, *held}
+    index = Index(home)
+    try:
+        for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
+            below = [index.shown(row.session()) for _, row in index.under(session.app, asked)]  # fmt: skip
+            below = [child for child in below if child.id not in seen]
+            seen.update(child.id for child in below)
+            found += below
+            if not below:
+                break
+            asked = [child.id for child in below]
+    except sqlite3.Error:
+        pass
+    finally:
+        index.close()
+    return found
+
+
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
 # a lead read again for the sub-agents its file keeps, before `show` or `export` reads it:
 # the names it gives are worth a second read of a few MB, not of a 64 MB file's seconds

@@ -26,7 +26,7 @@ from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from . import _claude_records as rec
-from ._claude_read import _agent_file, _mentions, workflow_agents
+from ._claude_read import _agent_file, _mentions, _survey, workflow_agents
 from ._claude_stream import Child, Context, Stream
 from .base import FollowFile, LineReader
 
@@ -79,6 +79,7 @@ class Follow:
         # the unlinked ones: a child no meta file links opens with one of them
         self.asking: dict[str, int] = {}
         self.asked: dict[str, int] = {}
+        self.surveyed = False  # the main file's first reader was given its survey
 
     def files(self, children: Collection[str]) -> list[FollowFile]:
         if self.path is None or not self.path.name.endswith(".jsonl"):
@@ -185,7 +186,18 @@ class Follow:
     def reader(self, file: FollowFile, offset: int) -> LineReader:
         agent = file.agent_id
         child = self.context.children.get(agent) if agent is not None else None
-        stream = Stream(self.context, file.path, agent, child=child, offset=offset)
+        survey = None
+        if file.path == self.path and not self.surveyed:
+            # the history the first read draws: its rewound branches folded, its inline
+            # side chains named by their ids, as `read` finds them (lines written later
+            # are drawn as they come: nothing drawn is taken back)
+            self.surveyed = True
+            survey = _survey(
+                file.path, keep_long_lines=False, side_chain_is_lead=self.own
+            )
+        stream = Stream(
+            self.context, file.path, agent, survey=survey, child=child, offset=offset
+        )
         diagnostics = self.context.diagnostics
         name = str(file.path)
         # a sub-agent followed as a session of its own is the lead of what is shown

@@ -324,8 +324,9 @@ class HookFeed:
                 relist = self._take(entry, entry.reader(line), seen, found) or relist
             settle = getattr(entry.reader, "settle", None)
             if callable(settle) and entry.follower.pending == 0:
-                # a quiet end of the file: what waits for a line that may never come
-                relist = self._take(entry, settle(), seen, found) or relist
+                # the end of the file: what waits for a line that may never come
+                quiet = time.time() - entry.follower.mtime_ns / 1e9 >= QUIET_WORKING
+                relist = self._take(entry, settle(quiet), seen, found) or relist
             appended = appended or len(found) > before
             # the rewritten file is read through, as far as before: what is appended from
             # now on is new, even where it looks like an earlier event (same time, counts)

@@ -50,8 +50,8 @@ class _Reader:
     def __call__(self, line: files.Line) -> Iterable[Event]:
         return self.read(line)
 
-    def settle(self) -> Iterator[Event]:
-        return self.stream.settle()
+    def settle(self, quiet: bool) -> Iterator[Event]:
+        return self.stream.settle(quiet)
 
 
 class Follow:
@@ -195,6 +195,9 @@ class Follow:
             survey = _survey(
                 file.path, keep_long_lines=False, side_chain_is_lead=self.own
             )
+            for call, inline in survey.inline_children.items():  # 1.0's side chains
+                self.context.children.setdefault(inline, Child(inline, None, call_id=call))  # fmt: skip
+                self.context.by_call.setdefault(call, inline)
         stream = Stream(
             self.context, file.path, agent, survey=survey, child=child, offset=offset
         )

@@ -244,13 +244,18 @@ class Stream:
         elif kind not in rec.IGNORED_TYPES:
             self.context.diagnostics.unknown_type(kind, self.version)
 
-    def settle(self) -> Iterator[Event]:
-        """What a quiet end of the file settles while `follow` reads on: a compaction no
-        summary line followed (Qoder may never write one), drawn once."""
+    def settle(self, quiet: bool = False) -> Iterator[Event]:
+        """What the end of the file settles while `follow` reads on: a compaction no
+        summary line followed (Qoder may never write one), drawn once; with `quiet` (the
+        file silent a while: no more lines of its responses to come), their usage too,
+        as the end of a whole read bills it."""
         if self.compaction is not None:
             yield self.compaction
             self.compaction = None
             self.settled = True
+        if quiet:
+            for agent in list(self.agents):
+                yield from self._bill(agent)
 
     def finish(self) -> Iterator[Event]:
         """What the end of the file settles: a held compaction, responses still pending."""

@@ -529,9 +529,10 @@ class FollowFile:
 
 
 # Translates one complete line of a followed file into events (it parses the line itself).
-# One may also have `settle() -> Iterable[Event]`: what it holds for a line that may never
-# come (Claude Code's compaction waiting for its summary), asked after each read that ended
-# on a complete line, as the end of `read` settles it.
+# One may also have `settle(quiet) -> Iterable[Event]`: what it holds for a line that may
+# never come (Claude Code's compaction waiting for its summary; with `quiet`, the file
+# silent a while, a response's usage waiting for its next line), asked after each read
+# that ended on a complete line, as the end of `read` settles it.
 LineReader: TypeAlias = Callable[[Line], Iterable[Event]]
 
 

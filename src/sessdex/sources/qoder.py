@@ -323,9 +323,9 @@ class _TieredReader:
     def __call__(self, line: files.Line) -> Iterator[Event]:
         return map(_tiered, self.inner(line))
 
-    def settle(self) -> Iterator[Event]:
+    def settle(self, quiet: bool) -> Iterator[Event]:
         settle = getattr(self.inner, "settle", None)
-        return map(_tiered, settle()) if callable(settle) else iter(())
+        return map(_tiered, settle(quiet)) if callable(settle) else iter(())
 
 
 def _folded(mode: str) -> str:

@@ -188,10 +188,95 @@ class _Gemini:
         self._save()
 
 
-Make = Callable[[Path, random.Random], "_OpenCode | _Gemini"]
+class _Crush:
+    """A session added to the fixture's Crush database, written as Crush writes it: a
+    message inserted, then its parts written again in place as they stream; the session
+    row's token counters and time written after (Crush records no per-message usage);
+    a summary marked on the session row once written. Times are whole seconds, so that
+    many rows share one."""
+
+    ID = "9d2c0e51-7a3b-4c6d-9e7f-0a1b2c3d4e5f"
+
+    def __init__(self, home: Path, rng: random.Random) -> None:
+        shutil.copytree(app_home("crush"), home, symlinks=True)
+        self.path = home / "code/shop-api/.crush/crush.db"
+        self.rng = rng
+        self.at, self.n = 1796119300, 0
+        self.messages: list[str] = []
+        self.tokens = 0
+        self._write("INSERT INTO sessions (id, title, message_count, prompt_tokens, "
+                    "completion_tokens, cost, updated_at, created_at) "
+                    "VALUES (?, 'random', 0, 0, 0, 0, ?, ?)", self.ID, self.at, self.at)  # fmt: skip
+
+    def _write(self, sql: str, *args: object) -> None:
+        db = sqlite3.connect(self.path)
+        db.execute("PRAGMA synchronous = OFF")  # a test's writes need no fsync
+        db.execute(sql, args)
+        db.commit()
+        db.close()
+
+    def add(self, role: str, text: str, summary: bool = False) -> None:
+        self.at, self.n = self.at + self.rng.choice([0, 0, 1]), self.n + 1
+        message = f"m-random-{self.n:06d}"
+        self._write("INSERT INTO messages (id, session_id, role, parts, model, "
+                    "created_at, updated_at, provider, is_summary_message) "
+                    "VALUES (?, ?, ?, '[]', ?, ?, ?, ?, ?)", message, self.ID, role,
+                    "claude-sonnet-4-5" if role == "assistant" else None, self.at,
+                    self.at, "anthropic" if role == "assistant" else None,
+                    int(summary))  # fmt: skip
+        self.messages.append(message)
+        self._parts(message, text)
+
+    def _parts(self, message: str, text: str) -> None:
+        parts = [{"type": "text", "data": {"text": text}},
+                 {"type": "finish", "data": {"reason": "end_turn", "time": self.at}}]  # fmt: skip
+        self._write("UPDATE messages SET parts = ? WHERE id = ?", json.dumps(parts),
+                    message)  # fmt: skip
+
+    def counters(self) -> None:
+        """The session row's counters and time, written after a response."""
+        self.tokens += self.rng.randint(1, 99)
+        self._write("UPDATE sessions SET prompt_tokens = ?, completion_tokens = 5, "
+                    "cost = ?, updated_at = ? WHERE id = ?", self.tokens,
+                    self.tokens / 1e6, self.at, self.ID)  # fmt: skip
+
+    def turn(self) -> None:
+        n = self.n
+        self.add("user", f"p{n}")
+        self.add("assistant", f"a{n}")
+        if self.rng.random() < 0.7:  # else at a later step
+            self.counters()
+
+    def add_many(self, count: int) -> None:
+        for _ in range(count):
+            self.turn()
+
+    def stream(self, back: int) -> None:
+        if len(self.messages) < back:
+            self.counters()  # the counters alone written
+            return
+        message = self.messages[-back]
+        db = sqlite3.connect(self.path)
+        (parts,) = db.execute("SELECT parts FROM messages WHERE id = ?", (message,))
+        db.close()
+        self._parts(message, json.loads(parts[0])[0]["data"]["text"] + " more")
+
+    def revert(self, count: int) -> None:
+        for message in self.messages[-count:]:
+            self._write("DELETE FROM messages WHERE id = ?", message)
+        del self.messages[-count:]
+
+    def compact(self) -> None:
+        self.add("assistant", f"summary {self.n}", summary=True)
+        self._write("UPDATE sessions SET summary_message_id = ? WHERE id = ?",
+                    self.messages[-1], self.ID)  # fmt: skip
+        self.counters()
 
 
-def _step(app: _OpenCode | _Gemini, rng: random.Random) -> str:
+Make = Callable[[Path, random.Random], "_OpenCode | _Gemini | _Crush"]
+
+
+def _step(app: _OpenCode | _Gemini | _Crush, rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.35:
         app.turn()
@@ -209,13 +294,13 @@ def _step(app: _OpenCode | _Gemini, rng: random.Random) -> str:
         return f"{count} messages reverted"
     if roll < 0.9:
         count = rng.randint(40, 200)  # more than the first window's rows
-        if isinstance(app, _Gemini):
+        if not isinstance(app, _OpenCode):
             app.add_many(count)
         else:
             for _ in range(count):
                 app.turn()
         return f"{count} turns in one poll"
-    if isinstance(app, _OpenCode):
+    if not isinstance(app, _Gemini):
         app.compact()
         return "a compaction"
     return "nothing"
@@ -234,13 +319,19 @@ def _gemini(home: Path, rng: random.Random) -> tuple[_Gemini, str]:
     return app, _Gemini.ID[:8]
 
 
-@pytest.mark.parametrize("app", ["opencode", "gemini"])
+def _crush(home: Path, rng: random.Random) -> tuple[_Crush, str]:
+    app = _Crush(home, rng)
+    app.add_many(rng.randint(0, 150))
+    return app, _Crush.ID[:8]
+
+
+@pytest.mark.parametrize("app", ["opencode", "gemini", "crush"])
 @pytest.mark.parametrize("seed", range(8))
 def test_a_followed_stores_tail_reads_draw_what_whole_reads_draw(
     tmp_path: Path, app: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed * 104729 + len(app))
-    made, prefix = {"opencode": _opencode, "gemini": _gemini}[app](
+    made, prefix = {"opencode": _opencode, "gemini": _gemini, "crush": _crush}[app](
         tmp_path / "home", rng
     )
     follows = _Follows(Home.at(tmp_path / "home"), prefix, monkeypatch)

@@ -122,6 +122,20 @@ class _OpenCode:
         self._write("UPDATE part SET data = ? WHERE message_id = ?",
                     json.dumps(part), message)  # fmt: skip
 
+    def recount(self, back: int) -> None:
+        """The tokens of the message `back` from the end, an answer's, written again."""
+        if len(self.messages) < back:
+            return
+        message = self.messages[-back]
+        db = sqlite3.connect(self.path)
+        (data,) = db.execute("SELECT data FROM message WHERE id = ?", (message,))
+        db.close()
+        info = json.loads(data[0])
+        if "tokens" in info:
+            info["tokens"]["output"] += 1
+            self._write("UPDATE message SET data = ? WHERE id = ?", json.dumps(info),
+                        message)  # fmt: skip
+
     def revert(self, count: int) -> None:
         for message in self.messages[-count:]:
             self._write("DELETE FROM part WHERE message_id = ?", message)
@@ -181,6 +195,14 @@ class _Gemini:
         if len(self.messages) >= back:
             message = self.messages[-back]
             message["content"] = f"{message['content']} more"
+            self._save()
+
+    def recount(self, back: int) -> None:
+        """The tokens of the message `back` from the end, an answer's, written again."""
+        if len(self.messages) >= back and "tokens" in self.messages[-back]:
+            tokens = self.messages[-back]["tokens"]
+            assert isinstance(tokens, dict)
+            tokens["output"] += 1
             self._save()
 
     def revert(self, count: int) -> None:
@@ -286,8 +308,11 @@ def _step(app: _OpenCode | _Gemini | _Crush, rng: random.Random) -> str:
         return "the last answer streamed"
     if roll < 0.7:
         back = rng.randint(2, 4)
-        app.stream(back)
-        return f"the message {back} from the end rewritten"
+        if isinstance(app, _Crush) or rng.random() < 0.5:
+            app.stream(back)
+            return f"the message {back} from the end rewritten"
+        app.recount(back)
+        return f"the usage of the message {back} from the end rewritten"
     if roll < 0.8:
         count = rng.randint(1, 4)
         app.revert(count)

@@ -824,6 +824,10 @@ class ReadFeed:
         last = next((e for e in reversed(found) if e.kind not in BOOKKEEPING), None)
         if last is None:
             return None
+        # a usage before the anchor written again (an answer's counts filled in later):
+        # what was summed before the anchor (`anchor_tokens`) no longer holds
+        if any(e.kind == "usage" and seen.new(e, True) for e in found[:start]):
+            return None
         # one read before is as it was while what it names, among these rows, is
         older = [e for e in found[:start] if e.seq not in unsure]
         if len(older) < start and any(seen.new(e, True) for e in older):

@@ -1,8 +1,10 @@
 """A followed store's later reads draw on its last rows (`ReadFeed._read_tail`), and what
-they draw is what a whole read draws: generated OpenCode databases and Gemini chats
-written at random (messages appended, one poll's worth or more than a window holds; the
-last answer streamed into its row; an earlier part rewritten; a revert deleting the last
-messages; a compaction), each write read by a follow of each kind."""
+they draw and count is what a whole read draws and counts: generated OpenCode databases,
+Gemini chats, Crush and Goose databases and Cline SDK sessions written at random, each as
+its app writes (messages appended, one poll's worth or more than a window holds; the last
+answer streamed into its row; an earlier part or an earlier answer's usage rewritten; a
+call billed a poll late; a revert deleting the last messages; a compaction), each write
+read by a follow of each kind."""
 
 from __future__ import annotations
 
@@ -295,10 +297,165 @@ class _Crush:
         self.counters()
 
 
-Make = Callable[[Path, random.Random], "_OpenCode | _Gemini | _Crush"]
+class _Goose:
+    """A Goose session (schema v16), written as Goose writes it: each message inserted
+    whole, never updated in place; each model call a `usage_ledger` row dated when the
+    call was made, sometimes written a poll after the answer; a compaction's rewrite of
+    the whole conversation (`replace_conversation`: the history hidden from the model,
+    the summary after it); an edit's truncation (`truncate_conversation`). Times are whole
+    seconds."""
+
+    ID = "20260820_7"
+
+    def __init__(self, home: Path, rng: random.Random) -> None:
+        from tests.sources import test_goose as g
+
+        self.g = g
+        root, db = g.v16_home(home.parent / "goose")
+        shutil.move(root, home)
+        db.close()
+        self.path = home / ".local/share/goose/sessions/sessions.db"
+        self.rng = rng
+        self.clock, self.n = 0, 0
+        self.pending: list[tuple[int, int]] = []  # calls billed, not yet written
+        with self._db() as db:
+            g.add_session(db, self.ID, name="Random")
+
+    def _db(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path)
+        db.execute("PRAGMA synchronous = OFF")  # a test's writes need no fsync
+        return db
+
+    def turn(self) -> None:
+        g, n = self.g, self.n
+        self.n += 1
+        with self._db() as db:
+            self.clock += self.rng.choice([0, 1])
+            g.add_message(db, self.ID, "user", g.text(f"p{n}"), self.clock)
+            self.clock += self.rng.choice([0, 1])
+            call = (self.clock, self.rng.randint(1, 99))
+            g.add_message(db, self.ID, "assistant", g.text(f"a{n}"), self.clock)
+            self.pending.append(call)
+            if self.rng.random() < 0.7:  # else a later step writes it
+                self._bill(db)
+        db.close()
+
+    def _bill(self, db: sqlite3.Connection) -> None:
+        for clock, given in self.pending:
+            self.g.add_call(db, self.ID, clock, self.g.SONNET, (given, 5, 0, 0))
+        self.pending = []
+
+    def add_many(self, count: int) -> None:
+        for _ in range(count):
+            self.turn()
+
+    def stream(self, back: int) -> None:
+        """Goose rewrites no row: the calls billed late are written, and (`back` > 1)
+        the conversation is deleted and inserted again as it was."""
+        with self._db() as db:
+            self._bill(db)
+            if back > 1:
+                rows = db.execute(
+                    "SELECT role, content_json, created_timestamp, metadata_json "
+                    "FROM messages WHERE session_id = ? ORDER BY id",
+                    (self.ID,),
+                ).fetchall()
+                db.execute("DELETE FROM messages WHERE session_id = ?", (self.ID,))
+                db.executemany(
+                    "INSERT INTO messages (session_id, role, content_json, "
+                    "created_timestamp, metadata_json) VALUES (?, ?, ?, ?, ?)",
+                    [(self.ID, *row) for row in rows],
+                )
+        db.close()
+
+    def revert(self, count: int) -> None:
+        """An edit: the messages from the `count`th last on deleted (by their time)."""
+        with self._db() as db:
+            times = db.execute(
+                "SELECT created_timestamp FROM messages WHERE session_id = ? "
+                "ORDER BY id DESC LIMIT ?",
+                (self.ID, count),
+            ).fetchall()
+            if times:
+                db.execute(
+                    "DELETE FROM messages WHERE session_id = ? AND created_timestamp >= ?",
+                    (self.ID, times[-1][0]),
+                )
+        db.close()
+
+    def compact(self) -> None:
+        g = self.g
+        with self._db() as db:
+            self._bill(db)
+            # the history hidden from the model, what the user sees kept
+            db.execute("UPDATE messages SET metadata_json = json_set(metadata_json, "
+                       "'$.agentVisible', json('false')) WHERE session_id = ?",
+                       (self.ID,))  # fmt: skip
+            self.clock += 1
+            g.add_message(db, self.ID, "user", g.text(f"summary {self.n}"), self.clock,
+                          {"userVisible": False, "agentVisible": True})  # fmt: skip
+            g.add_call(db, self.ID, self.clock, None, (500, 50, 0, 0), compaction=True)
+        db.close()
 
 
-def _step(app: _OpenCode | _Gemini | _Crush, rng: random.Random) -> str:
+class _ClineSdk(_Gemini):
+    """A Cline SDK session: its manifest, and its messages file written whole again at
+    each write (each answer with its `metrics`), as the SDK writes it."""
+
+    ID = "1796199600000_rnd01"
+
+    def __init__(self, home: Path, rng: random.Random) -> None:
+        folder = home / ".cline" / "data" / "sessions" / self.ID
+        folder.mkdir(parents=True)
+        manifest = {"version": 1, "session_id": self.ID, "source": "cli",
+                    "started_at": "2026-12-02T08:00:00.000Z", "status": "running",
+                    "provider": "anthropic", "model": "claude-sonnet-4-5",
+                    "cwd": "/home/alex/code/shop-api", "prompt": "p0"}  # fmt: skip
+        (folder / f"{self.ID}.json").write_text(json.dumps(manifest))
+        self.path = folder / f"{self.ID}.messages.json"
+        self.rng = rng
+        self.messages = []
+        self.n = 0
+        self.turn()
+
+    def _save(self) -> None:
+        chat = {"version": 1, "updated_at": "2026-12-02T09:00:00.000Z", "agent": "lead",
+                "sessionId": self.ID, "messages": self.messages}  # fmt: skip
+        self.path.write_text(json.dumps(chat, indent=2))
+
+    def _message(self, kind: str, **fields: object) -> None:
+        self.n += 1
+        role = "user" if kind == "user" else "assistant"
+        message: dict[str, object] = {"id": f"m{self.n}", "role": role,
+                   "content": [{"type": "text", "text": fields["content"]}],
+                   "ts": 1796199600000 + 1000 * self.n}  # fmt: skip
+        tokens = fields.get("tokens")
+        if isinstance(tokens, dict):
+            message["metrics"] = {"inputTokens": tokens["input"],
+                                  "outputTokens": tokens["output"],
+                                  "cacheReadTokens": 0, "cacheWriteTokens": 0}  # fmt: skip
+            message["tokens"] = tokens  # `recount`'s handle: the SDK reads no such key
+        self.messages.append(message)
+
+    def stream(self, back: int) -> None:
+        if len(self.messages) >= back:
+            content = self.messages[-back]["content"]
+            assert isinstance(content, list)
+            content[0]["text"] += " more"
+            self._save()
+
+    def recount(self, back: int) -> None:
+        if len(self.messages) >= back and "metrics" in self.messages[-back]:
+            metrics = self.messages[-back]["metrics"]
+            assert isinstance(metrics, dict)
+            metrics["outputTokens"] += 1
+            self._save()
+
+
+Make = Callable[[Path, random.Random], "_OpenCode | _Gemini | _Crush | _Goose"]
+
+
+def _step(app: _OpenCode | _Gemini | _Crush | _Goose, rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.35:
         app.turn()
@@ -308,7 +465,7 @@ def _step(app: _OpenCode | _Gemini | _Crush, rng: random.Random) -> str:
         return "the last answer streamed"
     if roll < 0.7:
         back = rng.randint(2, 4)
-        if isinstance(app, _Crush) or rng.random() < 0.5:
+        if isinstance(app, _Crush | _Goose) or rng.random() < 0.5:
             app.stream(back)
             return f"the message {back} from the end rewritten"
         app.recount(back)
@@ -350,15 +507,31 @@ def _crush(home: Path, rng: random.Random) -> tuple[_Crush, str]:
     return app, _Crush.ID[:8]
 
 
-@pytest.mark.parametrize("app", ["opencode", "gemini", "crush"])
+def _goose(home: Path, rng: random.Random) -> tuple[_Goose, str]:
+    app = _Goose(home, rng)
+    app.add_many(rng.randint(0, 150))
+    return app, _Goose.ID
+
+
+def _cline(home: Path, rng: random.Random) -> tuple[_ClineSdk, str]:
+    app = _ClineSdk(home, rng)
+    app.add_many(rng.randint(0, 150))
+    return app, _ClineSdk.ID
+
+
+@pytest.mark.parametrize("app", ["opencode", "gemini", "crush", "goose", "cline"])
 @pytest.mark.parametrize("seed", range(8))
 def test_a_followed_stores_tail_reads_draw_what_whole_reads_draw(
     tmp_path: Path, app: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed * 104729 + len(app))
-    made, prefix = {"opencode": _opencode, "gemini": _gemini, "crush": _crush}[app](
-        tmp_path / "home", rng
-    )
+    made, prefix = {
+        "opencode": _opencode,
+        "gemini": _gemini,
+        "crush": _crush,
+        "goose": _goose,
+        "cline": _cline,
+    }[app](tmp_path / "home", rng)
     follows = _Follows(Home.at(tmp_path / "home"), prefix, monkeypatch)
     for step in range(STEPS):
         what = _step(made, rng)

@@ -828,13 +828,18 @@ class ReadFeed:
         # what was summed before the anchor (`anchor_tokens`) no longer holds
         if any(e.kind == "usage" and seen.new(e, True) for e in found[:start]):
             return None
+        # a compaction written since may have rewritten rows before these (Goose hides
+        # the whole history from the model, an earlier summary becoming a hidden note)
+        if any(e.kind == "compaction" and seen.new(e, True) for e in found):
+            return None
         # one read before is as it was while what it names, among these rows, is
         older = [e for e in found[:start] if e.seq not in unsure]
         if len(older) < start and any(seen.new(e, True) for e in older):
             return None
         kept: deque[Event] = deque()
+        met: set[int] = set()  # two alike new ones are two, as a whole read draws them
         for event in found:
-            if event.seq not in unsure and seen.add(event, True):
+            if event.seq not in unsure and _new(seen, event, True, met):
                 kept.append(event)
         tokens = self.anchor_tokens + sum(_usage(e) for e in found[start:])
         self.tokens = tokens

@@ -540,3 +540,22 @@ def test_a_followed_stores_tail_reads_draw_what_whole_reads_draw(
             follows.poll(f"seed {seed}, step {step}: {what}, read again unchanged")
     # a compaction folding from the first message: each later read whole (seed 5)
     assert follows.tails > 0
+
+
+def test_a_crush_sessions_later_reads_after_a_turn_are_of_its_last_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Crush writes the session row's counters and time again at each response: its one
+    summed usage, the session's last event, is no anchor a later read finds; the event
+    before it is, and a turn a second after the one before is read from the end."""
+    rng = random.Random(3)
+    made = _Crush(tmp_path / "home", rng)
+    rng.choice = lambda options: max(options)  # type: ignore[method-assign]
+    made.add_many(100)
+    follows = _Follows(Home.at(tmp_path / "home"), _Crush.ID[:8], monkeypatch)
+    for turn in range(3):
+        made.turn()
+        made.counters()
+        wholes = len(follows.wholes)
+        follows.poll(f"turn {turn}")
+        assert len(follows.wholes) == wholes + 1, turn  # the whole-read follow's alone

@@ -635,7 +635,7 @@ class ReadFeed:
         last: Event | None = None
         final: Event | None = None  # bookkeeping too
         met: set[int] = set()  # the keys this read found new
-        before_final: Event | None = None
+        ends: deque[Event] = deque(maxlen=3)  # its last events, for `_anchor`
         try:
             if whole and reading.whole_store(self.session.path):
                 # re-read after the app committed during the read, as `show` does: never
@@ -648,7 +648,8 @@ class ReadFeed:
                 if told is not None:
                     event = told(event)
                 count += 1
-                before_final, final = final, event
+                final = event
+                ends.append(event)
                 if event.agent_id is not None or event.kind == "subagent":
                     inlines = True
                 if event.kind not in BOOKKEEPING:
@@ -686,7 +687,7 @@ class ReadFeed:
         if whole:
             self.covered, self.tokens = count, tokens
             self.inlines = inlines
-            self._anchor(final, before_final, tokens)
+            self._anchor(list(ends), tokens)
             if not first:
                 self._hold(kept, _growing(last, final), seen, settled)
             elif self.fresh:
@@ -766,13 +767,18 @@ class ReadFeed:
             self.written = max([self.written, *times])
         return list(kept)
 
-    def _anchor(self, final: Event | None, before: Event | None, tokens: int) -> None:
-        """Remember where a read found the session's end: its last event, the one
-        `before` it, and the usage summed before it (a later read of the last rows sums
-        on from there)."""
-        if final is None:
+    def _anchor(self, ends: list[Event], tokens: int) -> None:
+        """Remember where a read found the session's end (`ends`: its last events, up to
+        3): its last event, the one before it, and the usage summed before it (a later
+        read of the last rows sums on from there). A session's summed counts it ends on
+        (Crush's, written again with a new time at each response) are no anchor, which
+        the next read would not find but by reading every row: the event before them is."""
+        if len(ends) > 1 and _summed(ends[-1]):
+            tokens -= _usage(ends.pop())
+        if not ends:
             self.anchor = None
             return
+        final, before = ends[-1], (ends[-2] if len(ends) > 1 else None)
         previous = None if before is None else Window.place(before)
         self.anchor = (Seen.key(final, True), Window.place(final), previous)
         self.anchor_tokens = tokens - _usage(final)
@@ -843,7 +849,7 @@ class ReadFeed:
                 kept.append(event)
         tokens = self.anchor_tokens + sum(_usage(e) for e in found[start:])
         self.tokens = tokens
-        self._anchor(found[-1], found[-2] if len(found) > 1 else None, tokens)
+        self._anchor(found[-3:], tokens)
         self.tail_drawn += len(kept)
         self._hold(kept, _growing(last, found[-1]), seen, settled)
         self.diagnostics.problems.extend(
@@ -1044,6 +1050,11 @@ def _unfinished(event: Event | None) -> bool:
     """Whether the usage a read ended on is marked a response no record has ended yet
     (`Event`'s `extra["unfinished"]`): kept back until one does, or following ends."""
     return event is not None and event.extra.get("unfinished") is True
+
+
+def _summed(event: Event) -> bool:
+    """Whether `event` is the usage a session's counters give, summed over it."""
+    return event.kind == "usage" and event.extra.get("scope") == "session"
 
 
 def _usage(event: Event) -> int:

@@ -144,7 +144,7 @@ def locate(home: Home) -> Location:
 
 # where `scan` reads a thread (see base.py): `threads/` of Amp's folder, and the
 # extension's and the log folders it lists (`also`); a broken link elsewhere hides none
-SESSION_NAMES = ("threads/*.json", "*.json", f"*{_amp_logs.SUFFIX}")
+SESSION_NAMES = ("threads", "threads/*.json", "*.json", f"*{_amp_logs.SUFFIX}")
 
 
 def scan(location: Location) -> Iterator[Path]:

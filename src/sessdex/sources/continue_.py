@@ -129,7 +129,7 @@ def locate(home: Home) -> Location:
 
 
 # where `scan` reads a session (see base.py): a broken link elsewhere hides none
-SESSION_NAMES = ("sessions/*.json",)
+SESSION_NAMES = ("sessions", "sessions/*.json")
 
 
 def scan(location: Location) -> Iterator[str]:

@@ -238,9 +238,11 @@ def locate(home: Home) -> Location:
 # where `scan` reads a session or its folder (see base.py): a broken link elsewhere (a
 # note in a session's folder) hides none
 SESSION_NAMES = (
+    "session-state",
     "session-state/*",  # a session's folder, or a legacy session's one file
     "session-state/*/events.jsonl",
     "session-state/*/workspace.yaml",
+    "history-session-state",
     "history-session-state/*.json",
 )
 

@@ -108,6 +108,7 @@ def locate(home: Home) -> Location:
 # where `scan` reads a transcript, its settings or a folder of them (see base.py): a
 # broken link elsewhere (a note in a project's folder) hides none
 SESSION_NAMES = (
+    "sessions",
     "sessions/*",
     "sessions/*/*.jsonl",
     "sessions/*/*.settings.json",

@@ -161,6 +161,7 @@ def _is_old_share(root: Path) -> bool:
 # or Kimi Code's (see base.py): a broken link elsewhere (a note in a session's folder)
 # hides none
 SESSION_NAMES = (
+    "sessions",
     "sessions/*",
     "sessions/*/*",  # a session's folder, or an old session's one file
     "sessions/*/*/wire.jsonl",

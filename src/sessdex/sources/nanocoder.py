@@ -229,14 +229,14 @@ def _sessions_setting(preferences: Path) -> dict[str, JSONValue] | None:
 
 # where `scan` reads a chat or the index of them (see base.py), in `sessions/` or a
 # sessions folder the preferences name (`also`): a broken link elsewhere hides none
-SESSION_NAMES = ("sessions/*.json", "*.json")
+SESSION_NAMES = ("sessions", "sessions/*.json", "*.json")
 
 
 def scan(location: Location) -> Iterator[str]:
     """The chats and `sessions.json` in each data folder's `sessions/` and in a sessions
     folder the preferences name."""
     for folder in (location.root / "sessions", *location.also):
-        if not folders.is_dir(folder):
+        if not folders.dir_at(folder):  # a broken link there is named
             continue
         for entry in folders.entries(folder, folder):
             # `<id>.json.<uuid>.tmp` is a write under way; a chosen folder can be the

@@ -146,6 +146,7 @@ def _home_path(home: Home, value: str) -> Path | None:
 # agent's folder or a session folder of the user's choice (flat, or per project): a
 # broken link elsewhere hides none
 SESSION_NAMES = (
+    "sessions",
     "sessions/*",
     "sessions/*/*.jsonl",
     "*.jsonl",

@@ -1,0 +1,71 @@
+"""Every app's folder of sessions that is a broken link (`~/.copilot/session-state ->
+gone`, `~/.kimi/sessions -> gone`, moved to a disk not mounted) hides all of that app's
+sessions: list, usage and doctor name it and where it leads, as they name `~/.codex/sessions
+-> gone`. Copilot CLI, Pi, Droid, Kimi CLI, Continue, Auggie, Nanocoder and Amp said only
+"No sessions found"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.sources import BUILTIN
+
+# the folder of sessions each app's listing reaches through `folders.entries`, from the home
+SESSIONS_FOLDER = {
+    "claude": ".claude/projects",
+    "codex": ".codex/sessions",
+    "vibe": ".vibe/logs/session",
+    "gemini": ".gemini/tmp",
+    "cline": ".cline/data/sessions",
+    "roo": ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+    "kilo": ".local/share/kilo",
+    "droid": ".factory/sessions",
+    "amp": ".local/share/amp/threads",
+    "antigravity": ".gemini/antigravity/conversations",
+    "copilot": ".copilot/session-state",
+    "pi": ".pi/agent/sessions",
+    "kimi": ".kimi/sessions",
+    "cursor": ".cursor/projects",
+    "opencode": ".local/share/opencode/storage",
+    "goose": ".local/share/goose/sessions",
+    "qwen": ".qwen/projects",
+    "continue": ".continue/sessions",
+    "kiro": ".kiro/sessions/cli",
+    "auggie": ".augment/sessions",
+    "vscode": ".config/Code/User/workspaceStorage",
+    "openhands": ".openhands/conversations",
+    "gptme": ".local/share/gptme/logs",
+    "openclaw": ".openclaw/agents",
+    "hermes": ".hermes/profiles",
+    "codebuff": ".config/manicode/projects",
+    "kiroide": ".config/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions",
+    "qoder": ".qoder/projects",
+    "nanocoder": ".local/share/nanocoder/sessions",
+}
+# apps whose sessions are a database file a scan names, not a folder it lists
+NO_FOLDER = {"aider", "crush", "zed", "warp", "forge"}
+
+
+def test_every_app_is_checked() -> None:
+    assert set(SESSIONS_FOLDER) | NO_FOLDER == set(BUILTIN)
+
+
+@pytest.mark.parametrize("app", sorted(SESSIONS_FOLDER))
+def test_an_apps_sessions_folder_linked_to_one_gone_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str
+) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    folder = home / SESSIONS_FOLDER[app]
+    folder.parent.mkdir(parents=True)
+    folder.symlink_to(tmp_path / "gone")
+    said = f"{folder} is a link to '{tmp_path / 'gone'}', which does not exist"
+    run = CliRunner()
+    for command in (["list", "-v"], ["list"], ["usage"], ["doctor"]):
+        result = run.invoke(main, [*command, "--home", str(home), "--app", app])
+        assert result.exit_code == 0, result.output
+        assert said in result.output, (command, result.output)

@@ -223,6 +223,8 @@ def scan(root: Path) -> Iterator[Path]:
             wire = folder / "agents" / MAIN / WIRE
             if folders.is_file(wire):
                 yield wire
+            elif folders.dir_at(wire.parent.parent):  # `agents -> gone` is named
+                folders.dir_at(wire.parent)
             if folders.is_file(folder / STATE):
                 yield folder / STATE
 

@@ -172,6 +172,8 @@ SESSION_NAMES = (
     "sessions/*/*/subagents/*",
     "sessions/*/*/subagents/*/wire.jsonl",
     "sessions/*/*/subagents/*/context.jsonl",
+    "sessions/*/*/agents",
+    "sessions/*/*/agents/main",
     "sessions/*/*/agents/main/wire.jsonl",
 )
 

@@ -54,16 +54,18 @@ def test_every_app_is_checked() -> None:
     assert set(SESSIONS_FOLDER) | NO_FOLDER == set(BUILTIN)
 
 
+@pytest.mark.parametrize("loops", [False, True], ids=["gone", "loops"])
 @pytest.mark.parametrize("app", sorted(SESSIONS_FOLDER))
 def test_an_apps_sessions_folder_linked_to_one_gone_is_named(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str, loops: bool
 ) -> None:
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
     home = tmp_path / "home"
     folder = home / SESSIONS_FOLDER[app]
     folder.parent.mkdir(parents=True)
-    folder.symlink_to(tmp_path / "gone")
-    said = f"{folder} is a link to '{tmp_path / 'gone'}', which does not exist"
+    folder.symlink_to(folder.name if loops else tmp_path / "gone")
+    gone = f"is a link to '{tmp_path / 'gone'}', which does not exist"
+    said = f"{folder} {'is a link that loops' if loops else gone}"
     run = CliRunner()
     for command in (["list", "-v"], ["list"], ["usage"], ["doctor"]):
         result = run.invoke(main, [*command, "--home", str(home), "--app", app])

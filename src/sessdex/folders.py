@@ -479,7 +479,10 @@ def is_file(path: str | Path) -> bool:
 def broken_link_words(path: str) -> str:
     """`path is a link to 'target', which does not exist`: where a broken link leads,
     for a user to mend it (the target quoted, the path written out: a name from the disk
-    is untrusted, and a warning cleaned of its escapes would name another file)."""
+    is untrusted, and a warning cleaned of its escapes would name another file). One
+    that loops (`~/.vibe/logs/session -> session`) is said so: its target is there."""
+    if _odd_kind(path) == LOOPING_LINK:
+        return f"{shown(path)} is a {LOOPING_LINK}"
     try:
         target = os.readlink(path)
     except (OSError, ValueError):

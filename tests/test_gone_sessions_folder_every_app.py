@@ -45,9 +45,10 @@ SESSIONS_FOLDER = {
     "kiroide": ".config/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions",
     "qoder": ".qoder/projects",
     "nanocoder": ".local/share/nanocoder/sessions",
+    "zed": ".local/share/zed/threads",  # its one database's folder
 }
 # apps whose sessions are a database file a scan names, not a folder it lists
-NO_FOLDER = {"aider", "crush", "zed", "warp", "forge"}
+NO_FOLDER = {"aider", "crush", "warp", "forge"}
 
 
 def test_every_app_is_checked() -> None:

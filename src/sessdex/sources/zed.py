@@ -117,6 +117,8 @@ def scan(location: Location) -> Iterator[Path]:
         database = folder.joinpath(*THREADS)
         if folders.is_file(database):
             yield database
+        else:
+            folders.dir_at(database.parent)  # `threads -> gone` is named
 
 
 def doctor_notes(location: Location) -> list[str]:

@@ -1,8 +1,9 @@
 """Every app's folder of sessions that is a broken link (`~/.copilot/session-state ->
-gone`, `~/.kimi/sessions -> gone`, moved to a disk not mounted) hides all of that app's
-sessions: list, usage and doctor name it and where it leads, as they name `~/.codex/sessions
--> gone`. Copilot CLI, Pi, Droid, Kimi CLI, Continue, Auggie, Nanocoder and Amp said only
-"No sessions found"."""
+gone`, `~/.kimi/sessions -> gone`, moved to a disk not mounted) or one that loops hides
+all of that app's sessions: list, usage and doctor name it (and where a broken one
+leads), as they name `~/.codex/sessions -> gone`. Copilot CLI, Pi, Droid, Kimi CLI,
+Continue, Auggie, Nanocoder, Amp and Zed said only "No sessions found"; an app's own
+folder that loops was said to lead to a target that does not exist."""
 
 from __future__ import annotations
 

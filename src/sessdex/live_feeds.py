@@ -703,14 +703,7 @@ class ReadFeed:
                 if e.kind == "usage" and e.usage is not None
             )
         events = list(kept)
-        self.diagnostics.problems.extend(
-            p for p in scratch.problems if p not in self.diagnostics.problems
-        )
-        self.skips.add(scratch)
-        if self.shared:  # this session's own last write: its newest event
-            times = [e.time.timestamp() for e in events if e.time is not None]
-            self.written = max([self.written, *times])
-        return events
+        return self._taken(events, scratch)
 
     def _read_end(self, seen: Seen) -> list[Event] | None:
         """`follow -n`'s first read of a store: the session's last rows, as many as hold
@@ -758,14 +751,19 @@ class ReadFeed:
             {Window.place(e) for e in found},
             max(e.time for e in found if e.time is not None),
         )
+        return self._taken(list(kept), scratch)
+
+    def _taken(self, events: list[Event], scratch: Diagnostics) -> list[Event]:
+        """`events`, a read's new ones, handed on: what the read met kept, and, of a
+        shared file, its newest time as this session's own last write."""
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )
         self.skips.add(scratch)
         if self.shared:  # this session's own last write: its newest event
-            times = [e.time.timestamp() for e in kept if e.time is not None]
+            times = [e.time.timestamp() for e in events if e.time is not None]
             self.written = max([self.written, *times])
-        return list(kept)
+        return events
 
     def _anchor(self, ends: list[Event], tokens: int) -> None:
         """Remember where a read found the session's end (`ends`: its last events, up to
@@ -852,14 +850,7 @@ class ReadFeed:
         self._anchor(found[-3:], tokens)
         self.tail_drawn += len(kept)
         self._hold(kept, _growing(last, found[-1]), seen, settled)
-        self.diagnostics.problems.extend(
-            p for p in scratch.problems if p not in self.diagnostics.problems
-        )
-        self.skips.add(scratch)
-        if self.shared:  # this session's own last write: its newest event
-            times = [e.time.timestamp() for e in kept if e.time is not None]
-            self.written = max([self.written, *times])
-        return list(kept)
+        return self._taken(list(kept), scratch)
 
     def _hold(
         self, kept: deque[Event], last: Event | None, seen: Seen, settled: bool

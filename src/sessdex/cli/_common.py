@@ -237,14 +237,19 @@ class TakesOneId(_SaysItsWords):
         )
 
 
-def _only_options(command: click.Command, words: Sequence[str]) -> bool:
-    """Whether `words` are all the command's own options, each with its value."""
-    valued = {
+def _valued_options(command: click.Command) -> set[str]:
+    """The names of the command's options that take a value (`--home DIR`, `-n 5`)."""
+    return {
         name
         for p in command.params
         if isinstance(p, click.Option) and not p.is_flag and not p.count
         for name in p.opts
     }
+
+
+def _only_options(command: click.Command, words: Sequence[str]) -> bool:
+    """Whether `words` are all the command's own options, each with its value."""
+    valued = _valued_options(command)
     flags = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
     rest = iter(words)
     for word in rest:
@@ -319,12 +324,7 @@ def export_meant(
         return None
     if "--json" in given or "session_id" not in {p.name for p in command.params}:
         return None
-    valued = {
-        name
-        for p in command.params
-        if isinstance(p, click.Option) and not p.is_flag and not p.count
-        for name in p.opts
-    }
+    valued = _valued_options(command)
     found: dict[str, str] = {}  # the unknown option's value, and --home's
     session, skip = None, False
     for at, word in enumerate(given):
@@ -548,12 +548,7 @@ def flags_as_words(command: click.Command, given: Sequence[str]) -> str | None:
     for them as words, after `--`; None where none came after a word, or a `--` was
     typed. A long flag (`--here`), an option with a value or an output (`--json`) is
     the user's option, as `_said_at_end` reads them."""
-    valued = {
-        name
-        for p in command.params
-        if isinstance(p, click.Option) and not p.is_flag and not p.count
-        for name in p.opts
-    }
+    valued = _valued_options(command)
     flags = {
         name: next((o for o in p.opts if o.startswith("--")), name)
         for p in command.params
@@ -598,12 +593,7 @@ def _options_and_words(
 ) -> tuple[list[str], list[str]]:
     """`given` parted into the command's own options (each with its value) and the
     rest, in their order: everything past a `--` is a word."""
-    valued = {
-        name
-        for p in command.params
-        if isinstance(p, click.Option) and not p.is_flag and not p.count
-        for name in p.opts
-    }
+    valued = _valued_options(command)
     flags = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
     options: list[str] = []
     words: list[str] = []

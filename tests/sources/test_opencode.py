@@ -133,8 +133,8 @@ def test_json_tree_parts_become_events() -> None:
     assert found[4].text == "[file error.log, text/plain]"
     # the compaction part's note: what it folded (its `tail_start_id` names the prompt)
     assert found[6].text == (
-        "compacted automatically: 0 messages summarized, 1 kept as they were, from the "
-        'prompt "Step 1"'
+        "compacted automatically, the context being full: 0 messages summarized, 1 kept "
+        'as they were, from the prompt "Step 1"'
     )
     # the user stopping the answer (MessageAbortedError) is an interruption, not a failure
     assert found[9].text == "The operation was aborted."

@@ -1,5 +1,6 @@
 """OpenCode 1.x compaction: the `compaction` part of the request that starts one says
-whether OpenCode started it (`auto`), because the context was full (`overflow`), and the
+whether OpenCode started it (`auto`, which it does only when the context is full;
+`overflow` where the provider refused the request as too long), and the
 first message kept as it was (`tail_start_id`): what was folded into the summary and from
 where (message-v2.ts's CompactionPart)."""
 
@@ -61,6 +62,19 @@ def test_show_says_what_a_compaction_folded_and_what_it_kept(tmp_path: Path) -> 
         '3 kept as they were, from the prompt ""SCENARIO=resume Please run' in shown
     )
     assert shown.index("compacted automatically") < shown.index("context compacted")
+
+
+def test_a_plain_automatic_compaction_says_the_context_was_full(tmp_path: Path) -> None:
+    """1.x starts a compaction on its own only when the context is full (`isOverflow`
+    on the last answer's tokens, or the provider refusing the request, which it marks
+    `overflow`): one with no `overflow` said "compacted automatically" alone, where a
+    2.x one, the same event, says the context was full."""
+    home = _compacted(tmp_path, {"auto": True, "tail_start_id": KEPT})
+    shown = cli_over(home, "show", BASIC).output
+    assert (
+        "compacted automatically, the context being full: 3 messages summarized"
+        in shown
+    )
 
 
 def test_a_compaction_the_user_asked_for_keeping_nothing_says_so(

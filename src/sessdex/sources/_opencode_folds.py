@@ -1,8 +1,9 @@
 """What an OpenCode 1.x compaction folded into its summary, for a note beside it.
 
 The request that starts a compaction is a user message holding a `compaction` part
-(message-v2.ts's CompactionPart): `auto` (OpenCode started it, not `/compact`),
-`overflow` (the context was full) and `tail_start_id`, the first message kept as it was
+(message-v2.ts's CompactionPart): `auto` (OpenCode started it, which it does only for a
+full context, not `/compact`), `overflow` (the provider refused the request as too long)
+and `tail_start_id`, the first message kept as it was
 after the summary. The messages read before it are counted here: those since the last
 compaction's tail that the summary replaced, and those it kept. No count where the
 kept message was not read (a cut session). A read of the session's last messages only
@@ -69,8 +70,12 @@ class Folds:
         read = self.read.setdefault(agent, [])
         if read:
             read[-1].ordinary = False  # the request itself
-        text = _started(part.get("auto"))
-        if part.get("overflow") is True:
+        # 1.x too compacts on its own only when the context is full: the last answer's
+        # tokens reached the model's limit (`isOverflow`), or the provider refused the
+        # request as too long (`overflow`, then)
+        auto = part.get("auto")
+        text = _started(auto)
+        if auto is True or part.get("overflow") is True:
             text += _FULL
         start = self.start.get(agent, 0)
         before = read[start:-1] if read else []

@@ -7,6 +7,7 @@ folder that loops was said to lead to a target that does not exist."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ SESSIONS_FOLDER = {
     "openhands": ".openhands/conversations",
     "gptme": ".local/share/gptme/logs",
     "openclaw": ".openclaw/agents",
-    "hermes": ".hermes/profiles",
+    "hermes": ".hermes/profiles",  # its transcripts folder beside state.db: below
     "codebuff": ".config/manicode/projects",
     "kiroide": ".config/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions",
     "qoder": ".qoder/projects",
@@ -71,5 +72,30 @@ def test_an_apps_sessions_folder_linked_to_one_gone_is_named(
     run = CliRunner()
     for command in (["list", "-v"], ["list"], ["usage"], ["doctor"]):
         result = run.invoke(main, [*command, "--home", str(home), "--app", app])
+        assert result.exit_code == 0, result.output
+        assert said in result.output, (command, result.output)
+
+
+HERMES_HOME = Path(__file__).parent / "data" / "hermes" / "home"
+
+
+@pytest.mark.parametrize("loops", [False, True], ids=["gone", "loops"])
+def test_hermes_transcripts_folder_beside_its_database_linked_to_one_gone_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loops: bool
+) -> None:
+    """Hermes lists its sessions from `state.db`, but an older release's chats live only
+    in `<home>/sessions/` beside it (a transcript or log of their own): that folder
+    broken hides them as `profiles/` broken hides a profile's."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    shutil.copytree(HERMES_HOME, home, symlinks=True)
+    folder = home / ".hermes" / "sessions"
+    shutil.rmtree(folder)
+    folder.symlink_to(folder.name if loops else tmp_path / "gone")
+    gone = f"is a link to '{tmp_path / 'gone'}', which does not exist"
+    said = f"{folder} {'is a link that loops' if loops else gone}"
+    run = CliRunner()
+    for command in (["list", "-v"], ["list"], ["usage"], ["doctor"]):
+        result = run.invoke(main, [*command, "--home", str(home), "--app", "hermes"])
         assert result.exit_code == 0, result.output
         assert said in result.output, (command, result.output)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from . import freshness
 from .diagnostics import NOT_LINES, Diagnostics, why
 from .sources import Home, Location, Source
-from .sources.base import not_text, reads_as_session
+from .sources.base import hidden_beside, not_text, reads_as_session
 
 log = logging.getLogger(__name__)
 
@@ -290,6 +290,13 @@ def _scan(
             return False
         if not listed_any and not _links_hide(
             source, report, passed, reads_as_session(source, location)
+        ):
+            return False
+        beside = hidden_beside(source, location)
+        if (
+            listed_any
+            and beside is not None
+            and not _links_hide(source, report, passed, beside)
         ):
             return False
     except Exception as error:  # one app's broken store never hides the others

@@ -210,12 +210,30 @@ class Source(Protocol):
 # them has every broken link said.
 
 
+# It may set `HIDDEN_BESIDE` too, in the same shape: the folders whose broken link hides
+# sessions even where the scan listed other files (Hermes's `sessions/` beside its
+# `state.db`: an older release's chats are only there).
+
+
 def reads_as_session(source: object, location: Location) -> Callable[[str], bool]:
     """Whether a path stands where `source`'s scan of `location` would read a session,
     its store or a folder of them (`SESSION_NAMES`); every path, where it names none."""
     patterns: tuple[str, ...] | None = getattr(source, "SESSION_NAMES", None)
     if patterns is None:
         return lambda path: True
+    return _matching(patterns, location)
+
+
+def hidden_beside(source: object, location: Location) -> Callable[[str], bool] | None:
+    """Whether a path is one of `source`'s `HIDDEN_BESIDE` folders in `location`; None
+    where it names none."""
+    patterns: tuple[str, ...] | None = getattr(source, "HIDDEN_BESIDE", None)
+    return None if patterns is None else _matching(patterns, location)
+
+
+def _matching(patterns: tuple[str, ...], location: Location) -> Callable[[str], bool]:
+    """Whether a path matches one of `patterns` under `location`'s folders, or is one
+    of those folders or above it."""
     shapes = [pattern.split("/") for pattern in patterns]
     roots = (location.root, *location.also)
 

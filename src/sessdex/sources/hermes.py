@@ -177,6 +177,9 @@ INSTALL_HINT = (  # the README's installer (Windows: scripts/install.ps1)
 )
 
 DB_NAME = "state.db"
+# a broken link in place of a transcripts folder hides the chats only it holds, beside
+# a database listed (base.py's HIDDEN_BESIDE)
+HIDDEN_BESIDE = ("sessions", "profiles/*/sessions")
 WINDOWS_HOME = ("AppData", "Local", "hermes")
 _PROFILES = "profiles"
 _ACTIVE_PROFILE = (

@@ -5,6 +5,7 @@ sessions, and the command that lists them."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +42,7 @@ def test_list_here_below_a_project_names_the_folder_above(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
         assert done.stdout == ""  # the rule is kept: this folder or below it
         assert f"2 sessions are in {str(project)!r} above it" in done.stderr
-        assert f"sessdex find dir:{project} --home {home}" in done.stderr
+        assert f"cd {project} && sessdex list --here --home {home}" in done.stderr
 
 
 def test_list_here_stops_at_the_repository_root(tmp_path: Path) -> None:
@@ -76,3 +77,39 @@ def test_the_quick_path_says_what_the_full_command_says(
     capsysbinary.readouterr()
     assert quick.answer("list", ["--here", "--home", str(home)])
     assert capsysbinary.readouterr() == (b"", expected)
+
+
+def test_the_command_named_lists_just_the_sessions_it_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `find dir:FOLDER` matched `My Project2` too, and split `My Project` in two words
+    monkeypatch.setenv("SHELL", "/bin/bash")  # the line is run by bash
+    monkeypatch.delenv("SESSDEX_SHELL", raising=False)
+    project = tmp_path / "My Project"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    for n in (1, 2):
+        write_claude_session(
+            home, f"3f2b9c1e-0000-4000-8000-00000000001{n}", str(project)
+        )
+    other = tmp_path / "My Project2"
+    other.mkdir()
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000019", str(other))
+    settle(home)
+    for _ in range(2):  # the full command, then the quick path
+        done = _list_here(home, project / "src")
+        assert f"2 sessions are in {str(project)!r} above it" in done.stderr
+        named = re.search(r"above it: (.)(.+)\1 lists them", done.stderr)
+        assert named, done.stderr
+        bin_folder = os.path.dirname(sys.executable)
+        env = {**os.environ, "PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}"}
+        listed = subprocess.run(
+            ["bash", "-c", named.group(2)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert listed.count("3f2b9c1e") == 2, listed
+        assert "000000000019" not in listed

@@ -144,12 +144,42 @@ def line(*words: str) -> str:
     Raises NotQuotable for a word that shell cannot be given."""
     from .shells import word
 
+    return " ".join(["sessdex", *map(word, _with_home(words))])
+
+
+def _with_home(words: Sequence[str]) -> list[str]:
+    """`words` with the running command's `--home` (before a `--`, past which it would
+    be a word)."""
     home = _HOME.get()
     argv = list(words)
     if home is not None:
         at = argv.index("--") if "--" in argv else len(argv)
         argv[at:at] = ["--home", home]
-    return " ".join(["sessdex", *map(word, argv)])
+    return argv
+
+
+def named_in(folder: str, *words: str) -> str:
+    """`cd FOLDER && sessdex WORDS` as a sentence names it, in quotes (as `named`
+    does), the folder and each word quoted for the user's shell, with the running
+    command's `--home`. Where that shell cannot be given the folder (or is one sessdex
+    does not know): `named(*words)` said to be run there, the folder named before it."""
+    from .errors import BadSetting, NotQuotable
+    from .shells import cd_then_run
+
+    try:
+        typed = cd_then_run(folder, ["sessdex", *_with_home(words)])
+    except (NotQuotable, BadSetting):
+        return f"{named(*words)}, run in that folder,"
+    return _in_quotes(typed)
+
+
+def _in_quotes(typed: str) -> str:
+    """`typed` in the first quote mark it does not hold itself (none where it holds
+    them all)."""
+    for mark in "'\"`":
+        if mark not in typed:
+            return f"{mark}{typed}{mark}"
+    return typed
 
 
 def _untypable(words: Sequence[str]) -> str:
@@ -196,10 +226,7 @@ def named(*words: str) -> str:
         return f"'{' '.join(('sessdex', *words))}' with the same --home{why}"
     finally:
         _NAMING.reset(naming)
-    for mark in "'\"`":
-        if mark not in typed:
-            return f"{mark}{typed}{mark}"
-    return typed
+    return _in_quotes(typed)
 
 
 def _left_out(words: Sequence[str]) -> str:

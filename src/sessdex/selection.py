@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import pathnames
-from .hints import named
+from .hints import named, named_in
 from .idtext import dashed
 from .sources import BUILTIN
 from .wording import count_of
@@ -240,7 +240,8 @@ def nothing_matches(
     `--json` or `--nl` given, which the command it suggests keeps, as it keeps `kept`,
     the other options given that still apply (`--all`, `--limit 5`). `above`: the
     folder above the one `--here` took that holds sessions, and how many
-    (`folder_above`), which the line names with the `find` that lists them."""
+    (`folder_above`), which the line names with the `list --here` there that lists
+    them."""
     from .errors import BadSetting
     from .shells import POSIX, current, word
 
@@ -254,7 +255,9 @@ def nothing_matches(
     if hint and here and above is not None and not (query or hidden):
         folder, count = above
         are = "1 session is" if count == 1 else f"{count_of(count, 'session')} are"
-        lists = named("find", *_app_words(apps), f"dir:{folder}")
+        # `find dir:FOLDER` would match `FOLDER2` too: `--here` there lists these alone
+        given = [*kept, *([output] if output else [])]
+        lists = named_in(folder, "list", *_app_words(apps), "--here", *given)
         hint = f"No session matches {' '.join(options)}; {are} in {folder!r} above it: {lists} lists {'it' if count == 1 else 'them'}."  # fmt: skip
     if hint and here:  # which folder: the one the shell is in may not be the one meant
         hint = hint.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)

@@ -40,3 +40,14 @@ def test_a_day_of_an_empty_week_says_both() -> None:
     code, out, err = _explain("2026-12-02")
     assert (code, out) == (0, "")
     assert err.startswith("2026-12-02 is in the week of Monday 2026-11-30; no token")
+
+
+def test_the_weeks_note_is_said_once_under_the_row() -> None:
+    # it came last, below every counted and dropped line, far from the row it names
+    code, out, err = _explain("2026-11-25")
+    assert code == 0, err
+    lines = out.splitlines()
+    note = "note: 2026-11-25 is in the week of Monday 2026-11-23, whose row this is"
+    assert lines[:2] == [lines[0], note]
+    assert lines[0].startswith("row 2026-11-23: 7 responses")
+    assert out.count("week of Monday") == 1

@@ -75,6 +75,9 @@ class Explained:
     # a day, week or month with nothing in it, or a session that counted nothing: `notes`
     # says so
     empty: bool = False
+    # how many of `notes`, from the first, the text says under the row's line rather
+    # than last: which week a day is in names the row itself
+    said_first: int = 0
 
 
 def _counted(catalogue: Catalogue, app: str, path: str, record: UsageRecord) -> Counted:
@@ -545,6 +548,7 @@ def explain(
             explained.notes[0] = f"{said}; {explained.notes[0]}"
         else:
             explained.notes.insert(0, f"{said}, whose row this is")
+            explained.said_first += 1
         return explained
     try:
         return _explain(

@@ -488,6 +488,7 @@ def _explain_lines(
         f"input {row.input_tokens:,}, output {row.output_tokens:,}, "
         f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}"
         + _credits_said(row),
+        *(f"note: {note}" for note in explained.notes[: explained.said_first]),
         "",
         # the day of a time near midnight depends on it: said once, not on every line
         f"counted ({len(explained.counted) + more.responses}): times in {zone_name(tz)}",
@@ -520,7 +521,7 @@ def _explain_lines(
     if explained.more_dropped:
         rules = ", ".join(f"{rule} {n:,}" for rule, n in explained.rules.items())
         yield f"  … and {explained.more_dropped:,} more, not listed; every line dropped, by rule: {rules}"
-    for note in explained.notes:
+    for note in explained.notes[explained.said_first :]:
         yield f"note: {note}"
 
 

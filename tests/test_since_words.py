@@ -116,3 +116,30 @@ def test_a_span_may_end_in_ago_as_it_is_said() -> None:
         code, out, err = invoke(*args, "--home", DEMO)
         assert code == 0, (args, err)
         assert json.loads(out), args
+
+
+def test_the_refusal_and_the_help_name_the_ago_form() -> None:
+    """The refusal's examples and `--help` named `3d` and `3days`, not `3 days ago`,
+    which both read too."""
+    code, _, err = invoke("list", "--since", "soon", "--home", DEMO)
+    assert code == 2 and "3 days ago" in err, err
+    for command in (["list"], ["find"], ["watch"], ["usage"]):
+        code, out, err = invoke(*command, "--help")
+        assert code == 0, err
+        for option in ("--since", "--until"):
+            if command == ["watch"] and option == "--until":
+                continue  # watch shows what is live: it takes no --until
+            help_text = _option_help(out, option)
+            assert "3 days ago" in help_text, (command, option, help_text)
+
+
+def _option_help(help_page: str, option: str) -> str:
+    """`option`'s help in a command's `--help`, its wrapped lines joined."""
+    lines = help_page.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.lstrip().startswith(option))
+    taken = [lines[start]]
+    for line in lines[start + 1 :]:
+        if not line.startswith("   "):
+            break  # the next option, or the end of the options
+        taken.append(line)
+    return " ".join(" ".join(taken).split())

@@ -984,7 +984,8 @@ def _unread(value: str) -> str:
     import re
 
     examples = (
-        "use 3d, 12h, 2w, 1mo, 1y, 30min (or 3days, 2weeks, 6months), today, "
+        "use 3d, 12h, 2w, 1mo, 1y, 30min (or 3days, 2weeks, 6months, 3 days ago), "
+        "today, "
         "yesterday, a date like 2026-11-01 or a month like 2026-11."
     )
     if (match := re.fullmatch(r"\s*(\d+)\s*M\s*", value)) is not None:

@@ -202,6 +202,9 @@ class Stream:
             and not self.context.side_chain_is_lead
         ):
             agent = self._agent_of(record)
+        if not isinstance(kind, str):
+            self.context.diagnostics.skip(str(self.path), number, "bad value")
+            return
         if (
             self.compaction is not None
             and kind in rec.CONVERSATION
@@ -213,9 +216,6 @@ class Stream:
             kind == "user" and get("isCompactSummary") is True
         ):
             self.settled = False
-        if not isinstance(kind, str):
-            self.context.diagnostics.skip(str(self.path), number, "bad value")
-            return
         abandoned = self.survey.abandoned
         if abandoned:
             uuid = rec.string(get("uuid"))

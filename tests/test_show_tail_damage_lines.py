@@ -39,8 +39,9 @@ FILES = [
 ]  # fmt: skip
 # the readers that count the lines before a --tail offset anyway: the line's number
 COUNTED = {"vibe"}
-# the sessions with sub-agents, whose tail is read whole (their blocks placed as show's)
-WHOLE = {"copilot", "gptme", "kimi", "openclaw", "qoder"}
+# the sessions with sub-agents kept apart, whose tail is read whole (their blocks placed
+# as show places them; those kept in the lead's file are read in its order with it)
+WHOLE = {"gptme", "kimi", "openclaw", "qoder"}
 
 
 def _damaged_home(tmp_path: Path, app: str, name: str) -> tuple[Path, Path, str]:

@@ -83,12 +83,16 @@ def transcript(
     if tail is not None:
         lead_only = subagents == "none" or not as_shown
         by_time = getattr(source, "SUBAGENTS_BY_TIME", False)
-        if lead_only or by_time or not _lists_subagents(home, session):
+        listed = by_time or _lists_subagents(home, session)
+        if lead_only or by_time or not listed:
             last, relative = _tail_events(
                 source, session, diagnostics, tail, full, shown, spawner, lead_only
             )
+            # sub-agents the lead's own file keeps, none listed apart: read in its
+            # order with it, their events in the tail read as in the whole one
+            inside = getattr(source, "SUBAGENTS_INSIDE", False) and not listed
             if lead_only or not (
-                any(_of_subagents(e) for e in last)
+                (not inside and any(_of_subagents(e) for e in last))
                 or (by_time and _listed_since(home, session, last, shown, tail))
             ):
                 last = last if drawn else _last(last, shown, tail)

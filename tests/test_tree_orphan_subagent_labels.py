@@ -155,13 +155,20 @@ def test_crush_show_bills_a_child_session_whose_call_is_cut_once(
     """The lead's row's cost holds its child's: the child read with the lead is taken
     off it, as when the call is there, in a whole read and in a tail's alike."""
 
-    def costs(home: Path, *args: str) -> list[float]:
+    def costs(home: Path, *args: str, last: int | None = None) -> list[float]:
         shown = json.loads(run(home, "show", CRUSH_LEAD, "--json", *args))
-        return [e["extra"]["app_cost_usd"] for e in shown if e["kind"] == "usage"]
+        return [
+            e["extra"]["app_cost_usd"]
+            for e in shown[-last if last else 0 :]
+            if e["kind"] == "usage"
+        ]
 
     whole, cut = _crush_home(tmp_path, cut=False), _crush_home(tmp_path, cut=True)
     assert costs(cut) == costs(whole)  # the lead's own, then its child's
-    assert costs(cut, "--tail", "2") == costs(whole)[-1:]
+    # the whole read's last 2 events, the child's among them where it is read after
+    # the lead's (its call cut): the child's usage once, the lead's holding it no more
+    assert costs(cut, "--tail", "2") == costs(cut, last=2) == [0.006, costs(whole)[-1]]
+    assert costs(whole, "--tail", "2") == costs(whole, last=2) == costs(whole)[-1:]
 
 
 def test_crush_usage_bills_a_lead_whose_call_is_cut_as_a_whole_one(

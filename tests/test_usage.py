@@ -1657,7 +1657,9 @@ def test_explain_lines_come_one_at_a_time(mixed: Home, run: object) -> None:
     text = run.invoke(  # type: ignore[attr-defined]
         main, ["usage", "session", "--home", str(mixed.path), "--explain", "aaaaaaaa"]
     ).output
-    assert text.splitlines() == list(view.explain_lines(result.explained))
+    # the files under the home named as the CLI names them there (`~/.claude/…`)
+    home = str(mixed.path)
+    assert text.splitlines() == list(view.explain_lines(result.explained, home=home))
 
 
 def test_explain_json_comes_in_pieces_and_is_the_whole_record(

@@ -48,6 +48,8 @@ def test_usage_project_names_folders_under_the_home_as_given(tmp_path: Path) -> 
         text=True,
     )
     assert "counted (1)" in done.stdout, done.stdout
-    assert f" {link}/.claude/projects/" in done.stdout, done.stdout
+    # under the home given, as `~/…` (the CLI names a path there so), not the real one
+    assert " ~/.claude/projects/" in done.stdout, done.stdout
+    assert str(real) not in done.stdout, done.stdout
     cache = Path(os.environ["SESSDEX_HOME"]) / "cache"
     assert len(list(cache.glob("index-*.sqlite"))) == 1

@@ -349,8 +349,8 @@ def test_an_event_file_deleted_mid_read_is_passed_over(
     listed = openhands.event_files
     folder = home / CONVERSATIONS / PAUSED
 
-    def then_gone(where: Path) -> list[str]:
-        names = listed(where)
+    def then_gone(where: Path, diagnostics: Diagnostics | None = None) -> list[str]:
+        names = listed(where, diagnostics)
         os.remove(names[1])  # the agent's answer, gone between listing and reading
         return names
 

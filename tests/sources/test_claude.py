@@ -2007,6 +2007,59 @@ def test_what_2_1_332_writes_of_repl_scripts_fallbacks_and_cut_tool_results(
     ]
 
 
+def test_what_2_1_337_writes_of_denials_routes_and_files_changed_by_sub_agents(
+    tmp_path: Path,
+) -> None:
+    """Shapes from the 2.1.337 program (npm @anthropic-ai/claude-code-linux-x64 2.1.337,
+    GIT_SHA 880a43ce831a, its transcript tables and writers): auto mode's saved
+    `denial-counts`, the `api-request-route` a session ran through and the new
+    attachments of context for the model are passed over without a word (no "unknown
+    record type" in doctor); the files sub-agents and Stop hooks changed in a turn
+    (`system`/`subagent_file_changes`, its `bashEditDiff`) are a meta event naming them."""
+    lines = [
+        prompt(1, "Fix the tests with a sub-agent"),
+        {"type": "denial-counts", "sessionId": "s", "consecutive": 1, "total": 3},
+        {"type": "api-request-route", "provider": "firstParty", "credential": "login",
+         "sessionId": "s"},
+        record("attachment", 2, attachment={"type": "auto_mode_rules", "text": "rules"}),
+        record("attachment", 3, attachment={"type": "plugin_rules", "names": ["p"],
+               "rules": ["r"]}),
+        record("attachment", 4, attachment={"type": "projects_instructions",
+               "blocks": ["b"], "changed": False}),
+        record("attachment", 5, attachment={"type": "attached_file_names",
+               "names": ["a.png"]}),
+        record("attachment", 6, attachment={"type": "attachment_answer",
+               "rowUuid": "u5", "leftOut": True}),
+        record("attachment", 7, attachment={"type": "blocked_prompts_withdrawn",
+               "prompts": [], "rest": [], "standIn": "[withdrawn]"}),
+        record("attachment", 8, attachment={"type": "web_fetch_scope_notice",
+               "scope": "may_open"}),
+        reply(9, "Fixed."),
+        record("system", 10, subtype="subagent_file_changes", isMeta=False,
+               bashEditDiff={"files": [], "moreFiles": 2,
+                             "changedFiles": ["/home/dev/app/a.py", "/home/dev/app/b.py"],
+                             "changedLines": [{"added": 4, "removed": 1}, None],
+                             "createdFiles": ["/home/dev/app/b.py"], "deletedFiles": []}),
+        record("system", 11, subtype="subagent_file_changes", isMeta=False,
+               bashEditDiff={"files": [], "moreFiles": 0, "changedFiles": [],
+                             "changedLines": [], "createdFiles": [], "deletedFiles": [],
+                             "unavailable": True}),
+    ]  # fmt: skip
+    diagnostics = Diagnostics()
+    found = events(write(tmp_path / "s.jsonl", lines), diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    changed = [e for e in found if e.kind == "meta" and "changed" in (e.text or "")]
+    assert [e.text for e in changed] == [
+        "sub-agents or hooks changed 2 files: /home/dev/app/a.py, /home/dev/app/b.py",
+        "sub-agents or hooks changed files Claude Code could not list",
+    ]
+    assert changed[0].extra["changed_files"] == 2
+    assert [e.text for e in found if e.kind in ("user", "assistant")] == [
+        "Fix the tests with a sub-agent",
+        "Fixed.",
+    ]
+
+
 def test_a_response_run_on_us_only_inference_costs_a_tenth_more(
     tmp_path: Path,
 ) -> None:

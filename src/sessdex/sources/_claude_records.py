@@ -102,6 +102,10 @@ IGNORED_TYPES = frozenset(
         # data-flow bookkeeping 2.1.332 strips with the rest before a remote resume; no
         # writer of it in that build
         "data-flow-handover",
+        # 2.1.337: auto mode's denial counts kept for a resume, and the provider and
+        # credential kind a session's requests went through (its tables of entries)
+        "denial-counts",
+        "api-request-route",
     }
 )
 # Context the harness attaches for the model: said by neither the user nor the model.
@@ -167,6 +171,11 @@ IGNORED_ATTACHMENTS = frozenset(
         "elapsed_time_reminder", "output_limit_note", "progress_reminder_sent",
         "prompt_as_file", "repl_mcp_needs_auth", "repl_mcp_servers", "advisor_tool",
         "session_cron_carry",
+        # 2.1.337's new context for the model: auto mode's and plugins' rules, a Claude
+        # project's instructions, the names of attached files, how an attachment was
+        # rendered, prompts a check withdrew, what WebFetch may open
+        "auto_mode_rules", "plugin_rules", "projects_instructions", "attached_file_names",
+        "attachment_answer", "blocked_prompts_withdrawn", "web_fetch_scope_notice",
     }
 )  # fmt: skip
 # Hook bookkeeping and session starts; a local command's effect shows on later lines.

@@ -83,6 +83,33 @@ class Context:
     billed: IdTable = field(default_factory=IdTable)
 
 
+_NAMED_FILES = 10  # a turn's changed files named in full; the rest counted
+
+
+def _files_changed(diff: object) -> tuple[str, Extra]:
+    """What a `subagent_file_changes` line says: the files sub-agents and Stop hooks
+    changed in a turn (their `bashEditDiff`, names without hunks)."""
+    diff = diff if isinstance(diff, dict) else {}
+    listed = diff.get("changedFiles")
+    names = (
+        [rec.text(n) for n in listed if isinstance(n, str) and n]
+        if isinstance(listed, list)
+        else []
+    )
+    if not names:
+        return "sub-agents or hooks changed files Claude Code could not list", {
+            "changed_files": None
+        }
+    shown = ", ".join(names[:_NAMED_FILES])
+    if len(names) > _NAMED_FILES:
+        shown += f" and {len(names) - _NAMED_FILES} more"
+    plural = "file" if len(names) == 1 else "files"
+    said = f"sub-agents or hooks changed {len(names)} {plural}: {shown}"
+    if diff.get("unavailable") is True:  # Claude Code lost track of some
+        said += " (maybe more)"
+    return said, {"changed_files": len(names)}
+
+
 def _stopped(hook: dict[str, object]) -> bool:
     """Whether a `hook_success` attachment is a SubagentStop hook that let the sub-agent
     stop: a hook may exit 0 and still answer `{"decision": "block"}` to keep it going."""
@@ -922,6 +949,9 @@ class Stream:
             yield from self._fallback(
                 agent, old, rec.string(record.get("fallbackModel"))
             )
+        elif subtype == "subagent_file_changes":  # 2.1.337, at a turn's end
+            said, changes = _files_changed(record.get("bashEditDiff"))
+            yield self._event("meta", agent, text=said, extra=changes)
         elif subtype == "informational":
             note = record.get("content")
             if isinstance(note, str) and note.strip():

@@ -8,7 +8,7 @@ tests/test_source_facts.py checks it.
 """
 
 CHECKED_WITH: dict[str, str] = {
-    "claude": "Claude Code 1.0.98 to 2.1.197 and 2.1.332 (real files), record catalogue up to 2.1.220, 2.1.289-2.1.292 record types from third-party readers of real files, 2.1.332's /rename sidecar, its tables of transcript entry types, its set of context attachments, its host-row, fallback and cut-tool-results writers from its program text, advisor usage iterations from Anthropic's API documentation; resume checked against 2.1.197's and 2.1.332's --help",
+    "claude": "Claude Code 1.0.98 to 2.1.197 and 2.1.332 (real files), record catalogue up to 2.1.220, 2.1.289-2.1.292 record types from third-party readers of real files, 2.1.332's /rename sidecar, its tables of transcript entry types, its set of context attachments, its host-row, fallback and cut-tool-results writers from its program text, 2.1.337's tables of entry types, context attachments and its subagent_file_changes writer from its program text, advisor usage iterations from Anthropic's API documentation; resume checked against 2.1.197's and 2.1.332's --help",
     "codex": "codex-cli 0.146 - 0.171.0; the TypeScript codex-cli's JSON sessions from its source; resume checked against 0.171.0's --help",
     "vibe": "vibe 3.0.2 and 3.0.3 (unified store, real files; 3.0.3 writes store format minor 10); 2.26.1 --legacy-harness and 2.18 (session folders); 1.x's one-file sessions from its interaction_logger.py (v1.0.0-v1.3.5, no real file); resume checked against 3.0.3",
     "gemini": "gemini 0.61.0 (JSONL chats; the ChatRecordingService of its npm bundle); pre-0.40 one-file JSON chats from public samples; sha256-named project folders before 0.29 and trustedFolders.json from gemini-cli's source; resume checked against 0.61.0's --help; --session-file imports from 0.61.0's resolveSessionId and a real run; 0.61.0 is still the newest release (npm, 2026-12-05)",
@@ -45,7 +45,7 @@ CHECKED_WITH: dict[str, str] = {
 }
 
 NEWEST_CHECKED: dict[str, str | None] = {
-    "claude": "2.1.332",
+    "claude": "2.1.337",
     "codex": "0.171.0",
     "vibe": None,
     "gemini": None,

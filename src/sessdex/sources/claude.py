@@ -73,7 +73,9 @@ Reading (`_claude_read`, `_claude_stream`):
   `extra["queued"]`. A `microcompact_boundary` (old tool outputs cleared) is a compaction,
   as is a `tool_results_cut` attachment (2.1.33x: outputs replaced by a stand-in for the
   model after time away, `extra["reason"]`). A `model_fallback` or `model_consent_fallback`
-  line (2.1.33x) is a `meta` event naming both models, as `model_refusal_fallback` is.
+  line (2.1.33x) is a `meta` event naming both models, as `model_refusal_fallback` is;
+  a `subagent_file_changes` line (2.1.337: the files sub-agents and Stop hooks changed in
+  a turn) a `meta` event naming them, `extra["changed_files"]` their count.
   A lead's user line with `entrypoint: "sdk-cli"` (`claude -p`, print mode; the TUI writes
   `"cli"`, the Agent SDKs `"sdk-ts"`/`"sdk-py"`, whose hosts may be chat windows) is a
   `user` event with `extra["headless"]`: no one types, and its process runs until its
@@ -155,11 +157,12 @@ CHECKED_WITH = (
     "2.1.289-2.1.292 record types from third-party readers of real files, "
     "2.1.332's /rename sidecar, its tables of transcript entry types, its set of context "
     "attachments, its host-row, fallback and cut-tool-results writers from its program "
-    "text, advisor usage iterations from "
+    "text, 2.1.337's tables of entry types, context attachments and its "
+    "subagent_file_changes writer from its program text, advisor usage iterations from "
     "Anthropic's API documentation"
     "; resume checked against 2.1.197's and 2.1.332's --help"
 )
-NEWEST_CHECKED = "2.1.332"  # doctor names versions past it
+NEWEST_CHECKED = "2.1.337"  # doctor names versions past it
 ENV_VARS = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")
 # its program, as `resume` runs it: `watch` shows a copy running with no session yet
 CLI = ("claude",)

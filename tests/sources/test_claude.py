@@ -2034,6 +2034,8 @@ def test_what_2_1_337_writes_of_denials_routes_and_files_changed_by_sub_agents(
                "prompts": [], "rest": [], "standIn": "[withdrawn]"}),
         record("attachment", 8, attachment={"type": "web_fetch_scope_notice",
                "scope": "may_open"}),
+        record("attachment", 8, attachment={"type": "routine_fire",
+               "firedAt": "Dec 4, 2026, 9:00 AM UTC", "name": "nightly"}),
         reply(9, "Fixed."),
         record("system", 10, subtype="subagent_file_changes", isMeta=False,
                bashEditDiff={"files": [], "moreFiles": 2,

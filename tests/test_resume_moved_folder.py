@@ -47,11 +47,41 @@ def refusal(home: Path) -> str:
 
 
 def test_no_newer_folder_of_that_name_no_hint(moved: Path) -> None:
-    """stale/my shop is older than the session: no reason to think it moved there."""
+    """stale/my shop is older than the session: no reason to think it moved there. What
+    to do is said all the same (it was only that the folder is gone)."""
     old = moved.parent / "old" / "my shop"
     assert refusal(moved) == (
         f"the session's folder {old} no longer exists; sessdex never resumes elsewhere."
+        f" Put the project back at {old} (restore or clone it there) to resume it: "
+        "Claude Code finds a session only from the folder it ran in."
     )
+
+
+def test_print_of_a_gone_folder_says_what_to_do(moved: Path) -> None:
+    """`resume --print` of a session whose folder is gone, with no newer folder of its
+    name: the error said that it no longer exists and nothing the user could do."""
+    old = moved.parent / "old" / "my shop"
+    printed = CliRunner().invoke(
+        main, ["resume", GONE[:8], "--print", "--home", str(moved)]
+    )
+    assert printed.exit_code == 1
+    assert f"Put the project back at {old} (restore or clone it there)" in (
+        printed.stderr
+    )
+
+
+def test_an_anywhere_cli_is_given_the_line_without_its_cd(
+    moved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the CLI finds a session from any folder and no newer folder of the name is
+    known, the line without `cd` is offered, to run where the user chooses."""
+    monkeypatch.setattr(sources.get("claude"), "RESUMES_ANYWHERE", True, raising=False)
+    said = refusal(moved)
+    assert said.endswith(
+        "to go on with it in another folder, run this there (claude finds the session "
+        f"from any folder): claude --resume {GONE} --model claude-sonnet-4-5 "
+        "--permission-mode default"
+    ), said
 
 
 @needs_git

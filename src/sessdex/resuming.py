@@ -274,7 +274,9 @@ def check_resume(
         )
         refusal = f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."  # fmt: skip
         if gone == "no longer exists":
-            refusal += _moved_hint(home, session, source, plan)
+            refusal += _moved_hint(home, session, source, plan) or _gone_hint(
+                source, plan
+            )
         check.folder_refusal = refusal
         check.refusals.append(refusal)
     elif not os.access(plan.cwd, os.X_OK):
@@ -355,6 +357,27 @@ def _moved_hint(
     except (NotQuotable, BadSetting):  # the folder is said; the user types the rest
         return f"{said}."
     return f"{said}. {plan.program} finds the session from any folder; to resume it there: {line}"  # fmt: skip
+
+
+def _gone_hint(source: sources.Source, plan: ResumePlan) -> str:
+    """What the user can do about a session whose folder is gone and went nowhere sessdex
+    knows of: put it back, or, where the app's CLI finds the session from any folder,
+    run the line without its `cd` in a folder of their choosing (never done for them)."""
+    from .shells import run
+
+    back = (
+        f" Put the project back at {plan.cwd} (restore or clone it there) to resume it"
+    )
+    if not resumes_anywhere(source):
+        return f"{back}: {source.TITLE} finds a session only from the folder it ran in."
+    try:
+        line = run(plan.argv)
+    except (NotQuotable, BadSetting):  # the way is said; the user types the line
+        return f"{back}, or run {plan.program} in the folder you choose."
+    return (
+        f"{back}, or, to go on with it in another folder, run this there "
+        f"({plan.program} finds the session from any folder): {line}"
+    )
 
 
 @once_more_if_damaged

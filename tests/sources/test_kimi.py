@@ -186,7 +186,10 @@ def test_an_older_session_is_read_from_its_context() -> None:
     assert all(e.time is None for e in got)  # context.jsonl has no times
 
 
-def test_resume_withholds_yolo_and_skips_sub_agents() -> None:
+def test_resume_refuses_a_restored_yolo_and_skips_sub_agents() -> None:
+    """kimi-cli 1.52 reopens a session at the yolo saved in its state.json, whatever
+    the flags (`effective_yolo = yolo or session.state.approval.yolo`, soul/agent.py),
+    and no flag lowers it: refused unless kept, as Copilot's Allow All is."""
     found = sessions(Home.at(DATA / "home"))
     plan = kimi.resume(found[MAIN])
     assert plan is not None
@@ -194,11 +197,12 @@ def test_resume_withholds_yolo_and_skips_sub_agents() -> None:
     assert (plan.cwd, plan.program, plan.withheld) == (
         "/home/dev/code/ledger",
         "kimi",
-        ("--yolo",),
+        (),
     )
-    assert plan.notes  # kimi itself restores the saved approval
+    assert plan.restores_looser == "yolo approval"
     kept = kimi.resume(found[MAIN], keep_permissions=True)
     assert kept is not None and kept.argv[-1] == "--yolo" and kept.withheld == ()
+    assert not kept.restores_looser
     plan_mode = kimi.resume(replace(found[MAIN], permission_mode="plan"))
     assert (
         plan_mode is not None and plan_mode.argv[-1] == "--plan"
@@ -609,3 +613,26 @@ def test_a_sub_agents_answer_shows_as_its_summary_not_its_header(
     )
     text = CliRunner().invoke(main, ["show", lead, "--home", str(home)]).stdout
     assert header not in text and "resume_hint" not in text
+
+
+def test_resume_print_warns_that_kimi_restores_its_yolo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`resume --print` of a session left at yolo said "left out --yolo (looser than the
+    CLI's default)", and `resume` would run it: kimi reopened it at yolo all the same,
+    from its state.json. The line is refused as one that runs looser than the default."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    runner = CliRunner()
+    printed = runner.invoke(main, ["resume", MAIN[:8], "--print", "--home", str(home)])
+    assert "left out --yolo" not in printed.stderr
+    assert (
+        "warning: kimi reopens this session at the yolo approval it was left at, "
+        "looser than its default, and no flag lowers it" in printed.stderr
+    ), printed.stderr
+    assert "--yolo" not in printed.stdout

@@ -369,9 +369,11 @@ def test_resume_reopens_the_session_folder_and_withholds_looser_modes() -> None:
     auto = kimi.resume(found[SMALL])
     assert auto is not None
     assert auto.argv == ("kimi", "--session", f"session_{SMALL}")
-    assert auto.withheld == ("--auto",) and "auto" in auto.notes[0]
+    # Kimi Code restores the saved mode itself: refused unless kept, never "left out"
+    assert auto.withheld == () and auto.restores_looser == "auto permission mode"
     kept = kimi.resume(found[SMALL], keep_permissions=True)
     assert kept is not None and kept.argv[-1] == "--auto" and not kept.withheld
+    assert not kept.restores_looser
 
 
 def test_a_fork_names_its_source_not_the_import_it_copied(tmp_path: Path) -> None:

@@ -900,33 +900,26 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`kimi --session <session folder name>` in the session's work directory.
 
     Kimi Code restores the session's model, thinking and permission mode itself; its only
-    mode flags (`--yolo`, `--auto`) loosen approval, so they are passed only with
-    `keep_permissions` and otherwise named as withheld.
+    mode flags (`--yolo`, `--auto`) loosen approval and none lowers it, so a session left
+    at one is marked `restores_looser` (refused) unless `keep_permissions` passes it.
     """
     if not session.cwd or not session.path:
         return None
     path = Path(session.path)
     folder = path.parent.parent.parent.name if path.name == WIRE else path.parent.name
     argv = ["kimi", "--session", folder or f"{_SESSION_PREFIX}{session.id}"]
-    withheld: list[str] = []
-    notes: list[str] = []
+    looser = ""
     if session.permission_mode in ("yolo", "auto"):
-        flag = f"--{session.permission_mode}"
         if keep_permissions:
-            argv.append(flag)
-        else:
-            withheld.append(flag)
-            notes.append(
-                f"kimi restores the session's saved {session.permission_mode} permission "
-                "mode on resume; switch it back with /permission if you want to approve"
-            )
+            argv.append(f"--{session.permission_mode}")
+        else:  # restored all the same (lowered in the app with /permission)
+            looser = f"{session.permission_mode} permission mode"
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd,
         program="kimi",
         install_hint=INSTALL_HINT,
-        notes=tuple(notes),
-        withheld=tuple(withheld),
+        restores_looser=looser,
     )
 
 

@@ -889,17 +889,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     argv = ["kimi", "--session", session.id]
     if session.model:
         argv += ["--model", session.model]
-    withheld: list[str] = []
-    notes: list[str] = []
+    looser = ""
     if session.permission_mode in ("yolo", "afk"):
-        flag = f"--{session.permission_mode}"
+        # kimi-cli (1.52's soul/agent.py) reopens the session at the yolo or afk its
+        # state.json saved whatever the flags, and none lowers it: refused unless kept
         if keep_permissions:
-            argv.append(flag)
+            argv.append(f"--{session.permission_mode}")
         else:
-            withheld.append(flag)
-            notes.append(
-                f"kimi restores the {session.permission_mode} approval saved in the session's state.json"
-            )
+            looser = f"{session.permission_mode} approval"
     elif session.permission_mode == "plan":
         argv.append("--plan")
     return ResumePlan(
@@ -907,8 +904,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd,
         program="kimi",
         install_hint="uv tool install kimi-cli",
-        notes=tuple(notes),
-        withheld=tuple(withheld),
+        restores_looser=looser,
     )
 
 

@@ -480,14 +480,18 @@ def _continuing(
 def resume_command(session: Session) -> str | None:
     """The shell line that reopens `session`, quoted as `resume --print` prints it (for
     the user's shell, as its folder is this machine's), or None where its app has none,
-    it recorded no folder, its id would read as an option, or that shell cannot be given
-    one of its words. Nothing on this machine is checked: an export is read anywhere."""
+    it recorded no folder, its id would read as an option, that shell cannot be given
+    one of its words, or the app would reopen it looser than its default (Copilot's Allow
+    All), which `resume` refuses and a line pasted from an export could not say. Nothing
+    on this machine is checked: an export is read anywhere."""
     if session.id.startswith("-"):
         return None
     session, _ = _argument_safe(session)
     source = sources.get(session.app)
     plan = source.resume(session)
-    if plan is None or (not session.cwd and not resumes_anywhere(source)):
+    if plan is None or plan.restores_looser:
+        return None
+    if not session.cwd and not resumes_anywhere(source):
         return None
     if not session.cwd:  # the CLI finds it from any folder: no `cd`
         plan = replace(plan, cwd="")

@@ -189,3 +189,21 @@ def test_allow_all_in_a_middle_too_long_to_search_when_listing_is_found_on_resum
     (session,) = sessions(tmp_path).values()
     plan = copilot.resume(session)
     assert plan is not None and not plan.restores_looser
+
+
+def test_export_gives_no_resume_line_that_restores_allow_all() -> None:
+    """`export` (Markdown and HTML) put `copilot --resume <id>` in its header for a
+    session left at Allow All, which `resume` refuses: pasted, that line reopened it at
+    Allow All unasked. The export gives none for it, and still one for a session
+    turned back to Manual Approval."""
+    runner = CliRunner()
+    for fmt in ("md", "html"):
+        switched = runner.invoke(
+            main, ["export", SWITCHED[:8], "-f", fmt, "--home", str(HOME)]
+        )
+        assert switched.exit_code == 0, switched.output
+        assert "copilot --resume" not in switched.stdout
+        lowered = runner.invoke(
+            main, ["export", LOWERED[:8], "-f", fmt, "--home", str(HOME)]
+        )
+        assert f"copilot --resume {LOWERED}" in lowered.stdout

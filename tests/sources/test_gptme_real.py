@@ -341,3 +341,33 @@ def test_watch_says_a_sub_agent_announced_by_its_entry_before_its_lines(
     spawn = next(i for i, line in enumerate(lines) if "Spawned sub-agent" in line)
     first = next(i for i, line in enumerate(lines) if line.startswith("  ↳ subagent"))
     assert spawn < first, "\n".join(lines)
+
+
+def test_resume_refuses_a_conversation_saved_with_no_confirm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gptme 0.35.1 saves `no_confirm = true` in a conversation's config.toml for a run
+    with `-y` or `--non-interactive`, and `gptme --name <it>` reopens it so (its
+    `ChatConfig.load_or_create` keeps the saved value; no flag lowers it): tools run
+    without asking. `resume --print` gave the line with nothing said; it is refused
+    now unless --keep-permissions, which passes `--no-confirm`. The TUI turn's is not."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    runner = CliRunner()
+    printed = runner.invoke(main, ["resume", BASIC, "--print", "--home", str(home)])
+    assert (
+        "warning: gptme reopens this session at the no-confirm setting (tools run "
+        "without asking) it was left at, looser than its default" in printed.stderr
+    ), printed.stderr
+    found = sessions(home)
+    kept = gptme.resume(found[BASIC], keep_permissions=True)
+    assert kept is not None and kept.argv[-1] == "--no-confirm"
+    assert not kept.restores_looser
+    tui = gptme.resume(found[TUI])
+    assert tui is not None and not tui.restores_looser
+    assert "--no-confirm" not in tui.argv

@@ -1348,7 +1348,8 @@ def _meta(
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`gptme --name <name>` (the hint gptme prints on exit) in the conversation's
-    workspace; no `--no-confirm` is added. None for a name gptme would read otherwise
+    workspace; no `--no-confirm` is added, and one its config.toml saved, which gptme
+    restores, is refused (`restores_looser`) unless `keep_permissions`. None for a name gptme would read otherwise
     (`random` starts a new one; one starting with `-`) or refuses
     (`util/conversation_ids.py`: `..`, a slash, a control character, space at an end)."""
     if not session.cwd or not _resumable(session.id):
@@ -1356,13 +1357,32 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     notes: tuple[str, ...] = ()
     if session.agent_type == "subagent":
         notes = ("a sub-agent's conversation: it reopens on its own, not in its lead",)
+    argv: tuple[str, ...] = ("gptme", "--name", session.id)
+    looser = ""
+    if _saved_no_confirm(session):
+        if keep_permissions:
+            argv += ("--no-confirm",)
+        else:
+            looser = "no-confirm setting (tools run without asking)"
     return ResumePlan(
-        argv=("gptme", "--name", session.id),
+        argv=argv,
         cwd=session.cwd,
         program="gptme",
         install_hint=INSTALL_HINT,
         notes=notes,
+        restores_looser=looser,
     )
+
+
+def _saved_no_confirm(session: Session) -> bool:
+    """Whether the conversation's config.toml saved `no_confirm = true` (a run with `-y`
+    or `--non-interactive`), which gptme 0.35.1 keeps on a resume by name whatever its
+    flags (`ChatConfig.load_or_create`: an unset flag overrides nothing) and none lowers.
+    Read at resume time, not from the index: a small file, once."""
+    if not session.path:
+        return False
+    chat = _chat_config(Path(session.path).parent / CONFIG, Diagnostics())
+    return chat.get("no_confirm") is True
 
 
 def _resumable(name: str) -> bool:

@@ -12,14 +12,14 @@ import sys
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from . import folders, inplace, reading, sources
 from .calls import refuse_unknown, refuse_unless
 from .diagnostics import Diagnostics
 from .errors import SessdexError
 from .files import line_start, wide_read
-from .index import Index, Progress
+from .index import Index, Progress, Row
 from .model import Event, Session
 from .resolving import as_given, resolve
 from .sources import Home
@@ -133,42 +133,42 @@ def _with_listed(
     `export` give, and their token totals, are what `usage session` counts."""
     from dataclasses import replace
 
-    seen: set[str | None] = set()
+    seen: set[str] = set()
     seq = -1
     for event in events:
-        seen.add(event.agent_id)
+        if event.agent_id is not None:
+            seen.add(event.agent_id)
         if event.seq > seq:  # `max`, without a call an event
             seq = event.seq
         yield event
     source = sources.get(session.app)
+    # below the sub-agents its read held too: one the index lists under such a one
     asked = [session.id, *(a for a in seen if a)]
+    seen.add(session.id)
+
+    def under(ids: list[str]) -> list[Session]:
+        # an index a level, closed before its sub-agents are read (and yielded)
+        index = Index(home)
+        try:
+            return [index.shown(row.session()) for _, row in index.under(session.app, ids)]  # fmt: skip
+        finally:
+            index.close()
+
     with inplace.one_pass():  # the store they share opened once, not once a read
-        for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
-            index = Index(home)
-            try:
-                children = [index.shown(row.session()) for _, row in index.under(session.app, asked)]  # fmt: skip
-            finally:
-                index.close()
-            found = []
-            for child in children:
-                if child.id in seen or child.id == session.id:
-                    continue
-                seen.add(child.id)
-                found.append(child.id)
+        for level in _listed_levels(under, asked, seen):
+            for child in level:  # one a sibling's read held is not read again
                 for event in reading.read_session(
                     source, child, diagnostics, full=full
                 ):
                     seq += 1
-                    seen.add(event.agent_id)
+                    if event.agent_id is not None:
+                        seen.add(event.agent_id)
                     yield replace(
                         event,
                         session_id=session.id,
                         seq=seq,
                         agent_id=event.agent_id or child.id,
                     )
-            if not found:
-                return
-            asked = found
 
 
 def listed_apart(home: Home, session: Session) -> list[Session]:
@@ -195,17 +195,14 @@ def listed_apart(home: Home, session: Session) -> list[Session]:
     except (OSError, SessdexError):  # followed without them, as before
         return []
     found: list[Session] = []
-    asked, seen = [session.id], {session.id, *held}
     index = Index(home)
+
+    def under(ids: list[str]) -> list[Session]:
+        return [index.shown(row.session()) for _, row in index.under(session.app, ids)]  # fmt: skip
+
     try:
-        for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
-            below = [index.shown(row.session()) for _, row in index.under(session.app, asked)]  # fmt: skip
-            below = [child for child in below if child.id not in seen]
-            seen.update(child.id for child in below)
-            found += below
-            if not below:
-                break
-            asked = [child.id for child in below]
+        for level in _listed_levels(under, [session.id], {session.id, *held}):
+            found += level
     except sqlite3.Error:
         pass
     finally:
@@ -220,6 +217,42 @@ INSIDE_READ_MOST = 8 * 1024 * 1024
 # of a view that reads a lead from its end (`show --tail`, `follow`): one read whole
 # for them at most, as `follow` reads a file whole at each change (a 50 MB one took 3 s)
 TAIL_INSIDE_MOST = 1024 * 1024
+
+
+# what a walk's `under` lists: the index's rows, or the sessions made of them
+_Listed = TypeVar("_Listed", Session, Row)
+
+
+def _listed_levels(
+    under: Callable[[list[str]], Iterable[_Listed]], asked: list[str], seen: set[str]
+) -> Iterator[Iterator[_Listed]]:
+    """The sub-agents the index lists under `asked` (`under` lists them), then under
+    those, level by level: LINE_HOPS levels at most, so that a loop of parents ends.
+    Each level gives, as it is iterated, those not in `seen`, adding each to it: an id
+    the caller adds while it handles one (met in its read) is not given after it. The
+    next level is listed under those given, once the caller has iterated this one
+    (whole). An empty level is given too, before the walk ends."""
+    for _ in range(LINE_HOPS):
+        given: list[str] = []
+        yield _unseen(under(asked), seen, given)
+        if not given:
+            return
+        asked = given
+
+
+def _unseen(
+    listed: Iterable[_Listed], seen: set[str], given: list[str]
+) -> Iterator[_Listed]:
+    for one in listed:
+        if one.id not in seen:
+            seen.add(one.id)
+            given.append(one.id)
+            yield one
+
+
+def _rows_under(index: Index, app: str) -> Callable[[list[str]], list[Row]]:
+    """The index's rows of `app` listed under some ids (no session made of them)."""
+    return lambda ids: [row for _, row in index.under(app, ids)]
 
 
 def sub_agent_ids(
@@ -237,22 +270,17 @@ def sub_agent_ids(
     import sqlite3
 
     found: list[str] = []
-    seen = {session.id}
-    asked = [session.id]
+    seen = {session.id}  # the walk's, then `_held_inside`'s
     try:
         index = Index(home)
     except sqlite3.Error:  # names told from fewer ids: no reason to fail a view
         return found
     try:
-        for _ in range(LINE_HOPS):  # level by level: a loop of parents ends
-            below = [
-                r.id for _, r in index.under(session.app, asked) if r.id not in seen
-            ]
-            seen.update(below)
-            found += below
-            if not below or len(found) >= most:
+        under = _rows_under(index, session.app)
+        for level in _listed_levels(under, [session.id], seen):
+            found += [row.id for row in level]
+            if len(found) >= most:
                 break
-            asked = below
     except sqlite3.Error:
         pass
     finally:
@@ -385,15 +413,13 @@ def _listed_since(
     except sqlite3.Error:
         return True
     try:
-        asked, seen = [session.id], {session.id}
-        for _ in range(LINE_HOPS):
-            below = [r for _, r in index.under(session.app, asked) if r.id not in seen]
+        under = _rows_under(index, session.app)
+        for level in _listed_levels(under, [session.id], {session.id}):
+            below = [row.id for row in level]
             if not below:
                 return False
-            if index.written_since([r.id for r in below], session.app, since):
+            if index.written_since(below, session.app, since):
                 return True
-            seen.update(r.id for r in below)
-            asked = [r.id for r in below]
         return True  # deeper than LINE_HOPS: a loop, or more than is worth telling
     except sqlite3.Error:
         return True

@@ -1,7 +1,8 @@
 """`follow -n N` of a Claude Code 1.0 session whose sub-agent ran as a side chain inside
 the main file names it as `show` does (its type, from the spawn that linked it), with
 the spawn drawn once: it marked it `sidechain`, or by its id under a second spawn; and
-the usage of the responses its last lines leave pending counts as `show` counts it."""
+the usage of the responses its last lines leave pending counts as `show` counts it, the
+side chain's last response's where `show` gives it: before the lead reads its answer."""
 
 from __future__ import annotations
 
@@ -40,3 +41,23 @@ def test_follow_counts_the_usage_its_last_lines_leave_pending() -> None:
         if e["kind"] == "usage"
     )
     assert got == want
+
+
+def test_show_bills_a_side_chains_last_response_before_its_answer() -> None:
+    shown = CliRunner().invoke(main, ["show", SESSION, "--json", "--home", HOME])
+    events = json.loads(shown.stdout)
+    spawn = next(
+        e for e in events if e["kind"] == "subagent" and e["extra"]["child_id"]
+    )
+    chain, call = spawn["extra"]["child_id"], spawn["call_id"]
+    answer = next(
+        n
+        for n, e in enumerate(events)
+        if e["kind"] == "tool_result" and e["call_id"] == call
+    )
+    billed = [
+        n
+        for n, e in enumerate(events)
+        if e["kind"] == "usage" and e["agent_id"] == chain
+    ]
+    assert billed and max(billed) < answer  # it was billed after the lead's last events

@@ -253,6 +253,8 @@ class Stream:
         if agent is not None and agent not in self.context.announced:
             yield from self._announce(agent)
         if kind in rec.CONVERSATION:
+            if kind == "user" and len(self.agents) > 1:
+                yield from self._side_chains_answered(get("message"), agent)
             if agent is None and (forked := get("forkedFrom")) is not None:
                 yield from self._forked_from(forked)
             state = self.agents.get(agent) or self._state(agent)
@@ -461,6 +463,19 @@ class Stream:
             return billed
         # two responses may end here: the second billed after the first
         return billed + self._bill(agent)
+
+    def _side_chains_answered(
+        self, message: object, agent: str | None
+    ) -> Iterator[Event]:
+        """The pending usage of each inline side chain (1.0) whose spawning call this
+        line answers: the chain has ended, its last response is billed by its time, as a
+        sub-agent's own file bills it at its end, not after the lead's later events."""
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            call = block.get("tool_use_id") if isinstance(block, dict) else None
+            child = self.context.by_call.get(call) if isinstance(call, str) else None
+            if child is not None and child != agent and child in self.agents:
+                yield from self._bill(child)
 
     def _bill(self, agent: str | None) -> tuple[Event, ...]:
         """The pending response's usage event (and one per advisor model it consulted),

@@ -33,8 +33,10 @@ still change.
 Reading (`_claude_read`, `_claude_stream`):
 - Usage: one API response is written as one line per content block, each with a copy of
   `usage` whose `output_tokens` may still be partial. We emit one `usage` event per
-  `message.id` + `requestId` (ccusage's rule), with the largest copy, dated by its last line;
-  a key already billed in this session (replays, `/btw` side chains) is not billed again, so
+  `message.id` + `requestId` (ccusage's rule), with the largest copy, dated by its last line,
+  billed when the agent's next response begins or its last line says it stopped (a 1.0
+  inline side chain's last one when the lead reads the spawn's answer, not at the file's
+  end: `show` gives it by its time, as `follow` does); a key already billed in this session (replays, `/btw` side chains) is not billed again, so
   the first copy read wins over a later side-chain one. `<synthetic>` and
   `isApiErrorMessage` lines bill nothing; API errors become `error` events. A response that
   consulted the advisor (`/advisor`) lists the advisor's calls in `usage.iterations`

@@ -17,10 +17,21 @@ from sessdex import quick
 from .helpers import settle, write_claude_session
 
 
-def _list_here(home: Path, folder: Path) -> subprocess.CompletedProcess[str]:
+def _list_here(
+    home: Path, folder: Path, *options: str
+) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items() if key != "PWD"}
     return subprocess.run(
-        [sys.executable, "-m", "sessdex", "list", "--here", "--home", str(home)],
+        [
+            sys.executable,
+            "-m",
+            "sessdex",
+            "list",
+            "--here",
+            *options,
+            "--home",
+            str(home),
+        ],
         cwd=folder,
         env=env,
         capture_output=True,
@@ -113,3 +124,42 @@ def test_the_command_named_lists_just_the_sessions_it_counts(
         ).stdout
         assert listed.count("3f2b9c1e") == 2, listed
         assert "000000000019" not in listed
+
+
+def test_the_command_named_keeps_the_options_given(tmp_path: Path) -> None:
+    # the full command dropped `--all --limit 5` (the quick path kept them): the line
+    # named depended on whether the index was warm
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000021", str(project))
+    settle(home)
+    for _ in range(2):  # the full command, then the quick path
+        done = _list_here(home, project / "src", "--app", "claude", "--all", "-n", "5")
+        assert done.returncode == 0, done.stderr
+        assert (
+            f"'cd {project} && sessdex list --app claude --here --all --limit 5"
+            f" --home {home}' lists it" in done.stderr
+        ), done.stderr
+
+
+def test_the_command_named_keeps_json_when_a_person_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000022", str(project))
+    settle(home)
+    monkeypatch.chdir(project / "src")
+    monkeypatch.delenv("PWD", raising=False)
+    # a person at a terminal tried `--json`: the hint is said, and its command keeps it
+    monkeypatch.setattr("sessdex.cli.sessions.stderr_is_terminal", lambda: True)
+    done = CliRunner().invoke(main, ["list", "--here", "--json", "--home", str(home)])
+    assert done.exit_code == 0, done.output
+    assert done.stdout == "[]\n"
+    assert f"sessdex list --here --json --home {home}' lists it" in done.stderr

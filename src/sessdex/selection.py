@@ -308,8 +308,8 @@ def filter_words(
 
 
 def kept_options(limit: int | None, include_subagents: bool) -> list[str]:
-    """The options `find` was given that a command it suggests keeps besides the
-    filters and the output: `--all` and `--limit N` (it dropped them)."""
+    """The options `list` or `find` was given that a command it suggests keeps besides
+    the filters and the output: `--all` and `--limit N` (it dropped them)."""
     return ["--all"] * include_subagents + (["--limit", str(limit)] if limit else [])
 
 

@@ -103,6 +103,8 @@ def list_command(
             since,
             hidden=listing.hidden,
             empty=listing.empty,
+            output="--json" if as_json else "--nl" if as_nl else None,
+            kept=kept_options(limit, include_subagents),
             until=until,
             above=listing.above,
         )

@@ -583,8 +583,11 @@ def agent_tree(
         node.app = found.session.app
     from .views.records import session_record
 
-    title = session_record(found.session)["title"]  # cut as list's is
+    record = session_record(found.session)  # as list's is: the title cut, times iso
+    title, created, updated = record["title"], record["created"], record["updated"]
     root.title = title if isinstance(title, str) else None
+    root.created = created if isinstance(created, str) else None
+    root.updated = updated if isinstance(updated, str) else None
     return found.session, root
 
 

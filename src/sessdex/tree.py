@@ -29,6 +29,10 @@ class AgentNode:
     description: str | None = None
     # the session's title, as `list --json` gives it: the tree's top node alone has one
     title: str | None = None
+    # the session's creation and last change, as `list --json` gives them (`created`,
+    # `updated`): the top node alone, as its title; `started`/`ended` are its events'
+    created: str | None = None
+    updated: str | None = None
     status: str = "running"  # running / done / failed / stopped (see `settle`)
     usage: Usage = field(default_factory=Usage)
     tool_calls: int = 0
@@ -67,6 +71,8 @@ class AgentNode:
             "events": self.events,
             "started": iso(self.started),
             "ended": iso(self.ended),
+            "created": self.created,
+            "updated": self.updated,
             "duration_seconds": self.duration_seconds,
             "observer": self.observer,
             "unplaced": self.unplaced,

@@ -153,6 +153,8 @@ def scan(location: Location) -> Iterator[Path]:
     with freshness.paused():
         projects = _projects(location)
     for project in projects:
+        # a project's data folder linked to a disk not mounted hides its sessions: named
+        folders.dir_at(project.found_data)
         for db in (
             project.found_data / "crush.db",
             project.found / ".opencode" / "opencode.db",

@@ -95,7 +95,13 @@ def test_hermes_transcripts_folder_beside_its_database_linked_to_one_gone_is_nam
     gone = f"is a link to '{tmp_path / 'gone'}', which does not exist"
     said = f"{folder} {'is a link that loops' if loops else gone}"
     run = CliRunner()
+    # the database's sessions are listed: the line says which are not, not "its sessions"
+    kept_only = "the sessions kept only there are not listed (the others, in its other files, are)"  # fmt: skip
+    counted = "the usage of the sessions kept only there is not counted (the others' is)"  # fmt: skip
     for command in (["list", "-v"], ["list"], ["usage"], ["doctor"]):
         result = run.invoke(main, [*command, "--home", str(home), "--app", "hermes"])
         assert result.exit_code == 0, result.output
         assert said in result.output, (command, result.output)
+        hidden = counted if command == ["usage"] else kept_only
+        assert f"hermes: {said}: {hidden}" in result.output, (command, result.output)
+        assert "its sessions are not listed" not in result.output

@@ -65,6 +65,9 @@ class RefreshReport:
     # each of those, the apps it hides in the order their scans met it: one said under
     # the first of them (`hiding_problem`), worded for them all (a shared ~/.config)
     link_apps: dict[str, list[str]] = field(default_factory=dict)
+    # those said beside files the scan listed (`HIDDEN_BESIDE`): they hide only the
+    # sessions kept there alone, as `hiding_problem` says
+    beside: set[str] = field(default_factory=set)
 
 
 def _until(
@@ -296,7 +299,7 @@ def _scan(
         if (
             listed_any
             and beside is not None
-            and not _links_hide(source, report, passed, beside)
+            and not _links_hide(source, report, passed, beside, listed_any=True)
         ):
             return False
     except Exception as error:  # one app's broken store never hides the others
@@ -333,11 +336,14 @@ def _links_hide(
     report: RefreshReport,
     passed_over: list[tuple[str, str]],
     reads: Callable[[str], bool] = lambda path: True,
+    *,
+    listed_any: bool = False,
 ) -> bool:
     """Say the broken links (and folders in a file's place) a scan that listed nothing
     passed over where the app would read a session (`reads`): they stand where the
-    app's store or files would, so hide all its sessions. False where there are any:
-    such a scan is not noted, so that a warm list says them too."""
+    app's store or files would, so hide all its sessions (`listed_any`: those kept
+    there alone, the scan having listed others). False where there are any: such a
+    scan is not noted, so that a warm list says them too."""
     from . import folders
 
     said = folders.hiding_links(passed_over, reads)
@@ -347,15 +353,28 @@ def _links_hide(
     diagnostics = report.diagnostics.setdefault(source.NAME, Diagnostics())
     for words in said:
         report.link_apps[words] = [source.NAME]
-        diagnostics.problem(hiding_problem([source.NAME], words))
+        if listed_any:
+            report.beside.add(words)
+        diagnostics.problem(hiding_problem([source.NAME], words, beside=listed_any))
     return False
 
 
-def hiding_problem(apps: Sequence[str], words: str, counted: bool = False) -> str:
+def hiding_problem(
+    apps: Sequence[str], words: str, counted: bool = False, beside: bool = False
+) -> str:
     """The problem a broken link that hides `apps`' sessions (`words`, see
     `folders.broken_link_words`) is said as: under its one app's name, or, a folder of
     several apps', its own words first and theirs after. `counted`: as `usage` says it,
-    which lists nothing."""
+    which lists nothing; `beside`: a folder beside the app's files that were listed
+    (Hermes' `sessions/` beside its `state.db`), which hides only what it alone holds."""
+    if len(apps) == 1 and beside:
+        hidden = (
+            "the usage of the sessions kept only there is not counted (the others' is)"
+            if counted
+            else "the sessions kept only there are not listed (the others, in its"
+            " other files, are)"
+        )
+        return f"{apps[0]}: {words}: {hidden}"
     if len(apps) == 1:
         hidden = (
             "its usage is not counted" if counted else "its sessions are not listed"
@@ -370,14 +389,16 @@ def hiding_problem(apps: Sequence[str], words: str, counted: bool = False) -> st
 def as_counted(report: RefreshReport) -> None:
     """Each broken link's problem in `report` said as `usage` says it."""
     for words, apps in report.link_apps.items():
-        _reword(report, words, apps, hiding_problem(apps, words, counted=True))
+        beside = words in report.beside
+        new = hiding_problem(apps, words, counted=True, beside=beside)
+        _reword(report, words, apps, new)
 
 
 def _reword(report: RefreshReport, words: str, apps: list[str], new: str) -> None:
     """The problem said of the link `words` (under the first of `apps`, which it hides)
     put as `new`, in its place."""
     problems = report.diagnostics.setdefault(apps[0], Diagnostics()).problems
-    said = hiding_problem(apps, words)
+    said = hiding_problem(apps, words, beside=words in report.beside)
     if said in problems:
         problems[problems.index(said)] = new
 

@@ -492,6 +492,10 @@ class ReadFeed:
         # of the read that found it, which the next read starts from again
         self.held_usage: Event | None = None
         self.held_from = 0
+        # where the last read ended on a line the record after it reads by (the source's
+        # `leads_on`: Qwen Code's telemetry of the reply its record then carries): the
+        # next read starts there again, as a read of the whole file would meet it
+        self.lead_in: int | None = None
         # the usage the last whole read sums (and, of a main file, what it read on since)
         self.tokens: int | None = None
         # a database's snapshot serves a one-shot command's whole run; here it must
@@ -554,8 +558,12 @@ class ReadFeed:
         if change is Change.REWRITTEN and follower.size > FULL_REREAD_MAX:
             follower.skip_to_tail(HISTORY_BYTES)  # what is older was shown already
         first = None
+        lead_in, self.lead_in = self.lead_in, None
+        leads_on = getattr(self.source, "leads_on", None)
         for line in follower.lines():
             first = line.offset if first is None else first
+            if leads_on is not None:
+                self.lead_in = line.offset if leads_on(line.data) else None
         if follower.diagnostics is not None:
             for problem in follower.diagnostics.problems:
                 self.diagnostics.problem(problem)
@@ -571,6 +579,8 @@ class ReadFeed:
                 # from where the usage kept back was read (the start, of a first read
                 # from there): it is read again, grown
                 start = min(self.held_from, start)
+            if lead_in is not None:
+                start = min(lead_in, start)
             events = self._read(seen, start)
         grown = change is Change.GROWN or bool(events)
         self.changes.append(Changed(None, self.written, grown))

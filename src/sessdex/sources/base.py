@@ -200,6 +200,14 @@ class Source(Protocol):
 # marks a listing that looks only for sub-agent files, which a top-level listing skips.
 
 
+# --- a line the next one reads by (optional) -----------------------------------------------
+#
+# A source whose JSONL line vouches for the record after it (Qwen Code's `api_response`
+# telemetry, written before the reply it counts) may define `leads_on(line: bytes) ->
+# bool`: `follow`, a read of a growing file having ended on such a line, reads on from it
+# rather than past it, so that the next record is read as a whole read would read it.
+
+
 # --- the names a scan reads (optional) ----------------------------------------------------
 #
 # A source may set, at module level, `SESSION_NAMES`: the paths, relative to its location's

@@ -1264,6 +1264,14 @@ class _Reader:
         yield self.event("usage", time, agent_id=run, usage=usage)
 
 
+def leads_on(line: bytes) -> bool:
+    """Whether a chat's line is the main agent's `api_response` telemetry, which vouches
+    for the record written after it (`_Reader.telemetry`): `follow`, its read having
+    ended on one, reads on from it, not past it (a cheap byte test: a sub-agent's names
+    its `subagent_name`)."""
+    return b'"qwen-code.api_response"' in line and b'"subagent_' not in line
+
+
 def _run_of(prompt_id: object) -> str | None:
     """The sub-agent run a `<session>#<agent>-<suffix>#<round>` prompt id names, if any."""
     parts = prompt_id.split("#") if isinstance(prompt_id, str) else []

@@ -163,3 +163,25 @@ def test_the_command_named_keeps_json_when_a_person_reads_it(
     assert done.exit_code == 0, done.output
     assert done.stdout == "[]\n"
     assert f"sessdex list --here --json --home {home}' lists it" in done.stderr
+
+
+def test_a_span_given_is_kept_and_counted(tmp_path: Path) -> None:
+    # `--since 2020-01-01`: the folder above was not looked for at all ("'sessdex list' alone
+    # shows them all", which drops both --here and the span)
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000031", str(project))
+    settle(home)
+    for _ in range(2):  # the full command, then the quick path
+        done = _list_here(home, project / "src", "--since", "2020-01-01")
+        assert done.returncode == 0, done.stderr
+        assert f"1 session is in {str(project)!r} above it" in done.stderr
+        assert (
+            f"'cd {project} && sessdex list --since 2020-01-01 --here --home {home}' lists it"
+            in done.stderr
+        ), done.stderr
+    # none above within the span: no folder named, the line as before
+    done = _list_here(home, project / "src", "--until", "2000-01-01")
+    assert "above it" not in done.stderr
+    assert "No session matches --until 2000-01-01 --here" in done.stderr

@@ -252,16 +252,15 @@ def list_sessions(
         rows = index.shown_rows(rows)
         empty = not rows and _holds_none(index, apps)
         above = None
-        at_any_time = since is None and until is None
-        if (
-            here is not None
-            and at_any_time
-            and not (rows or hidden or empty or limit == 0)
-        ):
+        if here is not None and not (rows or hidden or empty or limit == 0):
             above = selection.folder_above(
                 selection.folders_of(matching["under"]),
                 lambda folders: index.count(
-                    apps=apps, under=folders, include_subagents=include_subagents
+                    apps=apps,
+                    under=folders,
+                    include_subagents=include_subagents,
+                    since=since,
+                    until=until,
                 ),
             )
         ids = index.ids()

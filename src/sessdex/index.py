@@ -678,11 +678,15 @@ class Index:
         scoped: Sequence[tuple[str, str]] = (),
         include_subagents: bool = False,
         under: str | Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> int:
         """How many sessions `rows` would give for these filters, none of them read."""
         sql, args = selection.sessions_sql(
             "count(*)",
             apps=apps,
+            since=since.timestamp() if since is not None else None,
+            until=until.timestamp() if until is not None else None,
             under=under,
             words=words,
             scoped=scoped,

@@ -194,12 +194,10 @@ class _Plan:
         near = None
         if request.command == "find" and under is None:
             near = selection.project_folders()
-        # where `list --here` matched nothing, at any time: the folder above it to name
-        self.above_from = (
-            under
-            if request.command == "list" and (since, until) == (None, None)
-            else None
-        )
+        # where `list --here` matched nothing: the folder above it to name, where
+        # sessions of the same span are
+        self.above_from = under if request.command == "list" else None
+        self.bounds = (since, until)
         self.sql, self.args = selection.sessions_sql(
             columns,
             apps=apps,
@@ -430,7 +428,9 @@ def _body_from_index(
                     )
                 above = None
                 if listed and not hidden and plan.above_from is not None:
-                    above = _folder_above(db, plan.above_from, apps, request)
+                    above = _folder_above(
+                        db, plan.above_from, apps, request, plan.bounds
+                    )
                 db.execute("COMMIT")
                 if not listed:
                     return None
@@ -862,18 +862,23 @@ def _folder_above(
     here: Sequence[str],
     apps: Sequence[str],
     request: _Request,
+    bounds: tuple[float | None, float | None],
 ) -> tuple[str, int] | None:
-    """`selection.folder_above` counted in the index, as the full command counts it."""
+    """`selection.folder_above` counted in the index, as the full command counts it,
+    within `bounds` (`--since`, `--until`)."""
 
     def holding(folders: tuple[str, ...]) -> int:
         sql, args = selection.sessions_sql(
             "count(*)",
             apps=apps,
+            since=since,
+            until=until,
             under=folders,
             include_subagents=request.include_subagents,
         )
         return int(db.execute(sql, args).fetchone()[0])
 
+    since, until = bounds
     return selection.folder_above(here, holding)
 
 

@@ -257,7 +257,8 @@ def nothing_matches(
         are = "1 session is" if count == 1 else f"{count_of(count, 'session')} are"
         # `find dir:FOLDER` would match `FOLDER2` too: `--here` there lists these alone
         given = [*kept, *([output] if output else [])]
-        lists = named_in(folder, "list", *_app_words(apps), "--here", *given)
+        span = [w for o, b in (("--since", since), ("--until", until)) if b for w in (o, b)]  # fmt: skip
+        lists = named_in(folder, "list", *_app_words(apps), *span, "--here", *given)
         hint = f"No session matches {' '.join(options)}; {are} in {folder!r} above it: {lists} lists {'it' if count == 1 else 'them'}."  # fmt: skip
     if hint and here:  # which folder: the one the shell is in may not be the one meant
         hint = hint.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)

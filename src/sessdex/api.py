@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from .checkup import AppReport, OwnFiles, doctor, own_files
     from .checkup import app_found as app_found
     from .checkup import damaged_summary as damaged_summary
+    from .checkup import home_above as home_above
     from .checkup import home_below as home_below
     from .checkup import refused_summaries as refused_summaries
     from .checkup import skipped_summary as skipped_summary
@@ -111,6 +112,7 @@ _LOADED_LATER = {
             "own_files",
             "app_found",
             "damaged_summary",
+            "home_above",
             "home_below",
             "refused_summaries",
             "skipped_summary",

@@ -378,6 +378,42 @@ def home_below(home: Home) -> tuple[Path, list[str]] | None:
     return None
 
 
+# How far above a --home given as an app's own folder, or a folder in it (`~/.claude`,
+# `~/.codex/sessions`, `~/.local/share/opencode`), the home around it is looked for.
+LEVELS_LOOKED_UP = 4
+
+
+def home_above(home: Home) -> tuple[Path, list[str]] | None:
+    """The nearest folder above `home` (up to LEVELS_LOOKED_UP levels) that is a home
+    in which `home` is part of an app's folder, as a --home given that folder would find
+    it, and the titles of those apps; None where there is none. An app's folder is
+    matched by its first folder in the home (`.codex` of `.codex/sessions`), so that
+    a home given beside the apps' folders, not in them, is sent nowhere."""
+    for above in list(home.path.parents)[:LEVELS_LOOKED_UP]:
+        top = home.path.relative_to(above).parts[0]
+        around = Home.at(above)
+        titles = [
+            sources.TITLES[name]
+            for name in sources.BUILTIN
+            if _first_folder(around, name) == top and _found_in(around, name)
+        ]
+        if titles:
+            return around.path, titles
+    return None
+
+
+def _first_folder(home: Home, name: str) -> str | None:
+    """The folder directly in `home` that app `name`'s folder is in (`.local` of
+    `.local/share/opencode`), as its facts say; None where they cannot say."""
+    from .exports import declared_location
+
+    location = declared_location(home, name)
+    if location is None or not location.root.is_relative_to(home.path):
+        return None
+    parts = location.root.relative_to(home.path).parts
+    return parts[0] if parts else None
+
+
 def _found_in(home: Home, name: str) -> bool:
     """Whether app `name`'s folder is in `home` (one no variable moves), its source
     loaded only where the folder is there and may be one others share (`found`)."""

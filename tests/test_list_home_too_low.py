@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sessdex.cli import main
-from tests.helpers import write_claude_session
+from tests.helpers import real_list, write_claude_session
 
 ID = "c0b1ed00-0000-4000-8000-0000000000e1"
 CODEX = Path(__file__).parent.parent / "src/sessdex/demo/home/.codex"
@@ -62,3 +62,30 @@ def test_a_plain_empty_home_is_not_sent_upwards(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["list", "--home", str(empty)])
     assert "No agent sessions in the --home folder yet." in result.stderr
     assert "reads them" not in result.stderr
+
+
+def test_show_and_usage_name_the_home_around_it_too(tmp_path: Path) -> None:
+    # show said "sessdex found no sessions at all, of any app: 'sessdex doctor …'",
+    # usage "No token usage found in the --home folder"
+    home = _copied(tmp_path)
+    given = str(home / ".claude")
+    shown = CliRunner().invoke(main, ["show", ID[:8], "--home", given])
+    assert shown.exit_code == 1
+    assert f"'sessdex list --home {home}' reads them" in shown.stderr, shown.stderr
+    counted = CliRunner().invoke(main, ["usage", "--home", given])
+    assert (counted.exit_code, counted.stdout) == (0, "")
+    assert f"'sessdex usage --home {home}' reads them" in counted.stderr
+    # a filter that emptied the report is still what is said
+    since = CliRunner().invoke(main, ["usage", "--since", "1d", "--home", given])
+    assert "No token usage matches --since 1d" in since.stderr
+
+
+def test_a_warm_run_names_the_home_around_it_too(tmp_path: Path) -> None:
+    # the quick path of a warm `usage` said "No token usage found in the --home folder"
+    home = _copied(tmp_path)
+    given = str(home / ".claude")
+    for command in ("list", "usage"):
+        for _ in range(2):  # the first run builds the index, the second reads it warm
+            done = real_list(home, [command, "--home", given])
+        assert done.stdout == ""
+        assert f"'sessdex {command} --home {home}' reads them" in done.stderr

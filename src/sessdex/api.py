@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from .checkup import damaged_summary as damaged_summary
     from .checkup import home_above as home_above
     from .checkup import home_below as home_below
+    from .checkup import home_elsewhere as home_elsewhere
     from .checkup import refused_summaries as refused_summaries
     from .checkup import skipped_summary as skipped_summary
     from .checkup import undated_summary as undated_summary
@@ -114,6 +115,7 @@ _LOADED_LATER = {
             "damaged_summary",
             "home_above",
             "home_below",
+            "home_elsewhere",
             "refused_summaries",
             "skipped_summary",
             "undated_summary",

@@ -378,6 +378,34 @@ def home_below(home: Home) -> tuple[Path, list[str]] | None:
     return None
 
 
+def home_elsewhere(home: Home, command: str, opening: str | None = None) -> str | None:
+    """Where a --home holds no app's folder, what a folder just inside it holds and the
+    line that reads it (a copied home given one level too high), or the home above it
+    whose app's folder it is (`~/.claude` given, one level too low), said as a hint
+    after `opening` (by default "No agent sessions in the --home folder yet") ending
+    with the line of `command` that reads it; else None."""
+    if hints.given_home() is None:  # the user's own home: no copy given too high
+        return None
+    from .views.text import one_line
+
+    opening = opening or f"No agent sessions {hints.where()} yet"
+    found = home_below(home)
+    if found is not None:
+        folder, titles = found
+        return (
+            f"{opening}; its folder {one_line(folder.name)!r} holds "
+            f"{', '.join(titles)}'s: {hints.named_at(str(folder), command)} reads them."
+        )
+    found = home_above(home)
+    if found is None:
+        return None
+    folder, titles = found
+    return (
+        f"{opening}: it is part of {', '.join(titles)}'s folder, and --home takes the "
+        f"home that folder is in: {hints.named_at(str(folder), command)} reads them."
+    )
+
+
 # How far above a --home given as an app's own folder, or a folder in it (`~/.claude`,
 # `~/.codex/sessions`, `~/.local/share/opencode`), the home around it is looked for.
 LEVELS_LOOKED_UP = 4

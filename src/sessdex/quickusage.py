@@ -271,7 +271,10 @@ def _write(
     if not result.rows and (form == "table" or sys.stderr.isatty()):
         # after `[]` said to a person at a terminal alone, as the full command says it
         zone = view.zone_named(tz) if a_day else None
-        _say(view.nothing_counted(filtered, zone, result.collected.hiding_links))
+        _say(
+            _home_meant(home, filtered)
+            or view.nothing_counted(filtered, zone, result.collected.hiding_links)
+        )
     if form != "table" or not result.rows:
         return
     dated = report in view.DATED or a_day
@@ -322,3 +325,14 @@ def _say(message: str) -> None:
     sys.stdout.flush()
     sys.stderr.write(for_stderr(message) + "\n")
     sys.stderr.flush()
+
+
+def _home_meant(home: str, filtered: Sequence[str]) -> str | None:
+    """Where no option emptied the report, the home a --home a level too high or low
+    most likely meant, and the line that counts it (`checkup.home_elsewhere`)."""
+    if filtered:
+        return None
+    from .checkup import home_elsewhere
+    from .sources.base import Home
+
+    return home_elsewhere(Home.at(home), "usage")

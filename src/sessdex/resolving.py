@@ -216,6 +216,14 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     if not index.count(include_subagents=True) and not os.path.lexists(
         os.path.expanduser(reference)
     ):  # `list` would show nothing: say so, and where to look
+        from .checkup import home_elsewhere
+
+        # a --home a level too high or low: the home meant, and the line that reads it
+        meant = home_elsewhere(
+            index.given, "list", f"sessdex found no sessions at all {hints.where()}"
+        )
+        if meant is not None:
+            return meant
         return (
             "sessdex found no sessions at all, of any app: "
             f"{hints.named('doctor')} shows where it looked."

@@ -869,30 +869,9 @@ _NOT_TEXT = (
 
 
 def home_below(home: Home, command: str) -> str | None:
-    """Where a --home holds no app's folder, what a folder just inside it holds and the
-    line that reads it (a copied home given one level too high), or the home above it
-    whose app's folder it is (`~/.claude` given, one level too low); else None."""
-    if hints.given_home() is None:  # the user's own home: no copy given too high
-        return None
-    from ..views.text import one_line
-
-    found = api.home_below(home)
-    if found is not None:
-        folder, titles = found
-        return (
-            f"No agent sessions {hints.where()} yet; its folder {one_line(folder.name)!r} "
-            f"holds {', '.join(titles)}'s: {hints.named_at(str(folder), command)} "
-            "reads them."
-        )
-    found = api.home_above(home)
-    if found is None:
-        return None
-    folder, titles = found
-    return (
-        f"No agent sessions {hints.where()} yet: it is part of {', '.join(titles)}'s "
-        "folder, and --home takes the home that folder is in: "
-        f"{hints.named_at(str(folder), command)} reads them."
-    )
+    """`api.home_elsewhere`: where a --home holds no app's folder, the home it most
+    likely meant and the line that reads it; else None."""
+    return api.home_elsewhere(home, command)
 
 
 def verbose_option(f: F) -> F:

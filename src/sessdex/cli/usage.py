@@ -299,8 +299,11 @@ def usage_command(
         from ..selection import filter_words
 
         filtered = filter_words(apps, since, until, here)
+        # a --home a level too high or low: the home meant, and the line that reads it
+        meant = None if filtered else api.home_elsewhere(home, "usage")
         err(
-            view.nothing_counted(
+            meant
+            or view.nothing_counted(
                 filtered,
                 view.zone_named(tz) if view.names_a_day(since, until) else None,
                 result.collected.hiding_links,

@@ -189,6 +189,11 @@ class _Commands(click.Group):
             raise _fitted(error) from error.__cause__
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args and not ctx.resilient_parsing:
+            # `sessdex` alone asks what it does: the help on stdout, exit 0, as
+            # `--help` gives it (click 8.2+ made it a usage error on stderr, exit 2)
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit()
         given = list(args)  # the parser takes words off the list it is given
         try:
             return super().parse_args(ctx, args)

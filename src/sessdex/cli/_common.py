@@ -301,6 +301,9 @@ _COUNT_WORDS = frozenset({"--limit", "--lines", "--tail", "--last", "--count"})
 # when sessions were active, as list, find and usage take it: a session's commands take none
 _TIME_WORDS = frozenset({"--since", "--until"})
 
+# a day typed as an option of its own (`list --today`): the --since value meant
+_DAY_OPTIONS = {"--today": "today", "--yesterday": "yesterday"}
+
 # a file `export` writes that a command printing a transcript does not: its names
 _EXPORTED = {"md": "Markdown", "markdown": "Markdown", "html": "HTML", "htm": "HTML"}
 
@@ -506,6 +509,11 @@ def option_meant(
             f"{hints.named(command.name or '', 'claude:7f3a')}.",
             error.ctx,
         )
+    if option in _DAY_OPTIONS and "--since" in names:  # `list --today`
+        return click.UsageError(
+            f"{error.message} Did you mean '--since {_DAY_OPTIONS[option]}'?",
+            error.ctx,
+        )
     finds = "query" in {p.name for p in command.params}
     if (
         finds
@@ -514,7 +522,8 @@ def option_meant(
         and option not in _COUNT_WORDS
     ):  # `find --dry-run`: a word, as README says, once after `--`
         return _found_as_word(command, error, given)
-    if option in _TIME_WORDS and "session_id" in {p.name for p in command.params}:
+    timed = option in _TIME_WORDS or option in _DAY_OPTIONS
+    if timed and "session_id" in {p.name for p in command.params}:
         return _no_time(command, error)
     if option not in _COUNT_WORDS:
         near = _near(command, error, option)

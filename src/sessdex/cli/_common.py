@@ -186,7 +186,7 @@ class _SaysItsWords(click.Command):
             meant = (
                 export_meant(self, error, given)
                 or dashed_id_meant(self, error, given)
-                or option_meant(self, error)
+                or option_meant(self, error, given)
             )
             raise meant or error from None
         except click.BadParameter as error:  # `show -nabc`: `-n`'s value, 'abc'
@@ -303,6 +303,17 @@ _TIME_WORDS = frozenset({"--since", "--until"})
 
 # a day typed as an option of its own (`list --today`): the --since value meant
 _DAY_OPTIONS = {"--today": "today", "--yesterday": "yesterday"}
+
+# a field `find` narrows by with a word, typed as an option of `list` or `find`
+# (`list --branch main`): that word's filter
+_FIELD_OPTIONS = {
+    "--branch": "branch",
+    "--dir": "dir",
+    "--cwd": "dir",
+    "--folder": "dir",
+    "--title": "title",
+    "--id": "id",
+}
 
 # a file `export` writes that a command printing a transcript does not: its names
 _EXPORTED = {"md": "Markdown", "markdown": "Markdown", "html": "HTML", "htm": "HTML"}
@@ -514,6 +525,9 @@ def option_meant(
             f"{error.message} Did you mean '--since {_DAY_OPTIONS[option]}'?",
             error.ctx,
         )
+    fielded = option in _FIELD_OPTIONS and command.name in ("list", "find")
+    if fielded and (meant := _field_meant(command, error, given or ())) is not None:
+        return meant
     finds = "query" in {p.name for p in command.params}
     if (
         finds
@@ -535,6 +549,29 @@ def option_meant(
     if long is None:
         return None
     return click.UsageError(f"{error.message} Did you mean '-n/{long}'?", error.ctx)
+
+
+def _field_meant(
+    command: click.Command, error: click.NoSuchOption, given: Sequence[str]
+) -> click.UsageError | None:
+    """`list --branch main`, `find retry --title x`: the `find` line that narrows by
+    that field with its word (`branch:main`), the other words and options given kept;
+    None where the option has no value to put in the word."""
+    option = error.option_name.partition("=")[0]
+    words = list(given)
+    # as typed: `--branch main` or `--branch=main` (click names the option alone)
+    at = next((i for i, w in enumerate(words) if w.partition("=")[0] == option), -1)
+    if at < 0:
+        return None
+    _, equals, value = words[at].partition("=")
+    if not equals:  # its value is the next word: `--branch main`
+        if at + 1 >= len(words) or words[at + 1].startswith("-"):
+            return None
+        value = words.pop(at + 1)
+    del words[at]
+    options, rest = _options_and_words(command, words)
+    line = hints.named("find", *options, *rest, f"{_FIELD_OPTIONS[option]}:{value}")
+    return click.UsageError(f"{error.message} Did you mean {line}?", error.ctx)
 
 
 def _found_as_word(

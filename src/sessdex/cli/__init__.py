@@ -209,6 +209,10 @@ class _Commands(click.Group):
                     f"{named('list', option)}.",
                     ctx,
                 ) from None
+            command = next((w for w in given if not w.startswith("-")), None)
+            sub = self.get_command(ctx, command) if moved is None and command else None
+            if sub is not None:  # `sessdex --no-color list`: as `list --no-color` says
+                raise option_meant(sub, error) or error from None
             if moved is None:
                 raise command_needed(error, given) or error from None
             raise click.UsageError(

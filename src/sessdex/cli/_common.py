@@ -304,6 +304,9 @@ _TIME_WORDS = frozenset({"--since", "--until"})
 # a day typed as an option of its own (`list --today`): the --since value meant
 _DAY_OPTIONS = {"--today": "today", "--yesterday": "yesterday"}
 
+# colour asked for or off with an option, as other tools take it: the environment's here
+_COLOUR_OPTIONS = frozenset({"--color", "--colour", "--no-color", "--no-colour"})
+
 # a field `find` narrows by with a word, typed as an option of `list` or `find`
 # (`list --branch main`): that word's filter
 _FIELD_OPTIONS = {
@@ -504,6 +507,12 @@ def option_meant(
         return _meant_one_of(
             error,
             ["sessdex --version", *(["--verbose"] if "--verbose" in names else [])],
+        )
+    if option in _COLOUR_OPTIONS:  # `list --no-color`: NO_COLOR, as README says
+        return click.UsageError(
+            f"{error.message} Colour is the environment's to turn off: "
+            f"NO_COLOR=1 sessdex {command.name} … (a pipe or a file gets none).",
+            error.ctx,
         )
     if option in ("--json", "--nl") and "--format" in names:
         return click.UsageError(f"{error.message} Did you mean '-f json'?", error.ctx)

@@ -2,8 +2,9 @@
 they draw and count is what a whole read draws and counts: generated OpenCode databases,
 Gemini chats, Crush and Goose databases and Cline SDK sessions written at random, each as
 its app writes (messages appended, one poll's worth or more than a window holds; the last
-answer streamed into its row; an earlier part or an earlier answer's usage rewritten; a
-call billed a poll late; a revert deleting the last messages; a compaction), each write
+answer streamed into its row; an earlier part or an earlier answer's usage rewritten; an
+OpenCode tool part that ran on completed in place, however far back; a call billed a poll
+late; a revert deleting the last messages; a compaction), each write
 read by a follow of each kind."""
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class _Follows:
         monkeypatch.setattr(reading, "read_session", counted)
         self.poll("first read")
 
-    def poll(self, what: str) -> None:
+    def poll(self, what: str) -> list[Event]:
+        """One poll of each follow: what the first drew (the second drew the same)."""
         self.now += 10  # past the read interval, and no write is "just now"
         drawn: list[list[Event]] = []
         for feed, seen in zip(self.feeds, self.seen, strict=True):
@@ -71,6 +73,7 @@ class _Follows:
             self.tails += feed.tail_reads and len(self.wholes) == wholes
         assert _shown(drawn[0]) == _shown(drawn[1]), what
         assert self.feeds[0].tokens == self.feeds[1].tokens, what
+        return drawn[0]
 
 
 class _OpenCode:
@@ -82,6 +85,7 @@ class _OpenCode:
         self.rng = rng
         self.at, self.n = 1796026350000, 0
         self.messages: list[str] = []
+        self.running: list[str] = []  # the messages whose tool part runs on
 
     def _write(self, sql: str, *args: object) -> None:
         db = sqlite3.connect(self.path)
@@ -110,6 +114,36 @@ class _OpenCode:
                   "cache": {"read": 0, "write": 0}}  # fmt: skip
         self.add("assistant", {"type": "text", "text": f"a{n}"}, finish="stop",
                  tokens=tokens)  # fmt: skip
+
+    def call(self) -> str:
+        """An answer calling a tool that runs on (its part `running`): its message id."""
+        at = self.at + 1
+        self.add("assistant", {"type": "tool", "tool": "bash",
+                               "callID": f"call_{self.n + 1}",
+                               "state": {"status": "running", "input": {"command": "make"},
+                                         "time": {"start": at}}})  # fmt: skip
+        self.running.append(self.messages[-1])
+        return self.messages[-1]
+
+    def finish(self, message: str) -> None:
+        """The tool part of `message` written again in place, completed, as OpenCode's
+        processor writes it once the tool returns (its `time_updated` now)."""
+        db = sqlite3.connect(self.path)
+        row = db.execute(
+            "SELECT data FROM part WHERE message_id = ?", (message,)
+        ).fetchone()
+        db.close()
+        if row is None:  # reverted
+            return
+        part = json.loads(row[0])
+        if part.get("type") != "tool" or part["state"]["status"] != "running":
+            return
+        start = part["state"]["time"]["start"]
+        part["state"] = {"status": "completed", "input": part["state"]["input"],
+                         "output": f"built {message[-6:]}", "title": "make",
+                         "metadata": {}, "time": {"start": start, "end": self.at}}  # fmt: skip
+        self._write("UPDATE part SET data = ?, time_updated = ? WHERE message_id = ?",
+                    json.dumps(part), self.at, message)  # fmt: skip
 
     def stream(self, back: int) -> None:
         """The part of the message `back` from the end written again, longer."""
@@ -456,6 +490,18 @@ Make = Callable[[Path, random.Random], "_OpenCode | _Gemini | _Crush | _Goose"]
 
 
 def _step(app: _OpenCode | _Gemini | _Crush | _Goose, rng: random.Random) -> str:
+    if isinstance(app, _OpenCode):  # a tool part ends in place, however far back
+        roll = rng.random()
+        if roll < 0.08:
+            app.call()
+            return "a tool call that runs on"
+        if roll < 0.16 and app.running:
+            message = app.running.pop(rng.randrange(len(app.running)))
+            if message not in app.messages:
+                return "a reverted tool call"
+            back = len(app.messages) - app.messages.index(message)
+            app.finish(message)
+            return f"a tool call {back} messages back returned"
     roll = rng.random()
     if roll < 0.35:
         app.turn()
@@ -540,6 +586,36 @@ def test_a_followed_stores_tail_reads_draw_what_whole_reads_draw(
             follows.poll(f"seed {seed}, step {step}: {what}, read again unchanged")
     # a compaction folding from the first message: each later read whole (seed 5)
     assert follows.tails > 0
+
+
+def test_a_tool_part_completed_further_back_than_the_last_rows_is_drawn_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenCode writes a tool part again in place once its tool returns: one that ran on
+    while more messages were written after it than a later read's last rows reach
+    (parallel sessions' prompts queued, a background task) is drawn completed once, as a
+    whole read draws it, by a read of the rows back to it, not of the whole session."""
+    rng = random.Random(7)
+    made = _OpenCode(tmp_path / "home", rng)
+    for _ in range(100):
+        made.turn()
+    follows = _Follows(Home.at(tmp_path / "home"), BASIC, monkeypatch)
+    running = made.call()
+    follows.poll("a tool call runs on")
+    for step in range(3):
+        for _ in range(20):
+            made.turn()
+        follows.poll(f"20 turns written after it ({step})")
+    made.finish(running)
+    made.turn()
+    wholes = len(follows.wholes)
+    drawn = follows.poll("the tool call returns, 121 messages back")
+    assert [e.text for e in drawn if e.kind == "tool_result"] == [
+        "built " + running[-6:]
+    ]
+    assert len(follows.wholes) == wholes + 1  # the whole-read follow's alone
+    again = follows.poll("read again unchanged")
+    assert not [e for e in again if e.kind == "tool_result"]
 
 
 def test_a_crush_sessions_later_reads_after_a_turn_are_of_its_last_rows(

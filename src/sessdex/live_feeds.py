@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -481,6 +481,10 @@ class ReadFeed:
         self.anchor_tokens = 0
         self.tail_drawn = 0
         self.inlines = False  # a whole read gave a sub-agent's events: read whole
+        # the calls the last read found unanswered, of an app that writes a result into
+        # its call's row however far back (`CALLS_END_IN_PLACE`): the next reaches them
+        self.in_place = getattr(source, "CALLS_END_IN_PLACE", False) is True
+        self.open_calls: frozenset[str] = frozenset()
         self.tail_reads = True  # False: every later read whole (the bench's old path)
         self.held: Event | None = None  # its last event, shown once read again alike
         # of the first read's history, its last event written just now: what a status
@@ -646,6 +650,7 @@ class ReadFeed:
         final: Event | None = None  # bookkeeping too
         met: set[int] = set()  # the keys this read found new
         ends: deque[Event] = deque(maxlen=3)  # its last events, for `_anchor`
+        calls = _Calls() if whole and self.in_place else None
         try:
             if whole and reading.whole_store(self.session.path):
                 # re-read after the app committed during the read, as `show` does: never
@@ -662,6 +667,8 @@ class ReadFeed:
                 ends.append(event)
                 if event.agent_id is not None or event.kind == "subagent":
                     inlines = True
+                if calls is not None:
+                    calls.add(event, count)
                 if event.kind not in BOOKKEEPING:
                     last = event
                 elif event.kind == "usage" and event.usage is not None:
@@ -697,6 +704,9 @@ class ReadFeed:
         if whole:
             self.covered, self.tokens = count, tokens
             self.inlines = inlines
+            self.open_calls = (
+                frozenset(calls.open) if calls is not None else frozenset()
+            )
             self._anchor(list(ends), tokens)
             if not first:
                 self._hold(kept, _growing(last, final), seen, settled)
@@ -800,7 +810,10 @@ class ReadFeed:
         than `HISTORY_EVENTS` hold), an event among them a whole read numbers by its
         place or inlines a sub-agent's events beside, one that earlier rows may change
         (`unsure`) at or after the anchor however many are read, or before it where an
-        event among the rows was rewritten, or a source with no `read_last`."""
+        event among the rows was rewritten, or a source with no `read_last`. Of an app
+        that writes a call's result into its row (`CALLS_END_IN_PLACE`), the rows reach
+        back to each call the read before found unanswered too, where HISTORY_EVENTS
+        reach."""
         anchor = self.anchor
         if (
             anchor is None
@@ -828,11 +841,18 @@ class ReadFeed:
                 for e in found
             ):
                 return None  # its key or place is another's too: no more rows tell
-            # an event earlier rows may change (a compaction's note names and counts
-            # what it folds): one written since is read whole
-            if start is not None and not any(e.seq in unsure for e in found[start:]):
+            # the anchor, and after it no event earlier rows may change (a compaction's
+            # note names and counts what it folds: one written since is read whole);
+            # each call unanswered before among them too, but where more rows give no
+            # more (it was deleted, or is further back than HISTORY_EVENTS reach)
+            spent = len(found) <= before or len(found) >= HISTORY_EVENTS
+            if (
+                start is not None
+                and not any(e.seq in unsure for e in found[start:])
+                and (spent or _reaches(found, self.open_calls))
+            ):
                 break
-            if len(found) <= before or len(found) >= HISTORY_EVENTS:
+            if spent:
                 return None  # more rows give no more: the whole read tells
             rows, before = rows * 4, len(found)
         last = next((e for e in reversed(found) if e.kind not in BOOKKEEPING), None)
@@ -857,6 +877,11 @@ class ReadFeed:
                 kept.append(event)
         tokens = self.anchor_tokens + sum(_usage(e) for e in found[start:])
         self.tokens = tokens
+        if self.in_place:
+            calls = _Calls()
+            for place, event in enumerate(found):
+                calls.add(event, place)
+            self.open_calls = frozenset(calls.open)
         self._anchor(found[-3:], tokens)
         self.tail_drawn += len(kept)
         self._hold(kept, _growing(last, found[-1]), seen, settled)
@@ -1056,6 +1081,31 @@ def _unfinished(event: Event | None) -> bool:
 def _summed(event: Event) -> bool:
     """Whether `event` is the usage a session's counters give, summed over it."""
     return event.kind == "usage" and event.extra.get("scope") == "session"
+
+
+class _Calls:
+    """The tool calls a read found unanswered, each by its id, among its last
+    HISTORY_EVENTS events (one that never ends, its app killed while it ran, is not
+    read back to for ever)."""
+
+    def __init__(self) -> None:
+        self.open: OrderedDict[str, int] = OrderedDict()  # id: its place in the read
+
+    def add(self, event: Event, place: int) -> None:
+        if event.call_id is not None and event.kind == "tool_call":
+            self.open[event.call_id] = place
+            self.open.move_to_end(event.call_id)
+        elif event.call_id is not None and event.kind == "tool_result":
+            self.open.pop(event.call_id, None)
+        while self.open and place - next(iter(self.open.values())) >= HISTORY_EVENTS:
+            self.open.popitem(last=False)
+
+
+def _reaches(found: list[Event], calls: frozenset[str]) -> bool:
+    """Whether `found` holds each of `calls`, a call a read before found unanswered."""
+    if not calls:
+        return True
+    return calls <= {e.call_id for e in found if e.kind == "tool_call"}
 
 
 def _usage(event: Event) -> int:

@@ -133,6 +133,10 @@ class Source(Protocol):
     # Optional: REPLAYED_LOGS = True, its `.jsonl` files are logs whose lines change what
     # earlier ones wrote (replayed whole to one state): the live view reads such a file
     # again whole as it does a store, never from a line on.
+    # Optional: CALLS_END_IN_PLACE = True, it writes a tool call's result into the call's
+    # own row once the tool returns, however many rows were written after it meanwhile
+    # (OpenCode's tool part): the live view's read of a session's last rows reaches back
+    # to each call it found unanswered.
     # Optional: SUBAGENTS_INSIDE = True, it may keep a sub-agent inside its lead's file,
     # listed as no session of its own: `show` of a short id that matches nothing says
     # that 6 or more characters find one (resolving._holding_subagent) in a home of it.

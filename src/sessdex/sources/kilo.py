@@ -37,6 +37,7 @@ NAME = "kilo"
 TITLE = "Kilo Code (VS Code extension and Kilo CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 READ_LAST_UNSURE = True  # as OpenCode's `read_last`, which reads its sessions
+CALLS_END_IN_PLACE = True  # as OpenCode's tool parts
 LISTED_TABLES = opencode.LISTED_TABLES  # the Kilo CLI's database: OpenCode's tables
 CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "

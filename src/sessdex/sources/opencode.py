@@ -84,6 +84,8 @@ NAME = "opencode"
 TITLE = "OpenCode"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 READ_LAST_UNSURE = True  # its `read_last` says which events earlier rows may change
+# a tool part is written again, completed, once its tool returns (session/processor.ts)
+CALLS_END_IN_PLACE = True
 CHECKED_WITH = (
     "opencode 1.18.33 (SQLite, real files; its part and session-message schemas and "
     "tables from its npm binary); 1.3 JSON storage tree (public synthetic samples); "

@@ -99,6 +99,8 @@ class _OpenCode:
         # one millisecond would tell a read of the end nothing of where it was
         self.at, self.n = self.at + self.rng.choice([1, 1000]), self.n + 1
         message, at = f"msg_22b8400000{self.n:06d}", self.at
+        if role == "assistant":  # a tool left running before it was given up on
+            self.running.clear()
         data = json.dumps({"role": role, **info, "time": {"created": at}})
         self._write("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
                     message, BASIC, at, at, data)  # fmt: skip
@@ -124,6 +126,12 @@ class _OpenCode:
                                          "time": {"start": at}}})  # fmt: skip
         self.running.append(self.messages[-1])
         return self.messages[-1]
+
+    def queue(self, count: int) -> None:
+        """Prompts sent while the tool runs: OpenCode writes each at once, and answers
+        them once the tool returned."""
+        for _ in range(count):
+            self.add("user", {"type": "text", "text": f"q{self.n}"})
 
     def finish(self, message: str) -> None:
         """The tool part of `message` written again in place, completed, as OpenCode's
@@ -495,7 +503,11 @@ def _step(app: _OpenCode | _Gemini | _Crush | _Goose, rng: random.Random) -> str
         if roll < 0.08:
             app.call()
             return "a tool call that runs on"
-        if roll < 0.16 and app.running:
+        if roll < 0.18 and app.running:
+            count = rng.choice([1, rng.randint(40, 120)])
+            app.queue(count)
+            return f"{count} prompts sent while a tool runs"
+        if roll < 0.36 and app.running:
             message = app.running.pop(rng.randrange(len(app.running)))
             if message not in app.messages:
                 return "a reverted tool call"
@@ -592,9 +604,9 @@ def test_a_tool_part_completed_further_back_than_the_last_rows_is_drawn_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """OpenCode writes a tool part again in place once its tool returns: one that ran on
-    while more messages were written after it than a later read's last rows reach
-    (parallel sessions' prompts queued, a background task) is drawn completed once, as a
-    whole read draws it, by a read of the rows back to it, not of the whole session."""
+    while more prompts were sent, each written at once, than a later read's last rows
+    reach is drawn completed once, as a whole read draws it, by a read of the rows back
+    to it, not of the whole session."""
     rng = random.Random(7)
     made = _OpenCode(tmp_path / "home", rng)
     for _ in range(100):
@@ -603,19 +615,43 @@ def test_a_tool_part_completed_further_back_than_the_last_rows_is_drawn_once(
     running = made.call()
     follows.poll("a tool call runs on")
     for step in range(3):
-        for _ in range(20):
-            made.turn()
-        follows.poll(f"20 turns written after it ({step})")
+        made.queue(25)
+        follows.poll(f"25 prompts sent while it runs ({step})")
     made.finish(running)
-    made.turn()
+    made.add("assistant", {"type": "text", "text": "built"}, finish="stop")
     wholes = len(follows.wholes)
-    drawn = follows.poll("the tool call returns, 121 messages back")
+    drawn = follows.poll("the tool call returns, 76 messages back")
     assert [e.text for e in drawn if e.kind == "tool_result"] == [
         "built " + running[-6:]
     ]
     assert len(follows.wholes) == wholes + 1  # the whole-read follow's alone
     again = follows.poll("read again unchanged")
     assert not [e for e in again if e.kind == "tool_result"]
+
+
+def test_a_tool_part_left_running_is_not_read_back_to_once_a_later_prompt_is_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool part still running under a prompt answered after it was left so by an
+    OpenCode that stopped (killed mid-call, the session resumed later): a later poll
+    reads the session's last 64 messages, not every message back to it."""
+    rng = random.Random(11)
+    made = _OpenCode(tmp_path / "home", rng)
+    made.call()
+    for _ in range(100):
+        made.turn()
+    follows = _Follows(Home.at(tmp_path / "home"), BASIC, monkeypatch)
+    asked: list[int] = []
+    last_events = reading.last_events
+
+    def counted(*args: Any, **kwargs: Any) -> list[Event] | None:
+        asked.append(args[3])  # the rows asked for
+        return last_events(*args, **kwargs)
+
+    monkeypatch.setattr(reading, "last_events", counted)
+    made.turn()
+    follows.poll("a turn, 201 messages after the part left running")
+    assert asked == [64]
 
 
 def test_a_crush_sessions_later_reads_after_a_turn_are_of_its_last_rows(

@@ -52,6 +52,7 @@ GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result", "compa
 # a Crush summary is streamed into a row already marked the session's summary
 STREAMED = frozenset({"assistant", "thinking", "compaction"})
 BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
+ANSWERS = frozenset({"assistant", "thinking", "tool_call"})  # what an answer writes
 HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
 TAIL_ROWS = (
     64  # `follow -n`'s first read of a store: its last messages, as `show --tail`
@@ -1085,13 +1086,22 @@ def _summed(event: Event) -> bool:
 
 class _Calls:
     """The tool calls a read found unanswered, each by its id, among its last
-    HISTORY_EVENTS events (one that never ends, its app killed while it ran, is not
-    read back to for ever)."""
+    HISTORY_EVENTS events. One with a prompt after it, and an answer after that, is not
+    waiting: the app answers a prompt sent while a tool runs once the tool returned, so
+    that call was left running by an app that stopped (killed mid-call, the session
+    resumed later), and is not read back to at every poll."""
 
     def __init__(self) -> None:
         self.open: OrderedDict[str, int] = OrderedDict()  # id: its place in the read
+        self.prompted: list[str] = []  # the open calls a prompt came after
 
     def add(self, event: Event, place: int) -> None:
+        if event.kind == "user":
+            self.prompted = list(self.open)
+        elif event.kind in ANSWERS and self.prompted:
+            for call in self.prompted:
+                self.open.pop(call, None)
+            self.prompted = []
         if event.call_id is not None and event.kind == "tool_call":
             self.open[event.call_id] = place
             self.open.move_to_end(event.call_id)

@@ -7,14 +7,16 @@ same session as `bench_tail_readers.py` builds it.
 `--every` prompts (a poll whose last rows hold a compaction reads from the compaction
 before it, `fold_reach`); `gemini`: a Gemini CLI chat kept as one JSON document, saved
 whole again at each write. Each run writes one turn (a prompt and a short answer), then
-polls both follows; their draws and token counts are checked alike.
+polls both follows; their draws and token counts are checked alike. `--running N`
+(opencode): a tool part N messages before the end left running (an app killed while its
+tool ran), which each later read of the last rows reaches back to (`CALLS_END_IN_PLACE`).
 
 Prints the medians of --runs polls: CPU seconds (`time.process_time`) and bytes read
 (`rchar` of /proc/self/io: every byte read(2)/pread(2) gave, the page cache's too).
 Usage:
 
     .venv/bin/python bench/bench_follow_store_polls.py [--app opencode|gemini] [--mb 50]
-        [--runs 5] [--every 60]
+        [--runs 5] [--every 60] [--running N]
 """
 
 from __future__ import annotations
@@ -64,6 +66,25 @@ def _turn_opencode(home: Path, session: str, n: int) -> None:
     db.close()
 
 
+def _left_running(home: Path, session: str, back: int) -> None:
+    """The first part of the assistant message `back` messages from the end made a tool
+    part still running: its app was killed while the tool ran."""
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    rows = db.execute(
+        "SELECT id, data FROM message WHERE session_id = ? "
+        "ORDER BY time_created DESC, id DESC LIMIT ?",
+        (session, back + 200),
+    ).fetchall()
+    message = next(m for m, data in rows[back:] if '"assistant"' in data)
+    part = json.dumps({"type": "tool", "tool": "bash", "callID": "call_left_running",
+                       "state": {"status": "running", "input": {"command": "make"},
+                                 "time": {"start": 1796026350000}}})  # fmt: skip
+    db.execute("UPDATE part SET data = ? WHERE id = (SELECT min(id) FROM part "
+               "WHERE message_id = ?)", (part, message))  # fmt: skip
+    db.commit()
+    db.close()
+
+
 def _turn_gemini(home: Path, n: int) -> None:
     (path,) = (home / ".gemini" / "tmp" / "proj" / "chats").iterdir()
     chat = json.loads(path.read_text())
@@ -86,6 +107,7 @@ def main() -> int:
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--every", type=int, default=60)
+    parser.add_argument("--running", type=int, default=0)
     args = parser.parse_args()
     report = Report()
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-follow-polls-") as folder:
@@ -97,6 +119,9 @@ def main() -> int:
         else:
             prefix, messages = _gemini(home, args.mb)
         report.note(f"{args.app}: {messages} messages, --every {args.every}")
+        if args.running and args.app == "opencode":
+            _left_running(home, prefix, args.running)
+            report.note(f"a tool part left running {args.running} messages back")
 
         from sessdex import api, sources
         from sessdex.diagnostics import Diagnostics

@@ -133,9 +133,10 @@ class _OpenCode:
         for _ in range(count):
             self.add("user", {"type": "text", "text": f"q{self.n}"})
 
-    def finish(self, message: str) -> None:
+    def finish(self, message: str, step: bool = False) -> None:
         """The tool part of `message` written again in place, completed, as OpenCode's
-        processor writes it once the tool returns (its `time_updated` now)."""
+        processor writes it once the tool returns (its `time_updated` now); `step`: the
+        message's tokens and end written after it, as the step finishes."""
         db = sqlite3.connect(self.path)
         row = db.execute(
             "SELECT data FROM part WHERE message_id = ?", (message,)
@@ -152,6 +153,12 @@ class _OpenCode:
                          "metadata": {}, "time": {"start": start, "end": self.at}}  # fmt: skip
         self._write("UPDATE part SET data = ?, time_updated = ? WHERE message_id = ?",
                     json.dumps(part), self.at, message)  # fmt: skip
+        if step:
+            tokens = {"input": self.rng.randint(1, 99), "output": 5, "reasoning": 0,
+                      "cache": {"read": 0, "write": 0}}  # fmt: skip
+            self._write("UPDATE message SET data = json_set(data, '$.tokens', json(?), "
+                        "'$.time.completed', ?), time_updated = ? WHERE id = ?",
+                        json.dumps(tokens), self.at, self.at, message)  # fmt: skip
 
     def stream(self, back: int) -> None:
         """The part of the message `back` from the end written again, longer."""
@@ -512,8 +519,10 @@ def _step(app: _OpenCode | _Gemini | _Crush | _Goose, rng: random.Random) -> str
             if message not in app.messages:
                 return "a reverted tool call"
             back = len(app.messages) - app.messages.index(message)
-            app.finish(message)
-            return f"a tool call {back} messages back returned"
+            step = rng.random() < 0.5
+            app.finish(message, step)
+            ended = ", its step ended" if step else ""
+            return f"a tool call {back} messages back returned{ended}"
     roll = rng.random()
     if roll < 0.35:
         app.turn()

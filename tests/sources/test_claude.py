@@ -2062,6 +2062,45 @@ def test_what_2_1_337_writes_of_denials_routes_and_files_changed_by_sub_agents(
     ]
 
 
+def test_prompts_a_safety_check_blocked_and_claude_code_withdrew_are_said(
+    tmp_path: Path,
+) -> None:
+    """2.1.337 (npm @anthropic-ai/claude-code-linux-x64 2.1.337, its query loop): after
+    a refusal, the next turn writes a `blocked_prompts_withdrawn` attachment naming the
+    blocked prompts (`prompts`) and the refused turn's rows (`rest`), which the model
+    then sees as `standIn`; the person is told "Claude no longer sees the earlier
+    message that was flagged". The prompt still shows as typed, and a meta event at
+    that point says Claude no longer sees it."""
+    stand_in = "A message from the user stood here. A safety check blocked it ..."
+    lines = [
+        prompt(1, "the blocked question"),
+        record("assistant", 2, message={"id": "msg_2", "role": "assistant",
+               "model": "claude-opus-4-6", "content": [], "stop_reason": "refusal"},
+               requestId="req_2"),
+        prompt(3, "another try"),
+        record("attachment", 4, attachment={"type": "blocked_prompts_withdrawn",
+               "prompts": ["u1"], "rest": ["u2"], "standIn": stand_in}),
+        reply(5, "Sure."),
+        record("attachment", 6, attachment={"type": "blocked_prompts_withdrawn",
+               "prompts": ["u7", "u8"], "rest": [], "standIn": stand_in}),
+    ]  # fmt: skip
+    diagnostics = Diagnostics()
+    found = events(write(tmp_path / "s.jsonl", lines), diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    withdrawn = [e for e in found if e.extra.get("withdrawn_prompts")]
+    assert [(e.kind, e.text) for e in withdrawn] == [
+        ("meta", "a safety check blocked 1 earlier prompt: Claude no longer sees it"),
+        (
+            "meta",
+            "a safety check blocked 2 earlier prompts: Claude no longer sees them",
+        ),
+    ]
+    assert [e.text for e in found if e.kind == "user"] == [
+        "the blocked question",
+        "another try",
+    ]
+
+
 def test_a_response_run_on_us_only_inference_costs_a_tenth_more(
     tmp_path: Path,
 ) -> None:

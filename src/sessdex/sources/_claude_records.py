@@ -173,9 +173,9 @@ IGNORED_ATTACHMENTS = frozenset(
         "session_cron_carry",
         # 2.1.337's new context for the model: auto mode's and plugins' rules, a Claude
         # project's instructions, the names of attached files, how an attachment was
-        # rendered, prompts a check withdrew, what WebFetch may open, when a routine fired
+        # rendered, what WebFetch may open, when a routine fired
         "auto_mode_rules", "plugin_rules", "projects_instructions", "attached_file_names",
-        "attachment_answer", "blocked_prompts_withdrawn", "web_fetch_scope_notice",
+        "attachment_answer", "web_fetch_scope_notice",
         "routine_fire",
     }
 )  # fmt: skip

@@ -110,6 +110,18 @@ def _files_changed(diff: object) -> tuple[str, Extra]:
     return said, {"changed_files": len(names)}
 
 
+def _withdrawn(prompts: object) -> tuple[str, Extra]:
+    """What a `blocked_prompts_withdrawn` line says (2.1.337): prompts a safety check
+    blocked, which the model from then on sees as a stand-in; the prompts still show as
+    typed, as Claude Code keeps them on screen with the same notice."""
+    count = len(prompts) if isinstance(prompts, list) else 0
+    if count > 1:
+        said = f"a safety check blocked {count} earlier prompts: Claude no longer sees them"
+    else:  # one, or a line that lost its list (2.1.337 writes none empty)
+        said = "a safety check blocked 1 earlier prompt: Claude no longer sees it"
+    return said, {"withdrawn_prompts": count or None}
+
+
 def _stopped(hook: dict[str, object]) -> bool:
     """Whether a `hook_success` attachment is a SubagentStop hook that let the sub-agent
     stop: a hook may exit 0 and still answer `{"decision": "block"}` to keep it going."""
@@ -1058,6 +1070,9 @@ class Stream:
                     "tokens_saved": rough if isinstance(rough, int) and rough else None,
                 },
             )
+        elif kind == "blocked_prompts_withdrawn":
+            said, withdrawn = _withdrawn(attachment.get("prompts"))
+            yield self._event("meta", agent, text=said, extra=withdrawn)
         elif kind == "goal_status":
             met = attachment.get("met")
             reason = rec.string(attachment.get("reason"))

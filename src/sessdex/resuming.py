@@ -32,6 +32,8 @@ class ResumeCheck:
     )  # reasons not to run it (unless forced)
     warnings: list[str] = field(default_factory=list)
     branch_mismatch: tuple[str, str] | None = None  # (recorded, current)
+    # the recorded branch is a local branch of the folder: one the user may switch to
+    branch_there: bool = False
     live_pids: list[int] = field(default_factory=list)
     cli_path: str | None = None
     # the program of the plan's name on PATH where it is another (pressly's `goose`)
@@ -289,6 +291,7 @@ def check_resume(
         current, problem = branch_check(plan.cwd)
         if current is not None and current != session.branch:
             check.branch_mismatch = (session.branch, current)
+            check.branch_there = has_branch(plan.cwd, session.branch)
         elif current is None:  # said either way: the branch was recorded, not checked
             check.warnings.append(
                 f"could not check that {plan.cwd} is still on branch "
@@ -573,6 +576,34 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
 def current_branch(cwd: str) -> str | None:
     """The branch checked out in `cwd` now, or None when it is not a git work tree."""
     return branch_check(cwd)[0]
+
+
+def has_branch(cwd: str, branch: str) -> bool:
+    """Whether `cwd`'s repository has a local branch `branch`, asked read-only; "HEAD"
+    (no branch checked out) is none. The name, the session file's, is a ref's tail: never
+    an option to git."""
+    import subprocess
+
+    if branch == "HEAD":
+        return False
+    try:
+        result = subprocess.run(
+            [
+                "git",
+                "-C",
+                cwd,
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                f"refs/heads/{branch}",
+            ],
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False  # not said: the mismatch is, and no switch is named
+    return result.returncode == 0
 
 
 def branch_check(cwd: str) -> tuple[str | None, str | None]:

@@ -451,7 +451,7 @@ def resume_command(
                 continue  # the error below
             said(f"warning: {one_line(refusal)}")
         if check.branch_mismatch:
-            said(f"warning: {_branch_moved(check.branch_mismatch, check.plan.cwd)}")
+            said(f"warning: {_branch_moved(check.branch_mismatch, check)}")
         if check.live_pids:
             said(
                 f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
@@ -487,7 +487,7 @@ def resume_command(
             "close it first, or use --force."
         )
     if check.branch_mismatch:
-        message = _branch_moved(check.branch_mismatch, check.plan.cwd)
+        message = _branch_moved(check.branch_mismatch, check)
         _warned_or_asked(message, "Resume on the current branch?", "anyway", yes)
     if not check.plan.cwd:  # a CLI that finds the session from any folder: it runs here
         # the agent will read and write in whatever folder the user is in: asked, as a
@@ -547,17 +547,28 @@ def _unsaid(_message: str) -> None:
     """Nothing said: what `--json` already holds, for a script."""
 
 
-def _branch_moved(mismatch: tuple[str, str], folder: str | None) -> str:
+def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:
     """What `resume` says, run or printed, of a folder now on another branch than the
-    session's: which branch each is on, the folder named, and that none is switched."""
+    session's: which branch each is on, the folder named, and that none is switched;
+    where the session's branch is a local one there, the `git switch` the user may run."""
+    from .. import shells
+    from ..errors import BadSetting
     from ..views.text import one_line
 
     recorded, current = mismatch
+    folder = check.plan.cwd
     where = one_line(folder) if folder else "the folder"
-    return (
+    said = (
         f"the session was on {_on(recorded)} but {where} is on {_on(current)} now. "
         "sessdex never switches branches."
     )
+    if not (check.branch_there and folder):
+        return said
+    try:
+        switch = shells.run(["git", "-C", folder, "switch", recorded])
+    except (NotQuotable, BadSetting):  # the branch is named above; the user types it
+        return said
+    return f"{said} To go on with it there: {switch}"
 
 
 def _on(branch: str) -> str:

@@ -1,0 +1,73 @@
+"""`resume` of a session whose folder is now on another branch: it never switches, and
+names the `git switch` the user may run where the session's branch is there to switch to."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+from .helpers import write_claude_session
+
+SESSION = "7e7e7e7e-0000-4000-8000-000000000002"
+
+
+def _git(folder: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}  # fmt: skip
+    subprocess.run(["git", "-C", str(folder), *args], check=True, env=env)
+
+
+def _resume(tmp_path: Path, folder: Path, branch: str) -> str:
+    """What `resume --print` says on stderr of a session recorded on `branch`."""
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, str(folder), branch=branch)
+    claude = tmp_path / "bin" / "claude"  # found on PATH, never run by --print
+    claude.parent.mkdir(exist_ok=True)
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    env = {
+        "PATH": f"{claude.parent}{os.pathsep}{os.environ['PATH']}",
+        "SESSDEX_SHELL": "bash",
+    }
+    result = CliRunner().invoke(
+        main, ["resume", SESSION, "--print", "--home", str(home)], env=env
+    )
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+def test_the_switch_to_the_sessions_branch_is_named_when_it_is_there(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "my project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(folder, "branch", "fix;it")
+    said = _resume(tmp_path, folder, "fix;it")
+    assert "sessdex never switches branches" in said
+    assert f"To go on with it there: git -C '{folder}' switch 'fix;it'" in said
+    # named, never run: the folder is still on main
+    head = subprocess.run(
+        ["git", "-C", str(folder), "branch", "--show-current"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert head.stdout.strip() == "main"
+
+
+def test_no_switch_is_named_to_a_branch_the_folder_does_not_have(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    said = _resume(tmp_path, folder, "gone")
+    assert "the session was on branch 'gone'" in said
+    assert "sessdex never switches branches." in said
+    assert "git -C" not in said and "To go on with it" not in said

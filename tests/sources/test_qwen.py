@@ -240,6 +240,27 @@ def test_public_shape_thoughts_hook_context_and_notifications() -> None:
     assert sessions()[PUBLIC].cwd == "/tmp/as-qwen-fixture/project"
 
 
+def test_resume_passes_only_an_approval_mode_qwen_takes() -> None:
+    """qwen 0.24.4's `--approval-mode` takes plan, default, auto-edit, auto and yolo (its
+    --help's choices; `auto` accepted, measured), and any other word makes it print its
+    help and start nothing: a recorded mode it does not name (a sub-agent's `bubble`, a
+    build's own) is left out, with why, even with --keep-permissions."""
+    session = sessions()[FEATURES]
+    auto = qwen.resume(replace(session, permission_mode="auto"), keep_permissions=True)
+    assert auto is not None and auto.argv[-2:] == ("--approval-mode", "auto")
+    for mode in ("bubble", "autoEdit"):
+        for keep in (True, False):
+            plan = qwen.resume(
+                replace(session, permission_mode=mode), keep_permissions=keep
+            )
+            assert plan is not None and "--approval-mode" not in plan.argv
+            assert not plan.withheld
+            assert plan.notes == (
+                f"left out the approval mode {mode!r}: qwen takes plan, default, "
+                "auto-edit, auto or yolo",
+            )
+
+
 def test_resume_keeps_plan_and_withholds_looser_modes() -> None:
     session = sessions()[FEATURES]
     plan = qwen.resume(session)

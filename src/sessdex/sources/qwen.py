@@ -140,6 +140,9 @@ INSTALL_HINT = "npm install -g @qwen-code/qwen-code"
 
 # Approval modes no looser than the CLI's default ("default" asks before edits and shell).
 _SAFE_MODES = {"default", "plan"}
+# what `--approval-mode` takes (0.24.4's --help): any other word prints the help and
+# starts nothing
+_MODES = ("plan", "default", "auto-edit", "auto", "yolo")
 # how a running qwen says which session it has open (0.24.4's --help)
 RESUME_FLAGS = ResumeFlags(
     resume=("-r", "--resume"),
@@ -1393,7 +1396,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`qwen --resume <id>` in the session's folder, keeping its model and a safe approval mode.
 
     Approval modes `default` and `plan` are passed, as qwen's flag overrides its
-    settings; `auto-edit`, `auto` and `yolo` are withheld unless `keep_permissions`.
+    settings; `auto-edit`, `auto` and `yolo` are withheld unless `keep_permissions`,
+    and a mode the flag does not take is left out, said in a note.
     """
     if session.path and sub.child_of(Path(session.path)) is not None:
         return None  # a sub-agent: its parent is the session to reopen
@@ -1406,6 +1410,13 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.model:
         argv += ["--model", session.model]
     mode = session.permission_mode
+    notes: list[str] = []
+    if mode and mode not in _MODES:  # a sub-agent's `bubble`, another build's own
+        notes.append(
+            f"left out the approval mode {mode!r}: qwen takes {', '.join(_MODES[:-1])} "
+            f"or {_MODES[-1]}"
+        )
+        mode = None
     # `default` is passed too: without a flag qwen takes the settings' approvalMode
     # (yolo, where a user set it), else default (0.24.4, measured); a looser one passes
     # nothing: no flag caps the setting, and `default` would loosen a `plan` one
@@ -1414,13 +1425,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     elif mode and mode not in _SAFE_MODES:
         withheld.append(f"--approval-mode {mode}")
     extra: Extra = session.extra
-    notes = ("archived session: Qwen may not list it",) if extra.get("archived") else ()
+    if extra.get("archived"):
+        notes.append("archived session: Qwen may not list it")
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or ".",
         program="qwen",
         install_hint=INSTALL_HINT,
-        notes=notes,
+        notes=tuple(notes),
         withheld=tuple(withheld),
     )
 

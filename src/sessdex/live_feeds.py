@@ -574,6 +574,7 @@ class ReadFeed:
                 self.diagnostics.problem(problem)
         if first is None:
             events = []  # only a partial line so far
+            self.lead_in = lead_in  # the line it leads on is still the last whole one
         elif follower.size <= FULL_REREAD_MAX:
             events = self._read(seen, 0)  # its sub-agents' files too
         elif change is Change.REWRITTEN:

@@ -355,6 +355,8 @@ def _moved_hint(
             f"{said}. {source.TITLE} finds a session only from the folder it ran in: "
             f"move the project back to {plan.cwd} to resume it."
         )
+    if plan.restores_looser:  # the line would reopen it so, unasked
+        return f"{said}; {_elsewhere_kept(plan)}."
     try:
         line = cd_then_run(moved, plan.argv)
     except (NotQuotable, BadSetting):  # the folder is said; the user types the rest
@@ -373,6 +375,8 @@ def _gone_hint(source: sources.Source, plan: ResumePlan) -> str:
     )
     if not resumes_anywhere(source):
         return f"{back}: {source.TITLE} finds a session only from the folder it ran in."
+    if plan.restores_looser:  # the line would reopen it so, unasked
+        return f"{back}, or {_elsewhere_kept(plan)}."
     try:
         line = run(plan.argv)
     except (NotQuotable, BadSetting):  # the way is said; the user types the line
@@ -380,6 +384,16 @@ def _gone_hint(source: sources.Source, plan: ResumePlan) -> str:
     return (
         f"{back}, or, to go on with it in another folder, run this there "
         f"({plan.program} finds the session from any folder): {line}"
+    )
+
+
+def _elsewhere_kept(plan: ResumePlan) -> str:
+    """Where the app would reopen the session looser than its default (refused): the
+    line to run elsewhere is given only once the user asks for that, with its flag."""
+    keep = hints.flag("keep_permissions")
+    return (
+        f"add {keep} for the line that resumes it in another folder at the "
+        f"{plan.restores_looser} ({plan.program} finds the session from any folder)"
     )
 
 

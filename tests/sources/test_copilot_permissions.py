@@ -207,3 +207,30 @@ def test_export_gives_no_resume_line_that_restores_allow_all() -> None:
             main, ["export", LOWERED[:8], "-f", fmt, "--home", str(HOME)]
         )
         assert f"copilot --resume {LOWERED}" in lowered.stdout
+
+
+def test_a_gone_folder_gives_no_line_that_restores_allow_all() -> None:
+    """The session's folder (/home/alex/code/shop-api) is gone here. Copilot CLI finds a
+    session from any folder, so the refusal offers the line without its `cd`: for a
+    session left at Allow All, which `resume` refuses, that line (pasted) reopened it at
+    Allow All unasked. It is offered with `--keep-permissions` only, its flag in it."""
+    runner = CliRunner()
+    refused = runner.invoke(
+        main, ["resume", SWITCHED[:8], "--print", "--home", str(HOME)]
+    )
+    assert refused.exit_code == 1
+    assert "Put the project back at /home/alex/code/shop-api" in refused.stderr
+    assert f"copilot --resume {SWITCHED}" not in refused.stderr, refused.stderr
+    assert "add --keep-permissions for the line that resumes it in another" in (
+        refused.stderr
+    )
+    kept = runner.invoke(
+        main,
+        ["resume", SWITCHED[:8], "--print", "--keep-permissions", "--home", str(HOME)],
+    )
+    line = f"copilot --resume {SWITCHED} --model mock-model --allow-all"
+    assert line in kept.stderr, kept.stderr
+    lowered = runner.invoke(
+        main, ["resume", LOWERED[:8], "--print", "--home", str(HOME)]
+    )
+    assert f"copilot --resume {LOWERED}" in lowered.stderr, lowered.stderr

@@ -142,3 +142,19 @@ def test_print_refuses_a_session_whose_folder_is_gone_as_resume_does(
     assert described.exit_code == 0
     plan = json.loads(described.stdout)
     assert any(f"{old} no longer exists" in why for why in plan["refusals"])
+
+
+def test_print_ends_its_error_with_the_line_offered(
+    moved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`resume --print`'s error put "The line's cd would fail." right after the line the
+    hint offers to run elsewhere, with no stop between: copied to the end, it was part
+    of the command. That is said first now; the offered line ends the error."""
+    monkeypatch.setattr(sources.get("claude"), "RESUMES_ANYWHERE", True, raising=False)
+    printed = CliRunner().invoke(
+        main, ["resume", GONE[:8], "--print", "--home", str(moved)]
+    )
+    assert printed.exit_code == 1
+    error = printed.stderr.strip().splitlines()[-1]
+    assert error.startswith("Error: the printed line's cd would fail: "), error
+    assert error.endswith("--permission-mode default"), error

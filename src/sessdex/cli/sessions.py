@@ -474,8 +474,10 @@ def resume_command(
         if not as_json and check.folder_refusal is not None:
             # printed for a person to see, but its `cd` fails: 1, as `resume` refuses it,
             # so that a script stops before running the line
+            # said first: the refusal may end with a line to run elsewhere, copied to
+            # its end
             raise SessdexError(
-                f"{one_line(check.folder_refusal)} The line's cd would fail."
+                f"the printed line's cd would fail: {one_line(check.folder_refusal)}"
             )
         return
     if check.refusals:

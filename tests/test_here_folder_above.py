@@ -185,3 +185,19 @@ def test_a_span_given_is_kept_and_counted(tmp_path: Path) -> None:
     done = _list_here(home, project / "src", "--until", "2000-01-01")
     assert "above it" not in done.stderr
     assert "No session matches --until 2000-01-01 --here" in done.stderr
+
+
+def test_a_folder_with_a_backslash_is_named_as_it_is(tmp_path: Path) -> None:
+    # the folders were named as Python's repr writes them: every backslash doubled,
+    # each of a Windows path's too ('C:\\Users\\me\\shop')
+    project = tmp_path / "back\\slash"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000041", str(project))
+    settle(home)
+    for _ in range(2):  # the full command, then the quick path
+        done = _list_here(home, project / "src")
+        assert done.returncode == 0, done.stderr
+        assert f"--here (in '{project / 'src'}')" in done.stderr, done.stderr
+        assert f"1 session is in '{project}' above it" in done.stderr, done.stderr
+        assert "\\\\" not in done.stderr

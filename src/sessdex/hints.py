@@ -173,6 +173,15 @@ def named_in(folder: str, *words: str) -> str:
     return _in_quotes(typed)
 
 
+def folder_said(folder: str) -> str:
+    """A folder as a sentence names it: on one line, with no control character, in the
+    first quote mark it does not hold; its backslashes as they are (Python's repr
+    doubled each, a Windows path's too)."""
+    from .views.text import one_line
+
+    return _in_quotes(one_line(folder))
+
+
 def _in_quotes(typed: str) -> str:
     """`typed` in the first quote mark it does not hold itself (none where it holds
     them all)."""

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import pathnames
-from .hints import named, named_in
+from .hints import folder_said, named, named_in
 from .idtext import dashed
 from .sources import BUILTIN
 from .wording import count_of
@@ -259,9 +259,10 @@ def nothing_matches(
         given = [*kept, *([output] if output else [])]
         span = [w for o, b in (("--since", since), ("--until", until)) if b for w in (o, b)]  # fmt: skip
         lists = named_in(folder, "list", *_app_words(apps), *span, "--here", *given)
-        hint = f"No session matches {' '.join(options)}; {are} in {folder!r} above it: {lists} lists {'it' if count == 1 else 'them'}."  # fmt: skip
+        hint = f"No session matches {' '.join(options)}; {are} in {folder_said(folder)} above it: {lists} lists {'it' if count == 1 else 'them'}."  # fmt: skip
     if hint and here:  # which folder: the one the shell is in may not be the one meant
-        hint = hint.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)
+        here_said = folder_said(here_folders()[-1])
+        hint = hint.replace("--here", f"--here (in {here_said})", 1)
     if (
         hint
         and query

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from ..audit import Explained
-from ..hints import named, where
+from ..hints import folder_said, named, where
 from ..sources.base import UsageRecord
 from ..usage import TOKENS, Row
 from ..zones import zone_name
@@ -401,7 +401,8 @@ def nothing_counted(
         if "--here" in filters:  # which folder: the shell's may not be the one meant
             from ..selection import here_folders
 
-            asked = asked.replace("--here", f"--here (in {here_folders()[-1]!r})", 1)
+            here_said = folder_said(here_folders()[-1])
+            asked = asked.replace("--here", f"--here (in {here_said})", 1)
         return (
             f"No token usage matches {asked}{days}; "
             f"{named('usage')} without {them} counts all there is."

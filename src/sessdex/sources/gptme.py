@@ -88,7 +88,9 @@ folder the name gives), the copied responses are billed there only: the fork's r
 with a `meta` note (`extra["forked_from"]`) and gives no `usage` for them (a copy given
 another name by `chats fork` is not recognised: billed twice).
 Resume: `gptme --name <name>` in the conversation's workspace (gptme's own exit hint;
-no `-y`/`--no-confirm` added; none for a name `--name` refuses). The user's
+no `-y`/`--no-confirm` added, and a conversation whose config.toml saved `no_confirm`,
+which gptme restores, refused unless `--keep-permissions`; none for a name `--name`
+refuses). The user's
 `~/.config/gptme/config.toml` and `config.local.toml` (API keys) and `oauth/` are never
 opened (`folders.CREDENTIALS_IN`; a `config.toml` beside a `conversation.jsonl` is a
 conversation's, so one named `gptme` keeps its own).

@@ -158,3 +158,22 @@ def test_print_ends_its_error_with_the_line_offered(
     error = printed.stderr.strip().splitlines()[-1]
     assert error.startswith("Error: the printed line's cd would fail: "), error
     assert error.endswith("--permission-mode default"), error
+
+
+def test_a_file_where_the_folder_was_is_told_what_to_do(
+    moved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file now stands where the session's folder was: the refusal said only that it
+    "is a file now", where a gone folder is told how to put the project back (and, for
+    a CLI that finds the session from any folder, the line to run elsewhere)."""
+    old = moved.parent / "old" / "my shop"
+    old.parent.mkdir(parents=True)
+    old.write_text("not a folder")
+    monkeypatch.setattr(sources.get("claude"), "RESUMES_ANYWHERE", True, raising=False)
+    check = api.check_resume(Home.at(moved), GONE[:8])
+    said = next(r for r in check.refusals if "is a file now" in r)
+    assert (
+        f" Move the file away and put the project back at {old} (restore or clone it "
+        "there) to resume it, or, to go on with it in another folder, run this there"
+    ) in said, said
+    assert said.endswith(f"claude --resume {GONE} --model claude-sonnet-4-5 --permission-mode default")  # fmt: skip

@@ -279,6 +279,8 @@ def check_resume(
             refusal += _moved_hint(home, session, source, plan) or _gone_hint(
                 source, plan
             )
+        elif gone == "is a file now":  # what to do is the same, the file moved first
+            refusal += _gone_hint(source, plan, put="Move the file away and put")
         check.folder_refusal = refusal
         check.refusals.append(refusal)
     elif not os.access(plan.cwd, os.X_OK):
@@ -364,15 +366,14 @@ def _moved_hint(
     return f"{said}. {plan.program} finds the session from any folder; to resume it there: {line}"  # fmt: skip
 
 
-def _gone_hint(source: sources.Source, plan: ResumePlan) -> str:
+def _gone_hint(source: sources.Source, plan: ResumePlan, put: str = "Put") -> str:
     """What the user can do about a session whose folder is gone and went nowhere sessdex
-    knows of: put it back, or, where the app's CLI finds the session from any folder,
-    run the line without its `cd` in a folder of their choosing (never done for them)."""
+    knows of (or a file stands there: `put` says to move it first): put it back, or,
+    where the app's CLI finds the session from any folder, run the line without its `cd`
+    in a folder of their choosing (never done for them)."""
     from .shells import run
 
-    back = (
-        f" Put the project back at {plan.cwd} (restore or clone it there) to resume it"
-    )
+    back = f" {put} the project back at {plan.cwd} (restore or clone it there) to resume it"  # fmt: skip
     if not resumes_anywhere(source):
         return f"{back}: {source.TITLE} finds a session only from the folder it ran in."
     if plan.restores_looser:  # the line would reopen it so, unasked

@@ -27,6 +27,7 @@ from .text import (
     error_message,
     one_line,
     output_first,
+    pasted,
     sender_name,
     spawn_name,
     title_line,
@@ -101,17 +102,18 @@ def render(
         f'<meta name="viewport" content="width=device-width"><title>{title}</title><style>{_STYLE}</style></head><body>\n'
     )
     source = forked_from(session.extra)
+    # the ids as `show`'s header names them, to paste into `sessdex show`
     facts = " · ".join(
-        _e(one_line(x))
+        _e(x)
         for x in (
-            session.app,
-            session.id,
-            session.cwd,
-            session.branch,
-            session.model,
-            f"forked from {source}" if source else None,
-            f"sub-agent of {lead}" if lead else None,
-            _when(session.created, session.updated),
+            one_line(session.app),
+            pasted(one_line(session.id)),
+            one_line(session.cwd),
+            one_line(session.branch),
+            one_line(session.model),
+            f"forked from {pasted(one_line(source))}" if source else None,
+            f"sub-agent of {pasted(one_line(lead))}" if lead else None,
+            one_line(_when(session.created, session.updated)),
         )
         if x
     )

@@ -30,6 +30,7 @@ from .text import (
     credits_amount,
     error_message,
     one_line,
+    pasted,
     sender_name,
     shown_whole,
     spawn_name,
@@ -782,6 +783,11 @@ def _no_html(text: str) -> str:
     return "\n".join(block for _, block in _blocks(text))
 
 
+def _pasted(session_id: str | None) -> str:
+    """An id on one line, quoted for the user's shell where it is no plain word."""
+    return pasted(one_line(session_id))
+
+
 def _code(value: str) -> str:
     """`value` as an inline code span that its own backticks cannot close."""
     ticks = "`" * (max((len(r) for r in _TICK_RUNS.findall(value)), default=0) + 1)
@@ -862,24 +868,21 @@ def render(
     `resume`; the session a sub-agent's line starts from, `lead`), then its events;
     `known`: the ids of its sub-agents the index lists (`AgentNames`)."""
     yield f"# {_heading(_inline(title_line(session.title), literal=True))}\n\n"
+    # the ids as `show`'s header names them, to paste into `sessdex show`
     facts = [
-        ("app", session.app),
-        ("session", session.id),
-        ("folder", session.cwd),
-        ("branch", session.branch),
-        ("model", session.model),
-        ("forked from", forked_from(session.extra)),
-        ("sub-agent of", lead),
+        ("app", one_line(session.app)),
+        ("session", _pasted(session.id)),
+        ("folder", one_line(session.cwd)),
+        ("branch", one_line(session.branch)),
+        ("model", one_line(session.model)),
+        ("forked from", _pasted(forked_from(session.extra))),
+        ("sub-agent of", _pasted(lead)),
         ("started", iso(session.created)),
         ("updated", iso(session.updated)),
-        ("resume", resume),
+        ("resume", one_line(resume)),
     ]
     yield (
-        "".join(
-            f"- **{name}**: {_code(one_line(value) or '')}\n"
-            for name, value in facts
-            if value
-        )
+        "".join(f"- **{name}**: {_code(value)}\n" for name, value in facts if value)
         + "\n"
     )
     total_in = total_cache = total_out = 0

@@ -156,3 +156,54 @@ def test_lists_short_id_is_quoted_for_the_users_shell_on_every_run(
         child = next(line for line in done.stdout.splitlines() if "Find every" in line)
         shown.append(child.split()[1])
     assert shown == ['"m-1$$cal"', '"m-1$$cal"']
+
+
+@pytest.mark.parametrize(
+    ("session_id", "beside"),
+    [
+        ("7e57a$(printf Q)b", None),  # command substitution: its output in its place
+        ("7e57a`printf Q`b", None),
+        ("7e57a\\b", None),  # the backslash dropped
+        ("7e57a*b", "7e57aXb"),  # a glob: the file's name it matched
+    ],
+)
+def test_an_id_the_shell_read_otherwise_is_said_so(
+    session_id: str, beside: str | None, tmp_path: Path
+) -> None:
+    """An id holding another character bash acts on in a word, typed bare, reached
+    sessdex changed (`7e57aQb`): "no session id starts with" it, not a word on why,
+    as was said of `$$` alone. Now it names the id to type, quoted, and why."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+    from tests.helpers import write_claude_session
+
+    home = tmp_path / "home"
+    write_claude_session(home, session_id, "/w/a", title="T")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    if beside:
+        (scratch / beside).touch()
+    typed = subprocess.run(
+        ["bash", "-c", f"printf %s {session_id}"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert typed != session_id and not session_id.startswith(typed)
+    done = CliRunner(env={"SESSDEX_SHELL": "bash"}).invoke(
+        main, ["show", typed, "--home", str(home)]
+    )
+    assert done.exit_code == 1, done.output
+    meant = re.search(r"did you mean (.+)\? Your shell", done.stderr)
+    assert meant, done.stderr
+    assert "type the id in quotes" in done.stderr, done.stderr
+    pasted = subprocess.run(
+        ["bash", "-c", f"printf %s {meant[1]}"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert session_id.startswith(pasted) and len(pasted) > len("7e57a"), meant[1]

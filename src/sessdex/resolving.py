@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import sqlite3
 from collections.abc import Iterable
 
@@ -276,6 +277,13 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
                 f"did you mean {hints.id_typed(meant)}? Your shell put its process id "
                 'in place of the id\'s "$$": type the id in quotes.'
             )
+        if (read := _shell_read(prefix.lower(), ids)) is not None:
+            meant, mark = read
+            quote = "'" if mark == '"' else '"'
+            return (
+                f"did you mean {hints.id_typed(meant)}? Your shell acted on the id's "
+                f"{quote}{mark}{quote}: type the id in quotes."
+            )
         near = _one_typo_away(prefix.lower(), ids)
         if near is not None:
             return f"did you mean {hints.spelt(near)}?"
@@ -375,6 +383,48 @@ def _shell_expanded(typed: str, ids: list[str]) -> str | None:
             if after.startswith(rest[cut:]):
                 return f"{before}$${rest[cut:]}"
     return None
+
+
+# what a shell acts on inside a word, the word going on after it changed: a variable or
+# a command's output put in, a quote or a backslash taken out, a glob's file names
+_SHELL_READS = re.compile(r"[$`\\'\"*?\[{!]")
+_PLAIN_END = re.compile(r"[a-z0-9_-]+\Z")
+
+
+def _shell_read(typed: str, ids: list[str]) -> tuple[str, str] | None:
+    """The start of the one id holding a character a shell acts on (`$(…)`, a
+    backtick, a backslash, a glob) that `typed` is once the shell acted on it, bare:
+    `typed` goes on past the id's plain start, to end as the id does (`7e57a$(x)b`,
+    reached sessdex as `7e57ab`), with the character; None for none, or several."""
+    found: dict[str, int] = {}  # each such id: where its first such character is
+    for session_id in ids:
+        mark = _SHELL_READS.search(session_id)
+        if mark is None or not mark.start():
+            continue
+        before = session_id[: mark.start()]
+        # and ends as the id does, past what the shell acted on (a typo does not)
+        after = _PLAIN_END.search(session_id)
+        if (
+            len(typed) > len(before)
+            and typed.startswith(before)
+            and typed.endswith(after[0] if after else "")
+        ):
+            found[session_id] = mark.start()
+        if len(found) > 1:
+            return None
+    if not found:
+        return None
+    ((session_id, at),) = found.items()
+    # as much of it as names it alone, the character at least
+    size = next(
+        (
+            n
+            for n in range(at + 1, len(session_id))
+            if _starting(ids, session_id[:n]) == 1
+        ),
+        len(session_id),
+    )
+    return session_id[:size], session_id[at]
 
 
 def _one_typo_away(typed: str, ids: list[str]) -> str | None:

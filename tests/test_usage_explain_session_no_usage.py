@@ -115,3 +115,33 @@ def test_the_warm_answer_says_what_the_full_command_says(tmp_path: Path) -> None
             f"No token usage was counted for session {SILENT} (claude): nothing to "
             "explain.\n"
         )
+
+
+def test_a_session_with_no_usage_is_named_as_the_shell_takes_it(
+    tmp_path: Path,
+) -> None:
+    """The id the note names is the one to paste back into `--explain`: one a file gave
+    holding `$(…)` and a bidi override was printed bare, the override dropped, and
+    pasted the shell ran the `$(…)`."""
+    hostile = "2222 $(touch pwned)\u202ex"
+    home = _home(tmp_path, hostile)
+    result = CliRunner(env={"SESSDEX_SHELL": "bash"}).invoke(
+        main, ["usage", "session", "--explain", "2222", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    said = result.stderr
+    assert said.startswith("No token usage was counted for session "), said
+    word = said.removeprefix("No token usage was counted for session ").split(
+        " (claude)"
+    )[0]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    pasted = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert pasted.stdout == hostile, said
+    assert list(scratch.iterdir()) == [], said

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 from . import idtext, pathnames, sources
 from .diagnostics import Diagnostics
 from .errors import AmbiguousId, BadValue, SessdexError, SessionNotFound
-from .hints import named, option
+from .hints import id_typed, named, option
 from .index import Index, Progress
 from .indexfile import rehomed
 from .model import Session
@@ -276,10 +276,11 @@ def _nothing_for(session: Session, filtered: bool) -> Explained:
         "title": session.title,
         "cwd": session.cwd,
     }
+    # each id as the user's shell takes it, to paste back into `--explain`
     what = (
-        f"sub-agent {session.id} of {session.parent_id}"
+        f"sub-agent {id_typed(session.id)} of {id_typed(session.parent_id)}"
         if session.parent_id
-        else f"session {session.id}"
+        else f"session {id_typed(session.id)}"
     )
     these = " with these filters" if filtered else ""
     said = f"no token usage was counted for {what} ({session.app}){these}: nothing to explain."

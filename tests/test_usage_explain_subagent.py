@@ -83,3 +83,38 @@ def test_explain_given_a_subagent_whose_id_another_has_in_upper_case(
         assert result.exit_code == 0, result.stderr
         # (the copy's responses repeat its own: counted once, in one of the two)
         assert result.stdout.startswith(f"row {typed}: ")
+
+
+def test_the_lead_a_note_names_is_as_the_shell_takes_it(tmp_path: Path) -> None:
+    """ "a1c1… is a sub-agent of LEAD" named a lead id a file gave bare: one holding
+    `$(…)`, copied from the note, ran it. It is quoted as the command after it is."""
+    import re
+    import subprocess
+
+    hostile = "3333 $(touch pwned)x"
+    kept = Path(__file__).parent / "data/claude/home/.claude/projects/-home-dev-shop"
+    folder = tmp_path / "home/.claude/projects/-home-dev-shop"
+    shutil.copytree(kept, folder)
+    lead = "33333333-3333-4333-8333-333333333333"
+    for path in folder.rglob("*.json*"):
+        path.write_text(path.read_text().replace(lead, hostile))
+    (folder / f"{lead}.jsonl").rename(folder / f"{hostile}.jsonl")
+    (folder / lead).rename(folder / hostile)
+    result = CliRunner(env={"SESSDEX_SHELL": "bash"}).invoke(
+        main,
+        ["usage", "session", "--explain", "a1c1", "--home", str(tmp_path / "home")],
+    )
+    assert result.exit_code == 0, result.output
+    found = re.search(r"is a sub-agent of (.+?): its own responses", result.stdout)
+    assert found, result.stdout
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    pasted = subprocess.run(
+        ["bash", "-c", f"printf %s {found[1]}"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert pasted.stdout == hostile, found[1]
+    assert list(scratch.iterdir()) == [], found[1]

@@ -489,7 +489,7 @@ class _SubAgent(SessdexError):
 
     def __init__(self, key: str, lead: str, agent: str) -> None:
         super().__init__(
-            f"{key!r} is a sub-agent of {lead}; its responses are counted in that "
+            f"{key!r} is a sub-agent of {id_typed(lead)}; its responses are counted in that "
             f"session's row: {named('usage', 'session', '--explain', lead)}."
         )
         self.lead = lead
@@ -570,7 +570,7 @@ def explain(
         )
         explained.notes.insert(
             0,
-            f"{sub.agent} is a sub-agent of {sub.lead}: its own responses; "
+            f"{id_typed(sub.agent)} is a sub-agent of {id_typed(sub.lead)}: its own responses; "
             f"{named('usage', 'session', '--explain', sub.lead)} explains the whole session",
         )
         return explained

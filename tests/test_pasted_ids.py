@@ -207,3 +207,46 @@ def test_an_id_the_shell_read_otherwise_is_said_so(
         check=True,
     ).stdout
     assert session_id.startswith(pasted) and len(pasted) > len("7e57a"), meant[1]
+
+
+def test_an_id_with_an_invisible_character_names_no_other_session(
+    tmp_path: Path,
+) -> None:
+    """`7e57\\u200bx1` (a zero-width space in it) was named `7e57x1` by `show`'s, `tree`'s
+    and the export's header and by `list`: pasted, that opened the session `7e57x1`
+    beside it. Each names it with the character written as the shell's escape."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+    from tests.helpers import write_claude_session
+
+    hidden = "7e57\u200bx1"
+    home = tmp_path / "home"
+    write_claude_session(home, hidden, "/w/a", title="HIDDEN")
+    write_claude_session(home, "7e57x1", "/w/a", title="PLAIN")
+
+    def run(*args: str) -> str:
+        done = CliRunner(env={"SESSDEX_SHELL": "bash", "COLUMNS": "120"}).invoke(
+            main, [*args, "--home", str(home)]
+        )
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    def typed(word: str) -> str:
+        return subprocess.run(
+            ["bash", "-c", f"printf %s {word}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    header = run("show", "--no-pager", hidden).splitlines()[1]
+    assert typed(header.split(" · ")[1]) == hidden, header
+    tree = run("tree", hidden).splitlines()[1]
+    assert typed(tree.split(" · ")[0]) == hidden, tree
+    exported = run("export", "-f", "md", hidden)
+    found = re.search(r"^- \*\*session\*\*: `(.+)`$", exported, re.MULTILINE)
+    assert found and typed(found[1]) == hidden, exported
+    row = next(line for line in run("list").splitlines() if "HIDDEN" in line)
+    assert hidden.startswith(typed(row.split()[1])), row
+    assert not "7e57x1".startswith(typed(row.split()[1])), row

@@ -218,13 +218,13 @@ def tree_command(
     try:
         _print_tree(root, json_array(as_json, as_nl), as_nl, session.title)
         from ..views.records import forked_from
-        from ..views.text import pasted
+        from ..views.text import pasted_id
 
         # each id as pasted into `show` (`'m-1$$call_1'`: bare, `$$` was bash's pid)
         if not (as_json or as_nl) and (source := forked_from(session.extra)):
-            click.echo(f"forked from {pasted(one_line(source))}")
+            click.echo(f"forked from {pasted_id(source)}")
         if not (as_json or as_nl) and (lead := api.lead_of(home, session)):
-            click.echo(f"sub-agent of {pasted(one_line(lead))}")
+            click.echo(f"sub-agent of {pasted_id(lead)}")
     finally:
         report_diagnostics(diagnostics, verbose, session.app)
 

@@ -27,7 +27,7 @@ from .text import (
     error_message,
     one_line,
     output_first,
-    pasted,
+    pasted_id,
     sender_name,
     spawn_name,
     title_line,
@@ -107,12 +107,12 @@ def render(
         _e(x)
         for x in (
             one_line(session.app),
-            pasted(one_line(session.id)),
+            pasted_id(session.id),
             one_line(session.cwd),
             one_line(session.branch),
             one_line(session.model),
-            f"forked from {pasted(one_line(source))}" if source else None,
-            f"sub-agent of {pasted(one_line(lead))}" if lead else None,
+            f"forked from {pasted_id(source)}" if source else None,
+            f"sub-agent of {pasted_id(lead)}" if lead else None,
             one_line(_when(session.created, session.updated)),
         )
         if x

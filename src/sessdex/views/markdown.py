@@ -30,7 +30,7 @@ from .text import (
     credits_amount,
     error_message,
     one_line,
-    pasted,
+    pasted_id,
     sender_name,
     shown_whole,
     spawn_name,
@@ -785,7 +785,7 @@ def _no_html(text: str) -> str:
 
 def _pasted(session_id: str | None) -> str:
     """An id on one line, quoted for the user's shell where it is no plain word."""
-    return pasted(one_line(session_id))
+    return pasted_id(session_id) if session_id else ""
 
 
 def _code(value: str) -> str:

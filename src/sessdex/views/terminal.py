@@ -41,7 +41,7 @@ from .text import (
     id_start,
     one_line,
     output_first,
-    pasted,
+    pasted_id,
     sender_name,
     short_path,
     shown_whole,
@@ -92,7 +92,7 @@ def session_header(
     sub-agent's line starts from. A folder in `home` is written `~/…`, as `list` shows it."""
     header = Line()
     header.append(title_line(session.title), style="bold")
-    header.append(f"\n{session.app} · {pasted(one_line(session.id))}", style="dim")
+    header.append(f"\n{session.app} · {pasted_id(session.id)}", style="dim")
     span = time_span(session.created, session.updated)
     if span:
         header.append(f" · {span}", style="dim")
@@ -101,9 +101,9 @@ def session_header(
     if facts:
         header.append("\n" + " · ".join(facts), style="dim")
     if source := forked_from(session.extra):
-        header.append(f"\nforked from {pasted(one_line(source))}", style="dim")
+        header.append(f"\nforked from {pasted_id(source)}", style="dim")
     if lead:
-        header.append(f"\nsub-agent of {pasted(one_line(lead))}", style="dim")
+        header.append(f"\nsub-agent of {pasted_id(lead)}", style="dim")
     return header
 
 
@@ -554,7 +554,7 @@ def _node_label(
     )
     billed = [f"{credits_amount(u.credits)} credits"] if u.credits else []
     figures = [
-        pasted(one_line(node.id)),  # to paste into `show`
+        pasted_id(node.id),  # to paste into `show`
         counts,
         *billed,
         calls,

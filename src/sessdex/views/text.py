@@ -962,7 +962,20 @@ def short_id(session_id: str, id_width: int = SHORT_ID) -> str:
     """The start of an id `list` prints, as a user pastes it back: as it is where every
     shell takes it so, else quoted for theirs (`'m-1$$cal'`: bare, bash read a Crush
     sub-agent's `$$` as its process id, another id)."""
-    return pasted(one_line(session_id)[:id_width])
+    return pasted_id(session_id, id_width)
+
+
+def pasted_id(session_id: str, id_width: int | None = None) -> str:
+    """An id (or its first `id_width` characters) as shown to be pasted: `pasted` on
+    one line; but one holding what `one_line` drops (a control, bidi or invisible
+    character, a line break) whole, each such character the shell's escape: dropped, it
+    read as another id (`7e57\u200bx1` as `7e57x1`), and pasted it opened that one."""
+    shown = one_line(session_id)
+    if shown == session_id:
+        return pasted(shown[:id_width])
+    from ..hints import id_typed
+
+    return id_typed(session_id[:_ID_MOST][:id_width])
 
 
 def pasted(shown: str) -> str:

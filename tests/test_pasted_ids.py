@@ -250,3 +250,30 @@ def test_an_id_with_an_invisible_character_names_no_other_session(
     row = next(line for line in run("list").splitlines() if "HIDDEN" in line)
     assert hidden.startswith(typed(row.split()[1])), row
     assert not "7e57x1".startswith(typed(row.split()[1])), row
+
+
+def test_usage_names_an_id_with_an_invisible_character_as_pasted(
+    tmp_path: Path,
+) -> None:
+    """`usage session` named the row of `7e57\\u200bx1` `7e57x1`, as `list` did: pasted
+    into `--explain`, that explained the session `7e57x1` beside it."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+    from tests.helpers import write_claude_session
+
+    hidden = "7e57\u200bx1"
+    home = tmp_path / "home"
+    path = write_claude_session(home, hidden, "/w/a", title="HIDDEN")
+    path.write_text(path.read_text().replace("msg_1", "msg_2").replace("req_1", "r2"))
+    write_claude_session(home, "7e57x1", "/w/a", title="PLAIN")
+    done = CliRunner(env={"SESSDEX_SHELL": "bash", "COLUMNS": "160"}).invoke(
+        main, ["usage", "session", "--home", str(home)]
+    )
+    assert done.exit_code == 0, done.output
+    row = next(line for line in done.stdout.splitlines() if "HIDDEN" in line)
+    word = row.strip("│ ").split()[0]
+    typed = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True
+    ).stdout
+    assert hidden.startswith(typed) and not "7e57x1".startswith(typed), row

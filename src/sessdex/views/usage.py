@@ -22,6 +22,7 @@ from .text import (
     left_cut,
     one_line,
     pasted,
+    pasted_id,
     short_id_width,
     short_path,
     tokens,
@@ -309,7 +310,8 @@ def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
 def _short(row: Row, id_width: int) -> str:
     """A session's short id, as pasted into `--explain` or `show`: quoted where the
     shell reads a character of it (`pasted`)."""
-    return pasted(_app(row) + one_line(row.key, 80)[:id_width])
+    app = _app(row)
+    return pasted_id(app + row.key, len(app) + id_width)
 
 
 def _app(row: Row) -> str:

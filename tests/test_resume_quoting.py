@@ -79,3 +79,34 @@ def test_a_sub_agents_refusal_names_its_lead_in_quotes_as_every_hint(
     assert mark in "'\"" and end == f"{mark}."
     lead = "claude:33333333-3333-4333-8333-333333333333"
     assert shlex.split(line) == ["sessdex", "resume", lead, "--print", "--home", str(home)]  # fmt: skip
+
+
+def test_a_sub_agents_refusal_names_it_as_the_shell_takes_it(tmp_path: Path) -> None:
+    """The refusal began with the sub-agent's id bare (`a1c1 $(touch pwned)x is a
+    sub-agent's session`), a `$(…)` a file name gave it that ran if copied; it is
+    quoted for the shell, as the lead's line after it is."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "claude" / "home", home)
+    agents = home / ".claude/projects/-home-dev-shop"
+    agents /= "33333333-3333-4333-8333-333333333333/subagents"
+    hostile = "a1c1 $(touch pwned)x"
+    for suffix in (".jsonl", ".meta.json"):
+        (agents / f"agent-a1c1c1c1c1c1c1c1c{suffix}").rename(
+            agents / f"agent-{hostile}{suffix}"
+        )
+    result = CliRunner(env={"SESSDEX_SHELL": "bash"}).invoke(
+        main, ["resume", "a1c1", "--print", "--home", str(home)]
+    )
+    assert result.exit_code == 1
+    said = result.stderr.removeprefix("Error: ").partition(" is a sub-agent's")[0]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    pasted = subprocess.run(
+        ["bash", "-c", f"printf %s {said}"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert pasted.stdout == hostile, result.stderr
+    assert list(scratch.iterdir()) == [], result.stderr

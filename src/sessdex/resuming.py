@@ -189,7 +189,7 @@ def _why_not_resumable(
         if session.parent_id:
             lead = root or session.parent_id
             which = "that started it" if lead == session.parent_id else "it ran under"
-            told = f"{one_line(session.id)} is a sub-agent's session; resume the session {which}"
+            told = f"{hints.id_typed(session.id)} is a sub-agent's session; resume the session {which}"
             target = f"{session.app}:{lead}"
             try:
                 hints.line("resume", target)

@@ -145,3 +145,19 @@ def test_a_session_with_no_usage_is_named_as_the_shell_takes_it(
     )
     assert pasted.stdout == hostile, said
     assert list(scratch.iterdir()) == [], said
+
+
+def test_the_files_it_counted_are_named_as_they_are(tmp_path: Path) -> None:
+    """A file whose name holds an escape sequence (`\\x1b]0;T\\x07`) was named with the
+    sequence dropped, payload and all: not the file's name. It is written out
+    (`\\x1b`), as `--verbose` and `doctor -v` name it, and acts on nothing."""
+    home = tmp_path / "home"
+    write_claude_session(home, "e5c\x1b]0;T\x07it", "/work/proj")
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--explain", "e5c", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    counted = [line for line in result.stdout.splitlines() if "claude " in line]
+    assert counted, result.stdout
+    assert all("e5c\\x1b]0;T\\x07it.jsonl:" in line for line in counted), counted
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout

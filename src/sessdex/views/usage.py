@@ -497,7 +497,7 @@ def _explain_lines(
         f"counted ({len(explained.counted) + more.responses}): times in {zone_name(tz)}",
     ]
     for app, path, record, cost in explained.counted:
-        path = short_path(path, home) if home else path  # as `list` names a folder
+        path = _file_named(path, home)
         u = record.usage.plausible()  # what the row counts of it
         price = "unpriced" if cost is None else f"${cost:.6f}"
         agent = f" agent {record.agent_id}" if record.agent_id else ""
@@ -519,7 +519,7 @@ def _explain_lines(
     yield ""
     yield f"dropped ({len(explained.dropped) + explained.more_dropped}):"
     for app, path, dropped in explained.dropped:
-        path = short_path(path, home) if home else path
+        path = _file_named(path, home)
         yield f"  {app} {path}:{dropped.line}  {dropped.rule}: {dropped.note}"
     if explained.more_dropped:
         rules = ", ".join(f"{rule} {n:,}" for rule, n in explained.rules.items())
@@ -625,6 +625,15 @@ _COUNTS = (
     ("cr", "cache_read_tokens"),
     ("rs", "reasoning_tokens"),
 )
+
+
+def _file_named(path: str, home: str | None) -> str:
+    """A file as `list` names a folder (`~/…` under `home`), each character of its name
+    that is not printable written out (`\\x1b`), as `--verbose` names it: dropped, an
+    escape sequence took its payload with it, and the name was not the file's."""
+    from ..cells import written_out
+
+    return written_out(short_path(path, home) if home else path)
 
 
 def _at(path: str, line: int) -> str:

@@ -145,15 +145,7 @@ def _with_listed(
     # below the sub-agents its read held too: one the index lists under such a one
     asked = [session.id, *(a for a in seen if a)]
     seen.add(session.id)
-
-    def under(ids: list[str]) -> list[Session]:
-        # an index a level, closed before its sub-agents are read (and yielded)
-        index = Index(home)
-        try:
-            return [index.shown(row.session()) for _, row in index.under(session.app, ids)]  # fmt: skip
-        finally:
-            index.close()
-
+    under = _sessions_under(home, session.app)
     with inplace.one_pass():  # the store they share opened once, not once a read
         for level in _listed_levels(under, asked, seen):
             for child in level:  # one a sibling's read held is not read again
@@ -172,11 +164,12 @@ def _with_listed(
 
 
 def listed_apart(home: Home, session: Session) -> list[Session]:
-    """The sub-agents the index lists under the session (or under one of them, level by
-    level) that its own whole read holds no event of: those `show` reads after it
-    (`_with_listed`), for `follow` to follow beside it. None where the index lists none
-    (no read), or the source merges its sub-agents in by time; a lead over
-    INSIDE_READ_MOST is not read for them (none)."""
+    """The sub-agents the index lists under the session (or under one of its sub-agents,
+    those its read holds too, level by level) that no read before holds an event of:
+    those `show` reads after it (`_with_listed`), for `follow` to follow beside it. None
+    where the index lists none (no read), or the source merges its sub-agents in by time;
+    a lead over INSIDE_READ_MOST is not read for them (none), a sub-agent over it is
+    followed with no one its read holds left out."""
     import sqlite3
 
     source = sources.get(session.app)
@@ -185,29 +178,55 @@ def listed_apart(home: Home, session: Session) -> list[Session]:
     ):
         return []
     try:
-        if os.stat((session.path or "").split("#", 1)[0]).st_size > INSIDE_READ_MOST:
+        if _over_read_most(session):
             return []
-        held = {
-            event.agent_id
-            for event in reading.read_session(source, session, Diagnostics())
-            if event.agent_id is not None
-        }
+        held = _held_by(source, session)
     except (OSError, SessdexError):  # followed without them, as before
         return []
     found: list[Session] = []
-    index = Index(home)
-
-    def under(ids: list[str]) -> list[Session]:
-        return [index.shown(row.session()) for _, row in index.under(session.app, ids)]  # fmt: skip
-
+    seen = {session.id, *held}
+    under = _sessions_under(home, session.app)
     try:
-        for level in _listed_levels(under, [session.id], {session.id, *held}):
-            found += level
+        with inplace.one_pass():  # the store they share opened once, not once a read
+            for level in _listed_levels(under, [session.id, *held], seen):
+                for child in level:  # one a sibling's read held is not followed apart
+                    found.append(child)
+                    try:
+                        if not _over_read_most(child):
+                            seen.update(_held_by(source, child))
+                    except (OSError, SessdexError):  # followed, what it holds unknown
+                        pass
     except sqlite3.Error:
         pass
-    finally:
-        index.close()
     return found
+
+
+def _over_read_most(session: Session) -> bool:
+    """Whether the session's file is over INSIDE_READ_MOST (raises OSError)."""
+    return os.stat((session.path or "").split("#", 1)[0]).st_size > INSIDE_READ_MOST
+
+
+def _held_by(source: sources.Source, session: Session) -> set[str]:
+    """The ids of the sub-agents the session's own whole read holds an event of."""
+    return {
+        event.agent_id
+        for event in reading.read_session(source, session, Diagnostics())
+        if event.agent_id is not None
+    }
+
+
+def _sessions_under(home: Home, app: str) -> Callable[[list[str]], list[Session]]:
+    """The sessions of `app` the index lists under some ids: an index a level, closed
+    before its sub-agents are read (and yielded)."""
+
+    def under(ids: list[str]) -> list[Session]:
+        index = Index(home)
+        try:
+            return [index.shown(row.session()) for _, row in index.under(app, ids)]
+        finally:
+            index.close()
+
+    return under
 
 
 LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
@@ -231,22 +250,23 @@ def _listed_levels(
     Each level gives, as it is iterated, those not in `seen`, adding each to it: an id
     the caller adds while it handles one (met in its read) is not given after it. The
     next level is listed under those given, once the caller has iterated this one
-    (whole). An empty level is given too, before the walk ends."""
+    (whole), and under each listed one it skipped as held by a read (as under `asked`,
+    which may name those the lead's read holds): each id is asked once. An empty level
+    is given too, before the walk ends."""
+    walked = set(asked)
     for _ in range(LINE_HOPS):
-        given: list[str] = []
-        yield _unseen(under(asked), seen, given)
-        if not given:
+        listed = list(under(asked))
+        yield _unseen(listed, seen)
+        asked = [one.id for one in listed if one.id not in walked]
+        if not asked:
             return
-        asked = given
+        walked.update(asked)
 
 
-def _unseen(
-    listed: Iterable[_Listed], seen: set[str], given: list[str]
-) -> Iterator[_Listed]:
+def _unseen(listed: Iterable[_Listed], seen: set[str]) -> Iterator[_Listed]:
     for one in listed:
         if one.id not in seen:
             seen.add(one.id)
-            given.append(one.id)
             yield one
 
 

@@ -125,8 +125,9 @@ def test_show_and_follow_give_the_same_sub_agents(
     assert set(shown) - {None} == want
     tree = CliRunner().invoke(main, ["tree", LEAD, "--nl", "--home", home])
     assert tree.exit_code == 0, tree.output
-    nodes = {json.loads(line)["id"] for line in tree.stdout.splitlines()}
-    assert nodes - {LEAD} == want
+    nodes = [json.loads(line)["id"] for line in tree.stdout.splitlines()]
+    assert set(nodes) - {LEAD} == want
+    assert len(nodes) == len(set(nodes))  # each agent once, as show draws it once
     session = api.transcript(Home.at(Path(home)), LEAD).session
     assert set(api.sub_agent_ids(Home.at(Path(home)), session)) == want
     for count in (1, 3, 20):

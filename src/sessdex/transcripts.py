@@ -194,7 +194,7 @@ def listed_apart(home: Home, session: Session) -> list[Session]:
                     try:
                         if not _over_read_most(child):
                             seen.update(_held_by(source, child))
-                    except (OSError, SessdexError):  # followed, what it holds unknown
+                    except (OSError, SessdexError, sqlite3.Error):  # held: unknown
                         pass
     except sqlite3.Error:
         pass

@@ -278,8 +278,11 @@ def add_unplaced(
                 continue
             node.unplaced = True
             parent.children.append(node)
-            placed[node.id] = node
-            found.append(node.id)
+            # those its own read placed below it too: not placed again, walked below
+            for _, below in node.walk():
+                if below.id not in placed:
+                    placed[below.id] = below
+                    found.append(below.id)
         if not found:
             return
         asked = found

@@ -80,3 +80,21 @@ def test_utf16_without_a_byte_order_mark_and_utf32_are_said_so(
         assert result.exit_code == 0, result.output
         assert f"{path}:0: {WIDE_TEXT}" in result.stderr, (command, result.stderr)
         assert "not JSON" not in result.stderr, result.stderr
+
+
+def test_a_utf8_file_whose_first_line_starts_with_nul_bytes_is_not_said_utf16(
+    tmp_path: Path,
+) -> None:
+    """A UTF-8 transcript whose first line a crash left as `{`, NUL, `x`, NUL (the shape
+    UTF-16's first two ASCII characters have) and whose other lines read is said to skip
+    that line, not to be "not UTF-8 … not read": its other lines were read and shown."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "codex/home", home)
+    (path,) = home.rglob("rollout-*01a22b81-5c00-*.jsonl")
+    path.write_bytes(b"{\0x\0" + path.read_bytes()[4:])
+    result = CliRunner().invoke(
+        main, ["show", "01a22b81-5c00", "-v", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert WIDE_TEXT not in result.stderr, result.stderr
+    assert f"{path}:1: " in result.stderr, result.stderr

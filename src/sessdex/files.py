@@ -1304,25 +1304,38 @@ _WIDE_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff"
 
 def wide_text(path: str | os.PathLike[str]) -> bool:
     """Whether the file starts with a UTF-16 or UTF-32 byte order mark, or as such text
-    written without one does (4 bytes read: see `_wide_start`)."""
-    start = read_start(path, 4)
+    written without one does (`_WIDE_SAMPLE` bytes read: see `_wide_start`)."""
+    start = read_start(path, _WIDE_SAMPLE)
     return start is not None and (start.startswith(_WIDE_BOMS) or _wide_start(start))
 
 
+_WIDE_SAMPLE = 32  # bytes of a file's start looked at for UTF-16's NULs beside ASCII
+
+
 def _wide_start(start: bytes) -> bool:
-    """Whether 4 bytes are the first ASCII characters (a record's `{`) of UTF-16 or
-    UTF-32 text, either byte order: NUL bytes where UTF-8 never has one, beside ASCII.
-    A crash's run of zeros (all NUL) is not that."""
+    """Whether a file's first bytes are ASCII characters (a record's `{"type"…`) of
+    UTF-16 or UTF-32 text, either byte order: NUL bytes where UTF-8 never has one,
+    beside ASCII, in its first 4 bytes and (where the file is longer) in a character
+    after them too. A crash's run of zeros (all NUL) is not that, nor a UTF-8 line whose
+    first 4 bytes alone a crash left as `{`, NUL, `x`, NUL: its bytes after them hold
+    no NUL, and its lines read."""
     if len(start) < 4:
         return False
-    shapes = (
-        (start[0], start[2]) if start[1] == start[3] == 0 else None,  # UTF-16 LE
-        (start[1], start[3]) if start[0] == start[2] == 0 else None,  # UTF-16 BE
-        (start[0], 1) if start[1:] == b"\0\0\0" else None,  # UTF-32 LE
-        (start[3], 1) if start[:3] == b"\0\0\0" else None,  # UTF-32 BE
-    )
     return any(
-        shape is not None and all(0 < byte < 0x80 for byte in shape) for shape in shapes
+        _ascii_units(start[:4], width, at) == 4 // width
+        and (len(start) < 4 + width or _ascii_units(start[4:], width, at) > 0)
+        for width, at in ((2, 0), (2, 1), (4, 0), (4, 3))
+    )
+
+
+def _ascii_units(start: bytes, width: int, at: int) -> int:
+    """How many whole units of `width` bytes in `start` are one ASCII character (not
+    NUL) in byte `at`, NUL in the others."""
+    units = (start[i : i + width] for i in range(0, len(start) - width + 1, width))
+    return sum(
+        1
+        for unit in units
+        if 0 < unit[at] < 0x80 and not any(unit[:at] + unit[at + 1 :])
     )
 
 

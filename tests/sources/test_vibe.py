@@ -1386,3 +1386,28 @@ def test_a_meta_json_made_a_link_to_a_credential_file_is_never_opened(
     assert opened, "the audit hook saw the run's own reads"
     assert os.path.realpath(secret) not in opened
     assert warm == list_rows(home, tmp_path / "cold", monkeypatch)
+
+
+@pytest.mark.parametrize("damage", ["cut", "gone"])
+def test_a_damaged_transcript_chunk_is_counted_by_the_list(
+    tmp_path: Path, damage: str
+) -> None:
+    """A unified session's transcript chunk cut short (mid-JSON) or deleted is counted
+    and named by `list -v` and doctor, as show says it ("missing or broken"): the list
+    said nothing, and doctor counted nothing skipped."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chunks = home / SAVE_DIR / "unified" / RESUMED / "chunks"
+    (chunk,) = chunks.glob("76bda879*.json")
+    if damage == "cut":
+        chunk.write_bytes(chunk.read_bytes()[:100])
+    else:
+        chunk.unlink()
+    run = CliRunner()
+    listed = run.invoke(main, ["list", "-v", "--app", "vibe", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    assert RESUMED[:8] in listed.stdout  # still listed: its envelope reads
+    assert str(chunk) in listed.stderr, listed.stderr
+    doctor = run.invoke(main, ["doctor", "--home", str(home)])
+    assert doctor.exit_code == 0, doctor.output
+    assert "skipped     1" in doctor.stdout, doctor.stdout

@@ -188,6 +188,11 @@ def read_events(
             f"codex: thread {session.id} has no rollout file left to read"
         )
         return
+    if not offset and _empty(path):  # a crash's or a full disk's: said, as one gone is
+        diagnostics.problem(
+            f"codex: thread {session.id}'s rollout {path} is empty: nothing of it to read"
+        )
+        return
     finder = _Finder(_home(session, path), session.extra.get("children"))
     main = _Reader(
         path, session.id, None, diagnostics, finder, full=full, offset=offset
@@ -195,6 +200,14 @@ def read_events(
     events = main.events() if offset else _merge(main, finder, diagnostics, full)
     for seq, event in enumerate(events):
         yield renumber(event, seq)  # a reader's own draft: numbered in place
+
+
+def _empty(path: Path) -> bool:
+    """Whether the rollout is there with no byte in it (the state db lists its thread)."""
+    try:
+        return path.stat().st_size == 0 and path.is_file()
+    except OSError:
+        return False
 
 
 def _session_rollout(session: Session) -> Path | None:

@@ -1,0 +1,29 @@
+"""`show` and `export` of a Codex thread its state database still lists whose rollout
+a crash or a full disk left at 0 bytes: they say the file is empty, as they say one
+deleted has "no rollout file left". They printed the thread's header and nothing else,
+unsaid."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import DATA
+
+THREAD = "01a22b81-5c00-7801-8b1e-2012418ca986"
+
+
+@pytest.mark.parametrize("command", [["show"], ["export", "-f", "markdown"]])
+def test_an_emptied_rollout_is_said_so(tmp_path: Path, command: list[str]) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "codex" / "home", home)
+    (rollout,) = home.rglob(f"rollout-*{THREAD}.jsonl")
+    rollout.write_bytes(b"")
+    args = [command[0], THREAD, *command[1:], "--home", str(home)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"{rollout} is empty" in result.stderr, result.stderr

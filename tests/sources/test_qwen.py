@@ -1246,3 +1246,21 @@ def test_a_spawn_after_text_in_one_response_comes_after_the_text(
     assert text < order.index(("tool_call", None)) < spawn
     assert shown[text]["time"] <= shown[spawn]["time"]
     assert shown[spawn]["extra"]["child_id"] == CHILD
+
+
+def test_a_chat_whose_first_line_is_cut_is_counted_by_the_list(tmp_path: Path) -> None:
+    """A chat whose first record a crash cut in half (its other lines whole) is listed
+    and the line counted by `list -v` and doctor, as show counts it: the list said
+    nothing of it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    (chat,) = home.rglob("1f538cf4-*.jsonl")
+    first, rest = chat.read_bytes().split(b"\n", 1)
+    chat.write_bytes(first[: len(first) // 2] + b"\n" + rest)
+    run = CliRunner()
+    listed = run.invoke(main, ["list", "-v", "--app", "qwen", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    assert "1f538cf4" in listed.stdout
+    assert f"{chat}:1: not JSON" in listed.stderr, listed.stderr
+    doctor = run.invoke(main, ["doctor", "--home", str(home)])
+    assert "skipped     1 not JSON" in doctor.stdout, doctor.stdout

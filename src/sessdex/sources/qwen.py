@@ -352,7 +352,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         )
         if first is not None and not wanted:
             continue
-        record = files.parse_json(line)
+        record = files.parse_json(line, diagnostics, name)  # a cut one counted
         if record is None:
             continue
         if first is None and _stamped(record):

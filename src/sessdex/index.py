@@ -275,6 +275,18 @@ class Index:
         }
         return report
 
+    def passed_over(self, apps: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+        """(app, path, why) of what the noted scans of `apps` (of all, where none is
+        named) passed over in their listings (a pipe or a folder in a file's place, a
+        folder refused), as `list -v` names them."""
+        if not apps:
+            apps = [app for (app,) in self.db.execute("SELECT app FROM scans")]
+        return [
+            (app, str(path), str(why))
+            for app, noted in self._said(apps).items()
+            for path, why in noted[1]
+        ]
+
     def _said(self, apps: Iterable[str]) -> dict[str, Said]:
         """What the noted scan of each of `apps` said (`indexscan.said`), by the app."""
         marks = ",".join("?" * len(apps := list(apps)))

@@ -17,6 +17,7 @@ import orjson
 
 from . import (
     files,
+    folders,
     freshness,
     hints,
     idtext,
@@ -25,7 +26,7 @@ from . import (
     sources,
 )
 from .calls import new_view, storable
-from .diagnostics import FILE_REFUSED, Diagnostics
+from .diagnostics import FILE_REFUSED, VANISHED, Diagnostics
 from .errors import AmbiguousId, BadValue, SessdexError, SessionNotFound, nearest
 from .index import Index, Progress, Row, once_more_if_damaged
 from .model import Session
@@ -214,6 +215,7 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     demo = _in_the_demo(index, prefix, app)
     if demo is not None:
         return demo
+    unread = _unread_holding(index, prefix, app)
     if not index.count(include_subagents=True) and not os.path.lexists(
         os.path.expanduser(reference)
     ):  # `list` would show nothing: say so, and where to look
@@ -238,12 +240,20 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         one = len(children) == 1
         how = f": see {'it' if one else 'one'} with {hints.named('show', shown[0])}"
         named = ", ".join(map(hints.spelt, children[:5]))
+        unread = unread or _unread_holding(index, lead, lead_app)
+        gone = (
+            f"has no transcript sessdex could read: it could not read {unread}; "
+            if unread
+            else "has no transcript left (moved or deleted), "
+        )
         return (
-            f"the {lead_app} session {hints.spelt(lead)} has no transcript left (moved or deleted), "
+            f"the {lead_app} session {hints.spelt(lead)} {gone}"
             f"but the file{'' if one else 's'} of its sub-agent{'' if one else 's'} "
             f"{named}{' …' if len(children) > 5 else ''} {'is' if one else 'are'} "
             f"left{how if shown else ''}."
         )
+    if unread is not None:
+        return f"sessdex could not read {unread}, which may hold it."
     holder = _holding_subagent(index, prefix, app)
     if holder is not None:
         lead = f"{holder.app}:{holder.id}"
@@ -591,6 +601,36 @@ def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:
         if wanted in os.path.basename(path).lower():
             return path
     return next((p for p in refused if p.endswith(freshness.DB_SUFFIXES)), None)
+
+
+# of an id, the start that a file's name holds where its app names it so (Gemini's
+# session-<time>-<first 8>.jsonl)
+_NAMED_START = 8
+
+
+def _unread_holding(index: Index, prefix: str, app: str | None) -> str | None:
+    """`<path> (<reason>)` of a file the index noted as not read at all (UTF-16 text, a
+    pipe or a folder in its place; not one refused, said before, nor one gone) whose name holds `prefix`
+    (or its first 8 characters), as most apps name a session's file after its id; None
+    for a prefix too short to say."""
+    if len(prefix) < 4:
+        return None
+    wanted = prefix.lower()
+    start = wanted[:_NAMED_START] if len(wanted) >= _NAMED_START else wanted
+    apps = [app] if app else []
+    unread = [
+        (path, reason)
+        for _, path, line, reason in index.skipped_details(apps)
+        if not line
+    ]
+    unread += [(path, why) for _, path, why in index.passed_over(apps)]
+    for path, reason in unread:
+        if reason in (FILE_REFUSED, VANISHED):  # (`_refused_holding` said the one)
+            continue
+        name = os.path.basename(path).lower()
+        if wanted in name or start in name:  # its control characters written out
+            return f"{folders.shown(path)} ({reason})"
+    return None
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sessdex.cli import main
-from sessdex.diagnostics import Diagnostics
+from sessdex.diagnostics import WIDE_TEXT, Diagnostics
 from sessdex.model import Event, Session, Usage, merge, typed_by_leads
 from sessdex.sources import Home, vibe
 from tests.helpers import LIST_PATHS, list_rows, opened_files
@@ -1411,3 +1411,22 @@ def test_a_damaged_transcript_chunk_is_counted_by_the_list(
     doctor = run.invoke(main, ["doctor", "--home", str(home)])
     assert doctor.exit_code == 0, doctor.output
     assert "skipped     1" in doctor.stdout, doctor.stdout
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_a_legacy_transcript_resaved_as_utf16_is_said_by_the_list(
+    tmp_path: Path, encoding: str
+) -> None:
+    """A legacy folder's messages.jsonl a tool re-saved as UTF-16 is named by `list -v`
+    and counted by doctor as not UTF-8, not read, as show names it: the list (which
+    reads meta.json) said nothing, though show found no turn in it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    (messages,) = home.glob(f"{SAVE_DIR}/session_*_{LEGACY_LEAD[:8]}/messages.jsonl")
+    messages.write_bytes(messages.read_text(encoding="utf-8").encode(encoding))
+    run = CliRunner()
+    listed = run.invoke(main, ["list", "-v", "--app", "vibe", "--home", str(home)])
+    assert listed.exit_code == 0, listed.output
+    assert f"{messages}:0: {WIDE_TEXT}" in listed.stderr, listed.stderr
+    doctor = run.invoke(main, ["doctor", "--home", str(home)])
+    assert f"skipped     1 {WIDE_TEXT}" in doctor.stdout, doctor.stdout

@@ -71,7 +71,7 @@ from typing import TypeVar
 import orjson
 
 from .. import files, folders, freshness, jsonstream
-from ..diagnostics import Diagnostics, odd_in
+from ..diagnostics import WIDE_TEXT, Diagnostics, odd_in
 from ..model import Event, JSONValue, ResumePlan, Session, Usage, superseded
 from . import _vibe_unified as unified
 from ._values import (
@@ -895,10 +895,14 @@ def _linked(
 def _note_torn(path: Path, diagnostics: Diagnostics) -> None:
     """A messages.jsonl whose last line has no newline yet (Vibe still writing it, or a
     crash cut it off): noted as unfinished, as `read` notes it, for --verbose and
-    `doctor` (the listing reads meta.json, never that line)."""
+    `doctor` (the listing reads meta.json, never that line); one a tool re-saved as
+    UTF-16 is said so instead, as `read` says it (its first bytes read)."""
     try:
         offset, tail = files.tail_bytes(path, TORN_TAIL)
     except OSError:  # missing or refused: `read` says so
+        return
+    if files.wide_text(path):
+        diagnostics.skip(str(path), 0, WIDE_TEXT)
         return
     files.note_unfinished(offset, tail, diagnostics, str(path))
 

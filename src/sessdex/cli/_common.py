@@ -830,9 +830,10 @@ _NO_NAME = (
 def _app_names(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
-    """--app's values, lower case (app names are: `--app NAME` is taken in any case);
-    an empty one is a usage error as any empty option is, not an unknown app, and one
-    left out names the apps there are."""
+    """--app's values, as the apps' own names (`--app NAME` is taken in any case, and by
+    the name `doctor` shows or the app's package's: `Claude Code`, `claude-code`); an
+    empty one is a usage error as any empty option is, not an unknown app, and one left
+    out names the apps there are."""
     if _NO_NAME in value:
         raise click.BadParameter(
             f"give an app's name after it. Known apps: {', '.join(sorted(sources.names()))}.",
@@ -841,7 +842,7 @@ def _app_names(
         )
     for name in value:
         not_blank(ctx, param, name)
-    return tuple(v.lower() for v in value)
+    return tuple(sources.canonical(v) for v in value)
 
 
 def detail_option(f: F) -> F:

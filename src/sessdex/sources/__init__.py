@@ -153,6 +153,42 @@ TITLES: dict[str, str] = {
     "nanocoder": "Nanocoder",
 }
 
+# Other names a user may give an app for --app, beside those its TITLE gives (see
+# `canonical`): the command it runs as, and the package it is installed as.
+ALIASES: dict[str, str] = {
+    "codex-cli": "codex",
+    "qodercli": "qoder",
+    "cn": "continue",
+    "agy": "antigravity",
+    "cursor-agent": "cursor",
+    "copilot-cli": "copilot",
+}
+
+
+def _spelt(name: str) -> str:
+    """A name as aliases are kept: lower case, words joined by `-` ("Claude Code")."""
+    return "-".join(name.lower().replace("_", " ").split())
+
+
+def _aliases() -> dict[str, str]:
+    """Every other name of each app: its TITLE without the parenthesis, each of its
+    " / " halves ("Kimi Code / Kimi CLI"), and ALIASES."""
+    found: dict[str, str] = {}
+    for name, title in TITLES.items():
+        for part in title.split(" (")[0].split(" / "):
+            found.setdefault(_spelt(part), name)
+    return found | ALIASES
+
+
+def canonical(name: str) -> str:
+    """The app `name` stands for (`Claude Code`, `claude-code`: claude), in any case;
+    a name no app goes by is given back as typed, lower case, for UnknownApp to say."""
+    lowered = name.lower()
+    if lowered in BUILTIN:
+        return lowered
+    return _aliases().get(_spelt(name), lowered)
+
+
 # The names of the files each app writes into the user's projects (a source's
 # `IN_PROJECTS`): kept here, as BUILTIN is, so that `export -o` knows the names no export
 # may take without importing every source; a test checks each.

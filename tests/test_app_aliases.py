@@ -1,0 +1,60 @@
+"""An app is taken by the name `doctor` shows for it ("Claude Code"), and by its command's
+or package's name (`claude-code`, `gemini-cli`), in any case, wherever --app is taken;
+JSON still says the app's own id, and a real typo still gets its did-you-mean."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+DATA = Path(__file__).parent / "data"
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    ("typed", "app"),
+    [
+        ("claude-code", "claude"),
+        ("Claude Code", "claude"),
+        ("CLAUDE", "claude"),
+        ("gemini-cli", "gemini"),
+        ("Gemini CLI", "gemini"),
+        ("OpenAI Codex CLI", "codex"),
+        ("codex-cli", "codex"),
+        ("qwen-code", "qwen"),
+        ("mistral-vibe", "vibe"),
+    ],
+)
+def test_list_takes_an_apps_display_and_package_names(typed: str, app: str) -> None:
+    home = str(DATA / app / "home")
+    code, said = _run("list", "--all", "--json", "--app", typed, "--home", home)
+    assert code == 0, said
+    rows = json.loads(said)
+    assert rows and {row["app"] for row in rows} == {app}
+
+
+def test_usage_and_doctor_take_them_too() -> None:
+    home = str(DATA / "claude" / "home")
+    code, said = _run("usage", "app", "--json", "--app", "Claude Code", "--home", home)
+    assert code == 0, said
+    assert "claude" in said
+    code, said = _run("doctor", "--app", "claude-code", "--home", home)
+    assert code == 0, said
+    assert "Claude Code (claude)" in said
+
+
+def test_a_real_typo_still_gets_its_did_you_mean() -> None:
+    code, said = _run(
+        "list", "--app", "cladue", "--home", str(DATA / "claude" / "home")
+    )
+    assert code == 2
+    assert "did you mean 'claude'?" in said

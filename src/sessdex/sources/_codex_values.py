@@ -90,7 +90,9 @@ def agent_named(path: str) -> str:
 
 
 def lineage_of(meta: Mapping[str, object]) -> tuple[str | None, str | None]:
-    """(parent thread, agent type) of a sub-agent; a `source` that is an object marks one."""
+    """(parent thread, agent type) of a sub-agent; a `source` that is an object marks one.
+    One spawned with no role (`agent_role: null`) is typed by the task name its lead
+    gave it (`/root/greeter`: "greeter"), as `tree` and the table call it."""
     source = meta.get("source")
     if not isinstance(source, dict):
         return None, None
@@ -100,6 +102,9 @@ def lineage_of(meta: Mapping[str, object]) -> tuple[str | None, str | None]:
         meta.get("parent_thread_id")
     )
     agent_type = as_str(spawn.get("agent_role")) or as_str(meta.get("agent_role"))
+    path = as_str(spawn.get("agent_path")) or as_str(meta.get("agent_path"))
+    if agent_type is None and path and path != "/root":
+        agent_type = agent_named(path)
     if agent_type is None:
         if isinstance(subagent, str):
             agent_type = subagent

@@ -1047,8 +1047,8 @@ def listing_line(
 def _typed(kind: str, title: str | None) -> str | None:
     """A sub-agent's title after its type (`Explore: Find the tests`), its type alone
     where no title shows, as `usage session` and `tree` name it."""
-    if not one_line(kind) or kind == title:
-        return title
+    if not one_line(kind) or kind == title or (title or "").startswith(f"{kind} ("):
+        return title  # a title that starts with it says it ("greeter (Kierkegaard)")
     if not one_line(title):  # untitled: its type says what it is
         return kind
     return f"{one_line(kind, KIND_COLUMNS)}: {title}"

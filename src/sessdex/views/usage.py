@@ -327,10 +327,19 @@ def _agent_label(key: str, agent: Row, id_width: int) -> str:
     kind, title = agent.about.get("agent_type"), agent.about.get("title")
     if key == "lead" or not (kind or title):
         return one_line(key, 40)
-    said = f"{kind}: {title}" if kind and title and kind != title else kind or title
+    said = (
+        f"{kind}: {title}"
+        if kind and title and _apart(str(kind), str(title))
+        else title or kind
+    )
     # its id's start as every command says it: past its type, where the id starts so
     start = pasted(id_start(key, str(kind) if kind else None, id_width))
     return f"{start}  {one_line(str(said), TITLE_MAX)}"
+
+
+def _apart(kind: str, title: str) -> bool:
+    """Whether a title does not say the type already ("greeter (Kierkegaard)" does)."""
+    return kind != title and not title.startswith(f"{kind} (")
 
 
 def own_cost_note(total: Row) -> str | None:

@@ -41,6 +41,6 @@ def test_tree_and_exports_count_input_as_usage_does(tmp_path: Path) -> None:
 def test_show_full_says_each_response_so_too(tmp_path: Path) -> None:
     shown = _run(tmp_path, "show", CLAUDE, "--detail", "full", "--no-pager")
     # first response: 1,200 input, 400 cache write, 8,000 cache read, 60 output
-    assert "tokens: in 1.2k · out 60 · cache read 8.0k · cache write 400" in shown
+    assert "tokens: in 1,200 · out 60 · cache write 400 · cache read 8,000" in shown
     page = _run(tmp_path, "export", CLAUDE, "-f", "html")
     assert "tokens: 1.2k in, 8.4k cache, 60 out" in page

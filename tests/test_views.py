@@ -1109,7 +1109,7 @@ def test_the_usage_of_a_spawning_response_stays_with_its_spawn(
     _, tree, _ = invoke(*args, "--subagents", "tree")
     lines = tree.splitlines()
     spawn = next(n for n, line in enumerate(lines) if line.startswith("Spawned"))
-    assert lines[spawn + 1].startswith("  tokens: in 1.2k")
+    assert lines[spawn + 1].startswith("  tokens: in 1,2")
     assert lines[spawn + 2].startswith("  ↳ general-purpose ⇠ the lead")
     events = [
         Event("s", 0, "subagent", extra={"child_id": "a"}),

@@ -409,7 +409,7 @@ class _Scan:
                 if info.last_token_usage is not None
                 else "the increase of total_token_usage"
             )
-            note = f"token_count: {source}; input {fresh} includes cached {cached} and cache writes {written}"
+            note = f"token_count: {source}; input {fresh:,} includes cached {cached:,} and cache writes {written:,}"
         self.keep(
             UsageRecord(
                 time,

@@ -47,7 +47,6 @@ from .text import (
     shown_whole,
     spawn_name,
     title_line,
-    tokens,
     tokens_said,
     tool_detail,
     tool_summary,
@@ -373,8 +372,9 @@ def _render(
         # as every sum: a broken count (negative, absurd) says 0
         u = event.usage.plausible()
         said = (
-            f"  tokens: in {tokens(u.input_tokens)} · out {tokens(u.output_tokens)} · cache read "
-            f"{tokens(u.cache_read_tokens)} · cache write {tokens(u.cache_write_tokens)}"
+            # the counts whole, in the order `usage` has its columns
+            f"  tokens: in {u.input_tokens:,} · out {u.output_tokens:,} · cache write "
+            f"{u.cache_write_tokens:,} · cache read {u.cache_read_tokens:,}"
         )
         if u.credits:  # the app's own unit; alone where it kept no token count
             billed = f"credits {credits_amount(u.credits)}"

@@ -512,8 +512,8 @@ def _explain_lines(
         agent = f" agent {record.agent_id}" if record.agent_id else ""
         yield (
             f"  {app} {_at(path, record.line)}  {_when(record.time, tz)}  {u.model or '(unknown model)'}{agent}  "
-            f"in {u.input_tokens} out {u.output_tokens} cw {u.cache_write_tokens} cr {u.cache_read_tokens} "
-            f"rs {u.reasoning_tokens}  {price}"
+            f"in {u.input_tokens:,} out {u.output_tokens:,} cw {u.cache_write_tokens:,} cr {u.cache_read_tokens:,} "
+            f"rs {u.reasoning_tokens:,}  {price}"
             + (f"  credits {credits_amount(u.credits)}" if u.credits else "")
         )
         if note := _note(record):

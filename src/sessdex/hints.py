@@ -174,12 +174,19 @@ def named_in(folder: str, *words: str) -> str:
 
 
 def folder_said(folder: str) -> str:
-    """A folder as a sentence names it: on one line, with no control character, in the
-    first quote mark it does not hold; its backslashes as they are (Python's repr
-    doubled each, a Windows path's too)."""
+    """A folder as a sentence names it: as `list` shows one (`~/code` below the home
+    sessdex reads, the `--home` given, else the user's), on one line, with no control
+    character, in the first quote mark it does not hold; its backslashes as they are
+    (Python's repr doubled each, a Windows path's too). A command to paste keeps the
+    full path (`named_in`): `~` in quotes is no home to a shell."""
+    import os
+
+    from .pathnames import below_home
     from .views.text import one_line
 
-    return _in_quotes(one_line(folder))
+    home = _HOME.get() or os.path.expanduser("~")
+    below = below_home(folder, home) if home not in ("", "~", "/") else None
+    return _in_quotes(one_line(folder if below is None else "~" + below))
 
 
 def _in_quotes(typed: str) -> str:

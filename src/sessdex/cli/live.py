@@ -379,7 +379,7 @@ def _nothing_recent(
 
     newest = api.newest_change(home, apps, here)
     if here:
-        where = f" in {here[0]!r} or below it"
+        where = f" in {hints.folder_said(here[0])} or below it"
         if newest is None:
             # the user's other filters kept: the line shows what they asked for, elsewhere
             kept = [word for app in apps for word in ("--app", app)]

@@ -209,10 +209,14 @@ class _Commands(click.Group):
                     f"{named('list', option)}.",
                     ctx,
                 ) from None
-            command = next((w for w in given if not w.startswith("-")), None)
+            # the command named, past any value the option was given (`--limt 5 list`)
+            commands = self.list_commands(ctx)
+            command = next((w for w in given if w in commands), None)
             sub = self.get_command(ctx, command) if moved is None and command else None
-            if sub is not None:  # `sessdex --no-color list`: as `list --no-color` says
-                raise option_meant(sub, error) or error from None
+            if sub is not None and command is not None:
+                # `sessdex --no-color list`, `--jsn list`: as `list --no-color` says
+                meant = option_meant(sub, error)
+                raise meant or _misspelt(sub, command, ctx, error) from None
             if moved is None:
                 raise command_needed(error, given) or error from None
             raise click.UsageError(
@@ -253,6 +257,22 @@ class _Commands(click.Group):
         if option.split("=", 1)[0] not in taken:
             return None
         return [args[at], *args[:at], *args[at + 1 :]]
+
+
+def _misspelt(
+    command: click.Command, name: str, ctx: click.Context, error: click.NoSuchOption
+) -> click.ClickException:
+    """`sessdex --jsn list` answered as `sessdex list --jsn` is ("Did you mean
+    '--json'?"): the option given to the command alone, for click to say what it
+    would say of it there; `error` where it says nothing of it."""
+    try:
+        command.make_context(name, [error.option_name], parent=ctx)
+    except click.UsageError as there:  # a command may say it in its own words
+        if there.format_message().startswith(error.format_message()):
+            return there
+    except click.ClickException:
+        pass
+    return error
 
 
 def _fitted(error: click.ClickException) -> click.ClickException:

@@ -58,3 +58,11 @@ def test_a_real_typo_still_gets_its_did_you_mean() -> None:
     )
     assert code == 2
     assert "did you mean 'claude'?" in said
+
+
+def test_each_alias_names_an_app_and_no_alias_is_another_apps_name() -> None:
+    from sessdex import sources
+
+    aliases = sources._aliases()
+    assert set(aliases.values()) <= set(sources.BUILTIN)
+    assert all(aliases[name] == name for name in sources.BUILTIN if name in aliases)

@@ -637,3 +637,13 @@ def test_every_version_the_conformance_suite_pins_is_on_its_apps_readme_line() -
         and spec["version"].removesuffix(".0") not in _readme_line(spec["app"])
     ]
     assert missing == []
+
+
+def test_changelog_entries_say_each_thing_once() -> None:
+    """An entry edited by its author is rewritten, not appended to: twelve words of
+    it given twice (a merge keeping both versions' tails) read as a broken sentence."""
+    text = (ROOT / "CHANGELOG.md").read_text()
+    for entry in re.split(r"\n(?=- |#)", text):
+        words = entry.split()
+        runs = [tuple(words[i : i + 12]) for i in range(len(words) - 11)]
+        assert len(runs) == len(set(runs)), entry

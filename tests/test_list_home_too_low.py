@@ -89,3 +89,25 @@ def test_a_warm_run_names_the_home_around_it_too(tmp_path: Path) -> None:
             done = real_list(home, [command, "--home", given])
         assert done.stdout == ""
         assert f"'sessdex {command} --home {home}' reads them" in done.stderr
+
+
+def test_a_folder_beside_an_app_in_a_shared_folder_is_not_sent_upwards(
+    tmp_path: Path,
+) -> None:
+    # `~/.local/share/myproject` or `~/.config/foo` is in no app's folder: it was said to
+    # be "part of Goose's folder" (or Cline's), its first folder `.local` (`.config`)
+    # being the one those apps' folders are in
+    home = tmp_path / "copied"
+    shutil.copytree(CODEX, home / ".codex")
+    goose = home / ".local" / "share" / "goose" / "sessions"
+    goose.mkdir(parents=True)
+    (goose / "sessions.db").write_bytes(b"")
+    for beside in (".local/share/myproject", ".config/foo"):
+        (home / beside).mkdir(parents=True, exist_ok=True)
+        result = CliRunner().invoke(main, ["list", "--home", str(home / beside)])
+        assert "reads them" not in result.stderr, (beside, result.stderr)
+    # a folder on the way to the app's own is still part of it
+    result = CliRunner().invoke(
+        main, ["list", "--home", str(home / ".local/share/goose")]
+    )
+    assert f"'sessdex list --home {home}' reads them" in result.stderr, result.stderr

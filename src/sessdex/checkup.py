@@ -414,32 +414,34 @@ LEVELS_LOOKED_UP = 4
 def home_above(home: Home) -> tuple[Path, list[str]] | None:
     """The nearest folder above `home` (up to LEVELS_LOOKED_UP levels) that is a home
     in which `home` is part of an app's folder, as a --home given that folder would find
-    it, and the titles of those apps; None where there is none. An app's folder is
-    matched by its first folder in the home (`.codex` of `.codex/sessions`), so that
-    a home given beside the apps' folders, not in them, is sent nowhere."""
+    it, and the titles of those apps; None where there is none. `home` must be on the
+    way to an app's folder (`.local/share` of `.local/share/goose`) or in it, so that a
+    home given beside the apps' folders (`.local/share/myproject`) is sent nowhere."""
     for above in list(home.path.parents)[:LEVELS_LOOKED_UP]:
-        top = home.path.relative_to(above).parts[0]
         around = Home.at(above)
         titles = [
             sources.TITLES[name]
             for name in sources.BUILTIN
-            if _first_folder(around, name) == top and _found_in(around, name)
+            if _on_the_way(home.path, around, name) and _found_in(around, name)
         ]
         if titles:
             return around.path, titles
     return None
 
 
-def _first_folder(home: Home, name: str) -> str | None:
-    """The folder directly in `home` that app `name`'s folder is in (`.local` of
-    `.local/share/opencode`), as its facts say; None where they cannot say."""
+def _on_the_way(given: Path, home: Home, name: str) -> bool:
+    """Whether `given` is a folder above app `name`'s folder in `home`, or in it, as its
+    facts say. A folder other programs share (`.config`, Cline's) is the app's only
+    from above: `.config/foo` is no part of Cline's."""
     from .exports import declared_location
+    from .sources import _facts
 
     location = declared_location(home, name)
     if location is None or not location.root.is_relative_to(home.path):
-        return None
-    parts = location.root.relative_to(home.path).parts
-    return parts[0] if parts else None
+        return False
+    if location.root.is_relative_to(given):
+        return True
+    return given.is_relative_to(location.root) and "found" not in _facts.HOOKS[name]
 
 
 def _found_in(home: Home, name: str) -> bool:

@@ -29,3 +29,29 @@ def test_a_colour_option_before_the_command_names_it_too() -> None:
     result = CliRunner().invoke(main, ["--no-color", "list"])
     assert result.exit_code == 2
     assert "NO_COLOR=1 sessdex list" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("shell", "line"),
+    [
+        ("powershell", "$env:NO_COLOR = '1', then sessdex list …"),
+        ("cmd", 'set "NO_COLOR=1", then sessdex list …'),
+        ("fish", "NO_COLOR=1 sessdex list …"),
+    ],
+)
+def test_the_line_is_one_the_users_shell_takes(shell: str, line: str) -> None:
+    # PowerShell and cmd read `NO_COLOR=1 sessdex list` as a command named NO_COLOR=1
+    result = CliRunner().invoke(
+        main, ["list", "--no-color"], env={"SESSDEX_SHELL": shell}
+    )
+    assert line in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [("list", "--color=always"), ("usage", "--colour", "always")]
+)
+def test_colour_asked_for_names_force_color(args: tuple[str, ...]) -> None:
+    # `--color always` (colour into a pipe) was told how to turn colour off
+    result = CliRunner().invoke(main, list(args), env={"SESSDEX_SHELL": "bash"})
+    assert f"FORCE_COLOR=1 sessdex {args[0]}" in result.stderr, result.stderr
+    assert "NO_COLOR" not in result.stderr

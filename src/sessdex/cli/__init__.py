@@ -18,7 +18,14 @@ from .. import __version__
 from ..errors import typed
 from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
-from ._common import CONTEXT, Example, command_needed, option_meant, value_left_out
+from ._common import (
+    CONTEXT,
+    TYPED,
+    Example,
+    command_needed,
+    option_meant,
+    value_left_out,
+)
 
 # what a user may type from other tools' habits, and the command that does it here
 _MEANT = {
@@ -195,6 +202,7 @@ class _Commands(click.Group):
             click.echo(ctx.get_help(), color=ctx.color)
             ctx.exit()
         given = list(args)  # the parser takes words off the list it is given
+        ctx.meta[TYPED] = tuple(given)  # `usage --color always`: the value, to a hint
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as error:

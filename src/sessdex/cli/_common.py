@@ -306,6 +306,11 @@ _DAY_OPTIONS = {"--today": "today", "--yesterday": "yesterday"}
 
 # colour asked for or off with an option, as other tools take it: the environment's here
 _COLOUR_OPTIONS = frozenset({"--color", "--colour", "--no-color", "--no-colour"})
+# where the group keeps the words sessdex was given (`ctx.meta`), for a hint to read
+TYPED = "sessdex.typed"
+
+# `--color always`: colour asked for into a pipe too, as FORCE_COLOR gives it
+_COLOUR_ON = frozenset({"always", "force", "yes", "on"})
 
 # a field `find` narrows by with a word, typed as an option of `list` or `find`
 # (`list --branch main`): that word's filter
@@ -509,11 +514,7 @@ def option_meant(
             ["sessdex --version", *(["--verbose"] if "--verbose" in names else [])],
         )
     if option in _COLOUR_OPTIONS:  # `list --no-color`: NO_COLOR, as README says
-        return click.UsageError(
-            f"{error.message} Colour is the environment's to turn off: "
-            f"NO_COLOR=1 sessdex {command.name} … (a pipe or a file gets none).",
-            error.ctx,
-        )
+        return _colour_meant(command, error, given or ())
     if option in ("--json", "--nl") and "--format" in names:
         return click.UsageError(f"{error.message} Did you mean '-f json'?", error.ctx)
     if (flag := _format_flag(option)) is not None and "--format" in names:
@@ -558,6 +559,48 @@ def option_meant(
     if long is None:
         return None
     return click.UsageError(f"{error.message} Did you mean '-n/{long}'?", error.ctx)
+
+
+def _colour_meant(
+    command: click.Command, error: click.NoSuchOption, given: Sequence[str]
+) -> click.UsageError:
+    """`list --no-color`: the variable that turns colour off, NO_COLOR, or on into a
+    pipe too, FORCE_COLOR, where `--color always` asked for it; set as the user's shell
+    sets it for one command (PowerShell and cmd take no `NAME=1 sessdex`)."""
+    option, _, value = error.option_name.partition("=")
+    if (
+        not given
+    ):  # a command parsed by the group (`usage`): the words sessdex was given
+        ctx = click.get_current_context(silent=True)
+        given = ctx.meta.get(TYPED, ()) if ctx else ()
+    at = next((i for i, w in enumerate(given) if w.partition("=")[0] == option), -1)
+    if at >= 0:  # `--color=always` or `--color always`, as typed
+        _, equals, value = given[at].partition("=")
+        if not equals and at + 1 < len(given):
+            value = given[at + 1]
+    on = option in ("--color", "--colour") and value.lower() in _COLOUR_ON
+    name, what = ("FORCE_COLOR", "on") if on else ("NO_COLOR", "off")
+    return click.UsageError(
+        f"{error.message} Colour is the environment's to turn {what}: "
+        f"{_with_variable(name, command.name or '')} "
+        f"({'a pipe or a file gets it too' if on else 'a pipe or a file gets none'}).",
+        error.ctx,
+    )
+
+
+def _with_variable(name: str, command: str) -> str:
+    """`NAME=1 sessdex COMMAND …`, or where the user's shell takes no such line, the one
+    that sets it first (`$env:NAME = '1'`)."""
+    from .. import shells
+    from ..errors import BadSetting
+
+    try:
+        shell = shells.current()
+    except BadSetting:  # an unknown SESSDEX_SHELL: the line most shells take
+        shell = shells.POSIX
+    if shell in (shells.POWERSHELL, shells.CMD):
+        return f"{shells.set_variable(name, '1', shell)}, then sessdex {command} …"
+    return f"{name}=1 sessdex {command} …"
 
 
 def _field_meant(

@@ -323,6 +323,9 @@ _FIELD_OPTIONS = {
     "--id": "id",
 }
 
+# what a field is called in a sentence, where its word says it otherwise
+_FIELD_NAMES = {"dir": "folder"}
+
 # a file `export` writes that a command printing a transcript does not: its names
 _EXPORTED = {"md": "Markdown", "markdown": "Markdown", "html": "HTML", "htm": "HTML"}
 
@@ -621,8 +624,21 @@ def _field_meant(
             return None
         value = words.pop(at + 1)
     del words[at]
+    field = _FIELD_OPTIONS[option]
+    # find splits its words at spaces: a title's each narrows the title (all of them
+    # must be in it); a folder's, branch's or id's would narrow by its first part alone
+    parts = value.split()
+    if not parts:
+        return None
+    if len(parts) > 1 and field != "title":  # no line finds it: what find takes, said
+        return click.UsageError(
+            f"{error.message} find narrows by {_FIELD_NAMES.get(field, field)} with "
+            f"{field}:WORD, one word with "
+            f"no space in it ({field}:{parts[-1]}, say).",
+            error.ctx,
+        )
     options, rest = _options_and_words(command, words)
-    line = hints.named("find", *options, *rest, f"{_FIELD_OPTIONS[option]}:{value}")
+    line = hints.named("find", *options, *rest, *(f"{field}:{p}" for p in parts))
     return click.UsageError(f"{error.message} Did you mean {line}?", error.ctx)
 
 

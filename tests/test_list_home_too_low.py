@@ -111,3 +111,16 @@ def test_a_folder_beside_an_app_in_a_shared_folder_is_not_sent_upwards(
         main, ["list", "--home", str(home / ".local/share/goose")]
     )
     assert f"'sessdex list --home {home}' reads them" in result.stderr, result.stderr
+
+
+def test_a_projects_own_claude_folder_is_no_home_of_sessions(tmp_path: Path) -> None:
+    # a project's `.claude/` holds its settings, not sessions: `list --home ~/code` was
+    # sent to 'sessdex list --home ~/code/shop', and `--home shop/.claude` to `shop`,
+    # each of which lists nothing
+    shop = tmp_path / "code" / "shop"
+    (shop / ".claude").mkdir(parents=True)
+    (shop / ".claude" / "settings.json").write_text("{}")
+    for given in (shop.parent, shop / ".claude"):
+        for command in ("list", "usage"):
+            result = CliRunner().invoke(main, [command, "--home", str(given)])
+            assert "reads them" not in result.stderr, (given, result.stderr)

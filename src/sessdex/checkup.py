@@ -445,15 +445,23 @@ def _on_the_way(given: Path, home: Home, name: str) -> bool:
 
 
 def _found_in(home: Home, name: str) -> bool:
-    """Whether app `name`'s folder is in `home` (one no variable moves), its source
-    loaded only where the folder is there and may be one others share (`found`)."""
+    """Whether app `name`'s folder is in `home` (one no variable moves) and holds a file
+    its scan lists: a project's `.claude/` holds its settings, no session. Its source
+    is loaded only where the folder is there."""
     from .exports import declared_location
-    from .sources import _facts
 
     location = declared_location(home, name) or sources.get(name).locate(home)
     if not location.exists:
         return False
-    return "found" not in _facts.HOOKS[name] or app_found(sources.get(name), location)
+    source = sources.get(name)
+    if not app_found(source, location):
+        return False
+    from .errors import SessdexError
+
+    try:  # the first file alone: a scan lists folders and opens nothing
+        return next(iter(source.scan(location)), None) is not None
+    except (OSError, SessdexError):  # a hint is no reason to fail
+        return False
 
 
 def app_found(source: sources.Source, location: Location) -> bool:

@@ -124,3 +124,26 @@ def test_a_projects_own_claude_folder_is_no_home_of_sessions(tmp_path: Path) -> 
         for command in ("list", "usage"):
             result = CliRunner().invoke(main, [command, "--home", str(given)])
             assert "reads them" not in result.stderr, (given, result.stderr)
+
+
+def test_a_home_of_sessions_without_tokens_is_sent_nowhere(tmp_path: Path) -> None:
+    # `usage` of a home whose one session counted no token said "No agent sessions in
+    # the --home folder yet; its folder 'backup' holds Claude Code's", beside a session
+    # `list` shows
+    home = tmp_path / "home"
+    prompt = home / ".claude" / "projects" / "-w-a" / f"{ID}.jsonl"
+    prompt.parent.mkdir(parents=True)
+    prompt.write_text(
+        '{"type":"user","sessionId":"' + ID + '","cwd":"/w/a","uuid":"u1",'
+        '"timestamp":"2026-11-20T10:00:00.000Z",'
+        '"message":{"role":"user","content":"hi"}}\n'
+    )
+    write_claude_session(
+        home / "backup", "c0b1ed00-0000-4000-8000-0000000000e2", "/w/b"
+    )
+    assert ID[:8] in CliRunner().invoke(main, ["list", "--home", str(home)]).stdout
+    counted = CliRunner().invoke(main, ["usage", "--home", str(home)])
+    assert "reads them" not in counted.stderr, counted.stderr
+    for _ in range(2):  # the warm path too
+        done = real_list(home, ["usage", "--home", str(home)])
+    assert "reads them" not in done.stderr, done.stderr

@@ -386,6 +386,9 @@ def home_elsewhere(home: Home, command: str, opening: str | None = None) -> str 
     with the line of `command` that reads it; else None."""
     if hints.given_home() is None:  # the user's own home: no copy given too high
         return None
+    # one holding an app's files (`usage` of sessions that counted no token) is meant
+    if any(_found_in(home, name) for name in sources.BUILTIN):
+        return None
     from .views.text import one_line
 
     opening = opening or f"No agent sessions {hints.where()} yet"

@@ -71,3 +71,17 @@ def test_no_switch_is_named_to_a_branch_the_folder_does_not_have(
     assert "the session was on branch 'gone'" in said
     assert "sessdex never switches branches." in said
     assert "git -C" not in said and "To go on with it" not in said
+
+
+def test_a_branch_that_looks_like_an_option_is_named_after_dashes(
+    tmp_path: Path,
+) -> None:
+    # a ref named `-x` (git update-ref makes one): 'git switch -x' is read as an option
+    # ("unknown switch `x'"), 'git switch -- -x' switches to it
+    folder = tmp_path / "project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(folder, "update-ref", "refs/heads/-x", "HEAD")
+    said = _resume(tmp_path, folder, "-x")
+    assert f"To go on with it there: git -C {folder} switch -- -x" in said, said

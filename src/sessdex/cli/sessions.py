@@ -567,7 +567,10 @@ def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:
     if not (check.branch_there and folder):
         return said
     try:
-        switch = shells.run(["git", "-C", folder, "switch", recorded])
+        # a name the session file gave: one that starts with `-` (a ref `git update-ref`
+        # made) would be read as an option, after `--` it is the branch
+        dashes = ["--"] if recorded.startswith("-") else []
+        switch = shells.run(["git", "-C", folder, "switch", *dashes, recorded])
     except (NotQuotable, BadSetting):  # the branch is named above; the user types it
         return said
     return f"{said} To go on with it there: {switch}"

@@ -13,7 +13,10 @@ from sessdex.cli import main
     ("args", "meant"),
     [
         (("list", "--today"), "Did you mean '--since today'?"),
-        (("usage", "--yesterday"), "Did you mean '--since yesterday'?"),
+        (
+            ("usage", "--yesterday"),
+            "Did you mean '--since yesterday --until yesterday'?",
+        ),
         (("watch", "--once", "--today"), "Did you mean '--since today'?"),
         (("find", "retry", "--today"), "Did you mean '--since today'?"),
         (("usage", "session", "--today", "--json"), "Did you mean '--since today'?"),
@@ -32,3 +35,11 @@ def test_a_command_of_one_session_says_it_takes_no_time() -> None:
     result = CliRunner().invoke(main, ["show", "7f3a", "--today"])
     assert result.exit_code == 2
     assert "takes one session, not a time" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", ["list", "find"])
+def test_yesterday_is_that_day_alone(command: str) -> None:
+    # '--since yesterday' runs from its midnight to now, today's sessions too: the
+    # day alone ends where --until yesterday does
+    result = CliRunner().invoke(main, [command, "--yesterday"])
+    assert "Did you mean '--since yesterday --until yesterday'?" in result.stderr

@@ -534,9 +534,11 @@ def option_meant(
             error.ctx,
         )
     if option in _DAY_OPTIONS and "--since" in names:  # `list --today`
+        day = _DAY_OPTIONS[option]
+        # `--since yesterday` runs on to now: that day alone ends where --until's does
+        ends = f" --until {day}" if day != "today" and "--until" in names else ""
         return click.UsageError(
-            f"{error.message} Did you mean '--since {_DAY_OPTIONS[option]}'?",
-            error.ctx,
+            f"{error.message} Did you mean '--since {day}{ends}'?", error.ctx
         )
     fielded = option in _FIELD_OPTIONS and command.name in ("list", "find")
     if fielded and (meant := _field_meant(command, error, given or ())) is not None:

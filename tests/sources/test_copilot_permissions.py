@@ -4,6 +4,7 @@ resume (real TUI sessions in tests/data/copilot/permissions)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -234,3 +235,38 @@ def test_a_gone_folder_gives_no_line_that_restores_allow_all() -> None:
         main, ["resume", LOWERED[:8], "--print", "--home", str(HOME)]
     )
     assert f"copilot --resume {LOWERED}" in lowered.stderr, lowered.stderr
+
+
+def test_a_moved_folder_gives_no_line_that_restores_allow_all(tmp_path: Path) -> None:
+    """The session's folder is gone, and a newer session ran in a folder of its name
+    (the project moved there): the hint names that folder, and for a session left at
+    Allow All gives no `cd … && copilot --resume` line, which pasted would reopen it
+    at Allow All unasked; with `--keep-permissions` it does, its flag in it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    new = tmp_path / "moved" / "shop-api"
+    new.mkdir(parents=True)
+    state = home / ".copilot" / "session-state"
+    later = "0f0f0f0f-0000-4000-8000-00000000000f"
+    shutil.copytree(state / LOWERED, state / later)
+    for name in ("events.jsonl", "workspace.yaml"):
+        path = state / later / name
+        text = path.read_text().replace(LOWERED, later)
+        text = text.replace("/home/alex/code/shop-api", str(new))
+        path.write_text(text.replace("2026-12-06", "2026-12-07"))
+    runner = CliRunner()
+    refused = runner.invoke(
+        main, ["resume", SWITCHED[:8], "--print", "--home", str(home)]
+    )
+    assert refused.exit_code == 1
+    told = " ".join(refused.stderr.split())
+    assert f"A folder of the same name, {new}, holds newer sessions" in told, told
+    assert "copilot --resume" not in told, told
+    assert "add --keep-permissions for the line that resumes it in another" in told
+    kept = runner.invoke(
+        main,
+        ["resume", SWITCHED[:8], "--print", "--keep-permissions", "--home", str(home)],
+    )
+    told = " ".join(kept.stderr.split())
+    line = f"&& copilot --resume {SWITCHED} --model mock-model --allow-all"
+    assert line in told, told

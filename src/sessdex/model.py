@@ -343,3 +343,6 @@ class ResumePlan:
     # a recorded mode looser than the CLI's default that the app restores itself and no
     # flag lowers (`autonomy level high`): `resume` refuses it unless --keep-permissions
     restores_looser: str = ""
+    # why sessdex cannot tell whether the app restores `restores_looser` (a file it
+    # saves it in could not be read): refused all the same, said so
+    looser_unsure: str = ""

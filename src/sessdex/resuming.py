@@ -249,7 +249,13 @@ def check_resume(
         f"left out {item} (looser than the CLI's default; {keep} keeps it)"
         for item in plan.withheld
     )
-    if plan.restores_looser:
+    if plan.restores_looser and plan.looser_unsure:
+        check.refusals.append(
+            f"{plan.program} may reopen this session at the {plan.restores_looser}, "
+            f"looser than its default, and no flag lowers it: {plan.looser_unsure}; "
+            f"{keep} resumes it as it was left."
+        )
+    elif plan.restores_looser:
         check.refusals.append(
             f"{plan.program} reopens this session at the {plan.restores_looser} it was "
             f"left at, looser than its default, and no flag lowers it; {keep} resumes "

@@ -371,3 +371,37 @@ def test_resume_refuses_a_conversation_saved_with_no_confirm(
     tui = gptme.resume(found[TUI])
     assert tui is not None and not tui.restores_looser
     assert "--no-confirm" not in tui.argv
+
+
+@pytest.mark.parametrize("broken", ["not TOML", "over its size limit"])
+def test_resume_refuses_where_config_toml_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
+) -> None:
+    """The index holds the conversation's folder; its config.toml, read again at resume
+    time, could not be read (not TOML, over 256 KB): it was taken for one with no
+    `no_confirm`, and the line was handed out unrefused, where gptme may reopen it with
+    tools running without asking. It is refused now, unless --keep-permissions."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    runner = CliRunner()
+    argv = ["resume", "checkout-subagent", "--print", "--home", str(home)]
+    assert "no-confirm" in runner.invoke(main, argv).stderr  # read, and indexed
+    config = home / ".local/share/gptme/logs/checkout-subagent/config.toml"
+    text = config.read_text()
+    if broken == "not TOML":
+        text = text.replace("stream = true", "stream = = true")
+    else:
+        text = text.replace("[env]", "# " + "x" * 300_000 + "\n[env]")
+    config.write_text(text)
+    printed = runner.invoke(main, argv)
+    told = " ".join(printed.stderr.split())
+    assert "gptme may reopen this session at the no-confirm setting" in told, told
+    assert "its config.toml could not be read" in told, told
+    kept = runner.invoke(main, [*argv, "--keep-permissions"])
+    assert "no-confirm" not in kept.stderr, kept.stderr
+    assert "gptme --name checkout-subagent" in kept.stdout

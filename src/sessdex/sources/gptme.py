@@ -446,10 +446,16 @@ def _folder_name(value: object) -> str | None:
 
 def _chat_config(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
     """The `[chat]` table of a conversation's config.toml; nothing else of the file
-    (its `[env]` may hold keys) is parsed."""
+    (its `[env]` may hold keys) is parsed. Empty where it cannot be read."""
+    return _chat_table(path, diagnostics) or {}
+
+
+def _chat_table(path: Path, diagnostics: Diagnostics) -> dict[str, object] | None:
+    """`_chat_config`, None where the file is there but cannot be read (over its size
+    limit, unreadable, not TOML): what it holds is not known."""
     data = files.read_small(path, _CONFIG_CAP)
     if data is None:
-        return {}
+        return None if os.path.lexists(path) else {}
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
     kept: list[str] = []
     inside = False
@@ -466,7 +472,7 @@ def _chat_config(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
         table = tomllib.loads("\n".join(kept))
     except tomllib.TOMLDecodeError:
         diagnostics.problem(f"gptme: {path}: its [chat] table is not TOML")
-        return {}
+        return None
     return table
 
 
@@ -1360,12 +1366,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.agent_type == "subagent":
         notes = ("a sub-agent's conversation: it reopens on its own, not in its lead",)
     argv: tuple[str, ...] = ("gptme", "--name", session.id)
-    looser = ""
-    if _saved_no_confirm(session):
-        if keep_permissions:
-            argv += ("--no-confirm",)
-        else:
-            looser = "no-confirm setting (tools run without asking)"
+    saved = _saved_no_confirm(session)
+    unsure = "" if saved is not None else _UNREAD
+    looser = "" if saved is False else "no-confirm setting (tools run without asking)"
+    if keep_permissions:  # as saved: gptme restores it whatever the flags
+        argv += ("--no-confirm",) if saved else ()
+        looser = unsure = ""
     return ResumePlan(
         argv=argv,
         cwd=session.cwd,
@@ -1373,18 +1379,26 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         notes=notes,
         restores_looser=looser,
+        looser_unsure=unsure,
     )
 
 
-def _saved_no_confirm(session: Session) -> bool:
+_UNREAD = (
+    "its config.toml could not be read (over 256 KB, unreadable or not TOML), so "
+    "sessdex cannot tell whether it saved no_confirm"
+)
+
+
+def _saved_no_confirm(session: Session) -> bool | None:
     """Whether the conversation's config.toml saved `no_confirm = true` (a run with `-y`
     or `--non-interactive`), which gptme 0.35.1 keeps on a resume by name whatever its
     flags (`ChatConfig.load_or_create`: an unset flag overrides nothing) and none lowers.
-    Read at resume time, not from the index: a small file, once."""
+    Read at resume time, not from the index: a small file, once. None where the file
+    cannot be read: it may say so, and a line that reopens it unsaid is not given."""
     if not session.path:
         return False
-    chat = _chat_config(Path(session.path).parent / CONFIG, Diagnostics())
-    return chat.get("no_confirm") is True
+    chat = _chat_table(Path(session.path).parent / CONFIG, Diagnostics())
+    return None if chat is None else chat.get("no_confirm") is True
 
 
 def _resumable(name: str) -> bool:

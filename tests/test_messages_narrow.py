@@ -30,7 +30,7 @@ def test_a_not_found_message_keeps_its_command_on_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], hint: str
 ) -> None:
     """It was broken inside: "Run 'sessdex list --home" over "demo' to see recent
-    ones."; a command too wide for any line is still broken at its spaces."""
+    ones."."""
     shutil.copytree(DEMO, tmp_path / "demo")
     monkeypatch.chdir(tmp_path)
     env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
@@ -104,3 +104,68 @@ def test_a_hostile_record_type_of_quoted_sessdex_words_is_said_at_once(
     )
     assert result.returncode == 0, shown[-2000:]
     assert "record types not recognised: 'sessdex 'sessdex" in shown
+
+
+COPILOT_PERMISSIONS = Path(__file__).parent / "data" / "copilot" / "permissions"
+LOWERED = "1089e194-53fb-4162-a1e0-b23c6a23c1d2"  # its folder is gone here
+
+
+def _lines(shown: str) -> list[str]:
+    return shown.replace("\r\n", "\n").splitlines()
+
+
+def test_a_resume_hints_line_is_never_broken_inside(tmp_path: Path) -> None:
+    """At 60 columns the line a gone folder's hint offers (`copilot --resume <id>
+    --model …`) was broken at its spaces: pasted, each half ran alone. The line where
+    the project moved (`cd '<folder>' && copilot …`, wider than the terminal) too. Each
+    is whole on one line now, in backticks; the prose around it is broken as before."""
+    home = tmp_path / "home"
+    shutil.copytree(COPILOT_PERMISSIONS / "home", home)
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600", "SESSDEX_SHELL": "sh"}
+    args = ["resume", LOWERED[:8], "--print", "--home", str(home)]
+    result, shown = on_a_terminal(args, env, columns=60)
+    assert result.returncode == 1, shown
+    line = f"copilot --resume {LOWERED} --model mock-model"
+    assert any(line in each for each in _lines(shown)), shown
+    home = (
+        tmp_path / "moved"
+    )  # another home: one the first run indexed may look settled
+    shutil.copytree(COPILOT_PERMISSIONS / "home", home)
+    args = ["resume", LOWERED[:8], "--print", "--home", str(home)]
+    new = tmp_path / "a folder the project moved to" / "shop-api"
+    new.mkdir(parents=True)
+    state = home / ".copilot" / "session-state"
+    later = "0f0f0f0f-0000-4000-8000-00000000000f"
+    shutil.copytree(state / LOWERED, state / later)
+    for name in ("events.jsonl", "workspace.yaml"):
+        path = state / later / name
+        text = path.read_text().replace(LOWERED, later)
+        text = text.replace("/home/alex/code/shop-api", str(new))
+        path.write_text(text.replace("2026-12-06", "2026-12-07"))
+    result, shown = on_a_terminal(args, env, columns=60)
+    assert result.returncode == 1, shown
+    moved = f"cd '{new}' && {line}"
+    assert any(moved in each for each in _lines(shown)), shown
+    # on a line of its own: the prose before it is broken to the width as ever
+    assert any(each.startswith(f"`{moved}`") for each in _lines(shown)), shown
+
+
+def test_list_here_names_the_folder_aboves_command_whole(tmp_path: Path) -> None:
+    """`list --here` below a project names `cd '<folder>' && sessdex list --here` to
+    run: at 60 columns it was broken at its spaces (only a `sessdex …` line was kept
+    whole), even where it fitted a line."""
+    project = tmp_path / "shop"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "h"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000001", str(project))
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600", "SESSDEX_SHELL": "sh"}
+    env.pop("PWD", None)
+    cwd = os.getcwd()
+    os.chdir(project / "src")
+    try:
+        result, shown = on_a_terminal(["list", "--here", "--home", str(home)], env, columns=60)  # fmt: skip
+    finally:
+        os.chdir(cwd)
+    assert result.returncode == 0, shown
+    command = f"cd {project} && sessdex list --here --home {home}"
+    assert any(command in each for each in _lines(shown)), shown

@@ -51,7 +51,7 @@ def test_the_switch_to_the_sessions_branch_is_named_when_it_is_there(
     _git(folder, "branch", "fix;it")
     said = _resume(tmp_path, folder, "fix;it")
     assert "sessdex never switches branches" in said
-    assert f"To go on with it there: git -C '{folder}' switch 'fix;it'" in said
+    assert f"To go on with it there: `git -C '{folder}' switch 'fix;it'`" in said
     # named, never run: the folder is still on main
     head = subprocess.run(
         ["git", "-C", str(folder), "branch", "--show-current"],
@@ -84,4 +84,28 @@ def test_a_branch_that_looks_like_an_option_is_named_after_dashes(
     _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
     _git(folder, "update-ref", "refs/heads/-x", "HEAD")
     said = _resume(tmp_path, folder, "-x")
-    assert f"To go on with it there: git -C {folder} switch -- -x" in said, said
+    assert f"To go on with it there: `git -C {folder} switch -- -x`" in said, said
+
+
+def test_the_switch_is_whole_on_a_narrow_terminal(tmp_path: Path) -> None:
+    """At 60 columns `git -C '<folder>' switch 'fix;it'` was broken at its spaces, so
+    a user copying it got half a command: it is one line now, in backticks."""
+    from .helpers import on_a_terminal
+
+    folder = tmp_path / "my project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(folder, "branch", "fix;it")
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, str(folder), branch="fix;it")
+    claude = tmp_path / "bin" / "claude"
+    claude.parent.mkdir()
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    env = {**os.environ, "SESSDEX_SHELL": "bash", "SESSDEX_PROGRESS_AFTER": "600",
+           "PATH": f"{claude.parent}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
+    args = ["resume", SESSION, "--print", "--home", str(home)]
+    _, shown = on_a_terminal(args, env, columns=60)
+    switch = f"`git -C '{folder}' switch 'fix;it'`"
+    assert any(switch in line for line in shown.splitlines()), shown

@@ -79,8 +79,8 @@ def test_an_anywhere_cli_is_given_the_line_without_its_cd(
     said = refusal(moved)
     assert said.endswith(
         "to go on with it in another folder, run this there (claude finds the session "
-        f"from any folder): claude --resume {GONE} --model claude-sonnet-4-5 "
-        "--permission-mode default"
+        f"from any folder): `claude --resume {GONE} --model claude-sonnet-4-5 "
+        "--permission-mode default`"
     ), said
 
 
@@ -117,7 +117,7 @@ def test_an_anywhere_cli_gets_the_line_with_the_folder_quoted(
     said = refusal(moved)
     assert said.endswith(
         f"the project may have moved there. claude finds the session from any "
-        f"folder; to resume it there: {line}"
+        f"folder; to resume it there: `{line}`"
     ), said
     assert GONE in line
 
@@ -157,7 +157,7 @@ def test_print_ends_its_error_with_the_line_offered(
     assert printed.exit_code == 1
     error = printed.stderr.strip().splitlines()[-1]
     assert error.startswith("Error: the printed line's cd would fail: "), error
-    assert error.endswith("--permission-mode default"), error
+    assert error.endswith("--permission-mode default`"), error
 
 
 def test_a_file_where_the_folder_was_is_told_what_to_do(
@@ -176,4 +176,4 @@ def test_a_file_where_the_folder_was_is_told_what_to_do(
         f" Move the file away and put the project back at {old} (restore or clone it "
         "there) to resume it, or, to go on with it in another folder, run this there"
     ) in said, said
-    assert said.endswith(f"claude --resume {GONE} --model claude-sonnet-4-5 --permission-mode default")  # fmt: skip
+    assert said.endswith(f"`claude --resume {GONE} --model claude-sonnet-4-5 --permission-mode default`")  # fmt: skip

@@ -507,7 +507,7 @@ def test_the_goose_and_droid_notes_are_written_for_the_users_shell(
     ) in plan.notes
     plan = droid.resume(replace(base, app="droid", id="it's"))
     assert plan is not None
-    assert "headless: & droid exec -s 'it''s' (needs a Factory login)" in plan.notes
+    assert "headless: `& droid exec -s 'it''s'` (needs a Factory login)" in plan.notes
     # a word no cmd.exe line can carry: no line, never a wrong one
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SESSDEX_SHELL", "cmd")

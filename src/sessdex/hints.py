@@ -189,6 +189,13 @@ def folder_said(folder: str) -> str:
     return _in_quotes(one_line(folder if below is None else "~" + below))
 
 
+def pasted(typed: str) -> str:
+    """A line to paste (`resume`'s, a hint's) as a sentence gives it: in backticks, so
+    that a message broken to a terminal's width keeps it whole (`views.text.broken`),
+    in the first quote mark it does not hold where it holds one."""
+    return f"`{typed}`" if "`" not in typed else _in_quotes(typed)
+
+
 def _in_quotes(typed: str) -> str:
     """`typed` in the first quote mark it does not hold itself (none where it holds
     them all)."""

@@ -131,7 +131,7 @@ def _guessed(plan: ResumePlan) -> str:
         return ""
     return (
         " sessdex guessed a folder from what the session holds, and resumes nothing on "
-        f"a guess; if it is the right one, this resumes it there: {line}"
+        f"a guess; if it is the right one, this resumes it there: {hints.pasted(line)}"
     )
 
 
@@ -369,7 +369,7 @@ def _moved_hint(
         line = cd_then_run(moved, plan.argv)
     except (NotQuotable, BadSetting):  # the folder is said; the user types the rest
         return f"{said}."
-    return f"{said}. {plan.program} finds the session from any folder; to resume it there: {line}"  # fmt: skip
+    return f"{said}. {plan.program} finds the session from any folder; to resume it there: {hints.pasted(line)}"  # fmt: skip
 
 
 def _gone_hint(source: sources.Source, plan: ResumePlan, put: str = "Put") -> str:
@@ -390,7 +390,7 @@ def _gone_hint(source: sources.Source, plan: ResumePlan, put: str = "Put") -> st
         return f"{back}, or run {plan.program} in the folder you choose."
     return (
         f"{back}, or, to go on with it in another folder, run this there "
-        f"({plan.program} finds the session from any folder): {line}"
+        f"({plan.program} finds the session from any folder): {hints.pasted(line)}"
     )
 
 

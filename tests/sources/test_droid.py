@@ -131,7 +131,7 @@ def test_resume_is_the_documented_flag() -> None:
     assert not plan.withheld
     # run against droid 0.215 (the conformance suite): no note that says it was not
     assert plan.notes == (
-        "headless: droid exec -s droid_large (needs a Factory login)",
+        "headless: `droid exec -s droid_large` (needs a Factory login)",
     )
 
 
@@ -168,7 +168,11 @@ def test_the_headless_command_in_the_note_quotes_the_files_id(tmp_path: Path) ->
     plan = droid.resume(sessions(Home.at(tmp_path))[hostile])
     assert plan is not None
     (note,) = plan.notes
-    command = note.removeprefix("headless: ").removesuffix(" (needs a Factory login)")
+    command = (
+        note.removeprefix("headless: ")
+        .removesuffix(" (needs a Factory login)")
+        .strip("`")
+    )
     assert shlex.split(command) == ["droid", "exec", "-s", hostile]
 
 

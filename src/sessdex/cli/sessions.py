@@ -573,7 +573,7 @@ def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:
         switch = shells.run(["git", "-C", folder, "switch", *dashes, recorded])
     except (NotQuotable, BadSetting):  # the branch is named above; the user types it
         return said
-    return f"{said} To go on with it there: {switch}"
+    return f"{said} To go on with it there: {hints.pasted(switch)}"
 
 
 def _on(branch: str) -> str:

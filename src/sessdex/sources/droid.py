@@ -476,7 +476,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     notes = []
     with contextlib.suppress(NotQuotable):  # no line that shell could take: no note
         headless = shells.run(("droid", "exec", "-s", session.id))
-        notes.append(f"headless: {headless} (needs a Factory login)")
+        notes.append(f"headless: `{headless}` (needs a Factory login)")
     if session.parent_id:  # a Task sub-agent's transcript is a session file of its own
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"

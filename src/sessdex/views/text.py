@@ -115,10 +115,11 @@ def broken(line: str, width: int) -> str:
     """`line` broken at spaces into lines of `width` cells, each break taking the one
     space it stands for: a word wider than that runs on whole (a path stays one to copy),
     spaces beside a break stay, and each line keeps the first's indent (a `--verbose`
-    line under its warning). A command in quotes ('sessdex list --home DIR') that fits a
-    line is one word: broken inside, what the user copies would hold a newline."""
+    line under its warning). A command in quotes ('sessdex list --home DIR', 'cd DIR &&
+    sessdex …', `copilot --resume ID`) is one word, wider than a line too: broken
+    inside, what the user copies would hold a newline."""
     indent = line[: len(line) - len(line.lstrip(" "))]
-    parts = _commands_whole(_SPACE_RUNS.split(line[len(indent) :]), width - len(indent))
+    parts = _commands_whole(_SPACE_RUNS.split(line[len(indent) :]))
     lines: list[str] = []
     current = indent + parts[0]
     for at in range(1, len(parts), 2):
@@ -133,29 +134,34 @@ def broken(line: str, width: int) -> str:
 
 
 _SPACE_RUNS = re.compile(r"( +)")
-# a quoted command's first word ('sessdex, ('sessdex), and the word that ends it: its
-# quote mark, then a sentence's marks (`…DIR'.`, `…DIR')`)
-_COMMAND_OPENS = re.compile(r"\(?(['\"`])sessdex")
+# a quoted command's first word ('sessdex, ("cd, `copilot), and the word that ends it:
+# its quote mark, then a sentence's marks (`…DIR'.`, `…DIR')`); in backticks any line
+_COMMAND_OPENS = re.compile(r"\(?(?:(['\"`])(?:sessdex|cd)|(`)[^`]+)")
 _CLOSES = ".,;:!?)"
+# a command longer than this is broken at its spaces still: no line to paste is, where
+# a hostile record type of quoted words would be joined whole
+_LONGEST = 4096
 
 
-def _commands_whole(parts: list[str], width: int) -> list[str]:
+def _commands_whole(parts: list[str]) -> list[str]:
     """`parts` (word, spaces, word, ...) with each quoted command's words and spaces
-    joined into one word, where that fits in `width` cells (a wider one is broken at its
-    spaces still, as any line: none runs past the terminal's edge); a quote never
-    closed joins nothing."""
+    joined into one word (up to `_LONGEST` cells); a quote never closed joins nothing.
+    Each word's next closer is found once: a line of openers never closed ('sessdex
+    'sessdex …) is not looked through to its end from each."""
+    sizes = list(itertools.accumulate((cells(part) for part in parts), initial=0))
+    closers: dict[str, list[int]] = {}
     out: list[str] = []
     at = 0
     while at < len(parts):
         word, at = parts[at], at + 1
         opens = _COMMAND_OPENS.fullmatch(word)
-        end = (
-            None if opens is None else _closed(parts, at, opens[1], width - cells(word))
-        )
-        if end is not None:
-            whole = word + "".join(parts[at : end + 1])
-            if cells(whole) <= width:
-                word, at = whole, end + 1
+        if opens is not None:
+            mark = opens[1] or opens[2]
+            if mark not in closers:
+                closers[mark] = _next_closers(parts, mark)
+            end = closers[mark][at + 1] if at + 1 < len(parts) else len(parts)
+            if end < len(parts) and sizes[end + 1] - sizes[at - 1] <= _LONGEST:
+                word, at = "".join(parts[at - 1 : end + 1]), end + 1
         out.append(word)
         if at < len(parts):  # the spaces after it
             out.append(parts[at])
@@ -163,18 +169,14 @@ def _commands_whole(parts: list[str], width: int) -> list[str]:
     return out
 
 
-def _closed(parts: list[str], at: int, mark: str, room: int) -> int | None:
-    """The index in `parts` of the word that closes a command whose first word is just
-    before `at`, where the command fits in `room` more cells; None where it does not
-    close within them. Looked for no further: a hostile line of openers never closed
-    ('sessdex 'sessdex …) was looked through to its end from each."""
-    for n in range(at, len(parts)):
-        room -= cells(parts[n])
-        if room < 0:
-            return None
-        if (n - at) % 2 and parts[n].rstrip(_CLOSES).endswith(mark):
-            return n
-    return None
+def _next_closers(parts: list[str], mark: str) -> list[int]:
+    """For each index of `parts`, the index of the first word at or after it that ends
+    with `mark` (a sentence's marks after it); `len(parts)` where none does."""
+    found = [len(parts)] * (len(parts) + 1)
+    for n in range(len(parts) - 1, -1, -1):
+        closes = n % 2 == 0 and parts[n].rstrip(_CLOSES).endswith(mark)
+        found[n] = n if closes else found[n + 1]
+    return found
 
 
 def stderr_is_terminal() -> bool:

@@ -187,7 +187,7 @@ def test_an_older_session_is_read_from_its_context() -> None:
 
 
 def test_resume_refuses_a_restored_yolo_and_skips_sub_agents() -> None:
-    """kimi-cli 1.52 reopens a session at the yolo saved in its state.json, whatever
+    """kimi-cli 1.49 reopens a session at the yolo saved in its state.json, whatever
     the flags (`effective_yolo = yolo or session.state.approval.yolo`, soul/agent.py),
     and no flag lowers it: refused unless kept, as Copilot's Allow All is."""
     found = sessions(Home.at(DATA / "home"))

@@ -74,7 +74,8 @@ CHECKED_WITH = (
     "kimi-cli 1.49 source (wire protocol 1.x) and kimi-cli 1.51 (wire protocol 1.10, real "
     "runs in the conformance suite: sub-agent, resume and /title included)"
     "; kimi-cli resume flags from 1.51's --help and 1.49's source (`--session`, `--plan`, "
-    "`--yolo`, `--afk`)"
+    "`--yolo`, `--afk`); the yolo and afk a resume restores from 1.49's soul/agent.py "
+    "(1.52, the last release, runs no agent)"
 )
 ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")
 
@@ -891,7 +892,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv += ["--model", session.model]
     looser = ""
     if session.permission_mode in ("yolo", "afk"):
-        # kimi-cli (1.52's soul/agent.py) reopens the session at the yolo or afk its
+        # kimi-cli (1.49's soul/agent.py) reopens the session at the yolo or afk its
         # state.json saved whatever the flags, and none lowers it: refused unless kept
         if keep_permissions:
             argv.append(f"--{session.permission_mode}")

@@ -169,3 +169,23 @@ def test_list_here_names_the_folder_aboves_command_whole(tmp_path: Path) -> None
     assert result.returncode == 0, shown
     command = f"cd {project} && sessdex list --here --home {home}"
     assert any(command in each for each in _lines(shown)), shown
+
+
+def test_the_line_resume_runs_is_echoed_whole(tmp_path: Path) -> None:
+    """`resume` echoes the line it runs (`$ cd '<folder>' && claude --resume …`) for
+    the user to check, or copy: at 60 columns it was broken over three lines."""
+    folder = tmp_path / "a rather long project folder name" / "shop"
+    folder.mkdir(parents=True)
+    home = tmp_path / "home"
+    session = "7e7e7e7e-0000-4000-8000-000000000002"
+    write_claude_session(home, session, str(folder))
+    claude = tmp_path / "bin" / "claude"  # run in its place: exits at once
+    claude.parent.mkdir()
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    env = {**os.environ, "SESSDEX_SHELL": "bash", "SESSDEX_PROGRESS_AFTER": "600",
+           "PATH": f"{claude.parent}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
+    result, shown = on_a_terminal(["resume", session, "--home", str(home)], env, columns=60)  # fmt: skip
+    assert result.returncode == 0, shown
+    echoed = f"$ cd '{folder}' && claude --resume {session} --model "
+    assert any(line.startswith(echoed) for line in _lines(shown)), shown

@@ -103,10 +103,11 @@ def flat(text: str | None) -> str:
 def for_stderr(message: str | None) -> str:
     """A note for stderr, `flat`: one line where stderr is a pipe or a file (a script
     greps it); on a terminal, broken at spaces to its width, which would otherwise cut
-    the line mid-word at its edge."""
+    the line mid-word at its edge. The `$ LINE` `resume` runs is never broken."""
     line = flat(message)
     width = stderr_width()
-    if width is None or cells(line) <= width:
+    # `$ LINE`: the line `resume` runs, as the user would type it (and may copy)
+    if width is None or cells(line) <= width or line.startswith("$ "):
         return line
     return broken(line, width)
 

@@ -190,14 +190,18 @@ class Follow:
         if file.path == self.path and not self.surveyed:
             # the history the first read draws: its rewound branches folded, its inline
             # side chains named by their ids, as `read` finds them (lines written later
-            # are drawn as they come: nothing drawn is taken back)
+            # are drawn as they come: nothing drawn is taken back). Only where that read
+            # takes the whole file: a survey reads all of it (a 1.5 GB lead's took a
+            # minute before the first line); read from its end, the history is drawn
+            # as `show --tail` draws it, with no survey
             self.surveyed = True
-            survey = _survey(
-                file.path, keep_long_lines=False, side_chain_is_lead=self.own
-            )
-            for call, inline in survey.inline_children.items():  # 1.0's side chains
-                self.context.children.setdefault(inline, Child(inline, None, call_id=call))  # fmt: skip
-                self.context.by_call.setdefault(call, inline)
+            if offset == 0:
+                survey = _survey(
+                    file.path, keep_long_lines=False, side_chain_is_lead=self.own
+                )
+                for call, inline in survey.inline_children.items():  # 1.0's side chains
+                    self.context.children.setdefault(inline, Child(inline, None, call_id=call))  # fmt: skip
+                    self.context.by_call.setdefault(call, inline)
         stream = Stream(
             self.context, file.path, agent, survey=survey, child=child, offset=offset
         )

@@ -419,8 +419,52 @@ def follow_session(
         spawner=spawner_of(home, session),
         history=None if history is None else live.History(history, shown),
         listed=listed_apart(home, session),
+        relist=_listed_since(home, session),
     )
     return session, batches
+
+
+def _listed_since(home: Home, session: Session) -> Callable[[set[str]], list[Session]]:
+    """What gives the sub-agents listed under the session (at any depth) since the last
+    look, given the ids followed: its app's index refreshed where its files changed,
+    and the lead read for them (`listed_apart`) only where the index lists an id under
+    it that it did not list before, not at each look."""
+    from .errors import SessdexError
+
+    index = Index(home)  # as the follow's start refreshed it
+    try:
+        known = _ids_below(index, session)
+    finally:
+        index.close()
+
+    def since(followed: set[str]) -> list[Session]:
+        try:
+            index, _ = open_index(home, [session.app])
+        except (SessdexError, OSError):  # looked for again at the next turn
+            return []
+        try:
+            below = _ids_below(index, session)
+        finally:
+            index.close()
+        if below <= known:
+            return []
+        known.update(below)
+        return [c for c in listed_apart(home, session) if c.id not in followed]
+
+    return since
+
+
+def _ids_below(index: Index, session: Session) -> set[str]:
+    """The ids the index lists under the session, level by level, the session's too."""
+    found, level = {session.id}, [session.id]
+    while level:
+        level = [
+            row.session().id
+            for _, row in index.under(session.app, level)
+            if row.session().id not in found
+        ]
+        found.update(level)
+    return found
 
 
 def read_problems(session: Session) -> Diagnostics:

@@ -157,6 +157,9 @@ def interval(waiter: Waiter) -> float:
 # --- following one session ---------------------------------------------------------------------
 
 
+RELIST_EVERY = 3.0  # seconds between two looks for sub-agents listed while followed
+
+
 def follow(
     session: Session,
     *,
@@ -167,6 +170,7 @@ def follow(
     spawner: str | None = None,
     history: History | None = None,
     listed: Sequence[Session] = (),
+    relist: Callable[[set[str]], Sequence[Session]] | None = None,
 ) -> Iterator[list[Event]]:
     """Batches of new events as they are written: the recent history first (`history`:
     what of it is drawn, which a store's session may be read from its end for).
@@ -178,11 +182,14 @@ def follow(
     what a sub-agent's session calls the sub-agent that started it (the lead where None).
     `listed`: sub-agents its own files hold nothing of (`transcripts.listed_apart`),
     followed beside it, their events after its own in each batch, as `show` gives them.
+    `relist`: those listed since, given the ids followed: asked at most every
+    RELIST_EVERY seconds, each one it gives followed from then on as the others are.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]
     waiter = Waiter(notify)
     deadline = None if duration is None else time.monotonic() + duration
+    relisted = time.monotonic()
 
     def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
         events = take(live)
@@ -211,6 +218,10 @@ def follow(
                 waiter.watch(set().union(live.folders(), *(o.folders() for o, _ in apart)))  # fmt: skip
             step = interval(waiter)
             waiter.wait(step if remaining is None else min(step, remaining))
+            if relist is not None and time.monotonic() - relisted >= RELIST_EVERY:
+                followed = {session.id, *(agent for _, agent in apart)}
+                apart += [(LiveSession(c), c.id) for c in relist(followed)]
+                relisted = time.monotonic()
             events = gather(LiveSession.poll)
             if events:
                 yield events

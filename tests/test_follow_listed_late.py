@@ -1,0 +1,71 @@
+"""`follow` of an OpenClaw lead draws a sub-agent that another agent's folder starts
+while it follows: listed under the lead only by that agent's sessions.json (the lead's
+own read holds no spawn of it), its events come told apart by its id, once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from sessdex import api
+from sessdex.sources import Home
+
+OPENCLAW = Path(__file__).parent / "data" / "openclaw" / "home"
+LEAD = "a717db17-7bed-408a-8491-a2bb0b190f46"
+LATE = "c3b1f0aa-5e2d-4c8f-9a71-0d6e4b2f8c11"
+
+
+def _start_sub_agent(sessions: Path) -> None:
+    """What OpenClaw writes as the lead spawns a sub-agent on the coder agent: its file,
+    then its entry in that agent's sessions.json."""
+    lines = [
+        {"type": "session", "version": 3, "id": LATE,
+         "timestamp": "2026-12-01T09:20:00.000Z", "cwd": "/home/alex/.openclaw/workspace-coder"},
+        {"type": "message", "id": "17000001", "parentId": None,
+         "timestamp": "2026-12-01T09:20:01.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "Check the cron"}]}},
+        {"type": "message", "id": "17000002", "parentId": "17000001",
+         "timestamp": "2026-12-01T09:20:05.000Z",
+         "message": {"role": "assistant",
+                     "content": [{"type": "text", "text": "cron runs prune.sh nightly."}]}},
+    ]  # fmt: skip
+    (sessions / f"{LATE}.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines)
+    )
+    index = sessions / "sessions.json"
+    entries = json.loads(index.read_text())
+    entries[f"agent:coder:subagent:{LATE}"] = {
+        "sessionId": LATE,
+        "updatedAt": 1796115605000,
+        "spawnedBy": "agent:main:main",
+        "spawnDepth": 1,
+    }
+    index.write_text(json.dumps(entries, indent=2))
+
+
+def test_follow_draws_a_sub_agent_listed_while_it_follows(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    started = False
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _start_sub_agent(sessions)
+            started = True
+        return any(text == "cron runs prune.sh nightly." for *_, text in drawn)
+
+    _, batches = api.follow_session(
+        Home.at(home), LEAD, duration=12, notify=False, history=3, stop=stop
+    )
+    for batch in batches:
+        drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    late = [d for d in drawn if d[1] == LATE]
+    assert late == [
+        (LEAD, LATE, "Check the cron"),
+        (LEAD, LATE, "cron runs prune.sh nightly."),
+    ]

@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from sessdex import api
 from sessdex.sources import Home
 
@@ -69,3 +71,26 @@ def test_follow_draws_a_sub_agent_listed_while_it_follows(tmp_path: Path) -> Non
         (LEAD, LATE, "Check the cron"),
         (LEAD, LATE, "cron runs prune.sh nightly."),
     ]
+
+
+def test_follow_reads_its_sub_agents_listed_apart_up_to_a_bound_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from sessdex import transcripts
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    argv = ["follow", LEAD, "-n", "50", "--duration", "0", "--home", str(home)]
+    whole = CliRunner().invoke(main, argv)
+    assert (
+        "prune.sh keeps the last 90 days." in whole.stdout
+    )  # the coder's, listed apart
+    # a bound below the coder's file (865 bytes): it is left out, and said to be
+    monkeypatch.setattr(transcripts, "LISTED_APART_READ_MOST", 500, raising=False)
+    bounded = CliRunner().invoke(main, argv)
+    assert bounded.exit_code == 0, bounded.output
+    assert "prune.sh keeps the last 90 days." not in bounded.stdout
+    assert "1 sub-agent listed apart left out" in bounded.stderr

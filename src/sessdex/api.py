@@ -418,7 +418,7 @@ def follow_session(
         diagnostics=diagnostics,
         spawner=spawner_of(home, session),
         history=None if history is None else live.History(history, shown),
-        listed=listed_apart(home, session),
+        listed=listed_apart(home, session, diagnostics),
         relist=_listed_since(home, session),
     )
     return session, batches

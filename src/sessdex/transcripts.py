@@ -163,13 +163,17 @@ def _with_listed(
                     )
 
 
-def listed_apart(home: Home, session: Session) -> list[Session]:
+def listed_apart(
+    home: Home, session: Session, diagnostics: Diagnostics | None = None
+) -> list[Session]:
     """The sub-agents the index lists under the session (or under one of its sub-agents,
     those its read holds too, level by level) that no read before holds an event of:
     those `show` reads after it (`_with_listed`), for `follow` to follow beside it. None
     where the index lists none (no read), or the source merges its sub-agents in by time;
     a lead over INSIDE_READ_MOST is not read for them (none), a sub-agent over it is
-    followed with no one its read holds left out."""
+    followed with no one its read holds left out. Each is read whole: of each level the
+    most recently changed up to LISTED_APART_READ_MOST bytes in all, those past it left
+    out, counted in `diagnostics`."""
     import sqlite3
 
     source = sources.get(session.app)
@@ -184,21 +188,72 @@ def listed_apart(home: Home, session: Session) -> list[Session]:
     except (OSError, SessdexError):  # followed without them, as before
         return []
     found: list[Session] = []
+    left: list[Session] = []
     seen = {session.id, *held}
+    room = [LISTED_APART_READ_MOST]
     under = _sessions_under(home, session.app)
     try:
         with inplace.one_pass():  # the store they share opened once, not once a read
             for level in _listed_levels(under, [session.id, *held], seen):
-                for child in level:  # one a sibling's read held is not followed apart
+                listed = list(level)
+                kept = _newest_within(listed, room)
+                for child in listed:  # one a sibling's read held is not followed apart
+                    if child.id in held:
+                        continue
+                    if child.id not in kept:
+                        left.append(child)
+                        continue
                     found.append(child)
                     try:
                         if not _over_read_most(child):
-                            seen.update(_held_by(source, child))
+                            read = _held_by(source, child)
+                            held.update(read)
+                            seen.update(read)
                     except (OSError, SessdexError, sqlite3.Error):  # held: unknown
                         pass
     except sqlite3.Error:
         pass
+    if left and diagnostics is not None:
+        diagnostics.problem(_left_out(session.app, left))
     return found
+
+
+LISTED_APART_READ_MOST = (
+    64 * 1024 * 1024
+)  # bytes of sub-agents follow reads at its start
+
+
+def _newest_within(listed: list[Session], room: list[int]) -> set[str]:
+    """The ids of the most recently changed of `listed` whose files fit in `room[0]`
+    bytes, taken from it."""
+    kept: set[str] = set()
+    newest = sorted(listed, key=lambda s: s.updated.timestamp() if s.updated else 0)
+    for child in reversed(newest):
+        size = _size(child)
+        if size <= room[0]:
+            room[0] -= size
+            kept.add(child.id)
+    return kept
+
+
+def _size(session: Session) -> int:
+    """The bytes a whole read of the session takes: its own, or its file's (0 unknown)."""
+    if session.bytes is not None:
+        return session.bytes
+    path = session.path or ""
+    try:
+        return 0 if not path or "#" in path else os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _left_out(app: str, left: list[Session]) -> str:
+    size = sum(_size(child) for child in left)
+    return (
+        f"{app}: {len(left)} sub-agent{'s' if len(left) != 1 else ''} listed apart left "
+        f"out ({size:,} bytes), past the {LISTED_APART_READ_MOST:,} bytes follow reads "
+        f"of them at its start (the most recent kept); show gives them, such as {left[0].id}"
+    )
 
 
 def _over_read_most(session: Session) -> bool:

@@ -94,3 +94,75 @@ def test_follow_reads_its_sub_agents_listed_apart_up_to_a_bound_and_says_so(
     assert bounded.exit_code == 0, bounded.output
     assert "prune.sh keeps the last 90 days." not in bounded.stdout
     assert "1 sub-agent listed apart left out" in bounded.stderr
+
+
+OPENCODE = Path(__file__).parent / "data" / "opencode" / "home"
+OPENCODE_LEAD = "ses_dd47cef52ffe38O37iH1Ffe05b"
+OPENCODE_CHILD = "ses_dd47cc26cffeODfwLbHNPwBmj1"  # the fixture's, under another lead
+OPENCODE_LATE = "ses_dd47cc26cffeLateChild00001"
+
+
+def _start_opencode_child(db_path: Path) -> None:
+    """A child session as OpenCode writes one: its row, then its messages and parts
+    (copies of the fixture's child's, under the followed lead, stamped now)."""
+    import sqlite3
+    import time as clock
+
+    now = int(clock.time() * 1000)
+    db = sqlite3.connect(db_path)
+    with db:
+        columns = [c[1] for c in db.execute("PRAGMA table_info(session)")]
+        row = dict(
+            zip(
+                columns,
+                db.execute(
+                    "SELECT * FROM session WHERE id = ?", (OPENCODE_CHILD,)
+                ).fetchone(),
+                strict=True,
+            )
+        )
+        row |= {"id": OPENCODE_LATE, "parent_id": OPENCODE_LEAD, "slug": "late"}
+        row |= {"time_created": now, "time_updated": now}
+        marks = ", ".join("?" * len(row))
+        db.execute(f"INSERT INTO session VALUES ({marks})", list(row.values()))
+        moved = "replace({}, 'msg_22b833', 'msg_22b899')"
+        db.execute(
+            f"INSERT INTO message SELECT {moved.format('id')}, ?, time_created,"
+            f" time_updated, {moved.format('data')} FROM message WHERE session_id = ?",
+            (OPENCODE_LATE, OPENCODE_CHILD),
+        )
+        db.execute(
+            "INSERT INTO part SELECT replace(id, 'prt_22b833', 'prt_22b899'),"
+            f" {moved.format('message_id')}, ?, time_created, time_updated, data"
+            " FROM part WHERE session_id = ?",
+            (OPENCODE_LATE, OPENCODE_CHILD),
+        )
+    db.close()
+
+
+def test_follow_draws_an_opencode_child_session_started_while_it_follows(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCODE, home)
+    db = home / ".local" / "share" / "opencode" / "opencode.db"
+    api.list_sessions(Home.at(home))
+    started = False
+    report = "Sub-agent report: the command printed hello-from-subagent."
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _start_opencode_child(db)
+            started = True
+        return any(text == report for *_, text in drawn)
+
+    _, batches = api.follow_session(
+        Home.at(home), OPENCODE_LEAD, duration=12, notify=False, history=3, stop=stop
+    )
+    for batch in batches:
+        drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    late = [d for d in drawn if d[1] == OPENCODE_LATE]
+    assert late[-1] == (OPENCODE_LEAD, OPENCODE_LATE, report)
+    assert len({d[2] for d in late}) == len(late)  # each drawn once

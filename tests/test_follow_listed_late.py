@@ -166,3 +166,64 @@ def test_follow_draws_an_opencode_child_session_started_while_it_follows(
     late = [d for d in drawn if d[1] == OPENCODE_LATE]
     assert late[-1] == (OPENCODE_LEAD, OPENCODE_LATE, report)
     assert len({d[2] for d in late}) == len(late)  # each drawn once
+
+
+CRUSH = Path(__file__).parent / "data" / "crush" / "home"
+CRUSH_LEAD = "8c1f2e3d-4a5b-4c6d-9e7f-0a1b2c3d4e5f"
+CRUSH_LATE = "m-assistant-9$$call_agent_9"
+
+
+def _crush_spawn(db_path: Path) -> None:
+    """As Crush writes an agent call: the lead's message calling the agent tool, the
+    child session (named for the message and the call), then the child's messages."""
+    import sqlite3
+
+    call = {"type": "tool_call", "data": {"id": "call_agent_9", "name": "agent",
+            "input": json.dumps({"prompt": "List the retry tests"}),
+            "provider_executed": False, "finished": True}}  # fmt: skip
+    asked = [{"type": "text", "data": {"text": "List the retry tests"}}]
+    said = [{"type": "text", "data": {"text": "test_retry.py holds three."}}]
+    db = sqlite3.connect(db_path)
+    with db:
+        db.execute(
+            "INSERT INTO messages VALUES (?, ?, 'assistant', ?, 'claude-sonnet-4-5',"
+            " 1796119300, 1796119300, 1796119300, 'anthropic', 0)",
+            ("m-assistant-9", CRUSH_LEAD, json.dumps([call])),
+        )
+        db.execute(
+            "INSERT INTO sessions (id, parent_session_id, title, message_count,"
+            " prompt_tokens, completion_tokens, cost, updated_at, created_at)"
+            " VALUES (?, ?, 'New Agent Session', 2, 0, 0, 0, 1796119302, 1796119301)",
+            (CRUSH_LATE, CRUSH_LEAD),
+        )
+        for n, (role, parts) in enumerate((("user", asked), ("assistant", said))):
+            db.execute(
+                "INSERT INTO messages VALUES (?, ?, ?, ?, NULL, ?, ?, NULL, NULL, 0)",
+                (f"late-{n}", CRUSH_LATE, role, json.dumps(parts), 1796119301 + n,
+                 1796119301 + n),
+            )  # fmt: skip
+    db.close()
+
+
+def test_follow_draws_a_crush_agent_call_made_while_it_follows(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    db = home / "code" / "shop-api" / ".crush" / "crush.db"
+    api.list_sessions(Home.at(home))
+    started = False
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _crush_spawn(db)
+            started = True
+        return any(text == "test_retry.py holds three." for *_, text in drawn)
+
+    _, batches = api.follow_session(
+        Home.at(home), CRUSH_LEAD, duration=12, notify=False, history=3, stop=stop
+    )
+    for batch in batches:
+        drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    late = [d[2] for d in drawn if d[1] == CRUSH_LATE]
+    assert late == ["List the retry tests", "test_retry.py holds three."]

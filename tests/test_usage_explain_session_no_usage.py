@@ -161,3 +161,19 @@ def test_the_files_it_counted_are_named_as_they_are(tmp_path: Path) -> None:
     assert counted, result.stdout
     assert all("e5c\\x1b]0;T\\x07it.jsonl:" in line for line in counted), counted
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+
+
+def test_a_tab_in_a_file_it_counted_is_written_out(tmp_path: Path) -> None:
+    """A tab in a file's name reached the terminal raw: it read as spaces, and the
+    name copied from the line was another file's. It is written out, as a control
+    character is."""
+    home = tmp_path / "home"
+    write_claude_session(home, "7ab\tit", "/work/proj")
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--explain", "7ab", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    counted = [line for line in result.stdout.splitlines() if "claude " in line]
+    assert counted, result.stdout
+    assert all("7ab\\x09it.jsonl:" in line for line in counted), counted
+    assert "\t" not in result.stdout

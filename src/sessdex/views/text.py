@@ -95,9 +95,11 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def flat(text: str | None) -> str:
-    """`clean` text whose line breaks are spaces, its other spacing kept: one line for
-    stderr that quotes files (a file's name, a record's type), aligned as written."""
-    return clean(text).replace("\n", " ")
+    """`clean` text whose line breaks are spaces and tabs written out (`\\x09`): one
+    line for stderr that quotes files (a file's name, a record's type, an id). No
+    message of ours holds a tab; one a file gave read as spaces, and copied it named
+    another file or session."""
+    return clean(text).replace("\n", " ").replace("\t", written_out("\t"))
 
 
 def for_stderr(message: str | None) -> str:

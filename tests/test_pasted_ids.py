@@ -277,3 +277,25 @@ def test_usage_names_an_id_with_an_invisible_character_as_pasted(
         ["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True
     ).stdout
     assert hidden.startswith(typed) and not "7e57x1".startswith(typed), row
+
+
+def test_a_sub_agent_with_an_invisible_character_is_named_by_its_own_start(
+    home: Path,
+) -> None:
+    """`show`'s spawn line named the sub-agent `c\\u200ball_agent_1` by its start cleaned
+    (`call_age`): pasted, that was the start of another id, not this one's. It is named
+    with the character written as the shell's escape."""
+    hidden = "c\u200ball_agent_1"
+    db = sqlite3.connect(home / "code/shop-api/.crush/crush.db")
+    db.execute("UPDATE sessions SET id = ? WHERE id = ?", (hidden, CHILD))
+    db.execute(
+        "UPDATE messages SET session_id = ? WHERE session_id = ?", (hidden, CHILD)
+    )
+    db.commit()
+    db.close()
+    shown = _sessdex(home, "show", LEAD[:8]).stdout
+    spawned = re.search(r"^Spawned sub-agent agent (\S+) — ", shown, re.M)
+    assert spawned is not None, shown
+    typed = _pasted(spawned[1])
+    assert typed and hidden.startswith(typed), shown
+    assert "\u200b" in typed, shown

@@ -474,10 +474,26 @@ def agent_name(child: str, kind: str | None = None, size: int | None = None) -> 
     it holds the type already (`general-purpose-call_8f2`, Auggie's `explore`) or
     nothing names the agent."""
     start = id_start(child, kind, size)
+    typed = start_typed(child, start)
     if not kind or start.lower().startswith(one_line(kind).lower()):
         # `explore-2`, `general-purpose-call_8f2`: the type said once
+        return typed
+    return f"{one_line(kind, KIND_COLUMNS)} {typed}"
+
+
+def start_typed(child: str, start: str) -> str:
+    """`start` (`id_start` of `child`) to paste: `pasted`, or where `child` holds what
+    `one_line` drops (`c\u200ball…`), as many of its own characters as say `start`,
+    with the shell's escapes (`pasted_id`): the cleaned start was another id's."""
+    raw = child[:_ID_MOST]
+    if one_line(raw) == raw:
         return pasted(start)
-    return f"{one_line(kind, KIND_COLUMNS)} {pasted(start)}"
+    from ..hints import id_typed
+
+    end = 0
+    while end < len(raw) and len(one_line(raw[:end])) < len(start):
+        end += 1
+    return id_typed(raw[:end])
 
 
 MARK_MOST = 64  # the most of an id a mark says past what tells it apart

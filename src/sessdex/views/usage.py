@@ -25,6 +25,7 @@ from .text import (
     pasted_id,
     short_id_width,
     short_path,
+    start_typed,
     tokens,
 )
 
@@ -333,7 +334,7 @@ def _agent_label(key: str, agent: Row, id_width: int) -> str:
         else title or kind
     )
     # its id's start as every command says it: past its type, where the id starts so
-    start = pasted(id_start(key, str(kind) if kind else None, id_width))
+    start = start_typed(key, id_start(key, str(kind) if kind else None, id_width))
     return f"{start}  {one_line(str(said), TITLE_MAX)}"
 
 

@@ -139,7 +139,7 @@ from ..diagnostics import Diagnostics, at_byte
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _claude_records as rec
 from . import _claude_spawns
-from ._values import type_tag
+from ._values import one_line, type_tag
 from .base import (
     DroppedLine,
     Home,
@@ -185,7 +185,6 @@ RESUME_FLAGS = ResumeFlags(
     fork=("--fork-session",),
     new_id=("--session-id",),
 )
-TITLE_CHARS = 200
 
 # tail keys: a line holding one is parsed while its field is unknown
 CUSTOM_TITLE = b'"customTitle"'
@@ -647,7 +646,7 @@ def parse(
             path=name,
             cwd=found.cwd or late.cwd,
             branch=late.branch or found.branch,
-            title=" ".join(title.split())[:TITLE_CHARS] if title else None,
+            title=one_line(title),  # cut with "…", which says so
             created=found.created or found.copied or late.updated,
             updated=late.updated or found.created,
             model=late.model,

@@ -177,3 +177,20 @@ def test_a_tab_in_a_file_it_counted_is_written_out(tmp_path: Path) -> None:
     assert counted, result.stdout
     assert all("7ab\\x09it.jsonl:" in line for line in counted), counted
     assert "\t" not in result.stdout
+
+
+def test_a_copy_whose_responses_the_original_counted_names_it(tmp_path: Path) -> None:
+    """A session copied from another (the same responses, their ids kept) has each of
+    them counted once, in the original: its `--explain` said "No token usage was
+    counted … nothing to explain", as of a session never answered. It says where they
+    were counted, naming that session to paste."""
+    home = _home(tmp_path)
+    original = next((home / ".claude/projects").rglob(f"{COUNTED}.jsonl"))
+    copy = "99999999-aaaa-4bbb-8ccc-000000000009"
+    (original.parent / f"{copy}.jsonl").write_text(
+        original.read_text().replace(COUNTED, copy)
+    )
+    code, out, err = _explain(home, copy[:8])
+    assert (code, out) == (0, "")
+    assert f"counted in session {COUNTED}" in err, err
+    assert "nothing to explain" not in err, err

@@ -266,7 +266,7 @@ def _session_named(home: Home, key: str) -> Session | None:
         return None
 
 
-def _nothing_for(session: Session, filtered: bool) -> Explained:
+def _nothing_for(home: Home, session: Session, filtered: bool) -> Explained:
     """What an `--explain` of a session that counted no response says: an empty result,
     its row of zeros named as a session row is."""
     row = Row(session.id)
@@ -284,7 +284,38 @@ def _nothing_for(session: Session, filtered: bool) -> Explained:
     )
     these = " with these filters" if filtered else ""
     said = f"no token usage was counted for {what} ({session.app}){these}: nothing to explain."
+    if (original := _counted_in(home, session)) is not None:
+        said = (
+            f"no token usage was counted for {what} ({session.app}){these}: its responses"
+            f" were counted in session {id_typed(original)}, which holds them too (the"
+            " same responses, counted once); explain that one."
+        )
     return Explained(row, notes=[said], empty=True)
+
+
+def _counted_in(home: Home, session: Session) -> str | None:
+    """The session that counted the responses of `session`'s file, where another file
+    repeats them (a copy, their ids kept) and wins (`cross_file_losers`); None where
+    none does. Only for an empty `--explain`: the app's stored keys are read whole."""
+    if not session.path or session.app not in sources.names():
+        return None
+    index = Index(home)
+    try:
+        keys = index.usage_blobs([session.app], "keys")
+        if session.path not in keys:
+            return None
+        source = sources.get(session.app)
+        winners = {
+            w for p, _, w in cross_file_losers(source, keys) if p == session.path
+        }
+        found = [
+            found_id
+            for app, found_id in index.in_file(sorted(winners))
+            if app == session.app and found_id != session.id
+        ]
+    finally:
+        index.close()
+    return found[0] if found else None
 
 
 def _period(kind: str, key: str) -> str | None:
@@ -633,7 +664,7 @@ def _explain(
             if kind != "session" or (session := _session_named(home, given)) is None:
                 raise
             if session.id not in rows:
-                return _nothing_for(session, filtered)
+                return _nothing_for(home, session, filtered)
             key = session.id  # named as other commands take it (a copy it went on in)
     if len(shared := [r for r in every if r.key == key]) > 1:  # an id, several apps
         describe_sessions(home, shared, fresh=collected.refreshed)

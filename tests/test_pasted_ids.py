@@ -299,3 +299,31 @@ def test_a_sub_agent_with_an_invisible_character_is_named_by_its_own_start(
     typed = _pasted(spawned[1])
     assert typed and hidden.startswith(typed), shown
     assert "\u200b" in typed, shown
+
+
+def test_usage_names_an_untitled_id_with_an_invisible_character_as_pasted(
+    tmp_path: Path,
+) -> None:
+    """A row with no title was named by its id cleaned (`7e57x1`), as a titled row was
+    before: pasted into `--explain`, that explained the session `7e57x1` beside it."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+    from tests.helpers import write_claude_session
+
+    hidden = "7e57\u200bx1"
+    home = tmp_path / "home"
+    path = write_claude_session(home, hidden, "/w/a", prompt="")
+    path.write_text(path.read_text().replace("msg_1", "msg_2").replace("req_1", "r2"))
+    write_claude_session(home, "7e57x1", "/w/a", title="PLAIN")
+    done = CliRunner(env={"SESSDEX_SHELL": "bash", "COLUMNS": "160"}).invoke(
+        main, ["usage", "session", "--home", str(home)]
+    )
+    assert done.exit_code == 0, done.output
+    rows = [line for line in done.stdout.splitlines() if "7e57" in line]
+    row = next(line for line in rows if "PLAIN" not in line)
+    word = row.strip("│ ").split()[0]
+    typed = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True
+    ).stdout
+    assert hidden.startswith(typed) and not "7e57x1".startswith(typed), row

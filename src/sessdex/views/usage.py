@@ -302,7 +302,10 @@ def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
     if title:
         return f"{_short(row, id_width)}  {one_line(title, TITLE_MAX)}"
     if kind == "session":
-        return pasted(_app(row) + one_line(row.key, 80))
+        named = _app(row) + row.key
+        if one_line(named) != named:  # cleaned, it was another session's id
+            return pasted_id(named)
+        return pasted(one_line(named, 80))
     if kind == "project":  # a folder's end names the project: its start goes
         return left_cut(one_line(short_path(row.key, home) if home else row.key), 80)
     return one_line(row.key, 80)

@@ -1848,20 +1848,28 @@ def test_an_audit_read_again_after_a_late_copy_lists_each_response_once(
 def test_a_session_id_holding_a_bidi_mark_explains_by_the_id_the_table_printed(
     tmp_path: Path,
 ) -> None:
-    """The table prints an id cleaned (a right-to-left override a file name put there is
-    gone): that printed id is what `--explain` takes."""
+    """The table prints an id holding a right-to-left override a file name put there
+    with the shell's escape for it, never the override itself: that printed id, as the
+    shell takes it, is what `--explain` takes."""
+    import subprocess
+
     from .helpers import write_claude_session
 
     home = tmp_path / "home"
     raw = "\u202ec0b1ed00-0000-4000-8000-0000000000a1"
     write_claude_session(home, raw, str(tmp_path))
-    run = CliRunner()
+    run = CliRunner(env={"SESSDEX_SHELL": "bash", "COLUMNS": "160"})
     table = run.invoke(main, ["usage", "session", "--home", str(home)])
     assert table.exit_code == 0 and "\u202e" not in table.output
-    assert "c0b1ed00" in table.output
+    row = next(line for line in table.output.splitlines() if "hello" in line)
+    word = row.strip("│ ").split()[0]
+    typed = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True
+    ).stdout
+    assert typed and raw.startswith(typed), row
     audit = run.invoke(
         main,
-        ["usage", "session", "--home", str(home), "--explain", "c0b1ed00", "--json"],
+        ["usage", "session", "--home", str(home), "--explain", typed, "--json"],
     )
     assert audit.exit_code == 0, audit.output
     assert orjson.loads(audit.output)["row"]["key"] == raw

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sqlite3
+import subprocess
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -1217,8 +1218,9 @@ def test_board_text_is_sanitised() -> None:
 def test_a_session_id_from_a_file_cannot_drive_the_terminal_from_the_board(
     tmp_path: Path, run: CliRunner
 ) -> None:
-    """An id is what a file says (a name, a record's field): the board prints it cleaned,
-    as `list` does, so a right-to-left override or an escape in it reaches no terminal."""
+    """An id is what a file says (a name, a record's field): the board prints a right-to-
+    left override or an escape in it as the shell's escape, as `list` does, so neither
+    reaches the terminal."""
     from rich.console import Console
 
     from sessdex.status import Status
@@ -1233,14 +1235,25 @@ def test_a_session_id_from_a_file_cannot_drive_the_terminal_from_the_board(
         main, ["watch", "--once", "--since", "100000d", "--home", str(home)]
     )
     assert board.exit_code == 0, board.output
-    assert "  claude   c0b1ed00 " in board.stdout and "\u202e" not in board.stdout
+    assert "\u202e" not in board.stdout
+    # the id with the shell's escape for the override, as `list` prints it since
+    # 7a7abf1c: pasted, the shell gives back the id's own start
+    word = re.search(r"  claude   (.+?)  \d", board.stdout)
+    assert word is not None, board.stdout
+    typed = subprocess.run(
+        ["sh", "-c", f"printf %s {word[1]}"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "\u202ec0b1ed00-0000-4000-8000-0000000000a1".startswith(typed), word[1]
+    assert typed.endswith("c0b1ed0"), word[1]
     row = live.BoardRow(
         Session("claude", "\x1b]0;pwned\x07c0b1ed00"), Status("idle", "x"), T, 0, False
     )
     console = Console(record=True, width=200, force_terminal=False)
     console.print(render([row], "/home/dev"))
     shown = console.export_text()
-    assert "\x1b" not in shown and "pwned" not in shown and "  c0b1ed00 " in shown
+    # written out, as the shell's escape (spelt outside a command line): it acts on nothing
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "  '\\x1b]0;pwne'  " in shown, shown
 
 
 def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:

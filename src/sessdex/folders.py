@@ -374,6 +374,21 @@ def _broken_link_at(path: str | Path) -> None:
             _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
 
 
+def odd_at(path: str | os.PathLike[str]) -> str | None:
+    """What is at `path` where a file was expected and is not one (a pipe, a folder in
+    its place, a broken link), to name it; None where a regular file is there or
+    nothing is."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or (stat.S_ISLNK(mode) and os.path.isfile(path)):
+        return None
+    if os.path.isdir(path):
+        return FOLDER_NOT_FILE
+    return _odd_kind(os.fspath(path))
+
+
 def _odd_kind(path: str) -> str:
     """What an entry that is neither a folder nor a regular file is, for a reader."""
     try:

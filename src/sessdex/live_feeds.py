@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from . import databases, files, reading, sources
+from . import databases, files, folders, reading, sources
 from .diagnostics import (
     FILE_REFUSED,
     NOT_LINES,
@@ -263,7 +263,18 @@ class HookFeed:
                     observer=file.observer,
                 )  # fmt: skip
                 self.children.add(file.agent_id)
-        if not self.started and not any(
+        odd = [
+            f.path
+            for f in ([] if self.started else found)
+            if f.agent_id is None and folders.odd_at(f.path)
+        ]
+        if odd:  # something else in its place: named, not "gone"
+            self.diagnostics.problem(
+                f"{self.app}: could not read {folders.shown(odd[0])} "
+                f"({folders.odd_at(odd[0])}), the session's own file: nothing of it "
+                "to follow until a file is written there"
+            )
+        elif not self.started and not any(
             f.agent_id is None and os.path.lexists(f.path) for f in found
         ):  # listed from a store that outlives it (a Codex thread, its rollout deleted)
             self.diagnostics.problem(

@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Session
-from ._codex_read import _Finder, _home, _Reader, _session_rollout
+from ._codex_read import _Finder, _home, _Reader, _session_rollout, unread_rollout
 from .base import FollowFile, LineReader
 
 # turn_end reasons that mean the user stopped the turn
@@ -74,7 +74,8 @@ class Follow:
     def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
         self.diagnostics = diagnostics
-        self.path = _session_rollout(session)
+        # a pipe or a folder in the rollout's place is followed as one, to be named
+        self.path = _session_rollout(session) or unread_rollout(session)
         home = _home(session, self.path) if self.path is not None else None
         self.finder = _Finder(home, session.extra.get("children"))
         self.found: dict[str, Path] = {}

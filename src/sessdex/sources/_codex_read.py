@@ -183,6 +183,12 @@ def read_events(
 ) -> Iterator[Event]:
     """The thread's events in order, its sub-agents' merged in (none when reading from `offset`)."""
     path = _session_rollout(session)
+    if path is None and (odd := unread_rollout(session)) is not None:
+        diagnostics.problem(
+            f"codex: thread {session.id}: could not read {folders.shown(odd)} "
+            f"({folders.odd_at(odd)}), where its rollout should be"
+        )
+        return
     if path is None:
         diagnostics.problem(
             f"codex: thread {session.id} has no rollout file left to read"
@@ -219,6 +225,15 @@ def _session_rollout(session: Session) -> Path | None:
     for candidate in (session.path, named):
         if isinstance(candidate, str) and candidate and "#threads/" not in candidate:
             return Path(candidate)
+    return None
+
+
+def unread_rollout(session: Session) -> Path | None:
+    """The thread's rollout where something else is in its place (a pipe, a folder),
+    as the listing found it and it still is."""
+    odd = session.extra.get("rollout_unread")
+    if isinstance(odd, str) and odd and folders.odd_at(odd):
+        return Path(odd)
     return None
 
 

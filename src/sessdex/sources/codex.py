@@ -879,6 +879,8 @@ def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Ses
         rollout = rollouts[thread_id]
         if rollout is not None:
             extra["rollout_path"] = rollout
+        elif (odd := _odd_rollout(row.rollout_path, home)) is not None:
+            extra["rollout_unread"] = odd  # named by show and follow, never "gone"
         sessions.append(
             Session(
                 app=NAME,
@@ -930,6 +932,21 @@ def _resolve_rollout(recorded: object, home: str) -> str | None:
             if _is_file(option):
                 return option
     return None
+
+
+def _odd_rollout(recorded: object, home: str) -> str | None:
+    """Where the rollout a threads row names is something other than a file (a pipe, a
+    folder in its place): what show and follow name, where one gone is said gone."""
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    return next(
+        (
+            place
+            for place in _rollout_candidates(recorded, home)
+            if folders.odd_at(place)
+        ),
+        None,
+    )
 
 
 def _rollout_candidates(recorded: str, home: str) -> Iterator[str]:

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from .. import files
-from ..diagnostics import Diagnostics
+from .. import files, folders
+from ..diagnostics import FILE_REFUSED, WIDE_TEXT, Diagnostics
 from ..hints import named
 from ..model import Event, JSONValue, Session
 from ._values import Emitter, iso_time, one_line, plain, text_of
@@ -150,21 +150,66 @@ def log_of(session: Session) -> Path | None:
     return Path(where) if mark and where.endswith(FILE_NAME) else None
 
 
-def refusal(session: Session, program: str) -> str | None:
+def unread_chat(chats: Iterable[Path]) -> str | None:
+    """`<path> (<reason>)` of the first of `chats` (where the app keeps the session's
+    chat file) that is there but could not be read: re-saved as UTF-16, a pipe or a
+    folder in its place, one we may not open. None where none is there."""
+    for path in chats:
+        why = _why_unread(path)
+        if why is not None:
+            return f"{folders.shown(path)} ({why})"
+    return None
+
+
+def _why_unread(path: Path) -> str | None:
+    odd = folders.odd_at(path)
+    if odd is not None:
+        return odd
+    try:
+        with files.open_regular(path):
+            pass
+    except PermissionError:
+        return FILE_REFUSED
+    except OSError:  # not there
+        return None
+    return WIDE_TEXT if files.wide_text(path) else None
+
+
+def refusal(session: Session, program: str, chats: Iterable[Path] = ()) -> str | None:
     """Why there is no resume command for a session only the log holds, else None."""
     if log_of(session) is None:
         return None
+    unread = unread_chat(chats)
+    if unread is not None:
+        return (
+            f"only this session's prompts could be read (the prompt log); {program} "
+            f"--resume needs its chat file, and sessdex could not read {unread}."
+        )
     return (
         f"only this session's prompts are left (the prompt log); {program} --resume needs "
         f"its chat file, which was never written or was deleted: {named('show', f'{session.app}:{session.id}')} shows them."
     )
 
 
-def events(session: Session, diagnostics: Diagnostics, app: str) -> Iterator[Event]:
-    """The session's prompts, as typed: all the log holds of it."""
+def events(
+    session: Session, diagnostics: Diagnostics, app: str, chats: Iterable[Path] = ()
+) -> Iterator[Event]:
+    """The session's prompts, as typed: all the log holds of it. `chats`: where the app
+    keeps the session's chat file, named where one is there that could not be read."""
     path = log_of(session)
     if path is None:
         return
+    unread = unread_chat(chats)
+    if unread is not None:  # there, not gone: named, in full, where a line is cut
+        diagnostics.problem(
+            f"{app}: could not read {unread}, the chat file of session {session.id}: "
+            "only its prompts are shown (the prompt log)"
+        )
+    why = (
+        "; its chat file could not be read"
+        if unread
+        else ", and no chat file this session's replies"
+    )
     try:
         size = path.stat().st_size
     except OSError:
@@ -180,8 +225,7 @@ def events(session: Session, diagnostics: Diagnostics, app: str) -> Iterator[Eve
                 yield emit(
                     "meta",
                     when,
-                    text="only the prompts are left: the app's prompt log holds them, "
-                    "and no chat file this session's replies",
+                    text=f"only the prompts are left: the app's prompt log holds them{why}",
                     extra={"prompts_only": True},
                 )
             yield emit("user", when, text=plain(text))

@@ -470,7 +470,22 @@ def resume_refusal(session: Session) -> str | None:
     holds."""
     if session.path and json_chats.is_chat(Path(session.path)):
         return json_chats.refusal(session)
-    return prompt_log.refusal(session, "qwen")
+    return prompt_log.refusal(session, "qwen", _chat_places(session))
+
+
+def _chat_places(session: Session) -> Iterator[Path]:
+    """Where a chat file of a session the prompt log names would be (`projects/*/chats`,
+    its `archive/`): a log in `<home>/tmp/<project>/`; none for an id that is no name."""
+    log = prompt_log.log_of(session)
+    name = f"{session.id}.jsonl"
+    if log is None or os.sep in name or name.startswith(".") or "\0" in name:
+        return
+    root = log.parent.parent.parent
+    for project in folders.entries(root / "projects", root):
+        if project.is_dir():
+            chats = Path(project.path) / "chats"
+            yield chats / name
+            yield chats / "archive" / name
 
 
 def companion_of(path: str) -> str | None:
@@ -562,7 +577,7 @@ def read(
     if not session.path:
         return
     if prompt_log.log_of(session) is not None:  # only the prompt log holds it
-        yield from prompt_log.events(session, diagnostics, NAME)
+        yield from prompt_log.events(session, diagnostics, NAME, _chat_places(session))
         return
     path = Path(session.path)
     if json_chats.is_chat(path):  # a 0.1.x chat: one JSON document, no offsets

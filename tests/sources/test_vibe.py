@@ -1430,3 +1430,24 @@ def test_a_legacy_transcript_resaved_as_utf16_is_said_by_the_list(
     assert f"{messages}:0: {WIDE_TEXT}" in listed.stderr, listed.stderr
     doctor = run.invoke(main, ["doctor", "--home", str(home)])
     assert f"skipped     1 {WIDE_TEXT}" in doctor.stdout, doctor.stdout
+
+
+@pytest.mark.parametrize("damage", ["cut", "gone"])
+def test_a_damaged_transcript_chunk_is_reported_once_by_usage(
+    tmp_path: Path, damage: str
+) -> None:
+    """`usage -v` names a unified session's damaged transcript chunk once: it named it
+    twice, once from the read ("missing or broken") and once from the listing's count."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chunks = home / SAVE_DIR / "unified" / RESUMED / "chunks"
+    (chunk,) = chunks.glob("76bda879*.json")
+    if damage == "cut":
+        chunk.write_bytes(chunk.read_bytes()[:100])
+    else:
+        chunk.unlink()
+    result = CliRunner().invoke(
+        main, ["usage", "-v", "--app", "vibe", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(chunk.name) == 1, result.stderr

@@ -446,15 +446,21 @@ def _say_damaged_chunks(store: Store, diagnostics: Diagnostics) -> None:
     it "missing or broken". Only a chunk's last bytes are read: parsing every chunk of
     every session made a cold list a third slower (see `vibe.companion_parsed`)."""
     for chunk in store.chunk_paths() or []:
-        try:
-            _, end = files.tail_bytes(chunk, 64)
-        except FileNotFoundError:
-            diagnostics.skip(str(chunk), 0, CHUNK_GONE)
-            continue
-        except OSError:  # refused or not a file: `read` names it so
-            continue
-        if not end.rstrip().endswith(b"]"):
-            diagnostics.skip(str(chunk), 0, CHUNK_CUT)
+        damage = _chunk_damage(chunk)
+        if damage is not None:
+            diagnostics.skip(str(chunk), 0, damage)
+
+
+def _chunk_damage(chunk: Path) -> str | None:
+    """CHUNK_GONE or CHUNK_CUT, as a chunk's last bytes show; None for one whole, one
+    refused or not a file (`read` names it so)."""
+    try:
+        _, end = files.tail_bytes(chunk, 64)
+    except FileNotFoundError:
+        return CHUNK_GONE
+    except OSError:
+        return None
+    return None if end.rstrip().endswith(b"]") else CHUNK_CUT
 
 
 def _chunk_spawns(store: Store) -> dict[str, JSONValue]:
@@ -678,12 +684,22 @@ def _base_entries(
             continue
         data = files.read_json_file(chunk, limit=CHUNK_CAP, diagnostics=diagnostics)
         if not isinstance(data, list):
-            diagnostics.problem(
-                files.refused_problem("vibe", chunk)
-                or f"vibe: transcript chunk {chunk} is missing or broken"
-            )
+            _say_broken(chunk, diagnostics)
             continue
         yield from (entry for entry in data if isinstance(entry, dict))
+
+
+def _say_broken(chunk: Path, diagnostics: Diagnostics) -> None:
+    """A chunk the read could not use: skipped as the listing counts it (gone or cut
+    short), so `usage -v`, which says both, names it once; else why, as a problem."""
+    refused = files.refused_problem("vibe", chunk)
+    damage = None if refused else _chunk_damage(chunk)
+    if damage is not None:
+        diagnostics.skip(str(chunk), 0, damage)
+        return
+    diagnostics.problem(
+        refused or f"vibe: transcript chunk {chunk} is missing or broken"
+    )
 
 
 def read_store(

@@ -209,3 +209,18 @@ def test_a_folder_that_may_not_be_entered_is_said_once_not_with_folders_below_it
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"opencode: could not open 1 folder, such as {closed}" in done.stderr
     assert f"{closed}/" not in done.stderr  # nothing below it named
+
+
+def test_show_names_a_session_folder_that_may_not_be_entered(work: Path) -> None:
+    """`show` of a Copilot CLI session whose `session-state/<id>` folder is chmod 000
+    names that folder, as `list -v` does: it said "no session id starts with" alone."""
+    home = work / "home"
+    copy_home(homes()["copilot"], home)
+    give_to_user(work)
+    closed = (
+        home / ".copilot" / "session-state" / "52ee9297-7cb3-468f-8ca4-46f6b927c8c7"
+    )
+    closed.chmod(0)
+    done = as_user(work, home, ["show", "52ee9297"])
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert f"could not read {closed} (folder not readable)" in done.stderr, done.stderr

@@ -11,7 +11,7 @@ import bisect
 import os
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 import orjson
 
@@ -87,7 +87,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             if current is not None:
                 return index.shown(current.session())
         # an app whose files and folders are as the index read them holds no other id
-        index.refresh_changed(sources.BUILTIN, progress)
+        report = index.refresh_changed(sources.BUILTIN, progress)
         app, prefix, rows = _matching(index, typed, forms)
         rows = rows or _replacement(index, prefix, app) or _shown_as(index, prefix, app)
         row = _unique(rows, prefix)
@@ -100,7 +100,8 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             raise SessionNotFound(
                 reference,
                 word if misspelt and not pathnames.is_windows(reference) else None,
-                _meant(index, reference, prefix, app) or _too_short(index, prefix, app),
+                _meant(index, reference, prefix, app, report.passed_names)
+                or _too_short(index, prefix, app),
             )
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
@@ -202,10 +203,18 @@ def _in_the_demo(index: Index, prefix: str, app: str | None) -> str | None:
     )
 
 
-def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:
+def _meant(
+    index: Index,
+    reference: str,
+    prefix: str,
+    app: str | None,
+    passed: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+) -> str | None:
     """What an id no session has most likely meant: another app's session (the app put
     in front is the wrong one), or the session a file given for the id holds, or one
-    in a file sessdex may not open whose name holds the id."""
+    in a file sessdex may not open whose name holds the id. `passed`: what the refresh
+    just run passed over, by the app (a folder refused, of an app whose scan the index
+    does not note)."""
     refused = _refused_holding(index, prefix, app)
     if refused is not None:
         return (
@@ -215,7 +224,7 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     demo = _in_the_demo(index, prefix, app)
     if demo is not None:
         return demo
-    unread = _unread_holding(index, prefix, app)
+    unread = _unread_holding(index, prefix, app, passed)
     if not index.count(include_subagents=True) and not os.path.lexists(
         os.path.expanduser(reference)
     ):  # `list` would show nothing: say so, and where to look
@@ -608,9 +617,15 @@ def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:
 _NAMED_START = 8
 
 
-def _unread_holding(index: Index, prefix: str, app: str | None) -> str | None:
+def _unread_holding(
+    index: Index,
+    prefix: str,
+    app: str | None,
+    passed: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+) -> str | None:
     """`<path> (<reason>)` of a file the index noted as not read at all (UTF-16 text, a
-    pipe or a folder in its place; not one refused, said before, nor one gone) whose name holds `prefix`
+    pipe or a folder in its place, a session's folder refused; not a file refused, said
+    before, nor one gone) whose name holds `prefix`
     (or its first 8 characters), as most apps name a session's file after its id; None
     for a prefix too short to say."""
     if len(prefix) < 4:
@@ -624,6 +639,12 @@ def _unread_holding(index: Index, prefix: str, app: str | None) -> str | None:
         if not line
     ]
     unread += [(path, why) for _, path, why in index.passed_over(apps)]
+    unread += [  # a session's folder refused (Copilot's `session-state/<id>`)
+        (path, why)
+        for name, names in (passed or {}).items()
+        if app in (None, name)
+        for path, why in names
+    ]
     for path, reason in unread:
         if reason in (FILE_REFUSED, VANISHED):  # (`_refused_holding` said the one)
             continue

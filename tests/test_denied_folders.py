@@ -224,3 +224,21 @@ def test_show_names_a_session_folder_that_may_not_be_entered(work: Path) -> None
     done = as_user(work, home, ["show", "52ee9297"])
     assert done.returncode == 1, done.stderr[-2000:]
     assert f"could not read {closed} (folder not readable)" in done.stderr, done.stderr
+
+
+def test_show_names_a_refused_file_in_a_folder_named_after_the_session(
+    work: Path,
+) -> None:
+    """`show` of a Copilot CLI session whose `events.jsonl` is chmod 000 names it, as a
+    refused file named after its session is named: it said "no session id starts with"
+    alone (the file's own name holds no id)."""
+    home = work / "home"
+    copy_home(homes()["copilot"], home)
+    give_to_user(work)
+    folder = (
+        home / ".copilot" / "session-state" / "52ee9297-7cb3-468f-8ca4-46f6b927c8c7"
+    )
+    (folder / "events.jsonl").chmod(0)
+    done = as_user(work, home, ["show", "52ee9297"])
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert f"could not open {folder / 'events.jsonl'} (permission denied" in done.stderr

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.diagnostics import WIDE_TEXT
+from sessdex.folders import FOLDER_NOT_FILE
 from tests.conftest import DATA
 
 CASES = [
@@ -41,3 +42,25 @@ def test_show_names_the_file_it_could_not_read(
     reason = WIDE_TEXT if damage == "utf-16" else "pipe"
     assert f"could not read {path} ({reason})" in result.stderr, result.stderr
     assert "moved or deleted" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("damage", ["pipe", "folder"])
+def test_show_names_a_file_in_a_folder_named_after_the_session(
+    tmp_path: Path, damage: str
+) -> None:
+    """Copilot CLI's `session-state/<id>/events.jsonl` holds no id in its own name: a
+    pipe or a folder there is named all the same. show said "no session id starts with"
+    alone."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "copilot" / "home", home)
+    session = "52ee9297-7cb3-468f-8ca4-46f6b927c8c7"
+    path = home / ".copilot" / "session-state" / session / "events.jsonl"
+    path.unlink()
+    if damage == "pipe":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    result = CliRunner().invoke(main, ["show", session[:8], "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    reason = "pipe" if damage == "pipe" else FOLDER_NOT_FILE
+    assert f"could not read {path} ({reason})" in result.stderr, result.stderr

@@ -607,7 +607,7 @@ def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:
         if reason == FILE_REFUSED
     ]
     for path in refused:
-        if wanted in os.path.basename(path).lower():
+        if _named_by(path, wanted, wanted):
             return path
     return next((p for p in refused if p.endswith(freshness.DB_SUFFIXES)), None)
 
@@ -648,10 +648,18 @@ def _unread_holding(
     for path, reason in unread:
         if reason in (FILE_REFUSED, VANISHED):  # (`_refused_holding` said the one)
             continue
-        name = os.path.basename(path).lower()
-        if wanted in name or start in name:  # its control characters written out
+        if _named_by(path, wanted, start):  # its control characters written out
             return f"{folders.shown(path)} ({reason})"
     return None
+
+
+def _named_by(path: str, wanted: str, start: str) -> bool:
+    """Whether the file's name holds `wanted` (or `start`, its first characters), or its
+    folder's name starts with it, as a session's folder is named after its id (Copilot
+    CLI's `session-state/<id>/events.jsonl`)."""
+    name = os.path.basename(path).lower()
+    folder = os.path.basename(os.path.dirname(path)).lower()
+    return wanted in name or start in name or folder.startswith(wanted)
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

@@ -64,3 +64,33 @@ def test_show_names_a_file_in_a_folder_named_after_the_session(
     assert result.exit_code == 1, result.output
     reason = "pipe" if damage == "pipe" else FOLDER_NOT_FILE
     assert f"could not read {path} ({reason})" in result.stderr, result.stderr
+
+
+def test_show_names_a_database_not_read(tmp_path: Path) -> None:
+    """OpenCode's opencode.db made a pipe: every session it kept is gone from the list,
+    and show names the database, as it names one it may not open. It said "sessdex found
+    no sessions at all, of any app", the home holding no other app's."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home)
+    (path,) = home.rglob("opencode.db")
+    path.unlink()
+    os.mkfifo(path)
+    result = CliRunner().invoke(main, ["show", "ses_dd47cc26", "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert f"could not read {path} (pipe), which may hold it" in result.stderr
+    assert "no sessions at all" not in result.stderr, result.stderr
+
+
+def test_show_names_the_only_file_not_read(tmp_path: Path) -> None:
+    """pi's one session re-saved as UTF-16, in a home that holds nothing else: show
+    names it, where it said "sessdex found no sessions at all, of any app"."""
+    session = "01a22b83-eeaa-75d4-a59d-adc5e4fb9817"
+    (source,) = (DATA / "pi" / "home").rglob(f"*_{session}.jsonl")
+    home = tmp_path / "home"
+    path = home / source.relative_to(DATA / "pi" / "home")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(source.read_text(encoding="utf-8").encode("utf-16"))
+    result = CliRunner().invoke(main, ["show", session[:8], "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert f"could not read {path} ({WIDE_TEXT})" in result.stderr, result.stderr
+    assert "no sessions at all" not in result.stderr, result.stderr

@@ -225,8 +225,10 @@ def _meant(
     if demo is not None:
         return demo
     unread = _unread_holding(index, prefix, app, passed)
-    if not index.count(include_subagents=True) and not os.path.lexists(
-        os.path.expanduser(reference)
+    if (
+        unread is None
+        and not index.count(include_subagents=True)
+        and not os.path.lexists(os.path.expanduser(reference))
     ):  # `list` would show nothing: say so, and where to look
         from .checkup import home_elsewhere
 
@@ -650,7 +652,16 @@ def _unread_holding(
             continue
         if _named_by(path, wanted, start):  # its control characters written out
             return f"{folders.shown(path)} ({reason})"
-    return None
+    # else a database not read (any of the sessions it keeps may be the one)
+    return next(
+        (
+            f"{folders.shown(path)} ({reason})"
+            for path, reason in unread
+            if reason not in (FILE_REFUSED, VANISHED)
+            and path.endswith(freshness.DB_SUFFIXES)
+        ),
+        None,
+    )
 
 
 def _named_by(path: str, wanted: str, start: str) -> bool:

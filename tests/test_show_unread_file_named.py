@@ -94,3 +94,20 @@ def test_show_names_the_only_file_not_read(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     assert f"could not read {path} ({WIDE_TEXT})" in result.stderr, result.stderr
     assert "no sessions at all" not in result.stderr, result.stderr
+
+
+def test_a_folder_in_a_crush_databases_place_is_named(tmp_path: Path) -> None:
+    """A folder made where a project's `.crush/crush.db` was: `list -v` names it, and show
+    names it, as a pipe there is named. Both said nothing of it ("no session id starts
+    with" alone)."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "crush" / "home", home)
+    path = home / "code" / "shop-api" / ".crush" / "crush.db"
+    path.unlink()
+    path.mkdir()
+    named = f"{path}:0: {FOLDER_NOT_FILE}"
+    listed = CliRunner().invoke(main, ["list", "-v", "--home", str(home)])
+    assert named in listed.stderr, listed.stderr
+    result = CliRunner().invoke(main, ["show", "8c1f2e3d", "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert f"could not read {path} ({FOLDER_NOT_FILE})" in result.stderr

@@ -159,7 +159,7 @@ def scan(location: Location) -> Iterator[Path]:
             project.found_data / "crush.db",
             project.found / ".opencode" / "opencode.db",
         ):
-            if folders.is_file(db):
+            if folders.file_at(db):  # a folder so named hides it: said
                 found.add(db)
     home = getattr(location, "home", None)
     for folder in recorded_folders(home) if home is not None else []:
@@ -167,7 +167,7 @@ def scan(location: Location) -> Iterator[Path]:
             folder / ".crush" / "crush.db",
             folder / ".opencode" / "opencode.db",
         ):
-            if folders.is_file(db):
+            if folders.file_at(db):  # a folder so named hides it: said
                 found.add(db)
     yield from sorted(found)
 

@@ -231,7 +231,28 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
 def resume_refusal(session: Session) -> str | None:
     """Why `resume` gives no command for a session only the prompt log holds, or for one
     whose id `gemini --resume` reads as something else."""
-    return _read_otherwise(session.id) or prompt_log.refusal(session, "gemini")
+    return _read_otherwise(session.id) or prompt_log.refusal(
+        session, "gemini", _chat_places(session)
+    )
+
+
+def _chat_places(session: Session) -> Iterator[Path]:
+    """The chat files beside a session's prompt log (`chats/session-<time>-<first 8 of
+    its id>.json[l]`) that may be its own: named where one could not be read."""
+    log = prompt_log.log_of(session)
+    start = session.id[:8].lower()
+    if log is None or len(start) < 8:
+        return
+    chats = log.parent / "chats"
+    try:  # names only: a pipe among them, which a listing passes over, is one to name
+        names = sorted(os.listdir(chats))
+    except OSError:
+        return
+    for name in names:
+        if name.lower().startswith("session-") and name.lower().endswith(
+            (f"-{start}.json", f"-{start}.jsonl")
+        ):
+            yield chats / name
 
 
 def _read_otherwise(session_id: str) -> str | None:
@@ -701,7 +722,7 @@ def read(
     if not session.path:
         return
     if prompt_log.log_of(session) is not None:  # only the prompt log holds it
-        yield from prompt_log.events(session, diagnostics, NAME)
+        yield from prompt_log.events(session, diagnostics, NAME, _chat_places(session))
         return
     yield from _read_chat(
         Path(session.path), None, Emitter(session.id), diagnostics, full, offset, 0

@@ -111,3 +111,20 @@ def test_a_folder_in_a_crush_databases_place_is_named(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["show", "8c1f2e3d", "--home", str(home)])
     assert result.exit_code == 1, result.output
     assert f"could not read {path} ({FOLDER_NOT_FILE})" in result.stderr
+
+
+def test_named_past_the_first_200_files_the_index_noted(tmp_path: Path) -> None:
+    """The file is named where the index noted more than `list -v` names (200) before
+    it (201 other files re-saved as UTF-16): the notes looked through stopped there."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)
+    (path,) = home.rglob("c0afe25d-*.jsonl")
+    wide = path.read_text(encoding="utf-8").encode("utf-16")
+    other = home / ".claude" / "projects" / "-a-other"
+    other.mkdir()
+    for k in range(201):
+        (other / f"{k:08x}-0000-4000-8000-000000000000.jsonl").write_bytes(wide)
+    path.write_bytes(wide)
+    result = CliRunner().invoke(main, ["show", "c0afe25d", "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert f"could not read {path} ({WIDE_TEXT})" in result.stderr, result.stderr

@@ -1008,6 +1008,18 @@ class Index:
             found.setdefault(app, Diagnostics()).update(_noted(blob))
         return found
 
+    def not_read(self, apps: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
+        """(path, reason) of each file the indexed ones noted as not read at all (a note
+        at line 0: UTF-16 text, a pipe in its place), every one: `skipped_details` stops
+        at MAX_DETAILS, of lines too, and may not reach a file asked after."""
+        sql = "SELECT diagnostics FROM files WHERE diagnostics IS NOT NULL"
+        if apps:
+            sql += f" AND app IN ({','.join('?' * len(apps))})"
+        for (blob,) in self.db.execute(sql, list(apps)):
+            for path, line, reason in orjson.loads(blob).get("details", []):
+                if not line:
+                    yield str(path), str(reason)
+
     def skipped_details(
         self, apps: Sequence[str] = ()
     ) -> list[tuple[str, str, int, str]]:

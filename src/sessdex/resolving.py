@@ -635,11 +635,7 @@ def _unread_holding(
     wanted = prefix.lower()
     start = wanted[:_NAMED_START] if len(wanted) >= _NAMED_START else wanted
     apps = [app] if app else []
-    unread = [
-        (path, reason)
-        for _, path, line, reason in index.skipped_details(apps)
-        if not line
-    ]
+    unread = list(index.not_read(apps))  # every line-0 note, past MAX_DETAILS too
     unread += [(path, why) for _, path, why in index.passed_over(apps)]
     unread += [  # a session's folder refused (Copilot's `session-state/<id>`)
         (path, why)

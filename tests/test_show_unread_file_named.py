@@ -128,3 +128,20 @@ def test_named_past_the_first_200_files_the_index_noted(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["show", "c0afe25d", "--home", str(home)])
     assert result.exit_code == 1, result.output
     assert f"could not read {path} ({WIDE_TEXT})" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("word", ["session", "json", "2026"])
+def test_a_word_of_the_files_name_is_not_taken_for_its_id(
+    tmp_path: Path, word: str
+) -> None:
+    """A word that is not an id ('session', the extension, the year of Gemini's
+    `session-2026-…-b44832f3.jsonl`) is not said to be held by the file: that file was
+    named as one "which may hold it" for any of them."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "gemini" / "home", home)
+    (path,) = home.rglob("session-*-b44832f3.jsonl")
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    result = CliRunner().invoke(main, ["show", word, "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert f"no session id starts with '{word}'" in result.stderr, result.stderr
+    assert str(path) not in result.stderr, result.stderr

@@ -661,12 +661,28 @@ def _unread_holding(
 
 
 def _named_by(path: str, wanted: str, start: str) -> bool:
-    """Whether the file's name holds `wanted` (or `start`, its first characters), or its
-    folder's name starts with it, as a session's folder is named after its id (Copilot
-    CLI's `session-state/<id>/events.jsonl`)."""
+    """Whether the file's name holds `wanted` (or `start`, its first characters) where
+    an id starts (`_holds_id`), or its folder's name starts with it, as a session's
+    folder is named after its id (Copilot CLI's `session-state/<id>/events.jsonl`)."""
     name = os.path.basename(path).lower()
     folder = os.path.basename(os.path.dirname(path)).lower()
-    return wanted in name or start in name or folder.startswith(wanted)
+    held = _holds_id(name, wanted) or _holds_id(name, start)
+    return held or folder.startswith(wanted)
+
+
+def _holds_id(name: str, prefix: str) -> bool:
+    """Whether a file's name holds `prefix` where an id starts: at the name's start or
+    after `-` or `_`, in a part of `_NAMED_START` characters or more up to the next `-`
+    or `.` (a uuid's first, Gemini's first 8, OpenCode's `ses_…`). Not a word of its
+    own: `session`, the year of Gemini's `session-2026-…`, the extension."""
+    stem = name.split(".", 1)[0]
+    at = stem.find(prefix)
+    while at >= 0:
+        part = re.split(r"[-.]", stem[at:], maxsplit=1)[0]
+        if (at == 0 or stem[at - 1] in "-_") and len(part) >= _NAMED_START:
+            return True
+        at = stem.find(prefix, at + 1)
+    return False
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

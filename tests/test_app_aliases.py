@@ -66,3 +66,21 @@ def test_each_alias_names_an_app_and_no_alias_is_another_apps_name() -> None:
     aliases = sources._aliases()
     assert set(aliases.values()) <= set(sources.BUILTIN)
     assert all(aliases[name] == name for name in sources.BUILTIN if name in aliases)
+
+
+@pytest.mark.parametrize("word", ["app:claude-code", "app:Claude_Code", "app:CLAUDE"])
+def test_find_takes_them_in_an_app_word(word: str) -> None:
+    home = str(DATA / "claude" / "home")
+    code, said = _run("find", word, "--all", "--json", "--home", home)
+    assert code == 0, said
+    rows = json.loads(said)
+    assert rows and {row["app"] for row in rows} == {"claude"}
+
+
+def test_an_apps_id_in_front_is_still_an_id_and_a_typo_still_unknown() -> None:
+    home = str(DATA / "claude" / "home")
+    code, said = _run("find", "claude:c0afe25d", "--json", "--home", home)
+    assert code == 0, said
+    assert [row["id"][:8] for row in json.loads(said)] == ["c0afe25d"]
+    code, said = _run("find", "app:cladue", "--home", home)
+    assert code != 0 and "cladue" in said

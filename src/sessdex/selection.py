@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from . import pathnames
 from .hints import folder_said, named, named_in
 from .idtext import dashed
-from .sources import BUILTIN
+from .sources import BUILTIN, canonical
 from .wording import count_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -98,7 +98,7 @@ def parse_query(text: str, home: str | None = None) -> Query:
         if colon and name.lower() in _SCOPES and value:
             scope = _SCOPES[name.lower()]
             if scope == "app":
-                app = value.lower()
+                app = canonical(value)  # the names --app takes (`app:claude-code`)
                 if app not in BUILTIN:
                     from .errors import UnknownApp
 

@@ -39,7 +39,7 @@ from .indexfile import (
     say_kept_elsewhere,
     set_aside_if_damaged,
 )
-from .sources import BUILTIN
+from .sources import BUILTIN, canonical
 
 # `typing` costs a warm listing time it does not spend otherwise (see launch.py)
 TYPE_CHECKING = False
@@ -111,8 +111,10 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
             request.since = value
         elif name == "--until" and request.until is None and value.strip():
             request.until = value
-        elif name == "--app" and value in BUILTIN:
-            request.apps.append(value)
+        elif name == "--app" and canonical(value) in BUILTIN:
+            request.apps.append(
+                canonical(value)
+            )  # `claude-code` too, as --app takes it
         elif name in ("--limit", "-n") and request.limit is None:
             if not value.isdigit() or int(value) < 1:
                 return None

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from . import folders, hints
 from .errors import IndexBusy, SessdexError
-from .sources import BUILTIN
+from .sources import BUILTIN, canonical
 
 # `typing` costs this path time it does not spend otherwise (see launch.py)
 TYPE_CHECKING = False
@@ -76,8 +76,8 @@ def _parse(
             here = True
         elif name == "--home" and home is None and value.strip():
             home = value
-        elif name == "--app" and value.lower() in BUILTIN:
-            apps.append(value.lower())
+        elif name == "--app" and canonical(value) in BUILTIN:
+            apps.append(canonical(value))  # `claude-code` too, as --app takes it
         elif name in (*_BOUNDS, "--explain") and name not in given and value.strip():
             given[name] = value
         elif arg in ("-v", "--verbose"):

@@ -330,6 +330,8 @@ class ResumePlan:
     argv: tuple[str, ...]
     cwd: str
     program: str  # the executable that must be on PATH
+    # the command that installs it, one line to paste ("" where the app has none), and
+    # what to say beside it: another way (in backticks), or how to get it without one
     install_hint: str
     notes: tuple[str, ...] = ()
     withheld: tuple[
@@ -343,6 +345,7 @@ class ResumePlan:
     # a recorded mode looser than the CLI's default that the app restores itself and no
     # flag lowers (`autonomy level high`): `resume` refuses it unless --keep-permissions
     restores_looser: str = ""
+    install_note: str = ""
     # why sessdex cannot tell whether the app restores `restores_looser` (a file it
     # saves it in could not be read): refused all the same, said so
     looser_unsure: str = ""

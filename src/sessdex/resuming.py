@@ -322,9 +322,9 @@ def check_resume(
         check.other_program = other
         check.refusals.append(
             f"the '{plan.program}' on PATH ({other}) is another program, not the one "
-            f"{source.TITLE} installs. Install it with: {plan.install_hint}"
+            f"{source.TITLE} installs. {install_said(plan)}"
             if other
-            else f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
+            else f"'{plan.program}' is not on PATH. {install_said(plan)}"
         )
     check.live_pids = live_processes(
         plan.program,
@@ -334,6 +334,17 @@ def check_resume(
         lambda start: ids_starting(home, session.app, start),
     ) or _continuing(home, session, plan, source, progress)
     return check
+
+
+def install_said(plan: ResumePlan, verb: str = "Install") -> str:
+    """How to install the plan's program: its command in backticks, so that a narrow
+    terminal keeps it one line to paste (`views.text.broken`), and the app's note beside
+    it (another way; or, where the app has no command, the note alone)."""
+    note = plan.install_note
+    if not plan.install_hint:
+        return note[:1].upper() + note[1:]
+    said = f"{verb} it with: {hints.pasted(plan.install_hint)}"
+    return f"{said} ({note})" if note else said
 
 
 def _moved_hint(

@@ -523,9 +523,11 @@ def resume_command(
     try:
         _run_instead(program, list(check.plan.argv), shown)
     except OSError as error:  # a broken install: not a program, or gone since the check
+        from ..resuming import install_said
+
         raise SessdexError(
             f"could not run {one_line(program)}: {error.strerror or error}. "
-            f"Reinstall it with: {check.plan.install_hint}"
+            f"{install_said(check.plan, 'Reinstall')}"
         ) from None
 
 

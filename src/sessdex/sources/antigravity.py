@@ -264,7 +264,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv=("agy", f"--conversation={session.id}"),
         cwd=cwd,
         program="agy",
-        install_hint="install Google Antigravity, which ships the agy command line",
+        install_hint="",  # no command: the app is installed whole
+        install_note="install Google Antigravity, which ships the agy command line",
         notes=tuple(notes),
     )
 

@@ -82,9 +82,8 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME", "XDG_CONFIG_HOME")
 
-INSTALL_HINT = (
-    "brew install charmbracelet/tap/crush  (or: npm install -g @charmland/crush)"
-)
+INSTALL_HINT = "brew install charmbracelet/tap/crush"
+INSTALL_NOTE = "or: `npm install -g @charmland/crush`"
 
 _ORPHANS = 100_000  # child sessions looked at for those no call announced, at most
 _SESSION_COLUMNS = ("id", "parent_session_id", "title", "message_count", "prompt_tokens", "completion_tokens",
@@ -1088,5 +1087,6 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=cwd,
         program="crush",
         install_hint=INSTALL_HINT,
+        install_note=INSTALL_NOTE,
         notes=tuple(notes),
     )

@@ -108,9 +108,8 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("FORGE_CONFIG",)
 
-INSTALL_HINT = (
-    "npm install -g forgecode  (or: curl -fsSL https://forgecode.dev/cli | sh)"
-)
+INSTALL_HINT = "npm install -g forgecode"
+INSTALL_NOTE = "or: `curl -fsSL https://forgecode.dev/cli | sh`"
 DATABASE = ".forge.db"
 HEAD_BYTES = (
     256 * 1024
@@ -802,6 +801,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd or ".",
         program="forge",
         install_hint=INSTALL_HINT,
+        install_note=INSTALL_NOTE,
         notes=tuple(notes),
     )
 

@@ -109,7 +109,8 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME", "HOME")
 
-INSTALL_HINT = "brew install block-goose-cli  (or: curl -fsSL https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh | bash)"
+INSTALL_HINT = "brew install block-goose-cli"
+INSTALL_NOTE = "or: `curl -fsSL https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh | bash`"
 
 _SESSION_COLUMNS = (
     "id",
@@ -562,6 +563,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd or ".",
         program="goose",
         install_hint=INSTALL_HINT,
+        install_note=INSTALL_NOTE,
         notes=tuple(notes),
     )
 

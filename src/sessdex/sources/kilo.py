@@ -188,6 +188,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             keep_permissions=keep_permissions,
             program="kilo",
             install_hint=INSTALL_HINT,
+            install_note="",
             read_only_agents=READ_ONLY_AGENTS,
         )
     return None

@@ -542,17 +542,20 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             "--resume-id came with Kiro CLI releases of April 2026; an older one "
             "reopens it through `kiro-cli chat --resume-picker` in this folder"
         )
-    hint = (
+    hint = "" if cli == "q" else "curl -fsSL https://cli.kiro.dev/install | bash"
+    # no one command installs the old Q CLI everywhere: said as prose
+    note = (
         "install the Amazon Q Developer CLI (`brew install --cask amazon-q` on macOS); "
         "it is no longer updated, and its successor is the Kiro CLI"
         if cli == "q"
-        else "curl -fsSL https://cli.kiro.dev/install | bash"
+        else ""
     )
     return ResumePlan(
         argv=argv,
         cwd=session.cwd,
         program=cli,
         install_hint=hint,
+        install_note=note,
         notes=tuple(notes),
         process_names=("qchat",) if cli == "q" else ("kiro-cli-chat",),
     )

@@ -107,9 +107,8 @@ CLI = ("opencode",)
 RESUME_FLAGS = ResumeFlags(resume=("-s", "--session"), fork=("--fork",))
 _SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{1,64}")
 
-INSTALL_HINT = (
-    "npm install -g opencode-ai  (or: curl -fsSL https://opencode.ai/install | bash)"
-)
+INSTALL_HINT = "npm install -g opencode-ai"
+INSTALL_NOTE = "or: `curl -fsSL https://opencode.ai/install | bash`"
 # the built-in agents that cannot edit files (1.18.33's agent list: `plan` "disallows all
 # edit tools"); `build` is the default, and any other agent's permissions are the user's
 # config, which sessdex does not read
@@ -1977,6 +1976,7 @@ def resume(
     keep_permissions: bool = False,
     program: str = "opencode",
     install_hint: str = INSTALL_HINT,
+    install_note: str = INSTALL_NOTE,
     read_only_agents: frozenset[str] = READ_ONLY_AGENTS,
 ) -> ResumePlan | None:
     """`opencode --session <id>` in the session's folder, with `--model provider/model` when known.
@@ -2025,6 +2025,7 @@ def resume(
         cwd=session.cwd or ".",
         program=program,
         install_hint=install_hint,
+        install_note=install_note,
         notes=tuple(notes),
     )
 

@@ -33,13 +33,18 @@ def test_an_option_the_command_does_not_take_is_click_s_error() -> None:
 
 
 def test_a_misspelt_option_before_the_command_gets_its_did_you_mean() -> None:
-    # as `sessdex list --jsn` is answered
+    # as `sessdex list --jsn` is answered, the option offered after the command
     result = CliRunner().invoke(main, ["--jsn", "list"], prog_name="sessdex")
     assert result.exit_code == 2
-    assert "No such option '--jsn'. Did you mean '--json'?" in result.stderr
+    assert (
+        "No such option '--jsn'. Did you mean 'sessdex list --json'?" in result.stderr
+    )
     after = CliRunner().invoke(main, ["list", "--jsn"], prog_name="sessdex")
     assert "No such option '--jsn'. Did you mean '--json'?" in after.stderr
     given_a_value = CliRunner().invoke(
         main, ["--limt", "5", "list"], prog_name="sessdex"
     )
-    assert "No such option '--limt'. Did you mean '--limit'?" in given_a_value.stderr
+    assert (
+        "No such option '--limt'. Did you mean 'sessdex list --limit 5'?"
+        in given_a_value.stderr
+    )

@@ -55,3 +55,32 @@ def test_colour_asked_for_names_force_color(args: tuple[str, ...]) -> None:
     result = CliRunner().invoke(main, list(args), env={"SESSDEX_SHELL": "bash"})
     assert f"FORCE_COLOR=1 sessdex {args[0]}" in result.stderr, result.stderr
     assert "NO_COLOR" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("list", "--color", "auto"), ("--colour=auto", "list"), ("usage", "--color=tty")],
+)
+def test_color_auto_says_colour_is_already_automatic(args: tuple[str, ...]) -> None:
+    # it was told to set NO_COLOR, as `--no-color` is: colour it never asked to drop
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 2
+    assert "NO_COLOR" not in result.stderr, result.stderr
+    assert "already" in result.stderr and "leave it out" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--today", "list"], "'sessdex list --since today'"),
+        (["--jsn", "list"], "'sessdex list --json'"),
+        (["--json", "export"], "'sessdex export -f json'"),
+    ],
+)
+def test_an_option_before_the_command_is_offered_after_it(
+    args: list[str], line: str
+) -> None:
+    # it said "Did you mean '--since today'?", which put where it was typed failed again
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert f"Did you mean {line}?" in result.stderr, result.stderr

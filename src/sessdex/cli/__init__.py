@@ -9,6 +9,7 @@ the commands that need them, so `sessdex list` starts fast.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -223,8 +224,8 @@ class _Commands(click.Group):
             sub = self.get_command(ctx, command) if moved is None and command else None
             if sub is not None and command is not None:
                 # `sessdex --no-color list`, `--jsn list`: as `list --no-color` says
-                meant = option_meant(sub, error)
-                raise meant or _misspelt(sub, command, ctx, error) from None
+                meant = option_meant(sub, error) or _misspelt(sub, command, ctx, error)
+                raise _after(meant, command, given, error.option_name) from None
             if moved is None:
                 raise command_needed(error, given) or error from None
             raise click.UsageError(
@@ -265,6 +266,28 @@ class _Commands(click.Group):
         if option.split("=", 1)[0] not in taken:
             return None
         return [args[at], *args[:at], *args[at + 1 :]]
+
+
+def _after(
+    error: click.ClickException, command: str, given: list[str], option: str
+) -> click.ClickException:
+    """`sessdex --today list`'s "Did you mean '--since today'?" as the line that takes
+    it, the option after the command ('sessdex list --since today'), with the value
+    typed after it (`--limt 5 list`: 'sessdex list --limit 5'): typed where it was, the
+    option the hint offers fails as this one did."""
+    said = _OFFERED.search(error.message)
+    if said is None or not isinstance(error, click.UsageError):
+        return error
+    # `--limt=5` is one word, its value in it: none to carry
+    at = given.index(option) + 1 if option in given else len(given)
+    value = given[at : given.index(command)] if command in given else []
+    line = named(command, *said.group(1).split(), *value)
+    message = error.message.replace(said.group(0), f"Did you mean {line}?")
+    return click.UsageError(message, error.ctx)
+
+
+# a hint's offered option ("Did you mean '--since today'?")
+_OFFERED = re.compile(r"Did you mean '(-[^']*)'\?")
 
 
 def _misspelt(

@@ -311,6 +311,8 @@ TYPED = "sessdex.typed"
 
 # `--color always`: colour asked for into a pipe too, as FORCE_COLOR gives it
 _COLOUR_ON = frozenset({"always", "force", "yes", "on"})
+# `--color auto`: what sessdex does with none given
+_COLOUR_AUTO = frozenset({"auto", "tty", "if-tty"})
 
 # a field `find` narrows by with a word, typed as an option of `list` or `find`
 # (`list --branch main`): that word's filter
@@ -583,7 +585,14 @@ def _colour_meant(
         _, equals, value = given[at].partition("=")
         if not equals and at + 1 < len(given):
             value = given[at + 1]
-    on = option in ("--color", "--colour") and value.lower() in _COLOUR_ON
+    asked = option in ("--color", "--colour") and value.lower()
+    if asked in _COLOUR_AUTO:  # what sessdex does unasked: nothing to set
+        return click.UsageError(
+            f"{error.message} Colour is already automatic (on at a terminal, none into "
+            "a pipe or a file): leave it out.",
+            error.ctx,
+        )
+    on = asked in _COLOUR_ON
     name, what = ("FORCE_COLOR", "on") if on else ("NO_COLOR", "off")
     return click.UsageError(
         f"{error.message} Colour is the environment's to turn {what}: "

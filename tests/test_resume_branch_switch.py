@@ -109,3 +109,59 @@ def test_the_switch_is_whole_on_a_narrow_terminal(tmp_path: Path) -> None:
     _, shown = on_a_terminal(args, env, columns=60)
     switch = f"`git -C '{folder}' switch 'fix;it'`"
     assert any(switch in line for line in shown.splitlines()), shown
+
+
+def test_a_branch_checked_out_in_another_worktree_is_named_there_not_switched_to(
+    tmp_path: Path,
+) -> None:
+    # `git switch` refuses a branch another worktree has checked out ("is already
+    # used by worktree at …"): it was offered all the same
+    folder = tmp_path / "project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(folder, "worktree", "add", "-q", str(tmp_path / "project-fix"), "-b", "fix")
+    said = _resume(tmp_path, folder, "fix")
+    assert "switch" not in said.replace("never switches", ""), said
+    assert f"branch 'fix' is checked out in {tmp_path / 'project-fix'}" in said, said
+
+
+def test_git_that_hangs_holds_resume_up_about_5_seconds_in_all(tmp_path: Path) -> None:
+    """A network folder that does not answer: each git call waited its own 5 seconds
+    (up to 15 in all), with the terminal's stdin open to a git that might ask."""
+    import time
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    fake = tmp_path / "fake-bin" / "git"
+    fake.parent.mkdir()
+    seen = tmp_path / "seen"
+    # each call answers after 2 s: rev-parse fails, symbolic-ref names `main`, the
+    # branch look-up would answer after 2 s more
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$(readlink /proc/self/fd/0) $GIT_TERMINAL_PROMPT" >> {seen}\n'
+        "sleep 2\n"
+        'case "$*" in *symbolic-ref*) echo main; exit 0;; *abbrev-ref*) exit 1;; esac\n'
+        "sleep 5\n"
+    )
+    fake.chmod(0o755)
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, str(folder), branch="fix")
+    claude = tmp_path / "bin" / "claude"
+    claude.parent.mkdir()
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    env = {
+        "PATH": f"{fake.parent}{os.pathsep}{claude.parent}{os.pathsep}"
+        + os.environ["PATH"],
+        "SESSDEX_SHELL": "bash",
+    }
+    start = time.monotonic()
+    result = CliRunner().invoke(
+        main, ["resume", SESSION, "--print", "--home", str(home)], env=env
+    )
+    took = time.monotonic() - start
+    assert result.exit_code == 0, result.output
+    assert took < 7, took
+    assert all(line == "/dev/null 0" for line in seen.read_text().splitlines())

@@ -20,6 +20,10 @@ from .model import ResumePlan, Session
 from .resolving import resolve
 from .sources import Home
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
 
 @dataclass(slots=True)
 class ResumeCheck:
@@ -32,8 +36,9 @@ class ResumeCheck:
     )  # reasons not to run it (unless forced)
     warnings: list[str] = field(default_factory=list)
     branch_mismatch: tuple[str, str] | None = None  # (recorded, current)
-    # the recorded branch is a local branch of the folder: one the user may switch to
-    branch_there: bool = False
+    # where the recorded branch, a local branch of the folder, is checked out: "" in no
+    # worktree (the user may switch to it), None where the folder has no such branch
+    branch_worktree: str | None = None
     live_pids: list[int] = field(default_factory=list)
     cli_path: str | None = None
     # the program of the plan's name on PATH where it is another (pressly's `goose`)
@@ -296,10 +301,13 @@ def check_resume(
         )
         check.refusals.append(check.folder_refusal)
     elif session.branch:
-        current, problem = branch_check(plan.cwd)
+        import time
+
+        deadline = time.monotonic() + GIT_BUDGET_S  # both look-ups' time, together
+        current, problem = branch_check(plan.cwd, deadline)
         if current is not None and current != session.branch:
             check.branch_mismatch = (session.branch, current)
-            check.branch_there = has_branch(plan.cwd, session.branch)
+            check.branch_worktree = branch_worktree(plan.cwd, session.branch, deadline)
         elif current is None:  # said either way: the branch was recorded, not checked
             check.warnings.append(
                 f"could not check that {plan.cwd} is still on branch "
@@ -610,41 +618,72 @@ def current_branch(cwd: str) -> str | None:
     return branch_check(cwd)[0]
 
 
-def has_branch(cwd: str, branch: str) -> bool:
-    """Whether `cwd`'s repository has a local branch `branch`, asked read-only; "HEAD"
-    (no branch checked out) is none. The name, the session file's, is a ref's tail: never
-    an option to git."""
-    import subprocess
-
+def branch_worktree(cwd: str, branch: str, deadline: float | None = None) -> str | None:
+    """Where `cwd`'s repository has the local branch `branch` checked out: the worktree's
+    folder, "" where none has it (the user may switch to it), None where there is no such
+    branch or git did not say by `deadline`; "HEAD" (no branch checked out) is none. The
+    name, the session file's, is matched whole: never an option or a pattern to git."""
     if branch == "HEAD":
-        return False
+        return None
+    # every branch, matched here: for-each-ref takes a name as a pattern (`fix` would
+    # match `fix/x` too)
+    listing = ["for-each-ref", "--format=%(refname)%00%(worktreepath)", "refs/heads/"]
     try:
-        result = subprocess.run(
-            [
-                "git",
-                "-C",
-                cwd,
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                f"refs/heads/{branch}",
-            ],
+        listed = _git(cwd, listing, deadline)
+    except OSError:
+        return None
+    if listed is None or listed.returncode != 0:
+        return None  # not said: the mismatch is, and no switch is named
+    for line in listed.stdout.splitlines():
+        ref, _, worktree = line.partition("\0")
+        if ref == f"refs/heads/{branch}":
+            return worktree
+    return None
+
+
+# How long all the git calls of one resume's branch check may take together: a folder
+# on a network file system that does not answer holds `resume` up this long at most
+GIT_BUDGET_S = 5.0
+
+
+def _git(
+    cwd: str, args: list[str], deadline: float | None
+) -> subprocess.CompletedProcess[str] | None:
+    """`git -C cwd ARGS`, read-only and never asking: no stdin, no terminal prompt, no
+    optional lock taken (the index's refresh, in the user's repository); None where it
+    did not answer by `deadline` (a monotonic time). OSError where it cannot be run."""
+    import subprocess  # here: every command loads this module, few run git
+    import time
+
+    left = GIT_BUDGET_S if deadline is None else deadline - time.monotonic()
+    if left <= 0:
+        return None
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        return subprocess.run(
+            ["git", "-C", cwd, *args],
+            stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=5,
+            text=True,
+            errors="replace",
+            env=env,
+            timeout=left,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return False  # not said: the mismatch is, and no switch is named
-    return result.returncode == 0
+    except subprocess.TimeoutExpired:
+        return None
 
 
-def branch_check(cwd: str) -> tuple[str | None, str | None]:
+def branch_check(
+    cwd: str, deadline: float | None = None
+) -> tuple[str | None, str | None]:
     """(the branch checked out in `cwd` now, or None; why git could not say, or None
     when `cwd` is simply no git work tree). Git refuses a repository another user owns
     ("dubious ownership": a copied home, a container's mount) as it refuses a folder
     outside any: that must not read as "no branch to compare"."""
-    import subprocess  # here: every command loads this module, few run git
+    import time
 
+    deadline = time.monotonic() + GIT_BUDGET_S if deadline is None else deadline
     problem: str | None = None
     # rev-parse fails on a branch with no commits yet; symbolic-ref still names it.
     for args in (
@@ -652,18 +691,11 @@ def branch_check(cwd: str) -> tuple[str | None, str | None]:
         ["symbolic-ref", "--short", "-q", "HEAD"],
     ):
         try:
-            result = subprocess.run(
-                ["git", "-C", cwd, *args],
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=5,
-                check=False,
-            )
+            result = _git(cwd, args, deadline)
         except OSError as error:
             return None, f"git could not be run ({error.strerror or error})"
-        except subprocess.TimeoutExpired:
-            return None, "git did not answer within 5 seconds"
+        if result is None:
+            return None, f"git did not answer within {GIT_BUDGET_S:.0f} seconds"
         branch = result.stdout.strip()
         if result.returncode == 0 and branch:
             return branch, None

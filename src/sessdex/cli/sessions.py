@@ -554,7 +554,8 @@ def _unsaid(_message: str) -> None:
 def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:
     """What `resume` says, run or printed, of a folder now on another branch than the
     session's: which branch each is on, the folder named, and that none is switched;
-    where the session's branch is a local one there, the `git switch` the user may run."""
+    where the session's branch is a local one there, the `git switch` the user may run,
+    or where another worktree has it checked out, that worktree."""
     from .. import shells
     from ..errors import BadSetting
     from ..views.text import one_line
@@ -566,7 +567,11 @@ def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:
         f"the session was on {_on(recorded)} but {where} is on {_on(current)} now. "
         "sessdex never switches branches."
     )
-    if not (check.branch_there and folder):
+    worktree = check.branch_worktree
+    if worktree:  # git switch refuses a branch another worktree has checked out
+        session = f"The session's branch {one_line(recorded)!r}"
+        return f"{said} {session} is checked out in {one_line(worktree)}."
+    if worktree is None or not folder:
         return said
     try:
         # a name the session file gave: one that starts with `-` (a ref `git update-ref`

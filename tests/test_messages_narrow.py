@@ -189,3 +189,29 @@ def test_the_line_resume_runs_is_echoed_whole(tmp_path: Path) -> None:
     assert result.returncode == 0, shown
     echoed = f"$ cd '{folder}' && claude --resume {session} --model "
     assert any(line.startswith(echoed) for line in _lines(shown)), shown
+
+
+def test_a_stray_backtick_in_a_folder_joins_no_prose_to_the_line(
+    tmp_path: Path,
+) -> None:
+    """A session's folder holding ' `' (`/code/shop `api`, said bare in the gone
+    folder's hint) opened a "command" that ran to the pasted line's closing backtick:
+    at 60 columns the hint took one line of 322 cells. The prose is broken to the
+    width; the line to paste is whole."""
+    home = tmp_path / "home"
+    shutil.copytree(COPILOT_PERMISSIONS / "home", home)
+    for path in (home / ".copilot" / "session-state" / LOWERED).iterdir():
+        if path.is_file():
+            text = path.read_text().replace(
+                "/home/alex/code/shop-api", "/code/shop `api"
+            )
+            path.write_text(text)
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600", "SESSDEX_SHELL": "sh"}
+    args = ["resume", LOWERED[:8], "--print", "--home", str(home)]
+    result, shown = on_a_terminal(args, env, columns=60)
+    assert result.returncode == 1, shown
+    line = f"`copilot --resume {LOWERED} --model mock-model`"
+    assert line in _lines(shown), shown
+    # a word wider than the width (the copied home's path) runs on alone, as ever
+    wide = [each for each in _lines(shown) if len(each) > 60 and " " in each.strip()]
+    assert wide == [line], shown

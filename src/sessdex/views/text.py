@@ -174,11 +174,17 @@ def _commands_whole(parts: list[str]) -> list[str]:
 
 def _next_closers(parts: list[str], mark: str) -> list[int]:
     """For each index of `parts`, the index of the first word at or after it that ends
-    with `mark` (a sentence's marks after it); `len(parts)` where none does."""
+    with `mark` (a sentence's marks after it); `len(parts)` where none does, or where a
+    word before it holds `mark`. A line to paste is quoted in a mark it does not hold
+    (`hints.pasted`): a stray one (a folder's `/code/shop `api`) opened a "command"
+    that ran over the prose to the pasted line's closing mark."""
     found = [len(parts)] * (len(parts) + 1)
     for n in range(len(parts) - 1, -1, -1):
-        closes = n % 2 == 0 and parts[n].rstrip(_CLOSES).endswith(mark)
-        found[n] = n if closes else found[n + 1]
+        body = parts[n].rstrip(_CLOSES)
+        if n % 2 == 0 and body.endswith(mark) and mark not in body[:-1]:
+            found[n] = n
+        else:
+            found[n] = len(parts) if mark in parts[n] else found[n + 1]
     return found
 
 

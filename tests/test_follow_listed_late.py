@@ -227,3 +227,51 @@ def test_follow_draws_a_crush_agent_call_made_while_it_follows(tmp_path: Path) -
         drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
     late = [d[2] for d in drawn if d[1] == CRUSH_LATE]
     assert late == ["List the retry tests", "test_retry.py holds three."]
+
+
+def test_follow_goes_on_while_its_index_is_locked_and_draws_the_late_one_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program holding sessdex's index (an exclusive lock: a `VACUUM`, a
+    copy) made follow's look for sub-agents fail: `sqlite3.OperationalError: database
+    is locked` ended the follow with a traceback. It is looked for again, and the one
+    started once the index is free is drawn."""
+    import sqlite3
+    import time as clock
+
+    from sessdex import indexdb
+
+    monkeypatch.setattr(indexdb, "BUSY_TIMEOUT_MS", 200)  # not 15 s a look
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    index = indexdb.index_file(Home.at(home))
+    holder: sqlite3.Connection | None = None
+    locked = 0.0
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:
+        nonlocal holder, locked
+        if not locked:  # followed: the index taken from it
+            holder = sqlite3.connect(index, isolation_level=None)
+            holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+            holder.execute("BEGIN EXCLUSIVE")
+            locked = clock.monotonic()
+        elif holder is not None and clock.monotonic() - locked > 4:  # a look failed
+            holder.execute("COMMIT")
+            holder.close()
+            holder = None
+            _start_sub_agent(sessions)
+        return any(text == "cron runs prune.sh nightly." for *_, text in drawn)
+
+    try:
+        _, batches = api.follow_session(
+            Home.at(home), LEAD, duration=15, notify=False, history=3, stop=stop
+        )
+        for batch in batches:
+            drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    finally:
+        if holder is not None:
+            holder.close()
+    assert (LEAD, LATE, "cron runs prune.sh nightly.") in drawn

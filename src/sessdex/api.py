@@ -429,6 +429,8 @@ def _listed_since(home: Home, session: Session) -> Callable[[set[str]], list[Ses
     look, given the ids followed: its app's index refreshed where its files changed,
     and the lead read for them (`listed_apart`) only where the index lists an id under
     it that it did not list before, not at each look."""
+    import sqlite3
+
     from .errors import SessdexError
 
     index = Index(home)  # as the follow's start refreshed it
@@ -438,18 +440,25 @@ def _listed_since(home: Home, session: Session) -> Callable[[set[str]], list[Ses
         index.close()
 
     def since(followed: set[str]) -> list[Session]:
+        # the index held by another program (`database is locked`: SQLite's own error,
+        # no SessdexError), a file gone: looked for again at the next turn, the follow
+        # going on (it ended with a traceback)
         try:
-            index, _ = open_index(home, [session.app])
-        except (SessdexError, OSError):  # looked for again at the next turn
+            return _listed_new(followed)
+        except (SessdexError, OSError, sqlite3.Error):
             return []
+
+    def _listed_new(followed: set[str]) -> list[Session]:
+        index, _ = open_index(home, [session.app])
         try:
             below = _ids_below(index, session)
         finally:
             index.close()
         if below <= known:
             return []
-        known.update(below)
-        return [c for c in listed_apart(home, session) if c.id not in followed]
+        listed = listed_apart(home, session)
+        known.update(below)  # once read: one whose read failed is looked for again
+        return [c for c in listed if c.id not in followed]
 
     return since
 

@@ -215,3 +215,29 @@ def test_a_stray_backtick_in_a_folder_joins_no_prose_to_the_line(
     # a word wider than the width (the copied home's path) runs on alone, as ever
     wide = [each for each in _lines(shown) if len(each) > 60 and " " in each.strip()]
     assert wide == [line], shown
+
+
+def test_list_here_names_the_folder_aboves_powershell_line_whole(
+    tmp_path: Path,
+) -> None:
+    """Under PowerShell the line is `Set-Location -LiteralPath '<folder>'; if ($?) {
+    & sessdex list --here … }`: at 60 columns it was broken after `if ($?)`, where a
+    `cd … && sessdex …` line is kept whole."""
+    project = tmp_path / "shop"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "h"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000001", str(project))
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600", "SESSDEX_SHELL": "powershell"}
+    env.pop("PWD", None)
+    cwd = os.getcwd()
+    os.chdir(project / "src")
+    try:
+        result, shown = on_a_terminal(["list", "--here", "--home", str(home)], env, columns=60)  # fmt: skip
+    finally:
+        os.chdir(cwd)
+    assert result.returncode == 0, shown
+    command = (
+        f"Set-Location -LiteralPath '{project}'; if ($?) "
+        f"{{ & sessdex list --here --home '{home}' }}"
+    )
+    assert any(command in each for each in _lines(shown)), shown

@@ -275,3 +275,46 @@ def test_follow_goes_on_while_its_index_is_locked_and_draws_the_late_one_after(
         if holder is not None:
             holder.close()
     assert (LEAD, LATE, "cron runs prune.sh nightly.") in drawn
+
+
+def test_follow_of_a_claude_lead_writes_nothing_into_the_index_as_it_grows(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's sub-agents come with their lead's read (by their files), never
+    listed apart; yet follow's look for sub-agents listed apart refreshed the index
+    every 3 s as the lead grew (the lead's file parsed again, the index written), for
+    nothing it could find. Its index is as the follow's start left it."""
+    import time as clock
+
+    from sessdex import indexdb
+
+    from .helpers import claude_line, write_claude_session
+
+    home = tmp_path / "home"
+    session = "3f2b9c1e-0000-4000-8000-000000000001"
+    path = write_claude_session(home, session, "/home/u/shop")
+    api.list_sessions(Home.at(home))
+    index = indexdb.index_file(Home.at(home))
+    written: list[int] = []
+    said = 0
+
+    def stop() -> bool:  # the lead goes on, a prompt at each turn of the follow
+        nonlocal said
+        if not written:  # what the follow's start left
+            written.append(index.stat().st_mtime_ns)
+        said += 1
+        line = claude_line(session, "/home/u/shop", type="user", uuid=f"x{said}",
+                           parentUuid="a1", timestamp="2026-11-20T10:01:00.000Z",
+                           message={"role": "user", "content": f"more {said}"})  # fmt: skip
+        with path.open("a") as out:
+            out.write(json.dumps(line) + "\n")
+        return False
+
+    started = clock.monotonic()
+    _, batches = api.follow_session(
+        Home.at(home), session, duration=7, notify=False, history=3, stop=stop
+    )
+    drawn = [e.text for batch in batches for e in batch if e.kind == "user"]
+    assert clock.monotonic() - started >= 7
+    assert f"more {said - 1}" in drawn  # followed as it grew
+    assert index.stat().st_mtime_ns == written[0]

@@ -424,15 +424,21 @@ def follow_session(
     return session, batches
 
 
-def _listed_since(home: Home, session: Session) -> Callable[[set[str]], list[Session]]:
+def _listed_since(
+    home: Home, session: Session
+) -> Callable[[set[str]], list[Session]] | None:
     """What gives the sub-agents listed under the session (at any depth) since the last
     look, given the ids followed: its app's index refreshed where its files changed,
     and the lead read for them (`listed_apart`) only where the index lists an id under
-    it that it did not list before, not at each look."""
+    it that it did not list before, not at each look. None for an app whose sub-agents
+    come with the lead's read (`SUBAGENTS_BY_TIME`): `listed_apart` gives none of them,
+    and each look refreshed the index as the lead grew, for nothing."""
     import sqlite3
 
     from .errors import SessdexError
 
+    if getattr(sources.get(session.app), "SUBAGENTS_BY_TIME", False):
+        return None
     index = Index(home)  # as the follow's start refreshed it
     try:
         known = _ids_below(index, session)

@@ -4,8 +4,9 @@ at most every `live.RELIST_EVERY` seconds; against one poll of the lead itself.
 
 The home is the OpenClaw fixture with `--sessions` more sessions on the main agent, a
 tenth of them sub-agents of the lead (a sessions.json entry each). Each run times one
-look with nothing new and one look just after a sub-agent was listed (the lead read again
-for it, `listed_apart`), both in this process. Prints medians of `--runs`, CPU seconds.
+look with nothing new and one look just after a sub-agent was listed (the index refreshed,
+the new one read, `listed_apart`: the lead and those followed are not), both in this
+process. Prints medians of `--runs`, CPU seconds.
 Usage:
 
     .venv/bin/python bench/bench_follow_relist.py [--sessions 500] [--runs 5]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -318,3 +320,70 @@ def test_follow_of_a_claude_lead_writes_nothing_into_the_index_as_it_grows(
     assert clock.monotonic() - started >= 7
     assert f"more {said - 1}" in drawn  # followed as it grew
     assert index.stat().st_mtime_ns == written[0]
+
+
+def _follow_until(
+    home: Path, start: Callable[[], None], until: str, duration: float = 12, **kw: Any
+) -> list[tuple[str | None, str | None, str]]:
+    """The (session, agent, text) follow draws of the OpenClaw lead, `start()` called at
+    its first look, until `until` is drawn (`duration` seconds at most)."""
+    started = False
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            start()
+            started = True
+        return any(text == until for *_, text in drawn)
+
+    _, batches = api.follow_session(
+        Home.at(home), LEAD, duration=duration, notify=False, history=3, stop=stop, **kw
+    )
+    for batch in batches:
+        drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    return drawn
+
+
+def _pad(sessions: Path, size: int) -> None:
+    """The late sub-agent's file grown past `size` bytes after its first prompt (long
+    answers, as a sub-agent writes in the seconds before follow looks), its last line
+    the answer the tests wait for."""
+    path = sessions / f"{LATE}.jsonl"
+    lines = path.read_text().splitlines()
+    first, last = lines[:2], lines[2]
+    filler = []
+    n = 0
+    while sum(map(len, filler)) < size:
+        n += 1
+        filler.append(json.dumps({"type": "message", "id": f"18{n:06d}", "parentId": "17000001",
+            "timestamp": "2026-12-01T09:20:02.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "x" * 4000}]}}))  # fmt: skip
+    path.write_text("\n".join([*first, *filler, last]) + "\n")
+
+
+def test_follow_says_a_late_sub_agent_past_the_bound_was_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessdex import transcripts
+    from sessdex.diagnostics import Diagnostics
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    # the coder's own file (865 bytes) fits; the late one (about 1 KB) does not
+    monkeypatch.setattr(transcripts, "LISTED_APART_READ_MOST", 900, raising=False)
+    diagnostics = Diagnostics()
+
+    def start() -> None:
+        _start_sub_agent(sessions)
+        _pad(sessions, 1)
+
+    # one look for sub-agents listed since its start (3 s), nothing waited for after
+    drawn = _follow_until(home, start, "", duration=4.5, diagnostics=diagnostics)
+    assert not [d for d in drawn if d[1] == LATE]
+    assert any(
+        "1 sub-agent listed apart left out" in p and LATE in p
+        for p in diagnostics.problems
+    ), diagnostics.problems

@@ -419,20 +419,22 @@ def follow_session(
         spawner=spawner_of(home, session),
         history=None if history is None else live.History(history, shown),
         listed=listed_apart(home, session, diagnostics),
-        relist=_listed_since(home, session),
+        relist=_listed_since(home, session, diagnostics),
     )
     return session, batches
 
 
 def _listed_since(
-    home: Home, session: Session
+    home: Home, session: Session, diagnostics: Diagnostics | None = None
 ) -> Callable[[set[str]], list[Session]] | None:
     """What gives the sub-agents listed under the session (at any depth) since the last
-    look, given the ids followed: its app's index refreshed where its files changed,
-    and the lead read for them (`listed_apart`) only where the index lists an id under
-    it that it did not list before, not at each look. None for an app whose sub-agents
-    come with the lead's read (`SUBAGENTS_BY_TIME`): `listed_apart` gives none of them,
-    and each look refreshed the index as the lead grew, for nothing."""
+    look, given the ids followed or drawn: its app's index refreshed where its files
+    changed, and the new ones read (`listed_apart`, those past its bound counted in
+    `diagnostics`) only where the index lists an id under it that it did not list
+    before, not at each look; the lead and those followed are not read again. None for
+    an app whose sub-agents come with the lead's read (`SUBAGENTS_BY_TIME`):
+    `listed_apart` gives none of them, and each look refreshed the index as the lead
+    grew, for nothing."""
     import sqlite3
 
     from .errors import SessdexError
@@ -462,9 +464,11 @@ def _listed_since(
             index.close()
         if below <= known:
             return []
-        listed = listed_apart(home, session)
+        # those listed before (followed, held, or left out and said) are not read again
+        before = known | followed
+        listed = listed_apart(home, session, diagnostics, before)
         known.update(below)  # once read: one whose read failed is looked for again
-        return [c for c in listed if c.id not in followed]
+        return listed
 
     return since
 

@@ -182,19 +182,22 @@ def follow(
     what a sub-agent's session calls the sub-agent that started it (the lead where None).
     `listed`: sub-agents its own files hold nothing of (`transcripts.listed_apart`),
     followed beside it, their events after its own in each batch, as `show` gives them.
-    `relist`: those listed since, given the ids followed: asked at most every
-    RELIST_EVERY seconds, each one it gives followed from then on as the others are.
+    `relist`: those listed since, given the ids followed and those drawn: asked at most
+    every RELIST_EVERY seconds, each one it gives followed from then on as the others
+    are.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]
     waiter = Waiter(notify)
     deadline = None if duration is None else time.monotonic() + duration
     relisted = time.monotonic()
+    drawn: set[str] = set()  # the sub-agents drawn: a read followed holds them
 
     def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
         events = take(live)
         for other, agent in apart:
             events += [_told_apart(e, session.id, agent) for e in take(other)]
+        drawn.update(e.agent_id for e in events if e.agent_id is not None)
         return events
 
     try:
@@ -219,8 +222,9 @@ def follow(
             step = interval(waiter)
             waiter.wait(step if remaining is None else min(step, remaining))
             if relist is not None and time.monotonic() - relisted >= RELIST_EVERY:
-                followed = {session.id, *(agent for _, agent in apart)}
-                apart += [(LiveSession(c), c.id) for c in relist(followed)]
+                followed = {session.id, *drawn, *(agent for _, agent in apart)}
+                late = relist(followed)
+                apart += [(LiveSession(c), c.id) for c in late]
                 relisted = time.monotonic()
             events = gather(LiveSession.poll)
             if events:

@@ -164,7 +164,10 @@ def _with_listed(
 
 
 def listed_apart(
-    home: Home, session: Session, diagnostics: Diagnostics | None = None
+    home: Home,
+    session: Session,
+    diagnostics: Diagnostics | None = None,
+    followed: set[str] | None = None,
 ) -> list[Session]:
     """The sub-agents the index lists under the session (or under one of its sub-agents,
     those its read holds too, level by level) that no read before holds an event of:
@@ -173,7 +176,9 @@ def listed_apart(
     a lead over INSIDE_READ_MOST is not read for them (none), a sub-agent over it is
     followed with no one its read holds left out. Each is read whole: of each level the
     most recently changed up to LISTED_APART_READ_MOST bytes in all, those past it left
-    out, counted in `diagnostics`."""
+    out, counted in `diagnostics`. `followed`: the ids a follow already follows or has
+    drawn events of (a later look): the lead and those are not read again, only the
+    sub-agents listed since, the bound theirs alone."""
     import sqlite3
 
     source = sources.get(session.app)
@@ -181,12 +186,15 @@ def listed_apart(
         home, session
     ):
         return []
-    try:
-        if _over_read_most(session):
+    if followed is not None:
+        held = followed - {session.id}  # their reads' sub-agents are drawn as read
+    else:
+        try:
+            if _over_read_most(session):
+                return []
+            held = _held_by(source, session)
+        except (OSError, SessdexError):  # followed without them, as before
             return []
-        held = _held_by(source, session)
-    except (OSError, SessdexError):  # followed without them, as before
-        return []
     found: list[Session] = []
     left: list[Session] = []
     seen = {session.id, *held}
@@ -214,7 +222,7 @@ def listed_apart(
     except sqlite3.Error:
         pass
     if left and diagnostics is not None:
-        diagnostics.problem(_left_out(session.app, left))
+        diagnostics.problem(_left_out(session.app, left, followed is not None))
     return found
 
 
@@ -247,12 +255,13 @@ def _size(session: Session) -> int:
         return 0
 
 
-def _left_out(app: str, left: list[Session]) -> str:
+def _left_out(app: str, left: list[Session], late: bool = False) -> str:
     size = sum(_size(child) for child in left)
+    when = "as they are listed while it follows" if late else "at its start"
     return (
         f"{app}: {len(left)} sub-agent{'s' if len(left) != 1 else ''} listed apart left "
         f"out ({size:,} bytes), past the {LISTED_APART_READ_MOST:,} bytes follow reads "
-        f"of them at its start (the most recent kept); show gives them, such as {left[0].id}"
+        f"of them {when} (the most recent kept); show gives them, such as {left[0].id}"
     )
 
 

@@ -362,6 +362,25 @@ def _pad(sessions: Path, size: int) -> None:
     path.write_text("\n".join([*first, *filler, last]) + "\n")
 
 
+def test_follow_draws_a_late_sub_agent_from_its_start_though_it_grew_past_a_window(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+
+    def start() -> None:
+        _start_sub_agent(sessions)
+        _pad(sessions, 1536 * 1024)  # past the 1 MB a first read takes whole
+
+    drawn = _follow_until(home, start, "cron runs prune.sh nightly.")
+    late = [text for _, agent, text in drawn if agent == LATE]
+    assert late[0] == "Check the cron"  # its prompt, drawn: its beginning shown
+    assert late[-1] == "cron runs prune.sh nightly."
+    assert late.count("Check the cron") == 1
+
+
 def test_follow_says_a_late_sub_agent_past_the_bound_was_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

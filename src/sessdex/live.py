@@ -158,6 +158,9 @@ def interval(waiter: Waiter) -> float:
 
 
 RELIST_EVERY = 3.0  # seconds between two looks for sub-agents listed while followed
+# a sub-agent listed while followed is read from its start, up to this many bytes of its
+# end: the most a look reads of them (`transcripts.LISTED_APART_READ_MOST`)
+LATE_READ_MOST = 64 * 1024 * 1024
 
 
 def follow(
@@ -184,7 +187,8 @@ def follow(
     followed beside it, their events after its own in each batch, as `show` gives them.
     `relist`: those listed since, given the ids followed and those drawn: asked at most
     every RELIST_EVERY seconds, each one it gives followed from then on as the others
-    are.
+    are, read from its start (LATE_READ_MOST bytes of its end at most): what it wrote
+    before the look is drawn too.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]
@@ -224,7 +228,7 @@ def follow(
             if relist is not None and time.monotonic() - relisted >= RELIST_EVERY:
                 followed = {session.id, *drawn, *(agent for _, agent in apart)}
                 late = relist(followed)
-                apart += [(LiveSession(c), c.id) for c in late]
+                apart += [(LiveSession(c, window=LATE_READ_MOST), c.id) for c in late]
                 relisted = time.monotonic()
             events = gather(LiveSession.poll)
             if events:

@@ -81,10 +81,12 @@ class LiveSession:
         source: sources.Source | None = None,
         spawner: str | None = None,
         history: History | None = None,
+        window: int = HISTORY_BYTES,
     ) -> None:
         """`spawner`: what a sub-agent's session calls the sub-agent that started it (as
         `show` does); the lead where None. `history`: what `follow -n` draws of its
-        recent history (a store then first read from its end where it can be)."""
+        recent history (a store then first read from its end where it can be).
+        `window`: the bytes of its main file's end its first read takes."""
         self.session = session
         self.source = source or sources.get(session.app)
         self.since = time.time() - MTIME_SLACK  # a file modified later was seen written
@@ -94,7 +96,7 @@ class LiveSession:
                 spawner or reading.LEAD, reading.called(session)
             )
         self.history = history
-        self._start(HISTORY_BYTES)
+        self._start(window)
         self.program, self.aliases = _program(self.source, session)
         self.pids: list[int] = []
         # the command lines of what its CLI ran when the last prompt came (MCP servers, a

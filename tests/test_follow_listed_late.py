@@ -406,3 +406,32 @@ def test_follow_says_a_late_sub_agent_past_the_bound_was_left_out(
         "1 sub-agent listed apart left out" in p and LATE in p
         for p in diagnostics.problems
     ), diagnostics.problems
+
+
+def test_follow_draws_a_crush_agent_call_once_when_the_look_comes_before_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index lists the child at the look (3 s) before the lead's store is read
+    again (every 4 s here, as a busy store may be): the lead's read draws it, so it is
+    not followed apart as well."""
+    from sessdex import live_feeds
+
+    monkeypatch.setattr(live_feeds, "STORE_SECONDS", 4.0)
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    db = home / "code" / "shop-api" / ".crush" / "crush.db"
+    api.list_sessions(Home.at(home))
+    started = False
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _crush_spawn(db)
+            started = True
+        return False
+
+    _, batches = api.follow_session(
+        Home.at(home), CRUSH_LEAD, duration=8, notify=False, history=3, stop=stop
+    )
+    drawn = [e.text for batch in batches for e in batch if e.agent_id == CRUSH_LATE]
+    assert drawn.count("test_retry.py holds three.") == 1, drawn

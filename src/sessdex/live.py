@@ -186,8 +186,8 @@ def follow(
     `listed`: sub-agents its own files hold nothing of (`transcripts.listed_apart`),
     followed beside it, their events after its own in each batch, as `show` gives them.
     `relist`: those listed since, given the ids followed and those drawn: asked at most
-    every RELIST_EVERY seconds, each one it gives followed from then on as the others
-    are, read from its start (LATE_READ_MOST bytes of its end at most): what it wrote
+    every RELIST_EVERY seconds, each one it gives that no read followed has drawn by the
+    next look followed from then on as the others are, read from its start (LATE_READ_MOST bytes of its end at most): what it wrote
     before the look is drawn too.
     """
     live = LiveSession(session, spawner=spawner, history=history)
@@ -196,6 +196,7 @@ def follow(
     deadline = None if duration is None else time.monotonic() + duration
     relisted = time.monotonic()
     drawn: set[str] = set()  # the sub-agents drawn: a read followed holds them
+    waiting: list[Session] = []  # found by the last look, followed at the next
 
     def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
         events = take(live)
@@ -227,8 +228,11 @@ def follow(
             waiter.wait(step if remaining is None else min(step, remaining))
             if relist is not None and time.monotonic() - relisted >= RELIST_EVERY:
                 followed = {session.id, *drawn, *(agent for _, agent in apart)}
-                late = relist(followed)
+                # one found at the look before that no followed read has drawn since:
+                # a read of a store (every STORE_SECONDS) may not yet have held it then
+                late = [c for c in waiting if c.id not in followed]
                 apart += [(LiveSession(c, window=LATE_READ_MOST), c.id) for c in late]
+                waiting = list(relist(followed | {c.id for c in late}))
                 relisted = time.monotonic()
             events = gather(LiveSession.poll)
             if events:

@@ -435,3 +435,84 @@ def test_follow_draws_a_crush_agent_call_once_when_the_look_comes_before_the_rea
     )
     drawn = [e.text for batch in batches for e in batch if e.agent_id == CRUSH_LATE]
     assert drawn.count("test_retry.py holds three.") == 1, drawn
+
+
+KILO = Path(__file__).parent / "data" / "kilo" / "home"
+KILO_LEAD = "ses_dca3c4fdfffeLJ9Gzp3KxVSonW"
+KILO_CHILD = "ses_dca3c050bffebCqjqWcltmC3YO"  # the fixture's, under the same lead
+KILO_LATE = "ses_dca3c050bffeLateKiloChild1"
+
+
+def _kilo_spawn(db_path: Path) -> None:
+    """As the Kilo CLI (OpenCode's tables) runs a task: a task part in the lead naming
+    the child session, then the child's row, messages and parts (copies of the
+    fixture's child's, under new ids, stamped now)."""
+    import sqlite3
+    import time as clock
+
+    now = int(clock.time() * 1000)
+    new = "replace(replace({}, 'msg_235c', 'msg_935c'), 'prt_235c', 'prt_935c')"
+    db = sqlite3.connect(db_path)
+    with db:
+        db.execute(
+            "INSERT INTO part SELECT 'prt_935cTaskPartLate00000001', message_id,"
+            " session_id, ?, ?, replace(replace(data, ?, ?), '45617af29', 'late0001')"
+            ' FROM part WHERE session_id = ? AND data LIKE \'%"tool":"task"%\'',
+            (now, now, KILO_CHILD, KILO_LATE, KILO_LEAD),
+        )
+        columns = [c[1] for c in db.execute("PRAGMA table_info(session)")]
+        row = dict(
+            zip(
+                columns,
+                db.execute(
+                    "SELECT * FROM session WHERE id = ?", (KILO_CHILD,)
+                ).fetchone(),
+                strict=True,
+            )
+        )
+        row |= {
+            "id": KILO_LATE,
+            "slug": "late",
+            "time_created": now,
+            "time_updated": now,
+        }
+        marks = ", ".join("?" * len(row))
+        db.execute(f"INSERT INTO session VALUES ({marks})", list(row.values()))
+        db.execute(
+            f"INSERT INTO message SELECT {new.format('id')}, ?, time_created,"
+            f" time_updated, data FROM message WHERE session_id = ?",
+            (KILO_LATE, KILO_CHILD),
+        )
+        db.execute(
+            f"INSERT INTO part SELECT {new.format('id')}, {new.format('message_id')}, ?,"
+            " time_created, time_updated, data FROM part WHERE session_id = ?",
+            (KILO_LATE, KILO_CHILD),
+        )
+    db.close()
+
+
+def test_follow_draws_a_kilo_task_started_while_it_follows_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(KILO, home)
+    db = home / ".local" / "share" / "kilo" / "kilo.db"
+    api.list_sessions(Home.at(home))
+    started = False
+    report = "Sub-agent report: the greeting command printed hello-from-subagent."
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _kilo_spawn(db)
+            started = True
+        return False
+
+    _, batches = api.follow_session(
+        Home.at(home), KILO_LEAD, duration=8, notify=False, history=3, stop=stop
+    )
+    late = [
+        (e.session_id, e.text)
+        for batch in batches
+        for e in batch
+        if e.agent_id == KILO_LATE
+    ]
+    assert late.count((KILO_LEAD, report)) == 1, late  # under the lead, marked, once

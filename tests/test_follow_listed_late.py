@@ -516,3 +516,64 @@ def test_follow_draws_a_kilo_task_started_while_it_follows_once(tmp_path: Path) 
         if e.agent_id == KILO_LATE
     ]
     assert late.count((KILO_LEAD, report)) == 1, late  # under the lead, marked, once
+
+
+QWEN = Path(__file__).parent / "data" / "qwen" / "subagents" / "home"
+QWEN_LEAD = "7b3c1f0e-5a2d-4c8b-9e6f-1a2b3c4d5e6f"
+QWEN_CALL = "call_8f2b1c9d0e"
+
+
+def _qwen_spawn(project: Path) -> None:
+    """As Qwen Code 0.24 runs the `agent` tool again: the lead's call, the run's
+    transcript and meta under subagents/<lead>/ (copies of the fixture's, a new call id),
+    then the lead's telemetry, result and answer."""
+    late = "call_late00001"
+    chat = project / "chats" / f"{QWEN_LEAD}.jsonl"
+    folder = project / "subagents" / QWEN_LEAD
+    lines = chat.read_text().splitlines()[1:]
+
+    def moved(line: str) -> str:
+        line = line.replace(QWEN_CALL, late).replace('"uuid":"p', '"uuid":"q')
+        line = line.replace('"parentUuid":"p', '"parentUuid":"q').replace(
+            "T10:00", "T10:01"
+        )
+        return line.replace("printed hello.", "printed hello twice.")
+
+    with chat.open("a") as lead:
+        lead.write(moved(lines[0]) + "\n")
+    for suffix in (".meta.json", ".jsonl"):
+        source = folder / f"agent-general-purpose-{QWEN_CALL}{suffix}"
+        text = source.read_text().replace(QWEN_CALL, late).replace("T10:00", "T10:01")
+        text = text.replace('"uuid":"c', '"uuid":"d').replace(
+            '"parentUuid":"c', '"parentUuid":"d'
+        )
+        (folder / f"agent-general-purpose-{late}{suffix}").write_text(
+            text.replace("It printed hello.", "It printed hello twice.")
+        )
+    with chat.open("a") as lead:
+        lead.write("".join(moved(line) + "\n" for line in lines[1:]))
+
+
+def test_follow_draws_a_qwen_sub_agent_run_started_while_it_follows_once(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(QWEN, home)
+    project = home / ".qwen" / "projects" / "-home-alex-code-shop-api"
+    api.list_sessions(Home.at(home))
+    started = False
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _qwen_spawn(project)
+            started = True
+        return False
+
+    _, batches = api.follow_session(
+        Home.at(home), QWEN_LEAD, duration=8, notify=False, history=3, stop=stop
+    )
+    drawn = [(e.session_id, e.agent_id, e.text) for b in batches for e in b if e.text]
+    said = [d for d in drawn if d[2] == "It printed hello twice."]
+    assert len(said) == 1, drawn
+    assert said[0][0] == QWEN_LEAD and "call_late00001" in (said[0][1] or "")  # marked

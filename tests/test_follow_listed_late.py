@@ -577,3 +577,45 @@ def test_follow_draws_a_qwen_sub_agent_run_started_while_it_follows_once(
     said = [d for d in drawn if d[2] == "It printed hello twice."]
     assert len(said) == 1, drawn
     assert said[0][0] == QWEN_LEAD and "call_late00001" in (said[0][1] or "")  # marked
+
+
+CODEX = Path(__file__).parent / "data" / "codex" / "home"
+CODEX_DAY = Path(".codex") / "sessions" / "2026" / "11" / "30"
+CODEX_LEAD = "rollout-2026-11-30T08-10-30-01a22b81-666a-7993-963b-4b7cc4e806e9.jsonl"
+CODEX_CHILD = "rollout-2026-11-30T08-10-30-01a22b81-66cf-74d0-99b4-ed78fda80cf9.jsonl"
+
+
+def test_follow_draws_a_codex_sub_agent_spawned_while_it_follows_once(
+    tmp_path: Path,
+) -> None:
+    """As Codex runs `spawn_agent` (collaboration): the lead's call, then the child's
+    rollout, its parent thread in its session_meta, then the rest of the lead's turn."""
+    home = tmp_path / "home"
+    shutil.copytree(CODEX, home)
+    day = home / CODEX_DAY
+    lead = (day / CODEX_LEAD).read_text().splitlines(keepends=True)
+    child = (day / CODEX_CHILD).read_text()
+    spawn = next(n for n, line in enumerate(lead) if '"spawn_agent"' in line)
+    (day / CODEX_LEAD).write_text("".join(lead[:spawn]))  # the lead before its call
+    (day / CODEX_CHILD).unlink()
+    api.list_sessions(Home.at(home))
+    started = False
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            with (day / CODEX_LEAD).open("a") as file:
+                file.write(lead[spawn])
+            (day / CODEX_CHILD).write_text(child)
+            with (day / CODEX_LEAD).open("a") as file:
+                file.write("".join(lead[spawn + 1 :]))
+            started = True
+        return False
+
+    session, batches = api.follow_session(
+        Home.at(home), "01a22b81-666a", duration=6, notify=False, history=3, stop=stop
+    )
+    drawn = [(e.session_id, e.agent_id, e.text) for b in batches for e in b if e.text]
+    report = "Sub-agent report: the command printed hello-from-subagent."
+    said = [d for d in drawn if d[2] == report and d[1] is not None]
+    assert said == [(session.id, "01a22b81-66cf-74d0-99b4-ed78fda80cf9", report)], drawn

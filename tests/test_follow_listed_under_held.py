@@ -132,3 +132,40 @@ def test_show_and_follow_give_the_same_sub_agents(
     assert set(api.sub_agent_ids(Home.at(Path(home)), session)) == want
     for count in (1, 3, 20):
         _assert_draws_the_end_of_show(home, LEAD, count)
+
+
+def test_follow_draws_a_sub_agent_listed_under_a_held_one_while_it_follows(
+    tmp_path: Path,
+) -> None:
+    """The index lists, while `follow` runs, a sub-agent under the one the lead's read
+    holds (OpenClaw: its transcript, then its entry in the coder's sessions.json): drawn
+    once, under the lead, by its id; the held one not followed apart as well."""
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    coder = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    spawned_by = SUBAGENT.format("main", "7c9e6679-7425-40de-944b-e07fc1f90ae7")
+    text = "the grandchild under the held one"
+    started = False
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _transcript(coder, UNDER_HELD, 18, text)
+            store = json.loads((coder / "sessions.json").read_text())
+            store[SUBAGENT.format("coder", "g")] = {"sessionId": UNDER_HELD, "updatedAt": 1796115370000, "spawnedBy": spawned_by}  # fmt: skip
+            (coder / "sessions.json").write_text(json.dumps(store))
+            started = True
+        return False
+
+    _, batches = api.follow_session(
+        Home.at(home), LEAD, duration=8, notify=False, history=3, stop=stop
+    )
+    for batch in batches:
+        drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    assert [d for d in drawn if d[2] == text] == [(LEAD, UNDER_HELD, text)], drawn
+    held = [
+        d[2] for d in drawn if d[1] == HELD
+    ]  # in the history: not followed apart too
+    assert held and len(held) == len(set(held)), held

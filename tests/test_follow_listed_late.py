@@ -619,3 +619,47 @@ def test_follow_draws_a_codex_sub_agent_spawned_while_it_follows_once(
     report = "Sub-agent report: the command printed hello-from-subagent."
     said = [d for d in drawn if d[2] == report and d[1] is not None]
     assert said == [(session.id, "01a22b81-66cf-74d0-99b4-ed78fda80cf9", report)], drawn
+
+
+KIMI = Path(__file__).parent / "data" / "kimi" / "real" / "home"
+KIMI_FOLDER = Path(".kimi/sessions/54a67b3dc711941b4653c448cf4d35b0")
+KIMI_LEAD = "64bdeb6f-031a-4d2d-bc48-a44662bbfa06"
+
+
+def test_follow_draws_a_kimi_sub_agent_started_while_it_follows_as_show_does(
+    tmp_path: Path,
+) -> None:
+    """As Kimi CLI runs its Agent tool: the lead's call in its wire, the sub-agent's
+    folder (meta.json, prompt.txt, wire.jsonl), then its events copied into the lead's
+    wire and the result; each of the sub-agent's lines drawn as often as show gives it."""
+    home = tmp_path / "home"
+    shutil.copytree(KIMI, home)
+    lead = home / KIMI_FOLDER / KIMI_LEAD
+    sub = lead / "subagents"
+    kept = tmp_path / "subagents"
+    shutil.move(sub, kept)
+    wire = (lead / "wire.jsonl").read_text().splitlines(keepends=True)
+    call = next(n for n, line in enumerate(wire) if '"ToolCall"' in line)
+    (lead / "wire.jsonl").write_text("".join(wire[:call]))
+    shown = api.transcript(Home.at(KIMI), KIMI_LEAD).events
+    want = sorted(e.text for e in shown if e.agent_id and e.text)
+    api.list_sessions(Home.at(home))
+    started = False
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            with (lead / "wire.jsonl").open("a") as file:
+                file.write(wire[call])
+            shutil.copytree(kept, sub)
+            with (lead / "wire.jsonl").open("a") as file:
+                file.write("".join(wire[call + 1 :]))
+            started = True
+        return False
+
+    _, batches = api.follow_session(
+        Home.at(home), KIMI_LEAD, duration=8, notify=False, history=3, stop=stop
+    )
+    drawn = [(e.session_id, e.agent_id, e.text) for b in batches for e in b if e.text]
+    assert sorted(d[2] for d in drawn if d[1]) == want, drawn
+    assert {d[0] for d in drawn} == {KIMI_LEAD}

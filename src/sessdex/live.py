@@ -187,8 +187,8 @@ def follow(
     followed beside it, their events after its own in each batch, as `show` gives them.
     `relist`: those listed since, given the ids followed and those drawn: asked at most
     every RELIST_EVERY seconds, each one it gives that no read followed has drawn by the
-    next look followed from then on as the others are, read from its start (LATE_READ_MOST bytes of its end at most): what it wrote
-    before the look is drawn too.
+    next look followed from then on as the others are, read from its start
+    (LATE_READ_MOST bytes of its end at most): what it wrote before the look is drawn.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]

@@ -177,3 +177,21 @@ def test_a_file_where_the_folder_was_is_told_what_to_do(
         "there) to resume it, or, to go on with it in another folder, run this there"
     ) in said, said
     assert said.endswith(f"`claude --resume {GONE} --model claude-sonnet-4-5 --permission-mode default`")  # fmt: skip
+
+
+def test_refusals_after_a_line_to_paste_are_told_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gone folder's refusal ends with the line to run elsewhere; the next refusal
+    (the CLI not installed) starts a sentence of its own, in `resume` and in `demo`'s
+    note: run together, "…workspace-write` 'codex' is not on PATH" read as one line."""
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no codex
+    monkeypatch.setenv("HOME", str(tmp_path))
+    demo = Path(sources.__file__).parent.parent / "demo" / "home"
+    resumed = CliRunner().invoke(main, ["resume", "019a7e21", "--home", str(demo)])
+    shown = CliRunner().invoke(main, ["demo"])
+    for result in (resumed, shown):
+        said = " ".join(result.output.split())
+        assert "workspace-write` 'codex' is not on PATH" not in said, said
+        assert "workspace-write`. 'codex' is not on PATH" in said, said

@@ -481,7 +481,7 @@ def resume_command(
             )
         return
     if check.refusals:
-        raise SessdexError(" ".join(check.refusals))
+        raise SessdexError(_refusals_said(check.refusals))
     if check.live_pids and not force:
         pids = ", ".join(map(str, check.live_pids))
         raise SessdexError(
@@ -549,6 +549,12 @@ def _with_id(said: str, session_id: str) -> str:
 
 def _unsaid(_message: str) -> None:
     """Nothing said: what `--json` already holds, for a script."""
+
+
+def _refusals_said(refusals: list[str]) -> str:
+    """The refusals as sentences: one may end with a line to paste in backticks, which
+    run into the next refusal's words read as one line."""
+    return " ".join(r if r.endswith((".", "?", "!")) else f"{r}." for r in refusals)
 
 
 def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:
@@ -1086,7 +1092,7 @@ def demo_command(given_home: str | None) -> None:
         if check.refusals:  # the demo's folders are not on this machine: said, not met
             err(
                 "note: run as printed, it exits 1 on this machine, where resume would "
-                f"refuse it: {' '.join(check.refusals)}"
+                f"refuse it: {_refusals_said(check.refusals)}"
             )
     echo()
     echo("(the demo home, read with --home; run 'sessdex list' for your own sessions)")

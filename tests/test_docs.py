@@ -647,3 +647,27 @@ def test_changelog_entries_say_each_thing_once() -> None:
         words = entry.split()
         runs = [tuple(words[i : i + 12]) for i in range(len(words) - 11)]
         assert len(runs) == len(set(runs)), entry
+
+
+# `live.RELIST_EVERY` (3), `transcripts.LISTED_APART_READ_MOST` (64 MB): a bound the docs
+# give by its name in the code and its value
+_CONSTANT_SAID = re.compile(
+    r"`([a-z_.]+)\.([A-Z][A-Z_0-9]+)` \((\d+(?:\.\d+)?)( MB| KB)?\)"
+)
+
+
+def test_a_bound_the_docs_name_has_the_value_they_give() -> None:
+    """A constant tuned in the code (follow's 64 MB of sub-agents, its 3 s relist) is
+    said at its value where the docs name it; a tuning left the page behind otherwise."""
+    import importlib
+
+    said = [
+        found
+        for doc in ("README.md", "docs/usage.md", "docs/live.md", "bench/README.md")
+        for found in _CONSTANT_SAID.findall((ROOT / doc).read_text())
+    ]
+    assert len(said) >= 2  # the pattern still finds how the pages name them
+    for module, name, number, unit in said:
+        value = getattr(importlib.import_module(f"sessdex.{module}"), name)
+        scale = {" MB": 1024 * 1024, " KB": 1024}.get(unit, 1)
+        assert value == float(number) * scale, f"`{module}.{name}` ({number}{unit})"

@@ -671,3 +671,13 @@ def test_a_bound_the_docs_name_has_the_value_they_give() -> None:
         value = getattr(importlib.import_module(f"sessdex.{module}"), name)
         scale = {" MB": 1024 * 1024, " KB": 1024}.get(unit, 1)
         assert value == float(number) * scale, f"`{module}.{name}` ({number}{unit})"
+
+
+def test_resume_help_says_keep_permissions_lifts_its_refusals() -> None:
+    """A session its app reopens looser by itself (Copilot's Allow All, Kimi's yolo,
+    gptme's no_confirm) is refused until --keep-permissions: `resume -h` says which flag
+    lifts that refusal, where the README is not at hand."""
+    shown = CliRunner().invoke(main, ["resume", "--help"], terminal_width=200).output
+    said = " ".join(shown.split())
+    assert "--keep-permissions" in said
+    assert "refused without it" in said, said

@@ -358,7 +358,9 @@ def _say_why_empty(
 @click.option(
     "--keep-permissions",
     is_flag=True,
-    help="Keep a recorded approval mode looser than the CLI's default.",
+    help="Keep a recorded approval mode looser than the CLI's default, and resume a "
+    "session its app reopens looser by itself (Copilot's Allow All, droid's autonomy, "
+    "Kimi's yolo, gptme's no-confirm), refused without it.",
 )
 @verbose_option
 @home_option

@@ -32,6 +32,8 @@ def _run(*args: str) -> tuple[int, str]:
         ("codex-cli", "codex"),
         ("qwen-code", "qwen"),
         ("mistral-vibe", "vibe"),
+        ("opencode-ai", "opencode"),  # the packages resume's install hint names
+        ("forgecode", "forge"),
     ],
 )
 def test_list_takes_an_apps_display_and_package_names(typed: str, app: str) -> None:

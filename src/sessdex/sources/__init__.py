@@ -162,6 +162,9 @@ ALIASES: dict[str, str] = {
     "agy": "antigravity",
     "cursor-agent": "cursor",
     "copilot-cli": "copilot",
+    "opencode-ai": "opencode",  # npm's name, as resume's install hint gives it
+    "forgecode": "forge",
+    "aider-chat": "aider",  # PyPI's
 }
 
 

@@ -195,3 +195,4 @@ def test_refusals_after_a_line_to_paste_are_told_apart(
         said = " ".join(result.output.split())
         assert "workspace-write` 'codex' is not on PATH" not in said, said
         assert "workspace-write`. 'codex' is not on PATH" in said, said
+        assert "@openai/codex." not in said  # no dot on the command to copy

@@ -555,8 +555,9 @@ def _unsaid(_message: str) -> None:
 
 def _refusals_said(refusals: list[str]) -> str:
     """The refusals as sentences: one may end with a line to paste in backticks, which
-    run into the next refusal's words read as one line."""
-    return " ".join(r if r.endswith((".", "?", "!")) else f"{r}." for r in refusals)
+    run into the next refusal's words read as one line. Only that one is ended: a dot
+    after a bare command (an install hint's) would be copied with it."""
+    return " ".join(f"{r}." if r.endswith("`") else r for r in refusals)
 
 
 def _branch_moved(mismatch: tuple[str, str], check: api.ResumeCheck) -> str:

@@ -84,7 +84,10 @@ def transcript(
         lead_only = subagents == "none" or not as_shown
         by_time = getattr(source, "SUBAGENTS_BY_TIME", False)
         listed = by_time or _lists_subagents(home, session)
-        if lead_only or by_time or not listed:
+        # each listed one placed at its spawn in the lead's rows: the last rows tell
+        # (a spawn among them reads it whole, below)
+        spawned = listed and not by_time and _spawns_all(home, source, session)
+        if lead_only or by_time or not listed or spawned:
             last, relative = _tail_events(
                 source, session, diagnostics, tail, full, shown, spawner, lead_only
             )
@@ -464,6 +467,27 @@ def _lists_subagents(home: Home, session: Session) -> bool:
         return False
     finally:
         index.close()
+
+
+def _spawns_all(home: Home, source: sources.Source, session: Session) -> bool:
+    """Whether the source's `spawns_all` finds each sub-agent the index lists under the
+    session spawned in the lead's own rows (base.py)."""
+    import sqlite3
+
+    hook = getattr(source, "spawns_all", None)
+    if hook is None:
+        return False
+    try:
+        index = Index(home)
+    except sqlite3.Error:
+        return False
+    try:
+        children = [row.id for _, row in index.under(session.app, [session.id])]
+    except sqlite3.Error:
+        return False
+    finally:
+        index.close()
+    return bool(children) and bool(hook(session, children))
 
 
 # a sub-agent's listed time and its events' times may be a clock tick and a rounding apart

@@ -528,6 +528,10 @@ def opened_by_flags(
 # or raise `WholeRead` where that is most of the session). Given `settles`, a list, it
 # appends whether `settle` would read more than these rows (False: a wider window alone
 # places such an event, without a second read of the same rows first).
+# A source whose `read` places each sub-agent's events at its spawn may define beside it
+# `spawns_all(session, children) -> bool`: whether the lead's own rows spawn each of
+# `children` (ids the index lists under it); `show --tail` of a session with sub-agents
+# then reads the last rows too, where they hold no spawn, instead of the whole session.
 
 
 class WholeRead(Exception):

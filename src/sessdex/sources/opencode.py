@@ -880,6 +880,39 @@ def read_last(
         settles.append(reader.settles)
 
 
+def spawns_all(session: Session, children: Sequence[str]) -> bool:
+    """Whether a 1.x part row of the lead's own names each of `children` as the session
+    its `task` call ran (base.py): `read` gives each child's events at that call. False
+    where that is not found at once: JSON files, 2.x rows, a table that cannot be read."""
+    if not session.path or "#session/" not in session.path:
+        return False
+    try:
+        connection = databases.open_sqlite(
+            session.path.split("#session/")[0], login=LOGIN
+        )
+    except (OSError, sqlite3.Error):
+        return False
+    # instr() first: json_extract parses only the rows that name the child
+    spawned = (
+        "SELECT 1 FROM part WHERE session_id = ? AND instr(data, ?) > 0 AND "
+        "json_valid(data) AND ? IN (json_extract(data, '$.state.metadata.sessionId'), "
+        "json_extract(data, '$.state.metadata.sessionID')) LIMIT 1"
+    )
+    try:
+        return (
+            all(
+                connection.execute(spawned, (session.id, child, child)).fetchone()
+                for child in children
+                if child != session.id
+            )
+            and session.id not in children
+        )
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
+
+
 class _Reader:
     """Turns OpenCode messages and parts into events, child sessions included."""
 

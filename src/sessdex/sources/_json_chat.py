@@ -85,10 +85,11 @@ def listing(
     document: object
     found: Iterable[dict[str, object]] = ()
     if size > LIST_LIMIT:
-        document = ends(path)
+        # not laid out as the app writes it (another tool's compact copy): from its
+        # ends too where they hold its members, else a piece at a time
+        document = ends(path) or compact_ends(path)
         if document is None:
-            # not laid out as the app writes it (another tool's compact copy): its
-            # members read a piece at a time, its messages passed over unread
+            # its members read a piece at a time, its messages passed over unread
             pieces = _in_pieces(path, diagnostics, app)
             if pieces is None:
                 return None  # counted
@@ -237,6 +238,51 @@ def ends(path: Path) -> dict[str, object] | None:
         return None
     found = top_members(blocks, _TOP_MEMBER)
     return found if isinstance(found.get("sessionId"), str) else None
+
+
+# where a compact chat's messages start: a quote a key starts with is never one inside a
+# string (those are escaped), so the first such key is the document's own where the
+# members before it are strings
+_COMPACT_MESSAGES = re.compile(rb'[{,]\s*"messages"\s*:\s*\[')
+# where an array closes and a member follows (a quote after a comma is structural)
+_COMPACT_CLOSE = re.compile(rb'\]\s*,\s*"')
+
+
+def compact_ends(path: Path) -> dict[str, object] | None:
+    """`ends` of a chat written on one line (`json.dumps`, not as these apps lay it out):
+    the members before its messages, parsed from its first bytes, and those after their
+    array, from its last (the first array close there after which the rest parses as one
+    object's members: a close inside a message leaves that message's brackets open).
+    None where they are not found so: its id not among the members before them."""
+    try:
+        with files.open_regular(path) as stream:
+            head = stream.read(_ENDS)
+            start = max(len(head), stream.seek(0, 2) - _ENDS)
+            stream.seek(start)
+            tail = stream.read(_ENDS)
+    except OSError:
+        return None
+    if start == len(head):  # a small one: its ends meet
+        head, tail = head + tail, head + tail
+    opens = _COMPACT_MESSAGES.search(head)
+    if opens is None or not head.lstrip().startswith(b"{"):
+        return None
+    before = head[: opens.start()].strip()
+    try:
+        found = orjson.loads(before + b"}") if before != b"" else {}
+    except orjson.JSONDecodeError:
+        return None  # an object among them: a piece at a time
+    if not isinstance(found, dict) or not isinstance(found.get("sessionId"), str):
+        return None
+    for close in _COMPACT_CLOSE.finditer(tail):
+        try:
+            after = orjson.loads(b"{" + tail[close.end() - 1 :])
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(after, dict):
+            found.update(after)
+            break
+    return found
 
 
 def end_bytes(path: Path, size: int = _ENDS) -> tuple[bytes, bytes] | None:

@@ -1,0 +1,56 @@
+"""A Gemini CLI chat too big to list whole, written on one line (another tool's compact
+copy, not laid out as the app writes it), is listed from its first and last bytes, as
+one laid out so is: it was read to its end (18.9 s of a 300 MB chat)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.sources import Home, gemini
+from tests.sources.test_gemini import HOME, LEGACY, sessions
+
+COPIES = 3000  # the chat's messages written again: about 8 MB
+
+
+def _read_bytes() -> int:
+    with open("/proc/self/io") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="counts /proc's rchar")
+def test_a_big_compact_chat_is_listed_from_its_ends(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    laid_out = sessions(home)[LEGACY]
+    path = Path(str(laid_out.path))
+    chat = json.loads(path.read_bytes())
+    chat["messages"] = [
+        {**m, "id": f"{m.get('id')}-{n}", "content": m.get("content") or "x" * 2000}
+        for n in range(COPIES)
+        for m in chat["messages"]
+    ]
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    size = path.stat().st_size
+    assert size > 16 * 1024 * 1024 // 2  # past half of LIST_LIMIT's 16 MB...
+    if size <= 16 * 1024 * 1024:  # ...and past it, in a few more bytes
+        chat["messages"].append({"id": "pad", "type": "info", "content": "p" * 10**7})
+        path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+        size = path.stat().st_size
+
+    diagnostics = Diagnostics()
+    before = _read_bytes()
+    [listed] = gemini.parse(path, gemini.locate(Home.at(home)), diagnostics)
+    read = _read_bytes() - before
+    assert (listed.id, listed.title, listed.created, listed.updated) == (
+        laid_out.id,
+        laid_out.title,  # its summary, after its messages
+        laid_out.created,
+        laid_out.updated,
+    )
+    assert not diagnostics.problems and diagnostics.skipped_total == 0
+    assert read < size / 8, (read, size)  # its ends, not the whole

@@ -84,10 +84,14 @@ def listing(
     what comes before its cut, the cut counted and said."""
     document: object
     found: Iterable[dict[str, object]] = ()
+    compact = False  # listed from its ends, though not laid out as the app writes it
     if size > LIST_LIMIT:
         # not laid out as the app writes it (another tool's compact copy): from its
         # ends too where they hold its members, else a piece at a time
-        document = ends(path) or compact_ends(path)
+        document = ends(path)
+        if document is None:
+            document = compact_ends(path)
+            compact = document is not None
         if document is None:
             # its members read a piece at a time, its messages passed over unread
             pieces = _in_pieces(path, diagnostics, app)
@@ -122,6 +126,8 @@ def listing(
         model = text_of(message, "model") or model
         if len(tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
             tool_paths += islice(hashed.tool_paths([message]), hashed.PATHS_TRIED)
+    if compact and model is None:
+        model = _last_model(path)  # as the read to its end found it
     project_hash = document.get("projectHash")
     return Listing(
         session_id=session_id,
@@ -283,6 +289,25 @@ def compact_ends(path: Path) -> dict[str, object] | None:
             found.update(after)
             break
     return found
+
+
+# a member "model" of a compact chat (its quotes structural, as _COMPACT_MESSAGES's)
+_COMPACT_MODEL = re.compile(rb'[{,]\s*"model"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _last_model(path: Path) -> str | None:
+    """The last "model" named in a compact chat's last bytes: its last model message's."""
+    try:
+        tail = files.tail_bytes(path, _ENDS)[1]
+    except OSError:
+        return None
+    for match in reversed(list(_COMPACT_MODEL.finditer(tail))):
+        try:
+            found = orjson.loads(match.group(1))
+        except orjson.JSONDecodeError:
+            continue
+        return found if isinstance(found, str) and found else None
+    return None
 
 
 def end_bytes(path: Path, size: int = _ENDS) -> tuple[bytes, bytes] | None:

@@ -3,8 +3,9 @@
 The real OpenCode home's first session grown to `--cycles` times its 6 messages (14 parts;
 8000: 48,000 messages, 113 MB, a -wal left as a running app leaves one), one `task` call
 among its first rows naming the corpus's sub-agent, which the index then lists under it.
-Wall and CPU of `show --tail 5 --no-pager`, index warm, medians of `--runs`; with
-`--baseline-src OLD/src`, that tree's in the same minutes. Usage:
+Wall and CPU of `show --tail 5 --no-pager`, and the peak RSS of `tree` (which reads the
+whole session), index warm, medians of `--runs`; with `--baseline-src OLD/src`, that
+tree's in the same minutes. Usage:
 
     .venv/bin/python bench/bench_tail_subagents.py [--cycles 8000] [--runs 5] [--baseline-src OLD/src]
 """
@@ -87,6 +88,9 @@ def main() -> int:
             wall = median([r.seconds for r in runs])
             cpu = median([r.cpu for r in runs])
             print(f"{name}: show --tail 5 wall {wall:.2f} s, CPU {cpu:.2f} s (medians of {args.runs})")  # fmt: skip
+            tree = sessdex("tree", LEAD, "--home", str(home))
+            peaks = [run(tree, env, measure_rss=True).peak_rss for _ in range(args.runs)]  # fmt: skip
+            print(f"{name}: tree peak RSS {median(peaks) / 2**20:.1f} MB")
     return 0
 
 

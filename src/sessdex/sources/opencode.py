@@ -54,7 +54,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -1025,17 +1025,26 @@ class _Reader:
             def children(child: str, child_agent: str) -> Iterator[Event]:
                 return self.database_session(connection, child, child_agent, depth + 1)
 
-        messages: list[tuple[object, object, object]] = []  # (id, created, rowid)
+        merged = self.rows and _opencode_v2.has_rows(connection, session_id)
+        # (id, created, rowid): 1.x messages alone stream, never held (245,000 of
+        # them held 75 MB); merged with 2.x rows, held to be merged by time
+        messages: Iterable[Sequence[object]] = ()
+        rowid_of: dict[object, object] = {}
         if self.legacy:
             messages = connection.execute(
                 f"SELECT id, {self.message_time} AS created, rowid FROM message WHERE session_id = ? ORDER BY created, id",
                 (session_id,),
-            ).fetchall()
-        rowid_of = {message_id: rowid for message_id, _, rowid in messages}
+            )
+            if merged:
+                messages = list(messages)
+                rowid_of = {message_id: rowid for message_id, _, rowid in messages}
         infos = self.message_values(connection, session_id)
         session_parts = self.session_parts(connection, session_id)
 
-        def legacy_message(message_id: str, created: int | None) -> Iterator[Event]:
+        def legacy_message(
+            message_id: str, created: int | None, rowid: object = None
+        ) -> Iterator[Event]:
+            rowid = rowid_of.get(message_id) if rowid is None else rowid
             if session_parts is None:
                 parts: Iterator[Sequence[object]] = connection.execute(
                     "SELECT rowid, id FROM part WHERE message_id = ? ORDER BY id",
@@ -1044,7 +1053,7 @@ class _Reader:
             else:
                 parts = session_parts.of(message_id)
             yield from self.message(
-                self.info(connection, infos, rowid_of.get(message_id), message_id),
+                self.info(connection, infos, rowid, message_id),
                 created,
                 (
                     self.value(
@@ -1055,11 +1064,11 @@ class _Reader:
                 ),
                 agent,
                 children,
-                f"{self.db}#message/{rowid_of.get(message_id, message_id)}",
+                f"{self.db}#message/{message_id if rowid is None else rowid}",
                 message_id,
             )  # fmt: skip
 
-        if self.rows and _opencode_v2.has_rows(connection, session_id):
+        if merged:
             roles = self.message_values(connection, session_id)
             rows = [
                 (
@@ -1078,7 +1087,7 @@ class _Reader:
             return
         copies, source = _copies(connection, session_id) if depth == 0 else ({}, None)
         noted = False
-        for message_id, created, _ in messages:
+        for message_id, created, rowid in messages:
             if not isinstance(message_id, str):
                 continue
             when = created if isinstance(created, int) else None
@@ -1090,7 +1099,7 @@ class _Reader:
             # here) is billed in the session it was copied from
             outer, self.copied = self.copied, self.copied or copied
             try:
-                yield from legacy_message(message_id, when)
+                yield from legacy_message(message_id, when, rowid)
             finally:
                 self.copied = outer
         yield from self.compaction(agent)

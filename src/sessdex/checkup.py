@@ -456,6 +456,11 @@ def _found_in(home: Home, name: str) -> bool:
     location = declared_location(home, name) or sources.get(name).locate(home)
     if not location.exists:
         return False
+    # a folder other programs share (`.config`, Cline's): the app's own folders in it,
+    # as its facts name them, are looked for before its source is loaded (a warm
+    # `list` of a home holding only `.config/fontconfig` loaded Cline, Kilo, Roo)
+    if location.owned is not None and not any(map(folders.is_dir, location.owned)):
+        return False
     source = sources.get(name)
     if not app_found(source, location):
         return False

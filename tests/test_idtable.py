@@ -89,3 +89,15 @@ def test_parts_that_do_not_fit_together_are_refused() -> None:
         IdTable.from_parts(blob, ends[:-1])  # not whole numbers
     with pytest.raises(ValueError):
         IdTable.from_parts(blob, b"")  # bytes that no entry holds
+
+
+def test_uuids_are_kept_in_17_bytes_and_given_back_as_written() -> None:
+    """A lower-case uuid is packed; one in capitals, with braces, or a 16-byte string
+    that looks like a packed one is kept as it is: each comes back as it was added."""
+    lower = "277aa9a1-6d9d-456e-9f48-4f6562d4838f"
+    strings = [lower, lower.upper(), "{" + lower + "}", "\xff" * 16, lower[:-1] + "g"]
+    table = IdTable()
+    numbered_as_a_dict_would(table, [*strings, *strings])
+    blob, _ = table.parts()
+    assert len(blob) == 17 + 36 + 38 + 32 + 36  # the first uuid packed, the rest not
+    assert [table[n] for n in range(len(strings))] == strings

@@ -2,7 +2,7 @@
 
 A dict from str to its number costs about 170 bytes an entry for a uuid (the str, an int,
 the slot), and a transcript of a few GB names a million uuids. Here an entry costs its
-UTF-8 bytes and about 30 more: the bytes end to end in one bytearray, an end offset and a
+UTF-8 bytes (17 for a lower-case uuid, packed) and about 30 more: the bytes end to end in one bytearray, an end offset and a
 hash per entry, and an open-addressing table of entry numbers. Lookups stay exact: a hash
 that matches is confirmed on the bytes. Not a general mapping: entries are never removed.
 The first entries (`_FRONT`) sit in a plain dict, packed into the arrays past that or when
@@ -11,6 +11,7 @@ the table's parts are asked for: most tables stay that small, and a dict is chea
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_left
 
@@ -102,7 +103,7 @@ class IdTable:
         self._pack()
         ends = self._ends
         start = ends[number - 1] if number > 0 else 0
-        return self._blob[start : ends[number]].decode("utf-8", "surrogatepass")
+        return _decode(self._blob[start : ends[number]])
 
     def get(self, key: str) -> int:
         """The number of `key`, or -1 if it was never added."""
@@ -138,10 +139,7 @@ class IdTable:
             self._pack()
         if self._unhashed:
             self._hash_all()
-        try:  # `_encode`, inline: this runs for every line of a big transcript
-            data = key.encode()
-        except UnicodeEncodeError:
-            data = key.encode("utf-8", "surrogatepass")
+        data = _encode(key)
         code = hash(data)
         # `get`, inline, comparing in place (a slice of the blob would be a copy)
         slots, hashes, ends, mask = self._slots, self._hashes, self._ends, self._mask
@@ -177,11 +175,26 @@ class IdTable:
         self._slots, self._mask = slots, mask
 
 
+# A uuid as Claude Code writes it (36 characters, lower-case hex) is kept as its 16 bytes
+# after a 0xFF, a byte UTF-8 never holds: 17 bytes, where its text took 36.
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_PACKED = 0xFF
+
+
 def _encode(key: str) -> bytes:
+    if len(key) == 36 and _UUID.fullmatch(key):
+        return b"\xff" + bytes.fromhex(key.replace("-", ""))
     try:
         return key.encode()
     except UnicodeEncodeError:  # a lone surrogate (JSON allows one): kept as it is
         return key.encode("utf-8", "surrogatepass")
+
+
+def _decode(data: bytes | bytearray) -> str:
+    if len(data) == 17 and data[0] == _PACKED:
+        text = data[1:].hex()
+        return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+    return data.decode("utf-8", "surrogatepass")
 
 
 class HashSet:

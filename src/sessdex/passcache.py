@@ -20,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Sequence
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from .files import open_regular
 
@@ -71,11 +73,12 @@ def load(
             state = bytearray(os.fstat(kept.fileno()).st_size - kept.tell() + len(rest))
             state[: len(rest)] = rest
             got = len(rest)
-            while got < len(state) and (
-                piece := kept.read(min(_PIECE, len(state) - got))
-            ):
-                state[got : got + len(piece)] = piece
-                got += len(piece)
+            reader = cast("BufferedReader", kept)  # `open_regular` gives one
+            with memoryview(state) as view:  # read into it: no piece held beside it
+                while got < len(state) and (
+                    count := reader.readinto(view[got : got + _PIECE])
+                ):
+                    got += count
             del state[got:]  # shorter than it was a moment ago: what was read
         if fields[4] != hashlib.sha256(state).hexdigest().encode():
             return None  # the entry itself was damaged
@@ -87,11 +90,16 @@ def load(
 
 
 def save(
-    path: Path, kind: str, offset: int, state: bytes, stream: BinaryIO | None = None
+    path: Path,
+    kind: str,
+    offset: int,
+    state: bytes | Sequence[bytes | memoryview],
+    stream: BinaryIO | None = None,
 ) -> None:
     """Keep `state`, the pass's state after `path`'s first `offset` bytes (as `stream`,
     when given, read them: the same file even if it was replaced since). Quietly does
-    nothing for a small file or when the cache folder cannot be written."""
+    nothing for a small file or when the cache folder cannot be written. A state given
+    in pieces is kept as their bytes end to end, never joined here (a copy of it)."""
     import hashlib
 
     if offset < MIN_SIZE:
@@ -106,12 +114,17 @@ def save(
         digest = _digest(stream, offset)
         entry = _entry(path, kind)
         entry.parent.mkdir(parents=True, exist_ok=True)
-        kept = hashlib.sha256(state).hexdigest()
+        pieces = [state] if isinstance(state, bytes) else state
+        digest_of_state = hashlib.sha256()
+        for piece in pieces:
+            digest_of_state.update(piece)
+        kept = digest_of_state.hexdigest()
         header = f"{info.st_dev} {info.st_ino} {offset} {digest} {kept}".encode()
         partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
-        with open(partial, "wb") as out:  # in two writes: the state is not copied
+        with open(partial, "wb") as out:  # a write a piece: the state is not copied
             out.write(_MAGIC + header + b"\n\n")
-            out.write(state)
+            for piece in pieces:
+                out.write(piece)
         os.replace(partial, entry)  # a reader sees the old entry or the new, never half
         _keep_budget(entry.parent, keep=entry.name)
     except OSError:

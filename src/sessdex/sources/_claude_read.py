@@ -260,12 +260,10 @@ class _Saved(msgspec.Struct, array_like=True):
     """A survey's state after a file's first bytes, as `passcache` keeps it."""
 
     lines: int
-    # views: written from the graph's own arrays, read back from the entry's bytes,
-    # so that neither side holds a copy of the graph beside it
-    blob: memoryview
-    ends: memoryview
-    parent: memoryview
-    placed: memoryview
+    # the byte sizes of the graph's arrays (its uuids, their ends, parents, placed),
+    # which follow this record in the entry as they are: written from the arrays
+    # themselves, never encoded into a copy beside them
+    sizes: list[int]
     typed: list[tuple[int, int, str | None]]
     spawns_at: dict[int, list[str]]
     last: int
@@ -300,14 +298,7 @@ class _PassState:
         if kept is None:
             return state
         try:
-            saved = msgspec.msgpack.decode(kept[1], type=_Saved)
-            graph = _Graph()
-            graph.nodes = IdTable.from_parts(saved.blob, saved.ends)
-            graph.parent = array("i")
-            graph.parent.frombytes(saved.parent)
-            graph.placed = bytearray(saved.placed)
-            if not len(graph.parent) == len(graph.placed) == len(graph.nodes):
-                return state
+            saved, graph = _restored(kept[1])
         except (msgspec.DecodeError, ValueError):
             return state  # damaged: surveyed anew
         graph.typed = {node: (line, stamp) for node, line, stamp in saved.typed}
@@ -336,12 +327,15 @@ class _PassState:
             return
         graph, survey = self.graph, self.survey
         blob, ends = graph.nodes.views()
+        arrays = (
+            blob,
+            ends,
+            memoryview(graph.parent).cast("B"),
+            memoryview(graph.placed),
+        )
         saved = _Saved(
             lines=lines,
-            blob=blob,
-            ends=ends,
-            parent=memoryview(graph.parent).cast("B"),
-            placed=memoryview(graph.placed),
+            sizes=[view.nbytes for view in arrays],
             typed=[(node, line, stamp) for node, (line, stamp) in graph.typed.items()],
             spawns_at=graph.spawns_at,
             last=graph.last,
@@ -353,13 +347,46 @@ class _PassState:
             task_prompts=self.task_prompts,
         )
         try:
-            state = msgspec.msgpack.encode(saved)
+            head = msgspec.msgpack.encode(saved)
         except (UnicodeEncodeError, msgspec.EncodeError):
-            return  # a lone surrogate in an id (JSON allows one; UTF-8 does not)
+            head = None  # a lone surrogate in an id (JSON allows one; UTF-8 does not)
+        try:
+            if head is not None:
+                size = len(head).to_bytes(8, "little")
+                passcache.save(path, kind, end, [size, head, *arrays], stream)
         finally:
-            for view in (blob, ends, saved.parent, saved.placed):
+            for view in arrays:
                 view.release()  # the graph's arrays may grow again
-        passcache.save(path, kind, end, state, stream)
+
+
+def _restored(state: bytearray) -> tuple[_Saved, _Graph]:
+    """The record and the graph `_PassState.keep` wrote. Each array is copied out from
+    the end of `state`, which is cut behind it: the two are never held whole at once.
+    ValueError or msgspec's DecodeError where it is damaged."""
+    size = int.from_bytes(state[:8], "little")
+    with memoryview(state) as view:
+        saved = msgspec.msgpack.decode(view[8 : 8 + size], type=_Saved)
+    if len(saved.sizes) != 4 or sum(saved.sizes) != len(state) - 8 - size:
+        raise ValueError("the graph's arrays do not fit the entry")
+    blob_size, ends_size, parent_size, placed_size = saved.sizes
+    graph = _Graph()
+    graph.placed = bytearray(_cut(state, placed_size))
+    graph.parent = array("i")
+    graph.parent.frombytes(_cut(state, parent_size))
+    ends = _cut(state, ends_size)
+    with memoryview(state) as view:
+        graph.nodes = IdTable.from_parts(view[len(state) - blob_size :], ends)
+    del state[:]  # the entry's bytes: all copied out
+    if not len(graph.parent) == len(graph.placed) == len(graph.nodes):
+        raise ValueError("the graph's arrays do not fit together")
+    return saved, graph
+
+
+def _cut(state: bytearray, size: int) -> bytes:
+    """The last `size` bytes of `state`, cut from it."""
+    piece = bytes(memoryview(state)[len(state) - size :])
+    del state[len(state) - size :]
+    return piece
 
 
 class _Graph:

@@ -274,6 +274,11 @@ def test_a_claude_transcript_is_counted_without_holding_a_record_per_response(
         ),  # each response streamed: a first copy with a partial count
     )
     Catalogue.load()  # loaded once per process, whatever the file
+    # what a first count imports (the source, the index's modules), imported before the
+    # count is traced: run alone, the file's test counted them (12.5 MB, the bound 9)
+    usage.collect(
+        _claude_home(tmp_path / "warm", [_claude_response(0, output=1)]), ["claude"]
+    )
     tracemalloc.start()
     try:
         collected = usage.collect(home, ["claude"])
@@ -586,6 +591,27 @@ def test_codex_counts_repeats_and_replayed_history_once(mixed: Home) -> None:
     assert daily["2026-11-20"]["responses"] == 4
 
 
+def _codex_rollout(home: Path, count: int) -> None:
+    """A Codex rollout in `home` of `count` token counts, one a second."""
+    folder = home / ".codex" / "sessions" / "2026" / "11" / "20"
+    folder.mkdir(parents=True)
+    tid = "01a1f000-0000-7000-8000-0000000000f0"
+    head = [
+        {"timestamp": "2026-11-20T00:00:00Z", "type": "session_meta",
+         "payload": {"id": tid, "cwd": "/home/dev/shop"}},
+        {"timestamp": "2026-11-20T00:00:00Z", "type": "turn_context",
+         "payload": {"model": "gpt-5.5", "cwd": "/home/dev/shop"}},
+    ]  # fmt: skip
+    with open(folder / f"rollout-2026-11-20T00-00-00-{tid}.jsonl", "wb") as out:
+        out.writelines(orjson.dumps(line) + b"\n" for line in head)
+        for n in range(count):
+            last = {"input_tokens": 1000 + n, "output_tokens": 300 + n}
+            line = {"timestamp": f"2026-11-20T{n // 3600:02}:{n // 60 % 60:02}:{n % 60:02}Z",
+                    "type": "event_msg",
+                    "payload": {"type": "token_count", "info": {"last_token_usage": last}}}  # fmt: skip
+            out.write(orjson.dumps(line) + b"\n")
+
+
 def test_a_codex_rollout_is_counted_without_holding_a_record_per_response(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -599,25 +625,13 @@ def test_a_codex_rollout_is_counted_without_holding_a_record_per_response(
     monkeypatch.setattr(
         _usage_scan, "CHUNK", 256 * 1024
     )  # the file is not what is held
-    folder = tmp_path / "home" / ".codex" / "sessions" / "2026" / "11" / "20"
-    folder.mkdir(parents=True)
-    tid = "01a1f000-0000-7000-8000-0000000000f0"
-    head = [
-        {"timestamp": "2026-11-20T00:00:00Z", "type": "session_meta",
-         "payload": {"id": tid, "cwd": "/home/dev/shop"}},
-        {"timestamp": "2026-11-20T00:00:00Z", "type": "turn_context",
-         "payload": {"model": "gpt-5.5", "cwd": "/home/dev/shop"}},
-    ]  # fmt: skip
     count = 30_000
-    with open(folder / f"rollout-2026-11-20T00-00-00-{tid}.jsonl", "wb") as out:
-        out.writelines(orjson.dumps(line) + b"\n" for line in head)
-        for n in range(count):
-            last = {"input_tokens": 1000 + n, "output_tokens": 300 + n}
-            line = {"timestamp": f"2026-11-20T{n // 3600:02}:{n // 60 % 60:02}:{n % 60:02}Z",
-                    "type": "event_msg",
-                    "payload": {"type": "token_count", "info": {"last_token_usage": last}}}  # fmt: skip
-            out.write(orjson.dumps(line) + b"\n")
+    _codex_rollout(tmp_path / "home", count)
     Catalogue.load()  # loaded once per process, whatever the file
+    # what a first count imports, imported before the count is traced: run alone, the
+    # test counted them (10 MB, the bound 3)
+    _codex_rollout(tmp_path / "warm", 1)
+    usage.collect(Home.at(tmp_path / "warm"), ["codex"])
     tracemalloc.start()
     try:
         collected = usage.collect(Home.at(tmp_path / "home"), ["codex"])

@@ -52,3 +52,36 @@ def test_a_big_compact_chat_is_listed_from_its_ends(tmp_path: Path) -> None:
     assert listed.model
     assert not diagnostics.problems and diagnostics.skipped_total == 0
     assert read < size / 8, (read, size)  # its ends, not the whole
+
+
+def test_a_tool_calls_model_argument_is_not_the_chats_model(tmp_path: Path) -> None:
+    """Its last model message called a tool whose arguments name a model (an MCP
+    server's `chat` tool, as zen-mcp-server's): the chat's model is the message's own,
+    as its read to the end finds it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    laid_out = sessions(home)[LEGACY]
+    path = Path(str(laid_out.path))
+    chat = json.loads(path.read_bytes())
+    last = next(m for m in reversed(chat["messages"]) if m.get("model"))
+    last["toolCalls"] = [
+        {
+            "id": "chat-1",
+            "name": "chat",
+            "args": {"prompt": "a second opinion", "model": "o3"},
+            "status": "success",
+            "result": [],
+        }
+    ]
+    chat["messages"] = [
+        {**m, "id": f"{m.get('id')}-{n}", "content": m.get("content") or "x" * 2000}
+        for n in range(COPIES)
+        for m in chat["messages"]
+    ]
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    assert (
+        path.stat().st_size > 16 * 1024 * 1024
+    )  # past LIST_LIMIT: listed from its ends
+
+    [listed] = gemini.parse(path, gemini.locate(Home.at(home)), Diagnostics())
+    assert listed.model == laid_out.model == "gemini-2.5-pro"

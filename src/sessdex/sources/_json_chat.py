@@ -291,23 +291,81 @@ def compact_ends(path: Path) -> dict[str, object] | None:
     return found
 
 
-# a member "model" of a compact chat (its quotes structural, as _COMPACT_MESSAGES's)
-_COMPACT_MODEL = re.compile(rb'[{,]\s*"model"\s*:\s*("(?:[^"\\]|\\.)*")')
+# a bracket or a quote of a compact chat: its structure, outside its strings
+_COMPACT_TOKEN = re.compile(rb'[][{}"]')
 
 
 def _last_model(path: Path) -> str | None:
-    """The last "model" named in a compact chat's last bytes: its last model message's."""
+    """The model of a compact chat's last message that names one, from its last bytes:
+    a message's own "model", not one a tool call's arguments name."""
     try:
         tail = files.tail_bytes(path, _ENDS)[1]
     except OSError:
         return None
-    for match in reversed(list(_COMPACT_MODEL.finditer(tail))):
+    closes = _messages_close(tail)
+    if closes is None:
+        return None
+    for start, end in _messages_backwards(tail, closes):
         try:
-            found = orjson.loads(match.group(1))
+            message = orjson.loads(tail[start:end])
+        except orjson.JSONDecodeError:
+            return None
+        model = text_of(message, "model")
+        if model:
+            return model
+    return None
+
+
+def _messages_close(tail: bytes) -> int | None:
+    """Where a compact chat's messages array closes in its last bytes: the first close
+    after which the rest parses as its object's last members, as `compact_ends` finds."""
+    for close in _COMPACT_CLOSE.finditer(tail):
+        try:
+            after = orjson.loads(b"{" + tail[close.end() - 1 :])
         except orjson.JSONDecodeError:
             continue
-        return found if isinstance(found, str) and found else None
+        if isinstance(after, dict):
+            return close.start()
+    ends = tail.rstrip()  # its messages the object's last member
+    if ends.endswith(b"}") and ends[:-1].rstrip().endswith(b"]"):
+        return len(ends[:-1].rstrip()) - 1
     return None
+
+
+def _messages_backwards(tail: bytes, closes: int) -> Iterator[tuple[int, int]]:
+    """The spans of the messages before `closes` (their array's close), last first, read
+    backwards: a quote ends or starts a string where an even number of backslashes comes
+    before it. Stops at a message cut by the start of `tail` or at the array's open."""
+    depth = 0  # below the array
+    in_string = False
+    end = 0
+    for token in reversed(list(_COMPACT_TOKEN.finditer(tail, 0, closes))):
+        at = token.start()
+        char = tail[at : at + 1]
+        if char == b'"':
+            if _backslashes_before(tail, at) % 2 == 0:
+                in_string = not in_string
+            continue
+        if in_string:
+            continue
+        if char in b"}]":
+            depth += 1
+            if depth == 1:
+                end = at + 1
+        else:
+            depth -= 1
+            if depth < 0:
+                return  # the array's open: no message before it
+            if depth == 0:
+                yield at, end
+
+
+def _backslashes_before(data: bytes, at: int) -> int:
+    """How many backslashes come just before `at`."""
+    count = 0
+    while at > count and data[at - count - 1] == 0x5C:
+        count += 1
+    return count
 
 
 def end_bytes(path: Path, size: int = _ENDS) -> tuple[bytes, bytes] | None:

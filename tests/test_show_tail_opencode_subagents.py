@@ -90,3 +90,84 @@ def _under(home: Home, session_id: str) -> list[tuple[str, object]]:
         return list(index.under("opencode", [session_id]))
     finally:
         index.close()
+
+
+CHILDREN = 8  # sub-agents spawned late in the lead's rows
+
+
+def _spawn_late(path: Path, child: str) -> None:
+    """`CHILDREN` more sub-agents, each a copy of `child` that a `task` call halfway
+    through the lead starts, its row written after all the others (the last a scan of
+    the lead's rows comes to)."""
+    db = sqlite3.connect(path)
+    [(task_id, data)] = db.execute(
+        "SELECT id, data FROM part WHERE session_id = ? AND "
+        "json_extract(data, '$.tool') = 'task'",
+        (LEAD,),
+    ).fetchall()
+    [(message_id, created)] = db.execute(
+        "SELECT id, time_created FROM message WHERE session_id = ? "
+        "ORDER BY time_created LIMIT 1 OFFSET ?",
+        (LEAD, COPIES),
+    ).fetchall()
+    columns = [row[1] for row in db.execute("PRAGMA table_info(session)")]
+    for n in range(CHILDREN):
+        copy = f"{child}{n:02d}"
+        picked = ", ".join("?" if name == "id" else f"`{name}`" for name in columns)
+        db.execute(
+            f"INSERT INTO session SELECT {picked} FROM session WHERE id = ?",
+            (copy, child),
+        )
+        for table in ("message", "part"):
+            names = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+            chosen = ", ".join(
+                "id || ?"
+                if name == "id"
+                else "?"
+                if name == "session_id"
+                else ("message_id || ?" if name == "message_id" else f"`{name}`")
+                for name in names
+            )
+            values: tuple[str, ...] = (f"_{n}", copy)
+            if "message_id" in names:
+                values += (f"_{n}",)
+            db.execute(
+                f"INSERT INTO {table} SELECT {chosen} FROM {table} WHERE session_id = ?",
+                (*values, child),
+            )
+        db.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                f"{task_id}_late{n}",
+                message_id,
+                LEAD,
+                created,
+                created,
+                data.replace(child, copy),
+            ),
+        )
+    db.commit()
+    db.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="counts /proc's rchar")
+def test_show_tail_looks_for_many_sub_agents_spawns_in_one_pass(tmp_path: Path) -> None:
+    """Each sub-agent's spawn looked for in the lead's rows once, not a pass a
+    sub-agent: 8 spawned late read the lead's 11 MB 8 times, more than the whole read."""
+    shutil.copytree(app_home("opencode"), tmp_path / "home", symlinks=True)
+    database = _grow(tmp_path / "home")
+    home = Home.at(tmp_path / "home")
+    where = ["--home", str(home.path)]
+    runner = CliRunner()
+    assert runner.invoke(main, ["list", *where]).exit_code == 0
+    [(_, first)] = _under(home, LEAD)
+    _spawn_late(database, first.id)  # type: ignore[attr-defined]
+    assert runner.invoke(main, ["list", *where]).exit_code == 0
+    assert len(_under(home, LEAD)) == CHILDREN + 1  # all listed
+
+    before = _read_bytes()
+    result = runner.invoke(main, ["show", LEAD, "--tail", "5", "--no-pager", *where])
+    read = _read_bytes() - before
+    assert result.exit_code == 0, result.output
+    assert f"{COPIES} lorem" in result.stdout
+    assert read < 2 * database.stat().st_size, (read, database.stat().st_size)

@@ -884,7 +884,8 @@ def spawns_all(session: Session, children: Sequence[str]) -> bool:
     """Whether a 1.x part row of the lead's own names each of `children` as the session
     its `task` call ran (base.py): `read` gives each child's events at that call. False
     where that is not found at once: JSON files, 2.x rows, a table that cannot be read."""
-    if not session.path or "#session/" not in session.path:
+    wanted = set(children)
+    if not session.path or "#session/" not in session.path or session.id in wanted:
         return False
     try:
         connection = databases.open_sqlite(
@@ -892,21 +893,25 @@ def spawns_all(session: Session, children: Sequence[str]) -> bool:
         )
     except (OSError, sqlite3.Error):
         return False
-    # instr() first: json_extract parses only the rows that name the child
-    spawned = (
-        "SELECT 1 FROM part WHERE session_id = ? AND instr(data, ?) > 0 AND "
-        "json_valid(data) AND ? IN (json_extract(data, '$.state.metadata.sessionId'), "
-        "json_extract(data, '$.state.metadata.sessionID')) LIMIT 1"
+    # one pass over the lead's rows, however many children (a pass each read them
+    # again and again), a row at a time from the last found: a cursor reads a row
+    # ahead, past the last spawn; instr() first: json_extract parses only the rows
+    # that may name one
+    spawn = (
+        "SELECT rowid, json_extract(data, '$.state.metadata.sessionId'), "
+        "json_extract(data, '$.state.metadata.sessionID') FROM part "
+        "WHERE session_id = ? AND rowid > ? AND instr(data, '\"sessionI') > 0 "
+        "AND json_valid(data) ORDER BY rowid LIMIT 1"
     )
+    after = -(2**63)
     try:
-        return (
-            all(
-                connection.execute(spawned, (session.id, child, child)).fetchone()
-                for child in children
-                if child != session.id
-            )
-            and session.id not in children
-        )
+        while wanted:
+            row = connection.execute(spawn, (session.id, after)).fetchone()
+            if row is None:
+                return False
+            after = row[0]
+            wanted.difference_update(row[1:])
+        return True
     except sqlite3.Error:
         return False
     finally:

@@ -663,3 +663,35 @@ def test_follow_draws_a_kimi_sub_agent_started_while_it_follows_as_show_does(
     drawn = [(e.session_id, e.agent_id, e.text) for b in batches for e in b if e.text]
     assert sorted(d[2] for d in drawn if d[1]) == want, drawn
     assert {d[0] for d in drawn} == {KIMI_LEAD}
+
+
+def test_follow_draws_a_late_sub_agent_whose_first_read_met_the_index_locked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index locked by another program between the look's listing of the new id and
+    its read of the sub-agents under the lead (`database is locked`, swallowed in that
+    read): the id was taken as known and the sub-agent never drawn."""
+    import sqlite3
+
+    from sessdex import transcripts
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    real = transcripts.Index
+    fails = [0]
+
+    def held(home: Home) -> Any:  # the index taken by another program for one look
+        if fails[0]:
+            fails[0] -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return real(home)
+
+    def start() -> None:
+        _start_sub_agent(sessions)
+        monkeypatch.setattr(transcripts, "Index", held)
+        fails[0] = 1
+
+    drawn = _follow_until(home, start, "cron runs prune.sh nightly.", duration=15)
+    assert (LEAD, LATE, "cron runs prune.sh nightly.") in drawn

@@ -181,13 +181,16 @@ def listed_apart(
     most recently changed up to LISTED_APART_READ_MOST bytes in all, those past it left
     out, counted in `diagnostics`. `followed`: the ids a follow already follows or has
     drawn events of (a later look): the lead and those are not read again, only the
-    sub-agents listed since, the bound theirs alone."""
+    sub-agents listed since, the bound theirs alone; the index met locked raises
+    (sqlite3.Error), for the look to be made again."""
     import sqlite3
 
     source = sources.get(session.app)
-    if getattr(source, "SUBAGENTS_BY_TIME", False) or not _lists_subagents(
-        home, session
-    ):
+    if getattr(source, "SUBAGENTS_BY_TIME", False):
+        return []
+    # a later look's caller found new ids listed: an index it cannot open now raises, so
+    # that they are looked for again (none found here, they were taken as known)
+    if followed is None and not _lists_subagents(home, session):
         return []
     if followed is not None:
         held = followed - {session.id}  # their reads' sub-agents are drawn as read
@@ -223,7 +226,8 @@ def listed_apart(
                     except (OSError, SessdexError, sqlite3.Error):  # held: unknown
                         pass
     except sqlite3.Error:
-        pass
+        if followed is not None:  # a later look: its caller looks for them again
+            raise
     if left and diagnostics is not None:
         diagnostics.problem(_left_out(session.app, left, followed is not None))
     return found

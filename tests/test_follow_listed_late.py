@@ -695,3 +695,16 @@ def test_follow_draws_a_late_sub_agent_whose_first_read_met_the_index_locked(
 
     drawn = _follow_until(home, start, "cron runs prune.sh nightly.", duration=15)
     assert (LEAD, LATE, "cron runs prune.sh nightly.") in drawn
+
+
+def test_follow_draws_a_sub_agent_found_in_its_last_seconds(tmp_path: Path) -> None:
+    """One found by the last look before `--duration` ends waited for the next look,
+    which never came: never drawn."""
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    # the look at 3 s finds it; the follow ends at 4.5 s, before the next
+    drawn = _follow_until(home, lambda: _start_sub_agent(sessions), "", duration=4.5)
+    late = [text for _, agent, text in drawn if agent == LATE]
+    assert late == ["Check the cron", "cron runs prune.sh nightly."], drawn

@@ -188,7 +188,8 @@ def follow(
     `relist`: those listed since, given the ids followed and those drawn: asked at most
     every RELIST_EVERY seconds, each one it gives that no read followed has drawn by the
     next look followed from then on as the others are, read from its start
-    (LATE_READ_MOST bytes of its end at most): what it wrote before the look is drawn.
+    (LATE_READ_MOST bytes of its end at most): what it wrote before the look is drawn;
+    those the last look before `duration` ends found are drawn in the last batch.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]
@@ -205,6 +206,18 @@ def follow(
         drawn.update(e.agent_id for e in events if e.agent_id is not None)
         return events
 
+    def last_found(found: list[Session]) -> list[Event]:
+        # those the last look found that no read drew: no look comes after to follow
+        # them (never drawn), no read of the lead after to draw them twice
+        fresh = [c for c in found if c.id not in drawn]
+        last = [(LiveSession(c, window=LATE_READ_MOST), c.id) for c in fresh]
+        apart.extend(last)  # their diagnostics said too
+        return [
+            _told_apart(e, session.id, agent)
+            for other, agent in last
+            for e in other.poll() + other.release()
+        ]
+
     try:
         opening = gather(LiveSession.poll)
         if deadline is not None and time.monotonic() >= deadline:
@@ -217,6 +230,7 @@ def follow(
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 held = gather(LiveSession.release)  # no later read finds it whole
+                held += last_found(waiting)
                 if held:
                     yield held
                 return

@@ -165,3 +165,23 @@ def test_git_that_hangs_holds_resume_up_about_5_seconds_in_all(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert took < 7, took
     assert all(line == "/dev/null 0" for line in seen.read_text().splitlines())
+
+
+def test_the_branch_of_a_bare_repository_is_switched_to_from_its_worktree(
+    tmp_path: Path,
+) -> None:
+    # a bare clone with worktrees (one a branch): for-each-ref names the bare folder
+    # as where its HEAD's branch is, but no work tree has it and git switch takes it;
+    # it was said checked out in the bare folder, no switch named
+    source = tmp_path / "source"
+    source.mkdir()
+    _git(source, "init", "-q", "-b", "main")
+    _git(source, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(source, "branch", "fix")
+    bare = tmp_path / "repo.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(source), str(bare))
+    folder = tmp_path / "fix tree"
+    _git(bare, "worktree", "add", "-q", str(folder), "fix")
+    said = _resume(tmp_path, folder, "main")
+    assert "checked out in" not in said, said
+    assert f"To go on with it there: `git -C '{folder}' switch main`" in said, said

@@ -637,8 +637,19 @@ def branch_worktree(cwd: str, branch: str, deadline: float | None = None) -> str
     for line in listed.stdout.splitlines():
         ref, _, worktree = line.partition("\0")
         if ref == f"refs/heads/{branch}":
-            return worktree
+            return "" if worktree and _bare(worktree, deadline) else worktree
     return None
+
+
+def _bare(folder: str, deadline: float | None) -> bool:
+    """Whether `folder` is a bare repository: for-each-ref names one as where its HEAD's
+    branch is, though no work tree has it checked out and git switch takes it (a bare
+    clone with worktrees)."""
+    try:
+        said = _git(folder, ["rev-parse", "--is-bare-repository"], deadline)
+    except OSError:
+        return False
+    return said is not None and said.stdout.strip() == "true"
 
 
 # How long all the git calls of one resume's branch check may take together: a folder

@@ -185,3 +185,17 @@ def test_the_branch_of_a_bare_repository_is_switched_to_from_its_worktree(
     said = _resume(tmp_path, folder, "main")
     assert "checked out in" not in said, said
     assert f"To go on with it there: `git -C '{folder}' switch main`" in said, said
+
+
+def test_a_worktree_whose_folder_name_holds_a_newline_is_named_whole(
+    tmp_path: Path,
+) -> None:
+    # git's listing of branches and their worktrees is a line each: the folder was cut
+    # at its newline, another folder (`…/fix`) named
+    folder = tmp_path / "project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(folder, "worktree", "add", "-q", str(tmp_path / "fix\ntree"), "-b", "fix")
+    said = _resume(tmp_path, folder, "fix")
+    assert f"branch 'fix' is checked out in {tmp_path / 'fix tree'}." in said, said

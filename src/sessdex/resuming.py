@@ -626,16 +626,20 @@ def branch_worktree(cwd: str, branch: str, deadline: float | None = None) -> str
     if branch == "HEAD":
         return None
     # every branch, matched here: for-each-ref takes a name as a pattern (`fix` would
-    # match `fix/x` too)
-    listing = ["for-each-ref", "--format=%(refname)%00%(worktreepath)", "refs/heads/"]
+    # match `fix/x` too); each ended by a NUL: a folder's name may hold a newline
+    listing = [
+        "for-each-ref",
+        "--format=%(refname)%00%(worktreepath)%00",
+        "refs/heads/",
+    ]
     try:
         listed = _git(cwd, listing, deadline)
     except OSError:
         return None
     if listed is None or listed.returncode != 0:
         return None  # not said: the mismatch is, and no switch is named
-    for line in listed.stdout.splitlines():
-        ref, _, worktree = line.partition("\0")
+    for entry in listed.stdout.split("\0\n"):
+        ref, _, worktree = entry.partition("\0")
         if ref == f"refs/heads/{branch}":
             return "" if worktree and _bare(worktree, deadline) else worktree
     return None

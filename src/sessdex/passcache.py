@@ -35,6 +35,7 @@ _WINDOW = 4096  # bytes hashed at each spot
 _MAGIC = b"sessdex-pass 1\n"
 _HEADER = 512  # bytes that hold an entry's header (about 200) and its blank line
 _PIECE = 1 << 20  # bytes an entry is read by
+_Bytes = bytes | bytearray | memoryview
 
 
 def load(
@@ -93,7 +94,7 @@ def save(
     path: Path,
     kind: str,
     offset: int,
-    state: bytes | Sequence[bytes | memoryview],
+    state: _Bytes | Sequence[_Bytes],
     stream: BinaryIO | None = None,
 ) -> None:
     """Keep `state`, the pass's state after `path`'s first `offset` bytes (as `stream`,
@@ -114,7 +115,8 @@ def save(
         digest = _digest(stream, offset)
         entry = _entry(path, kind)
         entry.parent.mkdir(parents=True, exist_ok=True)
-        pieces = [state] if isinstance(state, bytes) else state
+        # a bytearray or a view is one piece, not a sequence of ints
+        pieces = [state] if isinstance(state, (bytes, bytearray, memoryview)) else state
         digest_of_state = hashlib.sha256()
         for piece in pieces:
             digest_of_state.update(piece)

@@ -335,6 +335,21 @@ def test_an_entry_is_refused_for_another_file_a_shorter_one_or_its_own_damage(
     assert passcache.load(path, "test") is None
 
 
+def test_a_state_in_any_bytes_like_form_is_kept_as_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`load` gives a bytearray: keeping it again (or a view) keeps its bytes, as bytes
+    would be; it was taken for a list of pieces, and its ints raised TypeError."""
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a":1}\n' * 100)
+    for state in (bytearray(b"state"), memoryview(b"state")):
+        passcache.save(path, "test", 800, state)
+        assert passcache.load(path, "test") == (800, b"state")
+        passcache.save(path, "test", 800, [memoryview(b"st"), bytearray(b"ate")])
+        assert passcache.load(path, "test") == (800, b"state")
+
+
 def test_nothing_is_kept_beside_the_transcript(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
 ) -> None:

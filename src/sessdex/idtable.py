@@ -55,16 +55,20 @@ class IdTable:
         return memoryview(self._blob).toreadonly(), memoryview(self._ends).cast("B")
 
     @classmethod
-    def from_parts(cls, blob: bytes | memoryview, ends: bytes | memoryview) -> IdTable:
+    def from_parts(
+        cls, blob: bytes | bytearray | memoryview, ends: bytes | bytearray | memoryview
+    ) -> IdTable:
         """The table `parts` described. Its hashes are taken anew (str and bytes hashes
         differ from process to process) on the first lookup: numbering to strings needs
-        none. ValueError if the parts do not fit together."""
+        none. A bytearray `blob` becomes the table's own, not copied: the caller lets it
+        go. ValueError if the parts do not fit together."""
         table = cls()
         offsets = array("q")
         offsets.frombytes(ends)
         if (offsets[-1] if offsets else 0) != len(blob) or min(offsets, default=0) < 0:
             raise ValueError("the parts of an IdTable do not fit together")
-        table._blob, table._ends = bytearray(blob), offsets
+        table._blob = blob if isinstance(blob, bytearray) else bytearray(blob)
+        table._ends = offsets
         table._unhashed = bool(offsets)
         table._front = None
         return table

@@ -20,10 +20,10 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO, TypeVar, cast
 
 from .files import open_regular
 
@@ -36,6 +36,7 @@ _MAGIC = b"sessdex-pass 1\n"
 _HEADER = 512  # bytes that hold an entry's header (about 200) and its blank line
 _PIECE = 1 << 20  # bytes an entry is read by
 _Bytes = bytes | bytearray | memoryview
+_T = TypeVar("_T")
 
 
 def load(
@@ -44,12 +45,24 @@ def load(
     """(offset, state) kept for `path`'s first `offset` bytes by pass `kind`, if they are
     unchanged; else None. With `stream`, the file as `stream` reads it is checked (the
     one the caller reads on: `path` may name another file by now); its position moves."""
+    return load_with(path, kind, read_exactly, stream)
+
+
+def load_with(
+    path: Path,
+    kind: str,
+    parse: Callable[[BinaryIO, int], _T],
+    stream: BinaryIO | None = None,
+) -> tuple[int, _T] | None:
+    """`load`, the state given to `parse` as the entry's file at the state's start and
+    the state's size, once the whole of it was found intact: a caller reads it into its
+    own arrays, never holding it whole beside them. ValueError from `parse` is a miss."""
     import hashlib  # here: OpenSSL loads only where a hash is taken
 
     try:
         if stream is None:
             with open_regular(path) as own:
-                return load(path, kind, own)
+                return load_with(path, kind, parse, own)
         info = os.fstat(stream.fileno())
         if info.st_size < MIN_SIZE:
             return None  # never kept: not worth a look
@@ -60,7 +73,7 @@ def load(
             return None
         with kept:
             # the header first: an entry for another file is not read whole
-            header, found, rest = kept.read(_HEADER).partition(b"\n\n")
+            header, found, _ = kept.read(_HEADER).partition(b"\n\n")
             fields = header.removeprefix(_MAGIC).split(b" ")
             if not found or not header.startswith(_MAGIC) or len(fields) != 5:
                 return None
@@ -69,25 +82,36 @@ def load(
                 return None
             if fields[3] != _digest(stream, offset).encode():
                 return None
-            # the rest in pieces, into one buffer of the entry's size: a read of it
-            # whole, joined to what came with the header, would hold it three times
-            state = bytearray(os.fstat(kept.fileno()).st_size - kept.tell() + len(rest))
-            state[: len(rest)] = rest
-            got = len(rest)
-            reader = cast("BufferedReader", kept)  # `open_regular` gives one
-            with memoryview(state) as view:  # read into it: no piece held beside it
-                while got < len(state) and (
-                    count := reader.readinto(view[got : got + _PIECE])
-                ):
-                    got += count
-            del state[got:]  # shorter than it was a moment ago: what was read
-        if fields[4] != hashlib.sha256(state).hexdigest().encode():
-            return None  # the entry itself was damaged
+            # checked in pieces first (the entry is read twice, never held whole)
+            start = len(header) + 2
+            kept.seek(start)
+            digest = hashlib.sha256()
+            while piece := kept.read(_PIECE):
+                digest.update(piece)
+            if fields[4] != digest.hexdigest().encode():
+                return None  # the entry itself was damaged
+            size = os.fstat(kept.fileno()).st_size - start
+            kept.seek(start)
+            state = parse(kept, size)
         with contextlib.suppress(OSError):
             os.utime(entry)  # used now: the budget evicts the least recently used
         return offset, state
     except (OSError, ValueError):
         return None
+
+
+def read_exactly(entry: BinaryIO, size: int) -> bytearray:
+    """The next `size` bytes of `entry`, read in pieces into one buffer (a read of it
+    whole would hold it twice); ValueError if it ends before."""
+    data = bytearray(size)
+    got = 0
+    reader = cast("BufferedReader", entry)  # `open_regular` gives one
+    with memoryview(data) as view:  # read into it: no piece held beside it
+        while got < size and (count := reader.readinto(view[got : got + _PIECE])):
+            got += count
+    if got != size:
+        raise ValueError("the entry ends early")
+    return data
 
 
 def save(

@@ -34,7 +34,7 @@ def events(path: Path) -> list[Event]:
 def fresh(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Event]:
     """The events with nothing kept and nothing keeping."""
     with monkeypatch.context() as patch:
-        patch.setattr(passcache, "load", lambda path, kind, stream=None: None)
+        patch.setattr(passcache, "load_with", lambda *args, **kwargs: None)
         patch.setattr(passcache, "save", lambda *args, **kwargs: None)
         return events(path)
 
@@ -44,17 +44,17 @@ def kept(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
     """Every file of any size is kept; each resumed read's (file name, offset) noted."""
     monkeypatch.setattr(passcache, "MIN_SIZE", 1)
     resumed: list[tuple[str, int]] = []
-    load = passcache.load
+    load_with = passcache.load_with
 
     def noting(
-        path: Path, kind: str, stream: BinaryIO | None = None
-    ) -> tuple[int, bytes] | None:
-        found = load(path, kind, stream)
+        path: Path, kind: str, parse: Any, stream: BinaryIO | None = None
+    ) -> tuple[int, Any] | None:
+        found = load_with(path, kind, parse, stream)
         if found is not None:
             resumed.append((path.name, found[0]))
         return found
 
-    monkeypatch.setattr(passcache, "load", noting)
+    monkeypatch.setattr(passcache, "load_with", noting)
     return resumed
 
 

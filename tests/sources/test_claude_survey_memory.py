@@ -69,3 +69,23 @@ def test_the_survey_of_twice_the_lines_holds_few_bytes_a_line_more(
     again = peak(small), peak(big)  # the kept surveys, loaded
     for one, two in (first, again):
         assert two - one < 80 * LINES, (one, two)  # some 62 now; 118 cold before
+
+
+def test_a_kept_survey_is_read_back_without_the_entry_whole_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read back, the entry's bytes were held whole beside the arrays made from them:
+    the peak was twice what the survey then holds (1.9x)."""
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)
+    monkeypatch.setattr(idtable, "_FRONT", 1000)
+    path = lead(tmp_path / "big.jsonl", 2 * LINES)
+    _claude_read._survey(path)  # kept
+    with open(path, "rb") as stream:
+        tracemalloc.start()
+        try:
+            state = _claude_read._PassState.resumed(path, "claude-survey", stream)
+            held, top = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert state.lines == 2 * LINES  # it was read back
+    assert top < 1.5 * held, (held, top)

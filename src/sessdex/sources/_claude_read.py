@@ -294,13 +294,10 @@ class _PassState:
         state = cls()
         if stream is None or path.suffix != ".jsonl":
             return state
-        kept = passcache.load(path, kind, stream)
-        if kept is None:
+        kept = passcache.load_with(path, kind, _restored, stream)
+        if kept is None:  # none, or damaged (DecodeError is a ValueError): anew
             return state
-        try:
-            saved, graph = _restored(kept[1])
-        except (msgspec.DecodeError, ValueError):
-            return state  # damaged: surveyed anew
+        saved, graph = kept[1]
         graph.typed = {node: (line, stamp) for node, line, stamp in saved.typed}
         graph.spawns_at = saved.spawns_at
         graph.last, graph.last_uuid = saved.last, saved.last_uuid
@@ -359,34 +356,28 @@ class _PassState:
                 view.release()  # the graph's arrays may grow again
 
 
-def _restored(state: bytearray) -> tuple[_Saved, _Graph]:
-    """The record and the graph `_PassState.keep` wrote. Each array is copied out from
-    the end of `state`, which is cut behind it: the two are never held whole at once.
-    ValueError or msgspec's DecodeError where it is damaged."""
-    size = int.from_bytes(state[:8], "little")
-    with memoryview(state) as view:
-        saved = msgspec.msgpack.decode(view[8 : 8 + size], type=_Saved)
-    if len(saved.sizes) != 4 or sum(saved.sizes) != len(state) - 8 - size:
+def _restored(entry: BinaryIO, size: int) -> tuple[_Saved, _Graph]:
+    """The record and the graph `_PassState.keep` wrote, `size` bytes of `entry` from
+    where it stands: each array read into its own buffer, the entry never held whole.
+    ValueError (msgspec's DecodeError is one) where it is damaged."""
+    head_size = int.from_bytes(passcache.read_exactly(entry, 8), "little")
+    if head_size > size - 8:
+        raise ValueError("the record does not fit the entry")
+    saved = msgspec.msgpack.decode(
+        passcache.read_exactly(entry, head_size), type=_Saved
+    )
+    sizes = saved.sizes
+    if len(sizes) != 4 or min(sizes) < 0 or sum(sizes) != size - 8 - head_size:
         raise ValueError("the graph's arrays do not fit the entry")
-    blob_size, ends_size, parent_size, placed_size = saved.sizes
     graph = _Graph()
-    graph.placed = bytearray(_cut(state, placed_size))
+    blob = passcache.read_exactly(entry, sizes[0])
+    graph.nodes = IdTable.from_parts(blob, passcache.read_exactly(entry, sizes[1]))
     graph.parent = array("i")
-    graph.parent.frombytes(_cut(state, parent_size))
-    ends = _cut(state, ends_size)
-    with memoryview(state) as view:
-        graph.nodes = IdTable.from_parts(view[len(state) - blob_size :], ends)
-    del state[:]  # the entry's bytes: all copied out
+    graph.parent.frombytes(passcache.read_exactly(entry, sizes[2]))
+    graph.placed = passcache.read_exactly(entry, sizes[3])
     if not len(graph.parent) == len(graph.placed) == len(graph.nodes):
         raise ValueError("the graph's arrays do not fit together")
     return saved, graph
-
-
-def _cut(state: bytearray, size: int) -> bytes:
-    """The last `size` bytes of `state`, cut from it."""
-    piece = bytes(memoryview(state)[len(state) - size :])
-    del state[len(state) - size :]
-    return piece
 
 
 class _Graph:

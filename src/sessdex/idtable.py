@@ -2,9 +2,10 @@
 
 A dict from str to its number costs about 170 bytes an entry for a uuid (the str, an int,
 the slot), and a transcript of a few GB names a million uuids. Here an entry costs its
-UTF-8 bytes (17 for a lower-case uuid, packed) and about 30 more: the bytes end to end in one bytearray, an end offset and a
-hash per entry, and an open-addressing table of entry numbers. Lookups stay exact: a hash
-that matches is confirmed on the bytes. Not a general mapping: entries are never removed.
+UTF-8 bytes (17 for a lower-case uuid, packed) and about 30 more: the bytes end to end in
+one bytearray, an end offset and a hash per entry, and an open-addressing table of entry
+numbers. Lookups stay exact: a hash that matches is confirmed on the bytes. Not a general
+mapping: entries are never removed.
 The first entries (`_FRONT`) sit in a plain dict, packed into the arrays past that or when
 the table's parts are asked for: most tables stay that small, and a dict is cheaper to ask.
 """

@@ -136,9 +136,6 @@ _QUOTE_MARK = re.compile(r" {0,3}>[ ]?")
 # A `>` and 5 blanks or a tab after it: maybe code in a quote
 _QUOTE_INDENTED = re.compile(r"^[ \t>]*>(?: {5}|[ ]{0,4}\t)", re.MULTILINE)
 # A fence past a tab or 4 columns in: in a list item, where one holds it
-# A line that may open a fence, in a quote too (more than `_OPENER` after `_QUOTED`
-# finds): where none does, a reply with inline code needs no line-by-line walk
-_MAYBE_FENCE = re.compile(r"^[ \t>]*(?:`{3}|~{3})", re.MULTILINE)
 _DEEP_OPENER = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
 # A run of `#` that ends a heading's line after a blank, or is all of it: read as the
@@ -188,24 +185,6 @@ def _inline(line: str, *, literal: bool = False) -> str:
         plain = at = end
     out.append(active.sub(_defused, line[plain:]))
     return "".join(out)
-
-
-def _inline_lines(text: str) -> str:
-    """`_inline` of each line of `text`: a run of lines with no backtick in one `sub`
-    (no pattern of `_ACTIVE` spans a newline), for a long reply's thousands of lines."""
-    out: list[str] = []
-    plain: list[str] = []
-    for line in text.split("\n"):
-        if "`" not in line:
-            plain.append(line)
-            continue
-        if plain:
-            out.append(_ACTIVE.sub(_defused, "\n".join(plain)))
-            plain = []
-        out.append(_inline(line))
-    if plain:
-        out.append(_ACTIVE.sub(_defused, "\n".join(plain)))
-    return "\n".join(out)
 
 
 def _heading(text: str) -> str:
@@ -646,10 +625,6 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     # a list item goes on past a fenced block in it: a heading deep in it after the
     # block is found only with the items the text above left open
     items = _Items() if _DEEP_HEADING.search(text) else None
-    fenceless = _MAYBE_FENCE.search(text) is None
-    if fenceless and not indented and not quoted:
-        # inline code alone (most replies): each line prose, as the loop below makes it
-        return [(False, _headed_down(_inline_lines(text), items))]
     codes = _Items() if indented else None  # the items, to find indented code
     quotes = _Quotes() if quoted else None  # the same in a quote
     blocks: list[tuple[bool, str]] = []
@@ -659,9 +634,9 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     at = 0
     while at < len(lines):
         line = lines[at]
-        opened = None if fenceless else _OPENER.fullmatch(line)
+        opened = _OPENER.fullmatch(line)
         prefix = ""  # the `>`s a fenced block in a quote is after
-        if opened is None and not fenceless and (marks := _QUOTED.match(line)):
+        if opened is None and (marks := _QUOTED.match(line)) is not None:
             opened = _OPENER.fullmatch(line, marks.end())
             prefix = marks[0]
         deep = (
@@ -681,7 +656,7 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
                     blocks.append((True, "\n".join(code)))
                     code = []
                 if prose:
-                    blocks.append(_prose(prose, items))
+                    blocks.append((False, _headed_down("\n".join(prose), items)))
                     prose = []
                 for tracked in (items, codes):
                     if tracked is not None:
@@ -696,7 +671,7 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
                 quotes is not None and quotes.code(line)
             ):
                 if prose:
-                    blocks.append(_prose(prose, items))
+                    blocks.append((False, _headed_down("\n".join(prose), items)))
                     prose = []
                 if items is not None:  # the items it may open, or end
                     items.headed_down(line)
@@ -709,14 +684,14 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
                 if code:
                     blocks.append((True, "\n".join(code)))
                     code = []
-                prose.append(line)  # made inline-safe a block at a time
+                prose.append(_inline(line))
             at += 1
             continue
         if code:
             blocks.append((True, "\n".join(code)))
             code = []
         if prose:
-            blocks.append(_prose(prose, items))
+            blocks.append((False, _headed_down("\n".join(prose), items)))
             prose = []
         indent, fence = opened[1], opened[2]
         if quotes is not None:  # after a block in a quote, its next line is text
@@ -754,13 +729,8 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     if code:
         blocks.append((True, "\n".join(code)))
     if prose:
-        blocks.append(_prose(prose, items))
+        blocks.append((False, _headed_down("\n".join(prose), items)))
     return blocks
-
-
-def _prose(lines: list[str], items: _Items | None) -> tuple[bool, str]:
-    """Lines of prose as `_blocks` gives them: inline-safe, their headings down."""
-    return (False, _headed_down(_inline_lines("\n".join(lines)), items))
 
 
 def _deep_fence(

@@ -258,3 +258,20 @@ def test_a_call_a_repl_script_ran_is_marked_as_the_scripts(tmp_path: Path) -> No
     assert calls[0].startswith("- 🔧 REPL — ")
     rendered = _rendered(result.stdout)
     assert "🔧 <em>↳ script:</em> Read — /work/a.py</" in rendered, rendered
+
+
+def test_inline_code_beside_a_fence_in_a_quote(tmp_path: Path) -> None:
+    """A reply of inline code spans, lines with none between them (made safe a run at a
+    time), and a fenced block in a quote (which no other test of the reply's lines
+    finds): the spans as written, the tags inert, the block code in its quote."""
+    reply = (
+        "Use `a < b` here\nplain <i>x</i> ![i](j)\n`` a ` b `` and `c` <u>\n"
+        "last <s>\n\n> ```\n> <b>y</b>\n> ```\n\nend `z`"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    spans = re.findall(r"(?<!<pre>)<code>([^<]*)</code>", shown)
+    assert spans == ["a &lt; b", "a ` b", "c", "z"]
+    assert "<i>" not in shown and "<u>" not in shown and "<s>" not in shown
+    assert "&lt;i&gt;x&lt;/i&gt;" in shown and "<img" not in shown
+    block = "<pre><code>&lt;b&gt;y&lt;/b&gt;\n</code></pre>"
+    assert f"<blockquote>\n{block}\n</blockquote>" in shown

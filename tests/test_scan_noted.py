@@ -436,6 +436,9 @@ _ALLOWED = {
         # its lstat of a folder `is_dir` found missing (noted there) only asks whether
         # a broken link stands in its place, to say so
         folders.dir_at,
+        # its stat of a file `is_file` found missing (noted there) only asks whether a
+        # folder stands in its place, to say so
+        folders.file_at,
         files.read_small,
     )
 }

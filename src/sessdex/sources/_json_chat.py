@@ -280,15 +280,24 @@ def compact_ends(path: Path) -> dict[str, object] | None:
         return None  # an object among them: a piece at a time
     if not isinstance(found, dict) or not isinstance(found.get("sessionId"), str):
         return None
+    after = _members_after(tail)
+    if after is not None:
+        found.update(after[1])
+    return found
+
+
+def _members_after(tail: bytes) -> tuple[int, dict[str, object]] | None:
+    """Where a compact chat's messages array closes in its last bytes and the members
+    after it: the first close after which the rest parses as one object's members (a
+    close inside a message leaves that message's brackets open); None where none does."""
     for close in _COMPACT_CLOSE.finditer(tail):
         try:
             after = orjson.loads(b"{" + tail[close.end() - 1 :])
         except orjson.JSONDecodeError:
             continue
         if isinstance(after, dict):
-            found.update(after)
-            break
-    return found
+            return close.start(), after
+    return None
 
 
 # a bracket or a quote of a compact chat: its structure, outside its strings
@@ -319,13 +328,9 @@ def _last_model(path: Path) -> str | None:
 def _messages_close(tail: bytes) -> int | None:
     """Where a compact chat's messages array closes in its last bytes: the first close
     after which the rest parses as its object's last members, as `compact_ends` finds."""
-    for close in _COMPACT_CLOSE.finditer(tail):
-        try:
-            after = orjson.loads(b"{" + tail[close.end() - 1 :])
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(after, dict):
-            return close.start()
+    after = _members_after(tail)
+    if after is not None:
+        return after[0]
     ends = tail.rstrip()  # its messages the object's last member
     if ends.endswith(b"}") and ends[:-1].rstrip().endswith(b"]"):
         return len(ends[:-1].rstrip()) - 1

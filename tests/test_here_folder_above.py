@@ -201,3 +201,31 @@ def test_a_folder_with_a_backslash_is_named_as_it_is(tmp_path: Path) -> None:
         assert f"--here (in '{project / 'src'}')" in done.stderr, done.stderr
         assert f"1 session is in '{project}' above it" in done.stderr, done.stderr
         assert "\\\\" not in done.stderr
+
+
+def test_a_limit_below_the_count_is_said_as_what_the_command_lists(
+    tmp_path: Path,
+) -> None:
+    # `--limit 2` with 3 sessions above: the line said the command named "lists them",
+    # where it lists 2 of the 3
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    for n in (1, 2, 3):
+        write_claude_session(
+            home, f"3f2b9c1e-0000-4000-8000-00000000005{n}", str(project)
+        )
+    settle(home)
+    for _ in range(2):  # the full command, then the quick path
+        done = _list_here(home, project / "src", "-n", "2")
+        assert done.returncode == 0, done.stderr
+        assert f"3 sessions are in {str(project)!r} above it" in done.stderr
+        assert (
+            f"sessdex list --here --limit 2 --home {home}' lists the newest 2 of them."
+            in done.stderr
+        ), done.stderr
+    # a limit that covers them all lists them all, as said before
+    done = _list_here(home, project / "src", "-n", "3")
+    assert f"--limit 3 --home {home}' lists them." in done.stderr, done.stderr
+    done = _list_here(home, project / "src", "-n", "1")
+    assert f"--limit 1 --home {home}' lists the newest of them." in done.stderr

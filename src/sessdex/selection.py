@@ -259,7 +259,7 @@ def nothing_matches(
         given = [*kept, *([output] if output else [])]
         span = [w for o, b in (("--since", since), ("--until", until)) if b for w in (o, b)]  # fmt: skip
         lists = named_in(folder, "list", *_app_words(apps), *span, "--here", *given)
-        hint = f"No session matches {' '.join(options)}; {are} in {folder_said(folder)} above it: {lists} lists {'it' if count == 1 else 'them'}."  # fmt: skip
+        hint = f"No session matches {' '.join(options)}; {are} in {folder_said(folder)} above it: {lists} lists {_listed_of(count, kept)}."  # fmt: skip
     if hint and here:  # which folder: the one the shell is in may not be the one meant
         here_said = folder_said(here_folders()[-1])
         hint = hint.replace("--here", f"--here (in {here_said})", 1)
@@ -278,6 +278,19 @@ def nothing_matches(
     if hint and told and changed and "SESSDEX_SHELL" not in hint:
         hint += told
     return hint
+
+
+def _listed_of(count: int, kept: Sequence[str]) -> str:
+    """What the `list` named lists of the `count` sessions above: `it`, `them`, or,
+    where the `--limit N` it keeps (`kept`) cuts them, the newest N of them."""
+    limit = next(
+        (int(kept[at + 1]) for at, w in enumerate(kept[:-1]) if w == "--limit"), 0
+    )
+    if count == 1:
+        return "it"
+    if not 0 < limit < count:
+        return "them"
+    return "the newest of them" if limit == 1 else f"the newest {limit} of them"
 
 
 def _app_words(apps: Sequence[str]) -> list[str]:

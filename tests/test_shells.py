@@ -109,14 +109,18 @@ def test_powershell_words_are_quoted_as_5_1_reads_them() -> None:
 def test_a_character_that_draws_nothing_is_written_out_not_hidden() -> None:
     """A zero-width space, a word joiner or a BOM in a folder or id was printed raw in
     `resume --print`'s line: two lines looked the same, one not doing what it showed.
-    cmd.exe has no escape for one, and takes it as text: it stays, the word exact."""
+    cmd.exe has no escape for one: refused, as a word it would act on is (printed raw,
+    it still hid the character)."""
     folder = "C:\\w\u200bork\u2060\ufeff"
     assert shells.word(folder, "powershell") == (
         '"C:\\w$([char]0x200b)ork$([char]0x2060)$([char]0xfeff)"'
     )
     assert shells.word("w\u200bork", "bash") == "$'w\\342\\200\\213ork'"
     assert shells.word("w\u200bork", "posix") == "w\"$(printf '\\342\\200\\213')\"ork"
-    assert shells.word(folder, "cmd") == f'"{folder}"'
+    with pytest.raises(NotQuotable, match=r"cmd\.exe cannot show .*\\u200b"):
+        shells.word(folder, "cmd")
+    with pytest.raises(NotQuotable, match="draws nothing"):
+        shells.cd_then_run(folder, ["claude"], "cmd")
 
 
 def test_fish_gets_its_own_quotes_and_escapes() -> None:

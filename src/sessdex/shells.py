@@ -58,11 +58,15 @@ _UNPRINTABLE_IN_ASCII = re.compile(
 _UNPRINTABLE_RUN_IN_ASCII = re.compile(
     f"[{_CONTROLS}{_NOT_UTF8}{INVISIBLE}{_BEYOND_ASCII}]+"
 )
-# cmd.exe has no way to write a character as an escape, but takes an invisible one as
-# the text it is (inside the quotes every such word gets, it acts on none of them):
-# written raw, the word still passes exactly, where refusing it would leave a cmd user
-# no line at all for a folder that really holds one. Controls it cannot be typed.
+# cmd.exe has no way to write a character as an escape: a control cannot be typed into
+# it, and an invisible one, printed raw, would pass a word other than the one the reader
+# sees (`8c1f<U+200B>2e3` looks like `8c1f2e3`, another id's start). Both are refused:
+# `resume` runs such a line itself, and a message names the word as repr writes it.
 _CMD_CONTROLS = re.compile(f"[{_CONTROLS}]")
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
+# what a printed word writes as an escape, whatever stdout's encoding: not a character
+# a reader sees (`shown_start` counts the others)
+_HIDDEN = re.compile(f"[{_CONTROLS}{INVISIBLE}]")
 _NOT_UTF8_CHAR = re.compile(f"[{_NOT_UTF8}]")
 # PowerShell reads these as quote marks too, not only the ASCII ones
 _PS_SINGLE = "'\u2018\u2019\u201a\u201b"
@@ -329,6 +333,21 @@ def _opens_a_quote(text: str) -> bool:
     return inside
 
 
+def shown_start(text: str, count: int) -> str:
+    """The start of `text` that holds `count` characters a printed word shows as they
+    are: a control, bidi or invisible character among them (written as an escape, or
+    refused) is kept, and not counted."""
+    if not _HIDDEN.search(text, 0, count):
+        return text[:count]
+    shown = 0
+    for at, char in enumerate(text):
+        if not _HIDDEN.match(char):
+            shown += 1
+            if shown == count:
+                return text[: at + 1]
+    return text
+
+
 def _cmd_word(text: str) -> str:
     """The word in double quotes, as a program's parser reads them (`\\"` for a `"`,
     backslashes before one doubled); cmd.exe, which knows no `\\"`, must find nothing it
@@ -363,6 +382,12 @@ def _check_cmd(text: str, *, folder: bool) -> None:
         _refuse_cmd(repr(found), text)
     if _CMD_CONTROLS.search(text):
         _refuse_cmd("a control character", text)
+    if _INVISIBLE.search(text):
+        raise NotQuotable(
+            f"cmd.exe cannot show {_shown(text)}, which holds a character that draws "
+            "nothing: a line would not show the word it passes (SESSDEX_SHELL="
+            f"powershell prints one for PowerShell; {_runs_itself()})."
+        )
     _check_text(text, "cmd.exe")
 
 

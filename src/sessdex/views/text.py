@@ -1003,7 +1003,12 @@ def pasted_id(session_id: str, id_width: int | None = None) -> str:
         return pasted(shown[:id_width])
     from ..hints import id_typed
 
-    return id_typed(session_id[:_ID_MOST][:id_width])
+    start = session_id[:_ID_MOST]
+    if id_width is not None:  # as many characters a reader sees as a plain id's
+        from ..shells import shown_start
+
+        start = shown_start(start, id_width)
+    return id_typed(start)
 
 
 def pasted(shown: str) -> str:

@@ -12,6 +12,8 @@ import heapq
 import itertools
 import os
 import re
+import stat
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -208,12 +210,22 @@ def read_events(
         yield renumber(event, seq)  # a reader's own draft: numbered in place
 
 
+# Codex creates a thread's rollout, then writes its first line: a 0-byte one changed
+# within these seconds is a thread just started, no damage (`list`, then `show`, takes
+# a few); one left empty longer, a crash's or a full disk's
+_JUST_CREATED_S = 30
+
+
 def _empty(path: Path) -> bool:
-    """Whether the rollout is there with no byte in it (the state db lists its thread)."""
+    """Whether the rollout is there with no byte in it (the state db lists its thread),
+    and has been for longer than a thread's start takes."""
     try:
-        return path.stat().st_size == 0 and path.is_file()
+        st = path.stat()
     except OSError:
         return False
+    age = time.time() - st.st_mtime
+    just_created = -2 < age < _JUST_CREATED_S  # (2 s: a file server's clock ahead)
+    return st.st_size == 0 and stat.S_ISREG(st.st_mode) and not just_created
 
 
 def _session_rollout(session: Session) -> Path | None:

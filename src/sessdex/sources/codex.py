@@ -84,7 +84,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import databases, files, folders
+from .. import databases, files, folders, freshness
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics, read_failed
 from ..hints import named
@@ -930,6 +930,10 @@ def _resolve_rollout(recorded: object, home: str) -> str | None:
     for candidate in _rollout_candidates(recorded, home):
         for option in (candidate, candidate + ".zst"):
             if _is_file(option):
+                if not option.startswith(os.path.join(home, "")):
+                    # outside the home the scan lists, where its going says nothing
+                    # (`looks_for_others`): the db is parsed again once it goes
+                    freshness.note_present(option)
                 return option
     return None
 

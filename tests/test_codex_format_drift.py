@@ -112,3 +112,51 @@ def test_an_answer_delivered_in_code_mode_is_shown_as_the_user_saw_it(
         "I sent the report to the team.",
         "And the summary is",
     ]
+
+
+def test_spoken_input_and_files_by_id_are_shown_not_dropped(tmp_path: Path) -> None:
+    """Codex 0.171.0's content items take audio (`input_audio`, by `audio_url` or an
+    uploaded `file_id`) and images by `file_id` instead of a URL, in messages and in a
+    tool's output items (ContentItem and FunctionCallOutputContentItem as its
+    `app-server generate-ts` writes them). A user's words said aloud must show as audio
+    where they were, not vanish, and an image by id must say which file it was."""
+    thread = "01a22b81-dddd-7000-8000-00000000d004"
+    stamp = "2026-12-01T10:00:00.000Z"
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_text", "text": "Listen to this"},
+             {"type": "input_audio", "audio_url": "https://example.test/a.wav"}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "Heard it.", "msg_1")},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_audio", "file_id": "file-audio-1"}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "Heard that too.", "msg_2")},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_image", "file_id": "file-img-1", "detail": "original"}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "function_call", "name": "record", "call_id": "c1",
+                     "arguments": "{}"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1", "output": [
+             {"type": "input_text", "text": "Recorded 3 s"},
+             {"type": "input_audio", "audio_url": "data:audio/wav;base64," + "A" * 4000}]}},
+    ]  # fmt: skip
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
+    assert [e.text for e in found if e.kind == "user"] == [
+        "Listen to this\n[audio: https://example.test/a.wav]",
+        "[audio: file file-audio-1]",
+        "[image: file file-img-1]",
+    ]
+    assert [e.text for e in found if e.kind == "tool_result"] == [
+        "Recorded 3 s\n[audio, 3.9 KB]"
+    ]

@@ -196,12 +196,23 @@ def part_text(part: object) -> str | None:
             or block.get("data")
             or block.get("path")
         )
-        if isinstance(url, str) and (url.startswith("data:") or files.elided(url)):
-            return summary(url, "image")
-        return f"[image: {url}]" if isinstance(url, str) and url else "[image]"
+        return _media("image", url, block.get("file_id"))
+    if kind == "input_audio":  # 0.171: a user's words said aloud, by URL or upload
+        return _media("audio", block.get("audio_url"), block.get("file_id"))
     if kind == "encrypted_content":
         return ENCRYPTED
     return None
+
+
+def _media(label: str, url: object, file_id: object) -> str:
+    """`[image: <where>]`, `[audio: file <id>]` for an upload (0.171), a size for inline data."""
+    if isinstance(url, str) and (url.startswith("data:") or files.elided(url)):
+        return summary(url, label)
+    if isinstance(url, str) and url:
+        return f"[{label}: {url}]"
+    if isinstance(file_id, str) and file_id:
+        return f"[{label}: file {file_id}]"
+    return f"[{label}]"
 
 
 def event_prompt(payload: Mapping[str, object]) -> str | None:
@@ -240,8 +251,8 @@ def summary(value: str, kind: str) -> str:
         size, hint = marker
         label = "image" if hint.startswith("data:image") or kind == "image" else kind
         return f"[{label}, {files.human_bytes(size)}]"
-    if kind == "image":
-        return f"[image, {files.human_bytes(len(value))}]"
+    if kind in ("image", "audio"):  # inline data: its size, never its bytes
+        return f"[{kind}, {files.human_bytes(len(value))}]"
     return value
 
 

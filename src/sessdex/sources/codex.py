@@ -133,7 +133,10 @@ NAME = "codex"
 TITLE = "OpenAI Codex CLI"
 CHECKED_WITH = (
     "codex-cli 0.146 - 0.171.0; the TypeScript codex-cli's JSON sessions from its source; "
-    "resume checked against 0.171.0's --help"
+    "resume checked against 0.171.0's --help; 0.171.0's content and response items from "
+    "its `app-server generate-ts`, its rollout line and event types from its binary, "
+    "checked against the event types openai/codex's rollout policy keeps; 0.171.0 is "
+    "still the newest release (npm, 2026-12-07)"
 )
 NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
 # `codex resume <id>` finds the rollout by its id under CODEX_HOME from any folder

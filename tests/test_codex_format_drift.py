@@ -160,3 +160,47 @@ def test_spoken_input_and_files_by_id_are_shown_not_dropped(tmp_path: Path) -> N
     assert [e.text for e in found if e.kind == "tool_result"] == [
         "Recorded 3 s\n[audio, 3.9 KB]"
     ]
+
+
+def test_a_prompt_with_a_recording_is_shown_once_with_it(tmp_path: Path) -> None:
+    """Codex 0.171.0's user input takes recordings: the `user_message` event lists a local
+    one in `local_audio` (beside `local_images`), its paginated `UserMessage` item holds
+    `local_audio` and `audio` inputs, and the response item echoes the prompt with the
+    recording as `input_audio` data. The prompt shows once, with the file it said; a
+    recording alone is still a prompt. Field names from the 0.171.0 linux-x64 binary
+    (UserMessageEvent's fields, UserInput::Audio and ::LocalAudio)."""
+    thread = "01a22b81-dddd-7000-8000-00000000d005"
+    stamp = "2026-12-01T10:00:00.000Z"
+    recording = "data:audio/wav;base64," + "A" * 4000
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "user_message", "message": "What did I say?",
+                     "images": [], "local_images": [], "local_audio": ["/w/voice.wav"],
+                     "audio_order": [0], "text_elements": []}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_text", "text": "What did I say?"},
+             {"type": "input_audio", "audio_url": recording}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "You asked about the build.", "msg_1")},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "item_completed", "thread_id": thread, "turn_id": "t2",
+                     "item": {"type": "UserMessage", "id": "u2", "content": [
+                         {"type": "local_audio", "path": "/w/second.wav"}]}}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_audio", "audio_url": recording}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "And then about tests.", "msg_2")},
+    ]  # fmt: skip
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
+    assert [e.text for e in found if e.kind == "user"] == [
+        "What did I say?\n[audio: /w/voice.wav]",
+        "[audio: /w/second.wav]",
+    ]

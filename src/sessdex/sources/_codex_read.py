@@ -73,7 +73,6 @@ _SPAWN_TOOLS = frozenset({"spawn_agent", "spawn_subagent", "create_agent"})
 # multi-agent tools, only once it spawned one: the name alone is too common)
 _WAIT_TOOLS = frozenset({"wait_agent"})
 _EXIT_CODE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
-_IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
 
 # An `exec_command_end` line, as Codex starts it: `{"timestamp":…,["ordinal":…,]` then
 # this; the payload's `{` opens where no other `{` came before (its keys are top-level).
@@ -399,13 +398,14 @@ class _Pair:
         return left == right or left in right or right in left
 
 
-_IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
+# an image's or a recording's stand-in: the event names its file, the echo its size
+_MEDIA_PLACEHOLDER = re.compile(r"\[(?:image|audio)[^\]]*\]")
 
 
 def _normal(text: str | None) -> str:
     text = text or ""
-    if "[image" in text:  # the placeholder's start: most texts have none to take out
-        text = _IMAGE_PLACEHOLDER.sub(" ", text)
+    if "[image" in text or "[audio" in text:  # most texts have no stand-in to take out
+        text = _MEDIA_PLACEHOLDER.sub(" ", text)
     return " ".join(text.split())
 
 

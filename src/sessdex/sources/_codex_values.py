@@ -196,9 +196,20 @@ def part_text(part: object) -> str | None:
             or block.get("data")
             or block.get("path")
         )
-        return _media("image", url, block.get("file_id"))
-    if kind == "input_audio":  # 0.171: a user's words said aloud, by URL or upload
-        return _media("audio", block.get("audio_url"), block.get("file_id"))
+        return _media("image", url, block.get("file_id") or block.get("fileId"))
+    if kind in (
+        "input_audio",
+        "audio",
+        "local_audio",
+        "localAudio",
+    ):  # 0.171: recordings
+        url = (
+            block.get("audio_url")
+            or block.get("url")
+            or block.get("data")
+            or block.get("path")
+        )
+        return _media("audio", url, block.get("file_id") or block.get("fileId"))
     if kind == "encrypted_content":
         return ENCRYPTED
     return None
@@ -241,6 +252,9 @@ def event_prompt(payload: Mapping[str, object]) -> str | None:
     for local in as_list(payload.get("local_images")):
         if isinstance(local, str):
             lines.append(f"[image: {local}]")
+    for local in as_list(payload.get("local_audio")):  # 0.171: a recording's file
+        if isinstance(local, str):
+            lines.append(f"[audio: {local}]")
     return "\n".join(lines) or None
 
 

@@ -172,6 +172,10 @@ def content_text(content: object) -> str:
     return "\n".join(text for part in as_list(content) if (text := part_text(part)))
 
 
+# a recording (0.171): a message's `input_audio`, a user input's `audio` or `local_audio`
+_AUDIO_PARTS = frozenset({"input_audio", "audio", "local_audio", "localAudio"})
+
+
 def part_text(part: object) -> str | None:
     if isinstance(part, str):
         return summary(part, "text")
@@ -197,12 +201,7 @@ def part_text(part: object) -> str | None:
             or block.get("path")
         )
         return _media("image", url, block.get("file_id") or block.get("fileId"))
-    if kind in (
-        "input_audio",
-        "audio",
-        "local_audio",
-        "localAudio",
-    ):  # 0.171: recordings
+    if kind in _AUDIO_PARTS:
         url = (
             block.get("audio_url")
             or block.get("url")

@@ -199,3 +199,29 @@ def test_a_worktree_whose_folder_name_holds_a_newline_is_named_whole(
     _git(folder, "worktree", "add", "-q", str(tmp_path / "fix\ntree"), "-b", "fix")
     said = _resume(tmp_path, folder, "fix")
     assert f"branch 'fix' is checked out in {tmp_path / 'fix tree'}." in said, said
+
+
+def test_the_refusal_piped_ends_the_switch_before_asking_for_yes(
+    tmp_path: Path,
+) -> None:
+    """Run without a terminal, the refusal ran the pasted line into the next sentence:
+    "…switch fix`  Use --yes to resume anyway.", with no full stop between them."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(folder, "branch", "fix")
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, str(folder), branch="fix")
+    claude = tmp_path / "bin" / "claude"  # never run: resume stops before it
+    claude.parent.mkdir()
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    env = {
+        "PATH": f"{claude.parent}{os.pathsep}{os.environ['PATH']}",
+        "SESSDEX_SHELL": "bash",
+    }
+    result = CliRunner().invoke(main, ["resume", SESSION, "--home", str(home)], env=env)
+    assert result.exit_code == 1, result.output
+    switch = f"`git -C {folder} switch fix`"
+    assert f"{switch}. Use --yes to resume anyway." in result.stderr, result.stderr

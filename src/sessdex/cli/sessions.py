@@ -607,7 +607,9 @@ def _warned_or_asked(message: str, question: str, anyway: str, yes: bool) -> Non
     refuse where nobody can answer (piped)."""
     if not yes:
         if not sys.stdin.isatty():
-            raise SessdexError(f"{message} Use --yes to resume {anyway}.")
+            # a line to paste in backticks is ended, as `_refusals_said` ends one
+            ended = f"{message}." if message.endswith("`") else message
+            raise SessdexError(f"{ended} Use --yes to resume {anyway}.")
         err(f"warning: {message}")
         if not _confirmed(question):
             raise SessdexError("resume cancelled.")

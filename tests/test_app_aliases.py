@@ -86,3 +86,16 @@ def test_an_apps_id_in_front_is_still_an_id_and_a_typo_still_unknown() -> None:
     assert [row["id"][:8] for row in json.loads(said)] == ["c0afe25d"]
     code, said = _run("find", "app:cladue", "--home", home)
     assert code != 0 and "cladue" in said
+
+
+@pytest.mark.parametrize("app", ["claude-code", "Claude_Code", "CLAUDE"])
+def test_an_id_takes_the_app_in_front_by_any_name_app_takes(app: str) -> None:
+    # `--app claude-code` and `find app:claude-code` took it, `show claude-code:c0afe25d`
+    # said no session id starts with 'claude-code:c0afe25d'
+    home = str(DATA / "claude" / "home")
+    code, said = _run("tree", f"{app}:c0afe25d", "--json", "--home", home)
+    assert code == 0, said
+    assert json.loads(said)["id"].startswith("c0afe25d")
+    code, said = _run("find", f"{app}:c0afe25d", "--json", "--home", home)
+    assert code == 0, said
+    assert [row["id"][:8] for row in json.loads(said)] == ["c0afe25d"]

@@ -40,10 +40,11 @@ def id_left_out(reference: str) -> str | None:
     if not reference.strip():
         return f"give an id, or the start of one ({hints.named('list')})"
     app, colon, rest = reference.partition(":")
-    if colon and not rest.strip() and app.strip().lower() in sources.names():
+    named = sources.canonical(app.strip())
+    if colon and not rest.strip() and named in sources.names():
         return (
             f"give an id after {app.strip() + ':'!r}, or the start of one "
-            f"({hints.named('list', '--app', app.strip().lower())})"
+            f"({hints.named('list', '--app', named)})"
         )
     return None
 
@@ -715,10 +716,11 @@ def _shown_as(index: Index, prefix: str, app: str | None) -> list[Row]:
 def _app_and_prefix(reference: str) -> tuple[str | None, str]:
     """`<app>:7f3a` names the app as well as the id's start, for an id that two apps
     share (a task one app copied from another); a plain id is any app's, and so is
-    `id:7f3a`, as `find` takes it. A colon after another word is part of the id."""
+    `id:7f3a`, as `find` takes it; the app by any name `--app` takes (`claude-code:`).
+    A colon after another word is part of the id."""
     app, colon, rest = reference.partition(":")
-    if colon and app.lower() in sources.names():
-        return app.lower(), rest.strip()
+    if colon and (named := sources.canonical(app)) in sources.names():
+        return named, rest.strip()
     if colon and app.lower() == "id":
         return None, rest.strip()
     return None, reference

@@ -110,10 +110,10 @@ def parse_query(text: str, home: str | None = None) -> Query:
             order.append(("scoped", len(scoped)))
             scoped.append((scope, _under_home(value, home) if folder else value))
             typed.append((name, value))
-        elif colon and name.lower() in BUILTIN and value:
+        elif colon and canonical(name) in BUILTIN and value:
             # "codex:7f3a": an id as `show` and `resume` take it, its app in front
             order += [("app", len(apps)), ("scoped", len(scoped))]
-            apps.append(name.lower())
+            apps.append(canonical(name))
             scoped.append(("id", value))
             typed.append((name, value))
         else:

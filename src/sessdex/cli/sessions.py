@@ -1075,10 +1075,11 @@ def demo_command(given_home: str | None) -> None:
         )
     listing = api.list_sessions(home)
     styled = coloured(sys.stdout)
+    program = _as_run()
 
     def command(*args: str) -> None:
         # with the demo's --home: copied without it, a line read the user's own home
-        line = "$ " + shlex.join(["sessdex", *args, "--home", str(home.path)])
+        line = "$ " + shlex.join([program, *args, "--home", str(home.path)])
         echo(click.style(line, bold=True) if styled else line, styled=styled)
 
     command("list")
@@ -1100,4 +1101,23 @@ def demo_command(given_home: str | None) -> None:
                 f"refuse it: {_refusals_said(check.refusals)}"
             )
     echo()
-    echo("(the demo home, read with --home; run 'sessdex list' for your own sessions)")
+    own = shlex.join([program, "list"])
+    echo(f"(the demo home, read with --home; run '{own}' for your own sessions)")
+
+
+def _as_run() -> str:
+    """sessdex as the demo's lines name it, to run as printed: `sessdex` where that
+    name on PATH is this program, else the path it was run by (the README's quick start
+    runs `.venv/bin/sessdex demo` with no virtualenv active: `sessdex` is not found)."""
+    import shutil
+
+    typed = sys.argv[0]
+    if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
+        return "sessdex"  # `python -m sessdex`, a test's runner: the name as installed
+    found = shutil.which("sessdex")
+    try:
+        if found is None or not os.path.samefile(found, typed):
+            return typed
+    except OSError:  # the path it was run by is gone, or was no file's
+        pass
+    return "sessdex"

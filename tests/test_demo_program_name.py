@@ -1,0 +1,55 @@
+"""`sessdex demo` prints each command to run as printed: after the README's quick start
+(`.venv/bin/sessdex demo`, no virtualenv active) its `$ sessdex list --home …` lines
+said "sessdex: command not found" when pasted. They name sessdex as it was run where
+`sessdex` on PATH is not this program."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).parent / "sessdex"
+
+
+def _demo(cwd: Path, program: str, path: str, home: Path) -> list[str]:
+    """The `$ …` lines `program demo` prints, run in `cwd` with this PATH."""
+    env = {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [program, "demo"], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return [x[2:] for x in done.stdout.splitlines() if x.startswith("$ ")]
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_the_demos_lines_run_as_printed_where_sessdex_is_not_on_path(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    root = SCRIPT.parent.parent.parent  # .venv/bin/sessdex, run from the clone
+    program = os.path.relpath(SCRIPT, root)
+    lines = _demo(root, program, os.defpath, home)
+    assert lines and all(shlex.split(x)[0] == program for x in lines), lines
+    listed = subprocess.run(
+        shlex.split(lines[0]),
+        cwd=root,
+        env={"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "3f2b9c1e" in listed.stdout
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_they_say_sessdex_where_that_is_the_program_on_path(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = f"{SCRIPT.parent}{os.pathsep}{os.defpath}"
+    lines = _demo(tmp_path, str(SCRIPT), path, home)
+    assert lines and all(x.startswith("sessdex ") for x in lines), lines

@@ -157,7 +157,21 @@ def _under_home(folder: str, home: str | None) -> str:
     (`pathnames.comparable`), so that `dir:code\\shop` and `dir:~\\code` find it too."""
     if home and (folder == "~" or folder.startswith(("~/", "~\\"))):
         folder = home.rstrip("/\\") + folder[1:]
+    elif folder in (".", "..") or folder.startswith(("./", "../", ".\\", "..\\")):
+        folder = _from_here(folder)
     return folder.replace("\\", "/")
+
+
+def _from_here(folder: str) -> str:
+    """`.`, `..`, `./api`: the folder you are in, or one reached from it, as a shell
+    reads the path (no folder the index holds is `.`); a `/` typed at its end kept."""
+    import os
+
+    try:
+        path = os.path.abspath(folder)
+    except OSError:  # the folder you are in is gone: no path to start from
+        return folder
+    return path + "/" if folder.endswith(("/", "\\")) and path[-1:] != "/" else path
 
 
 def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:

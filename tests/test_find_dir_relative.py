@@ -1,0 +1,48 @@
+"""`find dir:.` (and `dir:./api`, `dir:..`) is the folder you are in, or one reached from
+it, as a shell would read the path: it matched the text `.` against every folder and
+found nothing ("No session matches 'dir:.' in its folder") where the sessions were."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+from .helpers import write_claude_session
+
+HERE = "aaaa1111-0000-4000-8000-000000000001"
+BESIDE = "bbbb2222-0000-4000-8000-000000000002"
+
+
+def _found(home: Path, *words: str) -> list[str]:
+    result = CliRunner().invoke(main, ["find", *words, "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    return sorted(row["id"] for row in json.loads(result.stdout))
+
+
+@pytest.fixture
+def code(tmp_path: Path) -> Path:
+    """code/shop and code/docs, a session in each, under a copied home."""
+    code = tmp_path / "code"
+    for name, session in (("shop", HERE), ("docs", BESIDE)):
+        (code / name).mkdir(parents=True)
+        write_claude_session(tmp_path / "home", session, str(code / name))
+    return code
+
+
+def test_dir_dot_is_the_folder_you_are_in(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(code / "shop")
+    home = code.parent / "home"
+    assert _found(home, "dir:.") == [HERE]
+    assert _found(home, "dir:./") == [HERE]
+    assert _found(home, "dir:..") == [HERE, BESIDE]
+    assert _found(home, "dir:../docs") == [BESIDE]
+    monkeypatch.chdir(code)
+    assert _found(home, "dir:./docs") == [BESIDE]
+    assert _found(home, "folder:./shop") == [HERE]

@@ -204,3 +204,39 @@ def test_a_prompt_with_a_recording_is_shown_once_with_it(tmp_path: Path) -> None
         "What did I say?\n[audio: /w/voice.wav]",
         "[audio: /w/second.wav]",
     ]
+
+
+def test_an_mcp_tools_inline_recording_is_shown_by_its_size(tmp_path: Path) -> None:
+    """An MCP tool's result (a CallToolResult, as a tool output's `content`) holds a
+    recording or an image as base64 `data` beside its `mimeType` (`{"type": "audio",
+    "data": ...}`, MCP's shape; Codex's `mcp_tool_call_end` events hold the same), no
+    `data:` URL. Reading `audio` parts printed those 40 KB of base64 as
+    `[audio: UklGR...]`, and an image's as `[image: iVBOR...]`."""
+    thread = "01a22b81-dddd-7000-8000-00000000d006"
+    stamp = "2026-12-01T10:00:00.000Z"
+    sound = "UklGR" + "A" * 40_000
+    picture = "iVBOR" + "A" * 40_000
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("user", "Record the room", "u1")},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "function_call", "name": "mic__record", "call_id": "c1",
+                     "arguments": "{}"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1", "output": {
+             "content": [
+                 {"type": "text", "text": "Recorded 3 s"},
+                 {"type": "audio", "data": sound, "mimeType": "audio/wav"},
+                 {"type": "image", "data": picture, "mimeType": "image/png"}],
+             "isError": False}}},
+    ]  # fmt: skip
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
+    assert [e.text for e in found if e.kind == "tool_result"] == [
+        "Recorded 3 s\n[audio, 39.1 KB]\n[image, 39.1 KB]"
+    ]

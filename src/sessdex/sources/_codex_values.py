@@ -194,32 +194,27 @@ def part_text(part: object) -> str | None:
         text = block.get("text") if kind != "refusal" else block.get("refusal")
         return summary(text, "text") if isinstance(text, str) else None
     if kind in ("input_image", "image", "local_image", "localImage"):
-        url = (
-            block.get("image_url")
-            or block.get("url")
-            or block.get("data")
-            or block.get("path")
-        )
-        return _media("image", url, block.get("file_id") or block.get("fileId"))
+        return _media("image", block, block.get("image_url"))
     if kind in _AUDIO_PARTS:
-        url = (
-            block.get("audio_url")
-            or block.get("url")
-            or block.get("data")
-            or block.get("path")
-        )
-        return _media("audio", url, block.get("file_id") or block.get("fileId"))
+        return _media("audio", block, block.get("audio_url"))
     if kind == "encrypted_content":
         return ENCRYPTED
     return None
 
 
-def _media(label: str, url: object, file_id: object) -> str:
-    """`[image: <where>]`, `[audio: file <id>]` for an upload (0.171), a size for inline data."""
+def _media(label: str, block: Mapping[str, object], url: object) -> str:
+    """`[image: <where>]`, `[audio: file <id>]` for an upload (0.171), a size for inline
+    data: a `data:` URL, or `data` itself, base64 (MCP's shape), never printed."""
+    url = url or block.get("url")
+    data = block.get("data")
+    if not (isinstance(url, str) and url) and isinstance(data, str) and data:
+        return summary(data, label)  # base64 itself: its size
+    url = url or block.get("path")
     if isinstance(url, str) and (url.startswith("data:") or files.elided(url)):
         return summary(url, label)
     if isinstance(url, str) and url:
         return f"[{label}: {url}]"
+    file_id = block.get("file_id") or block.get("fileId")
     if isinstance(file_id, str) and file_id:
         return f"[{label}: file {file_id}]"
     return f"[{label}]"

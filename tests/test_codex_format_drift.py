@@ -240,3 +240,45 @@ def test_an_mcp_tools_inline_recording_is_shown_by_its_size(tmp_path: Path) -> N
     assert [e.text for e in found if e.kind == "tool_result"] == [
         "Recorded 3 s\n[audio, 39.1 KB]\n[image, 39.1 KB]"
     ]
+
+
+def test_a_recording_whose_file_name_holds_a_bracket_is_shown_once(
+    tmp_path: Path,
+) -> None:
+    """The `user_message` event names a prompt's recording or picture by its file
+    (`[audio: /w/take[1].wav]`), its echo by its size: a `]` in the file's name ended
+    the stand-in there, the rest (`.wav]`) kept as words, and a prompt said only aloud
+    (or only shown) was printed twice."""
+    thread = "01a22b81-dddd-7000-8000-00000000d007"
+    stamp = "2026-12-01T10:00:00.000Z"
+    recording = "data:audio/wav;base64," + "A" * 4000
+    picture = "data:image/png;base64," + "A" * 4000
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "user_message", "message": "", "images": [],
+                     "local_images": [], "local_audio": ["/w/take[1].wav"]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_audio", "audio_url": recording}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "You asked about the build.", "msg_1")},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "user_message", "message": "", "images": [],
+                     "local_images": ["/w/shot [v2].png"]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [
+             {"type": "input_image", "image_url": picture}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "A login form.", "msg_2")},
+    ]  # fmt: skip
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
+    assert [e.text for e in found if e.kind == "user"] == [
+        "[audio: /w/take[1].wav]",
+        "[image: /w/shot [v2].png]",
+    ]

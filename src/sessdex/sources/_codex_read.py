@@ -398,8 +398,12 @@ class _Pair:
         return left == right or left in right or right in left
 
 
-# an image's or a recording's stand-in: the event names its file, the echo its size
-_MEDIA_PLACEHOLDER = re.compile(r"\[(?:image|audio)[^\]]*\]")
+# an image's or a recording's stand-in: the event names its file, the echo its size.
+# Each is a line of its own, whole whatever its file's name holds (`take[1].wav`);
+# then one in a line of text, to its first `]`
+_MEDIA_PLACEHOLDER = re.compile(
+    r"^\[(?:image|audio)(?::[^\n]*)?\]$|\[(?:image|audio)[^\]]*\]", re.MULTILINE
+)
 
 
 def _normal(text: str | None) -> str:

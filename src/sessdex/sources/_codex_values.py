@@ -253,7 +253,7 @@ def event_prompt(payload: Mapping[str, object]) -> str | None:
 
 
 def summary(value: str, kind: str) -> str:
-    """The text itself, or a short stand-in for a payload elided by files.py or for inline image data."""
+    """The text itself, or a short stand-in for a payload elided by files.py or for inline image or audio data."""
     marker = files.elided(value)
     if marker is not None:
         size, hint = marker

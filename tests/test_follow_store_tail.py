@@ -131,7 +131,28 @@ def _gemini(tmp_path: Path) -> tuple[Home, str, Callable[[int], None]]:
     return Home.at(tmp_path), GEMINI_SESSION[:8], append
 
 
-STORES = {"opencode": _opencode, "gemini": _gemini}
+def _gemini_compact(tmp_path: Path) -> tuple[Home, str, Callable[[int], None]]:
+    """The chat written on one line (another tool's compact copy), and so again."""
+    home, prefix, append = _gemini(tmp_path)
+    path = next(tmp_path.rglob("session-*.json"))
+
+    def compact() -> None:
+        chat = json.loads(path.read_text())
+        path.write_text(json.dumps(chat, separators=(",", ":")))
+
+    def append_compact(step: int) -> None:
+        append(step)
+        compact()
+
+    compact()
+    return home, prefix, append_compact
+
+
+STORES = {
+    "opencode": _opencode,
+    "gemini": _gemini,
+    "gemini-compact": _gemini_compact,
+}
 
 
 @pytest.mark.parametrize("app", sorted(STORES))

@@ -270,6 +270,20 @@ def compact_ends(path: Path) -> dict[str, object] | None:
         return None
     if start == len(head):  # a small one: its ends meet
         head, tail = head + tail, head + tail
+    opened = _compact_head(head)
+    if opened is None:
+        return None
+    found = opened[0]
+    after = _members_after(tail)
+    if after is not None:
+        found.update(after[1])
+    return found
+
+
+def _compact_head(head: bytes) -> tuple[dict[str, object], int] | None:
+    """The members before a compact chat's messages, parsed from its first bytes, and
+    where in them its messages array opens (past its bracket); None where they are not
+    found so: its id not among them, or a member among them that does not parse."""
     opens = _COMPACT_MESSAGES.search(head)
     if opens is None or not head.lstrip().startswith(b"{"):
         return None
@@ -280,10 +294,7 @@ def compact_ends(path: Path) -> dict[str, object] | None:
         return None  # an object among them: a piece at a time
     if not isinstance(found, dict) or not isinstance(found.get("sessionId"), str):
         return None
-    after = _members_after(tail)
-    if after is not None:
-        found.update(after[1])
-    return found
+    return found, opens.end()
 
 
 def _members_after(tail: bytes) -> tuple[int, dict[str, object]] | None:
@@ -402,6 +413,9 @@ def top_members(
 
 
 _BACK = 1024 * 1024  # bytes searched for message starts at a time, from the end back
+_FIRST_BACK = (
+    64 * 1024
+)  # ...a compact chat's first (`_spans_back`), doubled up to _BACK
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,7 +443,12 @@ class _Layout:
 
 
 def last_messages(
-    path: Path, count: int, key: str | None = "messages", *, then: bytes | None = None
+    path: Path,
+    count: int,
+    key: str | None = "messages",
+    *,
+    then: bytes | None = None,
+    compact: bool = False,
 ) -> list[dict[str, object]] | None:
     """The chat's last `count` messages (of its array under `key`, or the document itself
     where it is None), found from its end (the bytes before them never read), in order;
@@ -440,12 +459,17 @@ def last_messages(
     theirs (one after them, as Auggie's `subAgents`, of fewer than `count` is seen, as
     they cross out of it; of more, not), so an app that writes another is not read so;
     unless `then` names the member the app writes right after the messages (`"agentState":
-    `): their array is the one closed before it, looked for within READ_LIMIT of the end."""
+    `): their array is the one closed before it, looked for within READ_LIMIT of the end.
+    With `compact`, a chat of these apps' written on one line (another tool's copy) is read
+    from its end too (`_compact_last`)."""
     try:
         with files.open_regular(path) as stream:
             before = os.fstat(stream.fileno())
             layout = _Layout.of(key)
             found = _last_messages(stream, before.st_size, count, layout, then)
+            if found is None and compact and key == "messages" and then is None:
+                stream.seek(0)
+                found = _compact_last(stream, before.st_size, count)
             after = os.fstat(stream.fileno())
     except OSError:
         return None
@@ -515,6 +539,133 @@ def _last_messages(
             return None
         found.append(message)
     return found
+
+
+def _compact_last(
+    stream: BinaryIO, size: int, count: int
+) -> list[dict[str, object]] | None:
+    """`_last_messages` of a chat written on one line: its messages array found as
+    `compact_ends` finds it (opened after its members in its first bytes, closed before
+    those in its last), its last `count` messages found by reading back from its close
+    (`_spans_back`), the bytes before them never read. None where the whole read serves:
+    laid out as the app writes it (`_last_messages` read it), cut short or its last
+    member long (no close found in its last bytes), no message before them, one of them
+    past READ_LIMIT, or a value among them no message (not an object with a type)."""
+    head = stream.read(_ENDS)
+    opened = None if head.startswith(b"{\n") else _compact_head(head)
+    if opened is None:
+        return None
+    first = opened[1]  # past the array's open
+    stream.seek(max(first, size - _ENDS))
+    tail_at = stream.tell()
+    closes = _messages_close(stream.read())
+    if closes is None:
+        return None
+    end = tail_at + closes  # the array's close
+    spans = _spans_back(stream, first, end, count)
+    if spans is None or len(spans) < count or count <= 0:
+        return None
+    start = spans[-1][0]
+    stream.seek(max(first, start - 64))
+    if not stream.read(start - max(first, start - 64)).rstrip().endswith(b","):
+        return None  # no message before them: the whole read is as cheap
+    stream.seek(start)
+    data = stream.read(end - start)
+    found: list[dict[str, object]] = []
+    stops = [start, *(stop for _, stop in reversed(spans))][:-1]  # each one's before
+    for (begin, stop), previous in zip(reversed(spans), stops, strict=True):
+        gap = data[previous - start : begin - start].strip()
+        if gap not in (b"", b","):  # another value between two messages
+            return None
+        try:
+            message = orjson.loads(data[begin - start : stop - start])
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            return None  # another array's, or no message
+        found.append(message)
+    if data[spans[0][1] - start :].strip():
+        return None  # a value after the last message
+    return found
+
+
+def _spans_back(
+    stream: BinaryIO, first: int, end: int, count: int
+) -> list[tuple[int, int]] | None:
+    """The file spans (start, stop) of the last `count` objects of the array closing at
+    `end`, last first, read back _BACK bytes at a time from `end` to `first` (its open):
+    outside a string a bracket or a quote is structure; inside one only a quote not
+    escaped (an even run of backslashes before it) ends it, found with `find`. Fewer where
+    the array holds fewer; None where the file does not read back so (gone short), or an
+    object runs past READ_LIMIT (which the whole read parts, eliding)."""
+    spans: list[tuple[int, int]] = []
+    depth = 0  # below the array
+    in_string = False
+    stop = 0  # the end of the object being passed
+    high = end
+    step = min(_BACK, _FIRST_BACK)  # the last messages are often short: a little first
+    while high > first:
+        low = max(first, high - step)
+        step = min(_BACK, step * 2)
+        stream.seek(low)
+        back = stream.read(high - low)[::-1]  # byte i is at the offset high - 1 - i
+        if len(back) != high - low:
+            return None
+        at = 0
+        while True:
+            if in_string:
+                at = back.find(b'"', at)
+                if at < 0:
+                    break
+                if _escapes(stream, back, at + 1, low, first) % 2 == 0:
+                    in_string = False
+                at += 1
+                continue
+            token = _COMPACT_TOKEN.search(back, at)
+            if token is None:
+                break
+            at = token.end()
+            char = token.group()
+            offset = high - at  # the token's offset in the file
+            if char == b'"':
+                in_string = True  # a string's close, read backwards
+            elif char in (b"}", b"]"):
+                depth += 1
+                if depth == 1:
+                    stop = offset + 1
+            else:
+                depth -= 1
+                if depth < 0:
+                    return spans  # the array's open
+                if depth == 0:
+                    spans.append((offset, stop))
+                    if len(spans) == count:
+                        return spans
+        if depth > 0 and stop - low > READ_LIMIT:
+            return None
+        high = low
+    return spans
+
+
+def _escapes(stream: BinaryIO, back: bytes, at: int, low: int, first: int) -> int:
+    """How many backslashes come before a quote read backwards (`back[at:]` holds the
+    bytes before it, the last first); past the block, read from the stream, back to
+    `first` at most."""
+    count = 0
+    while at < len(back) and back[at] == 0x5C:
+        count, at = count + 1, at + 1
+    if at < len(back):
+        return count
+    while low > first:  # the run goes on into the block before
+        begin = max(first, low - 4096)
+        stream.seek(begin)
+        piece = stream.read(low - begin)
+        run = len(piece) - len(piece.rstrip(b"\\"))
+        count += run
+        if run < len(piece):
+            break
+        low = begin
+    return count
 
 
 def first_id(path: str | os.PathLike[str]) -> str | None:

@@ -263,7 +263,7 @@ def last_events(
         raise WholeRead("its chat files are merged by time from their starts")
     if json_chat.first_id(path) != session.id:
         raise WholeRead("another session's file, or none")  # the whole read says it
-    found = json_chat.last_messages(path, rows + 1)
+    found = json_chat.last_messages(path, rows + 1, compact=True)
     if found is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     known: list[dict[str, object]] = []

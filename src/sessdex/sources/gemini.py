@@ -744,7 +744,7 @@ def read_last(
     spawns = _spawns(path, session_id)
     if spawns is not None and any(True for _ in folders.entries(spawns)):
         raise WholeRead("its sub-agents' chats are read with it")
-    found = json_chat.last_messages(path, rows + 1)
+    found = json_chat.last_messages(path, rows + 1, compact=True)
     if found is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     chat = messages.Chat(None, session_id)

@@ -246,3 +246,26 @@ def test_follow_n_among_compactions_draws_all_that_is_written_once(
     after = _whole(home, compactions.BASIC)
     assert len(after) > len(before)
     assert _shown(drawn) == _shown(after[len(before) :])
+
+
+def test_follow_n_of_a_chat_draws_answers_alike_in_one_second_each(
+    tmp_path: Path,
+) -> None:
+    """Answers alike in text, usage and second (a model that says "Done." to each of
+    several prompts typed in one second): each is drawn, as `show` shows each; the read
+    of the chat's end drew one of them."""
+    path = _chat(tmp_path, 600)
+    chat = json.loads(path.read_text())
+    for n, message in enumerate(chat["messages"]):
+        message["timestamp"] = f"2025-11-02T11:{n // 240:02}:{n // 4 % 60:02}.000Z"
+        if message["type"] == "gemini":
+            message.update(content="Done.", thoughts=[], toolCalls=[])
+    path.write_text(json.dumps(chat, indent=2))
+    home = Home.at(tmp_path)
+    before = _whole(home, GEMINI_SESSION[:8])
+    _, batches = api.follow_session(
+        home, GEMINI_SESSION[:8], duration=0, notify=False, history=20
+    )
+    first = next(batches)
+    assert max(e.seq for e in first) < len(before) // 2  # read from its end
+    assert _shown(first[-20:]) == _shown(before[-20:])

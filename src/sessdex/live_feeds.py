@@ -773,7 +773,8 @@ class ReadFeed:
             rows *= 4
         if len(found) < 2 or any(_whole_only(e) for e in found):
             return None
-        kept = deque(e for e in found if seen.add(e, True))
+        met: set[int] = set()  # two alike are two, as a whole read draws them
+        kept = deque(e for e in found if _new(seen, e, True, met))
         self.read_before = True
         self.tracker.partial = True  # its earlier tokens are not read
         last = next((e for e in reversed(found) if e.kind not in BOOKKEEPING), None)

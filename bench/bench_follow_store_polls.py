@@ -6,7 +6,7 @@ same session as `bench_tail_readers.py` builds it.
 `--app opencode`: an OpenCode 1.x database session of about `--mb` MB, compacted every
 `--every` prompts (a poll whose last rows hold a compaction reads from the compaction
 before it, `fold_reach`); `gemini`: a Gemini CLI chat kept as one JSON document, saved
-whole again at each write. Each run writes one turn (a prompt and a short answer), then
+whole again at each write (`--compact`: on one line, as another tool's copy writes it). Each run writes one turn (a prompt and a short answer), then
 polls both follows; their draws and token counts are checked alike. `--running N`
 (opencode): a tool part N messages before the end left running (an app killed while its
 tool ran), which each later read of the last rows reaches back to (`CALLS_END_IN_PLACE`).
@@ -16,7 +16,7 @@ Prints the medians of --runs polls: CPU seconds (`time.process_time`) and bytes 
 Usage:
 
     .venv/bin/python bench/bench_follow_store_polls.py [--app opencode|gemini] [--mb 50]
-        [--runs 5] [--every 60] [--running N]
+        [--runs 5] [--every 60] [--running N] [--compact]
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _left_running(home: Path, session: str, back: int) -> None:
     db.close()
 
 
-def _turn_gemini(home: Path, n: int) -> None:
+def _turn_gemini(home: Path, n: int, compact: bool = False) -> None:
     (path,) = (home / ".gemini" / "tmp" / "proj" / "chats").iterdir()
     chat = json.loads(path.read_text())
     messages = chat["messages"]
@@ -98,7 +98,11 @@ def _turn_gemini(home: Path, n: int) -> None:
         if kind == "gemini":
             message["tokens"] = {"input": 100, "output": 5}
         messages.append(message)
-    path.write_text(json.dumps(chat, indent=2))
+    path.write_text(_dumped(chat, compact))
+
+
+def _dumped(chat: object, compact: bool) -> str:
+    return json.dumps(chat, separators=(",", ":")) if compact else json.dumps(chat, indent=2)  # fmt: skip
 
 
 def main() -> int:
@@ -108,6 +112,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--every", type=int, default=60)
     parser.add_argument("--running", type=int, default=0)
+    parser.add_argument("--compact", action="store_true")
     args = parser.parse_args()
     report = Report()
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-follow-polls-") as folder:
@@ -118,6 +123,9 @@ def main() -> int:
             prefix, messages = _opencode(home, args.mb, args.every)
         else:
             prefix, messages = _gemini(home, args.mb)
+            if args.compact:
+                (chat,) = (home / ".gemini" / "tmp" / "proj" / "chats").iterdir()
+                chat.write_text(_dumped(json.loads(chat.read_text()), True))
         report.note(f"{args.app}: {messages} messages, --every {args.every}")
         if args.running and args.app == "opencode":
             _left_running(home, prefix, args.running)
@@ -149,7 +157,7 @@ def main() -> int:
             if args.app == "opencode":
                 _turn_opencode(home, session.id, n)
             else:
-                _turn_gemini(home, n)
+                _turn_gemini(home, n, args.compact)
             now += 10
             drawn = []
             for index in (0, 1) if n % 2 else (1, 0):  # alternated

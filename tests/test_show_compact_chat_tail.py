@@ -193,3 +193,20 @@ def test_a_broken_last_message_is_counted_as_the_whole_read_counts_it(
     assert found.diagnostics.skipped_total == whole.diagnostics.skipped_total > 0
     result = run.invoke(main, ["show", session, "--tail", "5", "--home", str(tmp_path)])
     assert result.exit_code == 0, result.output
+
+
+def test_a_value_among_the_messages_that_is_none_is_read_as_the_whole_read_reads_it(
+    tmp_path: Path,
+) -> None:
+    """A string (a 5 MB one too), a number among the last messages: the whole read's
+    events and counts, the string not read back through."""
+    home, session, path = _compact(tmp_path, "gemini-fixture", 40)
+    for stray in (b'"stray"', b"7", b'"' + b"y" * 5_000_000 + b'"'):
+        data = path.read_bytes()
+        at = data.rindex(b"]")
+        path.write_bytes(data[:at] + b"," + stray + data[at:])
+        whole = transcript(home, session)
+        whole_events = [e for e in whole.events if e.agent_id is None]
+        found = transcript(home, session, tail=5)
+        assert _shown(list(found.events)) == _shown(whole_events[-5:])
+        assert found.diagnostics.skipped_total == whole.diagnostics.skipped_total

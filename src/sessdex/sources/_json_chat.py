@@ -628,6 +628,8 @@ def _spans_back(
             char = token.group()
             offset = high - at  # the token's offset in the file
             if char == b'"':
+                if depth == 0:
+                    return None  # a string among the messages: no message, however long
                 in_string = True  # a string's close, read backwards
             elif char in (b"}", b"]"):
                 depth += 1

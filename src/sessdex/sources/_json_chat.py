@@ -413,9 +413,8 @@ def top_members(
 
 
 _BACK = 1024 * 1024  # bytes searched for message starts at a time, from the end back
-_FIRST_BACK = (
-    64 * 1024
-)  # ...a compact chat's first (`_spans_back`), doubled up to _BACK
+# ...and first, back from a compact chat's end (`_spans_back`), then doubled up to _BACK
+_FIRST_BACK = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,11 +592,12 @@ def _spans_back(
     stream: BinaryIO, first: int, end: int, count: int
 ) -> list[tuple[int, int]] | None:
     """The file spans (start, stop) of the last `count` objects of the array closing at
-    `end`, last first, read back _BACK bytes at a time from `end` to `first` (its open):
-    outside a string a bracket or a quote is structure; inside one only a quote not
-    escaped (an even run of backslashes before it) ends it, found with `find`. Fewer where
-    the array holds fewer; None where the file does not read back so (gone short), or an
-    object runs past READ_LIMIT (which the whole read parts, eliding)."""
+    `end`, last first, read back from `end` to `first` (its open), _FIRST_BACK bytes
+    first, then twice as many each time up to _BACK: outside a string a bracket or a
+    quote is structure; inside one only a quote not escaped (an even run of backslashes
+    before it) ends it, found with `find`. Fewer where the array holds fewer; None where
+    the file does not read back so (gone short), a string stands among the objects, or
+    an object runs past READ_LIMIT (which the whole read parts, eliding)."""
     spans: list[tuple[int, int]] = []
     depth = 0  # below the array
     in_string = False

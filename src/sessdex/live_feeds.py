@@ -1102,13 +1102,17 @@ class _Calls:
     HISTORY_EVENTS events. One with a prompt after it, and an answer after that, is not
     waiting: the app answers a prompt sent while a tool runs once the tool returned, so
     that call was left running by an app that stopped (killed mid-call, the session
-    resumed later), and is not read back to at every poll."""
+    resumed later), and is not read back to at every poll. Only the lead's events
+    count: a sub-agent its read inlines prompts, answers and calls in its own turn,
+    which answers none of the lead's calls (its spawn among them)."""
 
     def __init__(self) -> None:
         self.open: OrderedDict[str, int] = OrderedDict()  # id: its place in the read
         self.prompted: list[str] = []  # the open calls a prompt came after
 
     def add(self, event: Event, place: int) -> None:
+        if event.agent_id is not None:
+            return
         if event.kind == "user":
             self.prompted = list(self.open)
         elif event.kind in ANSWERS and self.prompted:

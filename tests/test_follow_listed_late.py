@@ -708,3 +708,61 @@ def test_follow_draws_a_sub_agent_found_in_its_last_seconds(tmp_path: Path) -> N
     drawn = _follow_until(home, lambda: _start_sub_agent(sessions), "", duration=4.5)
     late = [text for _, agent, text in drawn if agent == LATE]
     assert late == ["Check the cron", "cron runs prune.sh nightly."], drawn
+
+
+def test_follow_goes_on_when_its_first_look_meets_the_index_locked_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index held by another program (an exclusive lock) just as follow took the
+    ids listed under the lead, before any look for those listed since: follow ended
+    there with a traceback (`database is locked`). It follows on, looks again, draws
+    the one started once the index is free, and says once that it could not look."""
+    import sqlite3
+    import time as clock
+
+    from sessdex import indexdb
+    from sessdex.diagnostics import Diagnostics
+
+    monkeypatch.setattr(indexdb, "BUSY_TIMEOUT_MS", 200)  # not 15 s a look
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    index = indexdb.index_file(Home.at(home))
+    holder: list[sqlite3.Connection] = []
+    real = api.Index
+    opened = []
+
+    def taken(home: Home) -> Any:
+        if not opened:  # the index locked as the follow's first look opens it
+            opened.append(True)
+            held = sqlite3.connect(index, isolation_level=None)
+            held.execute("PRAGMA locking_mode = EXCLUSIVE")
+            held.execute("BEGIN EXCLUSIVE")
+            holder.append(held)
+        return real(home)
+
+    monkeypatch.setattr(api, "Index", taken)
+    locked = clock.monotonic()
+    diagnostics = Diagnostics()
+    drawn: list[tuple[str | None, str | None, str]] = []
+
+    def stop() -> bool:  # held past the look at 3 s, which fails too
+        if holder and clock.monotonic() - locked > 4:
+            holder.pop().close()
+            _start_sub_agent(sessions)
+        return any(text == "cron runs prune.sh nightly." for *_, text in drawn)
+
+    try:
+        _, batches = api.follow_session(
+            Home.at(home), LEAD, duration=15, notify=False, history=3, stop=stop,
+            diagnostics=diagnostics,
+        )  # fmt: skip
+        for batch in batches:
+            drawn += [(e.session_id, e.agent_id, e.text) for e in batch if e.text]
+    finally:
+        for held in holder:
+            held.close()
+    assert (LEAD, LATE, "cron runs prune.sh nightly.") in drawn
+    said = [p for p in diagnostics.problems if "could not look" in p]
+    assert len(said) == 1 and "database is locked" in said[0], diagnostics.problems

@@ -434,29 +434,51 @@ def _listed_since(
     before, not at each look; the lead and those followed are not read again. None for
     an app whose sub-agents come with the lead's read (`SUBAGENTS_BY_TIME`):
     `listed_apart` gives none of them, and each look refreshed the index as the lead
-    grew, for nothing."""
+    grew, for nothing. A look the index does not let be made (locked, damaged, not
+    readable), the first one included, is made again at the next, the follow going
+    on, and said once in `diagnostics`."""
     import sqlite3
 
     from .errors import SessdexError
 
     if getattr(sources.get(session.app), "SUBAGENTS_BY_TIME", False):
         return None
-    index = Index(home)  # as the follow's start refreshed it
+    failed = (SessdexError, OSError, sqlite3.Error)
+    said = False
+    known: set[str] | None = None  # the ids listed as the follow started
+
+    def unable(error: Exception) -> None:
+        nonlocal said
+        if not said and diagnostics is not None:
+            diagnostics.problem(_could_not_look(session.app, error))
+        said = True
+
+    def started() -> set[str]:
+        index = Index(home)  # as the follow's start refreshed it
+        try:
+            return _ids_below(index, session)
+        finally:
+            index.close()
+
     try:
-        known = _ids_below(index, session)
-    finally:
-        index.close()
+        known = started()
+    except failed as error:  # taken at the next look, the index as the start left it
+        unable(error)
 
     def since(followed: set[str]) -> list[Session]:
         # the index held by another program (`database is locked`: SQLite's own error,
         # no SessdexError), a file gone: looked for again at the next turn, the follow
         # going on (it ended with a traceback)
+        nonlocal known
         try:
-            return _listed_new(followed)
-        except (SessdexError, OSError, sqlite3.Error):
+            if known is None:
+                known = started()
+            return _listed_new(followed, known)
+        except failed as error:
+            unable(error)
             return []
 
-    def _listed_new(followed: set[str]) -> list[Session]:
+    def _listed_new(followed: set[str], known: set[str]) -> list[Session]:
         index, _ = open_index(home, [session.app])
         try:
             below = _ids_below(index, session)
@@ -471,6 +493,19 @@ def _listed_since(
         return listed
 
     return since
+
+
+def _could_not_look(app: str, error: Exception) -> str:
+    """What follow says, once, of a look for sub-agents that the index did not let it make."""
+    from .diagnostics import why
+    from .errors import SessdexError
+    from .live import RELIST_EVERY
+
+    reason = str(error) if isinstance(error, SessdexError) else why(error)
+    return (
+        f"{app}: follow could not look in sessdex's index for the sub-agents listed "
+        f"while it follows ({reason}); it looked again every {RELIST_EVERY:g} s"
+    )
 
 
 def _ids_below(index: Index, session: Session) -> set[str]:

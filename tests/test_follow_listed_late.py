@@ -766,3 +766,33 @@ def test_follow_goes_on_when_its_first_look_meets_the_index_locked_and_says_so(
     assert (LEAD, LATE, "cron runs prune.sh nightly.") in drawn
     said = [p for p in diagnostics.problems if "could not look" in p]
     assert len(said) == 1 and "database is locked" in said[0], diagnostics.problems
+
+
+def test_follow_draws_a_crush_agent_call_once_when_the_read_is_slower_than_two_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lead's store read again only after two looks for sub-agents (a busy store:
+    read every 4 s, looked at every second here): the second look follows the child
+    apart, then the lead's read draws it too. Each of its lines is drawn once."""
+    from sessdex import live, live_feeds
+
+    monkeypatch.setattr(live_feeds, "STORE_SECONDS", 4.0)
+    monkeypatch.setattr(live, "RELIST_EVERY", 1.0)
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    db = home / "code" / "shop-api" / ".crush" / "crush.db"
+    api.list_sessions(Home.at(home))
+    started = False
+
+    def stop() -> bool:
+        nonlocal started
+        if not started:
+            _crush_spawn(db)
+            started = True
+        return False
+
+    _, batches = api.follow_session(
+        Home.at(home), CRUSH_LEAD, duration=6, notify=False, history=3, stop=stop
+    )
+    drawn = [e.text for batch in batches for e in batch if e.agent_id == CRUSH_LATE]
+    assert drawn == ["List the retry tests", "test_retry.py holds three."], drawn

@@ -190,6 +190,8 @@ def follow(
     next look followed from then on as the others are, read from its start
     (LATE_READ_MOST bytes of its end at most): what it wrote before the look is drawn;
     those the last look before `duration` ends found are drawn in the last batch.
+    Each sub-agent is drawn by one read, whatever their timing: the one following it
+    apart, else the first to draw it.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]
@@ -198,11 +200,28 @@ def follow(
     relisted = time.monotonic()
     drawn: set[str] = set()  # the sub-agents drawn: a read followed holds them
     waiting: list[Session] = []  # found by the last look, followed at the next
+    # the read each sub-agent is drawn by: the one that follows it apart, else the first
+    # that drew it. A lead's store read slower than two looks may draw one followed
+    # apart since, or both may draw it in one batch: the other's copy is dropped
+    owner: dict[str, LiveSession] = {agent: other for other, agent in apart}
+
+    def owned(reader: LiveSession, events: list[Event]) -> list[Event]:
+        return [
+            e
+            for e in events
+            if e.agent_id is None or owner.setdefault(e.agent_id, reader) is reader
+        ]
+
+    def follows(child: Session) -> LiveSession:
+        reader = LiveSession(child, window=LATE_READ_MOST)
+        owner[child.id] = reader
+        return reader
 
     def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
-        events = take(live)
+        events = owned(live, take(live))
         for other, agent in apart:
-            events += [_told_apart(e, session.id, agent) for e in take(other)]
+            told = [_told_apart(e, session.id, agent) for e in take(other)]
+            events += owned(other, told)
         drawn.update(e.agent_id for e in events if e.agent_id is not None)
         return events
 
@@ -210,13 +229,13 @@ def follow(
         # those the last look found that no read drew: no look comes after to follow
         # them (never drawn), no read of the lead after to draw them twice
         fresh = [c for c in found if c.id not in drawn]
-        last = [(LiveSession(c, window=LATE_READ_MOST), c.id) for c in fresh]
+        last = [(follows(c), c.id) for c in fresh]
         apart.extend(last)  # their diagnostics said too
-        return [
-            _told_apart(e, session.id, agent)
-            for other, agent in last
-            for e in other.poll() + other.release()
-        ]
+        events: list[Event] = []
+        for other, agent in last:
+            read = other.poll() + other.release()
+            events += owned(other, [_told_apart(e, session.id, agent) for e in read])
+        return events
 
     try:
         opening = gather(LiveSession.poll)
@@ -245,7 +264,7 @@ def follow(
                 # one found at the look before that no followed read has drawn since:
                 # a read of a store (every STORE_SECONDS) may not yet have held it then
                 late = [c for c in waiting if c.id not in followed]
-                apart += [(LiveSession(c, window=LATE_READ_MOST), c.id) for c in late]
+                apart += [(follows(c), c.id) for c in late]
                 waiting = list(relist(followed | {c.id for c in late}))
                 relisted = time.monotonic()
             events = gather(LiveSession.poll)

@@ -796,3 +796,71 @@ def test_follow_draws_a_crush_agent_call_once_when_the_read_is_slower_than_two_l
     )
     drawn = [e.text for batch in batches for e in batch if e.agent_id == CRUSH_LATE]
     assert drawn == ["List the retry tests", "test_retry.py holds three."], drawn
+
+
+NESTED = "d4c2a1bb-6f3e-4d9a-8b82-1e5f3a9c7d22"
+CODER_KEY = "agent:coder:subagent:0c5e1f4d-93b8-4e57-a0f5-2d6c8b9e7a41"
+
+
+def _nested_under_the_coder(sessions: Path) -> None:
+    """A sub-agent the fixture's coder sub-agent spawned: its file, and its entry naming
+    the coder's key as its spawner."""
+    lines = [
+        {"type": "session", "version": 3, "id": NESTED,
+         "timestamp": "2026-12-01T09:16:00.000Z", "cwd": "/home/alex/.openclaw/workspace-coder"},
+        {"type": "message", "id": "19000001", "parentId": None,
+         "timestamp": "2026-12-01T09:16:01.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "Read prune.sh"}]}},
+        {"type": "message", "id": "19000002", "parentId": "19000001",
+         "timestamp": "2026-12-01T09:16:04.000Z",
+         "message": {"role": "assistant",
+                     "content": [{"type": "text", "text": "prune.sh deletes old dumps."}]}},
+    ]  # fmt: skip
+    (sessions / f"{NESTED}.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines)
+    )
+    index = sessions / "sessions.json"
+    entries = json.loads(index.read_text())
+    entries[f"agent:coder:subagent:{NESTED}"] = {
+        "sessionId": NESTED,
+        "updatedAt": 1796115364000,
+        "spawnedBy": CODER_KEY,
+        "spawnDepth": 2,
+    }
+    index.write_text(json.dumps(entries, indent=2))
+
+
+@pytest.mark.parametrize(
+    ("fails", "lost"),
+    [
+        (1, "prune.sh keeps the last 90 days."),  # asked whether any is listed
+        (3, "prune.sh deletes old dumps."),  # the level under the coder: its own
+    ],
+)
+def test_follow_draws_the_sub_agents_its_first_look_missed_once_a_look_can_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: int, lost: str
+) -> None:
+    """The index locked by another program as follow's first look for the sub-agents
+    listed apart walked them (`database is locked`, swallowed there): what it had not
+    listed yet, a sub-agent's own sub-agent below it, was taken as known and never
+    drawn. The look is made again once the index is free, and they are drawn, once."""
+    import sqlite3
+
+    from sessdex import transcripts
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    _nested_under_the_coder(home / ".openclaw" / "agents" / "coder" / "sessions")
+    api.list_sessions(Home.at(home))
+    real = transcripts.Index
+    opened = [0]
+
+    def held(home: Home) -> Any:  # the index taken by another program for one open
+        opened[0] += 1
+        if opened[0] == fails:
+            raise sqlite3.OperationalError("database is locked")
+        return real(home)
+
+    monkeypatch.setattr(transcripts, "Index", held)
+    drawn = _follow_until(home, lambda: None, lost, duration=12)
+    assert [d[2] for d in drawn].count(lost) == 1, drawn

@@ -410,6 +410,7 @@ def follow_session(
 
     refuse_unless("duration", duration, 0)
     session = resolve(home, prefix, progress=progress)
+    listed, relist = _listed_since(home, session, diagnostics)
     batches = live.follow(
         session,
         duration=duration,
@@ -418,16 +419,17 @@ def follow_session(
         diagnostics=diagnostics,
         spawner=spawner_of(home, session),
         history=None if history is None else live.History(history, shown),
-        listed=listed_apart(home, session, diagnostics),
-        relist=_listed_since(home, session, diagnostics),
+        listed=listed,
+        relist=relist,
     )
     return session, batches
 
 
 def _listed_since(
     home: Home, session: Session, diagnostics: Diagnostics | None = None
-) -> Callable[[set[str]], list[Session]] | None:
-    """What gives the sub-agents listed under the session (at any depth) since the last
+) -> tuple[list[Session], Callable[[set[str]], list[Session]] | None]:
+    """The sub-agents listed apart under the session now (`listed_apart`), and what
+    gives those listed under it (at any depth) since the last
     look, given the ids followed or drawn: its app's index refreshed where its files
     changed, and the new ones read (`listed_apart`, those past its bound counted in
     `diagnostics`) only where the index lists an id under it that it did not list
@@ -436,13 +438,14 @@ def _listed_since(
     `listed_apart` gives none of them, and each look refreshed the index as the lead
     grew, for nothing. A look the index does not let be made (locked, damaged, not
     readable), the first one included, is made again at the next, the follow going
-    on, and said once in `diagnostics`."""
+    on, and said once in `diagnostics`: the sub-agents a first look that failed did not
+    find, listed as it began (a sub-agent's own below it among them), come then."""
     import sqlite3
 
     from .errors import SessdexError
 
     if getattr(sources.get(session.app), "SUBAGENTS_BY_TIME", False):
-        return None
+        return [], None
     failed = (SessdexError, OSError, sqlite3.Error)
     said = False
     known: set[str] | None = None  # the ids listed as the follow started
@@ -453,26 +456,31 @@ def _listed_since(
             diagnostics.problem(_could_not_look(session.app, error))
         said = True
 
-    def started() -> set[str]:
+    def start() -> list[Session]:
+        """The first look: the ids listed, then those followed apart of them."""
+        nonlocal known
         index = Index(home)  # as the follow's start refreshed it
         try:
-            return _ids_below(index, session)
+            below = _ids_below(index, session)
         finally:
             index.close()
+        listed = listed_apart(home, session, diagnostics)
+        known = below
+        return listed
 
+    listed: list[Session] = []
     try:
-        known = started()
-    except failed as error:  # taken at the next look, the index as the start left it
+        listed = start()
+    except failed as error:  # made at the next look, the index as the start left it
         unable(error)
 
     def since(followed: set[str]) -> list[Session]:
         # the index held by another program (`database is locked`: SQLite's own error,
         # no SessdexError), a file gone: looked for again at the next turn, the follow
         # going on (it ended with a traceback)
-        nonlocal known
         try:
-            if known is None:
-                known = started()
+            if known is None:  # those it finds followed from the next look
+                return start()
             return _listed_new(followed, known)
         except failed as error:
             unable(error)
@@ -492,7 +500,7 @@ def _listed_since(
         known.update(below)  # once read: one whose read failed is looked for again
         return listed
 
-    return since
+    return listed, since
 
 
 def _could_not_look(app: str, error: Exception) -> str:

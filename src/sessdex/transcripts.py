@@ -181,16 +181,17 @@ def listed_apart(
     most recently changed up to LISTED_APART_READ_MOST bytes in all, those past it left
     out, counted in `diagnostics`. `followed`: the ids a follow already follows or has
     drawn events of (a later look): the lead and those are not read again, only the
-    sub-agents listed since, the bound theirs alone; the index met locked raises
-    (sqlite3.Error), for the look to be made again."""
+    sub-agents listed since, the bound theirs alone. The index met locked raises
+    (sqlite3.Error), at the start as at a later look, for the look to be made again:
+    what it had not listed yet (a sub-agent's own below it) was never looked for."""
     import sqlite3
 
     source = sources.get(session.app)
     if getattr(source, "SUBAGENTS_BY_TIME", False):
         return []
-    # a later look's caller found new ids listed: an index it cannot open now raises, so
-    # that they are looked for again (none found here, they were taken as known)
-    if followed is None and not _lists_subagents(home, session):
+    # an index it cannot open now raises, so that its sub-agents are looked for again
+    # (none found here: they were taken as known, never drawn)
+    if followed is None and not _lists_subagents(home, session, strict=True):
         return []
     if followed is not None:
         held = followed - {session.id}  # their reads' sub-agents are drawn as read
@@ -206,28 +207,24 @@ def listed_apart(
     seen = {session.id, *held}
     room = [LISTED_APART_READ_MOST]
     under = _sessions_under(home, session.app)
-    try:
-        with inplace.one_pass():  # the store they share opened once, not once a read
-            for level in _listed_levels(under, [session.id, *held], seen):
-                listed = list(level)
-                kept = _newest_within(listed, room)
-                for child in listed:  # one a sibling's read held is not followed apart
-                    if child.id in held:
-                        continue
-                    if child.id not in kept:
-                        left.append(child)
-                        continue
-                    found.append(child)
-                    try:
-                        if not _over_read_most(child):
-                            read = _held_by(source, child)
-                            held.update(read)
-                            seen.update(read)
-                    except (OSError, SessdexError, sqlite3.Error):  # held: unknown
-                        pass
-    except sqlite3.Error:
-        if followed is not None:  # a later look: its caller looks for them again
-            raise
+    with inplace.one_pass():  # the store they share opened once, not once a read
+        for level in _listed_levels(under, [session.id, *held], seen):
+            listed = list(level)
+            kept = _newest_within(listed, room)
+            for child in listed:  # one a sibling's read held is not followed apart
+                if child.id in held:
+                    continue
+                if child.id not in kept:
+                    left.append(child)
+                    continue
+                found.append(child)
+                try:
+                    if not _over_read_most(child):
+                        read = _held_by(source, child)
+                        held.update(read)
+                        seen.update(read)
+                except (OSError, SessdexError, sqlite3.Error):  # held: unknown
+                    pass
     if left and diagnostics is not None:
         diagnostics.problem(_left_out(session.app, left, followed is not None))
     return found
@@ -457,17 +454,22 @@ def spawner_of(home: Home, session: Session) -> str | None:
 TAIL_CONTEXT = 1000  # events kept before a tail's first: what it is drawn from
 
 
-def _lists_subagents(home: Home, session: Session) -> bool:
-    """Whether the index lists a sub-agent under the session (its tail is read whole)."""
+def _lists_subagents(home: Home, session: Session, strict: bool = False) -> bool:
+    """Whether the index lists a sub-agent under the session (its tail is read whole);
+    an index that cannot tell raises where `strict`."""
     import sqlite3
 
     try:
         index = Index(home)
     except sqlite3.Error:  # the tail's own events still tell
+        if strict:
+            raise
         return False
     try:
         return bool(index.under(session.app, [session.id]))
     except sqlite3.Error:
+        if strict:
+            raise
         return False
     finally:
         index.close()

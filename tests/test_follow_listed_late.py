@@ -864,3 +864,42 @@ def test_follow_draws_the_sub_agents_its_first_look_missed_once_a_look_can_read(
     monkeypatch.setattr(transcripts, "Index", held)
     drawn = _follow_until(home, lambda: None, lost, duration=12)
     assert [d[2] for d in drawn].count(lost) == 1, drawn
+
+
+def test_follow_draws_a_late_sub_agent_and_its_own_once_the_look_under_it_can_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-agent started while it follows, with one of its own: the look that finds
+    them meets the index locked as it lists the level under the first. That look is made
+    again at the next: both are drawn, each once."""
+    import sqlite3
+
+    from sessdex import transcripts
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    sessions = home / ".openclaw" / "agents" / "coder" / "sessions"
+    api.list_sessions(Home.at(home))
+    real = transcripts.Index
+    opened = [0]
+
+    def held(home: Home) -> Any:  # the second open of a look: its level under LATE
+        opened[0] += 1
+        if opened[0] == 2:
+            raise sqlite3.OperationalError("database is locked")
+        return real(home)
+
+    def start() -> None:
+        _start_sub_agent(sessions)
+        _nested_under_the_coder(sessions)
+        entries = json.loads((sessions / "sessions.json").read_text())
+        entries[f"agent:coder:subagent:{NESTED}"]["spawnedBy"] = (
+            f"agent:coder:subagent:{LATE}"
+        )
+        (sessions / "sessions.json").write_text(json.dumps(entries, indent=2))
+        monkeypatch.setattr(transcripts, "Index", held)
+
+    drawn = _follow_until(home, start, "", duration=10)
+    texts = [(agent, text) for _, agent, text in drawn if agent]
+    assert texts.count((LATE, "cron runs prune.sh nightly.")) == 1, drawn
+    assert texts.count((NESTED, "prune.sh deletes old dumps.")) == 1, drawn

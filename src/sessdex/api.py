@@ -429,14 +429,14 @@ def _listed_since(
     home: Home, session: Session, diagnostics: Diagnostics | None = None
 ) -> tuple[list[Session], Callable[[set[str]], list[Session]] | None]:
     """The sub-agents listed apart under the session now (`listed_apart`), and what
-    gives those listed under it (at any depth) since the last
-    look, given the ids followed or drawn: its app's index refreshed where its files
-    changed, and the new ones read (`listed_apart`, those past its bound counted in
-    `diagnostics`) only where the index lists an id under it that it did not list
-    before, not at each look; the lead and those followed are not read again. None for
-    an app whose sub-agents come with the lead's read (`SUBAGENTS_BY_TIME`):
-    `listed_apart` gives none of them, and each look refreshed the index as the lead
-    grew, for nothing. A look the index does not let be made (locked, damaged, not
+    gives those listed under it (at any depth) since the last look, given the ids
+    followed or drawn: its app's index refreshed where its files changed, and the new
+    ones read (`listed_apart`, those past its bound counted in `diagnostics`) only
+    where the index lists an id under it that it did not list before, not at each
+    look; the lead and those followed are not read again. None and no look for an app
+    whose sub-agents come with the lead's read (`SUBAGENTS_BY_TIME`): `listed_apart`
+    gives none of them, and each look refreshed the index as the lead grew, for
+    nothing. A look the index does not let be made (locked, damaged, not
     readable), the first one included, is made again at the next, the follow going
     on, and said once in `diagnostics`: the sub-agents a first look that failed did not
     find, listed as it began (a sub-agent's own below it among them), come then."""
@@ -504,7 +504,7 @@ def _listed_since(
 
 
 def _could_not_look(app: str, error: Exception) -> str:
-    """What follow says, once, of a look for sub-agents that the index did not let it make."""
+    """What follow says, once, of a look for sub-agents the index kept it from."""
     from .diagnostics import why
     from .errors import SessdexError
     from .live import RELIST_EVERY
@@ -512,7 +512,7 @@ def _could_not_look(app: str, error: Exception) -> str:
     reason = str(error) if isinstance(error, SessdexError) else why(error)
     return (
         f"{app}: follow could not look in sessdex's index for the sub-agents listed "
-        f"while it follows ({reason}); it looked again every {RELIST_EVERY:g} s"
+        f"apart under the session ({reason}); it looked again every {RELIST_EVERY:g} s"
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from html import escape
 
 from ..model import Event, Session
@@ -54,7 +54,8 @@ _ACTIVE = re.compile(
     r"|<(?=[A-Za-z/!?])"  # a tag, a comment, an autolink
     r"|!\["  # an image
     r"|\][(:](?![ \t]*(?:https?://|mailto:))"  # a link or its definition off the web
-    r"|~{3,}"  # a fence
+    r"|~~~+"  # a fence (not `~{3,}`: each branch opening with a character lets `re`
+    # skip ahead to one of them, 3 times faster over a reply)
 )
 # Also inert in a line that is a name, a path or a command (a title, a tool call, an
 # error): emphasis, which ate `__init__.py`'s underscores and the stars of `src/*.py
@@ -91,7 +92,9 @@ _RESULT = re.compile(
     r"(?=[^\n]*:(?:[ \t]*| its last reply, above\.)$)",
     re.MULTILINE,
 )
-_RESULT_STARTS = tuple(f"\n{' ' * n}{w}" for w in ("result", "error") for n in range(4))
+# a line that may be such a label, found ahead of `_RESULT`'s slow `^` (a pattern
+# that opens with a character lets `re` skip ahead to it)
+_RESULT_START = re.compile(r"\n {0,3}(?:result|error)")
 # A `>` or a list marker and the blank after it (see `_opens_code`)
 _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
@@ -210,25 +213,65 @@ def _headed_down(prose: str, items: _Items | None = None) -> str:
     (a fenced block between prose keeps them), where a text has a heading deep in one."""
     if "*" in prose or "_" in prose or "🔧" in prose or "🤖" in prose:
         prose = _MARKS.sub(_unmarked, prose)
-    lined = (
-        "\n" + prose
-    )  # a quick look for a label's line ahead of `_RESULT`'s slow `^`
-    if any(start in lined for start in _RESULT_STARTS):
+    if _RESULT_START.search("\n" + prose):
         prose = _RESULT.sub(_referenced, prose)
     if "=" in prose or "-" in prose:
         prose = _UNDERLINE.sub(_not_underlined, prose)
     if "#" not in prose and items is None:
         return prose
-    if items is None and _DEEP_HEADING.search(prose):
+    if items is None and _match_line(_DEEP_HEADING, prose, "#"):
         items = _Items()
     if items is not None:
         prose = items.headed_down(prose)
-    if _LATE_ITEM.search(prose) is None or _DEFINITION.search(prose):
-        return _HEADING.sub(_heading_down, prose)
+    if _match_line(_LATE_ITEM, prose, "#") is None or _DEFINITION.search(prose):
+        return _sub_lines(_HEADING, _heading_down, prose, "#")
     text = _paragraph_lines(prose)
-    return _HEADING.sub(
-        lambda found: found[0] if found.start() in text else _heading_down(found), prose
+    return _sub_lines(
+        _HEADING,
+        lambda found: found[0] if found.start() in text else _heading_down(found),
+        prose,
+        "#",
     )
+
+
+def _lines_holding(text: str, mark: str) -> Iterator[int]:
+    """Where each line of `text` that holds `mark` starts, in order."""
+    at = text.find(mark)
+    while at >= 0:
+        yield text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        if end < 0:
+            return
+        at = text.find(mark, end)
+
+
+def _match_line(pattern: re.Pattern[str], text: str, mark: str) -> re.Match[str] | None:
+    """`pattern.search(text)`, for a pattern of one line from its start (`^`, a
+    multiline one) that holds `mark`: tried at the lines holding it alone, where `re`
+    tries a `^` at every character of the text."""
+    for start in _lines_holding(text, mark):
+        if (found := pattern.match(text, start)) is not None:
+            return found
+    return None
+
+
+def _sub_lines(
+    pattern: re.Pattern[str],
+    shown: Callable[[re.Match[str]], str],
+    text: str,
+    mark: str,
+) -> str:
+    """`pattern.sub(shown, text)`, for a pattern as `_match_line`'s."""
+    out: list[str] = []
+    done = 0
+    for start in _lines_holding(text, mark):
+        if (found := pattern.match(text, start)) is not None:
+            out += (text[done:start], shown(found))
+            done = found.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _paragraph_lines(prose: str) -> set[int]:
@@ -420,6 +463,20 @@ class _Items:
             or (column < 4 and not self.columns and _ATX.match(rest) is not None)
         )
         return code
+
+    def takes_plain(self, line: str) -> bool:
+        """Whether `line` and the lines of plain text after it (`_plain_run`) go on a
+        paragraph, changing nothing kept here but what `went_on` sets: one open where
+        no item is, or which items are is not known already (whatever their indent),
+        or one `line` starts less than 4 columns in, no item open."""
+        if self.in_text and not self.fresh and (not self.columns or not self.sure):
+            return True
+        return not self.columns and not line[:4].expandtabs(4).startswith("    ")
+
+    def went_on(self) -> None:
+        """Lines of plain text went on a paragraph, as `takes_plain` found they would."""
+        self.started = ""
+        self.in_text, self.fresh, self.blank = True, False, False
 
     def holder(self, column: int) -> int | None:
         """The content column of the list item a fence `column` columns in (4 or more,
@@ -613,18 +670,46 @@ def _opens(line: str) -> bool:
     return bool(rest)
 
 
+# What a line's text may start with that opens a block, a list item or a fence, or
+# ends a paragraph: a line past its blank starting with none of these is plain text
+_NOT_PLAIN = frozenset(">#-+*_`~0123456789")
+
+
+def _plain_run(lines: list[str], at: int) -> int:
+    """Where the lines from `at` stop being plain text: not blank, and starting (past
+    their blank) with no character in `_NOT_PLAIN`. Such a line goes on an open
+    paragraph however far in it is (a lazy line, or 4 columns in), so no code, fence,
+    heading or list item is among them."""
+    end = at
+    while end < len(lines):
+        rest = lines[end].lstrip(" \t")
+        if not rest or rest[0] in _NOT_PLAIN:
+            break
+        end += 1
+    return end
+
+
+def _inline_lines(lines: list[str]) -> str:
+    """`_inline` of each line, joined: one pass over them where none holds a backtick
+    (no match of `_ACTIVE` crosses a line's end, nor looks past one)."""
+    text = "\n".join(lines)
+    if "`" in text:
+        return "\n".join(_inline(line) for line in lines)
+    return _ACTIVE.sub(_defused, text)
+
+
 def _blocks(text: str) -> list[tuple[bool, str]]:
     """`text` as Markdown blocks: (True, a fenced block fenced anew) or (False, lines of
     inert prose, its headings below the export's). A fence the text leaves open ends
     with the text, as CommonMark ends it with the document: here, it would have
     swallowed the rest of the export."""
     indented = _INDENTED.search(text)
-    quoted = _QUOTE_INDENTED.search(text) is not None
+    quoted = _match_line(_QUOTE_INDENTED, text, ">") is not None
     if "`" not in text and "~~~" not in text and not indented and not quoted:
         return [(False, _headed_down(_ACTIVE.sub(_defused, text)))]  # no code
     # a list item goes on past a fenced block in it: a heading deep in it after the
     # block is found only with the items the text above left open
-    items = _Items() if _DEEP_HEADING.search(text) else None
+    items = _Items() if _match_line(_DEEP_HEADING, text, "#") else None
     codes = _Items() if indented else None  # the items, to find indented code
     quotes = _Quotes() if quoted else None  # the same in a quote
     blocks: list[tuple[bool, str]] = []
@@ -633,6 +718,20 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     lines = text.split("\n")
     at = 0
     while at < len(lines):
+        # the walk's common case: lines of a paragraph's text, taken in one step
+        plain = codes is None or codes.takes_plain(lines[at])
+        end = _plain_run(lines, at) if plain else at
+        if end > at:
+            if code:
+                blocks.append((True, "\n".join(code)))
+                code = []
+            prose.append(_inline_lines(lines[at:end]))
+            if codes is not None:
+                codes.went_on()
+            if quotes is not None:
+                quotes.fresh = False
+            at = end
+            continue
         line = lines[at]
         opened = _OPENER.fullmatch(line)
         prefix = ""  # the `>`s a fenced block in a quote is after

@@ -45,6 +45,11 @@ def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     return lines, keys
 
 
+def edit_keys(value: Mapping[str, object]) -> set[str]:
+    """The keys of a tool input that hold the edits `edit_diff` shows, its diff unmade."""
+    return _edits(value)[1]
+
+
 def input_diff(value: object) -> list[str]:
     """The diff a tool input holds: its patch's lines, else its edits' ([] if neither)."""
     patch = patch_text(value)
@@ -55,7 +60,12 @@ def input_diff(value: object) -> list[str]:
 
 def change_counts(value: object) -> tuple[int, int] | None:
     """(lines added, lines removed) by the edits or the patch a tool input holds."""
-    kinds = diff_kinds(input_diff(value))
+    return diff_counts(input_diff(value))
+
+
+def diff_counts(diff: list[str]) -> tuple[int, int] | None:
+    """`change_counts` of a diff `input_diff` gave."""
+    kinds = diff_kinds(diff)
     added, removed = kinds.count("add"), kinds.count("del")
     return (added, removed) if added or removed else None
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from html import escape
 
 from ..model import Event, Session
-from .diffs import edit_diff, input_diff, patch_text
+from .diffs import diff_counts, edit_keys, input_diff, patch_text
 from .records import forked_from, iso
 from .text import (
     APP_SENDER,
@@ -37,7 +37,7 @@ from .text import (
     title_line,
     tokens_said,
     tool_detail,
-    tool_summary,
+    tool_line,
     visible,
 )
 
@@ -100,6 +100,8 @@ _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
 # over `---` is an `## User`, level with the export's turns): its first mark is escaped.
 _UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
+# the end of a line `_UNDERLINE` may find, where blanks follow its run
+_UNDERLINE_END = re.compile(r"[=-][ \t]++$", re.MULTILINE)
 # one of `-`, under a paragraph's line: text, escaped (no rule)
 _UNDERLINE_ONLY = re.compile(r"-+[ \t]*")
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -215,7 +217,7 @@ def _headed_down(prose: str, items: _Items | None = None) -> str:
         prose = _MARKS.sub(_unmarked, prose)
     if _RESULT_START.search("\n" + prose):
         prose = _RESULT.sub(_referenced, prose)
-    if "=" in prose or "-" in prose:
+    if _may_underline(prose):
         prose = _UNDERLINE.sub(_not_underlined, prose)
     if "#" not in prose and items is None:
         return prose
@@ -232,6 +234,17 @@ def _headed_down(prose: str, items: _Items | None = None) -> str:
         prose,
         "#",
     )
+
+
+def _may_underline(prose: str) -> bool:
+    """Whether a line of `prose` ends in a `=` or a `-` and maybe blanks, as one
+    `_UNDERLINE` finds does: found with `in` where no blank follows (its `^` is tried
+    at every character of a text, and `=` and `-` are common in code)."""
+    if "=\n" in prose or "-\n" in prose or prose.rstrip(" \t").endswith(("=", "-")):
+        return True
+    if " \n" in prose or "\t\n" in prose:
+        return _UNDERLINE_END.search(prose) is not None
+    return False
 
 
 def _lines_holding(text: str, mark: str) -> Iterator[int]:
@@ -926,7 +939,7 @@ def _arguments(value: object, shown: str) -> str:
         held = "command" if "command" in value else "cmd"
         value = {k: v for k, v in value.items() if k != held}
     elif isinstance(value, dict):
-        edits = edit_diff(value)[1]
+        edits = edit_keys(value)
         value = {k: v for k, v in value.items() if k not in edits}
     if value is None or value == "" or value == {}:
         return ""
@@ -1000,9 +1013,9 @@ def render(
         agent = event.agent_id
         answers = answered_call(waiting, event)
         label = f" (sub-agent {names.called(agent)})" if agent else ""
-        who = _inline(label, literal=True)
+        who = _inline(label, literal=True) if label else ""
         # in a <summary> line, an HTML block: Markdown is not read there (no code span)
-        who_html = escape(label, quote=False)
+        who_html = escape(label, quote=False) if label else ""
         kind = event.kind
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
@@ -1054,12 +1067,14 @@ def render(
             value = value if value is not None else event.text
             # a call a script ran (Claude Code's REPL), not the model: marked, as `show`
             by = "*↳ script:* " if event.extra.get("virtual") is True else ""
-            out = f"- 🔧 {by}{_inline(tool_summary(event.tool, value, 200), literal=True)}{who}\n"
-            diff = input_diff(value)
+            # its summary's parts, each found once: the diff and the detail shown below too
+            diff, detail = input_diff(value), tool_detail(value, 200)
+            summary = tool_line(event.tool, detail, diff_counts(diff))
+            out = f"- 🔧 {by}{_inline(summary, literal=True)}{who}\n"
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(visible(line) for line in diff))
                 out += f"\n{_quote_block(text, 'diff')}\n\n"
-            rest = _arguments(value, tool_detail(value, 200))
+            rest = _arguments(value, detail)
             if rest:  # what else it was given (a file's content): capped as results are
                 out += f"\n{_quote_block(_capped(rest))}\n\n"
         elif kind == "tool_result":

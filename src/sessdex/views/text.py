@@ -730,9 +730,12 @@ def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
     from .diffs import change_counts
 
-    detail = tool_detail(value, width)
+    return tool_line(tool, tool_detail(value, width), change_counts(value))
+
+
+def tool_line(tool: str | None, detail: str, counts: tuple[int, int] | None) -> str:
+    """`tool_summary`'s line, of its `tool_detail` and `change_counts` found already."""
     name = one_line(tool or "tool")
-    counts = change_counts(value)
     changed = f" (+{counts[0]} -{counts[1]})" if counts else ""
     return f"{name} — {detail}{changed}" if detail else name + changed
 

@@ -275,3 +275,28 @@ def test_inline_code_beside_a_fence_in_a_quote(tmp_path: Path) -> None:
     assert "&lt;i&gt;x&lt;/i&gt;" in shown and "<img" not in shown
     block = "<pre><code>&lt;b&gt;y&lt;/b&gt;\n</code></pre>"
     assert f"<blockquote>\n{block}\n</blockquote>" in shown
+
+
+def test_plain_lines_a_paragraph_takes_leave_code_and_items_as_they_are(
+    tmp_path: Path,
+) -> None:
+    """Lines of plain text, however far in, go on the paragraph above them (taken
+    together in one step): a blank line after them still opens code, a list item's
+    text and a lazy line after it leave the item open (a line 4 columns in after a
+    blank one is its text, not code), and a `#` 4 columns in under them is text, not
+    a heading."""
+    reply = (
+        "text <a>\n    more <b>\n            deeper <c>\nback <d>\n\n    code <e>\n\n"
+        "- item <f>\nlazy <g>\n      # not a heading\n\n    item text <h>\n\nend"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", shown, re.DOTALL)
+    assert blocks == ["code &lt;e&gt;\n"]
+    assert "<h" not in shown and "# not a heading" in shown
+    assert (
+        "<li>\n<p>item &lt;f&gt;" in shown
+        and "<p>item text &lt;h&gt;</p>\n</li>" in shown
+    )
+    for word in "abcdfg":
+        assert f"&lt;{word}&gt;" in shown
+    assert "<" + "a>" not in shown and shown.endswith("<p>end</p>\n")

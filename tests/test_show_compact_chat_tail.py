@@ -7,8 +7,10 @@ short or broken is still said, as the whole read says it."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -210,3 +212,128 @@ def test_a_value_among_the_messages_that_is_none_is_read_as_the_whole_read_reads
         found = transcript(home, session, tail=5)
         assert _shown(list(found.events)) == _shown(whole_events[-5:])
         assert found.diagnostics.skipped_total == whole.diagnostics.skipped_total
+
+
+def test_a_later_messages_member_is_the_one_the_tail_shows(tmp_path: Path) -> None:
+    """A copy that writes "messages" twice: the whole read keeps the last (as a JSON
+    parser does), and so does the tail; it showed the first's end."""
+    home, session, path = _compact(tmp_path, "gemini-fixture", 40)
+    chat = json.loads(path.read_bytes())
+    later = json.dumps(chat["messages"][:7], separators=(",", ":"))
+    data = path.read_bytes().rstrip()
+    path.write_bytes(data[:-1] + b',"messages":' + later.encode() + b"}")
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=3)
+    assert _shown(list(found.events)) == _shown(whole[-3:])
+
+
+# pieces of a text that look like the document's structure or its escapes
+_PIECES = ['"', "\\", "]", "[", "}", "{", ",", ":", " ", "a", "é", "😀", "\u2028", "\n"]
+
+
+def _text(rng: random.Random) -> str:
+    return "".join(
+        "\\" * rng.randrange(9) + rng.choice(_PIECES) for _ in range(rng.randrange(12))
+    )
+
+
+def _escaped(rng: random.Random, text: str) -> str:
+    """`text` as a JSON string, each character escaped one of the ways JSON allows."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append(rng.choice(['\\"', "\\u0022"]))
+        elif char == "\\":
+            out.append(rng.choice(["\\\\", "\\u005c", "\\u005C"]))
+        elif code > 0xFFFF and rng.random() < 0.5:  # a surrogate pair
+            code -= 0x10000
+            out.append(
+                f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+            )
+        elif code < 0x20 or rng.random() < 0.1:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out) + '"'
+
+
+def _encoded(rng: random.Random, value: object, spaced: bool) -> str:
+    """`value` as JSON, on one line or with whitespace of every kind between tokens."""
+
+    def gap() -> str:
+        return rng.choice(["", " ", "\n", "\t", "\r\n", "\n    "]) if spaced else ""
+
+    if isinstance(value, str):
+        return _escaped(rng, value)
+    if isinstance(value, list):
+        inner = f"{gap()},{gap()}".join(_encoded(rng, v, spaced) for v in value)
+        return f"[{gap()}{inner}{gap()}]"
+    if isinstance(value, dict):
+        inner = f"{gap()},{gap()}".join(
+            f"{_escaped(rng, k)}{gap()}:{gap()}{_encoded(rng, v, spaced)}"
+            for k, v in value.items()
+        )
+        return f"{{{gap()}{inner}{gap()}}}"
+    return json.dumps(value)
+
+
+def _value(rng: random.Random, depth: int = 0) -> object:
+    pick = rng.random()
+    if depth > 2 or pick < 0.4:
+        return _text(rng)
+    if pick < 0.55:
+        return rng.choice([1, -2.5e3, True, None])
+    if pick < 0.75:
+        return [_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {_text(rng): _value(rng, depth + 1) for _ in range(rng.randrange(4))}
+
+
+def _message(rng: random.Random, n: int) -> dict[str, object]:
+    message: dict[str, object] = {
+        "id": f"m{n}",
+        "type": rng.choice(["user", "gemini", "info"]),
+        "content": _text(rng),
+    }
+    for _ in range(rng.randrange(4)):
+        message[rng.choice(["toolCalls", "thoughts", "parts"])] = _value(rng)
+    return message
+
+
+def _chat(rng: random.Random) -> bytes:
+    """A chat: members before and after its messages (strings, arrays of objects with
+    a type too), laid out on one line or spaced, every key escaped some way but
+    "messages", a "messages" written twice now and then."""
+    chat: dict[str, object] = {"sessionId": "s1", "startTime": _text(rng)}
+    chat["messages"] = [_message(rng, n) for n in range(rng.randrange(12))]
+    for name in rng.sample(["summary", "kind", "extra"], rng.randrange(3)):
+        chat[name] = rng.choice([_text(rng), [_message(rng, 99)], {"a": [1]}])
+    spaced = rng.random() < 0.5
+    text = _encoded(rng, chat, spaced)
+    if rng.random() < 0.1:  # written twice: a parser keeps the last
+        again = _encoded(rng, [_message(rng, 100 + n) for n in range(3)], spaced)
+        text = text.rstrip()[:-1] + f',"messages":{again}}}'
+    return text.encode()
+
+
+def test_a_compact_chats_end_read_back_is_its_whole_parse_s_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chats of texts full of quotes, backslash runs, brackets, escapes of every kind,
+    read back a few bytes at a time so that each falls on a block's edge: where the
+    tail is read from the end, its messages are the last of the whole parse's."""
+    rng = random.Random(65)
+    path = tmp_path / "chat.json"
+    served = 0
+    for _ in range(150):
+        data = _chat(rng)
+        path.write_bytes(data)
+        monkeypatch.setattr(_json_chat, "_BACK", rng.choice([1, 2, 3, 8, 64]))
+        monkeypatch.setattr(_json_chat, "_FIRST_BACK", rng.choice([1, 2, 7]))
+        messages = orjson.loads(data)["messages"]
+        for count in range(1, len(messages) + 2):
+            found = _json_chat.last_messages(path, count, compact=True)
+            if found is not None:
+                served += 1
+                assert found == messages[-count:], data
+    assert served > 100, served  # most are read from the end

@@ -336,12 +336,14 @@ def _last_model(path: Path) -> str | None:
     return None
 
 
-def _messages_close(tail: bytes) -> int | None:
+def _messages_close(tail: bytes, *, last: bool = False) -> int | None:
     """Where a compact chat's messages array closes in its last bytes: the first close
-    after which the rest parses as its object's last members, as `compact_ends` finds."""
+    after which the rest parses as its object's last members, as `compact_ends` finds.
+    With `last`, None where those members hold "messages" again: a parser keeps that
+    later one (orjson, as the whole read parses it), not the array closed here."""
     after = _members_after(tail)
     if after is not None:
-        return after[0]
+        return None if last and "messages" in after[1] else after[0]
     ends = tail.rstrip()  # its messages the object's last member
     if ends.endswith(b"}") and ends[:-1].rstrip().endswith(b"]"):
         return len(ends[:-1].rstrip()) - 1
@@ -548,7 +550,8 @@ def _compact_last(
     those in its last), its last `count` messages found by reading back from its close
     (`_spans_back`), the bytes before them never read. None where the whole read serves:
     laid out as the app writes it (`_last_messages` read it), cut short or its last
-    member long (no close found in its last bytes), no message before them, one of them
+    member long (no close found in its last bytes), "messages" written again after
+    them, no message before them, one of them
     past READ_LIMIT, or a value among them no message (not an object with a type)."""
     head = stream.read(_ENDS)
     opened = None if head.startswith(b"{\n") else _compact_head(head)
@@ -557,7 +560,7 @@ def _compact_last(
     first = opened[1]  # past the array's open
     stream.seek(max(first, size - _ENDS))
     tail_at = stream.tell()
-    closes = _messages_close(stream.read())
+    closes = _messages_close(stream.read(), last=True)
     if closes is None:
         return None
     end = tail_at + closes  # the array's close

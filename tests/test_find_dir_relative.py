@@ -46,3 +46,38 @@ def test_dir_dot_is_the_folder_you_are_in(
     monkeypatch.chdir(code)
     assert _found(home, "dir:./docs") == [BESIDE]
     assert _found(home, "folder:./shop") == [HERE]
+
+
+def test_dir_dot_with_backslashes_is_read_as_with_slashes(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `dir:code\shop` was `dir:code/shop`; `dir:..\docs` was "/…/shop/../docs", no folder
+    monkeypatch.chdir(code / "shop")
+    home = code.parent / "home"
+    assert _found(home, "dir:..\\docs") == [BESIDE]
+    assert _found(home, "dir:.\\") == [HERE]
+
+
+def test_dir_dot_in_a_folder_deleted_under_the_shell(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder removed under the shell (a worktree taken away) is the one `$PWD` names,
+    as `--here` takes it; with no `$PWD`, a refusal. `.` was matched as text: the
+    sessions of every folder whose name holds a dot."""
+    dotted = code / "my.site"
+    dotted.mkdir()
+    home = code.parent / "home"
+    write_claude_session(home, "cccc3333-0000-4000-8000-000000000003", str(dotted))
+    gone = code / "shop"
+    monkeypatch.chdir(gone)
+    for entry in gone.iterdir():
+        entry.unlink()
+    gone.rmdir()
+    monkeypatch.setenv("PWD", str(gone))
+    assert _found(home, "dir:.") == [HERE]
+    assert _found(home, "dir:../docs") == [BESIDE]
+    monkeypatch.delenv("PWD")
+    result = CliRunner().invoke(main, ["find", "dir:.", "--home", str(home)])
+    assert result.exit_code == 2, result.output
+    assert "no longer exists" in result.stderr, result.stderr
+    assert "cccc3333" not in result.stdout

@@ -163,15 +163,24 @@ def _under_home(folder: str, home: str | None) -> str:
 
 
 def _from_here(folder: str) -> str:
-    """`.`, `..`, `./api`: the folder you are in, or one reached from it, as a shell
-    reads the path (no folder the index holds is `.`); a `/` typed at its end kept."""
-    import os
-
+    """`.`, `..`, `./api` (`..\\api` too): the folder you are in, or one reached from it,
+    as a shell reads the path (no folder the index holds is `.`); a `/` typed at its end
+    kept. A folder removed under the shell is the one `$PWD` names, as `--here` takes
+    it: `.` as text matched every folder whose name holds a dot."""
+    typed = folder.replace("\\", "/")  # as `dir:code\shop` is read, before `..` is
     try:
-        path = os.path.abspath(folder)
-    except OSError:  # the folder you are in is gone: no path to start from
-        return folder
-    return path + "/" if folder.endswith(("/", "\\")) and path[-1:] != "/" else path
+        here = os.getcwd()
+    except FileNotFoundError:
+        here = os.environ.get("PWD", "")
+        if not os.path.isabs(here):
+            from .errors import BadValue
+
+            raise BadValue(
+                f"dir:{folder}: the folder you are in no longer exists; cd to one "
+                "that does, or give the folder's path."
+            ) from None
+    path = os.path.normpath(os.path.join(here, typed))
+    return path + "/" if typed.endswith("/") and path[-1:] != "/" else path
 
 
 def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:

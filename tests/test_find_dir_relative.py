@@ -51,7 +51,7 @@ def test_dir_dot_is_the_folder_you_are_in(
 def test_dir_dot_with_backslashes_is_read_as_with_slashes(
     code: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # `dir:code\shop` was `dir:code/shop`; `dir:..\docs` was "/…/shop/../docs", no folder
+    # `dir:code\shop` is `dir:code/shop`; `dir:..\docs` was "/…/shop/../docs": none
     monkeypatch.chdir(code / "shop")
     home = code.parent / "home"
     assert _found(home, "dir:..\\docs") == [BESIDE]
@@ -81,3 +81,21 @@ def test_dir_dot_in_a_folder_deleted_under_the_shell(
     assert result.exit_code == 2, result.output
     assert "no longer exists" in result.stderr, result.stderr
     assert "cccc3333" not in result.stdout
+
+
+def test_dir_dot_in_a_folder_reached_through_a_link(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder entered through a link has two names: the system's (links resolved) and
+    the shell's (`$PWD`), which an app written in Go records (`os.Getwd`). `dir:.`
+    finds the sessions under either, as `--here` does; it took the system's alone."""
+    linked = code / "linked"
+    linked.symlink_to(code / "shop")
+    home = code.parent / "home"
+    write_claude_session(home, "dddd4444-0000-4000-8000-000000000004", str(linked))
+    monkeypatch.chdir(linked)
+    monkeypatch.setenv("PWD", str(linked))
+    both = [HERE, "dddd4444-0000-4000-8000-000000000004"]
+    assert _found(home, "--here", "claude") == both
+    assert _found(home, "dir:.") == both
+    assert _found(home, "dir:../docs") == [BESIDE]

@@ -32,6 +32,9 @@ _SCOPES = {
 }
 # where each scope's text sits in the index's `search` column (NUL-separated, lower case)
 FIELD_POSITIONS = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}
+# between the names of one folder in a `dir:` value (`dir:.` through a link): a NUL,
+# which no word typed holds
+DIR_NAMES = "\x00"
 
 
 class Query:
@@ -163,24 +166,25 @@ def _under_home(folder: str, home: str | None) -> str:
 
 
 def _from_here(folder: str) -> str:
-    """`.`, `..`, `./api` (`..\\api` too): the folder you are in, or one reached from it,
-    as a shell reads the path (no folder the index holds is `.`); a `/` typed at its end
-    kept. A folder removed under the shell is the one `$PWD` names, as `--here` takes
-    it: `.` as text matched every folder whose name holds a dot."""
+    """`.`, `..`, `./api` (`..\\api` too): the folder you are in, or one reached from
+    it, as a shell reads the path (no folder the index holds is `.`); a `/` typed at
+    its end kept. From each name `--here` takes for that folder (`here_folders`: the
+    shell's `$PWD` too, what a Go app's `os.Getwd` records), joined by `DIR_NAMES`: a
+    folder entered through a link, or removed under the shell, found as `--here` finds
+    it."""
+    from .errors import BadValue, SessdexError
+
     typed = folder.replace("\\", "/")  # as `dir:code\shop` is read, before `..` is
     try:
-        here = os.getcwd()
-    except FileNotFoundError:
-        here = os.environ.get("PWD", "")
-        if not os.path.isabs(here):
-            from .errors import BadValue
-
-            raise BadValue(
-                f"dir:{folder}: the folder you are in no longer exists; cd to one "
-                "that does, or give the folder's path."
-            ) from None
-    path = os.path.normpath(os.path.join(here, typed))
-    return path + "/" if typed.endswith("/") and path[-1:] != "/" else path
+        here = here_folders()
+    except SessdexError:  # `.` as text matched every folder whose name holds a dot
+        raise BadValue(
+            f"dir:{folder}: the folder you are in no longer exists; cd to one "
+            "that does, or give the folder's path."
+        ) from None
+    paths = [os.path.normpath(os.path.join(name, typed)) for name in here]
+    ended = [p + "/" if typed.endswith("/") and p[-1:] != "/" else p for p in paths]
+    return DIR_NAMES.join(dict.fromkeys(ended))
 
 
 def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:
@@ -461,7 +465,9 @@ def did_you_mean(query: Query, searches: Iterable[str]) -> list[str] | None:
     unmatched = [
         n
         for n, (_, value) in enumerate(query.scoped)
-        if not any(folded(value) in part for part in fields[n])
+        if not any(
+            folded(one) in part for one in value.split(DIR_NAMES) for part in fields[n]
+        )
     ]
     if not missing and not unmatched:
         return None
@@ -711,14 +717,15 @@ def sessions_sql(
         where.append(f"({test})")
         args.extend(test_args)
     for column, value in scoped:
-        values = [value]
+        values = value.split(DIR_NAMES) if column == "dir" else [value]
         if column == "id" and (uuid := _undashed_uuid(folded(value))) is not None:
             values.append(uuid)
         if column == "dir" and home:  # the folder under each name of the home
             values += [
-                name + value[len(home.rstrip("/")) :]
+                name + one[len(home.rstrip("/")) :]
+                for one in values
                 for name in names[1:]
-                if pathnames.under(value, home)
+                if pathnames.under(one, home)
             ]
         part = f"_field(search, {FIELD_POSITIONS[column]})"
         where.append("(" + " OR ".join([f"instr({part}, ?) > 0"] * len(values)) + ")")

@@ -53,3 +53,36 @@ def test_they_say_sessdex_where_that_is_the_program_on_path(tmp_path: Path) -> N
     path = f"{SCRIPT.parent}{os.pathsep}{os.defpath}"
     lines = _demo(tmp_path, str(SCRIPT), path, home)
     assert lines and all(x.startswith("sessdex ") for x in lines), lines
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_a_path_to_sessdex_holding_a_control_character_is_quoted_for_the_shell(
+    tmp_path: Path,
+) -> None:
+    """The path it was run by is quoted for the user's shell, as every line to paste is:
+    an escape in a folder's name was written raw (a colour, or worse, on the terminal),
+    and the closing line put its quoted path inside quotes of its own."""
+    home = tmp_path / "home"
+    home.mkdir()
+    folder = tmp_path / "my \x1b[31mtools"
+    folder.mkdir()
+    program = folder / "sessdex"
+    program.write_bytes(SCRIPT.read_bytes())
+    program.chmod(0o755)
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [str(program), "demo"],
+        env={**env, "SESSDEX_SHELL": "bash"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "\x1b" not in done.stdout, done.stdout
+    lines = [x[2:] for x in done.stdout.splitlines() if x.startswith("$ ")]
+    listed = subprocess.run(
+        ["bash", "-c", lines[0]], env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "3f2b9c1e" in listed.stdout
+    last = done.stdout.splitlines()[-1]
+    assert f"run `{lines[0].split(' list ')[0]} list` for your own" in last, last

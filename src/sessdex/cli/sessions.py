@@ -1061,8 +1061,6 @@ def demo_command(given_home: str | None) -> None:
     \b
     Example: sessdex demo
     """
-    import shlex
-
     from ..views.text import coloured
 
     home = api.demo_home()
@@ -1079,7 +1077,7 @@ def demo_command(given_home: str | None) -> None:
 
     def command(*args: str) -> None:
         # with the demo's --home: copied without it, a line read the user's own home
-        line = "$ " + shlex.join([program, *args, "--home", str(home.path)])
+        line = "$ " + _demo_line(program, [*args, "--home", str(home.path)])
         echo(click.style(line, bold=True) if styled else line, styled=styled)
 
     command("list")
@@ -1101,8 +1099,27 @@ def demo_command(given_home: str | None) -> None:
                 f"refuse it: {_refusals_said(check.refusals)}"
             )
     echo()
-    own = shlex.join([program, "list"])
-    echo(f"(the demo home, read with --home; run '{own}' for your own sessions)")
+    own = _demo_line(program, ["list"])
+    # in backticks where the line quotes the path it names: quotes in quotes misread
+    said = f"'{own}'" if "'" not in own else hints.pasted(own)
+    echo(f"(the demo home, read with --home; run {said} for your own sessions)")
+
+
+def _demo_line(program: str, words: list[str]) -> str:
+    """The line that runs `program words` in the user's shell, each word quoted for it
+    (an escape in the path it was run by written as the shell reads it, never raw; a
+    quoted program run by PowerShell's `&`); `sessdex` named where that shell cannot be
+    given the path, or is one sessdex does not know."""
+    from ..errors import BadSetting, NotQuotable
+    from ..shells import run
+    from ..views.text import one_line
+
+    try:
+        return run([program, *words])
+    except (NotQuotable, BadSetting):
+        import shlex
+
+        return one_line(shlex.join(["sessdex", *words]))
 
 
 def _as_run() -> str:

@@ -86,3 +86,29 @@ def test_a_path_to_sessdex_holding_a_control_character_is_quoted_for_the_shell(
     assert "3f2b9c1e" in listed.stdout
     last = done.stdout.splitlines()[-1]
     assert f"run `{lines[0].split(' list ')[0]} list` for your own" in last, last
+
+
+def test_python_m_sessdex_names_the_interpreter_where_sessdex_is_not_on_path(
+    tmp_path: Path,
+) -> None:
+    # `python -m sessdex demo` with no sessdex on PATH said `$ sessdex list --home …`
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "demo"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = [x[2:] for x in done.stdout.splitlines() if x.startswith("$ ")]
+    assert lines and all(
+        shlex.split(x)[:3] == [sys.executable, "-m", "sessdex"] for x in lines
+    ), lines
+    listed = subprocess.run(
+        shlex.split(lines[0]), cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "3f2b9c1e" in listed.stdout

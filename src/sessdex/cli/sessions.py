@@ -1105,36 +1105,50 @@ def demo_command(given_home: str | None) -> None:
     echo(f"(the demo home, read with --home; run {said} for your own sessions)")
 
 
-def _demo_line(program: str, words: list[str]) -> str:
-    """The line that runs `program words` in the user's shell, each word quoted for it
-    (an escape in the path it was run by written as the shell reads it, never raw; a
-    quoted program run by PowerShell's `&`); `sessdex` named where that shell cannot be
-    given the path, or is one sessdex does not know."""
+def _demo_line(program: list[str], words: list[str]) -> str:
+    """The line that runs sessdex (`program`, as `_as_run` names it) with `words` in the
+    user's shell, each word quoted for it (an escape in the path it was run by written
+    as the shell reads it, never raw; a quoted program run by PowerShell's `&`);
+    `sessdex` named where that shell cannot be given the path, or is one sessdex does
+    not know."""
     from ..errors import BadSetting, NotQuotable
     from ..shells import run
     from ..views.text import one_line
 
     try:
-        return run([program, *words])
+        return run([*program, *words])
     except (NotQuotable, BadSetting):
         import shlex
 
         return one_line(shlex.join(["sessdex", *words]))
 
 
-def _as_run() -> str:
+def _as_run() -> list[str]:
     """sessdex as the demo's lines name it, to run as printed: `sessdex` where that
     name on PATH is this program, else the path it was run by (the README's quick start
-    runs `.venv/bin/sessdex demo` with no virtualenv active: `sessdex` is not found)."""
+    runs `.venv/bin/sessdex demo` with no virtualenv active: `sessdex` is not found),
+    or, run as `python -m sessdex`, that python's `-m sessdex`."""
     import shutil
 
     typed = sys.argv[0]
-    if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
-        return "sessdex"  # `python -m sessdex`, a test's runner: the name as installed
     found = shutil.which("sessdex")
+    if _run_as_module():
+        # the `sessdex` beside this python is this program's (a virtualenv's bin)
+        beside = os.path.dirname(sys.executable)
+        if not sys.executable or (found and os.path.dirname(found) == beside):
+            return ["sessdex"]
+        return [sys.executable, "-m", "sessdex"]
+    if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
+        return ["sessdex"]  # a test's runner: the name as installed
     try:
         if found is None or not os.path.samefile(found, typed):
-            return typed
+            return [typed]
     except OSError:  # the path it was run by is gone, or was no file's
         pass
-    return "sessdex"
+    return ["sessdex"]
+
+
+def _run_as_module() -> bool:
+    """Whether this process is `python -m sessdex`."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", None) == "sessdex.__main__"

@@ -127,7 +127,7 @@ def _blob(connection: sqlite3.Connection, blob_id: str, cap: int) -> bytes | Non
     if row is None:
         return None
     try:
-        with connection.blobopen("blobs", "data", row[0], readonly=True) as blob:
+        with databases.open_blob(connection, "blobs", "data", row[0]) as blob:
             return blob.read() if len(blob) <= cap else None
     except sqlite3.Error:  # not a blob (NULL, text in an odd encoding)
         value = connection.execute(

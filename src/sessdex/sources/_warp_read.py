@@ -319,8 +319,8 @@ class Reader:
                 self.diagnostics.skip(where, 0, databases.NO_ROWID)
                 continue
             try:
-                with self.connection.blobopen(
-                    "agent_tasks", "task", rowid, readonly=True
+                with databases.open_blob(
+                    self.connection, "agent_tasks", "task", rowid
                 ) as blob:
                     spans = list(self.task_spans(blob, where))
                     heads: dict[int, bytes] = {}
@@ -678,9 +678,7 @@ class Reader:
         if column not in columns:
             return None
         try:
-            with self.connection.blobopen(
-                "blocks", column, rowid, readonly=True
-            ) as blob:
+            with databases.open_blob(self.connection, "blocks", column, rowid) as blob:
                 return blob.read(OUTPUT_CAP + 1)
         except sqlite3.Error:
             return None

@@ -103,7 +103,7 @@ def _opened(connection: sqlite3.Connection, rowid: int) -> tuple[Any, int]:
     loads a huge value whole; a value it cannot open (not text nor blob: a damaged row)
     is read the plain way."""
     try:
-        blob = connection.blobopen("threads", "data", rowid, readonly=True)
+        blob = databases.open_blob(connection, "threads", "data", rowid)
     except sqlite3.Error:
         row = connection.execute(
             "SELECT data FROM threads WHERE rowid = ?", (rowid,)

@@ -261,7 +261,7 @@ def _head(connection: sqlite3.Connection, rowid: object, size: int) -> bytes:
     if not isinstance(rowid, int):
         return b""
     try:
-        with connection.blobopen("conversations", "context", rowid, readonly=True) as b:
+        with databases.open_blob(connection, "conversations", "context", rowid) as b:
             return b.read(size)
     except sqlite3.Error:
         value = databases.bounded_value(connection, "conversations", "context", rowid)
@@ -278,7 +278,7 @@ def _children(
         return []
     found: list[str] = []
     try:
-        with connection.blobopen("conversations", "context", rowid, readonly=True) as b:
+        with databases.open_blob(connection, "conversations", "context", rowid) as b:
             tail = b""
             while piece := b.read(files.CHUNK):
                 data = tail + piece

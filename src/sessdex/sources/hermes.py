@@ -1138,7 +1138,7 @@ class _Reader:
         if column not in self.message_columns or not isinstance(rowid, int):
             return None
         try:
-            blob = self.connection.blobopen("messages", column, rowid, readonly=True)
+            blob = databases.open_blob(self.connection, "messages", column, rowid)
         except sqlite3.Error:  # NULL, a number: read the plain way
             row = self.connection.execute(
                 f"SELECT {databases.quote_identifier(column)} FROM messages WHERE rowid = ?",

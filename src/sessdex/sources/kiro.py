@@ -278,7 +278,7 @@ def _streamed(
     if not isinstance(rowid, int):  # a view's row: `bounded_value` counts it
         return None
     try:
-        with connection.blobopen(table, "value", rowid, readonly=True) as blob:
+        with databases.open_blob(connection, table, "value", rowid) as blob:
             if len(blob) <= files.WHOLE_JSON_CAP or b"\x00" in blob.read(64):
                 return None
             blob.seek(0)
@@ -296,7 +296,7 @@ def _streamed(
 
     def history() -> Iterator[object]:
         try:
-            with connection.blobopen(table, "value", rowid, readonly=True) as blob:
+            with databases.open_blob(connection, table, "value", rowid) as blob:
                 yield from jsonstream.array_items(
                     cast(BinaryIO, blob), "history", diagnostics=diagnostics, path=where
                 )

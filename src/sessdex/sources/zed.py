@@ -241,7 +241,7 @@ def _stored_size(connection: sqlite3.Connection, rowid: object) -> int:
     if not isinstance(rowid, int):
         return 0
     try:
-        with connection.blobopen("threads", "data", rowid, readonly=True) as blob:
+        with databases.open_blob(connection, "threads", "data", rowid) as blob:
             return len(blob)
     except sqlite3.Error:
         return 0

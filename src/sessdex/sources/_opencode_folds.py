@@ -41,9 +41,10 @@ class Folds:
 
     def __init__(self, whole: bool = True) -> None:
         self.whole = whole  # read from the session's first message, not its last few
+        # from where the next compaction folds: those before it are dropped, never
+        # counted again (a long session compacts: held since its last compaction alone)
         self.read: dict[str | None, list[_Message]] = {}
-        self.start: dict[str | None, int] = {}  # where the next compaction folds from
-        # the agents whose `start` is that of the whole read (a read of the last
+        # the agents whose fold start is that of the whole read (a read of the last
         # messages learns it from a compaction among them: `note`)
         self.known: set[str | None] = set()
 
@@ -77,15 +78,14 @@ class Folds:
         text = _started(auto)
         if auto is True or part.get("overflow") is True:
             text += _FULL
-        start = self.start.get(agent, 0)
-        before = read[start:-1] if read else []
+        before = read[:-1]
         tail = as_str(part.get("tail_start_id"))
         at = next((n for n, m in enumerate(before) if tail and m.id == tail), None)
         if tail and at is None:  # its kept messages were not read: nothing to count
-            self.start[agent] = len(read)  # (or read before the read began: not sure)
+            read.clear()  # (or read before the read began: not sure)
             return text
         at = len(before) if at is None else at
-        self.start[agent] = start + at
+        del read[:at]
         if not sure:  # the fold starts at a message read, or after this request
             self.known.add(agent)
         return text + _counts(before, at)
@@ -103,8 +103,8 @@ class Folds:
         # the model's limit, or the provider refused the request as too long (which
         # 1.x marks `overflow`); the row does not say which
         text = _started(auto) + (_FULL if auto else "")
-        before = read[self.start.get(agent, 0) : -1] if read else []
-        self.start[agent] = len(read)
+        before = read[:-1]
+        read.clear()
         if not isinstance(recent, str):
             return text if auto is not None else None
         if not recent:  # nothing kept: every message before it summarized

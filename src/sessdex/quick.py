@@ -245,6 +245,12 @@ class _Plan:
             if request.command == "find" and (since, until, under) != (None, None, None)
             else ("", [])
         )
+        # the newest session `list --since` left out, whose age the hint names
+        self.newest_sql, self.newest_args = (
+            selection.sessions_sql("updated", apps=apps, under=under, limit=1)
+            if request.command == "list" and since is not None and until is None
+            else ("", [])
+        )
         # unchanged files sessdex may not open, met by the checks: said with the answer
         self.refused: list[tuple[str, str]] = []
         # ... and what the reads of unchanged files said of the others they could not open
@@ -433,10 +439,16 @@ def _body_from_index(
                     above = _folder_above(
                         db, plan.above_from, apps, request, plan.bounds
                     )
+                newest = None
+                if listed and not hidden and plan.newest_sql:
+                    row = db.execute(plan.newest_sql, plan.newest_args).fetchone()
+                    newest = None if row is None or row[0] is None else float(row[0])
                 db.execute("COMMIT")
                 if not listed:
                     return None
-                return _nothing_matches(request, hidden, wider, instead or (), above)
+                return _nothing_matches(
+                    request, hidden, wider, instead or (), above, newest
+                )
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
             if plan.grouped:  # a sub-agent starts when it was created
@@ -890,11 +902,15 @@ def _nothing_matches(
     wider: int,
     instead: Sequence[str] = (),
     above: tuple[str, int] | None = None,
+    newest: float | None = None,
 ) -> bytes | None:
     """Nothing on stdout and the full command's hint on stderr, when the words or options
     matched no session of apps that have some (so their folders are there): a warm `find`
     of a word in no title answers as fast as one that matches. None (the full command
-    explains) when nothing narrowed the listing."""
+    explains) when nothing narrowed the listing. `newest`: when the newest session of
+    the apps changed (a POSIX time), for `list --since` that left it out."""
+    from datetime import UTC, datetime
+
     from .views.text import for_stderr
 
     query = " ".join(request.words) if request.command == "find" else None
@@ -911,6 +927,7 @@ def _nothing_matches(
         kept,
         request.until,
         above,
+        None if newest is None else datetime.fromtimestamp(newest, UTC),
     )
     if hint is None:
         return None

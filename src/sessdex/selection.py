@@ -252,6 +252,7 @@ def nothing_matches(
     kept: Sequence[str] = (),
     until: str | None = None,
     above: tuple[str, int] | None = None,
+    newest: datetime | None = None,
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
@@ -268,7 +269,9 @@ def nothing_matches(
     the other options given that still apply (`--all`, `--limit 5`). `above`: the
     folder above the one `--here` took that holds sessions, and how many
     (`folder_above`), which the line names with the `list --here` there that lists
-    them."""
+    them. `newest`: when the newest session of the apps (in the folder, with
+    `--here`) changed, for `--since` alone that left it out: the line names its age and
+    the `--since` that reaches it, as an empty `watch` board does."""
     from .errors import BadSetting
     from .shells import POSIX, current, word
 
@@ -279,6 +282,10 @@ def nothing_matches(
         told = " (quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
     options = filter_words(apps, since, until, here, shell)
     hint = _nothing_matches(query, apps, options, hidden, wider)
+    if hint and newest is not None and since and not (query or until or hidden):
+        from .views.board import reaching
+
+        hint = f"No session matches {' '.join(options)}; {reaching(newest)}."
     if hint and here and above is not None and not (query or hidden):
         folder, count = above
         are = "1 session is" if count == 1 else f"{count_of(count, 'session')} are"

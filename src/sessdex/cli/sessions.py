@@ -286,8 +286,23 @@ def _say_why_empty(
     )
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
+    # `--since` alone left every session out: the newest's age says how far to reach
+    newest = None
+    if since and not (query or until or hidden or empty):
+        newest = api.newest_change(home, apps, here_folders() if here else None)
     hint = nothing_matches(
-        query, apps, since, here, hidden, wider, instead, output, kept, until, above
+        query,
+        apps,
+        since,
+        here,
+        hidden,
+        wider,
+        instead,
+        output,
+        kept,
+        until,
+        above,
+        newest,
     )
     # a broken link where an app's folder, store or files would be: what hides them
     links = [words for said in report.hiding_links.values() for words in said]

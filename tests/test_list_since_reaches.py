@@ -34,7 +34,8 @@ def test_an_empty_list_since_names_the_since_that_reaches_the_newest(
     result = CliRunner().invoke(main, ["list", "--since", "1w", "--home", str(home)])
     assert result.exit_code == 0 and result.stdout == ""
     assert result.stderr == (
-        "No session matches --since 1w; the newest changed 1w ago: --since 2w shows it.\n"
+        "No session matches --since 1w; the newest changed 1w ago: "
+        f"'sessdex list --since 2w --home {home}' lists it.\n"
     )
     shown = CliRunner().invoke(main, ["list", "--since", "2w", "--home", str(home)])
     assert "a week and a half day old" in shown.stdout
@@ -53,5 +54,6 @@ def test_the_quick_path_says_the_same(tmp_path: Path) -> None:
     )
     assert done.returncode == 0 and done.stdout == ""
     assert done.stderr == (
-        "No session matches --since 1w; the newest changed 1w ago: --since 2w shows it.\n"
+        "No session matches --since 1w; the newest changed 1w ago: "
+        f"'sessdex list --since 2w --home {home}' lists it.\n"
     )

@@ -285,7 +285,10 @@ def nothing_matches(
     if hint and newest is not None and since and not (query or until or hidden):
         from .views.board import reaching
 
-        hint = f"No session matches {' '.join(options)}; {reaching(newest)}."
+        when, reach = reaching(newest)
+        given = [*kept, *([output] if output else [])]
+        lists = named("list", *_app_words(apps), "--since", reach, *["--here"] * here, *given)  # fmt: skip
+        hint = f"No session matches {' '.join(options)}; the newest changed {when}: {lists} lists it."  # fmt: skip
     if hint and here and above is not None and not (query or hidden):
         folder, count = above
         are = "1 session is" if count == 1 else f"{count_of(count, 'session')} are"

@@ -73,13 +73,14 @@ def empty_board(
         given = f"No session{where} changed in the last {found[1]}{unit}"
     if newest is None:
         return f"{given}, nor before: there is no session to show."
-    return f"{given}; {reaching(newest, now)}."
+    when, reach = reaching(newest, now)
+    return f"{given}; the newest changed {when}: --since {reach} shows it."
 
 
-def reaching(newest: datetime, now: datetime | None = None) -> str:
-    """How long ago the newest session changed (at `newest`) and the shortest --since
-    that shows it, a clause: `the newest changed 1w ago: --since 2w shows it`. Ages
-    round down, so a `1w` old session needs more than `--since 1w`."""
+def reaching(newest: datetime, now: datetime | None = None) -> tuple[str, str]:
+    """How long ago the newest session changed (at `newest`: `1w ago`) and the shortest
+    --since that shows it (`2w`). Ages round down, so a session `1w` old may need more
+    than `--since 1w`."""
     now = now or datetime.now(UTC)
     ago = max(0.0, (now - newest).total_seconds())
     reach = next((value for value, length in _RUNGS if length > ago + _SLACK), None)
@@ -87,7 +88,7 @@ def reaching(newest: datetime, now: datetime | None = None) -> str:
         reach = newest.astimezone(UTC).date().isoformat()
     when = age(newest, now)
     when = "just now" if when == "now" else f"{when} ago"  # not "now ago"
-    return f"the newest changed {when}: --since {reach} shows it"
+    return when, reach
 
 
 LABELS = {

@@ -29,6 +29,65 @@ _COMMAND_LINE: ContextVar[bool] = ContextVar("sessdex_command_line", default=Fal
 _NAMING: ContextVar[bool] = ContextVar("sessdex_naming", default=False)
 
 
+# sessdex as the commands a message names call it (`program`), found once when first needed
+_PROGRAM: list[list[str]] = []
+
+
+def program(absolute: bool = False) -> str:
+    """sessdex as a command a message names calls it, to run as printed: `sessdex`
+    where that name on PATH is this program, else the path it was run by (the README's
+    quick start runs `.venv/bin/sessdex list` with no virtualenv active: `sessdex` is
+    not found there); `absolute`: that path from `/`, for a line that changes folder
+    first. Run as `python -m sessdex`, messages say `sessdex` (one word to quote)."""
+    found = run_as()
+    name = found[0] if len(found) == 1 else "sessdex"
+    if absolute and name != "sessdex":
+        import os
+
+        return os.path.abspath(name)
+    return name
+
+
+def run_as() -> list[str]:
+    """The words that run sessdex as this process was run, looked up on PATH once:
+    `sessdex` where that name on PATH is this program, else the path it was run by,
+    or, run as `python -m sessdex`, that python's `-m sessdex` (unless the `sessdex`
+    beside that python, a virtualenv's bin, is on PATH)."""
+    if not _PROGRAM:
+        _PROGRAM.append(_as_run())
+    return list(_PROGRAM[0])
+
+
+def _as_run() -> list[str]:
+    import os
+    import shutil
+    import sys
+
+    typed = sys.argv[0] if sys.argv else ""
+    found = shutil.which("sessdex")
+    if _run_as_module():
+        beside = os.path.dirname(sys.executable)
+        if not sys.executable or (found and os.path.dirname(found) == beside):
+            return ["sessdex"]
+        return [sys.executable, "-m", "sessdex"]
+    if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
+        return ["sessdex"]  # the library, a test's runner: the name as installed
+    try:
+        if found is None or not os.path.samefile(found, typed):
+            return [typed]
+    except OSError:  # the path it was run by is gone, or was no file's
+        pass
+    return ["sessdex"]
+
+
+def _run_as_module() -> bool:
+    """Whether this process is `python -m sessdex`."""
+    import sys
+
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", None) == "sessdex.__main__"
+
+
 def on_command_line(running: bool) -> None:
     """The command line starts (True) or ends (False): values are named as its options."""
     _COMMAND_LINE.set(running)
@@ -144,7 +203,7 @@ def line(*words: str) -> str:
     Raises NotQuotable for a word that shell cannot be given."""
     from .shells import word
 
-    return " ".join(["sessdex", *map(word, _with_home(words))])
+    return " ".join([word(program()), *map(word, _with_home(words))])
 
 
 def _with_home(words: Sequence[str]) -> list[str]:
@@ -167,7 +226,7 @@ def named_in(folder: str, *words: str) -> str:
     from .shells import cd_then_run
 
     try:
-        typed = cd_then_run(folder, ["sessdex", *_with_home(words)])
+        typed = cd_then_run(folder, [program(absolute=True), *_with_home(words)])
     except (NotQuotable, BadSetting):
         return f"{named(*words)}, run in that folder,"
     return _in_quotes(typed)
@@ -228,9 +287,9 @@ def named(*words: str) -> str:
     so that the line is safe to paste. Where `SESSDEX_SHELL` names a shell sessdex does
     not know, the words needing its rules are left out and the reason said: a hint is
     no reason to fail a listing (a line to run, as `resume --print` writes, is)."""
-    plain = all(word and _PLAIN.issuperset(word) for word in words)
+    plain = all(word and _PLAIN.issuperset(word) for word in (program(), *words))
     if _NAMING.get() or (_HOME.get() is None and plain):  # no shells' rules needed
-        return f"'{' '.join(('sessdex', *words))}'"
+        return f"'{' '.join((program(), *words))}'"
     from .errors import BadSetting, NotQuotable
 
     naming = _NAMING.set(True)
@@ -242,11 +301,11 @@ def named(*words: str) -> str:
         if not plain:
             if unknown:
                 also = " and the same --home" if _HOME.get() is not None else ""
-                return f"'sessdex {words[0]}' with {_left_out(words)}{also}{why}"
+                return f"'{program()} {words[0]}' with {_left_out(words)}{also}{why}"
             # the word itself: an id a file gave, or one the user typed (`find`'s)
             what = _untypable(words[1:])
-            return f"'sessdex {words[0]}' ({what} cannot be typed in your shell)"
-        return f"'{' '.join(('sessdex', *words))}' with the same --home{why}"
+            return f"'{program()} {words[0]}' ({what} cannot be typed in your shell)"
+        return f"'{' '.join((program(), *words))}' with the same --home{why}"
     finally:
         _NAMING.reset(naming)
     return _in_quotes(typed)

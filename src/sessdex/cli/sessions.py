@@ -320,7 +320,7 @@ def _say_why_empty(
             )
         else:
             err(
-                f"No agent sessions {hints.where()} yet. 'sessdex demo' shows what sessdex does; {hints.named('doctor')} shows where it looked."
+                f"No agent sessions {hints.where()} yet. {hints.named('demo')} shows what sessdex does; {hints.named('doctor')} shows where it looked."
             )
     elif empty and named:  # no filter emptied it: fewer words or options find nothing
         where = "its folder" if len(named) == 1 else "their folders"
@@ -1088,7 +1088,7 @@ def demo_command(given_home: str | None) -> None:
         )
     listing = api.list_sessions(home)
     styled = coloured(sys.stdout)
-    program = _as_run()
+    program = hints.run_as()
 
     def command(*args: str) -> None:
         # with the demo's --home: copied without it, a line read the user's own home
@@ -1136,34 +1136,3 @@ def _demo_line(program: list[str], words: list[str]) -> str:
         import shlex
 
         return one_line(shlex.join(["sessdex", *words]))
-
-
-def _as_run() -> list[str]:
-    """sessdex as the demo's lines name it, to run as printed: `sessdex` where that
-    name on PATH is this program, else the path it was run by (the README's quick start
-    runs `.venv/bin/sessdex demo` with no virtualenv active: `sessdex` is not found),
-    or, run as `python -m sessdex`, that python's `-m sessdex`."""
-    import shutil
-
-    typed = sys.argv[0]
-    found = shutil.which("sessdex")
-    if _run_as_module():
-        # the `sessdex` beside this python is this program's (a virtualenv's bin)
-        beside = os.path.dirname(sys.executable)
-        if not sys.executable or (found and os.path.dirname(found) == beside):
-            return ["sessdex"]
-        return [sys.executable, "-m", "sessdex"]
-    if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
-        return ["sessdex"]  # a test's runner: the name as installed
-    try:
-        if found is None or not os.path.samefile(found, typed):
-            return [typed]
-    except OSError:  # the path it was run by is gone, or was no file's
-        pass
-    return ["sessdex"]
-
-
-def _run_as_module() -> bool:
-    """Whether this process is `python -m sessdex`."""
-    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-    return getattr(spec, "name", None) == "sessdex.__main__"

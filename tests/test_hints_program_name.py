@@ -1,0 +1,46 @@
+"""The commands a hint names run as printed: after the README's quick start
+(`.venv/bin/sessdex list`, no virtualenv active) they name sessdex as it was run, as
+the demo's lines do, where `sessdex` on PATH is not this program."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).parent / "sessdex"
+
+
+def _stderr(cwd: Path, program: str, path: str, home: Path, *args: str) -> str:
+    env = {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8",
+           "SESSDEX_HOME": str(home / ".state")}  # fmt: skip
+    done = subprocess.run(
+        [program, *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_an_empty_homes_hint_names_sessdex_as_it_was_run(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    root = SCRIPT.parent.parent.parent  # .venv/bin/sessdex, run from the clone
+    program = os.path.relpath(SCRIPT, root)
+    said = _stderr(root, program, os.defpath, home, "list")
+    assert f"'{program} demo' shows what sessdex does" in said, said
+    assert f"'{program} doctor' shows where it looked" in said, said
+    assert "'sessdex " not in said
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_it_says_sessdex_where_that_is_the_program_on_path(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = f"{SCRIPT.parent}{os.pathsep}{os.defpath}"
+    said = _stderr(tmp_path, str(SCRIPT), path, home, "list")
+    assert "'sessdex demo' shows what sessdex does" in said, said
+    assert "'sessdex doctor' shows where it looked" in said, said

@@ -154,13 +154,13 @@ _SINCE = "1d"  # watch's default --since, left out of the lines it names
     "--nl",
     "as_nl",
     is_flag=True,
-    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens, tokens_partial, pid).",
+    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens, tokens_partial, pid); with --json or --once, the board once.",
 )
 @click.option(
     "--json",
     "as_json",
     is_flag=True,
-    help="The board once, as one JSON array (the --nl objects; a CLI with no session yet has id null and its pid), then exit.",
+    help="The board once, as one JSON array (the --nl objects; a CLI with no session yet has id null and its pid), then exit; with --nl, one object a line.",
 )
 @click.option("--once", is_flag=True, help="Print the board once and exit.")
 @live_options
@@ -190,6 +190,9 @@ def watch_command(
     Example: sessdex watch --since 3h
     """
     home = resolve_home(home_dir)
+    # --json is the board once; --nl beside it only makes that board lines, as README
+    # says of both given: a script that asked for a snapshot gets control back
+    once = once or as_json
     as_json = json_array(as_json, as_nl)
     api.parse_since(since)  # a value it cannot read fails now, not at the first listing
     folders = here_folders() if here else None

@@ -21,7 +21,9 @@ def test_doctor_wraps_checked_with_readably_at_40_and_80_columns(
 ) -> None:
     home = app_home("qwen")
     result = CliRunner(env={"COLUMNS": str(columns)}).invoke(
-        main, ["doctor", "--app", "qwen", "--home", str(home)], catch_exceptions=False
+        main,
+        ["doctor", "-v", "--app", "qwen", "--home", str(home)],  # -v: in full
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()

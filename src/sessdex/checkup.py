@@ -577,6 +577,19 @@ def _looked(
         return ()
 
 
+def checked_briefly(report: AppReport) -> str:
+    """What an app was checked with, on one short line, as plain `doctor` says it: the
+    first clause of `checked_with` (`Claude Code 1.0.98 to 2.1.332`), and the newest
+    version checked where that clause stops short of it (the rest is provenance)."""
+    import re
+
+    from .sources import _facts
+
+    first = re.split(r" \(|; |, ", report.checked_with, maxsplit=1)[0]
+    newest = _facts.NEWEST_CHECKED.get(report.app)
+    return f"{first}; newest {newest}" if newest and newest not in first else first
+
+
 def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:
     """The app versions seen in files that are newer than any sessdex was checked with:
     where records it does not know yet are likeliest (a source's `NEWEST_CHECKED`)."""

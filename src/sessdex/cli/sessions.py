@@ -780,6 +780,7 @@ def doctor_command(
     if as_nl:
         stdout_bytes(b"".join(dumps(r.record()) + b"\n" for r in reports))
         return
+    from ..checkup import checked_briefly
     from ..views.text import flat, terminal_width
 
     width = terminal_width()
@@ -819,7 +820,10 @@ def doctor_command(
             say(f"  and in      {folder}")
         if not r.exists and home_dir is None and (named := _variables(r)):
             say(f"  variables   {', '.join(named)} (for a folder kept elsewhere)")
-        say(f"  checked with {r.checked_with}", VALUE_COLUMN + 1)
+        checked = r.checked_with
+        if not verbose and (brief := checked_briefly(r)) != checked:
+            checked = f"{brief} (-v: in full)"  # the provenance ran to 700 characters
+        say(f"  checked with {checked}", VALUE_COLUMN + 1)
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in r.versions.items())
             say(f"  versions    {seen}")

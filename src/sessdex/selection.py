@@ -931,8 +931,8 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     """'3d', '12h', '2w', '30min', '1mo', '1y' ago (or in words: '3days', '2months'; a
     year of 365 days, as `list`'s ages count it), 'today' or 'yesterday' (from its
     midnight in this machine's zone), a month ('2026-11', from its first day) or a
-    date/time ('2026-11-01', ISO 8601; UTC if no zone), as a POSIX timestamp.
-    Raises SessdexError for anything else."""
+    date/time ('2026-11-01', ISO 8601; UTC if no zone), or 'now', as a POSIX
+    timestamp. Raises SessdexError for anything else."""
     import re
     from datetime import UTC, datetime, timedelta
 
@@ -950,6 +950,8 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         return _back(moment, amount, _unit(match.group(2)))
     if (month := month_start(value)) is not None:
         return month.timestamp()
+    if value.strip().lower() == "now":  # `--until now`: the moment the command runs
+        return moment.timestamp()
     if (back := DAYS_BACK.get(value.strip().lower())) is not None:
         # what a day's work is asked by: its start where the user is, not UTC's midnight
         from .zones import local_zone
@@ -963,7 +965,7 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     except ValueError:
         from .errors import BadValue
 
-        raise BadValue(_unread(value)) from None
+        raise BadValue(_no_such_day(value) or _unread(value)) from None
     try:
         stamp = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
     except (OverflowError, ValueError):  # a zone that moves it past year 1 or 9999
@@ -1032,6 +1034,41 @@ def month_end(start: datetime) -> datetime:
     if start.year < 9999:
         return start.replace(year=start.year + 1, month=1)
     return start.replace(month=12, day=31, hour=23, minute=59, second=59)
+
+
+# English whatever the locale: calendar.month_name follows LC_TIME
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+
+
+def _no_such_day(value: str) -> str | None:
+    """What a date whose day its month lacks is told (`2026-11-31`: November 2026 has
+    30 days); None for any other text: it was read as a date, the day alone was wrong."""
+    import calendar
+    import re
+
+    match = re.match(r"\s*(\d{4})-(\d{2})-(\d{2})(?![\d])", value)
+    if match is None or not 1 <= int(match[2]) <= 12 or int(match[1]) < 1:
+        return None
+    year, month = int(match[1]), int(match[2])
+    days = calendar.monthrange(year, month)[1]
+    if 1 <= int(match[3]) <= days:
+        return None
+    return (
+        f"no such day {value.strip()!r}: {_MONTHS[month - 1]} {year} has {days} days."
+    )
 
 
 def _unread(value: str) -> str:

@@ -1458,11 +1458,12 @@ def test_a_dated_report_says_the_zone_its_days_are_cut_in(
         argv = ["usage", *args, "--home", str(mixed.path)]
         result = run.invoke(main, argv, env={"TZ": "Asia/Kolkata"})  # type: ignore[attr-defined]
         assert result.exit_code == 0, result.output
-        return [line for line in result.stdout.splitlines() if line.startswith("days:")]
+        starts = ("days:", "weeks:", "months:")
+        return [line for line in result.stdout.splitlines() if line.startswith(starts)]
 
     assert captions() == ["days: UTC (--tz sets another)"]
-    assert captions("monthly", "--tz", "UTC") == ["days: UTC"]
-    assert captions("weekly", "--tz", "Europe/Paris") == ["days: Europe/Paris"]
+    assert captions("monthly", "--tz", "UTC") == ["months: UTC"]
+    assert captions("weekly", "--tz", "Europe/Paris") == ["weeks: Europe/Paris"]
     assert captions("--tz", "local") == ["days: Asia/Kolkata (local)"]
     assert captions("session") == captions("model") == []
 

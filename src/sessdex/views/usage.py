@@ -443,7 +443,8 @@ def print_table(
     zone: str | None,
 ) -> None:
     """The report's table on stdout, then its captions: the footnote to an app's own
-    cost, the days' `zone` (None: not said) and the price list's name."""
+    cost, the zone its days, weeks or months were cut in (`zone`; None: not said) and
+    the price list's name."""
     from . import terminal
     from .text import columns_asked
 
@@ -459,7 +460,8 @@ def print_table(
     # the terminal would break a long one mid-word
     import textwrap
 
-    captions = [own_cost_note(total), f"days: {zone}" if zone else None]
+    periods = {"weekly": "weeks", "monthly": "months"}.get(kind, "days")
+    captions = [own_cost_note(total), f"{periods}: {zone}" if zone else None]
     for caption in filter(None, [*captions, f"prices: {catalogue}"]):
         lines = [caption] if not roomy else textwrap.wrap(caption, out.width, break_long_words=False, break_on_hyphens=False)  # fmt: skip
         for line in lines:

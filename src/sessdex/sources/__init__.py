@@ -165,6 +165,25 @@ ALIASES: dict[str, str] = {
     "opencode-ai": "opencode",  # npm's name, as resume's install hint gives it
     "forgecode": "forge",
     "aider-chat": "aider",  # PyPI's
+    # the names an app is sold or installed as (npm's package, the vendor's own name)
+    "openai-codex": "codex",
+    "@openai/codex": "codex",
+    "@anthropic-ai/claude-code": "claude",
+    "@google/gemini-cli": "gemini",
+    "@github/copilot": "copilot",
+    "@qwen-code/qwen-code": "qwen",
+    "@sourcegraph/amp": "amp",
+    "@augmentcode/auggie": "auggie",
+    "@mariozechner/pi-coding-agent": "pi",
+    "@nanocollective/nanocoder": "nanocoder",
+    "@charmland/crush": "crush",
+    "factory-cli": "droid",
+    "amazon-q": "kiro",
+    "q-developer-cli": "kiro",
+    "mistral-vibe": "vibe",
+    "hermes-agent": "hermes",
+    "kimi-cli": "kimi",
+    "goose-cli": "goose",
 }
 
 

@@ -180,9 +180,6 @@ ALIASES: dict[str, str] = {
     "factory-cli": "droid",
     "amazon-q": "kiro",
     "q-developer-cli": "kiro",
-    "mistral-vibe": "vibe",
-    "hermes-agent": "hermes",
-    "kimi-cli": "kimi",
     "goose-cli": "goose",
 }
 

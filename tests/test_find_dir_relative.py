@@ -99,3 +99,20 @@ def test_dir_dot_in_a_folder_reached_through_a_link(
     assert _found(home, "--here", "claude") == both
     assert _found(home, "dir:.") == both
     assert _found(home, "dir:../docs") == [BESIDE]
+
+
+def test_dir_dot_matching_nothing_names_the_folder_it_was(
+    code: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find dir:.` that matched nothing said "No session matches 'dir:.' in its
+    folder", and not which folder `.` was: the one the shell is in may not be the one
+    meant."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    home = code.parent / "home"
+    result = CliRunner().invoke(main, ["find", "dir:.", "--home", str(home)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr.startswith(
+        f"No session matches 'dir:.' (. is '{elsewhere}') in its folder; "
+    ), result.stderr

@@ -380,11 +380,12 @@ def _nothing_matches(
         them = "it" if hidden == 1 else "them"
         return f"No session matches {asked}{within}, but {agents}: add --all to list {them}."  # fmt: skip
     if query:
+        said = f"{query!r}{_dotted_said(query)}"
         # the words matched: the time or folder is what hid them, not too many words
         left_out = options[len(apps) :]
         if wider and left_out:
             does = "1 does" if wider == 1 else f"{wider} do"
-            return f"No session matches {query!r} with {' '.join(options)}, but {does} without {' '.join(left_out)}."  # fmt: skip
+            return f"No session matches {said} with {' '.join(options)}, but {does} without {' '.join(left_out)}."  # fmt: skip
         within = f", with {' '.join(options)}" if options else ""
         fields = _fields_searched(query)
         recent = f"{named('list')} shows recent sessions"
@@ -394,14 +395,29 @@ def _nothing_matches(
             # what was said in a session is not searched: a word from it finds nothing
             recent = f"What was said in a session is not searched; {recent}"
         else:  # an id, a folder or a branch looked in: no said words meant
-            return f"No session matches {query!r} in its {fields}{within}; {recent}."
-        return f"No session matches {query!r} in its {fields}{within}. {recent}."
+            return f"No session matches {said} in its {fields}{within}; {recent}."
+        return f"No session matches {said} in its {fields}{within}. {recent}."
     if options:
         return f"No session matches {' '.join(options)}; {named('list')} alone shows them all."  # fmt: skip
     return None
 
 
 _EVERY_FIELD = "title, folder, branch, app or id"
+
+
+def _dotted_said(query: str) -> str:
+    """Which folder each `dir:.`, `dir:../api` of `query` was (` (. is ~/shop)`), as
+    a message says it after the query: the folder the shell is in may not be the one
+    meant; "" where the query has none."""
+    said = []
+    for word in dict.fromkeys(query.split()):
+        _, colon, value = word.partition(":")
+        dotted = value in (".", "..") or value.startswith(("./", "../", ".\\", "..\\"))
+        scoped = parse_query(word).scoped if colon and dotted else ()
+        if scoped and scoped[0][0] == "dir":
+            # a folder reached through a link has two names (`here_folders`): the first said
+            said.append(f"{value} is {folder_said(scoped[0][1].split(DIR_NAMES)[0])}")
+    return f" ({', '.join(said)})" if said else ""
 
 
 def _fields_searched(query: str) -> str:

@@ -116,3 +116,21 @@ def test_dir_dot_matching_nothing_names_the_folder_it_was(
     assert result.stderr.startswith(
         f"No session matches 'dir:.' (. is '{elsewhere}') in its folder; "
     ), result.stderr
+
+
+def test_dir_dot_matching_nothing_through_a_link_names_one_folder(
+    code: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entered through a link, `.` has two names, carried joined by a NUL: the message
+    names one folder, never the two glued together."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    linked = tmp_path / "linked"
+    linked.symlink_to(empty)
+    monkeypatch.chdir(linked)
+    monkeypatch.setenv("PWD", str(linked))
+    home = code.parent / "home"
+    result = CliRunner().invoke(main, ["find", "dir:.", "--home", str(home)])
+    assert result.exit_code == 0 and result.stdout == ""
+    named = [f"(. is '{folder}') in its folder" for folder in (empty, linked)]
+    assert any(one in result.stderr for one in named), result.stderr

@@ -25,7 +25,16 @@ import orjson
 
 from . import folders, freshness
 from .bytesearch import find_first_of
-from .diagnostics import AT_BYTE, HOLE, NOT_UTF8, WIDE_TEXT, Diagnostics, refused, why
+from .diagnostics import (
+    AT_BYTE,
+    HOLE,
+    NOT_UTF8,
+    NUL_BYTES,
+    WIDE_TEXT,
+    Diagnostics,
+    refused,
+    why,
+)
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -1441,10 +1450,13 @@ def repaired(data: bytes) -> bytes | None:
 
 
 def repair(data: bytes) -> tuple[bytes | None, bool]:
-    """`repaired(data)`, and whether bytes that are not UTF-8 were replaced (the line
-    is then read with damage: a reader counts it, `Diagnostics.damage`)."""
+    """`repaired(data)`, and whether bytes that are not UTF-8 were replaced or a run of
+    NULs passed over (the line is then read with damage: a reader counts it,
+    `Diagnostics.damage`, under `damage_of`'s reason)."""
     fixed = data[len(BOM) :] if data.startswith(BOM) else data
     not_utf8 = False
+    if b"\x00" in fixed and (after := _after_zeros(fixed)) is not None:
+        fixed, not_utf8 = after, True
     try:
         fixed.decode()
     except UnicodeDecodeError:
@@ -1455,6 +1467,21 @@ def repair(data: bytes) -> tuple[bytes | None, bool]:
     if _ODD_NUMBER_HINT.search(fixed):
         fixed = _ODD_NUMBER.sub(_null_if_odd, fixed)
     return (None if fixed == data else fixed), not_utf8
+
+
+def _after_zeros(data: bytes) -> bytes | None:
+    """The record after the last run of NULs in `data`, or None where none starts
+    there. A crash leaves zeros where the end of a record was written, its newline among
+    them; the app's next record then follows them on the same line. No JSON holds a raw
+    NUL, so the line was lost whole, that whole record with it."""
+    after = data[data.rindex(b"\x00") + 1 :].lstrip()
+    return after if after[:1] in (b"{", b"[") else None
+
+
+def damage_of(data: bytes) -> str:
+    """The reason a line `loads_repaired` read with damage is counted under: NUL bytes a
+    crash left before its record, else bytes that are not UTF-8 (shown as U+FFFD)."""
+    return NUL_BYTES if b"\x00" in data else NOT_UTF8
 
 
 # A number JSON cannot hold: NaN and Infinity as Python's json.dumps writes them, or one
@@ -1521,7 +1548,7 @@ def parse_json(
                     diagnostics.unfinished_line(path, line.end - line.offset)
             return None
         if damaged and diagnostics is not None and isinstance(value, dict):
-            diagnostics.damage(path, line.number, NOT_UTF8)
+            diagnostics.damage(path, line.number, damage_of(data))
     if not isinstance(value, dict):
         if diagnostics is not None:
             diagnostics.skip(path, line.number, "not an object")
@@ -1650,8 +1677,9 @@ def read_json_file(
         name = os.fspath(path)
         # one reader may read a document twice (a listing's model, then its folder,
         # from the same message file): it is one damaged document
-        if (name, 1, NOT_UTF8) not in diagnostics.details:
-            diagnostics.damage(name, 1, NOT_UTF8)
+        reason = damage_of(data)
+        if (name, 1, reason) not in diagnostics.details:
+            diagnostics.damage(name, 1, reason)
     return value
 
 
@@ -1697,7 +1725,7 @@ def read_json_compacted(
             diagnostics.skip(os.fspath(path), 1, "not JSON")
         return None
     if damaged and diagnostics is not None:
-        diagnostics.damage(os.fspath(path), 1, NOT_UTF8)
+        diagnostics.damage(os.fspath(path), 1, damage_of(data))
     return value
 
 

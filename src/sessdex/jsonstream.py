@@ -23,7 +23,7 @@ import orjson
 
 from . import files
 from .bytesearch import find, find_first_of
-from .diagnostics import NOT_UTF8, Diagnostics, read_failed
+from .diagnostics import Diagnostics, read_failed
 
 _SPACE = b" \t\r\n"
 # A run of bytes inside a container that holds no bracket outside a string: strings are
@@ -301,7 +301,7 @@ def _loads(
     costs nothing more. Raises orjson.JSONDecodeError."""
     value, damaged = files.loads_checked(data)
     if damaged and diagnostics is not None:
-        diagnostics.damage(path, number, NOT_UTF8)
+        diagnostics.damage(path, number, files.damage_of(data))
     return value
 
 

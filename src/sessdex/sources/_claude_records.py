@@ -19,7 +19,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, Diagnostics, at_byte, read_failed
+from ..diagnostics import Diagnostics, at_byte, read_failed
 from ..model import JSONValue, Usage
 from ._values import as_credits, as_int, new_usage, odd_count, type_tag
 
@@ -243,7 +243,7 @@ def load(
                 diagnostics.unfinished_line(path, len(data))
             return None
         if damaged and diagnostics is not None and isinstance(value, dict):
-            diagnostics.damage(path, number, NOT_UTF8)
+            diagnostics.damage(path, number, files.damage_of(data))
     if not isinstance(value, dict):
         if diagnostics is not None:
             diagnostics.skip(path, number, "not an object")

@@ -47,7 +47,7 @@ import msgspec
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, ODD_COUNT, Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._claude_records import ADVISOR, recorded_cost
@@ -301,7 +301,7 @@ class _Scan:
             # RecursionError: nested too deep for msgspec
             decoded, not_utf8 = _loose(data)
             if not_utf8 and self.damaged is not None:
-                self.damaged(number, data, NOT_UTF8)
+                self.damaged(number, data, files.damage_of(data))
             if decoded is None:
                 return
             line = decoded

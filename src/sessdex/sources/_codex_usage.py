@@ -33,7 +33,7 @@ import msgspec
 import orjson
 
 from .. import files, folders, freshness
-from ..diagnostics import NOT_UTF8, ODD_COUNT, Diagnostics
+from ..diagnostics import ODD_COUNT, Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines, converted
 from ._values import as_int, odd_count
@@ -304,7 +304,7 @@ class _Scan:
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             return None
         if not_utf8 and self.damaged is not None:
-            self.damaged(number, line, NOT_UTF8)
+            self.damaged(number, line, files.damage_of(line))
         return value
 
     def _lenient(
@@ -332,7 +332,7 @@ class _Scan:
             with contextlib.suppress(TypeError):  # a number past 64 bits: no payload
                 decoded.payload = msgspec.Raw(orjson.dumps(payload))
         if not_utf8 and self.damaged is not None:
-            self.damaged(number, line, NOT_UTF8)
+            self.damaged(number, line, files.damage_of(line))
         return decoded
 
     def _replayed(self, line: _Line, time: float | None) -> bool:

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, Diagnostics
+from ..diagnostics import Diagnostics
 from ..files import line_start as line_start  # where the sources have long found it
 from ..model import MAX_RESPONSE_CREDITS, Event, EventKind, Extra, JSONValue, Usage
 
@@ -157,7 +157,7 @@ def loaded_object(
             diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
             return None
         if damaged:
-            diagnostics.damage(where, 0, NOT_UTF8)
+            diagnostics.damage(where, 0, files.damage_of(raw))
     if not isinstance(value, dict):
         diagnostics.skip(where, 0, "not an object")
         return None

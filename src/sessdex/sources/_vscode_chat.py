@@ -30,7 +30,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import NOT_UTF8, Diagnostics, odd_in
+from ..diagnostics import Diagnostics, odd_in
 from ..model import Event, JSONValue, Usage
 from ._values import (
     Emitter,
@@ -241,7 +241,7 @@ def _big_state(path: Path, end: int | None, diagnostics: Diagnostics) -> object:
             diagnostics.skip(name, 1, "not JSON")
             return None
         if damaged:
-            diagnostics.damage(name, 1, NOT_UTF8)
+            diagnostics.damage(name, 1, files.damage_of(data))
         return value
     diagnostics.skip(name, 1, "too long")
     return None

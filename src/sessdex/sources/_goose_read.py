@@ -179,7 +179,8 @@ def _copied_from(
     new row, then the source's messages written again, each keeping its `message_id` and
     `created_timestamp`. Its first message is then older than the session and another,
     older session holds the same message id."""
-    if "message_id" not in databases.table_columns(connection, "messages") or not {
+    messages = databases.table_columns(connection, "messages")
+    if not {"message_id", "created_timestamp"} <= messages or not {
         "id",
         "created_at",
     } <= databases.table_columns(connection, "sessions"):

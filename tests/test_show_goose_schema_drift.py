@@ -33,7 +33,5 @@ def test_messages_without_created_timestamp_are_shown(tmp_path: Path) -> None:
         db.execute("ALTER TABLE messages RENAME COLUMN created_timestamp TO created")
     db.close()
     events, err = show(home)
-    assert [e for e in events if e[0] != "meta"] == [
-        e for e in clean if e[0] != "meta"
-    ]
+    assert [e for e in events if e[0] != "meta"] == [e for e in clean if e[0] != "meta"]
     assert "Traceback" not in err

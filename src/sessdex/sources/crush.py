@@ -810,8 +810,8 @@ class _Reader:
                 call_id=call_id,
                 extra={"input": arguments},
             )
-        if call_id is None:
-            return
+        if call_id is None or "parent_session_id" not in self.session_columns:
+            return  # (without the column no session is known as a child: a plain call)
         # a spawn is known by the child session its call made (the tools that make one
         # differ by release): a child removed leaves a plain call, and no warning
         child = self.connection.execute(

@@ -323,8 +323,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if available is None:
             return []
         columns = [c for c in _SESSION_COLUMNS if c in available]
+        order = "created_at, id" if "created_at" in available else "rowid"
         rows = connection.execute(
-            f"SELECT {', '.join(columns)} FROM sessions WHERE id IS NULL OR id NOT LIKE 'title-%' ORDER BY created_at, id"
+            f"SELECT {', '.join(columns)} FROM sessions WHERE id IS NULL OR id NOT LIKE 'title-%' ORDER BY {order}"
         ).fetchall()
         models = _last_models(connection)
         written = _last_written(connection)

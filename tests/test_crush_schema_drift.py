@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -26,15 +27,15 @@ def show(home: Path) -> tuple[list[tuple[str, str]], str]:
     return events, result.stderr
 
 
-def without(home: Path, column: str) -> None:
-    """`column` of the home's shop-api database's `sessions` dropped."""
+def without(home: Path, column: str, table: str = "sessions") -> None:
+    """`column` of the home's shop-api database's `table` dropped."""
     with sqlite3.connect(home / DB) as db:
         for kind, name in db.execute(
             "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index') "
             "AND sql IS NOT NULL"
         ).fetchall():
             db.execute(f'DROP {kind.upper()} "{name}"')
-        db.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     db.close()
 
 
@@ -56,10 +57,17 @@ def test_a_lead_without_parent_links_is_shown_whole(tmp_path: Path) -> None:
     assert [e for e in events if e[0] in ("user", "assistant", "tool_call")] == said
 
 
-def test_sessions_without_created_at_are_listed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("table", "column"),
+    [("sessions", "created_at"), ("messages", "role")],
+)
+def test_sessions_are_listed_without_a_column(
+    tmp_path: Path, table: str, column: str
+) -> None:
+    """The sessions table whole, a column its listing only sorts or enriches by gone."""
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     before = listed(home)
     assert any(i.startswith(LEAD) for i in before)
-    without(home, "created_at")
+    without(home, column, table)
     assert listed(home) == before

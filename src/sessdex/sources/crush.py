@@ -448,7 +448,7 @@ def _last_models(
 ) -> dict[str, tuple[str | None, str | None]]:
     """Each session's newest assistant model (and provider, where the column exists)."""
     columns = databases.table_columns(connection, "messages")
-    if not {"session_id", "model", "created_at"} <= columns:
+    if not {"session_id", "role", "model", "created_at"} <= columns:
         return {}
     provider = "provider" if "provider" in columns else "NULL"
     rows = connection.execute(

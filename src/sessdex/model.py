@@ -91,6 +91,16 @@ class Usage:
         credits = self.credits
         if not 0 <= credits <= MAX_RESPONSE_CREDITS:  # NaN fails both
             return replace(self, credits=0.0).plausible()
+        most = MAX_RESPONSE_TOKENS
+        # spelled out, not a generator: `usage` asks twice for every response it counts
+        if (
+            0 <= self.input_tokens <= most
+            and 0 <= self.output_tokens <= most
+            and 0 <= self.cache_read_tokens <= most
+            and 0 <= self.cache_write_tokens <= most
+            and 0 <= self.reasoning_tokens <= most
+        ):
+            return self
         counts = (
             self.input_tokens,
             self.output_tokens,
@@ -98,8 +108,6 @@ class Usage:
             self.cache_write_tokens,
             self.reasoning_tokens,
         )
-        if all(0 <= count <= MAX_RESPONSE_TOKENS for count in counts):
-            return self
         given, made, read, written, reasoning = (
             count if 0 <= count <= MAX_RESPONSE_TOKENS else 0 for count in counts
         )

@@ -219,14 +219,12 @@ def _cost(raw: msgspec.Raw) -> float | None:
 
 def _odd(tokens: Any) -> bool:
     """Whether a response's usage holds a count no app writes (`odd_count`)."""
-    return any(
-        odd_count(value)
-        for value in (
-            tokens.input_tokens,
-            tokens.output_tokens,
-            tokens.cache_read_input_tokens,
-            tokens.cache_creation_input_tokens,
-        )
+    # spelled out, not a generator: called for every usage line of a huge transcript
+    return (
+        odd_count(tokens.input_tokens)
+        or odd_count(tokens.output_tokens)
+        or odd_count(tokens.cache_read_input_tokens)
+        or odd_count(tokens.cache_creation_input_tokens)
     )
 
 

@@ -54,6 +54,8 @@ def as_int(value: object, *, floats: bool = True) -> int:
     Beyond 2**53 (and for NaN or infinity) 0 as well: the apps that write these files are
     mostly JavaScript, which cannot write such a number exactly; it is a broken value.
     """
+    if type(value) is int:  # nearly every count: `usage` takes millions of them
+        return value if -_EXACT_LIMIT <= value <= _EXACT_LIMIT else 0
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0
     if not -_EXACT_LIMIT <= value <= _EXACT_LIMIT:  # NaN fails every comparison
@@ -67,6 +69,8 @@ def odd_count(value: object) -> bool:
     is not: an app leaves out what it does not count."""
     if value is None:
         return False
+    if type(value) is int:  # nearly every count: the checks below, done quickly
+        return not 0 <= value <= _EXACT_LIMIT
     if isinstance(value, bool) or not isinstance(value, int | float):
         return True
     if isinstance(value, float) and not value.is_integer():  # NaN, infinity too

@@ -774,23 +774,24 @@ class _StoredItems(ItemsView[str, bytes]):
 
 
 def _key_items(keys: bytes) -> Iterator[tuple[int, int, bool]]:
-    """(hash of the key, hash of its message id, side chain) per line of a `keys` blob, read
-    in place: a big file's keys are never all held as strings at once."""
+    """(hash of the key, hash of its message id, side chain) per line of a `keys` blob,
+    split a piece of whole lines at a time: a big file's keys are never all held as strings
+    at once, and a split costs less than finding each line's ends in Python."""
     start = 0
     while start < len(keys):
-        end = keys.find(b"\n", start)
+        end = keys.find(b"\n", start + _KEYS_PIECE)
         if end < 0:
             end = len(keys)
-        tab = keys.rfind(b"\t", start, end)
-        key_end = tab if tab >= 0 else end
-        if key_end > start:
-            colon = keys.find(b":", start, key_end)
-            yield (
-                hash(keys[start:key_end]),
-                hash(keys[start : colon if colon >= 0 else key_end]),
-                tab >= 0 and keys[tab + 1 : end] == b"1",
-            )
+        for line in keys[start:end].split(b"\n"):
+            key, tab, side = line.rpartition(b"\t")
+            if not tab:
+                key, side = line, b""
+            if key:
+                yield hash(key), hash(key.partition(b":")[0]), side == b"1"
         start = end + 1
+
+
+_KEYS_PIECE = 1 << 20  # bytes of a keys blob split at once
 
 
 def _cross_file(

@@ -300,3 +300,17 @@ def test_plain_lines_a_paragraph_takes_leave_code_and_items_as_they_are(
     for word in "abcdfg":
         assert f"&lt;{word}&gt;" in shown
     assert "<" + "a>" not in shown and shown.endswith("<p>end</p>\n")
+
+
+def test_a_line_of_backticks_that_opens_no_fence_leaves_a_list_item_open(
+    tmp_path: Path,
+) -> None:
+    """A line of backticks with a backtick after them (` ```a` `, no fence: text) goes
+    on a list item's paragraph as any text does, so the item is still open after a
+    blank line: a line 2 columns into it is the item's text, its tags shown. Taken for
+    a fence that ended the item, that line was code, written as it was: live HTML."""
+    reply = "- step\n```a`\n\n    <img src=x onerror=alert(1)>\n\nend"
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    assert "<img" not in shown
+    assert "<p>&lt;img src=x onerror=alert(1)&gt;</p>\n</li>" in shown
+    assert shown.endswith("</ul>\n<p>end</p>\n")

@@ -623,7 +623,7 @@ def _interrupts(rest: str) -> bool:
     quote, a heading, a fence, a rule, or a list item that is a bullet or 1 and holds
     text. Any other line goes on the paragraph (`#foo`, `2.`, an empty `-`), in a list
     item too if the paragraph is its (a "lazy" line: it ends no item)."""
-    if rest.startswith((">", "```", "~~~")) or _BREAK.fullmatch(rest):
+    if rest.startswith(">") or _fences(rest) or _BREAK.fullmatch(rest):
         return True
     if _ATX.match(rest):
         return True
@@ -635,6 +635,15 @@ def _interrupts(rest: str) -> bool:
         and bool(marker[3])
         and marker.end() < len(rest)
     )
+
+
+def _fences(rest: str) -> bool:
+    """Whether a line (its blank taken off) opens a fenced block: 3 backticks or tildes,
+    and no backtick after backticks (` ```a` ` is a paragraph's text, as `_OPENER`'s
+    callers find)."""
+    if rest.startswith("~~~"):
+        return True
+    return rest.startswith("```") and "`" not in rest.lstrip("`")
 
 
 def _not_underlined(found: re.Match[str]) -> str:

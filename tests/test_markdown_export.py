@@ -314,3 +314,17 @@ def test_a_line_of_backticks_that_opens_no_fence_leaves_a_list_item_open(
     assert "<img" not in shown
     assert "<p>&lt;img src=x onerror=alert(1)&gt;</p>\n</li>" in shown
     assert shown.endswith("</ul>\n<p>end</p>\n")
+
+
+def test_a_heading_after_a_quotes_lazy_lines_goes_down(tmp_path: Path) -> None:
+    """A line 4 columns in under a quote whose text is 1 column past its `>` (`>  e`)
+    goes on the quote's paragraph, lazily, as any text out of the quote does: a
+    `2. # …` after it starts a list to markdown-it, its heading going down. Taken for a
+    heading 3 columns past the quote's text, that line ended the paragraph, the next
+    started one out of the quote, and `2. # …` stayed first-level, its text."""
+    cases = [">  e\n    #\n:\n2. # Leak one", ">  > - e\n>     ##\nf\n2. # Leak two"]
+    shown = _reply(_rendered(_exported(tmp_path, "\n\nend\n\n".join(cases))))
+    assert re.findall(r"<h(\d)>(Leak \w+)</h\d>", shown) == [
+        ("3", "Leak one"),
+        ("3", "Leak two"),
+    ]

@@ -319,7 +319,11 @@ def _paragraph_lines(prose: str) -> set[int]:
         column = len(rest) - len(body)
         if paragraph is not None and depth > paragraph[0]:
             paragraph = None  # a quote starts: no paragraph above goes on in it
-        inside = column - paragraph[1] if paragraph else column
+        # past the paragraph's text where the line is in its quotes; out of them (a
+        # lazy line) its blank is its own: 4 columns is no heading (`>  e` over `    #`)
+        inside = (
+            column - paragraph[1] if paragraph and depth == paragraph[0] else column
+        )
         if inside >= 4 and body.startswith(">"):
             # a quote's `>` to markdown-it however far in (`>b` over `    >1. x`)
             paragraph, unsure = None, True

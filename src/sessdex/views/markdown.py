@@ -57,6 +57,11 @@ _ACTIVE = re.compile(
     r"|~~~+"  # a fence (not `~{3,}`: each branch opening with a character lets `re`
     # skip ahead to one of them, 3 times faster over a reply)
 )
+# Blanks a viewer that trims a paragraph as JavaScript does (markdown-it) takes off its
+# text's ends, where CommonMark keeps them: the no-break and other Unicode spaces (what
+# `clean` leaves of them); a line they start, 3 columns in at most, is text
+_SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+_SPACED = f"(?:[{_SPACES}][ \t{_SPACES}]*)?"
 # Also inert in a line that is a name, a path or a command (a title, a tool call, an
 # error): emphasis, which ate `__init__.py`'s underscores and the stars of `src/*.py
 # tests/*.py`. A `*` always; a run of `_` unless it sits inside a word (`snake_case`),
@@ -76,25 +81,27 @@ _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MUL
 # model it changed to. Code indented 4 columns or more is left as written, and bold
 # words that only begin so (`**Error handling:**`).
 _MARKS = re.compile(
-    r"^((?: {0,3}>[ ]?)* {0,3})"
+    rf"^((?: {{0,3}}>[ ]?)* {{0,3}}{_SPACED})"
     r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))|([-+*])(?=[ \t]+[🔧🤖])"
     r"|(\*)(?=Context compacted)"
     # up to the first mark like it only, and on to the line's end: linear in the line
-    r"|([*_])(?=(?!\5)\S(?:(?!\5)[^\n])*(?<!\s)\5(?: \(sub-agent [^\n]*\))?[ \t]*$))",
+    r"|([*_])(?=(?!\5)\S(?:(?!\5)[^\n])*(?<!\s)\5(?: \(sub-agent [^\n]*\))?"
+    rf"[ \t{_SPACES}]*$))",
     re.MULTILINE,
 )
 # The label over a call's output (`  result:`, `  error of sub-agent x:`), which no
 # backslash escapes: its first letter is written as a character reference, shown the
 # same, where a transcript's line is one
 _RESULT = re.compile(
-    r"^( {0,3})(r(?=esult(?::| of | \())|e(?=rror(?::| of | \()))"
+    rf"^( {{0,3}}{_SPACED})"
+    r"(r(?=esult(?::| of | \())|e(?=rror(?::| of | \()))"
     # one run to the line's last `:` and back: linear in the line, however it goes on
-    r"(?=[^\n]*:(?:[ \t]*| its last reply, above\.)$)",
+    rf"(?=[^\n]*:(?:[ \t{_SPACES}]*| its last reply, above\.)$)",
     re.MULTILINE,
 )
 # a line that may be such a label, found ahead of `_RESULT`'s slow `^` (a pattern
 # that opens with a character lets `re` skip ahead to it)
-_RESULT_START = re.compile(r"\n {0,3}(?:result|error)")
+_RESULT_START = re.compile(rf"\n {{0,3}}{_SPACED}(?:result|error)")
 # A `>` or a list marker and the blank after it (see `_opens_code`)
 _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`

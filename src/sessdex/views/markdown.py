@@ -74,15 +74,17 @@ _CONTAINERS = r"(?:[ \t]*+(?:>|(?:[-+*]|\d{1,9}[.)])(?=[ \t])))+[ \t]*+"
 _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MULTILINE)
 # What opens the export's own lines, at a line's start in a transcript's text (in a
 # quote too): the label of a reply or an error (`**Assistant:**`, `> **Error:**`), the
-# item of a tool call or a spawn (`- 🔧`, `- 🤖`), the note of a compaction (`*Context
-# compacted.*`), and a line in emphasis alone (`*model: x*`, a sub-agent's name after it:
+# item of a tool call or a spawn (`- 🔧`, `- 🤖`, or `-` over `  🔧`), the note of a
+# compaction (`*Context compacted.*`), and a line in emphasis alone (`*model: x*`, a sub-agent's name after it:
 # the export's note of a change of model, mode or branch, and its totals at the end). Escaped, a user's words read
 # as theirs, not as a reply the assistant gave, a call it made, a context it lost or a
 # model it changed to. Code indented 4 columns or more is left as written, and bold
 # words that only begin so (`**Error handling:**`).
 _MARKS = re.compile(
     rf"^((?: {{0,3}}>[ ]?)* {{0,3}}{_SPACED})"
-    r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))|([-+*])(?=[ \t]+[🔧🤖])"
+    r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))"
+    # an item's mark, or an empty item's over its text's line (in its quotes)
+    r"|([-+*])(?=[ \t]+[🔧🤖]|[ \t]*\n(?: {0,3}>[ ]?)*[ \t]*[🔧🤖])"
     r"|(\*)(?=Context compacted)"
     # up to the first mark like it only, and on to the line's end: linear in the line
     r"|([*_])(?=(?!\5)\S(?:(?!\5)[^\n])*(?<!\s)\5(?: \(sub-agent [^\n]*\))?"

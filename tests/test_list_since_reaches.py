@@ -57,3 +57,27 @@ def test_the_quick_path_says_the_same(tmp_path: Path) -> None:
         "No session matches --since 1w; the newest changed 1w ago: "
         f"'sessdex list --since 2w --home {home}' lists it.\n"
     )
+
+
+def test_the_quick_paths_hint_loads_nothing_of_watch(tmp_path: Path) -> None:
+    """Its age and reach are worked out without `views.board`, which takes in `live`
+    and the database code (some 40 modules) to say one line of an empty warm `list`."""
+    state = tmp_path / "state"
+    home = _home(tmp_path)
+    env = {**os.environ, "SESSDEX_HOME": str(state)}
+    args = ["list", "--home", str(home)]
+    settle(home)
+    subprocess.run([sys.executable, "-m", "sessdex", *args], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    settle(home)
+    probe = (
+        "import sys; from sessdex.launch import main; main(); "
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m in "
+        "('sessdex.cli', 'sessdex.views.board', 'sessdex.live', 'sessdex.databases'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *args, "--since", "1w"],
+                          env=env, capture_output=True, text=True)  # fmt: skip
+    assert done.stderr == (
+        "No session matches --since 1w; the newest changed 1w ago: "
+        f"'sessdex list --since 2w --home {home}' lists it.\n"
+    )

@@ -283,8 +283,6 @@ def nothing_matches(
     options = filter_words(apps, since, until, here, shell)
     hint = _nothing_matches(query, apps, options, hidden, wider)
     if hint and newest is not None and since and not (query or until or hidden):
-        from .views.board import reaching
-
         when, reach = reaching(newest)
         given = [*kept, *([output] if output else [])]
         lists = named("list", *_app_words(apps), "--since", reach, *["--here"] * here, *given)  # fmt: skip
@@ -926,6 +924,48 @@ MONTH = r"\s*(\d{4})-(\d{2})\s*"
 # a date with a zone (2026-11-28Z, 2026-11-28+09:00): that day where the zone is.
 # (fromisoformat reads any character as the date's separator: `+09:00` as a time)
 _ZONED_DATE = r"\s*(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}(?::?\d{2})?)\s*"
+
+
+# the --since values an empty listing or board suggests, shortest first: past the last,
+# a date. A month's length is its shortest (2mo: 59 days, Jan and Feb), so it always
+# reaches. Here, not in `views.board`: the quick path's empty `list --since` names one,
+# and the board's module takes in `live` and the database code.
+_HOUR, _DAY = 3600, 86400
+_RUNGS = (
+    ("1h", _HOUR),
+    ("3h", 3 * _HOUR),
+    ("6h", 6 * _HOUR),
+    ("12h", 12 * _HOUR),
+    ("1d", _DAY),
+    ("2d", 2 * _DAY),
+    ("3d", 3 * _DAY),
+    ("1w", 7 * _DAY),
+    ("2w", 14 * _DAY),
+    ("4w", 28 * _DAY),
+    ("2mo", 59 * _DAY),
+    ("3mo", 89 * _DAY),
+    ("6mo", 181 * _DAY),
+    ("52w", 364 * _DAY),
+)
+_SLACK = 60.0  # seconds: the value still reaches the session when typed a bit later
+
+
+def reaching(newest: datetime, now: datetime | None = None) -> tuple[str, str]:
+    """How long ago the newest session changed (at `newest`: `1w ago`) and the shortest
+    --since that shows it (`2w`). Ages round down, so a session `1w` old may need more
+    than `--since 1w`."""
+    from datetime import UTC, datetime
+
+    from .views.text import age
+
+    now = now or datetime.now(UTC)
+    ago = max(0.0, (now - newest).total_seconds())
+    reach = next((value for value, length in _RUNGS if length > ago + _SLACK), None)
+    if reach is None:  # a date: its midnight (UTC, as --since reads it) comes before
+        reach = newest.astimezone(UTC).date().isoformat()
+    when = age(newest, now)
+    when = "just now" if when == "now" else f"{when} ago"  # not "now ago"
+    return when, reach
 
 
 def zoned_day(value: str) -> datetime | None:

@@ -32,28 +32,6 @@ from .text import cells as text_cells
 EMPTY = "No recent sessions."  # what an empty board says, when not told why
 
 
-# the --since values an empty board suggests, shortest first: past the last, a date.
-# A month's length is its shortest (2mo: 59 days, Jan and Feb), so it always reaches.
-_HOUR, _DAY = 3600, 86400
-_RUNGS = (
-    ("1h", _HOUR),
-    ("3h", 3 * _HOUR),
-    ("6h", 6 * _HOUR),
-    ("12h", 12 * _HOUR),
-    ("1d", _DAY),
-    ("2d", 2 * _DAY),
-    ("3d", 3 * _DAY),
-    ("1w", 7 * _DAY),
-    ("2w", 14 * _DAY),
-    ("4w", 28 * _DAY),
-    ("2mo", 59 * _DAY),
-    ("3mo", 89 * _DAY),
-    ("6mo", 181 * _DAY),
-    ("52w", 364 * _DAY),
-)
-_SLACK = 60.0  # seconds: the value still reaches the session when typed a bit later
-
-
 def empty_board(
     since: str, newest: datetime | None, now: datetime | None = None, where: str = ""
 ) -> str:
@@ -63,7 +41,7 @@ def empty_board(
     kept to (` in '~/shop'`)."""
     import re
 
-    from ..selection import SPAN
+    from ..selection import SPAN, reaching
 
     found = re.fullmatch(SPAN, since)
     if found is None:
@@ -75,20 +53,6 @@ def empty_board(
         return f"{given}, nor before: there is no session to show."
     when, reach = reaching(newest, now)
     return f"{given}; the newest changed {when}: --since {reach} shows it."
-
-
-def reaching(newest: datetime, now: datetime | None = None) -> tuple[str, str]:
-    """How long ago the newest session changed (at `newest`: `1w ago`) and the shortest
-    --since that shows it (`2w`). Ages round down, so a session `1w` old may need more
-    than `--since 1w`."""
-    now = now or datetime.now(UTC)
-    ago = max(0.0, (now - newest).total_seconds())
-    reach = next((value for value, length in _RUNGS if length > ago + _SLACK), None)
-    if reach is None:  # a date: its midnight (UTC, as --since reads it) comes before
-        reach = newest.astimezone(UTC).date().isoformat()
-    when = age(newest, now)
-    when = "just now" if when == "now" else f"{when} ago"  # not "now ago"
-    return when, reach
 
 
 LABELS = {

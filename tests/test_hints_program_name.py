@@ -44,3 +44,43 @@ def test_it_says_sessdex_where_that_is_the_program_on_path(tmp_path: Path) -> No
     said = _stderr(tmp_path, str(SCRIPT), path, home, "list")
     assert "'sessdex demo' shows what sessdex does" in said, said
     assert "'sessdex doctor' shows where it looked" in said, said
+
+
+def _on_a_terminal(cwd: Path, program: str, home: Path, *args: str) -> str:
+    """What a 20-column terminal shows of sessdex's stderr, run as `program`."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8", "COLUMNS": "20",
+           "TERM": "xterm", "SESSDEX_HOME": str(home / ".state")}  # fmt: skip
+    try:
+        subprocess.run([program, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                       stderr=slave, stdin=subprocess.DEVNULL, timeout=60, check=True)  # fmt: skip
+    finally:
+        os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other end closed: all read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return seen.decode().replace("\r", "")
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_a_hint_broken_to_the_terminal_keeps_the_command_named_by_its_path_whole(
+    tmp_path: Path,
+) -> None:
+    """A message broken to a narrow terminal keeps each command it names on one line,
+    to copy whole; one naming sessdex by its path was broken inside, as prose is."""
+    home = tmp_path / "home"
+    home.mkdir()
+    root = SCRIPT.parent.parent.parent
+    program = os.path.relpath(SCRIPT, root)
+    lines = _on_a_terminal(root, program, home, "list").splitlines()
+    assert any(f"'{program} demo'" in line for line in lines), lines
+    assert any(f"'{program} doctor'" in line for line in lines), lines

@@ -138,9 +138,13 @@ def broken(line: str, width: int) -> str:
 
 _SPACE_RUNS = re.compile(r"( +)")
 # a quoted command's first word ('sessdex, ("cd, `copilot; PowerShell's "Set-Location
-# where a sh has cd), and the word that ends it: its quote mark, then a sentence's marks
-# (`…DIR'.`, `…DIR')`); in backticks any line
-_COMMAND_OPENS = re.compile(r"\(?(?:(['\"`])(?:sessdex|cd|Set-Location)|(`)[^`]+)")
+# where a sh has cd, and "& before a quoted program; sessdex named by the path it was
+# run by, '.venv/bin/sessdex, `hints.program`), and the word that ends it: its quote
+# mark, then a sentence's marks (`…DIR'.`, `…DIR')`); in backticks any line
+_COMMAND_OPENS = re.compile(
+    r"\(?(?:(['\"`])(?:(?:[^\s'\"`]*[/\\])?sessdex(?:\.exe)?|cd|Set-Location|&)"
+    r"|(`)[^`]+)"
+)
 _CLOSES = ".,;:!?)"
 # a command longer than this is broken at its spaces still: no line to paste is, where
 # a hostile record type of quoted words would be joined whole

@@ -84,3 +84,21 @@ def test_a_hint_broken_to_the_terminal_keeps_the_command_named_by_its_path_whole
     lines = _on_a_terminal(root, program, home, "list").splitlines()
     assert any(f"'{program} demo'" in line for line in lines), lines
     assert any(f"'{program} doctor'" in line for line in lines), lines
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_powershell_is_told_to_call_a_quoted_program(tmp_path: Path) -> None:
+    """PowerShell reads a line that starts with a quoted path as a string, and the word
+    after it as an error ("Unexpected token 'demo'"): a program named in quotes (a
+    folder with a space in it) is run through its call operator, `&`."""
+    home = tmp_path / "home"
+    home.mkdir()
+    spaced = tmp_path / "my tools"
+    spaced.mkdir()
+    (spaced / "sessdex").symlink_to(SCRIPT)
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8",
+           "SESSDEX_HOME": str(home / ".state"), "SESSDEX_SHELL": "powershell"}  # fmt: skip
+    done = subprocess.run([str(spaced / "sessdex"), "list"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    assert f"\"& '{spaced}/sessdex' demo\" shows what" in done.stderr, done.stderr
+    assert f"\"& '{spaced}/sessdex' doctor\" shows where" in done.stderr

@@ -201,9 +201,13 @@ def line(*words: str) -> str:
     """`sessdex WORDS` as a line to type in the user's shell, each word quoted for it,
     with the running command's `--home` (before a `--`, past which it would be a word).
     Raises NotQuotable for a word that shell cannot be given."""
-    from .shells import word
+    from .shells import run, word
 
-    return " ".join([word(program()), *map(word, _with_home(words))])
+    argv = [program(), *_with_home(words)]
+    if argv[0] == "sessdex":
+        return " ".join(map(word, argv))
+    # a path: PowerShell runs a quoted one only after its call operator, `& '…'`
+    return run(argv)
 
 
 def _with_home(words: Sequence[str]) -> list[str]:

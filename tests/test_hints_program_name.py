@@ -102,3 +102,29 @@ def test_powershell_is_told_to_call_a_quoted_program(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=True)  # fmt: skip
     assert f"\"& '{spaced}/sessdex' demo\" shows what" in done.stderr, done.stderr
     assert f"\"& '{spaced}/sessdex' doctor\" shows where" in done.stderr
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_a_command_to_run_in_another_folder_names_sessdex_from_the_root(
+    tmp_path: Path,
+) -> None:
+    """`list --here` below a project names the `list --here` to run in the folder above;
+    where the user's shell is one sessdex does not know (no `cd` line), it is said "run
+    in that folder", and sessdex as run from here (`../../.venv/bin/sessdex`) would not
+    be found there: it is named from `/`, as the `cd DIR && …` line names it."""
+    from tests.helpers import settle, write_claude_session
+
+    project = tmp_path / "shop-api"
+    (project / "src").mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "3f2b9c1e-0000-4000-8000-000000000001", str(project))
+    settle(home)
+    program = os.path.relpath(SCRIPT, project / "src")
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8",
+           "SESSDEX_HOME": str(tmp_path / "state"), "SESSDEX_SHELL": "nosuch"}  # fmt: skip
+    for _ in range(2):  # the full command, then the quick path
+        done = subprocess.run([program, "list", "--here"], cwd=project / "src",
+                              env=env, capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0 and done.stdout == "", done.stderr
+        named = f"'{os.path.normpath(SCRIPT)} list --here', run in that folder"
+        assert named in done.stderr, done.stderr

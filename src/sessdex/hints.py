@@ -31,6 +31,8 @@ _NAMING: ContextVar[bool] = ContextVar("sessdex_naming", default=False)
 
 # sessdex as the commands a message names call it (`program`), found once when first needed
 _PROGRAM: list[list[str]] = []
+# a command being named to run in another folder (`named_in`): sessdex by its path from `/`
+_ELSEWHERE: ContextVar[bool] = ContextVar("sessdex_elsewhere", default=False)
 
 
 def program(absolute: bool = False) -> str:
@@ -41,7 +43,7 @@ def program(absolute: bool = False) -> str:
     first. Run as `python -m sessdex`, messages say `sessdex` (one word to quote)."""
     found = run_as()
     name = found[0] if len(found) == 1 else "sessdex"
-    if absolute and name != "sessdex":
+    if (absolute or _ELSEWHERE.get()) and name != "sessdex":
         import os
 
         return os.path.abspath(name)
@@ -232,7 +234,11 @@ def named_in(folder: str, *words: str) -> str:
     try:
         typed = cd_then_run(folder, [program(absolute=True), *_with_home(words)])
     except (NotQuotable, BadSetting):
-        return f"{named(*words)}, run in that folder,"
+        elsewhere = _ELSEWHERE.set(True)  # run there, a path from here finds nothing
+        try:
+            return f"{named(*words)}, run in that folder,"
+        finally:
+            _ELSEWHERE.reset(elsewhere)
     return _in_quotes(typed)
 
 

@@ -30,3 +30,12 @@ def test_a_day_its_month_lacks_is_named_so() -> None:
     code, _, err = _run("usage", "--until", "2025-02-29")
     assert code == 2
     assert "no such day '2025-02-29': February 2025 has 28 days" in err, err
+
+
+def test_an_empty_usage_since_now_blames_no_zone() -> None:
+    """`now` is one moment in every zone: an empty report since then is not said to be
+    emptied by the zone its days are cut in (as one since a date is)."""
+    code, out, err = _run("usage", "--since", "now")
+    assert (code, out) == (0, "")
+    assert err.startswith("No token usage matches --since now; "), err
+    assert "UTC" not in err

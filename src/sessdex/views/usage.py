@@ -380,12 +380,18 @@ UTC_DAYS = "UTC (--tz sets another)"  # that caption's zone where --tz is not gi
 
 def names_a_day(*bounds: str | None) -> bool:
     """Whether `--since`/`--until` name a day or a time of day (2026-11-30, today,
-    2026-11-30T09:00), which the report's zone places, rather than a span back (3d)."""
+    2026-11-30T09:00), which the report's zone places, rather than a span back (3d) or
+    `now`, the same moment in every zone."""
     import re
 
     from ..selection import SPAN
 
-    return any(bound is not None and not re.fullmatch(SPAN, bound) for bound in bounds)
+    return any(
+        bound is not None
+        and not re.fullmatch(SPAN, bound)
+        and bound.strip().lower() != "now"
+        for bound in bounds
+    )
 
 
 def zone_named(tz: str | None) -> str:

@@ -42,6 +42,9 @@ FULL_REREAD_MAX = 1024 * 1024  # without a follow hook, smaller files are re-rea
 REWRITE_REREAD_MAX = 64 * 1024 * 1024
 LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
+# a store's read that failed (an I/O error, the file briefly not a file) is made again
+# though the store did not change: after STORE_SECONDS, twice as long at each failure
+RETRY_MOST = 60.0
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
 Signature = tuple[tuple[int, int, int], ...]  # a store's files as a stat finds them
 SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
@@ -484,6 +487,9 @@ class ReadFeed:
         self.read_signature: tuple[tuple[int, int, int], ...] | None = None
         self.read_at = float("-inf")
         self.read_before = False
+        self.failed = False  # the last read met a problem: what it missed may be there
+        self.failures = 0  # reads that failed in a row (each retried later)
+        self.retry_at: float | None = None  # when a failed read is made again
         self.covered = 0  # events the last whole read of a store's session yielded
         # a later read of a store draws on its last rows (`_read_tail`): the key and
         # place (`Window.place`) of the last event the read before found, and the place
@@ -533,7 +539,9 @@ class ReadFeed:
         if self.follower is not None:
             return self._poll_file(seen, now)
         signature = self._signature()
-        if signature == self.signature or now - self.read_at < STORE_SECONDS:
+        retry = self.retry_at is not None and now >= self.retry_at  # it failed
+        unchanged = signature == self.signature and not retry
+        if unchanged or now - self.read_at < STORE_SECONDS:
             return []
         # nothing written since the last read: what it held is as complete as it gets
         # (a source whose last event differs at every read must not be held for ever)
@@ -546,6 +554,7 @@ class ReadFeed:
         self.read_at = now
         self.lead_gone = not signature or signature[0] == (-1, -1, -1)
         events = self._read(seen, 0, settled=settled)
+        self._after(now)
         if not self.shared:  # a shared store's mtime is any of its sessions' write
             self.changes.append(Changed(None, self.written, bool(events)))
         if self.held is not None or not databases.snapshot_current(self.store):
@@ -554,6 +563,18 @@ class ReadFeed:
             # whether or not the app writes more
             self.signature = None
         return events
+
+    def _after(self, now: float) -> None:
+        """Of a store's read that failed: made again later though nothing changes it
+        (it waited for a write, and what the app wrote before it, a sub-agent that
+        finished, was never drawn); the store's state unknown, not what it read."""
+        if not self.failed:
+            self.failures, self.retry_at = 0, None
+            return
+        self.failures += 1
+        wait = min(RETRY_MOST, STORE_SECONDS * 2 ** (self.failures - 1))
+        self.retry_at = now + wait
+        self.read_signature = None
 
     def _poll_file(self, seen: Seen, now: float) -> list[Event]:
         follower = self.follower
@@ -700,6 +721,7 @@ class ReadFeed:
             self.diagnostics.problem(
                 files.stopped_problem(self.session.app, self.session.path, error)
             )
+            self.failed = True
             return []
         self.read_before = True
         # a read that found none of the events the first read gave (the app caught
@@ -789,7 +811,9 @@ class ReadFeed:
 
     def _taken(self, events: list[Event], scratch: Diagnostics) -> list[Event]:
         """`events`, a read's new ones, handed on: what the read met kept, and, of a
-        shared file, its newest time as this session's own last write."""
+        shared file, its newest time as this session's own last write. Whether the
+        read met a problem (it stopped, a file it needs would not open) is `failed`."""
+        self.failed = bool(scratch.problems)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )

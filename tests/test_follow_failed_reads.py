@@ -8,13 +8,16 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sessdex import api
+from sessdex import api, sources
 from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session
 from sessdex.sources import Home
 from tests.test_show_document_tail import SESSION as GEMINI_SESSION
 from tests.test_show_document_tail import _chat
@@ -63,3 +66,53 @@ def test_a_stores_failed_read_is_made_again_at_the_next_look(
     drawn = [e.text for batch in batches for e in batch]
     assert any("stopped reading" in p for p in diagnostics.problems), diagnostics
     assert "written once, then never again" in drawn
+
+
+OPENCLAW = Path(__file__).parent / "data" / "openclaw" / "home"
+LEAD = "a717db17-7bed-408a-8491-a2bb0b190f46"
+CHILD = "a07e2dd2-a3a4-4616-b863-2f9e2b97b6e0"
+
+
+def _openclaw_answer(text: str) -> bytes:
+    message = {"role": "assistant", "content": [{"type": "text", "text": text}]}
+    line = {"type": "message", "id": "16000009", "parentId": "16000008",
+            "timestamp": "2026-12-01T09:30:00.000Z", "message": message}  # fmt: skip
+    return json.dumps(line).encode() + b"\n"
+
+
+def test_a_sub_agents_read_that_raises_leaves_the_follow_going(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    lead = home / ".openclaw" / "agents" / "main" / "sessions" / f"{LEAD}.jsonl"
+    api.list_sessions(Home.at(home))  # the index lists the sub-agent under its lead
+    source = sources.get("openclaw")
+    read = source.read
+
+    def broken(session: Session, *args: object, **kwargs: object) -> Iterator[Event]:
+        # a reader's bug on a record only the sub-agent holds: no read of it gets far
+        if session.id == CHILD:
+            raise RuntimeError("a record the reader cannot handle")
+        yield from read(session, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(source, "read", broken)
+    wrote = False
+
+    def stop() -> bool:
+        nonlocal wrote
+        if not wrote:
+            with lead.open("ab") as stream:
+                stream.write(_openclaw_answer("the lead goes on"))
+            wrote = True
+        return False
+
+    diagnostics = Diagnostics()
+    _, batches = api.follow_session(
+        Home.at(home), LEAD, duration=2, notify=False, stop=stop,
+        diagnostics=diagnostics,
+    )  # fmt: skip
+    drawn = [e.text for batch in batches for e in batch]
+    assert "the lead goes on" in drawn
+    said = [p for p in diagnostics.problems if "stopped following" in p]
+    assert len(said) == 1 and CHILD in said[0], diagnostics.problems

@@ -218,9 +218,9 @@ def follow(
         return reader
 
     def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
-        events = owned(live, take(live))
+        events = owned(live, _safely(take, live))
         for other, agent in apart:
-            told = [_told_apart(e, session.id, agent) for e in take(other)]
+            told = [_told_apart(e, session.id, agent) for e in _safely(take, other)]
             events += owned(other, told)
         drawn.update(e.agent_id for e in events if e.agent_id is not None)
         return events
@@ -233,7 +233,8 @@ def follow(
         apart.extend(last)  # their diagnostics said too
         events: list[Event] = []
         for other, agent in last:
-            read = other.poll() + other.release()
+            read = _safely(LiveSession.poll, other)
+            read += _safely(LiveSession.release, other)
             events += owned(other, [_told_apart(e, session.id, agent) for e in read])
         return events
 
@@ -276,6 +277,30 @@ def follow(
             diagnostics.update(live.diagnostics)
             for other, _ in apart:
                 diagnostics.update(other.diagnostics)
+
+
+def _safely(
+    take: Callable[[LiveSession], list[Event]], live: LiveSession
+) -> list[Event]:
+    """What `take` reads of `live`; none where the read raises (a reader's bug on a
+    record only one sub-agent holds): said once, the follow going on with the others,
+    and this one read again at the next poll, as the board does each session."""
+    try:
+        return take(live)
+    except Exception as error:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        _broken(live, error)
+        return []
+
+
+def _broken(live: LiveSession, error: Exception) -> None:
+    """Say once, in its diagnostics and the log, that a read of `live` raised `error`."""
+    path = live.session.path
+    message = f"{live.session.app}: stopped following {path}: {why(error, path)}"
+    if message not in live.diagnostics.problems:
+        live.diagnostics.problem(message)
+        log.warning("%s", message)
 
 
 def _told_apart(event: Event, session_id: str, agent: str) -> Event:
@@ -538,10 +563,7 @@ class Board:
             except Exception as error:  # one broken session never stops the board
                 if os.environ.get("SESSDEX_DEBUG"):
                     raise
-                message = f"{live.session.app}: stopped following {live.session.path}: {why(error, live.session.path)}"
-                if message not in live.diagnostics.problems:
-                    live.diagnostics.problem(message)
-                    log.warning("%s", message)
+                _broken(live, error)
         if self.processes.refresh() or self.changed:
             lives = list(self.lives.values())
             attach_processes(lives, self.processes, self.sharing)

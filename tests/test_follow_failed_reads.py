@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import api, sources
+from sessdex import api, sources, transcripts
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session
 from sessdex.sources import Home
@@ -116,3 +116,41 @@ def test_a_sub_agents_read_that_raises_leaves_the_follow_going(
     assert "the lead goes on" in drawn
     said = [p for p in diagnostics.problems if "stopped following" in p]
     assert len(said) == 1 and CHILD in said[0], diagnostics.problems
+
+
+class _StatFailsOnce:
+    """`os` as transcripts sees it, whose first stat of `path` fails (EIO): the lead's
+    own file met an I/O error as follow read it for the sub-agents it holds."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        self.failed = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+    def stat(self, name: object, *args: object, **kwargs: object) -> os.stat_result:
+        if os.fspath(name) == self.path and not self.failed:  # type: ignore[call-overload]
+            self.failed += 1
+            raise OSError(errno.EIO, "Input/output error", self.path)
+        return os.stat(name, *args, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+
+def test_a_leads_failed_read_at_the_start_is_said_and_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    lead = home / ".openclaw" / "agents" / "main" / "sessions" / f"{LEAD}.jsonl"
+    api.list_sessions(Home.at(home))  # the index lists the sub-agent under its lead
+    failing = _StatFailsOnce(lead)
+    monkeypatch.setattr(transcripts, "os", failing)
+    diagnostics = Diagnostics()
+    _, batches = api.follow_session(
+        Home.at(home), LEAD, duration=4, notify=False, diagnostics=diagnostics
+    )
+    drawn = [(e.agent_id, e.text) for batch in batches for e in batch if e.text]
+    assert failing.failed == 1
+    assert (CHILD, "prune.sh keeps the last 90 days.") in drawn
+    said = [p for p in diagnostics.problems if "could not read" in p]
+    assert len(said) == 1 and "input/output error" in said[0], diagnostics.problems

@@ -46,6 +46,7 @@ from .sources import Home
 from .transcripts import LINE_HOPS as LINE_HOPS
 from .transcripts import (
     SUBAGENT_MODES,
+    LeadUnread,
     Transcript,
     agent_tree,
     listed_apart,
@@ -447,14 +448,15 @@ def _listed_since(
     if getattr(sources.get(session.app), "SUBAGENTS_BY_TIME", False):
         return [], None
     failed = (SessdexError, OSError, sqlite3.Error)
-    said = False
+    # said once each: a look the index kept from, a read of the lead's file that failed
+    said: set[bool] = set()
     known: set[str] | None = None  # the ids listed as the follow started
 
     def unable(error: Exception) -> None:
-        nonlocal said
-        if not said and diagnostics is not None:
+        kind = isinstance(error, LeadUnread)
+        if kind not in said and diagnostics is not None:
             diagnostics.problem(_could_not_look(session.app, error))
-        said = True
+        said.add(kind)
 
     def start() -> list[Session]:
         """The first look: the ids listed, then those followed apart of them."""
@@ -509,6 +511,16 @@ def _could_not_look(app: str, error: Exception) -> str:
     from .errors import SessdexError
     from .live import RELIST_EVERY
 
+    if isinstance(error, LeadUnread):
+        cause = error.cause
+        reason = (
+            str(cause) if isinstance(cause, SessdexError) else why(cause, error.path)
+        )
+        return (
+            f"{app}: follow could not read the session's own file {error.path} for the "
+            f"sub-agents listed apart under it ({reason}); it read it again every "
+            f"{RELIST_EVERY:g} s"
+        )
     reason = str(error) if isinstance(error, SessdexError) else why(error)
     return (
         f"{app}: follow could not look in sessdex's index for the sub-agents listed "

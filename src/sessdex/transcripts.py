@@ -183,7 +183,8 @@ def listed_apart(
     drawn events of (a later look): the lead and those are not read again, only the
     sub-agents listed since, the bound theirs alone. The index met locked raises
     (sqlite3.Error), at the start as at a later look, for the look to be made again:
-    what it had not listed yet (a sub-agent's own below it) was never looked for."""
+    what it had not listed yet (a sub-agent's own below it) was never looked for. So
+    does a first look whose read of the lead fails (`LeadUnread`)."""
     import sqlite3
 
     source = sources.get(session.app)
@@ -200,8 +201,10 @@ def listed_apart(
             if _over_read_most(session):
                 return []
             held = _held_by(source, session)
-        except (OSError, SessdexError):  # followed without them, as before
-            return []
+        except (OSError, SessdexError) as error:
+            # raised, for the look to be made again (it was followed without them,
+            # none said, those listed taken as known and never drawn)
+            raise LeadUnread(session.path or "", error) from error
     found: list[Session] = []
     left: list[Session] = []
     seen = {session.id, *held}
@@ -228,6 +231,17 @@ def listed_apart(
     if left and diagnostics is not None:
         diagnostics.problem(_left_out(session.app, left, followed is not None))
     return found
+
+
+class LeadUnread(OSError):
+    """The lead's own file could not be read for the sub-agents its read holds, as a
+    follow began (`listed_apart`): the look is to be made again. `path` is the file,
+    `cause` what the read met."""
+
+    def __init__(self, path: str, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.path = path
+        self.cause = cause
 
 
 LISTED_APART_READ_MOST = (

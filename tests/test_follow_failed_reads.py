@@ -9,6 +9,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,3 +155,25 @@ def test_a_leads_failed_read_at_the_start_is_said_and_made_again(
     assert (CHILD, "prune.sh keeps the last 90 days.") in drawn
     said = [p for p in diagnostics.problems if "could not read" in p]
     assert len(said) == 1 and "input/output error" in said[0], diagnostics.problems
+
+
+@pytest.mark.parametrize("app", ["kimi", "crush"])
+def test_a_pipe_in_a_context_files_place_is_never_waited_on(
+    tmp_path: Path, app: str
+) -> None:
+    # kimi.json, Crush's projects.json: a refresh as follow starts reads it for its
+    # meaning (`context_digest`) when it changed; a pipe there would wait for a writer
+    path = tmp_path / "context.json"
+    os.mkfifo(path)
+    hook = sources.get(app).context_digest  # type: ignore[attr-defined]
+
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError("the digest waited on a pipe")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(5)
+    try:
+        assert hook(str(path)) is None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

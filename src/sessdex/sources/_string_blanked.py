@@ -6,10 +6,14 @@ warm list can tell that rewrite without loading the source.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing's: a warm list loads this module, never typing
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 
 def digest(path: str, name: bytes, limit: int) -> bytes | None:
     """The digest of the file at `path`, each string value of a `name` member left out;
-    None where it cannot be read, or is bigger than `limit`."""
+    None where it cannot be read, is not a regular file, or is bigger than `limit`."""
     import re
 
     from ..indexfile import sha256_of
@@ -23,10 +27,28 @@ def digest(path: str, name: bytes, limit: int) -> bytes | None:
         rb'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
     )
     try:
-        with open(path, "rb") as stream:
+        with _open_regular(path) as stream:
             data = stream.read(limit + 1)
     except OSError:
         return None
     if len(data) > limit:
         return None
     return sha256_of(re.sub(member, b'"' + name + b'":""', data))
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """`path` opened to read, without waiting: a pipe put in the file's place (stat'ed
+    as a file a moment before) raises, where a plain open would wait for a writer.
+    `files.open_regular`'s way, without its imports (a warm list loads this alone)."""
+    import os
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

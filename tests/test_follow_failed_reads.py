@@ -177,3 +177,36 @@ def test_a_pipe_in_a_context_files_place_is_never_waited_on(
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_sub_agents_file_briefly_a_pipe_is_never_waited_on(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    child = home / ".openclaw" / "agents" / "coder" / "sessions" / f"{CHILD}.jsonl"
+    api.list_sessions(Home.at(home))  # the index lists the sub-agent under its lead
+    kept = child.read_bytes()
+    step = 0
+
+    def stop() -> bool:
+        # a pipe in the file's place for a poll or more, then the file, grown
+        nonlocal step
+        step += 1
+        if step == 1:
+            child.unlink()
+            os.mkfifo(child)
+        elif step == 12:
+            child.unlink()
+            child.write_bytes(kept + _openclaw_answer("back as a file"))
+        return False
+
+    diagnostics = Diagnostics()
+    began = time.monotonic()
+    _, batches = api.follow_session(
+        Home.at(home), LEAD, duration=5, notify=False, stop=stop,
+        diagnostics=diagnostics,
+    )  # fmt: skip
+    drawn = [(e.agent_id, e.text) for batch in batches for e in batch if e.text]
+    assert time.monotonic() - began < 10
+    assert (CHILD, "back as a file") in drawn
+    said = [p for p in diagnostics.problems if "not a regular file" in p]
+    assert len(said) == 1 and CHILD in said[0], diagnostics.problems

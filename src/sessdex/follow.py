@@ -10,7 +10,9 @@ start. This module knows lines, not records: the live layer parses and translate
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -109,6 +111,11 @@ class Follower:
             return Change.VANISHED if gone else Change.NONE
         except OSError:
             return Change.NONE
+        if not stat.S_ISREG(st.st_mode):
+            # a pipe, a socket, a device: never opened (a pipe would wait for a writer),
+            # said; a file there again later is another inode, read anew
+            self._not_a_file()
+            return Change.NONE
         known = self.inode is not None
         same = (st.st_ino, st.st_size, st.st_mtime_ns) == (
             self.inode,
@@ -135,6 +142,11 @@ class Follower:
         if st.st_size <= self._scanned:
             return Change.NONE  # touched, or still the same partial line
         return Change.GROWN
+
+    def _not_a_file(self) -> None:
+        if self.diagnostics is not None and self.app:
+            error = files.NotAFile(errno.EINVAL, "not a regular file", self.name)
+            self.diagnostics.problem(files.stopped_problem(self.app, self.name, error))
 
     def _stat(self, st: os.stat_result) -> None:
         self.inode, self.size, self.mtime_ns = st.st_ino, st.st_size, st.st_mtime_ns

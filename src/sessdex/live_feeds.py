@@ -581,6 +581,7 @@ class ReadFeed:
         assert follower is not None
         before = follower.offset
         change = follower.check()
+        self._follower_said()
         if change is Change.NONE:
             # nothing more written: it is whole, unless its source says a later record
             # still ends it (Qwen Code's fragments may come a tool call's wait apart)
@@ -601,9 +602,7 @@ class ReadFeed:
             first = line.offset if first is None else first
             if leads_on is not None:
                 self.lead_in = line.offset if leads_on(line.data) else None
-        if follower.diagnostics is not None:
-            for problem in follower.diagnostics.problems:
-                self.diagnostics.problem(problem)
+        self._follower_said()
         if first is None:
             events = []  # only a partial line so far
             self.lead_in = lead_in  # the line it leads on is still the last whole one
@@ -623,6 +622,12 @@ class ReadFeed:
         grown = change is Change.GROWN or bool(events)
         self.changes.append(Changed(None, self.written, grown))
         return events
+
+    def _follower_said(self) -> None:
+        """What the follower met (a file refused, one not a regular file), said here."""
+        if self.follower is not None and self.follower.diagnostics is not None:
+            for problem in self.follower.diagnostics.problems:
+                self.diagnostics.problem(problem)
 
     def _beside_written(self, now: float) -> bool:
         """Whether a file beside the main one was written since the main file was last

@@ -903,3 +903,78 @@ def test_follow_draws_a_late_sub_agent_and_its_own_once_the_look_under_it_can_re
     texts = [(agent, text) for _, agent, text in drawn if agent]
     assert texts.count((LATE, "cron runs prune.sh nightly.")) == 1, drawn
     assert texts.count((NESTED, "prune.sh deletes old dumps.")) == 1, drawn
+
+
+CRUSH_NESTED = "x-assistant-1$$call_agent_10"
+
+
+def _crush_spawn_nested(db_path: Path) -> None:
+    """`_crush_spawn`'s agent call, whose child makes an agent call of its own: the
+    child's prompt, its call, the grandchild's session and lines, the child's answer."""
+    import sqlite3
+
+    def call(call_id: str, prompt: str) -> str:
+        return json.dumps([{"type": "tool_call", "data": {"id": call_id, "name": "agent",
+            "input": json.dumps({"prompt": prompt}), "provider_executed": False,
+            "finished": True}}])  # fmt: skip
+
+    def said(text: str) -> str:
+        return json.dumps([{"type": "text", "data": {"text": text}}])
+
+    sessions = "INSERT INTO sessions (id, parent_session_id, title, message_count,"
+    sessions += " prompt_tokens, completion_tokens, cost, updated_at, created_at)"
+    sessions += " VALUES (?, ?, 'New Agent Session', 2, 0, 0, 0, ?, ?)"
+    message = "INSERT INTO messages VALUES (?, ?, ?, ?, NULL, ?, ?, NULL, NULL, 0)"
+    db = sqlite3.connect(db_path)
+    with db:
+        db.execute(
+            "INSERT INTO messages VALUES (?, ?, 'assistant', ?, 'claude-sonnet-4-5',"
+            " 1796119300, 1796119300, 1796119300, 'anthropic', 0)",
+            ("m-assistant-9", CRUSH_LEAD, call("call_agent_9", "List the retry tests")),
+        )
+        db.execute(sessions, (CRUSH_LATE, CRUSH_LEAD, 1796119305, 1796119301))
+        rows = [
+            ("x-user-0", CRUSH_LATE, "user", said("List the retry tests"), 1796119301),
+            ("x-assistant-1", CRUSH_LATE, "assistant",
+             call("call_agent_10", "Grep for retry"), 1796119302),
+            ("y-user-0", CRUSH_NESTED, "user", said("Grep for retry"), 1796119303),
+            ("y-assistant-1", CRUSH_NESTED, "assistant", said("grep: three."), 1796119304),
+            ("x-assistant-2", CRUSH_LATE, "assistant",
+             said("test_retry.py holds three."), 1796119305),
+        ]  # fmt: skip
+        db.execute(sessions, (CRUSH_NESTED, CRUSH_LATE, 1796119304, 1796119303))
+        for name, owner, role, parts, at in rows:
+            db.execute(message, (name, owner, role, parts, at, at))
+    db.close()
+
+
+def test_follow_draws_a_child_followed_apart_with_its_own_sub_agent_in_its_place(
+    tmp_path: Path,
+) -> None:
+    """A Crush agent call's child followed apart (a look found it before the busy
+    store's read of the lead did), whose lead's read holds it too, with the child's own
+    agent call: that grandchild was the lead read's to draw (the first to), its lines
+    drawn before the child's prompt and the call that started it. It is drawn by the
+    child's read, in the child's order, as `show` gives it."""
+    from sessdex import live
+
+    home = tmp_path / "home"
+    shutil.copytree(CRUSH, home)
+    _crush_spawn_nested(home / "code" / "shop-api" / ".crush" / "crush.db")
+    api.list_sessions(Home.at(home))
+    lead = api.resolve(Home.at(home), CRUSH_LEAD)
+    child = api.resolve(Home.at(home), CRUSH_LATE)
+    ours = (CRUSH_LATE, CRUSH_NESTED)
+    shown = [
+        (e.agent_id, e.text)
+        for e in api.transcript(Home.at(home), CRUSH_LEAD).events
+        if e.agent_id in ours and e.text and e.kind != "subagent"
+    ]
+    batches = live.follow(lead, duration=0, notify=False, listed=[child])
+    drawn = [
+        (e.agent_id, e.text)
+        for batch in batches
+        for e in batch
+        if e.agent_id in ours and e.text and e.kind != "subagent"
+    ]
+    assert drawn == shown, drawn

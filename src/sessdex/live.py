@@ -191,7 +191,7 @@ def follow(
     (LATE_READ_MOST bytes of its end at most): what it wrote before the look is drawn;
     those the last look before `duration` ends found are drawn in the last batch.
     Each sub-agent is drawn by one read, whatever their timing: the one following it
-    apart, else the first to draw it.
+    apart, else the one that drew its spawn, else the first to draw it.
     """
     live = LiveSession(session, spawner=spawner, history=history)
     apart = [(LiveSession(child, history=history), child.id) for child in listed]
@@ -200,17 +200,25 @@ def follow(
     relisted = time.monotonic()
     drawn: set[str] = set()  # the sub-agents drawn: a read followed holds them
     waiting: list[Session] = []  # found by the last look, followed at the next
-    # the read each sub-agent is drawn by: the one that follows it apart, else the first
-    # that drew it. A lead's store read slower than two looks may draw one followed
-    # apart since, or both may draw it in one batch: the other's copy is dropped
+    # the read each sub-agent is drawn by: the one that follows it apart, else the one
+    # that drew its spawn (in its block), else the first that drew it. A lead's store
+    # read slower than two looks may draw one followed apart since, or both may draw it
+    # in one batch: the other's copy is dropped
     owner: dict[str, LiveSession] = {agent: other for other, agent in apart}
 
     def owned(reader: LiveSession, events: list[Event]) -> list[Event]:
-        return [
-            e
-            for e in events
-            if e.agent_id is None or owner.setdefault(e.agent_id, reader) is reader
-        ]
+        kept = []
+        for e in events:
+            if e.agent_id is None:
+                kept.append(e)
+                continue
+            drawer = owner.setdefault(e.agent_id, reader)
+            child = e.extra.get("child_id") if e.kind == "subagent" else None
+            if isinstance(child, str):  # a sub-agent's own: drawn where it was spawned
+                owner.setdefault(child, drawer)  # (the lead's read drew it before)
+            if drawer is reader:
+                kept.append(e)
+        return kept
 
     def follows(child: Session) -> LiveSession:
         reader = LiveSession(child, window=LATE_READ_MOST)

@@ -978,3 +978,60 @@ def test_follow_draws_a_child_followed_apart_with_its_own_sub_agent_in_its_place
         if e.agent_id in ours and e.text and e.kind != "subagent"
     ]
     assert drawn == shown, drawn
+
+
+CODER = "a07e2dd2-a3a4-4616-b863-2f9e2b97b6e0"  # the fixture's, listed apart
+
+
+def _long_coder(home: Path, steps: int) -> None:
+    """The fixture's coder sub-agent, `steps` answers longer (each after the one before)."""
+    path = home / ".openclaw" / "agents" / "coder" / "sessions" / f"{CODER}.jsonl"
+    *head, last_line = path.read_text().splitlines()
+    last = json.loads(last_line)
+    lines = [json.dumps({"type": "message", "id": f"161{n:05d}",
+        "parentId": f"161{n - 1:05d}" if n else "16000001",
+        "timestamp": "2026-12-01T09:16:02.000Z",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": f"step {n}."}]}})
+        for n in range(steps)]  # fmt: skip
+    last["parentId"] = f"161{steps - 1:05d}"
+    path.write_text("\n".join([*head, *lines, json.dumps(last)]) + "\n")
+
+
+def test_follow_n_draws_as_much_of_a_sub_agent_its_first_look_missed_as_of_one_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`follow -n 3`: the sub-agents listed apart as it began that its first look missed
+    (the index locked) are drawn as those it found are, their last lines; all of the
+    coder's 40 old lines were drawn once the next look could read the index."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from sessdex import transcripts
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    _long_coder(home, 40)
+    api.list_sessions(Home.at(home))
+    real = transcripts.Index
+    opened = [0]
+    locked = [False]
+
+    def held(home: Home) -> Any:  # the first look's open: the index locked
+        opened[0] += 1
+        if opened[0] == 1 and locked[0]:
+            raise sqlite3.OperationalError("database is locked")
+        return real(home)
+
+    monkeypatch.setattr(transcripts, "Index", held)
+    argv = ["follow", LEAD, "-n", "3", "--duration", "7.5", "--home", str(home)]
+    steps = []
+    for locked[0] in (False, True):
+        opened[0] = 0
+        result = CliRunner().invoke(main, argv)
+        assert result.exit_code == 0, result.output
+        assert "prune.sh keeps the last 90 days." in result.stdout
+        steps.append([n for n in range(40) if f"step {n}." in result.stdout])
+    found, missed = steps
+    assert len(found) < 3 and missed == found, missed

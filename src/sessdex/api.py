@@ -440,10 +440,12 @@ def _listed_since(
     nothing. A look the index does not let be made (locked, damaged, not
     readable), the first one included, is made again at the next, the follow going
     on, and said once in `diagnostics`: the sub-agents a first look that failed did not
-    find, listed as it began (a sub-agent's own below it among them), come then."""
+    find, listed as it began (a sub-agent's own below it among them), come then, as
+    `live.Began` (their history's last events drawn, as the start's are)."""
     import sqlite3
 
     from .errors import SessdexError
+    from .live import Began
 
     if getattr(sources.get(session.app), "SUBAGENTS_BY_TIME", False):
         return [], None
@@ -481,8 +483,8 @@ def _listed_since(
         # no SessdexError), a file gone: looked for again at the next turn, the follow
         # going on (it ended with a traceback)
         try:
-            if known is None:  # those it finds followed from the next look
-                return start()
+            if known is None:  # those it finds followed from the next look, their
+                return Began(start())  # history drawn as the start would have
             return _listed_new(followed, known)
         except failed as error:
             unable(error)

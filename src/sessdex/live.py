@@ -163,6 +163,13 @@ RELIST_EVERY = 3.0  # seconds between two looks for sub-agents listed while foll
 LATE_READ_MOST = 64 * 1024 * 1024
 
 
+class Began(list[Session]):
+    """What a look for sub-agents listed apart (`follow`'s `relist`) gives where it is
+    the first look made again (the index was locked as the follow began): those listed
+    then, whose history no read drew. Each is followed as `listed`'s are, its last
+    `history` events drawn, not all it wrote from its start (64 MB of it at most)."""
+
+
 def follow(
     session: Session,
     *,
@@ -189,7 +196,8 @@ def follow(
     every RELIST_EVERY seconds, each one it gives that no read followed has drawn by the
     next look followed from then on as the others are, read from its start
     (LATE_READ_MOST bytes of its end at most): what it wrote before the look is drawn;
-    those the last look before `duration` ends found are drawn in the last batch.
+    those the last look before `duration` ends found are drawn in the last batch. Those
+    a look gives as `Began` are drawn as `listed`'s are: their history's last events.
     Each sub-agent is drawn by one read, whatever their timing: the one following it
     apart, else the one that drew its spawn, else the first to draw it.
     """
@@ -220,15 +228,29 @@ def follow(
                 kept.append(e)
         return kept
 
+    began: set[str] = set()  # listed as the follow began: their history is drawn
+    uncut: set[LiveSession] = set()  # their reads whose first draw is not cut yet
+
     def follows(child: Session) -> LiveSession:
-        reader = LiveSession(child, window=LATE_READ_MOST)
+        if child.id in began:
+            reader = LiveSession(child, history=history)
+            uncut.add(reader)
+        else:
+            reader = LiveSession(child, window=LATE_READ_MOST)
         owner[child.id] = reader
         return reader
+
+    def drawn_by(other: LiveSession, events: list[Event]) -> list[Event]:
+        if other not in uncut:
+            return events
+        uncut.discard(other)
+        return _history_of(events, history)
 
     def gather(take: Callable[[LiveSession], list[Event]]) -> list[Event]:
         events = owned(live, _safely(take, live))
         for other, agent in apart:
-            told = [_told_apart(e, session.id, agent) for e in _safely(take, other)]
+            read = drawn_by(other, _safely(take, other))
+            told = [_told_apart(e, session.id, agent) for e in read]
             events += owned(other, told)
         drawn.update(e.agent_id for e in events if e.agent_id is not None)
         return events
@@ -243,6 +265,7 @@ def follow(
         for other, agent in last:
             read = _safely(LiveSession.poll, other)
             read += _safely(LiveSession.release, other)
+            read = drawn_by(other, read)
             events += owned(other, [_told_apart(e, session.id, agent) for e in read])
         return events
 
@@ -274,7 +297,10 @@ def follow(
                 # a read of a store (every STORE_SECONDS) may not yet have held it then
                 late = [c for c in waiting if c.id not in followed]
                 apart += [(follows(c), c.id) for c in late]
-                waiting = list(relist(followed | {c.id for c in late}))
+                found = relist(followed | {c.id for c in late})
+                if isinstance(found, Began):
+                    began.update(c.id for c in found)
+                waiting = list(found)
                 relisted = time.monotonic()
             events = gather(LiveSession.poll)
             if events:
@@ -309,6 +335,22 @@ def _broken(live: LiveSession, error: Exception) -> None:
     if message not in live.diagnostics.problems:
         live.diagnostics.problem(message)
         log.warning("%s", message)
+
+
+def _history_of(events: list[Event], history: History | None) -> list[Event]:
+    """The events from the last `history.count` of them it draws on (all where None):
+    what `follow -n` draws of a sub-agent's history."""
+    if history is None:
+        return events
+    if history.count <= 0:
+        return []
+    counted = 0
+    for index in range(len(events) - 1, -1, -1):
+        if history.shown is None or history.shown(events[index]):
+            counted += 1
+            if counted == history.count:
+                return events[index:]
+    return events
 
 
 def _told_apart(event: Event, session_id: str, agent: str) -> Event:

@@ -222,8 +222,10 @@ def follow(
                 continue
             drawer = owner.setdefault(e.agent_id, reader)
             child = e.extra.get("child_id") if e.kind == "subagent" else None
-            if isinstance(child, str):  # a sub-agent's own: drawn where it was spawned
-                owner.setdefault(child, drawer)  # (the lead's read drew it before)
+            # a sub-agent's own: drawn in its block by the read that draws the spawn,
+            # not by the lead's, first to it, before the spawn
+            if isinstance(child, str):
+                owner.setdefault(child, drawer)
             if drawer is reader:
                 kept.append(e)
         return kept

@@ -225,7 +225,11 @@ def test_a_status_of_a_session_dated_decades_ago_says_long_ago(tmp_path: Path) -
     args = ("watch", "--json", "--since", "1900-01-01", "--home", str(tmp_path))
     code, out, _ = invoke(*args)
     [row] = json.loads(out)
-    assert code == 0 and row["reason"].endswith(", long ago"), row
+    # JSON says no age (`since` dates it); the board's reason does
+    assert code == 0 and row["reason"] == "exited after its turn", row
+    assert row["since"] == "1990-01-01T00:00:05.000Z", row  # its answer
+    code, out, _ = invoke("watch", "--once", *args[2:])
+    assert code == 0 and "exited after its turn, long ago" in out, out
 
 
 def test_find_of_a_word_like_an_option_says_where_it_goes() -> None:

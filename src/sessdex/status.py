@@ -300,10 +300,33 @@ class Tracker:
 @dataclass(frozen=True, slots=True)
 class Status:
     status: str  # one of STATUSES
-    reason: str
+    reason: str  # as the board says it, its age in it ("exited after its turn, 3m ago")
     # a call waits on the user (an approval, a question): the agent cannot go on without
     # them, where a turn that ended only waits for more work; such come first in a group
     blocked: bool = field(default=False, compare=False)
+    # the reason without its age, and when (epoch seconds) that age counts from: what
+    # JSON gives, as an age goes stale once saved; None for a reason with no age
+    ageless: str | None = field(default=None, compare=False)
+    since: float | None = field(default=None, compare=False)
+
+    @property
+    def plain(self) -> str:
+        """The reason without its age ("exited after its turn")."""
+        return self.reason if self.ageless is None else self.ageless
+
+
+def _aged(
+    status: str,
+    said: str,
+    age: str,
+    since: float,
+    tail: str = "",
+    blocked: bool = False,
+) -> Status:
+    """A status whose reason holds an age: `said + age + tail` on the board, `said + tail`
+    and `since` in JSON; `since` is None where nothing was dated (an age of 'ever')."""
+    when = since if since > 0 else None
+    return Status(status, said + age + tail, blocked, said + tail, when)
 
 
 # (epoch seconds) -> whether the CLI started a process since then; None when unknown
@@ -338,7 +361,7 @@ def decide(
         # TUI) may wait for its first prompt as long as one waits after a silent turn
         if alive or (alive is None and quiet < ENDED_AFTER):
             return Status("idle", "nothing written yet")
-        return Status("ended", f"nothing written for {ago(quiet)}")
+        return _aged("ended", "nothing written", f" for {ago(quiet)}", written)
     if lead.phase == "error" or (lead.turn_ended and lead.failed):
         if (
             lead.phase == "error"
@@ -351,8 +374,8 @@ def decide(
     if (asked := _asking(tracker)) is not None and alive is not False:
         who, (what, asked_at) = asked
         waits = f"{who}: {what}" if who else what
-        reason = f"{waits} ({ago(now - asked_at)})"
-        return Status(_waiting(now - asked_at), reason, blocked=True)
+        age = f" ({ago(now - asked_at)})"
+        return _aged(_waiting(now - asked_at), waits, age, asked_at, blocked=True)
     # with no process information, a silence this long ends a spawn whose sub-agent has no
     # file of its own as it ends any open call
     stale = alive is None and quiet >= ENDED_AFTER
@@ -372,27 +395,28 @@ def decide(
         for child in waited:
             asks = _waits_for_approval(tracker, child, now, quiet, alive, spawned_since)
             if asks is not None:
-                waits, running = asks
-                return Status(
-                    _waiting(running), f"{_name(tracker, child)}: {waits}", blocked=True
-                )
+                return _asks(asks, now, f"{_name(tracker, child)}: ")
         if len(waited) == 1:
             child = waited[0]
             started = _started(tracker, child)
-            since = f" {ago(now - started)}" if started else ""
             name = _name(tracker, child)
-            return Status(
-                "waiting_on_subagent",
-                f"sub-agent {name} working{since}" if name else "1 sub-agent working",
-            )
+            if not name:
+                return Status("waiting_on_subagent", "1 sub-agent working")
+            said = f"sub-agent {name} working"
+            if not started:
+                return Status("waiting_on_subagent", said)
+            age = f" {ago(now - started)}"
+            return _aged("waiting_on_subagent", said, age, started)
         return Status("waiting_on_subagent", f"{len(waited)} sub-agents working")
     if lead.deferred is not None and not lead.open_calls:
-        pending = ago(now - lead.deferred)
+        deferred, pending = lead.deferred, ago(now - lead.deferred)
         if quiet < QUIET_WORKING or (alive and quiet < DEFERRED_FOR):
-            return Status("working", f"waiting for a deferred answer ({pending})")
+            said = "waiting for a deferred answer"
+            return _aged("working", said, f" ({pending})", deferred)
         if quiet < DEFERRED_FOR:
-            return Status("idle", f"a deferred answer pending for {pending}")
-        return Status("ended", f"a deferred answer never came ({pending})")
+            said = "a deferred answer pending"
+            return _aged("idle", said, f" for {pending}", deferred)
+        return _aged("ended", "a deferred answer never came", f" ({pending})", deferred)
     if lead.open_calls:
         tool, started = max(lead.open_calls.values(), key=lambda opened: opened[1])
         name = tool or "tool"
@@ -401,10 +425,10 @@ def decide(
             return Status("ended", f"stopped during {name} (process gone)")
         asks = _waits_for_approval(tracker, lead, now, quiet, alive, spawned_since)
         if asks is not None:
-            return Status(_waiting(asks[1]), asks[0], blocked=True)
+            return _asks(asks, now)
         if alive is None and quiet >= ENDED_AFTER:
-            return Status("ended", f"nothing written for {ago(quiet)}")
-        return Status("working", f"tool {name} running {ago(running)}")
+            return _aged("ended", "nothing written", f" for {ago(quiet)}", written)
+        return _aged("working", f"tool {name} running", f" {ago(running)}", started)
     # an answer then silence ends a turn only in a session whose app was not seen to write
     # turn ends: one that does may write a text block and, seconds later, a tool call
     answered = (
@@ -421,7 +445,6 @@ def decide(
                 if c not in working and (alive or now - c.active < ENDED_AFTER)
             ]
             if busy:
-                ended = f"turn ended {past(quiet)}"
                 if len(busy) > 1:
                     doing = f"{len(busy)} sub-agents working"
                 else:
@@ -429,34 +452,38 @@ def decide(
                     doing = (
                         f"sub-agent {name} working" if name else "1 sub-agent working"
                     )
-                return Status("waiting_on_subagent", f"{doing} ({ended}, headless)")
+                said, age = f"{doing} (turn ended", f" {past(quiet)}"
+                return _aged("waiting_on_subagent", said, age, written, ", headless)")
             if alive is None:
                 # no one can type into it, and nothing is left for it to wait on: with no
                 # process to ask, its turn's end is the run's
-                return Status("ended", f"headless run finished, {past(quiet)}")
+                said = "headless run finished"
+                return _aged("ended", said, f", {past(quiet)}", written)
         many = "sub-agents" if len(working) > 1 else "sub-agent"
         tail = f" ({len(working)} {many} working)" if working else ""
         ended = "interrupted" if lead.interrupted else "turn ended"
         if alive is False:
-            return Status("ended", f"exited after its turn, {past(quiet)}")
+            said = "exited after its turn"
+            return _aged("ended", said, f", {past(quiet)}", written)
         unsure = lead.unsure and lead.turn_ended
         if unsure and alive and spawned_since is not None:
             # the answer may come before its calls, written once they have run: a process
             # the CLI started since (the tool's shell) says one runs
             started = spawned_since(written - 1.0)
             if started:
-                return Status(
-                    "working", f"a tool running {ago(quiet)} (not written yet)"
-                )
+                age, tail = f" {ago(quiet)}", " (not written yet)"
+                return _aged("working", "a tool running", age, written, tail)
             unsure = started is None
         if quiet < IDLE_AFTER:
             # with no process to ask, an answer that may still be followed by its calls
             # is most often the turn's last: said so, and marked as a guess
             mark = "?" if unsure else ""
-            return Status("waiting_for_user", f"{ended} {past(quiet)}{mark}{tail}")
+            age = f" {past(quiet)}"
+            return _aged("waiting_for_user", ended, age, written, mark + tail)
         if alive:
-            return Status("idle", f"waiting for you for {ago(quiet)}{tail}")
-        return Status("ended", f"last turn ended {past(quiet)}")
+            age = f" for {ago(quiet)}"
+            return _aged("idle", "waiting for you", age, written, tail)
+        return _aged("ended", "last turn ended", f" {past(quiet)}", written)
     if quiet < QUIET_WORKING or (alive and quiet < STALLED_AFTER):
         doing = {
             "thinking": "thinking",
@@ -464,15 +491,17 @@ def decide(
             "assistant": "answering",
         }.get(lead.phase or "", "model responding")
         if quiet >= QUIET_WORKING:
-            doing += f", nothing written for {ago(quiet)}"
+            said = f"{doing}, nothing written"
+            return _aged("working", said, f" for {ago(quiet)}", written)
         return Status("working", doing)
     if alive:
-        return Status("idle", f"nothing written for {ago(quiet)}")
+        return _aged("idle", "nothing written", f" for {ago(quiet)}", written)
     if alive is False:
-        return Status("ended", f"stopped mid-turn {past(quiet)} (process gone)")
+        age, tail = f" {past(quiet)}", " (process gone)"
+        return _aged("ended", "stopped mid-turn", age, written, tail)
     if quiet < ENDED_AFTER:
-        return Status("idle", f"nothing written for {ago(quiet)}")
-    return Status("ended", f"nothing written for {ago(quiet)}")
+        return _aged("idle", "nothing written", f" for {ago(quiet)}", written)
+    return _aged("ended", "nothing written", f" for {ago(quiet)}", written)
 
 
 def _asking(tracker: Tracker) -> tuple[str | None, tuple[str, float]] | None:
@@ -575,7 +604,7 @@ def _waits_for_approval(
     alive: bool | None,
     spawned_since: SpawnedSince | None,
 ) -> tuple[str, float] | None:
-    """('Bash waits for approval (12 s)?', for how many seconds) when the agent's newest
+    """('Bash', since when) when the agent's newest
     open call is taken to wait for the user: the CLI runs, nothing was written since the
     call, and the CLI started no process since (an inference, for apps that record no
     approval request)."""
@@ -591,7 +620,16 @@ def _waits_for_approval(
         return None  # a spawn waits for its sub-agent, not for the user
     if spawned_since(started - 1.0) is not False:
         return None
-    return f"{tool or 'tool'} waits for approval ({ago(running)})?", running
+    return tool or "tool", started
+
+
+def _asks(asks: tuple[str, float], now: float, who: str = "") -> Status:
+    """'Bash waits for approval (12s)?' of `_waits_for_approval`'s (tool, since), the
+    asking sub-agent's name first where `who` says it; idle once it waited IDLE_AFTER."""
+    tool, started = asks
+    running = max(0.0, now - started)
+    said, age = f"{who}{tool} waits for approval", f" ({ago(running)})"
+    return _aged(_waiting(running), said, age, started, "?", blocked=True)
 
 
 def _waiting(seconds: float) -> str:

@@ -154,7 +154,7 @@ _SINCE = "1d"  # watch's default --since, left out of the lines it names
     "--nl",
     "as_nl",
     is_flag=True,
-    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens, tokens_partial, pid); with --json or --once, the board once.",
+    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, since, updated, tokens, tokens_partial, pid); with --json or --once, the board once.",
 )
 @click.option(
     "--json",

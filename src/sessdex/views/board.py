@@ -76,7 +76,9 @@ COLOURS = {
 def status_record(row: BoardRow) -> dict[str, JSONValue]:
     """The JSON object `watch --nl` prints for one session's status, `pid` null; for a
     CLI running with no session yet (`watch --json` only), the same keys, `id` and
-    `title` null, and its `pid`: a script reads the same keys from every row."""
+    `title` null, and its `pid`: a script reads the same keys from every row. Its
+    `reason` has no age ("exited after its turn"), `since` the time the board's age
+    counts from: a saved "3m ago" goes stale, and no script could compare two."""
     session = row.session
     if row.pid is not None:
         return {
@@ -85,10 +87,9 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
             "title": None,
             "cwd": session.cwd,
             "status": row.status.status,
-            "reason": row.status.reason,
-            "updated": iso(datetime.fromtimestamp(row.updated, UTC))
-            if row.updated
-            else None,
+            "reason": row.status.plain,
+            "since": _iso(row.status.since),
+            "updated": _iso(row.updated),
             "tokens": 0,
             "tokens_partial": False,
             "pid": row.pid,
@@ -99,14 +100,18 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
         "title": session.title,
         "cwd": session.cwd,
         "status": row.status.status,
-        "reason": row.status.reason,
-        "updated": iso(datetime.fromtimestamp(row.updated, UTC))
-        if row.updated
-        else None,
+        "reason": row.status.plain,
+        "since": _iso(row.status.since),
+        "updated": _iso(row.updated),
         "tokens": row.tokens,
         "tokens_partial": row.partial,
         "pid": None,
     }
+
+
+def _iso(when: float | None) -> str | None:
+    """Epoch seconds as our JSON writes a time; None where there is none (0: undated)."""
+    return iso(datetime.fromtimestamp(when, UTC)) if when else None
 
 
 # the plain board's title, folder and reason columns at their widest, and at their

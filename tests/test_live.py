@@ -705,6 +705,8 @@ def test_an_inferred_approval_nobody_answers_goes_idle_as_a_recorded_one_does() 
     asking = tracked(prompt, event("tool_call", T + 1, tool="Edit", call_id="c"))
     status = decide(asking, later, T + 1, True, lambda since: False)
     assert (status.status, status.reason) == ("idle", "Edit waits for approval (3h)?")
+    # JSON's reason has no age: it counts from the call
+    assert (status.plain, status.since) == ("Edit waits for approval?", T + 1)
     status = decide(asking, T + 60, T + 1, True, lambda since: False)
     assert status.status == "waiting_for_user"
     # a sub-agent's, which the lead's window asks for
@@ -718,6 +720,10 @@ def test_an_inferred_approval_nobody_answers_goes_idle_as_a_recorded_one_does() 
     assert (status.status, status.reason) == (
         "idle",
         "Explore k: Read waits for approval (3h)?",
+    )
+    assert (status.plain, status.since) == (
+        "Explore k: Read waits for approval?",
+        T + 2,
     )
     status = decide(tracker, T + 60, T + 2, True, lambda since: False)
     assert status.status == "waiting_for_user"

@@ -288,7 +288,9 @@ def _meant(
             return f"a {apps[0]} session's does: {named}."
         if apps:
             return f"sessions of {', '.join(apps)} do: {named}."
-        return None
+        # a title that starts with an app's name and a colon, pasted for the id
+        # ("Claude Code: fix login"): its words, else those after the colon
+        return _found_by_words(index, reference) or _found_by_words(index, prefix)
     word, colon, rest = reference.partition(":")
     if colon and word.isalpha() and (near := nearest(word, sources.names())):
         return f"did you mean {hints.spelt(f'{near}:{rest}')}?"  # a misspelt app

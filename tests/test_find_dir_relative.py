@@ -134,3 +134,16 @@ def test_dir_dot_matching_nothing_through_a_link_names_one_folder(
     assert result.exit_code == 0 and result.stdout == ""
     named = [f"(. is '{folder}') in its folder" for folder in (empty, linked)]
     assert any(one in result.stderr for one in named), result.stderr
+
+
+def test_dir_under_home_with_dots_is_read_as_a_shell_reads_it(tmp_path: Path) -> None:
+    """`dir:~/../home/code/shop`, `dir:~/code/./shop/`: the folder a shell means. They
+    were matched as that text, which no folder holds: nothing found."""
+    home = tmp_path / "home"
+    for name, session in (("shop", HERE), ("shop2", BESIDE)):
+        (home / "code" / name).mkdir(parents=True)
+        write_claude_session(home, session, str(home / "code" / name))
+    assert _found(home, "dir:~/../home/code/shop/") == [HERE]
+    assert _found(home, "dir:~/code/./shop/") == [HERE]
+    assert _found(home, "dir:~//code/docs/../shop") == [HERE, BESIDE]
+    assert _found(home, "dir:~\\code\\..\\code\\shop2") == [BESIDE]

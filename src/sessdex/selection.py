@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import pathnames
@@ -159,10 +160,19 @@ def _under_home(folder: str, home: str | None) -> str:
     as the path it stands for; `\\` as `/`, as the index holds a Windows folder
     (`pathnames.comparable`), so that `dir:code\\shop` and `dir:~\\code` find it too."""
     if home and (folder == "~" or folder.startswith(("~/", "~\\"))):
-        folder = home.rstrip("/\\") + folder[1:]
+        folder = _as_shell_reads(home.rstrip("/\\") + folder[1:])
     elif folder in (".", "..") or folder.startswith(("./", "../", ".\\", "..\\")):
         folder = _from_here(folder)
     return folder.replace("\\", "/")
+
+
+def _as_shell_reads(path: str) -> str:
+    """`path` as a shell reads it: `..` takes off the folder before it, `.` and `//` go
+    (`~/code/../docs` was matched as that text: no folder holds it); a `/` typed at its
+    end kept, as it keeps `dir:` to that folder and those below it."""
+    typed = path.replace("\\", "/")
+    normal = posixpath.normpath(typed)
+    return normal + "/" if typed.endswith("/") and normal[-1:] != "/" else normal
 
 
 def _from_here(folder: str) -> str:

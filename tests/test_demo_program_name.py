@@ -112,3 +112,25 @@ def test_python_m_sessdex_names_the_interpreter_where_sessdex_is_not_on_path(
     )
     assert listed.returncode == 0, listed.stderr
     assert "3f2b9c1e" in listed.stdout
+
+
+def test_a_windows_launcher_run_without_its_exe_is_named_where_another_is_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On Windows the name it was run by comes without the launcher's `.exe` (no file
+    has it): the demo said `sessdex`, the other program on PATH, as if this were it."""
+    from sessdex.hints import _as_run
+
+    ours, other = tmp_path / "venv" / "Scripts", tmp_path / "elsewhere"
+    ours.mkdir(parents=True)
+    other.mkdir()
+    (ours / "sessdex.exe").write_bytes(b"this program")
+    (other / "sessdex").write_bytes(b"another")
+    (other / "sessdex").chmod(0o755)
+    monkeypatch.setenv("PATH", str(other))
+    monkeypatch.setattr(sys, "argv", [str(ours / "sessdex"), "demo"])
+    assert _as_run() == [str(ours / "sessdex")]
+    (other / "sessdex").unlink()
+    os.link(ours / "sessdex.exe", other / "sessdex")  # the one on PATH is this one
+    (other / "sessdex").chmod(0o755)
+    assert _as_run() == ["sessdex"]

@@ -74,8 +74,10 @@ def _as_run() -> list[str]:
         return [sys.executable, "-m", "sessdex"]
     if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
         return ["sessdex"]  # the library, a test's runner: the name as installed
+    # on Windows pip's launcher takes its `.exe` off the name it was run by
+    ran = typed + ".exe" if not os.path.exists(typed) else typed
     try:
-        if found is None or not os.path.samefile(found, typed):
+        if found is None or not os.path.samefile(found, ran):
             return [typed]
     except OSError:  # the path it was run by is gone, or was no file's
         pass

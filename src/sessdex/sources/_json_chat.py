@@ -249,12 +249,27 @@ def ends(path: Path) -> dict[str, object] | None:
 # where a compact chat's messages start: a quote a key starts with is never one inside a
 # string (those are escaped), so the first such key is the document's own where the
 # members before it are strings
-_COMPACT_MESSAGES = re.compile(rb'[{,]\s*"messages"\s*:\s*\[')
+_COMPACT_MESSAGES = rb'[{,]\s*"%s"\s*:\s*\['
+
+
+@dataclass(frozen=True, slots=True)
+class Compact:
+    """How a chat of an app's written on one line (another tool's copy) is told for one:
+    the string member before its messages that holds its id, and the member each message
+    holds (a string or an object) that says what it is."""
+
+    id_key: str = "sessionId"
+    kind_key: str = "type"
+
+
+GEMINI = Compact()  # Gemini CLI's and Qwen Code's: `{sessionId, …, messages: [{type}]}`
 # where an array closes and a member follows (a quote after a comma is structural)
 _COMPACT_CLOSE = re.compile(rb'\]\s*,\s*"')
 
 
-def compact_ends(path: Path) -> dict[str, object] | None:
+def compact_ends(
+    path: Path, shape: Compact = GEMINI, key: str = "messages"
+) -> dict[str, object] | None:
     """`ends` of a chat written on one line (`json.dumps`, not as these apps lay it out):
     the members before its messages, parsed from its first bytes, and those after their
     array, from its last (the first array close there after which the rest parses as one
@@ -270,7 +285,7 @@ def compact_ends(path: Path) -> dict[str, object] | None:
         return None
     if start == len(head):  # a small one: its ends meet
         head, tail = head + tail, head + tail
-    opened = _compact_head(head)
+    opened = _compact_head(head, shape, key)
     if opened is None:
         return None
     found = opened[0]
@@ -280,11 +295,13 @@ def compact_ends(path: Path) -> dict[str, object] | None:
     return found
 
 
-def _compact_head(head: bytes) -> tuple[dict[str, object], int] | None:
+def _compact_head(
+    head: bytes, shape: Compact = GEMINI, key: str = "messages"
+) -> tuple[dict[str, object], int] | None:
     """The members before a compact chat's messages, parsed from its first bytes, and
     where in them its messages array opens (past its bracket); None where they are not
     found so: its id not among them, or a member among them that does not parse."""
-    opens = _COMPACT_MESSAGES.search(head)
+    opens = re.search(_COMPACT_MESSAGES % re.escape(key.encode()), head)
     if opens is None or not head.lstrip().startswith(b"{"):
         return None
     before = head[: opens.start()].strip()
@@ -292,7 +309,7 @@ def _compact_head(head: bytes) -> tuple[dict[str, object], int] | None:
         found = orjson.loads(before + b"}") if before != b"" else {}
     except orjson.JSONDecodeError:
         return None  # an object among them: a piece at a time
-    if not isinstance(found, dict) or not isinstance(found.get("sessionId"), str):
+    if not isinstance(found, dict) or not isinstance(found.get(shape.id_key), str):
         return None
     return found, opens.end()
 
@@ -336,14 +353,16 @@ def _last_model(path: Path) -> str | None:
     return None
 
 
-def _messages_close(tail: bytes, *, last: bool = False) -> int | None:
+def _messages_close(
+    tail: bytes, *, last: bool = False, key: str = "messages"
+) -> int | None:
     """Where a compact chat's messages array closes in its last bytes: the first close
     after which the rest parses as its object's last members, as `compact_ends` finds.
     With `last`, None where those members hold "messages" again: a parser keeps that
     later one (orjson, as the whole read parses it), not the array closed here."""
     after = _members_after(tail)
     if after is not None:
-        return None if last and "messages" in after[1] else after[0]
+        return None if last and key in after[1] else after[0]
     ends = tail.rstrip()  # its messages the object's last member
     if ends.endswith(b"}") and ends[:-1].rstrip().endswith(b"]"):
         return len(ends[:-1].rstrip()) - 1
@@ -449,7 +468,7 @@ def last_messages(
     key: str | None = "messages",
     *,
     then: bytes | None = None,
-    compact: bool = False,
+    compact: Compact | bool = False,
 ) -> list[dict[str, object]] | None:
     """The chat's last `count` messages (of its array under `key`, or the document itself
     where it is None), found from its end (the bytes before them never read), in order;
@@ -461,16 +480,18 @@ def last_messages(
     they cross out of it; of more, not), so an app that writes another is not read so;
     unless `then` names the member the app writes right after the messages (`"agentState":
     `): their array is the one closed before it, looked for within READ_LIMIT of the end.
-    With `compact`, a chat of these apps' written on one line (another tool's copy) is read
-    from its end too (`_compact_last`)."""
+    With `compact` (True: Gemini's `GEMINI`), a chat of the app's written on one line
+    (another tool's copy) is read from its end too (`_compact_last`): its array under
+    `key` (`then` aside: the members after it are those that parse)."""
     try:
         with files.open_regular(path) as stream:
             before = os.fstat(stream.fileno())
             layout = _Layout.of(key)
             found = _last_messages(stream, before.st_size, count, layout, then)
-            if found is None and compact and key == "messages" and then is None:
+            if found is None and compact and key is not None:
                 stream.seek(0)
-                found = _compact_last(stream, before.st_size, count)
+                shape = GEMINI if compact is True else compact
+                found = _compact_last(stream, before.st_size, count, shape, key)
             after = os.fstat(stream.fileno())
     except OSError:
         return None
@@ -543,7 +564,7 @@ def _last_messages(
 
 
 def _compact_last(
-    stream: BinaryIO, size: int, count: int
+    stream: BinaryIO, size: int, count: int, shape: Compact, key: str
 ) -> list[dict[str, object]] | None:
     """`_last_messages` of a chat written on one line: its messages array found as
     `compact_ends` finds it (opened after its members in its first bytes, closed before
@@ -552,15 +573,15 @@ def _compact_last(
     laid out as the app writes it (`_last_messages` read it), cut short or its last
     member long (no close found in its last bytes), "messages" written again after
     them, no message before them, one of them
-    past READ_LIMIT, or a value among them no message (not an object with a type)."""
+    past READ_LIMIT, or a value among them no message (not an object with a kind)."""
     head = stream.read(_ENDS)
-    opened = None if head.startswith(b"{\n") else _compact_head(head)
+    opened = None if head.startswith(b"{\n") else _compact_head(head, shape, key)
     if opened is None:
         return None
     first = opened[1]  # past the array's open
     stream.seek(max(first, size - _ENDS))
     tail_at = stream.tell()
-    closes = _messages_close(stream.read(), last=True)
+    closes = _messages_close(stream.read(), last=True, key=key)
     if closes is None:
         return None
     end = tail_at + closes  # the array's close
@@ -583,7 +604,9 @@ def _compact_last(
             message = orjson.loads(data[begin - start : stop - start])
         except orjson.JSONDecodeError:
             return None
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        if not isinstance(message, dict) or not isinstance(
+            message.get(shape.kind_key), (str, dict)
+        ):
             return None  # another array's, or no message
         found.append(message)
     if data[spans[0][1] - start :].strip():

@@ -75,6 +75,7 @@ from ._values import (
 from .base import Home, Location, Opened, WholeRead
 
 if TYPE_CHECKING:
+    from . import _json_chat
     from ._json_chat import Document
 
 NAME = "continue"
@@ -538,6 +539,19 @@ def _created(folder: Path) -> dict[str, int]:
 _TOTALS = b'\n  "usage": '
 
 
+def _keeps_totals(path: Path, compact: _json_chat.Compact) -> bool:
+    """Whether the session keeps running totals after its history (`usage`), laid out
+    as Continue writes it or on one line (another tool's copy); True where its ends do
+    not read as either."""
+    from . import _json_chat
+
+    ends = _json_chat.end_bytes(path)
+    if ends is not None:
+        return any(_TOTALS in block for block in ends)
+    members = _json_chat.compact_ends(path, compact, "history")
+    return members is None or "usage" in members
+
+
 def read_last(
     session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
 ) -> Iterator[Event]:
@@ -549,9 +563,10 @@ def read_last(
     from . import _json_chat
 
     path = Path(session.path or "")
-    found = _json_chat.last_messages(path, rows + 1, key="history")
-    ends = _json_chat.end_bytes(path) if found is not None else None
-    if found is None or ends is None or any(_TOTALS in block for block in ends):
+    # one written on one line too: `{sessionId, …, history: [{message: {…}, …}]}`
+    compact = _json_chat.Compact("sessionId", "message")
+    found = _json_chat.last_messages(path, rows + 1, key="history", compact=compact)
+    if found is None or _keeps_totals(path, compact):
         raise WholeRead("not laid out to be read from its end, keeps totals, or short")
     reader = _Reader(session, diagnostics, 0, {})
     for _ in reader.read(iter(found[:1])):

@@ -415,7 +415,11 @@ def read_last(
     names its call's tool)."""
     from . import _json_chat
 
-    found = _json_chat.last_messages(Path(session.path or ""), rows + 1)
+    # one written on one line (another tool's copy) too: `{id, …, messages: [{role}]}`
+    compact = _json_chat.Compact("id", "role")
+    found = _json_chat.last_messages(
+        Path(session.path or ""), rows + 1, compact=compact
+    )
     if found is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     before = _Reader(session, diagnostics)

@@ -1,0 +1,83 @@
+"""`show --tail N` of a Nanocoder or Continue chat written on one line (another tool's
+compact copy, not laid out as the app writes it) reads its last N messages from its end,
+as Gemini CLI's is read (tests/test_show_compact_chat_tail.py), and shows what the whole
+read's last N events are. It parsed the whole chat. A Continue session keeping running
+totals is still read whole, as one laid out so is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sessdex.model import Event
+from sessdex.sources import Home
+from sessdex.transcripts import transcript
+
+REAL = Path(__file__).parent / "data" / "nanocoder" / "real" / "home"
+SESSIONS = REAL / ".local" / "share" / "nanocoder" / "sessions"
+CHATS = sorted(p.name for p in SESSIONS.glob("*-*.json"))
+
+
+def _compact(tmp_path: Path, name: str, copies: int) -> tuple[Home, str, Path]:
+    """The real chat's messages written `copies` times on one line, alone in a home."""
+    chat = json.loads((SESSIONS / name).read_bytes())
+    chat["messages"] = chat["messages"] * copies
+    chat["messageCount"] = len(chat["messages"])
+    folder = tmp_path / ".local" / "share" / "nanocoder" / "sessions"
+    folder.mkdir(parents=True)
+    path = folder / name
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    return Home.at(tmp_path), str(chat["id"]), path
+
+
+def _shown(events: list[Event]) -> list[tuple[object, ...]]:
+    return [
+        (e.kind, e.time, e.text, e.tool, e.call_id, e.is_error, e.usage, e.extra)
+        for e in events
+    ]
+
+
+@pytest.mark.parametrize("name", CHATS)
+@pytest.mark.parametrize("count", [1, 3, 10])
+def test_a_compact_nanocoder_chats_tail_is_what_its_whole_read_ends_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, count: int
+) -> None:
+    for variable in ("NANOCODER_DATA_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    home, session, _ = _compact(tmp_path, name, 20)
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=count)
+    assert _shown(list(found.events)) == _shown(whole[-count:])
+    assert found.seq_relative  # read from its end, not whole
+    assert not found.diagnostics.problems and found.diagnostics.skipped_total == 0
+
+
+CONTINUE = (
+    Path(__file__).parent / "data" / "continue" / "home" / ".continue" / "sessions"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "from_end"),
+    [
+        ("0b7e2c1a-5d4f-4e8a-9c3b-2f1e0d9c8b7a.json", True),  # mode after its history
+        ("51ef62d5-b480-45bf-b5d2-84868e10cde8.json", False),  # running totals: whole
+    ],
+)
+@pytest.mark.parametrize("count", [1, 4])
+def test_a_compact_continue_sessions_tail_is_what_its_whole_read_ends_with(
+    tmp_path: Path, name: str, from_end: bool, count: int
+) -> None:
+    chat = json.loads((CONTINUE / name).read_bytes())
+    chat["history"] = chat["history"] * 20
+    folder = tmp_path / ".continue" / "sessions"
+    folder.mkdir(parents=True)
+    (folder / name).write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    home, session = Home.at(tmp_path), str(chat["sessionId"])
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=count)
+    assert _shown(list(found.events)) == _shown(whole[-count:])
+    assert found.seq_relative is from_end
+    assert not found.diagnostics.problems and found.diagnostics.skipped_total == 0

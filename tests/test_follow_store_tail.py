@@ -269,3 +269,29 @@ def test_follow_n_of_a_chat_draws_answers_alike_in_one_second_each(
     first = next(batches)
     assert max(e.seq for e in first) < len(before) // 2  # read from its end
     assert _shown(first[-20:]) == _shown(before[-20:])
+
+
+def test_follow_n_draws_a_held_answer_beside_one_alike(tmp_path: Path) -> None:
+    """A chat written just now that ends on a thought still streamed, the same thought at
+    the same second as the answer before it (two prompts typed in one second): its
+    drawing is held until the chat is read again, then drawn. The next read took it
+    for the one before it, drawn already: it was never drawn."""
+    path = _chat(tmp_path, 200)
+    chat = json.loads(path.read_text())
+    stamp = "2025-11-02T11:59:59.000Z"
+    thought = [{"subject": "Plan", "description": "look first"}]
+    for n, prompt in enumerate(("one", "two")):
+        chat["messages"] += [
+            {"id": f"u{n}", "timestamp": stamp, "type": "user", "content": prompt},
+            {"id": f"a{n}", "timestamp": stamp, "type": "gemini", "content": "",
+             "thoughts": thought, "tokens": {"input": 100, "output": 5}},
+        ]  # fmt: skip
+    path.write_text(json.dumps(chat, indent=2))  # just now: its end may still grow
+    follow = [GEMINI_SESSION[:8], "-n", "10", "--duration", "5", "--poll"]
+    result = CliRunner().invoke(
+        main, ["follow", *follow, "--nl", "--home", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    drawn = [json.loads(line) for line in result.stdout.splitlines()]
+    thoughts = [e for e in drawn if e["kind"] == "thinking"]
+    assert [e["text"] for e in thoughts] == ["Plan\nlook first"] * 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -682,6 +682,7 @@ class ReadFeed:
         # (or that event rewritten, or one written after them all) is older, not new (it
         # was never read); the events it gave, as they were, were drawn
         window, opened = (self.window, False) if whole else (None, True)
+        left = Counter(window.keys) if window is not None else Counter[int]()
         count = tokens = 0
         inlines = False
         first = not self.read_before
@@ -713,11 +714,15 @@ class ReadFeed:
                 elif event.kind == "usage" and event.usage is not None:
                     tokens += event.usage.plausible().total  # a broken count adds 0
                 if count > skip and window is not None:
-                    given = Seen.key(event, True) in window.keys
+                    key = Seen.key(event, True)
+                    given = left[key] > 0
                     opened = opened or given or window.opens(event)
                     if not opened or given:
+                        left[key] -= 1 if given else 0
                         seen.add(event, True)
                         continue
+                    if key in left:  # alike one given before it: this one is another
+                        met.add(key)
                 if count > skip and _new(seen, event, whole, met):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
@@ -808,7 +813,7 @@ class ReadFeed:
         if self.fresh:
             self._hold_drawing(kept, _growing(last, found[-1]), seen)
         self.window = Window(
-            {Seen.key(e, True) for e in found if e is not self.held},
+            Counter(Seen.key(e, True) for e in found if e is not self.held),
             {Window.place(e) for e in found},
             max(e.time for e in found if e.time is not None),
         )
@@ -1087,7 +1092,9 @@ class Window:
     the same event at its place (`place`, what a rewrite keeps) opens it, or an event
     dated after all of them (written later)."""
 
-    keys: set[int]  # `Seen.key` of each event given but the one held back
+    # `Seen.key` of each event given but the one held back, as many times as given: one
+    # held beside another alike (two "Done." in one second) is not taken for it
+    keys: Counter[int]
     places: set[int]  # `place` of each event given
     newest: datetime  # the latest time among them (each is dated: `_whole_only`)
 

@@ -295,3 +295,36 @@ def test_follow_n_draws_a_held_answer_beside_one_alike(tmp_path: Path) -> None:
     drawn = [json.loads(line) for line in result.stdout.splitlines()]
     thoughts = [e for e in drawn if e["kind"] == "thinking"]
     assert [e["text"] for e in thoughts] == ["Plan\nlook first"] * 2
+
+
+def test_follow_n_draws_an_answer_written_later_alike_one_of_its_history(
+    tmp_path: Path,
+) -> None:
+    """A prompt and its answer written after the history was drawn, alike in text, usage
+    and second to the last ones of it (a model that says "Done." to two prompts typed in
+    one second): each is drawn. The answer and its usage and turn end were taken for
+    the history's, drawn already: only the prompt was drawn."""
+    path = _chat(tmp_path, 200)
+    chat = json.loads(path.read_text())
+    stamp = "2025-11-02T11:59:59.000Z"
+
+    def asked(n: int) -> list[dict[str, object]]:
+        return [
+            {"id": f"u{n}", "timestamp": stamp, "type": "user", "content": f"p{n}"},
+            {"id": f"a{n}", "timestamp": stamp, "type": "gemini", "content": "Done.",
+             "tokens": {"input": 100, "output": 5}},
+        ]  # fmt: skip
+
+    chat["messages"] += asked(0)
+    path.write_text(json.dumps(chat, indent=2))
+    home = Home.at(tmp_path)
+    _, batches = api.follow_session(
+        home, GEMINI_SESSION[:8], duration=6, notify=False, history=4
+    )
+    first = next(batches)
+    chat["messages"] += asked(1)
+    path.write_text(json.dumps(chat, indent=2))
+    later = [e for batch in batches for e in batch]
+    whole = _whole(home, GEMINI_SESSION[:8])
+    assert _shown(first[-4:]) == _shown(whole[-8:-4])
+    assert _shown(later) == _shown(whole[-4:])

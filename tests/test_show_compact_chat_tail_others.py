@@ -1,7 +1,7 @@
-"""`show --tail N` of a Nanocoder or Continue chat written on one line (another tool's
-compact copy, not laid out as the app writes it) reads its last N messages from its end,
-as Gemini CLI's is read (tests/test_show_compact_chat_tail.py), and shows what the whole
-read's last N events are. It parsed the whole chat. A Continue session keeping running
+"""`show --tail N` of a Nanocoder, Continue or Cline CLI chat written on one line
+(another tool's compact copy, not laid out as the app writes it) reads its last N
+messages from its end, as Gemini CLI's is read (tests/test_show_compact_chat_tail.py),
+and shows what the whole read's last N events are. It parsed the whole chat. A Continue session keeping running
 totals is still read whole, as one laid out so is."""
 
 from __future__ import annotations
@@ -80,4 +80,28 @@ def test_a_compact_continue_sessions_tail_is_what_its_whole_read_ends_with(
     found = transcript(home, session, tail=count)
     assert _shown(list(found.events)) == _shown(whole[-count:])
     assert found.seq_relative is from_end
+    assert not found.diagnostics.problems and found.diagnostics.skipped_total == 0
+
+
+CLINE = Path(__file__).parent / "data" / "cline" / "real" / "home"
+
+
+@pytest.mark.parametrize("count", [1, 4])
+def test_a_compact_cline_sessions_tail_is_what_its_whole_read_ends_with(
+    tmp_path: Path, count: int
+) -> None:
+    session = "1796199537105_fpxn5"
+    folder = tmp_path / ".cline" / "data" / "sessions" / session
+    folder.mkdir(parents=True)
+    source = CLINE / ".cline" / "data" / "sessions" / session
+    (folder / f"{session}.json").write_bytes((source / f"{session}.json").read_bytes())
+    chat = json.loads((source / f"{session}.messages.json").read_bytes())
+    chat["messages"] = chat["messages"] * 20
+    path = folder / f"{session}.messages.json"
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    home = Home.at(tmp_path)
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=count)
+    assert _shown(list(found.events)) == _shown(whole[-count:])
+    assert found.seq_relative  # read from its end, not whole
     assert not found.diagnostics.problems and found.diagnostics.skipped_total == 0

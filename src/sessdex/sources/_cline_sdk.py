@@ -297,7 +297,7 @@ def read_last(session: Session, diagnostics: Diagnostics, rows: int) -> Iterator
     (a tool result names its call). Not where a compaction sidecar is (it is placed by
     its count of messages from the first) nor beside sub-agent or team-task files (which
     each spawn takes depends on the spawns before it, and those left over end the read)."""
-    from ._json_chat import last_messages
+    from ._json_chat import Compact, last_messages
 
     if session.path is None:
         raise WholeRead("no file")
@@ -307,8 +307,11 @@ def read_last(session: Session, diagnostics: Diagnostics, rows: int) -> Iterator
         raise WholeRead("its sub-agents' files are placed by the spawns before them")
     if _compacted_at(folder, session.id, Diagnostics()) is not None:
         raise WholeRead("a compaction is placed by its count of messages")
-    # the CLI writes its `system_prompt` (a few KB) after the messages
-    found = last_messages(messages, rows, then=b'"system_prompt": ')
+    # the CLI writes its `system_prompt` (a few KB) after the messages; one written on
+    # one line (another tool's copy) is read from its end too: `{…, sessionId, …,
+    # messages: [{role}], system_prompt}`
+    compact = Compact("sessionId", "role")
+    found = last_messages(messages, rows, then=b'"system_prompt": ', compact=compact)
     found = found or last_messages(messages, rows)
     if found is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")

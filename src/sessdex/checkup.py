@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from . import folders, hints, reading, sources
+from . import files, folders, hints, reading, sources
 from .calls import app_names, open_index
 from .diagnostics import (
+    AT_BYTE,
     FILE_REFUSED,
     NOT_LINES,
     UNDATED,
     Diagnostics,
     damaged_lines,
     is_damage,
+    numbered,
     place,
     undated,
     unreadable_lines,
@@ -297,6 +299,7 @@ def doctor(
             # counted once
             read = Diagnostics()
             deep(name, read)
+            _number_by_bytes(diagnostics, read)
             diagnostics.update_unseen(read)
         reports.append(
             AppReport(
@@ -735,3 +738,26 @@ def _reader(
                     progress(done[0], len(chosen))
 
     return read
+
+
+def _number_by_bytes(listed: Diagnostics, read: Diagnostics) -> None:
+    """Name by its number each line `listed` named by the byte it starts at (a listing
+    reads a big file's tail, where lines have no number) where the full `read` numbered
+    lines of that file for that reason: the same line then has the same name in both,
+    and is counted once (`update_unseen`), not once by its byte and again by its number."""
+    numbered_in_read = {(p, r) for p, n, r in read.details if numbered(n)}
+    by_file: dict[str, list[int]] = {}
+    for path, line, reason in listed.details:
+        if line >= AT_BYTE and (path, reason) in numbered_in_read:
+            by_file.setdefault(path, []).append(line - AT_BYTE)
+    for path, offsets in by_file.items():
+        try:
+            numbers = files.line_numbers(path, offsets)
+        except OSError:  # gone or changed since: each keeps its byte
+            continue
+        listed.details[:] = [
+            (p, numbers.get(n - AT_BYTE, n), r)
+            if p == path and n >= AT_BYTE and (p, r) in numbered_in_read
+            else (p, n, r)
+            for p, n, r in listed.details
+        ]

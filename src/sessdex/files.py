@@ -212,6 +212,30 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
         return position
 
 
+def line_numbers(
+    path: str | os.PathLike[str], offsets: Iterable[int]
+) -> dict[int, int]:
+    """The number (from 1) of the line that starts at each of `offsets`, counted in one
+    pass over the file up to the last, holes passed over unread (`skip_hole`); an
+    offset past the file's end is left out. For a line a listing named by its byte."""
+    wanted = sorted(set(offsets))
+    found: dict[int, int] = {}
+    position, newlines = 0, 0
+    with open_binary(path) as stream:
+        for offset in wanted:
+            while position < offset:
+                position += skip_hole(stream)  # NULs: no newline in them
+                if position >= offset:
+                    break
+                chunk = stream.read(min(CHUNK, offset - position))
+                if not chunk:
+                    return found
+                newlines += chunk.count(b"\n")
+                position += len(chunk)
+            found[offset] = newlines + 1
+    return found
+
+
 def skip_hole(stream: BinaryIO) -> int:
     """When `stream` stands in a hole of a sparse file (`truncate -s 64G`, a file
     preallocated and written in parts: NUL bytes the disk never stored, which hold no

@@ -201,7 +201,12 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
         stream.seek(offset - 1)
         position = offset - 1
         while True:
-            position += skip_hole(stream)  # NULs: no newline in them, passed over
+            if hole := skip_hole(stream):  # NULs: no newline in them, passed over
+                position += hole
+                if record_after_hole(stream) is not None:
+                    # a record glued to the hole: its line is read from the hole's
+                    # last byte (`record_after_hole`)
+                    return position - 1
             chunk = stream.read(CHUNK)
             if not chunk:
                 break
@@ -263,6 +268,28 @@ def skip_hole(stream: BinaryIO) -> int:
         return 0
     stream.seek(resume)
     return resume - at
+
+
+# after a hole, the most bytes looked through for the record a crash left glued to it:
+# the zeros of the block the hole ends in (a block's at most), then its `{`
+RECORD_PROBE = 64 * 1024
+_PADDING = b"\x00 \t\r"
+
+
+def record_after_hole(stream: BinaryIO) -> bytes | None:
+    """Where `stream` stands just past a hole (`skip_hole`): the bytes read from there
+    when a JSON record starts in them (past NULs and blanks), the stream past them; else
+    None, the stream where it was. A crash leaves the end of a record unwritten, its
+    newline with it, and the app writes its next record after the hole, on the same
+    line: that record is read, as `repair` reads one after a run of written zeros. The
+    readers give the line from the hole's last byte, as one NUL: a line that holds NUL
+    bytes (`damage_of`), at the same offset whichever reader met it."""
+    at = stream.tell()
+    probe = stream.read(RECORD_PROBE)
+    if probe.lstrip(_PADDING)[:1] != b"{":
+        stream.seek(at)
+        return None
+    return probe
 
 
 def data_below(stream: BinaryIO, position: int, floor: int) -> int:
@@ -670,9 +697,18 @@ def iter_lines(
     # every file, and each read is as it was)
     hole_at = next_hole(stream, offset)
     while True:
-        if (more or hole_at is not None) and (hole := skip_hole(stream)):
-            # the line in progress runs into a hole (NULs never stored): it, the hole
-            # and what follows to the next newline are one damaged line, left unread
+        hole = skip_hole(stream) if more or hole_at is not None else 0
+        record = record_after_hole(stream) if hole else None
+        if record is not None:
+            # a record glued to the hole: a line from the hole's last byte, given as one
+            # NUL (`record_after_hole`); the cut line before it is dropped with the hole
+            position += len(buf) - start + hole - 1
+            buf, start, chunk = b"\x00", 0, record
+            more = True
+        elif hole:
+            # the line in progress runs into a hole (NULs never stored) and no record
+            # follows it: it, the hole and what follows to the next newline are one
+            # damaged line, left unread
             through = _consume_oversize(stream, b"", "skip")
             if through.rest is None and hold_partial:
                 return
@@ -993,6 +1029,14 @@ def split_head(
         hole = (
             skip_hole(stream) if stream is not None and len(data) >= HEAD_PROBE else 0
         )
+        if hole and stream is not None and (record := record_after_hole(stream)):
+            # a record glued to the hole: a line from the hole's last byte, given as one
+            # NUL (`record_after_hole`); the cut line before it is left out with the hole
+            left_out += len(data) - position + hole - 1
+            unread += hole
+            data = data[:position] + b"\x00" + record
+            head.shifts.append((position, left_out))
+            continue
         if hole or len(data) - position > cap:  # over-long, not ended within data
             if stream is None and not whole:
                 return None
@@ -1158,19 +1202,34 @@ def tail_read(
     (`data_end`) and given as one NUL byte, as `chunks` gives one: the last data before
     it is the tail, and its last line is no finished line. The 512 KB of NULs of such a
     file's end were its whole tail, and held no line. A tail that does not start the
-    file starts past the last hole within it (`_data_from`). `end`: that `data_end`, if
-    known."""
+    file starts past the last hole within it (`_data_from`), where a record glued to that
+    hole is a line from the hole's last byte (`record_after_hole`). `end`: that
+    `data_end`, if known."""
     size = status.st_size
     end = data_end(stream, status) if end is None else end
     start = max(0, end - nbytes)
+    glued = b""
     if start > 0 and not _stored_whole(status):
-        start = _data_from(stream, start, end)
+        past = _data_from(stream, start, end)
+        if past > start and _record_at(stream, past):
+            # a record glued to the hole before it: a line of its own from the one
+            # NUL that stands for the hole (as `iter_lines` gives it), not the piece
+            # a tail's read cuts
+            glued = b"\n\x00"
+        start = past
     stream.seek(start)
     if end == size:
-        return start, stream.read(nbytes)
+        return start - len(glued), glued + stream.read(nbytes)
     data = stream.read(end - start)
     stream.seek(size)
-    return start, data + b"\x00"
+    return start - len(glued), glued + data + b"\x00"
+
+
+def _record_at(stream: BinaryIO, position: int) -> bool:
+    """Whether a JSON record starts at `position`, past the NULs and blanks there
+    (`record_after_hole`)."""
+    stream.seek(position)
+    return record_after_hole(stream) is not None
 
 
 def _data_from(stream: BinaryIO, start: int, end: int) -> int:

@@ -79,7 +79,18 @@ class MarkedLines:
             # hole, nearly every file, or the system cannot say where)
             hole_at = files.next_hole(stream, at)
             while True:
-                if (more or at == hole_at) and (hole := files.skip_hole(stream)):
+                hole = files.skip_hole(stream) if more or at == hole_at else 0
+                record = files.record_after_hole(stream) if hole else None
+                if record is not None:
+                    # a record glued to the hole: a line from the hole's last byte,
+                    # given as one NUL (`files.record_after_hole`)
+                    held = len(carry) + (long.length if long is not None else 0)
+                    self.offset += held + hole - 1
+                    carry, long, chunk = b"\x00", None, record
+                    at = self.offset + 1 + len(chunk)
+                    hole_at = files.next_hole(stream, at)
+                    more = True
+                elif hole:
                     # the line in progress runs into a hole: skipped, unread, whole
                     held = len(carry) + (long.length if long is not None else 0)
                     rest = self._through_hole(stream, name, held + hole)

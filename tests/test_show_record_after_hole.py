@@ -1,0 +1,121 @@
+"""A crash that leaves a record cut and the blocks after it never stored (a true hole,
+not written zeros), the app's next record written straight after the hole, on the same
+line: `list`, `show`, `show --tail` and `usage` all read that record, as they read the
+file without the cut record; `show` and `usage` say one line holding NUL bytes, and
+`list` too where its listing reads that line (Claude's reply: its model and time)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.helpers import write_claude_session
+
+DATA = Path(__file__).parent / "data"
+CODEX_ID = "01a22b81-6e0b-7650-ac72-188ccaa967c5"
+CODEX_ROLLOUT = (
+    ".codex/sessions/2026/11/30/rollout-2026-11-30T08-10-32-" + CODEX_ID + ".jsonl"
+)
+CLAUDE_ID = "hhhhhhhh-0000-4000-8000-0000000000a1"
+SAID = "read 1 line holding NUL bytes"
+# within a listing's head and tail reads, and past both (64 MB: never stored, never read)
+HOLES = [16 * 1024, 64 * 1024 * 1024]
+
+
+def invoke(home: Path, *args: str) -> tuple[object, str]:
+    """(the JSON printed, stderr) of a sessdex command that succeeded."""
+    result = CliRunner().invoke(
+        main, [*args, "--json", "--home", str(home)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout), result.stderr
+
+
+def views(home: Path, sid: str) -> tuple[dict[str, object], dict[str, str]]:
+    """What list, show, show --tail and usage make of the session (less its file's name
+    and size), and what each said on stderr."""
+    said: dict[str, str] = {}
+    [listed], said["list"] = invoke(home, "list", "--all")  # type: ignore[misc]
+    assert isinstance(listed, dict)
+    del listed["bytes"], listed["path"]
+    shown, said["show"] = invoke(home, "show", sid)
+    tail, said["tail"] = invoke(home, "show", sid, "--tail", "3")
+    assert isinstance(tail, list)
+    # a big file's tail is read from near its end: numbered there, and a model named
+    # before it unknown; what each event says is the same
+    tail = [(e["kind"], e["time"], e["text"], e["call_id"]) for e in tail]
+    usage, said["usage"] = invoke(home, "usage", "session")
+    return {"list": listed, "show": shown, "tail": tail, "usage": usage}, said
+
+
+def cut_at_hole(path: Path, number: int, hole: int) -> None:
+    """Line `number` (from 1) of `path` cut in half by a crash, the blocks after it
+    never stored (`hole` bytes, seeked past), the next line written after them."""
+    lines = path.read_bytes().split(b"\n")
+    before = b"".join(line + b"\n" for line in lines[: number - 1])
+    torn = lines[number - 1][: len(lines[number - 1]) // 2]
+    with path.open("wb") as stream:
+        stream.write(before + torn)
+        stream.seek(-(-(stream.tell() + hole) // 4096) * 4096)  # the next block's
+        stream.write(b"\n".join(lines[number:]))
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+
+
+def without_line(path: Path, number: int) -> None:
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[: number - 1] + lines[number:]))
+
+
+def agree(
+    tmp_path: Path, sid: str, make: Callable[[Path], Path], number: int, hole: int
+) -> None:
+    """`make(home)` writes the session's transcript; line `number` of it cut at a hole
+    reads as the transcript without that line, in every command."""
+    clean, damaged = tmp_path / "clean", tmp_path / "damaged"
+    without_line(make(clean), number)
+    cut_at_hole(make(damaged), number, hole)
+    expected, _ = views(clean, sid)
+    got, said = views(damaged, sid)
+    assert got == expected
+    for command, words in said.items():
+        assert "unreadable" not in words, command
+    for command in ("show", "usage"):
+        assert SAID in said[command], command
+    return said
+
+
+@pytest.mark.parametrize("hole", HOLES)
+def test_claude_record_after_a_hole_is_read_by_every_command(
+    tmp_path: Path, hole: int
+) -> None:
+    """The hole cuts the user's prompt; the reply after it is listed, shown, counted."""
+
+    def make(home: Path) -> Path:
+        return write_claude_session(home, CLAUDE_ID, "/w/hole")
+
+    said = agree(tmp_path, CLAUDE_ID, make, 1, hole)
+    assert SAID in said["list"]
+
+
+@pytest.mark.parametrize("hole", HOLES)
+def test_codex_record_after_a_hole_is_read_by_every_command(
+    tmp_path: Path, hole: int
+) -> None:
+    source = (DATA / "codex/home" / CODEX_ROLLOUT).read_bytes()
+    lines = source.split(b"\n")
+    counted = next(i for i, line in enumerate(lines, 1) if b'"token_count"' in line)
+
+    def make(home: Path) -> Path:
+        rollout = home / CODEX_ROLLOUT
+        rollout.parent.mkdir(parents=True)
+        rollout.write_bytes(source)
+        return rollout
+
+    agree(tmp_path, CODEX_ID, make, counted - 1, hole)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from sessdex import files
 from sessdex.cli import main
 from tests.helpers import write_claude_session
 
@@ -119,3 +120,23 @@ def test_codex_record_after_a_hole_is_read_by_every_command(
         return rollout
 
     agree(tmp_path, CODEX_ID, make, counted - 1, hole)
+
+
+def test_following_from_inside_the_hole_reads_the_record_glued_to_it(
+    tmp_path: Path,
+) -> None:
+    """`watch` and `follow` start a window back from a big file's end and pass over the
+    line they start inside; one that a hole cut goes on with the record after it."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2,"cu')
+        stream.seek(HOLES[-1], os.SEEK_CUR)
+        stream.write(b'{"n":3}\n{"n":4}\n')
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+    follower = Follower(path, offset=1024)  # inside the hole
+    follower.check()
+    read = [files.loads_repaired(line.data) for line in follower.lines()]
+    assert read == [({"n": 3}, True), ({"n": 4}, False)]

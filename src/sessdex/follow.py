@@ -219,7 +219,14 @@ class Follower:
         stream.seek(self.offset - 1)
         position = self.offset - 1
         while True:
-            position += files.skip_hole(stream)  # NULs: no newline, passed over
+            if hole := files.skip_hole(stream):  # NULs: no newline, passed over
+                position += hole
+                if files.record_after_hole(stream) is not None:
+                    # a record glued to the hole: its line is read from the hole's
+                    # last byte, as every reader reads it (`files.record_after_hole`)
+                    self.offset = self._scanned = position - 1
+                    self._align = False
+                    return True
             chunk = stream.read(files.CHUNK)
             if not chunk:
                 break

@@ -106,6 +106,21 @@ def test_claude_record_after_a_hole_is_read_by_every_command(
 
 
 @pytest.mark.parametrize("hole", HOLES)
+def test_claude_record_after_a_hole_that_cut_a_long_line_is_read(
+    tmp_path: Path, hole: int
+) -> None:
+    """The prompt the hole cuts is a paste of 10 MB: 5 MB of it before the hole, over
+    what a reader holds of a line (4 MB), read through without being held."""
+
+    def make(home: Path) -> Path:
+        prompt = "x" * (10 * 1024 * 1024)
+        return write_claude_session(home, CLAUDE_ID, "/w/hole", prompt=prompt)
+
+    said = agree(tmp_path, CLAUDE_ID, make, 1, hole)
+    assert SAID in said["list"]
+
+
+@pytest.mark.parametrize("hole", HOLES)
 def test_codex_record_after_a_hole_is_read_by_every_command(
     tmp_path: Path, hole: int
 ) -> None:

@@ -758,9 +758,15 @@ def iter_lines(
                 if len(buf) - start <= cap:
                     break
                 # an over-long line in progress: stream the rest of it without holding it
-                result, rest, length, unread = _consume_oversize(
-                    stream, buf[start:], oversize
+                result, rest, length, unread, glued = _consume_oversize(
+                    stream, buf[start:], oversize, glued=True
                 )
+                if glued is not None:
+                    # cut by a hole a record is glued to: a line from the hole's last
+                    # byte, as above
+                    position += length
+                    buf, start = b"\x00" + glued, 0
+                    continue
                 end = position + length + (0 if rest is None else 1)
                 line = None
                 if result is not None:
@@ -805,17 +811,29 @@ class _Through(NamedTuple):
     rest: bytes | None  # the bytes read past its newline; None: the file ended first
     length: int  # without the newline, its holes included
     unread: int  # of its length, bytes in holes (NULs never stored): never kept
+    # with `glued`: what was read past a hole a record is glued to (`record_after_hole`),
+    # the line taken to end at the hole's last byte (`length` bytes from its start)
+    glued: bytes | None = None
 
 
 def _consume_oversize(
-    stream: BinaryIO, prefix: bytes, oversize: Oversize, budget: int | None = None
+    stream: BinaryIO,
+    prefix: bytes,
+    oversize: Oversize,
+    budget: int | None = None,
+    *,
+    glued: bool = False,
 ) -> _Through:
     """Read one over-long line to its newline without holding it, and without reading a
     hole in it (`skip_hole`). Past `budget` bytes read the line is given up (skipped)
-    and reading stops, as at the end of the file."""
+    and reading stops, as at the end of the file. With `glued`, a hole that a record
+    follows ends it there (`_Through.glued`)."""
     compactor = Compactor() if oversize == "compact" else None
     length = passed = 0  # the line's bytes; those of them in holes, never read
     data = prefix
+    # with `glued`, reads stop where a hole begins, for its end to be found (a read
+    # across a small hole took its NULs and the record after it as more of the line)
+    hole_at = next_hole(stream, stream.tell()) if glued and stream.seekable() else None
     while True:
         nl = data.find(b"\n")
         piece = data if nl < 0 else data[:nl]
@@ -831,7 +849,13 @@ def _consume_oversize(
             length += hole
             passed += hole
             compactor = None
-        data = stream.read(CHUNK)
+            if glued and (record := record_after_hole(stream)) is not None:
+                return _Through(None, None, length - 1, passed, record)
+        if hole_at is None:
+            data = stream.read(CHUNK)
+        else:
+            hole_at, wanted = up_to_hole(stream, hole_at)
+            data = stream.read(wanted)
         if not data:
             rest = None
             break
@@ -1046,9 +1070,16 @@ def split_head(
             if stream is None:
                 length, rest = len(data) - position, None
             else:  # read through to its newline, holding none of it
-                _, rest, length, passed = _consume_oversize(
-                    stream, data[position:], "skip", budget
+                _, rest, length, passed, glued = _consume_oversize(
+                    stream, data[position:], "skip", budget, glued=True
                 )
+                if glued is not None:  # a record glued to a hole in it: as above
+                    del head.openings[len(ends)], head.too_long[-1]
+                    left_out += length + hole
+                    unread += passed + hole
+                    data = data[:position] + b"\x00" + glued
+                    head.shifts.append((position, left_out))
+                    continue
                 length, passed = length + hole, passed + hole
                 if passed:  # damaged: NULs, whatever it began with
                     head.holes.append(len(ends))

@@ -52,3 +52,29 @@ def test_rows_read_by_blob_io_leave_nothing_a_row(
     big = _peak(connection, 16_000)
     # four times the rows: 4.1 times the peak before (a dead reference a handle), 1.0 now
     assert big < 1.5 * small, (small, big)
+
+
+def test_two_connections_read_in_turn_leave_nothing_a_row(
+    connection: sqlite3.Connection, tmp_path: Path
+) -> None:
+    # two connections read a row each in turn (a library user zipping two sessions'
+    # events): a count of handles shared by both pruned only one of them
+    other = sqlite3.connect(f"file:{tmp_path / 'app.db'}?mode=ro", uri=True)
+
+    def peak(reads: int) -> int:
+        tracemalloc.start()
+        try:
+            for n in range(reads):
+                for each in (connection, other):
+                    assert databases.bounded_value(each, "part", "data", n % 100 + 1)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    try:
+        peak(100)
+        small = peak(4_000)
+        big = peak(16_000)
+    finally:
+        other.close()
+    assert big < 1.5 * small, (small, big)

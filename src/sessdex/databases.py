@@ -1405,8 +1405,12 @@ def _indexed(connection: sqlite3.Connection, table: str) -> bool:
 
 NO_ROWID = "no rowid (a view, not a table): not read"
 _VIEW_PIECES = 8  # a view's huge value is cut in about this many pieces
-_BLOBS_PRUNED = 1024  # blob handles opened between two prunes of their dead references
-_blobs_opened = 0
+_BLOBS_PRUNED = 1024  # a connection's blob handles between two prunes of the dead ones
+# id(connection) -> the blob handles it opened since its dead ones were last dropped (a
+# connection takes no weak reference, so those of connections gone stay: all are
+# forgotten when one more than `_CONNECTIONS_COUNTED` begins)
+_blobs_opened: dict[int, int] = {}
+_CONNECTIONS_COUNTED = 64
 
 
 # (the file a connection reads, as it stood, a query, the shape) -> (what `shape` made of
@@ -1727,12 +1731,18 @@ def open_blob(
     """A read-only blob IO handle on one row's value (`connection.blobopen`), without
     what Python's sqlite3 leaves behind each: a weak reference to the handle, in a list
     on the connection that it never prunes (CPython gh-144424), about 88 bytes a row read
-    (a session of 200,000 parts held 17 MB of them). Every `_BLOBS_PRUNED` handles the
-    connection's dead ones are dropped (`_drop_dead_references`)."""
-    global _blobs_opened
-    _blobs_opened += 1
-    if _blobs_opened % _BLOBS_PRUNED == 0:
+    (a session of 200,000 parts held 17 MB of them). Every `_BLOBS_PRUNED` handles a
+    connection opens, its dead ones are dropped (`_drop_dead_references`): counted for
+    each connection, as a count of all connections' handles pruned only the one that
+    opened each 1,024th (of two read in turn, the same one each time)."""
+    key = id(connection)
+    opened = _blobs_opened.get(key, 0) + 1
+    if opened >= _BLOBS_PRUNED:
         _drop_dead_references(connection)
+        opened = 0
+    elif opened == 1 and len(_blobs_opened) >= _CONNECTIONS_COUNTED:
+        _blobs_opened.clear()
+    _blobs_opened[key] = opened
     return connection.blobopen(table, column, rowid, readonly=True)
 
 

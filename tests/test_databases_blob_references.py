@@ -5,6 +5,7 @@ session of 200,000 parts: 17 MB more at the peak of its `show`)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import tracemalloc
 from collections.abc import Iterator
@@ -78,3 +79,33 @@ def test_two_connections_read_in_turn_leave_nothing_a_row(
     finally:
         other.close()
     assert big < 1.5 * small, (small, big)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_closing_the_connection_after_a_prune_closes_the_handles_still_open(
+    tmp_path: Path,
+) -> None:
+    # the prune keeps each live handle's reference: closing the connection closes them
+    # all, and with them the database file (else SQLite keeps it open until each is freed)
+    path = tmp_path / "app.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE part (data BLOB)")
+    db.execute("INSERT INTO part VALUES (x'7b7d')")
+    db.commit()
+    db.close()
+    opened = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    live = databases.open_blob(opened, "part", "data", 1)
+    for _ in range(2 * databases._BLOBS_PRUNED):
+        assert databases.value_opening(opened, "part", "data", 1, 2) == b"{}"
+    opened.close()
+    held = [f for f in os.listdir("/proc/self/fd") if _names(f, path)]
+    assert not held
+    with pytest.raises(sqlite3.ProgrammingError):
+        live.read()
+
+
+def _names(fd: str, path: Path) -> bool:
+    try:
+        return os.path.realpath(f"/proc/self/fd/{fd}") == os.path.realpath(path)
+    except OSError:
+        return False

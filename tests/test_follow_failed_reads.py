@@ -210,3 +210,44 @@ def test_a_sub_agents_file_briefly_a_pipe_is_never_waited_on(tmp_path: Path) -> 
     assert (CHILD, "back as a file") in drawn
     said = [p for p in diagnostics.problems if "not a regular file" in p]
     assert len(said) == 1 and CHILD in said[0], diagnostics.problems
+
+
+def test_what_a_read_gave_before_it_failed_is_drawn_by_the_read_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a session read by its source's own read (a folder, a shared log: no whole store's
+    # re-reads around it) whose read breaks after the first of two new messages
+    from sessdex import reading
+
+    path = _chat(tmp_path, 6)
+    monkeypatch.setattr(reading, "whole_store", lambda path: None)
+    source = sources.get("gemini")
+    read = source.read
+    armed: list[bool] = []
+
+    def breaking(session: Session, *args: object, **kwargs: object) -> Iterator[Event]:
+        for event in read(session, *args, **kwargs):  # type: ignore[arg-type]
+            yield event
+            if armed and event.text == "the first written":
+                armed.clear()  # once: the read made again reads on
+                raise OSError(errno.EIO, "Input/output error", str(path))
+
+    monkeypatch.setattr(source, "read", breaking)
+    diagnostics = Diagnostics()
+    _, batches = api.follow_session(
+        Home.at(tmp_path), GEMINI_SESSION[:8], duration=6, notify=False,
+        diagnostics=diagnostics,
+    )  # fmt: skip
+    next(batches)
+    chat = json.loads(path.read_text())
+    for n, text in enumerate(("the first written", "the second written")):
+        chat["messages"].append(
+            {"id": f"late{n}", "timestamp": f"2025-11-02T12:00:0{n}.000Z",
+             "type": "user", "content": text}
+        )  # fmt: skip
+    armed.append(True)
+    path.write_text(json.dumps(chat, indent=2))
+    drawn = [e.text for batch in batches for e in batch]
+    assert any("stopped reading" in p for p in diagnostics.problems), diagnostics
+    assert drawn.count("the second written") == 1, drawn
+    assert drawn.count("the first written") == 1, drawn

@@ -732,6 +732,10 @@ class ReadFeed:
                 files.stopped_problem(self.session.app, self.session.path, error)
             )
             self.failed = True
+            # what it found new is not drawn: unseen, for the read made again to draw
+            # (it was taken as drawn, and never was)
+            for event in kept:
+                seen.forget(event, whole)
             return []
         self.read_before = True
         # a read that found none of the events the first read gave (the app caught

@@ -140,3 +140,26 @@ def test_an_amp_script_that_only_mentions_a_word_starting_with_dot_amp_is_refuse
         b'#!/bin/sh\nexec "$HOME/.amp/bin/amp-cli" "$@"\n',
     )
     assert _check("amp", own, monkeypatch).cli_path == str(own)
+
+
+def test_a_pipe_on_path_in_a_programs_place_is_never_waited_on(tmp_path: Path) -> None:
+    # `resume` judges the program on PATH (a wrapper, a launcher, a Go build): a pipe
+    # there (`mkfifo ~/bin/goose`) opened plainly waited for a writer, for ever
+    import os
+    import signal
+
+    pipe = tmp_path / "goose"
+    os.mkfifo(pipe)
+
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError("a program's file waited on a pipe")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(5)
+    try:
+        assert programs.wrapped(str(pipe)) is None
+        assert not programs.is_launcher(str(pipe))
+        assert not programs.is_go(str(pipe))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -219,8 +219,10 @@ def _names_go(notes: bytes, order: str) -> bool:
 
 
 def _read(file: Path, offset: int, size: int) -> bytes | None:
+    from .files import open_regular  # a pipe on PATH is refused, never waited on
+
     try:
-        with open(file, "rb") as stream:
+        with open_regular(file) as stream:
             stream.seek(offset)
             return stream.read(size)
     except (OSError, ValueError):

@@ -381,9 +381,19 @@ class Diagnostics:
         if len(self.details) < MAX_DETAILS:
             self.details.append((path, 0, FILE_REFUSED))
 
-    def child_missing(self, app: str, child: str) -> None:
+    def child_missing(
+        self, app: str, child: str, not_a_file: str | None = None
+    ) -> None:
         """A sub-agent whose spawn came back (its result names it) but whose transcript
-        the app's folders do not hold: its part of the session is missing, not empty."""
+        the app's folders do not hold: its part of the session is missing, not empty.
+        `not_a_file`: its transcript's place, which holds a pipe, a socket or a device
+        (never opened): there, but no file ("not found" sent the user looking for it)."""
+        if not_a_file is not None:
+            self.problem(
+                f"{app}: sub-agent {child}: transcript {not_a_file} is not a regular "
+                "file (a pipe, a socket or a device), never read"
+            )
+            return
         said = sum(p.endswith(MISSING_CHILD) for p in self.problems)
         if said < MAX_MISSING_CHILDREN:  # one line each, for a few: the rest are alike
             self.problem(f"{app}: sub-agent {child}: {MISSING_CHILD}")

@@ -1837,6 +1837,23 @@ def test_a_sub_agent_whose_transcript_is_gone_is_named(tmp_path: Path) -> None:
     assert whole.problems == []
 
 
+def test_a_sub_agent_whose_transcript_is_a_pipe_is_said_so(tmp_path: Path) -> None:
+    # its file's place holds a pipe (never opened): the transcript is there, not a file
+    project = tmp_path / "project"
+    shutil.copytree(SYNTHETIC, project)
+    lead = project / "33333333-3333-4333-8333-333333333333.jsonl"
+    folder = lead.with_suffix("") / "subagents"
+    for path in folder.glob("agent-a1c1c1c1c1c1c1c1c*"):
+        path.unlink()
+    os.mkfifo(folder / "agent-a1c1c1c1c1c1c1c1c.jsonl")
+    kept = Diagnostics()
+    assert any(e.kind == "subagent" for e in events(lead, kept))
+    assert len(kept.problems) == 1, kept.problems
+    assert "not a regular file" in kept.problems[0]
+    assert "a1c1c1c1c1c1c1c1c" in kept.problems[0]
+    assert "not found" not in kept.problems[0]
+
+
 def test_usage_passes_over_a_line_nested_past_the_decoders_depth(
     tmp_path: Path,
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import os
+import stat
 from array import array
 from collections.abc import Iterator
 from contextlib import nullcontext
@@ -563,6 +564,25 @@ def _find_abandoned(survey: Survey, graph: _Graph, leaf: str | None = None) -> N
         survey.branch_spawns[name[start]] = spawned
 
 
+def _not_files(
+    context: Context, call_of: dict[str, str], places: tuple[Path, ...]
+) -> None:
+    """Of the agents a result names that no layout found, those whose transcript's
+    place holds no regular file (a pipe: a listing passes it over): one stat each."""
+    for agent in call_of:
+        if agent in context.children or "/" in agent or "\\" in agent:
+            continue  # an id a record names, never a path out of the folder
+        for place in places:
+            name = place / f"agent-{agent}.jsonl"
+            try:
+                mode = os.stat(name).st_mode
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                context.not_files[agent] = str(name)
+                break
+
+
 def _find_children(
     context: Context, path: Path, session_id: str, survey: Survey
 ) -> None:
@@ -641,6 +661,7 @@ def _find_children(
         agent,
     ) in survey.inline_children.items():  # 1.0: side chains in the main file
         context.children.setdefault(agent, Child(agent, None, call_id=call))
+    _not_files(context, call_of, (folder, path.parent))
     for agent, child in context.children.items():
         if child.call_id:
             context.by_call[child.call_id] = agent

@@ -81,6 +81,8 @@ class Context:
     # response keys billed: one a response, and a replay may come far from its first copy
     # (a `/btw` side chain repeats the lead's ids), so all are kept, packed (`IdTable`)
     billed: IdTable = field(default_factory=IdTable)
+    # agent id -> its transcript's place, holding no regular file (a pipe): said so
+    not_files: dict[str, str] = field(default_factory=dict)
 
 
 _NAMED_FILES = 10  # a turn's changed files named in full; the rest counted
@@ -851,7 +853,9 @@ class Stream:
         child = self.context.children.get(child_id) if child_id else None
         if child_id and child is None and call in self.survey.result_agents:
             # its result came back naming it, and no folder holds its file
-            self.context.diagnostics.child_missing("claude", child_id)
+            self.context.diagnostics.child_missing(
+                "claude", child_id, self.context.not_files.get(child_id)
+            )
         agent_type = (child.agent_type if child else None) or rec.string(
             spec.get("subagent_type")
         )

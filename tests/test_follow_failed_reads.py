@@ -251,3 +251,32 @@ def test_what_a_read_gave_before_it_failed_is_drawn_by_the_read_made_again(
     assert any("stopped reading" in p for p in diagnostics.problems), diagnostics
     assert drawn.count("the second written") == 1, drawn
     assert drawn.count("the first written") == 1, drawn
+
+
+def test_a_store_whose_read_says_a_sub_agent_missing_is_not_read_again_unwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a sub-agent's transcript deleted for good is what the store holds, not a read
+    # that failed: nothing written, nothing to read again (each a whole read of it)
+    _chat(tmp_path, 6)
+    source = sources.get("gemini")
+    read = source.read
+    reads: list[float] = []
+
+    def missing(
+        session: Session, diagnostics: Diagnostics, *args: object, **kwargs: object
+    ) -> Iterator[Event]:
+        reads.append(time.monotonic())
+        diagnostics.child_missing("gemini", "a-sub-agent-cleaned-up")
+        yield from read(session, diagnostics, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(source, "read", missing)
+    diagnostics = Diagnostics()
+    _, batches = api.follow_session(
+        Home.at(tmp_path), GEMINI_SESSION[:8], duration=7, notify=False,
+        diagnostics=diagnostics,
+    )  # fmt: skip
+    for _ in batches:
+        pass
+    assert any("transcript not found" in p for p in diagnostics.problems)
+    assert len(reads) == 1, reads

@@ -38,6 +38,8 @@ HOLE = "a hole of NUL bytes (a sparse file)"
 # the lines before it, and says the byte (`at_byte`) rather than a number of its own
 AT_BYTE = 1 << 48  # (no file holds that many lines: 256 TiB of newlines)
 MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
+# a reader's failure on input it did not expect: its problem line ends so
+READER_BUG = "(a sessdex bug: please report it; SESSDEX_DEBUG=1 shows where)"
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped
 NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
@@ -402,10 +404,7 @@ class Diagnostics:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how
         to see where, instead of losing what was read before it. The traceback goes to
         the `sessdex` logger at DEBUG, for a program that embeds sessdex to show."""
-        message = (
-            f"{app}: stopped reading {path}: {why(error, path)} "
-            "(a sessdex bug: please report it; SESSDEX_DEBUG=1 shows where)"
-        )
+        message = f"{app}: stopped reading {path}: {why(error, path)} {READER_BUG}"
         self.problem(message)
         log.debug("%s", message, exc_info=error)
 

@@ -20,7 +20,9 @@ from pathlib import Path
 from . import databases, files, folders, reading, sources
 from .diagnostics import (
     FILE_REFUSED,
+    MISSING_CHILD,
     NOT_LINES,
+    READER_BUG,
     Diagnostics,
     is_damage,
     refused,
@@ -165,6 +167,14 @@ class Seen:
         said = self.said(event, positional)
         if event.kind == "assistant" and said is not None:
             self.keys.discard(said)
+
+
+def _may_pass(problem: str) -> bool:
+    """Whether a problem a read met may be gone at a read made again (an I/O error, a
+    file briefly not a file, a store rewritten during the read): not what the store
+    holds (a sub-agent's transcript deleted) nor a reader's bug on a record, which
+    each read meets again; a store's read is made again for those once it is written."""
+    return not problem.endswith((MISSING_CHILD, READER_BUG))
 
 
 def _new(seen: Seen, event: Event, positional: bool, met: set[int]) -> bool:
@@ -826,8 +836,9 @@ class ReadFeed:
     def _taken(self, events: list[Event], scratch: Diagnostics) -> list[Event]:
         """`events`, a read's new ones, handed on: what the read met kept, and, of a
         shared file, its newest time as this session's own last write. Whether the
-        read met a problem (it stopped, a file it needs would not open) is `failed`."""
-        self.failed = bool(scratch.problems)
+        read met a problem that may pass (`_may_pass`: it stopped, a file it needs would
+        not open) is `failed`."""
+        self.failed = any(map(_may_pass, scratch.problems))
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )

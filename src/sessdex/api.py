@@ -599,7 +599,8 @@ def watch_sessions(
     seconds passed or `stop()` says so; in the user's own home, a row too for each CLI
     running with no session yet (`BoardRow.pid`). `progress` follows the first listing (the one
     that may index every session first). A `since` given as text ('1d') moves with the
-    clock: a board left running drops a session once it is older than that. The lines
+    clock: a board left running drops a session once it is older than that; 'now' is the
+    moment the board starts (it shows the sessions written since). The lines
     the sessions' reads could not use are counted in `diagnostics` once the boards end
     (`diagnostics.places()` names them as `doctor --json` does)."""
     from . import live
@@ -609,6 +610,9 @@ def watch_sessions(
     known_apps(apps)  # an unknown app fails now, not inside the loop
     refuse_unless("limit", limit, 0)
     refuse_unless("duration", duration, 0)
+    if isinstance(since, str) and selection.is_now(since):
+        # the moment the board starts: read again at each listing, it let none in
+        since = datetime.now(UTC)
     first = [progress]
     # what the board follows, as the last listing gave it, each in its place there
     last: list[tuple[_Place, Session]] = []

@@ -297,6 +297,12 @@ def nothing_matches(
         given = [*kept, *([output] if output else [])]
         lists = named("list", *_app_words(apps), "--since", reach, *["--here"] * here, *given)  # fmt: skip
         hint = f"No session matches {' '.join(options)}; the newest changed {when}: {lists} lists it."  # fmt: skip
+    if hint and since and is_now(since) and not (query or until or hidden):
+        # nothing changed after the moment it ran, of course: what follows the changes
+        watches = named(
+            "watch", *_app_words(apps), "--since", "now", *["--here"] * here
+        )
+        hint = f"No session matches {' '.join(options)}, the moment list ran: {watches} shows those that change from then on."  # fmt: skip
     if hint and here and above is not None and not (query or hidden):
         folder, count = above
         are = "1 session is" if count == 1 else f"{count_of(count, 'session')} are"
@@ -993,6 +999,11 @@ def zoned_day(value: str) -> datetime | None:
         return None
 
 
+def is_now(value: str) -> bool:
+    """Whether a `--since`/`--until` value is `now`: the moment the command starts."""
+    return value.strip().lower() == "now"
+
+
 def parse_since(value: str, now: datetime | None = None) -> float:
     """'3d', '12h', '2w', '30min', '1mo', '1y' ago (or in words: '3days', '2months'; a
     year of 365 days, as `list`'s ages count it), 'today' or 'yesterday' (from its
@@ -1016,7 +1027,7 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         return _back(moment, amount, _unit(match.group(2)))
     if (month := month_start(value)) is not None:
         return month.timestamp()
-    if value.strip().lower() == "now":  # `--until now`: the moment the command runs
+    if is_now(value):  # `--until now`: the moment the command runs
         return moment.timestamp()
     if (back := DAYS_BACK.get(value.strip().lower())) is not None:
         # what a day's work is asked by: its start where the user is, not UTC's midnight
@@ -1144,7 +1155,7 @@ def _unread(value: str) -> str:
     examples = (
         "use 3d, 12h, 2w, 1mo, 1y, 30min (or 3days, 2weeks, 6months, 3 days ago), "
         "today, "
-        "yesterday, a date like 2026-11-01 or a month like 2026-11."
+        "yesterday, now, a date like 2026-11-01 or a month like 2026-11."
     )
     if (match := re.fullmatch(r"\s*(\d+)\s*M\s*", value)) is not None:
         amount = match[1] if int(match[1]) else "1"  # a zero span is refused too

@@ -1047,7 +1047,8 @@ ZONED_DATE = (
 # `--since` of list, find and watch, worded alike
 SINCE_HELP = (
     "Only sessions updated since: 3d, 12h, 2w, 1mo, 1y, 30min (or 3days, 2weeks, "
-    "6months, 3 days ago), today, yesterday (their local midnight), a month (2026-11: its first "
+    "6months, 3 days ago), today, yesterday (their local midnight), now (when the command "
+    "starts: watch shows the sessions that change after), a month (2026-11: its first "
     "day) or a date (2026-11-01: its midnight UTC, as --json's times; "
     f"{ZONED_DATE}; a time without an offset is UTC too)."
 )
@@ -1060,7 +1061,7 @@ def filter_options(f: F) -> F:
         metavar="WHEN",
         callback=not_blank,
         help="Only sessions updated until: 3d, 12h, 2w, 1mo, 1y, 30min ago (or 3 days "
-        "ago), the end of "
+        "ago), now (when the command starts), the end of "
         "today or yesterday (local), of a month (2026-11) or of a date (2026-11-30: to "
         "its next midnight UTC; "
         f"{ZONED_DATE}; a time without an offset is UTC).",

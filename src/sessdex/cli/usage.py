@@ -176,14 +176,16 @@ def _report_meant(
     metavar="WHEN",
     callback=not_blank,
     help="From this day (2026-11-01, today, yesterday: in --tz's zone, UTC by default; "
-    f"{ZONED_DATE}) or this long ago (3d, 2w, 3 days ago).",
+    f"{ZONED_DATE}), this long ago (3d, 2w, 3 days ago) or now (when the command "
+    "starts).",
 )
 @click.option(
     "--until",
     metavar="WHEN",
     callback=not_blank,
     help="Up to and including this day (2026-11-30, today, yesterday: in --tz's zone; "
-    f"{ZONED_DATE}), or up to this long ago (3d, 2w, 3 days ago).",
+    f"{ZONED_DATE}), up to this long ago (3d, 2w, 3 days ago) or up to now (when "
+    "the command starts).",
 )
 @apps_option
 @click.option(

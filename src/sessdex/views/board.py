@@ -41,10 +41,12 @@ def empty_board(
     kept to (` in '~/shop'`)."""
     import re
 
-    from ..selection import SPAN, reaching
+    from ..selection import SPAN, is_now, reaching
 
     found = re.fullmatch(SPAN, since)
-    if found is None:
+    if is_now(since):  # not "since now", read as if no time had passed
+        given = f"No session{where} changed since watch started"
+    elif found is None:
         given = f"No session{where} changed since {since}"
     else:  # 3d as typed, a word apart: 3 days
         unit = found[2].lower() if len(found[2]) == 1 else f" {found[2].lower()}"

@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
-from sessdex.sources import get
+from sessdex.sources import _facts, get
 from tests.conftest import app_home
 
 
@@ -37,3 +38,19 @@ def test_plain_doctor_names_the_versions_checked_on_one_short_line() -> None:
 def test_doctor_v_gives_them_in_full() -> None:
     line = _checked(_doctor("-v"))
     assert line == f"  checked with {get('claude').CHECKED_WITH}"
+
+
+def test_a_newest_version_is_named_though_a_longer_one_starts_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The newest is left out where the first clause names it whole, not where it is the
+    start of another version there (2.1.3 of 2.1.332)."""
+    monkeypatch.setitem(_facts.NEWEST_CHECKED, "claude", "2.1.3")
+    assert _checked(_doctor()) == (
+        "  checked with Claude Code 1.0.98 to 2.1.197 and 2.1.332; newest 2.1.3 "
+        "(-v: in full)"
+    )
+    monkeypatch.setitem(_facts.NEWEST_CHECKED, "claude", "2.1.332")
+    assert _checked(_doctor()) == (
+        "  checked with Claude Code 1.0.98 to 2.1.197 and 2.1.332 (-v: in full)"
+    )

@@ -590,7 +590,11 @@ def checked_briefly(report: AppReport) -> str:
 
     first = re.split(r" \(|; |, ", report.checked_with, maxsplit=1)[0]
     newest = _facts.NEWEST_CHECKED.get(report.app)
-    return f"{first}; newest {newest}" if newest and newest not in first else first
+    if not newest:
+        return first
+    # named whole: 2.1.3 is not named by 2.1.332, nor by 2.1.3-beta
+    named = re.search(rf"(?<![\w.-]){re.escape(newest)}(?![\w-]|\.\w)", first)
+    return first if named else f"{first}; newest {newest}"
 
 
 def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:

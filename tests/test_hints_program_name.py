@@ -128,3 +128,32 @@ def test_a_command_to_run_in_another_folder_names_sessdex_from_the_root(
         assert done.returncode == 0 and done.stdout == "", done.stderr
         named = f"'{os.path.normpath(SCRIPT)} list --here', run in that folder"
         assert named in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_an_unknown_shell_is_told_sessdex_by_its_path_quoted_as_sh_quotes_it(
+    tmp_path: Path,
+) -> None:
+    """Where `SESSDEX_SHELL` names a shell sessdex does not know, a command it names
+    quotes a path with a space in it as sh would, and says so; it said the path bare
+    (`'/x/my tools/sessdex demo'`, which runs `/x/my`) and "with that id" where the
+    command held none."""
+    home = tmp_path / "home"
+    home.mkdir()
+    spaced = tmp_path / "my tools"
+    spaced.mkdir()
+    (spaced / "sessdex").symlink_to(SCRIPT)
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8",
+           "SESSDEX_HOME": str(home / ".state"), "SESSDEX_SHELL": "nosuch"}  # fmt: skip
+    sessdex = f"'{spaced}/sessdex'"
+    done = subprocess.run([str(spaced / "sessdex"), "list"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    told = "(quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
+    assert f'"{sessdex} demo" {told} shows what' in done.stderr, done.stderr
+    assert "that id" not in done.stderr
+    done = subprocess.run([str(spaced / "sessdex"), "find", "a;b", "--home", str(home)],
+                          env=env, cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    why = "(SESSDEX_SHELL names a shell sessdex does not know)"
+    said = f'"{sessdex} demo" with the same --home {why} shows what'
+    assert said in done.stderr, done.stderr

@@ -308,19 +308,39 @@ def named(*words: str) -> str:
     try:
         typed = line(*words)
     except (NotQuotable, BadSetting) as error:  # said, not printed wrong
-        unknown = isinstance(error, BadSetting)
-        why = " (SESSDEX_SHELL names a shell sessdex does not know)" if unknown else ""
-        if not plain:
-            if unknown:
-                also = " and the same --home" if _HOME.get() is not None else ""
-                return f"'{program()} {words[0]}' with {_left_out(words)}{also}{why}"
-            # the word itself: an id a file gave, or one the user typed (`find`'s)
-            what = _untypable(words[1:])
-            return f"'{program()} {words[0]}' ({what} cannot be typed in your shell)"
-        return f"'{' '.join((program(), *words))}' with the same --home{why}"
+        return _named_anyway(words, isinstance(error, BadSetting))
     finally:
         _NAMING.reset(naming)
     return _in_quotes(typed)
+
+
+def _named_anyway(words: Sequence[str], unknown: bool) -> str:
+    """`named`'s sentence where the user's shell cannot be given the line (`unknown`:
+    or is one sessdex does not know): the words that need it left out, and why;
+    sessdex's path quoted as that shell (or sh) quotes it, a folder with a space in it
+    whole."""
+    from .shells import POSIX, run
+
+    why = " (SESSDEX_SHELL names a shell sessdex does not know)" if unknown else ""
+    try:
+        sessdex = run([program()], POSIX if unknown else None)
+    except Exception:  # a path no shell can be given: named as it is
+        sessdex = program()
+    if not all(word and _PLAIN.issuperset(word) for word in words):
+        if unknown:
+            also = " and the same --home" if _HOME.get() is not None else ""
+            said = f"{sessdex} {words[0]}"
+            return f"{_in_quotes(said)} with {_left_out(words)}{also}{why}"
+        # the word itself: an id a file gave, or one the user typed (`find`'s)
+        what = _untypable(words[1:])
+        said = f"{sessdex} {words[0]}"
+        return f"{_in_quotes(said)} ({what} cannot be typed in your shell)"
+    said = " ".join((sessdex, *words))
+    if _HOME.get() is not None:
+        return f"{_in_quotes(said)} with the same --home{why}"
+    # only sessdex's path needed the shell's rules: sh's, said so
+    told = " (quoted for sh: SESSDEX_SHELL names a shell sessdex does not know)"
+    return _in_quotes(said) + (told if unknown else "")
 
 
 def _left_out(words: Sequence[str]) -> str:

@@ -273,7 +273,9 @@ def _write(
         zone = view.zone_named(tz) if a_day else None
         _say(
             _home_meant(home, filtered)
-            or view.nothing_counted(filtered, zone, result.collected.hiding_links)
+            or view.nothing_counted(
+                filtered, zone, result.collected.hiding_links, report
+            )
         )
     if form != "table" or not result.rows:
         return

@@ -309,6 +309,7 @@ def usage_command(
                 filtered,
                 view.zone_named(tz) if view.names_a_day(since, until) else None,
                 result.collected.hiding_links,
+                report,
             )
         )
     if as_data or not result.rows:

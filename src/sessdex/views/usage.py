@@ -405,17 +405,24 @@ def zone_named(tz: str | None) -> str:
     return f"{zone} (local)" if tz == "local" and zone != "local time" else zone
 
 
+def periods_of(kind: str) -> str:
+    """What a report's rows are cut into, as its caption names them: `weeks` of a
+    weekly report, `months` of a monthly one, else `days`."""
+    return {"weekly": "weeks", "monthly": "months"}.get(kind, "days")
+
+
 def nothing_counted(
     filters: Sequence[str],
     zone: str | None,
     hiding_links: Mapping[str, Sequence[str]] | None = None,
+    kind: str = "daily",
 ) -> str:
     """What an empty report says on stderr: `filters` the options that narrowed it as
     typed (`--since 3d`), `zone` the one whose days emptied it (a day named) or None,
     `hiding_links` the broken links that hide an app's files, by app
-    (`Collected.hiding_links`)."""
+    (`Collected.hiding_links`), `kind` the report (weeks or months cut in the zone)."""
     # today in UTC may have begun an hour ago here: the zone is what emptied it
-    days = f", with days in {zone}" if zone is not None else ""
+    days = f", with {periods_of(kind)} in {zone}" if zone is not None else ""
     if filters:  # as `list` says it: what emptied it, and the report without it
         them = "it" if len(filters) == 1 else "them"
         asked = " ".join(filters)
@@ -466,8 +473,7 @@ def print_table(
     # the terminal would break a long one mid-word
     import textwrap
 
-    periods = {"weekly": "weeks", "monthly": "months"}.get(kind, "days")
-    captions = [own_cost_note(total), f"{periods}: {zone}" if zone else None]
+    captions = [own_cost_note(total), f"{periods_of(kind)}: {zone}" if zone else None]
     for caption in filter(None, [*captions, f"prices: {catalogue}"]):
         lines = [caption] if not roomy else textwrap.wrap(caption, out.width, break_long_words=False, break_on_hyphens=False)  # fmt: skip
         for line in lines:

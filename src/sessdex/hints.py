@@ -319,12 +319,13 @@ def _named_anyway(words: Sequence[str], unknown: bool) -> str:
     or is one sessdex does not know): the words that need it left out, and why;
     sessdex's path quoted as that shell (or sh) quotes it, a folder with a space in it
     whole."""
+    from .errors import NotQuotable
     from .shells import POSIX, run
 
     why = " (SESSDEX_SHELL names a shell sessdex does not know)" if unknown else ""
     try:
         sessdex = run([program()], POSIX if unknown else None)
-    except Exception:  # a path no shell can be given: named as it is
+    except NotQuotable:  # a path the shell cannot be given: named as it is
         sessdex = program()
     if not all(word and _PLAIN.issuperset(word) for word in words):
         if unknown:

@@ -75,3 +75,26 @@ def test_the_check_over_many_files_holds_a_few_bytes_per_response() -> None:
         tracemalloc.stop()
     assert found == []  # nothing shared: no file is read
     assert peak < 30 * files * per_file
+
+
+def test_one_big_file_is_checked_in_less_than_its_keys_blob() -> None:
+    """A big lead session (a 2 GB file holds ~400,000 responses): its own ids are taken
+    once each a sixteenth at a time, not in a set of them all (~100 bytes a response,
+    twice its keys blob)."""
+    import tracemalloc
+
+    def lines(start: int, count: int) -> bytes:
+        return blob(
+            [f"msg_01{m:020}:req_{m:020}\t0" for m in range(start, start + count)]
+        )
+
+    usage._in_two_files([lines(0, 10), lines(5, 10)])  # imports warmed
+    big, fork = lines(0, 200_000), lines(199_000, 2000)
+    tracemalloc.start()
+    try:
+        found = usage._in_two_files([big, fork])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(found) == 1000
+    assert peak < len(big) / 2

@@ -38,7 +38,8 @@ from .text import (
     tokens_said,
     tool_detail,
     tool_line,
-    visible,
+    visible_head,
+    visible_length,
 )
 
 _BACKTICKS = re.compile(r"`{3,}")
@@ -975,7 +976,7 @@ def _arguments(value: object, shown: str) -> str:
     """A tool call's input beyond its diff and what its summary line (`shown`) shows
     whole, as `show --detail full` has it: each argument `key: value`, a text of several
     lines indented under its key, every control character written out (`visible`): a
-    `Write`'s content, a long command."""
+    `Write`'s content, a long command; cut as `_capped` cuts."""
     from .records import dumps
 
     if patch_text(value) is not None:  # the diff shows it
@@ -990,21 +991,62 @@ def _arguments(value: object, shown: str) -> str:
         return ""
     if not isinstance(value, dict):
         text = value if isinstance(value, str) else dumps(value).decode()
-        return "" if shown_whole(text, shown) else visible(text.rstrip("\n"))
-    lines: list[str] = []
+        return (
+            ""
+            if shown_whole(text, shown)
+            else _capped_visible([("", text.rstrip("\n"))])
+        )
+    return _capped_visible(_argument_lines(value, shown))
+
+
+def _argument_lines(
+    value: dict[object, object], shown: str
+) -> Iterator[tuple[str, str]]:
+    """(prefix, text) of each line `_arguments` writes, a line at a time."""
+    from .records import dumps
+
     for key, argument in value.items():
         text = argument if isinstance(argument, str) else dumps(argument).decode()
         if shown_whole(text, shown):
             continue
         name = one_line(str(key), 40)
-        if "\n" in text.rstrip("\n"):
-            lines.append(f"{name}:")
-            lines.extend(
-                "    " + visible(line) for line in text.rstrip("\n").split("\n")
-            )
+        end = _end(text)
+        if text.find("\n", 0, end) >= 0:
+            yield f"{name}:", ""
+            start = 0
+            while (cut := text.find("\n", start, end)) >= 0:
+                yield "    ", text[start:cut]
+                start = cut + 1
+            yield "    ", text[start:end]
         else:
-            lines.append(f"{name}: {visible(text)}")
-    return "\n".join(lines)
+            yield f"{name}: ", text
+
+
+def _end(text: str) -> int:
+    """Where `text.rstrip("\n")` would end, without its copy."""
+    end = len(text)
+    while end and text[end - 1] == "\n":
+        end -= 1
+    return end
+
+
+def _capped_visible(lines: Iterable[tuple[str, str]], limit: int = 2000) -> str:
+    """`_capped` of the lines, each its prefix then its text `visible`: each text written
+    out only as far as the cut shows, the rest counted (a 20 MB `Write` content was
+    written out whole, twice, to show 2,000 characters)."""
+    head: list[str] = []
+    held = length = 0
+    for n, (prefix, text) in enumerate(lines):
+        start = f"\n{prefix}" if n else prefix
+        length += len(start) + visible_length(text)
+        if held < limit + 1:  # one more than shown: whether the whole shows
+            piece = (start + visible_head(text, limit + 1 - held))[: limit + 1 - held]
+            head.append(piece)
+            held += len(piece)
+    text = "".join(head)
+    if length <= limit:
+        return text
+    return text[:limit] + f"\n… ({length - limit} more characters)"
 
 
 def _digest(text: str | None) -> bytes:
@@ -1117,11 +1159,11 @@ def render(
             summary = tool_line(event.tool, detail, diff_counts(diff))
             out = f"- 🔧 {by}{_inline(summary, literal=True)}{who}\n"
             if diff:  # what an edit changed: what a reader of the export most needs
-                text = _capped("\n".join(visible(line) for line in diff))
+                text = _capped_visible(("", line) for line in diff)
                 out += f"\n{_quote_block(text, 'diff')}\n\n"
             rest = _arguments(value, detail)
             if rest:  # what else it was given (a file's content): capped as results are
-                out += f"\n{_quote_block(_capped(rest))}\n\n"
+                out += f"\n{_quote_block(rest)}\n\n"
         elif kind == "tool_result":
             label = "error" if event.is_error else "result"
             spawn = spawned.get(event.call_id or "")

@@ -235,6 +235,43 @@ def visible(text: str | None, *, keep_newlines: bool = True) -> str:
     return _SPACES.sub(" ", text).strip() if not keep_newlines else text
 
 
+def visible_head(text: str, count: int) -> str:
+    """`visible(text)[:count]`, written out from only as much of `text` as it can come
+    from: a 20 MB `Write` content is not written out whole to show 2,000 characters."""
+    if not _writes_out(text):
+        return text[:count]
+    pattern = _FLAG_OR_CONTROL if _CANCEL_TAG in text else _CONTROLS
+    # a CRLF is the fewest characters in (2) for one out; a flag (7) cut at the end is
+    # written out differently from where it starts, past `count` characters out
+    head = text[: 2 * count + 16]
+    return pattern.sub(_escaped, head.replace("\r\n", "\n"))[:count]
+
+
+def visible_length(text: str) -> int:
+    """`len(visible(text))`, counted without writing it out."""
+    if not _writes_out(text):
+        return len(text)
+    pattern = _FLAG_OR_CONTROL if _CANCEL_TAG in text else _CONTROLS
+    length = len(text) - text.count("\r\n")
+    for match in pattern.finditer(text):
+        if match[0] == "\r" and text.startswith("\n", match.end()):
+            continue  # a CRLF's CR: `visible` takes it out, counted above
+        length += len(_escaped(match)) - len(match[0])
+    return length
+
+
+def _writes_out(text: str) -> bool:
+    """Whether `visible` writes out some of `text` (its test, a piece at a time: no
+    copy of a big text)."""
+    return not text.isprintable() and not all(
+        text[at : at + _PIECE].replace("\n", " ").replace("\t", " ").isprintable()
+        for at in range(0, len(text), _PIECE)
+    )
+
+
+_PIECE = 1 << 16  # characters of a text tested at once
+
+
 def visible_line(text: str | None, width: int | None = None) -> str:
     """`visible` text on one line, cut to `width` columns as `one_line` cuts."""
     line = visible(text, keep_newlines=False)
@@ -769,8 +806,11 @@ def tool_detail(value: object, width: int = 100) -> str:
 def shown_whole(text: str, shown: str) -> bool:
     """Whether a tool call's summary line (`shown`, its `tool_detail`) already shows
     `text`, one of its arguments, whole (one line, not cut)."""
-    line = visible_line(text)
-    return bool(line) and line == text.strip() and line == shown
+    # the cheap tests first: a 20 MB argument is not written out on one line to find
+    # that a summary of 200 characters is not all of it
+    if not shown or shown not in text or text.strip() != shown:
+        return False
+    return visible_line(text) == shown
 
 
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:

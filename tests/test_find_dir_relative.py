@@ -147,3 +147,19 @@ def test_dir_under_home_with_dots_is_read_as_a_shell_reads_it(tmp_path: Path) ->
     assert _found(home, "dir:~/code/./shop/") == [HERE]
     assert _found(home, "dir:~//code/docs/../shop") == [HERE, BESIDE]
     assert _found(home, "dir:~\\code\\..\\code\\shop2") == [BESIDE]
+
+
+def test_dir_above_a_windows_home_stays_on_its_drive() -> None:
+    """`dir:~/../../..` under `C:\\Users\\me` is `C:/`, as a Windows shell reads it (it
+    was `.`, matched as text: every folder with a dot in its name); `~\\..\\..\\..\\x` is
+    `C:/x`, not the text `x`; a share's root stays that share's."""
+    from sessdex.selection import parse_query
+
+    def read(text: str, home: str) -> str:
+        return dict(parse_query(text, home=home).scoped)["dir"]
+
+    assert read("dir:~/../../..", "C:\\Users\\me") == "C:/"
+    assert read("dir:~\\..\\..\\..\\x", "C:\\Users\\me") == "C:/x"
+    assert read("dir:~/code/../docs/", "C:\\Users\\me") == "C:/Users/me/docs/"
+    assert read("dir:~/../../../x", "\\\\srv\\share\\me") == "//srv/share/x"
+    assert read("dir:~/../../..", "/home/me") == "/"

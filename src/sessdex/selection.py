@@ -8,6 +8,7 @@ path must start in a few milliseconds.
 from __future__ import annotations
 
 import itertools
+import ntpath
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -171,7 +172,11 @@ def _as_shell_reads(path: str) -> str:
     (`~/code/../docs` was matched as that text: no folder holds it); a `/` typed at its
     end kept, as it keeps `dir:` to that folder and those below it."""
     typed = path.replace("\\", "/")
-    normal = posixpath.normpath(typed)
+    # a Windows home's drive (`C:`, `//srv/share`) is a root no `..` goes above: read
+    # as a plain path, `C:/Users/me/../../..` was `.`, matched as text
+    drive = ntpath.splitdrive(typed)[0]
+    normal = ntpath.normpath(typed) if drive else posixpath.normpath(typed)
+    normal = normal.replace("\\", "/")
     return normal + "/" if typed.endswith("/") and normal[-1:] != "/" else normal
 
 

@@ -328,3 +328,38 @@ def test_follow_n_draws_an_answer_written_later_alike_one_of_its_history(
     whole = _whole(home, GEMINI_SESSION[:8])
     assert _shown(first[-4:]) == _shown(whole[-8:-4])
     assert _shown(later) == _shown(whole[-4:])
+
+
+def test_follow_n_counts_only_what_it_drew_while_telling_history_from_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next whole read after `follow -n 4` holds a count of each event the first read
+    of the chat's end gave (147 here), not one of each older event it passes too (4,666
+    of a chat of 2,000 messages, growing with the chat). Counters that note their size."""
+    from collections import Counter
+
+    from sessdex import live_feeds
+
+    sizes: list[int] = []
+
+    class Noted(Counter[int]):
+        def __setitem__(self, key: int, value: int) -> None:
+            super().__setitem__(key, value)
+            sizes.append(len(self))
+
+    monkeypatch.setattr(live_feeds, "Counter", Noted)
+    path = _chat(tmp_path, 2000)
+    chat = json.loads(path.read_text())
+    home = Home.at(tmp_path)
+    _, batches = api.follow_session(
+        home, GEMINI_SESSION[:8], duration=4, notify=False, history=4
+    )
+    first = next(batches)
+    chat["messages"].append(
+        {"id": "new", "timestamp": "2025-11-02T12:00:00.000Z", "type": "user",
+         "content": "one more"}
+    )  # fmt: skip
+    path.write_text(json.dumps(chat, indent=2))
+    later = [e for batch in batches for e in batch]
+    assert [e.text for e in later if e.kind == "user"] == ["one more"]
+    assert first and max(sizes) < 500

@@ -728,7 +728,8 @@ class ReadFeed:
                     given = left[key] > 0
                     opened = opened or given or window.opens(event)
                     if not opened or given:
-                        left[key] -= 1 if given else 0
+                        if given:  # never a count of an older event: the history's
+                            left[key] -= 1  # own, as long as the session, each read
                         seen.add(event, True)
                         continue
                     if key in left:  # alike one given before it: this one is another

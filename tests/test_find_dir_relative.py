@@ -163,3 +163,25 @@ def test_dir_above_a_windows_home_stays_on_its_drive() -> None:
     assert read("dir:~/code/../docs/", "C:\\Users\\me") == "C:/Users/me/docs/"
     assert read("dir:~/../../../x", "\\\\srv\\share\\me") == "//srv/share/x"
     assert read("dir:~/../../..", "/home/me") == "/"
+
+
+def test_dir_of_a_full_path_with_dots_is_read_as_a_shell_reads_it(
+    tmp_path: Path,
+) -> None:
+    """`dir:/…/code/docs/../shop`, a full path pasted as a shell takes it, is the folder
+    it means, as `dir:~/code/../shop` is; it was matched as that text: nothing found."""
+    home = tmp_path / "home"
+    for name, session in (("shop", HERE), ("docs", BESIDE)):
+        (home / "code" / name).mkdir(parents=True)
+        write_claude_session(home, session, str(home / "code" / name))
+    code = home / "code"
+    assert _found(home, f"dir:{code}/docs/../shop") == [HERE]
+    assert _found(home, f"dir:{code}/./docs/") == [BESIDE]
+    assert _found(home, f"dir:{code}/shop/..") == [HERE, BESIDE]
+
+
+def test_dir_of_a_full_windows_path_with_dots_stays_on_its_drive() -> None:
+    from sessdex.selection import parse_query
+
+    scoped = parse_query("dir:C:\\Users\\me\\..\\..\\..\\x", home="/home/me").scoped
+    assert dict(scoped)["dir"] == "C:/x"

@@ -164,7 +164,17 @@ def _under_home(folder: str, home: str | None) -> str:
         folder = _as_shell_reads(home.rstrip("/\\") + folder[1:])
     elif folder in (".", "..") or folder.startswith(("./", "../", ".\\", "..\\")):
         folder = _from_here(folder)
+    elif _full_with_dots(folder):  # `/…/code/../shop` pasted: as `~/code/../shop` is
+        folder = _as_shell_reads(folder)
     return folder.replace("\\", "/")
+
+
+def _full_with_dots(folder: str) -> bool:
+    """Whether `folder` is a full path (`/…`, `C:\\…`, `\\\\server\\…`) with a `.` or
+    `..` in it, which no folder's name is: text matched as such found nothing."""
+    typed = folder.replace("\\", "/")
+    full = typed.startswith("/") or typed[1:3] == ":/"
+    return full and any(part in (".", "..") for part in typed.split("/"))
 
 
 def _as_shell_reads(path: str) -> str:
@@ -172,7 +182,7 @@ def _as_shell_reads(path: str) -> str:
     (`~/code/../docs` was matched as that text: no folder holds it); a `/` typed at its
     end kept, as it keeps `dir:` to that folder and those below it."""
     typed = path.replace("\\", "/")
-    # a Windows home's drive (`C:`, `//srv/share`) is a root no `..` goes above: read
+    # a Windows path's drive (`C:`, `//srv/share`) is a root no `..` goes above: read
     # as a plain path, `C:/Users/me/../../..` was `.`, matched as text
     drive = ntpath.splitdrive(typed)[0]
     normal = ntpath.normpath(typed) if drive else posixpath.normpath(typed)

@@ -326,3 +326,36 @@ def test_a_strange_file_is_never_a_crash_a_hang_or_a_write(
             name, HOMES[name], 0, tmp_path, more=True, strange=(way,)
         )
     assert not failures, "\n".join(failures)
+
+
+def test_a_roo_sub_task_whose_history_item_is_a_device_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    # its history item (which names its parent) unreadable, the sub-task still lies
+    # in its parent's read (the parent's history names it): it is not listed, nor
+    # counted, a second time on its own
+    import json
+    import random
+
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    def run(home: Path, *args: str) -> str:
+        state = {"SESSDEX_HOME": str(tmp_path / f"state-{home.name}")}
+        result = CliRunner().invoke(main, [*args, "--home", str(home)], env=state)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    def tokens(home: Path) -> int:
+        rows = json.loads(run(home, "usage", "app", "--json"))
+        return sum(int(r["input_tokens"]) + int(r["output_tokens"]) for r in rows)
+
+    child = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
+    home = tmp_path / "damaged"
+    fuzzing.copy_home(HOMES["roo"], home)
+    (item,) = home.rglob(f"tasks/{child}/history_item.json")
+    assert fuzzing.mutate_strange(item, "device", random.Random(0))
+    listed = {s["id"] for s in json.loads(run(home, "list", "--json"))}
+    assert child not in listed and "7c1a2b3d-0e4f-4a5b-8c6d-7e8f9a0b1c2d" in listed
+    assert tokens(home) == tokens(HOMES["roo"]) == 2940

@@ -356,6 +356,9 @@ class TaskStore:
         delegated: list[str] = []
         if isinstance(children, list):
             extra["children"] = list(_child_ids(children))
+            # its read holds them: one whose own history item cannot be read (a device
+            # in its place) is its sub-task still, not a session listed and counted twice
+            delegated = [c for c in _child_ids(children) if c != folder.name]
         elif _SUBTASK_SEEN in head or _SUBTASK_SEEN in tail:
             delegated = [c for c in _subtask_ids(folder) if c != folder.name]
             extra["delegated"] = list(delegated)  # `children`, from a history, wins

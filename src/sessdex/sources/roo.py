@@ -10,7 +10,8 @@ module for what is read, ignored, and how usage is counted). Since 3.29.5 `token
 includes the cache reads and writes, which are taken out.
 
 Sub-tasks: a `newTask` tool call starts a child task in its own folder whose
-`history_item.json` names `parentTaskId`; the child is listed with `parent_id` set, and a
+`history_item.json` names `parentTaskId` (and the parent's its `childIds`, which link it
+where its own cannot be read); the child is listed with `parent_id` set, and a
 parent's events include a `subagent` event at the spawn followed by the child's events
 (matched to the parent's `childIds` in order) with `agent_id` = the child's id. Older Roo
 kept its history list in VS Code's `state.vscdb`, which we do not open: such tasks still

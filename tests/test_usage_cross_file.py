@@ -4,6 +4,7 @@ every id (`usage._in_two_files`): the same ids as the whole-dict pass it replace
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from sessdex import usage
 
@@ -98,3 +99,38 @@ def test_one_big_file_is_checked_in_less_than_its_keys_blob() -> None:
         tracemalloc.stop()
     assert len(found) == 1000
     assert peak < len(big) / 2
+
+
+def test_a_response_two_files_hold_and_one_a_file_repeats_are_each_counted_once(
+    tmp_path: Path,
+) -> None:
+    """`usage --json` over a session and its copy: the response both hold, and the one
+    the first holds twice (a streamed response written again), each counted once."""
+    import orjson
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    def response(session: str, n: int, output: int) -> bytes:
+        return orjson.dumps({"type": "assistant", "isSidechain": False,
+                             "timestamp": f"2026-11-20T10:0{n}:00Z", "sessionId": session,
+                             "cwd": "/home/dev/shop", "requestId": f"req_{n}", "uuid": f"{session}-{n}",
+                             "message": {"id": f"msg_{n}", "model": "claude-sonnet-4-5",
+                                         "usage": {"input_tokens": 100, "output_tokens": output}}}) + b"\n"  # fmt: skip
+
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True)
+    first, copy = (f"aaaaaaaa-0000-4000-8000-00000000000{n}" for n in (1, 2))
+    (folder / f"{first}.jsonl").write_bytes(
+        response(first, 1, 10) + response(first, 1, 10) + response(first, 2, 20)
+    )
+    (folder / f"{copy}.jsonl").write_bytes(
+        response(copy, 2, 20) + response(copy, 3, 40)
+    )
+    run = CliRunner()
+    result = run.invoke(
+        main, ["usage", "app", "--json", "--home", str(tmp_path / "home")]
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = orjson.loads(result.stdout)
+    assert (row["responses"], row["output_tokens"]) == (3, 70)

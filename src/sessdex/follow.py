@@ -58,6 +58,9 @@ class _Counting:
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         return self.stream.seek(offset, whence)
 
+    def seekable(self) -> bool:  # asked before an over-long line's reads stop at holes
+        return self.stream.seekable()
+
 
 class Follower:
     """One file followed from an offset (see the module docstring).

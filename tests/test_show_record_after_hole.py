@@ -69,19 +69,39 @@ def cut_at_hole(path: Path, number: int, hole: int) -> None:
         pytest.skip("this file system stores no hole")
 
 
+def cut_twice_at_holes(path: Path, number: int, hole: int) -> None:
+    """As `cut_at_hole`, a piece more of the line (no record's start) written after the
+    first hole and the rest of it lost in a second: two holes on one line."""
+    lines = path.read_bytes().split(b"\n")
+    before = b"".join(line + b"\n" for line in lines[: number - 1])
+    cut = lines[number - 1]
+    with path.open("wb") as stream:
+        stream.write(before + cut[: len(cut) // 3])
+        for piece in (cut[len(cut) // 3 : len(cut) // 2], b"\n".join(lines[number:])):
+            stream.seek(-(-(stream.tell() + hole) // 4096) * 4096)
+            stream.write(piece)
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+
+
 def without_line(path: Path, number: int) -> None:
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(b"\n".join(lines[: number - 1] + lines[number:]))
 
 
 def agree(
-    tmp_path: Path, sid: str, make: Callable[[Path], Path], number: int, hole: int
-) -> None:
+    tmp_path: Path,
+    sid: str,
+    make: Callable[[Path], Path],
+    number: int,
+    hole: int,
+    cut: Callable[[Path, int, int], None] = cut_at_hole,
+) -> dict[str, str]:
     """`make(home)` writes the session's transcript; line `number` of it cut at a hole
     reads as the transcript without that line, in every command."""
     clean, damaged = tmp_path / "clean", tmp_path / "damaged"
     without_line(make(clean), number)
-    cut_at_hole(make(damaged), number, hole)
+    cut(make(damaged), number, hole)
     expected, _ = views(clean, sid)
     got, said = views(damaged, sid)
     assert got == expected
@@ -117,6 +137,23 @@ def test_claude_record_after_a_hole_that_cut_a_long_line_is_read(
         return write_claude_session(home, CLAUDE_ID, "/w/hole", prompt=prompt)
 
     said = agree(tmp_path, CLAUDE_ID, make, 1, hole)
+    assert SAID in said["list"]
+
+
+@pytest.mark.parametrize("hole", HOLES)
+@pytest.mark.parametrize("prompt", [0, 10 * 1024 * 1024])
+def test_claude_record_after_a_second_hole_in_the_line_is_read(
+    tmp_path: Path, hole: int, prompt: int
+) -> None:
+    """The prompt's line is cut by a hole, a piece more of it written after that hole
+    and the rest lost in a second one; the reply glued to the second hole is read by
+    every command (`show` and `usage` passed over it with the line, `list` read it)."""
+
+    def make(home: Path) -> Path:
+        text = "x" * prompt if prompt else "fix the login"
+        return write_claude_session(home, CLAUDE_ID, "/w/hole", prompt=text)
+
+    said = agree(tmp_path, CLAUDE_ID, make, 1, hole, cut_twice_at_holes)
     assert SAID in said["list"]
 
 

@@ -418,12 +418,14 @@ def chunks(stream: BinaryIO, left: int | None = None) -> Iterator[bytes]:
         yield chunk
 
 
-def through_line(stream: BinaryIO) -> tuple[bytes | None, int]:
+def through_line(stream: BinaryIO) -> tuple[bytes | None, int, bytes | None]:
     """Read the rest of a line from `stream`'s position to its newline, holding none of
     it, passing holes over (`skip_hole`): (the bytes read after the newline, or None at
-    the end of the file; the line's length from there, holes included)."""
-    through = _consume_oversize(stream, b"", "skip")
-    return through.rest, through.length
+    the end of the file; the line's length from there, holes included; None). Where a
+    hole in it has a record glued to it (`record_after_hole`), the line ends at that
+    hole's last byte: (None, its length to there, the bytes read past the hole)."""
+    through = _consume_oversize(stream, b"", "skip", glued=True)
+    return through.rest, through.length, through.glued
 
 
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
@@ -699,17 +701,26 @@ def iter_lines(
     while True:
         hole = skip_hole(stream) if more or hole_at is not None else 0
         record = record_after_hole(stream) if hole else None
+        # no record after the hole: the line goes on to its newline, or to a later hole
+        # in it that a record is glued to (a piece more of it written between the two)
+        through = (
+            _consume_oversize(stream, b"", "skip", glued=True)
+            if hole and record is None
+            else None
+        )
+        if through is not None and through.glued is not None:
+            position += through.length + 1
+            record = through.glued
         if record is not None:
             # a record glued to the hole: a line from the hole's last byte, given as one
             # NUL (`record_after_hole`); the cut line before it is dropped with the hole
             position += len(buf) - start + hole - 1
             buf, start, chunk = b"\x00", 0, record
             more = True
-        elif hole:
+        elif through is not None:
             # the line in progress runs into a hole (NULs never stored) and no record
             # follows it: it, the hole and what follows to the next newline are one
             # damaged line, left unread
-            through = _consume_oversize(stream, b"", "skip")
             if through.rest is None and hold_partial:
                 return
             if diagnostics is not None:

@@ -81,10 +81,15 @@ class MarkedLines:
             while True:
                 hole = files.skip_hole(stream) if more or at == hole_at else 0
                 record = files.record_after_hole(stream) if hole else None
+                held = len(carry) + (long.length if long is not None else 0)
+                rest: bytes | None = b""
+                if hole and record is None:
+                    # the line runs on to its newline, or to a later hole in it that a
+                    # record is glued to
+                    rest, record = self._through_hole(stream, name, held + hole)
                 if record is not None:
                     # a record glued to the hole: a line from the hole's last byte,
                     # given as one NUL (`files.record_after_hole`)
-                    held = len(carry) + (long.length if long is not None else 0)
                     self.offset += held + hole - 1
                     carry, long, chunk = b"\x00", None, record
                     at = self.offset + 1 + len(chunk)
@@ -92,8 +97,6 @@ class MarkedLines:
                     more = True
                 elif hole:
                     # the line in progress runs into a hole: skipped, unread, whole
-                    held = len(carry) + (long.length if long is not None else 0)
-                    rest = self._through_hole(stream, name, held + hole)
                     carry, long = b"", None
                     if rest is None:
                         break
@@ -145,19 +148,27 @@ class MarkedLines:
             elif carry and self._marked(carry):
                 yield self.line, carry, False
 
-    def _through_hole(self, stream: BinaryIO, name: str, length: int) -> bytes | None:
+    def _through_hole(
+        self, stream: BinaryIO, name: str, length: int
+    ) -> tuple[bytes | None, bytes | None]:
         """Pass over the line a hole is in (its first `length` bytes passed already): it
-        is counted as skipped, and the bytes after its newline given back (None: the
-        file ends within it, a last line that is never finished)."""
-        rest, more = files.through_line(stream)
+        is counted as skipped, and (the bytes after its newline, None) given back (None:
+        the file ends within it, a last line that is never finished). Where a later hole
+        in it has a record glued to it (`files.through_line`): (None, the bytes read
+        past that hole), `offset` moved by the line's bytes between the two holes, for
+        the caller to go on as at a first hole's record; nothing counted."""
+        rest, more, glued = files.through_line(stream)
+        if glued is not None:
+            self.offset += more + 1
+            return None, glued
         if self.diagnostics is not None:  # one at the file's end too, as other reads
             self.diagnostics.skip(os.fspath(name), self._place(), HOLE)
         if rest is None:
-            return None
+            return None, None
         self.offset += length + more + 1
         if self.numbered:
             self.line += 1
-        return rest
+        return rest, None
 
     def number(self, given: int, data: bytes) -> int:
         """The number of the line last given (`given` and `data`, as given): where lines

@@ -192,3 +192,43 @@ def test_following_from_inside_the_hole_reads_the_record_glued_to_it(
     follower.check()
     read = [files.loads_repaired(line.data) for line in follower.lines()]
     assert read == [({"n": 3}, True), ({"n": 4}, False)]
+
+
+def small_hole_after_cut_line(path: Path) -> None:
+    """A record cut after 5,000 bytes, a hole of 16 KB (less than one read) after it,
+    the next two records glued to the hole."""
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2,"cut":"' + b"c" * 5000)
+        stream.seek(-(-(stream.tell() + HOLES[0]) // 4096) * 4096)
+        stream.write(b'{"n":3}\n{"n":4}\n')
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+
+
+def test_following_from_the_cut_line_reads_the_record_glued_to_the_hole(
+    tmp_path: Path,
+) -> None:
+    """A window that starts in the cut line, before a hole smaller than a read: the
+    record glued to the hole is read, as from inside the hole. One read took the hole's
+    NULs and that record as more of the cut line: the record was passed over with it."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    small_hole_after_cut_line(path)
+    follower = Follower(path, offset=20)  # in the cut line
+    follower.check()
+    read = [files.loads_repaired(line.data) for line in follower.lines()]
+    assert read == [({"n": 3}, True), ({"n": 4}, False)]
+
+
+def test_a_tail_window_from_the_cut_line_starts_at_the_record_glued_to_the_hole(
+    tmp_path: Path,
+) -> None:
+    """`show --tail` reads a big file from the line after where its window starts
+    (`line_start`): from the cut line, that is the record glued to the hole, where every
+    reader reads it from (the hole's last byte); it was the record after it."""
+    path = tmp_path / "a.jsonl"
+    small_hole_after_cut_line(path)
+    with files.open_binary(path) as stream:
+        glued = [line.offset for line in files.iter_lines(stream)][1]
+    assert files.line_start(path, 20) == glued

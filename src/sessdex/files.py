@@ -200,6 +200,9 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
     with open_regular(path) as stream:
         stream.seek(offset - 1)
         position = offset - 1
+        # reads stop where a hole begins (None: no hole, nearly every file): one across a
+        # hole took the record glued to it as more of the cut line
+        hole_at = next_hole(stream, position)
         while True:
             if hole := skip_hole(stream):  # NULs: no newline in them, passed over
                 position += hole
@@ -207,7 +210,11 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
                     # a record glued to the hole: its line is read from the hole's
                     # last byte (`record_after_hole`)
                     return position - 1
-            chunk = stream.read(CHUNK)
+            if hole_at is None:
+                chunk = stream.read(CHUNK)
+            else:
+                hole_at, wanted = up_to_hole(stream, hole_at)
+                chunk = stream.read(wanted)
             if not chunk:
                 break
             newline = chunk.find(b"\n")

@@ -221,6 +221,9 @@ class Follower:
         """Move `offset` past the line it falls in; False if that line is not finished."""
         stream.seek(self.offset - 1)
         position = self.offset - 1
+        # reads stop where a hole begins (None: no hole, nearly every file): one across a
+        # hole took the record glued to it as more of the cut line (`files.line_start`)
+        hole_at = files.next_hole(stream, position)
         while True:
             if hole := files.skip_hole(stream):  # NULs: no newline, passed over
                 position += hole
@@ -230,7 +233,11 @@ class Follower:
                     self.offset = self._scanned = position - 1
                     self._align = False
                     return True
-            chunk = stream.read(files.CHUNK)
+            if hole_at is None:
+                chunk = stream.read(files.CHUNK)
+            else:
+                hole_at, wanted = files.up_to_hole(stream, hole_at)
+                chunk = stream.read(wanted)
             if not chunk:
                 break
             self.bytes_read += len(chunk)

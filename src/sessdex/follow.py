@@ -146,6 +146,17 @@ class Follower:
             return Change.NONE  # touched, or still the same partial line
         return Change.GROWN
 
+    def mark(self) -> tuple[object, ...]:
+        """Where it stands: what `restore` puts back, for a read that must be made again
+        from the same place (the reader raised on what it was handed)."""
+        return (self.offset, self._scanned, self._align, self.fingerprint,
+                self._fingerprint_at, self.inode, self.size, self.mtime_ns)  # fmt: skip
+
+    def restore(self, mark: tuple[object, ...]) -> None:
+        """Back to `mark`: the next `check` finds again what it found after it."""
+        (self.offset, self._scanned, self._align, self.fingerprint,
+         self._fingerprint_at, self.inode, self.size, self.mtime_ns) = mark  # type: ignore[assignment]  # fmt: skip
+
     def _not_a_file(self) -> None:
         if self.diagnostics is not None and self.app:
             error = files.NotAFile(errno.EINVAL, "not a regular file", self.name)

@@ -47,6 +47,10 @@ STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 # a store's read that failed (an I/O error, the file briefly not a file) is made again
 # though the store did not change: after STORE_SECONDS, twice as long at each failure
 RETRY_MOST = 60.0
+# a followed file's read that raised (a reader's bug on a record) is made again from the
+# same place this many times, STORE_SECONDS apart doubling, then what it was handed is
+# passed over, said: a bug on one record never re-reads it at every poll for ever
+RAISED_MOST = 3
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
 Signature = tuple[tuple[int, int, int], ...]  # a store's files as a stat finds them
 SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
@@ -499,6 +503,9 @@ class ReadFeed:
         self.read_before = False
         self.failed = False  # the last read met a problem: what it missed may be there
         self.failures = 0  # reads that failed in a row (each retried later)
+        self.raised = 0  # reads of a followed file's same lines that raised in a row
+        self.raise_retry_at = 0.0  # not made again before then
+        self.passed_over = False  # lines passed over: the file is read on from them
         self.retry_at: float | None = None  # when a failed read is made again
         self.covered = 0  # events the last whole read of a store's session yielded
         # a later read of a store draws on its last rows (`_read_tail`): the key and
@@ -547,7 +554,7 @@ class ReadFeed:
 
     def poll(self, now: float, seen: Seen) -> list[Event]:
         if self.follower is not None:
-            return self._poll_file(seen, now)
+            return self._poll_file_again(seen, now)
         signature = self._signature()
         retry = self.retry_at is not None and now >= self.retry_at  # it failed
         unchanged = signature == self.signature and not retry
@@ -586,6 +593,37 @@ class ReadFeed:
         self.retry_at = now + wait
         self.read_signature = None
 
+    def _poll_file_again(self, seen: Seen, now: float) -> list[Event]:
+        """`_poll_file`, whose read that raises is made again from the same place at a
+        later poll (its lines were passed, and lost till the file grew), up to RAISED_MOST
+        times; then those lines are passed over, said."""
+        follower = self.follower
+        assert follower is not None
+        if now < self.raise_retry_at:
+            return []
+        mark, start, lead_in = follower.mark(), follower.offset, self.lead_in
+        try:
+            events = self._poll_file(seen, now)
+        except Exception:
+            self.raised += 1
+            if self.raised <= RAISED_MOST:
+                follower.restore(mark)
+                self.lead_in = lead_in
+                self.raise_retry_at = now + STORE_SECONDS * 2 ** (self.raised - 1)
+            else:
+                self._passed_over(start, follower.offset)
+            raise
+        self.raised, self.raise_retry_at = 0, 0.0
+        return events
+
+    def _passed_over(self, start: int, end: int) -> None:
+        self.raised, self.raise_retry_at = 0, 0.0
+        self.passed_over = True  # not read whole again: it would raise again
+        self.diagnostics.problem(
+            f"{self.session.app}: passed over bytes {start:,}-{end:,} of "
+            f"{self.session.path}: their read raised {RAISED_MOST + 1} times {READER_BUG}"
+        )
+
     def _poll_file(self, seen: Seen, now: float) -> list[Event]:
         follower = self.follower
         assert follower is not None
@@ -597,12 +635,14 @@ class ReadFeed:
             # still ends it (Qwen Code's fragments may come a tool call's wait apart)
             settled = [] if _unfinished(self.held_usage) else self._settle_usage(seen)
             # the lead waits in a call while its sub-agent's own file is written
-            return settled + (self._read(seen, 0) if self._beside_written(now) else [])
+            beside = not self.passed_over and self._beside_written(now)
+            return settled + (self._read(seen, 0) if beside else [])
         if change is Change.VANISHED:
             self.lead_gone = True
             return self._settle_usage(seen)
         self.lead_gone = False
         self.written = follower.mtime_ns / 1e9
+        self.passed_over = self.passed_over and change is not Change.REWRITTEN
         if change is Change.REWRITTEN and follower.size > FULL_REREAD_MAX:
             follower.skip_to_tail(HISTORY_BYTES)  # what is older was shown already
         first = None
@@ -616,7 +656,7 @@ class ReadFeed:
         if first is None:
             events = []  # only a partial line so far
             self.lead_in = lead_in  # the line it leads on is still the last whole one
-        elif follower.size <= FULL_REREAD_MAX:
+        elif follower.size <= FULL_REREAD_MAX and not self.passed_over:
             events = self._read(seen, 0)  # its sub-agents' files too
         elif change is Change.REWRITTEN:
             events = self._read(seen, first)
@@ -748,6 +788,10 @@ class ReadFeed:
             for event in kept:
                 seen.forget(event, whole)
             return []
+        except Exception:
+            for event in kept:  # a reader's bug: likewise unseen, for the read again
+                seen.forget(event, whole)
+            raise
         self.read_before = True
         # a read that found none of the events the first read gave (the app caught
         # between its truncate and its write) leaves the next to tell them apart

@@ -37,7 +37,11 @@ from _common import Report
 from bench_tail_readers import _gemini, _opencode
 
 TARGET = 0.15  # a poll of the last rows, at most this share of a whole read's bytes
-# (one among them holding a compaction reads from the compaction before it)
+# (one among them holding a compaction reads from the compaction before it), at the
+# default --mb 50: that reach is about --every prompts of 60 KB whatever the size, so a
+# smaller session reads a larger share (2026-12-07, opencode, medians of 3, b5f00d63 and
+# 2243acc3 alike: --mb 50 5.39 of 51.46 MB, 0.105; --mb 20 3.74 of 20.66 MB, 0.181;
+# --mb 20 --every 30 2.69 of 20.30 MB, 0.132)
 
 
 def _rchar() -> int:

@@ -323,10 +323,13 @@ def _named_anyway(words: Sequence[str], unknown: bool) -> str:
     from .shells import POSIX, run
 
     why = " (SESSDEX_SHELL names a shell sessdex does not know)" if unknown else ""
+    sessdex = program()
     try:
-        sessdex = run([program()], POSIX if unknown else None)
+        # a path: quoted (PowerShell's `& '…'`), as `line` does; `sessdex` bare
+        if sessdex != "sessdex":
+            sessdex = run([sessdex], POSIX if unknown else None)
     except NotQuotable:  # a path the shell cannot be given: named as it is
-        sessdex = program()
+        pass
     if not all(word and _PLAIN.issuperset(word) for word in words):
         if unknown:
             also = " and the same --home" if _HOME.get() is not None else ""

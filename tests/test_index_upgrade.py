@@ -728,14 +728,21 @@ def test_module_scans_half_written_by_runs_killed_are_removed(tmp_path: Path) ->
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip
     dead = kept / f"{indexcarry.SCANS}.{int(gone.stdout)}"
-    writing = kept / f"{indexcarry.SCANS}.{os.getppid()}"
+    # a run writing now: a child of ours, alive (the test's parent may be pid 1 itself,
+    # a run started in the background, then its part and the stuck one are one)
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    writing = kept / f"{indexcarry.SCANS}.{running.pid}"
     stuck = kept / f"{indexcarry.SCANS}.1"  # a pid alive, its part two minutes old
     other = kept / f"{indexcarry.SCANS}.notes"
     for part in (dead, writing, stuck, other):
         part.write_bytes(b"\x00" * 1000)
     old = time.time() - 120
     os.utime(stuck, (old, old))
-    indexcarry._digests(["claude"], indexcarry.ROOT, kept)
+    try:
+        indexcarry._digests(["claude"], indexcarry.ROOT, kept)
+    finally:
+        running.kill()
+        running.wait()
     assert (kept / indexcarry.SCANS).exists()
     assert sorted(p.name for p in kept.iterdir()) == sorted(
         [indexcarry.SCANS, writing.name, other.name]

@@ -56,6 +56,7 @@ from ._codex_values import (
     rollout_id,
     rollouts,
     sandbox_of,
+    sealed,
     segment_id,
     summary,
     usage_tuple,
@@ -354,6 +355,8 @@ class _Pair:
 
     `first` takes the copy whose text and time we keep, `echo` the other; the echo is held
     until its twin arrives or anything else happens, so each message is emitted once.
+    A copy whose words are only ciphertext (`extra["encrypted"]`, a stand-in) is held the
+    same way, and gives way to its twin where that one has the words.
     """
 
     match_any: bool = False
@@ -361,33 +364,71 @@ class _Pair:
     # the kept copy's text, while its echo may still come: normalised (`_normal`) only
     # when an echo differs from it at all
     said: str | None = None
+    # a stand-in held, and whether it came as `first` (its twin would be an echo)
+    sealed: Event | None = None
+    sealed_first: bool = False
 
     # These return what to give out now, as a tuple: a generator each would cost more
     # than the rest of a line's work.
 
     def first(self, event: Event) -> tuple[Event, ...]:
+        if event.extra.get("encrypted") is True:
+            return self._seal(event, True)
+        held = self._unseal(now_first=True)
         if self.pending is not None:
             pending, self.pending = self.pending, None
             if self._same(pending.text, event.text):
                 self.said = None
-                return (event,)
+                return (*held, event)
             self.said = event.text or ""
-            return (pending, event)
+            return (*held, pending, event)
         self.said = event.text or ""
-        return (event,)
+        return (*held, event)
 
     def echo(self, event: Event) -> tuple[Event, ...]:
+        if event.extra.get("encrypted") is True:
+            return self._seal(event, False)
+        if self.sealed is not None and self.sealed_first:  # the words of a stand-in
+            self.sealed = None
+            self.said = event.text or ""
+            return (event,)
+        held = self._unseal(now_first=False)
         if self.said is not None and self._same(self.said, event.text):
-            return ()
+            return held
         pending = self.pending
         if pending is not None and self._same(pending.text, event.text):
-            return ()
+            return held
         self.pending = event
-        return () if pending is None else (pending,)
+        return held if pending is None else (*held, pending)
 
     def flush(self) -> tuple[Event, ...]:
-        pending, self.pending = self.pending, None
-        return () if pending is None else (pending,)
+        held = (self.pending, self.sealed)
+        self.pending = self.sealed = None
+        return tuple(event for event in held if event is not None)
+
+    @property
+    def holds(self) -> bool:
+        return self.pending is not None or self.sealed is not None
+
+    def _seal(self, event: Event, as_first: bool) -> tuple[Event, ...]:
+        """A stand-in: dropped where its twin already gave the words, else held."""
+        if as_first and self.pending is not None:  # the words came first, as its echo
+            twin, self.pending = self.pending, None
+            self.said = twin.text or ""
+            return (twin,)
+        if not as_first and self.said is not None:  # the kept copy had the words
+            return ()
+        held = self.flush()
+        self.sealed, self.sealed_first, self.said = event, as_first, None
+        return held
+
+    def _unseal(self, *, now_first: bool) -> tuple[Event, ...]:
+        """A held stand-in, given out now; none where the copy now read is its twin
+        (one came as `first`, the other as its echo): the words take its place."""
+        sealed, self.sealed = self.sealed, None
+        if sealed is None or self.sealed_first != now_first:
+            return ()
+        return (sealed,)
 
     def _same(self, a: str | None, b: str | None) -> bool:
         if self.match_any or a == b:
@@ -736,6 +777,11 @@ class _Reader:
             extra if extra else {},
         )
 
+    def _sealed(self, kind: EventKind, time: datetime | None, shown: str) -> Event:
+        """A stand-in for words Codex kept only encrypted: said, and marked so that its
+        twin with the words (a UI event) takes its place (`_Pair`)."""
+        return self._new(kind, time, text=shown, extra={"encrypted": True})
+
     # The helpers below return what to give out as a sequence, not a generator: they run
     # for most lines.
 
@@ -743,7 +789,7 @@ class _Reader:
         """The echoes the pairs but `keep` still hold, given up in pair order."""
         held: list[Event] = []
         for pair in self.pairs:
-            if pair is not keep and pair.pending is not None:
+            if pair is not keep and pair.holds:
                 held += pair.flush()
         return held
 
@@ -819,9 +865,11 @@ class _Reader:
         if item == "message":
             role = payload.get("role")
             if role == "user":
-                text, _ = message_text(payload)
+                text, context = message_text(payload)
                 if text:
                     yield from self._echo(self.user, self._new("user", time, text=text))
+                elif not context and (shown := sealed(payload, "message")):
+                    yield from self._echo(self.user, self._sealed("user", time, shown))
             elif role == "assistant":
                 text = content_text(payload.get("content"))
                 relayed = _relayed(text)
@@ -836,6 +884,9 @@ class _Reader:
                         extra={"phase": phase} if phase else None,
                     )
                     yield from self._first(self.assistant, event)
+                elif shown := sealed(payload, "message"):
+                    event = self._sealed("assistant", time, shown)
+                    yield from self._first(self.assistant, event)
             # developer and system messages are the harness's instructions
         elif item == "reasoning":
             text = _reasoning_text(payload)
@@ -843,6 +894,9 @@ class _Reader:
                 yield from self._first(
                     self.thinking, self._new("thinking", time, text=text)
                 )
+            elif shown := sealed(payload, "reasoning"):  # kept for the model alone
+                event = self._sealed("thinking", time, shown)
+                yield from self._first(self.thinking, event)
         elif item in ("function_call", "custom_tool_call"):
             name = as_str(payload.get("name")) or "tool"
             raw = (

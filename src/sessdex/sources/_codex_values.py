@@ -77,6 +77,17 @@ def envelope(record: Mapping[str, object]) -> tuple[str | None, dict[str, object
 ENCRYPTED = "[encrypted]"  # what a block Codex encrypted (reasoning, a task) reads as
 
 
+def sealed(item: Mapping[str, object], label: str) -> str | None:
+    """A response item whose words are only its `encrypted_content` (reasoning kept for
+    the model, not the user), as `[reasoning: encrypted, 1.2 KB]`; None without one."""
+    value = item.get("encrypted_content")
+    if not isinstance(value, str) or not value:
+        return None
+    marker = files.elided(value)  # a long line's string, cut by files.py: its size
+    size = marker[0] if marker is not None else len(value)
+    return f"[{label}: encrypted, {files.human_bytes(size)}]"
+
+
 def agent_named(path: str) -> str:
     """A Codex agent as a person calls it: its task name, the last part of its path
     (`/root/greeter`: "greeter", as the lead's spawn named it and `tree` shows it), and

@@ -106,3 +106,49 @@ def test_encrypted_stand_in_gives_way_to_the_words_an_event_carries(
         ("thinking", "Then the tests"),
         ("assistant", "Done."),
     ]
+
+
+def test_a_prompts_uploaded_images_are_named_in_the_order_given(
+    tmp_path: Path,
+) -> None:
+    """A `user_message` event (UserMessageEvent in openai/codex's protocol: `images`,
+    inline image URLs; `file_ids`, uploaded images, with `file_id_details`, one detail
+    level per id, no name; `image_order`, "inline" or "file" for each picture in the order
+    the user gave them; `audio` and `local_audio`, recordings; `null` where none, as the
+    0.146 catalogue's line 4 has them) named only its inline and local pictures: the
+    uploaded ones were left out, and a prompt of uploads alone was no prompt (its echo's
+    `input_image` parts were shown instead, and the listing had no title for it)."""
+    thread = "01a22b81-dddd-7000-8000-00000000e003"
+    picture = "data:image/png;base64," + "A" * 4000
+    recording = "data:audio/wav;base64," + "A" * 4000
+    lines = [
+        _line("event_msg", {"type": "user_message", "message": "Compare these",
+                            "images": [picture], "image_details": [None],
+                            "file_ids": ["file-7Qm2", "file-9Xk4"],
+                            "file_id_details": ["high", None],
+                            "image_order": ["file", "inline", "file"],
+                            "local_images": ["/w/shot.png"], "local_image_details": [None],
+                            "audio": None, "local_audio": None, "text_elements": [],
+                            "client_id": "cli"}),
+        _line("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Compare these"},
+            {"type": "input_image", "file_id": "file-7Qm2", "detail": "high"},
+            {"type": "input_image", "image_url": picture},
+            {"type": "input_image", "file_id": "file-9Xk4"},
+            {"type": "input_image", "image_url": picture}]}),
+        _said("assistant", "The second is sharper."),
+        _line("event_msg", {"type": "user_message", "message": "",
+                            "images": None, "file_ids": ["file-aa01"],
+                            "image_order": "file", "audio": [recording]}),
+        _said("assistant", "A chart and a voice note."),
+    ]  # fmt: skip
+    _rollout(tmp_path, thread, lines)
+    diagnostics = Diagnostics()
+    session = sessions_of(codex, tmp_path)[thread]
+    found = list(codex.read(session, diagnostics))
+    assert [e.text for e in found if e.kind == "user"] == [
+        "Compare these\n[image: file file-7Qm2]\n[image, 3.9 KB]"
+        "\n[image: file file-9Xk4]\n[image: /w/shot.png]",
+        "[image: file file-aa01]\n[audio, 3.9 KB]",
+    ]
+    assert dict(diagnostics.unknown) == {}

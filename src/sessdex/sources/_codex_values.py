@@ -251,16 +251,50 @@ def event_prompt(payload: Mapping[str, object]) -> str | None:
     if text and is_harness(text):
         return None
     lines = [text] if text else []
-    for image in as_list(payload.get("images")):
-        if isinstance(image, str):
-            lines.append(summary(image, "image"))
+    lines += _pictures(payload)
     for local in as_list(payload.get("local_images")):
         if isinstance(local, str):
             lines.append(f"[image: {local}]")
+    for clip in as_list(payload.get("audio")):  # 0.171: a recording given inline
+        if isinstance(clip, str) and clip:
+            lines.append(_linked("audio", clip))
     for local in as_list(payload.get("local_audio")):  # 0.171: a recording's file
         if isinstance(local, str):
             lines.append(f"[audio: {local}]")
     return "\n".join(lines) or None
+
+
+def _pictures(payload: Mapping[str, object]) -> list[str]:
+    """A prompt's pictures given by URL (`images`) and uploaded (`file_ids`), in the
+    order the user gave them: `image_order` says "inline" or "file" for each (0.171); the
+    rest, with no order said, after. (`file_id_details` holds only each upload's detail
+    level, no name.)"""
+    inline = [
+        _linked("image", image)
+        for image in as_list(payload.get("images"))
+        if isinstance(image, str) and image
+    ]
+    uploaded = [
+        f"[image: file {file_id}]"
+        for file_id in as_list(payload.get("file_ids"))
+        if isinstance(file_id, str) and file_id
+    ]
+    queues = {"inline": iter(inline), "file": iter(uploaded)}
+    shown: list[str] = []
+    for kind in as_list(payload.get("image_order")):
+        queue = queues.get(kind) if isinstance(kind, str) else None
+        if queue is not None and (picture := next(queue, None)) is not None:
+            shown.append(picture)
+    for queue in queues.values():
+        shown.extend(queue)
+    return shown
+
+
+def _linked(label: str, url: str) -> str:
+    """`[image: <url>]` for a web address, else (a `data:` URL, bare base64) its size."""
+    if url.startswith(("http://", "https://")):
+        return f"[{label}: {url}]"
+    return summary(url, label)
 
 
 def summary(value: str, kind: str) -> str:

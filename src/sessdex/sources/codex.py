@@ -32,7 +32,8 @@ cannot be renamed, and Codex names it first after its owner: its own question ti
 above any name, and one with no question says so, not its owner's title.
 
 Reading: `event_msg` `user_message` (or paginated `item_completed` `UserMessage`) is the
-human's prompt, and the `response_item` user message carrying the same text is its echo;
+human's prompt (with its pictures: `images` by URL and `file_ids` uploaded, in the order
+`image_order` gives, `local_images`, and its recordings, `audio` and `local_audio`), and the `response_item` user message carrying the same text is its echo;
 the assistant's text, reasoning and compaction are also written twice (a response item and
 a UI event), in either order: each is emitted once. A reasoning or message item whose words
 are only its `encrypted_content` (kept for the model: `"summary":[]`) reads as a stand-in

@@ -152,3 +152,31 @@ def test_a_prompts_uploaded_images_are_named_in_the_order_given(
         "[image: file file-aa01]\n[audio, 3.9 KB]",
     ]
     assert dict(diagnostics.unknown) == {}
+
+
+def test_a_recording_in_openais_nested_shape_says_its_format_and_size(
+    tmp_path: Path,
+) -> None:
+    """OpenAI's chat content part for a recording nests it, `{"type": "input_audio",
+    "input_audio": {"data": <base64>, "format": "wav"}}` (the Chat Completions shape;
+    Codex's own 0.171 parts give `audio_url` or `file_id` at the top): it read as a bare
+    `[audio]`. It says its format and size, never its base64, in a prompt and in a tool's
+    output alike; a format that is no short word is left out."""
+    thread = "01a22b81-dddd-7000-8000-00000000e004"
+    sound = "UklGR" + "A" * (340 * 1024 - 5)  # 340 KB of base64
+    lines = [
+        _line("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Transcribe this"},
+            {"type": "input_audio", "input_audio": {"data": sound, "format": "wav"}}]}),
+        _line("response_item", {"type": "function_call", "name": "mic__record",
+                                "call_id": "c1", "arguments": "{}"}),
+        _line("response_item", {"type": "function_call_output", "call_id": "c1", "output": [
+            {"type": "input_text", "text": "Recorded"},
+            {"type": "input_audio", "input_audio": {"data": sound[:2048], "format": "\x1b[31mmp3"}}]}),
+    ]  # fmt: skip
+    _rollout(tmp_path, thread, lines)
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
+    assert [(e.kind, e.text) for e in found if e.kind in ("user", "tool_result")] == [
+        ("user", "Transcribe this\n[audio: wav, 340.0 KB]"),
+        ("tool_result", "Recorded\n[audio, 2.0 KB]"),
+    ]

@@ -218,6 +218,9 @@ def _media(label: str, block: Mapping[str, object], url: object) -> str:
     data: a `data:` URL, or `data` itself, base64 (MCP's shape), never printed."""
     url = url or block.get("url")
     data = block.get("data")
+    nested = block.get("input_audio")  # OpenAI's chat shape: {"data", "format"}
+    if isinstance(nested, dict) and not data and not url:
+        return _clip(nested.get("data"), nested.get("format"))
     if not (isinstance(url, str) and url) and isinstance(data, str) and data:
         return summary(data, label)  # base64 itself: its size
     url = url or block.get("path")
@@ -229,6 +232,22 @@ def _media(label: str, block: Mapping[str, object], url: object) -> str:
     if isinstance(file_id, str) and file_id:
         return f"[{label}: file {file_id}]"
     return f"[{label}]"
+
+
+# a recording's format as OpenAI names it ("wav", "mp3", "pcm16"): a short word
+_FORMAT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,15}")
+
+
+def _clip(data: object, form: object) -> str:
+    """`[audio: wav, 340.0 KB]` for base64 data nested with its format; never the data."""
+    named = isinstance(form, str) and _FORMAT.fullmatch(form) is not None
+    size = None
+    if isinstance(data, str) and data:
+        marker = files.elided(data)  # a long line's string, cut by files.py: its size
+        size = files.human_bytes(marker[0] if marker else len(data))
+    if named:
+        return f"[audio: {form}, {size}]" if size else f"[audio: {form}]"
+    return f"[audio, {size}]" if size else "[audio]"
 
 
 def event_prompt(payload: Mapping[str, object]) -> str | None:

@@ -33,12 +33,14 @@ above any name, and one with no question says so, not its owner's title.
 
 Reading: `event_msg` `user_message` (or paginated `item_completed` `UserMessage`) is the
 human's prompt (with its pictures: `images` by URL and `file_ids` uploaded, in the order
-`image_order` gives, `local_images`, and its recordings, `audio` and `local_audio`), and the `response_item` user message carrying the same text is its echo;
-the assistant's text, reasoning and compaction are also written twice (a response item and
-a UI event), in either order: each is emitted once. A reasoning or message item whose words
-are only its `encrypted_content` (kept for the model: `"summary":[]`) reads as a stand-in
-that says so, with its size (`[reasoning: encrypted, 1.2 KB]`), unless its twin has the
-words. Harness context (`<environment_context>`,
+`image_order` gives, then `local_images`; its recordings, `audio` and `local_audio`), and
+the `response_item` user message carrying the same text is its echo; the assistant's
+text, reasoning and compaction are also written twice (a response item and a UI event),
+in either order: each is emitted once. A reasoning or message item whose words are only
+its `encrypted_content` (kept for the model: `"summary":[]`) reads as a stand-in that
+says so, with its size (`[reasoning: encrypted, 1.2 KB]`), unless its twin has the
+words; a recording in OpenAI's nested shape (`input_audio: {data, format}`) as its
+format and size, never its base64. Harness context (`<environment_context>`,
 `# AGENTS.md`, `<permissions instructions>`, developer messages, …) is not a user event.
 Forks and sub-agents replay their parent's lines after their own `session_meta`: only the
 first `session_meta` defines identity, and the replay is skipped for events and usage. Its

@@ -372,43 +372,47 @@ class _Pair:
     # than the rest of a line's work.
 
     def first(self, event: Event) -> tuple[Event, ...]:
-        if event.extra.get("encrypted") is True:
-            return self._seal(event, True)
-        held = self._unseal(now_first=True)
+        if self.sealed is not None or event.extra.get("encrypted") is True:
+            return self._first_sealed(event)
         if self.pending is not None:
             pending, self.pending = self.pending, None
             if self._same(pending.text, event.text):
                 self.said = None
-                return (*held, event)
+                return (event,)
             self.said = event.text or ""
-            return (*held, pending, event)
+            return (pending, event)
         self.said = event.text or ""
-        return (*held, event)
+        return (event,)
 
     def echo(self, event: Event) -> tuple[Event, ...]:
-        if event.extra.get("encrypted") is True:
-            return self._seal(event, False)
-        if self.sealed is not None and self.sealed_first:  # the words of a stand-in
-            self.sealed = None
-            self.said = event.text or ""
-            return (event,)
-        held = self._unseal(now_first=False)
+        if self.sealed is not None or event.extra.get("encrypted") is True:
+            return self._echo_sealed(event)
         if self.said is not None and self._same(self.said, event.text):
-            return held
+            return ()
         pending = self.pending
         if pending is not None and self._same(pending.text, event.text):
-            return held
+            return ()
         self.pending = event
-        return held if pending is None else (*held, pending)
+        return () if pending is None else (pending,)
 
     def flush(self) -> tuple[Event, ...]:
         held = (self.pending, self.sealed)
         self.pending = self.sealed = None
         return tuple(event for event in held if event is not None)
 
-    @property
-    def holds(self) -> bool:
-        return self.pending is not None or self.sealed is not None
+    def _first_sealed(self, event: Event) -> tuple[Event, ...]:
+        if event.extra.get("encrypted") is True:
+            return self._seal(event, True)
+        return (*self._unseal(now_first=True), *self.first(event))
+
+    def _echo_sealed(self, event: Event) -> tuple[Event, ...]:
+        if event.extra.get("encrypted") is True:
+            return self._seal(event, False)
+        if self.sealed_first:  # the words of the stand-in held
+            self.sealed = None
+            self.said = event.text or ""
+            return (event,)
+        return (*self._unseal(now_first=False), *self.echo(event))
 
     def _seal(self, event: Event, as_first: bool) -> tuple[Event, ...]:
         """A stand-in: dropped where its twin already gave the words, else held."""
@@ -789,7 +793,9 @@ class _Reader:
         """The echoes the pairs but `keep` still hold, given up in pair order."""
         held: list[Event] = []
         for pair in self.pairs:
-            if pair is not keep and pair.holds:
+            if pair is keep:
+                continue
+            if pair.pending is not None or pair.sealed is not None:
                 held += pair.flush()
         return held
 

@@ -310,7 +310,7 @@ def _pictures(payload: Mapping[str, object]) -> list[str]:
 
 
 def _linked(label: str, url: str) -> str:
-    """`[image: <url>]` for a web address, else (a `data:` URL, bare base64) its size."""
+    """`[<label>: <url>]` for a web address, else (a `data:` URL, bare base64) its size."""
     if url.startswith(("http://", "https://")):
         return f"[{label}: {url}]"
     return summary(url, label)

@@ -6,8 +6,10 @@ source is handed an explicit `Home`.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,13 @@ DATA = Path(__file__).parent / "data"
 # Ctrl-C tests would see nothing stop. Their processes get the terminal's default back.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The sessdex tests start as `python -m sessdex` names itself `sessdex` in its hints
+# where the `sessdex` beside that python is on PATH, as with its virtualenv active; run
+# from `.venv/bin/python -m pytest` with none active, they named the interpreter instead
+_BIN = os.path.dirname(sys.executable)
+if os.path.isfile(os.path.join(_BIN, "sessdex")):
+    os.environ["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
 
 
 def app_home(app: str) -> Path:

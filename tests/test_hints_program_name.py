@@ -157,3 +157,19 @@ def test_an_unknown_shell_is_told_sessdex_by_its_path_quoted_as_sh_quotes_it(
     why = "(SESSDEX_SHELL names a shell sessdex does not know)"
     said = f'"{sessdex} demo" with the same --home {why} shows what'
     assert said in done.stderr, done.stderr
+
+
+def test_python_m_sessdex_hints_name_the_interpreter_where_sessdex_is_not_on_path(
+    tmp_path: Path,
+) -> None:
+    """Run as `python -m sessdex` with no sessdex on PATH, a hint's command names that
+    python, as the demo's lines do: it said 'sessdex demo', "command not found"."""
+    import shlex
+
+    home = tmp_path / "home"
+    home.mkdir()
+    said = _stderr(tmp_path, sys.executable, os.defpath, home, "-m", "sessdex", "list")
+    program = shlex.join([sys.executable, "-m", "sessdex"])
+    assert f"'{program} demo' shows what sessdex does" in said, said
+    assert f"'{program} doctor' shows where it looked" in said, said
+    assert "'sessdex " not in said

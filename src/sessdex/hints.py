@@ -40,14 +40,19 @@ def program(absolute: bool = False) -> str:
     where that name on PATH is this program, else the path it was run by (the README's
     quick start runs `.venv/bin/sessdex list` with no virtualenv active: `sessdex` is
     not found there); `absolute`: that path from `/`, for a line that changes folder
-    first. Run as `python -m sessdex`, messages say `sessdex` (one word to quote)."""
+    first. Run as `python -m sessdex`, that python's `-m sessdex`, as `run_as` says it
+    (the bare `sessdex` was not found, or was another one)."""
+    return " ".join(_program(absolute))
+
+
+def _program(absolute: bool = False) -> list[str]:
+    """`program`'s words: one, or a python's three (`/x/python -m sessdex`)."""
     found = run_as()
-    name = found[0] if len(found) == 1 else "sessdex"
-    if (absolute or _ELSEWHERE.get()) and name != "sessdex":
+    if (absolute or _ELSEWHERE.get()) and found[0] != "sessdex":
         import os
 
-        return os.path.abspath(name)
-    return name
+        found[0] = os.path.abspath(found[0])
+    return found
 
 
 def run_as() -> list[str]:
@@ -207,7 +212,7 @@ def line(*words: str) -> str:
     Raises NotQuotable for a word that shell cannot be given."""
     from .shells import run, word
 
-    argv = [program(), *_with_home(words)]
+    argv = [*_program(), *_with_home(words)]
     if argv[0] == "sessdex":
         return " ".join(map(word, argv))
     # a path: PowerShell runs a quoted one only after its call operator, `& '…'`
@@ -234,7 +239,7 @@ def named_in(folder: str, *words: str) -> str:
     from .shells import cd_then_run
 
     try:
-        typed = cd_then_run(folder, [program(absolute=True), *_with_home(words)])
+        typed = cd_then_run(folder, [*_program(absolute=True), *_with_home(words)])
     except (NotQuotable, BadSetting):
         elsewhere = _ELSEWHERE.set(True)  # run there, a path from here finds nothing
         try:
@@ -299,7 +304,7 @@ def named(*words: str) -> str:
     so that the line is safe to paste. Where `SESSDEX_SHELL` names a shell sessdex does
     not know, the words needing its rules are left out and the reason said: a hint is
     no reason to fail a listing (a line to run, as `resume --print` writes, is)."""
-    plain = all(word and _PLAIN.issuperset(word) for word in (program(), *words))
+    plain = all(word and _PLAIN.issuperset(word) for word in (*_program(), *words))
     if _NAMING.get() or (_HOME.get() is None and plain):  # no shells' rules needed
         return f"'{' '.join((program(), *words))}'"
     from .errors import BadSetting, NotQuotable
@@ -327,7 +332,7 @@ def _named_anyway(words: Sequence[str], unknown: bool) -> str:
     try:
         # a path: quoted (PowerShell's `& '…'`), as `line` does; `sessdex` bare
         if sessdex != "sessdex":
-            sessdex = run([sessdex], POSIX if unknown else None)
+            sessdex = run(_program(), POSIX if unknown else None)
     except NotQuotable:  # a path the shell cannot be given: named as it is
         pass
     if not all(word and _PLAIN.issuperset(word) for word in words):

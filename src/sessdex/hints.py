@@ -55,6 +55,19 @@ def _program(absolute: bool = False) -> list[str]:
     return found
 
 
+def program_typed() -> str:
+    """`program` as the user's shell takes it (a path with a space in it quoted), for
+    click's "Usage: …" and "Try '… --help'" lines; said bare where that shell cannot
+    be given it, or is one sessdex does not know."""
+    from .errors import BadSetting, NotQuotable
+    from .shells import word
+
+    try:
+        return " ".join(map(word, _program()))
+    except (NotQuotable, BadSetting):
+        return program()
+
+
 def run_as() -> list[str]:
     """The words that run sessdex as this process was run, looked up on PATH once:
     `sessdex` where that name on PATH is this program, else the path it was run by,

@@ -55,7 +55,7 @@ def main() -> None:
 
                 if usage_answer(args[1:]):
                     return
-            from .cli import main as cli
+            from .cli import run as cli
 
             cli()
         finally:

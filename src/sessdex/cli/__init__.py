@@ -17,7 +17,7 @@ import click
 
 from .. import __version__
 from ..errors import typed
-from ..hints import named, on_command_line, reading_home
+from ..hints import named, on_command_line, program_typed, reading_home
 from ..launch import warnings_said
 from ._common import (
     CONTEXT,
@@ -379,6 +379,17 @@ def main() -> None:
     ending.call_on_close(lambda: reading_home(None))
     ending.call_on_close(lambda: on_command_line(False))
     ending.call_on_close(warnings_said())  # said until the command ends
+
+
+def run() -> None:
+    """`main`, its usage lines ("Try '… --help'") naming sessdex as it was run, as the
+    hints do (`.venv/bin/sessdex`, `/x/python -m sessdex`): click names the file's name
+    alone, or a bare `python`, neither found by a shell where sessdex is not on PATH.
+    Tab completion still reads the variable click would name (`_SESSDEX_COMPLETE`)."""
+    from click.utils import _detect_program_name
+
+    detected = _detect_program_name().replace("-", "_").replace(".", "_")
+    main(prog_name=program_typed(), complete_var=f"_{detected}_COMPLETE".upper())
 
 
 # Importing the command modules registers their commands on `main`.

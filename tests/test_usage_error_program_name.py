@@ -1,0 +1,51 @@
+"""click's own usage errors ("Usage: …", "Try '… --help'") name sessdex as it was run,
+as sessdex's hints do: run as `.venv/bin/sessdex` or `python -m sessdex` with no
+`sessdex` on PATH being this one, "Try 'sessdex --help'" was "command not found"."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).parent / "sessdex"
+
+
+def _stderr(cwd: Path, home: Path, *argv: str) -> str:
+    env = {"HOME": str(home), "PATH": os.defpath, "LANG": "C.UTF-8",
+           "SESSDEX_HOME": str(home / ".state")}  # fmt: skip
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    return done.stderr
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_the_script_run_by_its_path_is_named_by_that_path(tmp_path: Path) -> None:
+    root = SCRIPT.parent.parent.parent  # .venv/bin/sessdex, run from the clone
+    program = os.path.relpath(SCRIPT, root)
+    said = _stderr(root, tmp_path, program, "nosuch")
+    assert f"Usage: {program} [OPTIONS] COMMAND [ARGS]..." in said, said
+    assert f"Try '{program} --help' for help." in said, said
+    said = _stderr(root, tmp_path, program, "list", "--bogus")
+    assert f"Try '{program} list --help' for help." in said, said
+
+
+def test_python_m_sessdex_is_named_by_that_python(tmp_path: Path) -> None:
+    program = shlex.join([sys.executable, "-m", "sessdex"])
+    said = _stderr(
+        tmp_path, tmp_path, sys.executable, "-m", "sessdex", "list", "--bogus"
+    )
+    assert f"Usage: {program} list [OPTIONS]" in said, said
+    assert f"Try '{program} list --help' for help." in said, said
+    # the line it names runs: `--help` prints that usage
+    helped = subprocess.run(
+        [*shlex.split(program), "list", "--help"],
+        env={"HOME": str(tmp_path), "PATH": os.defpath, "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+    )
+    assert helped.returncode == 0 and f"Usage: {program} list" in helped.stdout

@@ -185,3 +185,28 @@ def test_dir_of_a_full_windows_path_with_dots_stays_on_its_drive() -> None:
 
     scoped = parse_query("dir:C:\\Users\\me\\..\\..\\..\\x", home="/home/me").scoped
     assert dict(scoped)["dir"] == "C:/x"
+
+
+def test_a_relative_path_with_a_separator_naming_a_folder_here_is_that_folder(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dir:shop/../docs` typed without `./` is the folder it names from here, as
+    `dir:./shop/../docs` is: it was matched as that text, which no folder holds."""
+    monkeypatch.chdir(code)
+    home = code.parent / "home"
+    assert _found(home, "dir:shop/../docs") == [BESIDE]
+    assert _found(home, "dir:shop\\..\\docs") == [BESIDE]
+    (code / "shop" / "api").mkdir()
+    assert _found(home, "dir:shop/api/..") == [HERE]
+
+
+def test_a_plain_word_or_a_path_naming_no_folder_here_is_still_text(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a folder `docs` below this one is not the `docs` a word finds in any folder
+    (code / "shop" / "docs").mkdir()
+    monkeypatch.chdir(code / "shop")
+    home = code.parent / "home"
+    assert _found(home, "dir:docs") == [BESIDE]
+    assert _found(home, "dir:docs/") == [BESIDE]  # a folder named docs, anywhere
+    assert _found(home, "dir:code/shop") == [HERE]  # no code/shop below here: text

@@ -162,11 +162,25 @@ def _under_home(folder: str, home: str | None) -> str:
     (`pathnames.comparable`), so that `dir:code\\shop` and `dir:~\\code` find it too."""
     if home and (folder == "~" or folder.startswith(("~/", "~\\"))):
         folder = _as_shell_reads(home.rstrip("/\\") + folder[1:])
-    elif folder in (".", "..") or folder.startswith(("./", "../", ".\\", "..\\")):
+    elif _from_here_typed(folder):
         folder = _from_here(folder)
     elif _full_with_dots(folder):  # `/…/code/../shop` pasted: as `~/code/../shop` is
         folder = _as_shell_reads(folder)
     return folder.replace("\\", "/")
+
+
+def _from_here_typed(folder: str) -> bool:
+    """Whether `folder` is a path from the folder you are in: `.`, `..`, `./api`, or
+    one with a separator in it that names a folder there (`code/../docs`, which was
+    matched as that text: no folder holds it). A plain word (`shop-api`, or `shop-api/`,
+    whose `/` keeps it to folders of that name) is text, a folder of that name here or
+    not."""
+    if folder in (".", "..") or folder.startswith(("./", "../", ".\\", "..\\")):
+        return True
+    typed = folder.replace("\\", "/")
+    if "/" not in typed.rstrip("/") or typed.startswith("/") or typed[1:3] == ":/":
+        return False
+    return os.path.isdir(typed)
 
 
 def _full_with_dots(folder: str) -> bool:
@@ -441,8 +455,7 @@ def _dotted_said(query: str) -> str:
     said = []
     for word in dict.fromkeys(query.split()):
         _, colon, value = word.partition(":")
-        dotted = value in (".", "..") or value.startswith(("./", "../", ".\\", "..\\"))
-        scoped = parse_query(word).scoped if colon and dotted else ()
+        scoped = parse_query(word).scoped if colon and _from_here_typed(value) else ()
         if scoped and scoped[0][0] == "dir":
             # a folder reached through a link has two names (`here_folders`): the first said
             said.append(f"{value} is {folder_said(scoped[0][1].split(DIR_NAMES)[0])}")

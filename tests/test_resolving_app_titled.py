@@ -46,3 +46,15 @@ def test_an_apps_id_start_no_title_holds_says_as_before(home: Path) -> None:
     result = CliRunner().invoke(main, ["show", "--home", str(home), "claude:zzz"])
     assert result.exit_code == 1
     assert "words" not in result.output and "no session id starts with" in result.output
+
+
+def test_an_apps_id_start_is_looked_for_in_that_apps_titles_alone(home: Path) -> None:
+    """`show codex:login`: no codex session's title holds 'login'; it named the claude
+    session whose title did, as if `codex:` had not been typed."""
+    result = CliRunner().invoke(main, ["show", "--home", str(home), "codex:login"])
+    assert result.exit_code == 1
+    assert "7e57ca5e-1111" not in result.output, result.output
+    assert "no session id starts with 'codex:login'" in result.output
+    result = CliRunner().invoke(main, ["show", "--home", str(home), "claude:login"])
+    assert "these words are in the title of the claude session" in result.output
+    assert "7e57ca5e-1111" in result.output

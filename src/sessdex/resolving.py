@@ -289,8 +289,15 @@ def _meant(
         if apps:
             return f"sessions of {', '.join(apps)} do: {named}."
         # a title that starts with an app's name and a colon, pasted for the id
-        # ("Claude Code: fix login"): its words, else those after the colon
-        return _found_by_words(index, reference) or _found_by_words(index, prefix)
+        # ("Claude Code: fix login"): its words, else those after the colon, in that
+        # app's titles; another app's only where a space says it was a title pasted
+        # (`codex:retry` named the claude session whose title held 'retry')
+        pasted = any(char.isspace() for char in reference)
+        return (
+            _found_by_words(index, reference)
+            or _found_by_words(index, prefix, app)
+            or (_found_by_words(index, prefix) if pasted else None)
+        )
     word, colon, rest = reference.partition(":")
     if colon and word.isalpha() and (near := nearest(word, sources.names())):
         return f"did you mean {hints.spelt(f'{near}:{rest}')}?"  # a misspelt app
@@ -365,21 +372,23 @@ def _folder_holding(index: Index, folder: str) -> str:
     )
 
 
-def _found_by_words(index: Index, reference: str) -> str | None:
+def _found_by_words(index: Index, reference: str, app: str | None = None) -> str | None:
     """Where the id given is words of a session's title (a title pasted for the id):
-    the one session they find, or the `find` that lists the several; None where no
-    title holds them all. Titles alone: the start of an id is found inside others."""
+    the one session they find (of `app` alone, where given), or the `find` that lists
+    the several; None where no title holds them all. Titles alone: the start of an id
+    is found inside others."""
     words = reference.split()
     if not words:
         return None
     scoped = tuple(("title", word) for word in words)
-    rows = index.rows(scoped=scoped, limit=2)
+    rows = index.rows(apps=(app,) if app else (), scoped=scoped, limit=2)
     if not rows:
         return None
     if len(rows) > 1:
         # a word that starts with `-` is read as an option unless it comes after `--`
         dashes = ["--"] if any(word[:1] == "-" for word in words) else []
-        line = hints.named("find", *dashes, *words)
+        options = ["--app", app] if app else []
+        line = hints.named("find", *options, *dashes, *words)
         return (
             f"{line} finds the sessions whose titles hold these words, with their ids."
         )

@@ -568,14 +568,19 @@ def session_ids(home: Home) -> list[str]:
 
 
 def newest_change(
-    home: Home, apps: Sequence[str] = (), here: Folders = None
+    home: Home,
+    apps: Sequence[str] = (),
+    here: Folders = None,
+    include_subagents: bool = False,
 ) -> datetime | None:
     """When the newest session of `apps` (or of any app; whose folder is `here` or
-    below it, where given) last changed, as the index last left it (not refreshed: one
-    indexed query); None where it holds none with a time."""
+    below it, where given; sub-agents too with `include_subagents`, as `--all` lists
+    them) last changed, as the index last left it (not refreshed: one indexed query);
+    None where it holds none with a time."""
     index = Index(home)
     try:
-        newest = index.newest(app_names(apps), storable_folders(here))
+        folders = storable_folders(here)
+        newest = index.newest(app_names(apps), folders, include_subagents)
     finally:
         index.close()
     return None if newest is None else datetime.fromtimestamp(newest, UTC)

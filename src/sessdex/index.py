@@ -724,12 +724,21 @@ class Index:
         return sorted(i for (i,) in self.db.execute("SELECT lower(id) FROM sessions"))
 
     def newest(
-        self, apps: Sequence[str] = (), under: str | Sequence[str] | None = None
+        self,
+        apps: Sequence[str] = (),
+        under: str | Sequence[str] | None = None,
+        include_subagents: bool = False,
     ) -> float | None:
         """When the newest session (of `apps`, or any; in a folder `under`, or any;
-        sub-agents left out, as a listing leaves them) last changed, as a POSIX time;
-        None where none has a time."""
-        sql, args = selection.sessions_sql("updated", apps=apps, under=under, limit=1)
+        sub-agents left out, as a listing leaves them, unless `include_subagents`, as
+        `--all` lists them) last changed, as a POSIX time; None where none has a time."""
+        sql, args = selection.sessions_sql(
+            "updated",
+            apps=apps,
+            under=under,
+            include_subagents=include_subagents,
+            limit=1,
+        )
         row = self.db.execute(sql, args).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 

@@ -247,7 +247,13 @@ class _Plan:
         )
         # the newest session `list --since` left out, whose age the hint names
         self.newest_sql, self.newest_args = (
-            selection.sessions_sql("updated", apps=apps, under=under, limit=1)
+            selection.sessions_sql(
+                "updated",
+                apps=apps,
+                under=under,
+                include_subagents=request.include_subagents,
+                limit=1,
+            )
             if request.command == "list" and since is not None and until is None
             else ("", [])
         )

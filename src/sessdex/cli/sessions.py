@@ -107,6 +107,7 @@ def list_command(
             kept=kept_options(limit, include_subagents),
             until=until,
             above=listing.above,
+            include_subagents=include_subagents,
         )
 
 
@@ -265,9 +266,11 @@ def _say_why_empty(
     kept: Sequence[str] = (),
     until: str | None = None,
     above: tuple[str, int] | None = None,
+    include_subagents: bool = False,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
-    empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
+    empty table alone looks like a hang or a bug. `include_subagents`: `--all`, whose
+    newest session may be a sub-agent. `hidden`: the sub-agents `--all`
     would list; `empty`: the apps read hold no session at all, whatever the filters."""
     from .. import sources
     from ..checkup import kept_app_found
@@ -289,7 +292,8 @@ def _say_why_empty(
     # `--since` alone left every session out: the newest's age says how far to reach
     newest = None
     if since and not (query or until or hidden or empty):
-        newest = api.newest_change(home, apps, here_folders() if here else None)
+        folders = here_folders() if here else None
+        newest = api.newest_change(home, apps, folders, include_subagents)
     hint = nothing_matches(
         query,
         apps,

@@ -65,6 +65,20 @@ def test_the_python_example_runs_as_the_readme_shows_it(
     assert "7 events, the last: turn_end" in out  # what follow read of its history
 
 
+def test_the_library_section_names_what_a_watched_status_holds() -> None:
+    """`watch_sessions`' `Status`: the reason without its age (`plain`) and when that
+    age counts from (`since`), what `watch --json` gives, were in no doc: a program
+    that kept `reason` kept an age gone stale."""
+    from dataclasses import fields
+
+    from sessdex.status import Status
+
+    section = README.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    public = [f.name for f in fields(Status) if f.name != "ageless"]  # `plain` says it
+    for name in [*public, "plain"]:
+        assert f"status.{name}" in section, f"README leaves out Status.{name}"
+
+
 def test_the_python_example_type_checks_with_no_any(tmp_path: Path) -> None:
     """What the README's snippet gets back is typed all the way down: mypy --strict
     finds no expression of type Any in it (a script would lose its checks there)."""

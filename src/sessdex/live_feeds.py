@@ -223,6 +223,9 @@ class _File:
     # how far the file was read before it was rewritten: until the new file is read as
     # far, it may hold what was shown (a save in place empties the file, then writes it)
     shown: int = 0
+    # its read raised: read on at the next poll from past the line it raised on, though
+    # the file did not change (the lines after it in that write waited for the next)
+    again: bool = False
 
 
 class HookFeed:
@@ -251,6 +254,8 @@ class HookFeed:
         self.started = False
         self.lead_gone = False
         self._folders: tuple[int, set[Path]] | None = None
+        # what a poll whose read raised had found: drawn at the next (seen already)
+        self.kept: list[Event] = []
 
     def _list(self, now: float) -> None:
         self.listed_at = now
@@ -312,16 +317,20 @@ class HookFeed:
         )
         if blind or now - self.listed_at >= LISTING_SECONDS:
             self._list(now)  # a spawn without its child yet: look for the child's file
-        found: list[Event] = []
+        found, self.kept = self.kept, []
         entries = list(self.files.values())
-        while entries:
-            if not self._read(entries, seen, found):
-                break
-            # a sub-agent named by what was read: its file, found now, is read now too
-            # (its lead may say nothing more while it works)
-            before = set(self.files)
-            self._list(now)
-            entries = [e for path, e in self.files.items() if path not in before]
+        try:
+            while entries:
+                if not self._read(entries, seen, found):
+                    break
+                # a sub-agent named by what was read: its file, found now, is read now
+                # too (its lead may say nothing more while it works)
+                before = set(self.files)
+                self._list(now)
+                entries = [e for path, e in self.files.items() if path not in before]
+        except Exception:
+            self.kept = found  # a reader's bug on one record: the rest still drawn
+            raise
         return found
 
     def _read(self, entries: list[_File], seen: Seen, found: list[Event]) -> bool:
@@ -330,7 +339,7 @@ class HookFeed:
         relist = False
         for entry in entries:
             change = entry.follower.check()
-            if change is Change.NONE:
+            if change is Change.NONE and not entry.again:
                 continue
             is_lead = entry.file.agent_id is None
             if change is Change.VANISHED:
@@ -347,6 +356,7 @@ class HookFeed:
             # bytes appended, or events not seen before: written, not copied over it
             appended = change is Change.GROWN and not entry.repeats
             before = len(found)
+            entry.again = True  # until its lines are read through
             for line in entry.follower.lines():
                 if entry.reader is None:
                     entry.reader = self.follow.reader(entry.file, line.offset)
@@ -356,6 +366,7 @@ class HookFeed:
                 # the end of the file: what waits for a line that may never come
                 quiet = time.time() - entry.follower.mtime_ns / 1e9 >= QUIET_WORKING
                 relist = self._take(entry, settle(quiet), seen, found) or relist
+            entry.again = False
             appended = appended or len(found) > before
             # the rewritten file is read through, as far as before: what is appended from
             # now on is new, even where it looks like an earlier event (same time, counts)
@@ -396,8 +407,9 @@ class HookFeed:
         return float("-inf")
 
     def release(self, seen: Seen) -> list[Event]:
-        """What is kept back to be read again: nothing, each line is read once."""
-        return []
+        """What is kept back: what a poll whose read raised found; each line is read once."""
+        kept, self.kept = self.kept, []
+        return kept
 
     def folders(self) -> set[Path]:
         if self._folders is None or self._folders[0] != len(self.files):

@@ -1,0 +1,81 @@
+"""`follow` of an app read through its follow hook (Claude Code) whose reader raises on a
+record (a sessdex bug): what the same poll read before that record is still drawn, and
+the lines after it in the same write too. The poll's events were dropped with the raise
+(already taken as seen: never drawn), and the lines after the record waited for the file
+to grow."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from sessdex import api
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event
+from sessdex.sources import Home, _claude_follow
+from sessdex.sources.base import FollowFile, LineReader
+from tests.helpers import claude_line, write_claude_session
+
+SESSION = "hhhhhhhh-0000-4000-8000-0000000000f3"
+CWD = "/w/raises"
+BAD = "a record the reader cannot handle"
+
+
+def _prompt(text: str, n: int) -> bytes:
+    line = claude_line(
+        SESSION, CWD, type="user", uuid=f"u{n + 10}", parentUuid=f"u{n + 9}",
+        timestamp=f"2026-11-20T10:01:{n:02d}.000Z",
+        message={"role": "user", "content": text},
+    )  # fmt: skip
+    return json.dumps(line).encode() + b"\n"
+
+
+def _raising(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The hook's readers raise on the BAD record the first time they meet it."""
+    reader = _claude_follow.Follow.reader
+    raised: list[int] = []
+
+    def broken(
+        self: _claude_follow.Follow, file: FollowFile, offset: int
+    ) -> LineReader:
+        read = reader(self, file, offset)
+
+        def lines(line: object) -> Iterable[Event]:
+            for event in read(line):  # type: ignore[arg-type]
+                if event.text == BAD and not raised:
+                    raised.append(1)
+                    raise RuntimeError(BAD)
+                yield event
+
+        return lines  # type: ignore[return-value]
+
+    monkeypatch.setattr(_claude_follow.Follow, "reader", broken)
+    return raised
+
+
+def test_what_a_poll_read_before_a_record_that_raised_is_still_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_claude_session(tmp_path, SESSION, CWD)
+    raised = _raising(monkeypatch)
+    writes = [_prompt("before it", 1) + _prompt(BAD, 2) + _prompt("after it", 3)]
+
+    def stop() -> bool:
+        if writes:
+            with path.open("ab") as stream:
+                stream.write(writes.pop())
+        return False
+
+    diagnostics = Diagnostics()
+    _, batches = api.follow_session(
+        Home.at(tmp_path), SESSION, duration=2.0, notify=False, stop=stop,
+        diagnostics=diagnostics,
+    )  # fmt: skip
+    drawn = [e.text for batch in batches for e in batch]
+    assert raised
+    assert "before it" in drawn
+    assert "after it" in drawn
+    assert any("stopped following" in p for p in diagnostics.problems), diagnostics

@@ -411,7 +411,9 @@ def follow_session(
 
     refuse_unless("duration", duration, 0)
     session = resolve(home, prefix, progress=progress)
-    listed, relist = _listed_since(home, session, diagnostics)
+    # no look comes after the first where the follow ends before the next is due
+    again = duration is None or duration >= live.RELIST_EVERY
+    listed, relist = _listed_since(home, session, diagnostics, again)
     batches = live.follow(
         session,
         duration=duration,
@@ -427,7 +429,10 @@ def follow_session(
 
 
 def _listed_since(
-    home: Home, session: Session, diagnostics: Diagnostics | None = None
+    home: Home,
+    session: Session,
+    diagnostics: Diagnostics | None = None,
+    again: bool = True,
 ) -> tuple[list[Session], Callable[[set[str]], list[Session]] | None]:
     """The sub-agents listed apart under the session now (`listed_apart`), and what
     gives those listed under it (at any depth) since the last look, given the ids
@@ -441,7 +446,9 @@ def _listed_since(
     readable), the first one included, is made again at the next, the follow going
     on, and said once in `diagnostics`: the sub-agents a first look that failed did not
     find, listed as it began (a sub-agent's own below it among them), come then, as
-    `live.Began` (their history's last events drawn, as the start's are)."""
+    `live.Began` (their history's last events drawn, as the start's are). `again`:
+    whether the follow looks again at all (what is said of a look that failed says so
+    only then)."""
     import sqlite3
 
     from .errors import SessdexError
@@ -457,7 +464,7 @@ def _listed_since(
     def unable(error: Exception) -> None:
         kind = isinstance(error, LeadUnread)
         if kind not in said and diagnostics is not None:
-            diagnostics.problem(_could_not_look(session.app, error))
+            diagnostics.problem(_could_not_look(session.app, error, again))
         said.add(kind)
 
     def start() -> list[Session]:
@@ -507,8 +514,9 @@ def _listed_since(
     return listed, since
 
 
-def _could_not_look(app: str, error: Exception) -> str:
-    """What follow says, once, of a look for sub-agents the index kept it from."""
+def _could_not_look(app: str, error: Exception, again: bool = True) -> str:
+    """What follow says, once, of a look for sub-agents the index kept it from; how it
+    looks again where it does (`again`)."""
     from .diagnostics import why
     from .errors import SessdexError
     from .live import RELIST_EVERY
@@ -518,15 +526,16 @@ def _could_not_look(app: str, error: Exception) -> str:
         reason = (
             str(cause) if isinstance(cause, SessdexError) else why(cause, error.path)
         )
+        then = f"; it read it again every {RELIST_EVERY:g} s"
         return (
             f"{app}: follow could not read the session's own file {error.path} for the "
-            f"sub-agents listed apart under it ({reason}); it read it again every "
-            f"{RELIST_EVERY:g} s"
+            f"sub-agents listed apart under it ({reason}){then if again else ''}"
         )
     reason = str(error) if isinstance(error, SessdexError) else why(error)
+    then = f"; it looked again every {RELIST_EVERY:g} s"
     return (
         f"{app}: follow could not look in sessdex's index for the sub-agents listed "
-        f"apart under the session ({reason}); it looked again every {RELIST_EVERY:g} s"
+        f"apart under the session ({reason}){then if again else ''}"
     )
 
 

@@ -1,6 +1,8 @@
 """`follow` whose first look for the sub-agents listed apart cannot read the lead's own
 file (deleted once the follow found it): said once, and that it looks again only where
-it does; `--duration 0` said it looked again every 3 s, and no look came after."""
+it does; `--duration 0` said it looked again every 3 s, and no look came after. Gone
+for good, the look is made again 2 s later, then twice as long each time up to a
+minute, as a store's failed read is; it was made every 3 s for as long as it ran."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import api, transcripts
+from sessdex import api, live, transcripts
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Session
 from sessdex.sources import Home
@@ -47,6 +49,22 @@ def _follow(home: Path, duration: float) -> Diagnostics:
     for _ in batches:
         pass
     return diagnostics
+
+
+def test_a_lead_unread_for_good_is_looked_at_again_less_and_less_often(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(OPENCLAW, home)
+    api.list_sessions(Home.at(home))
+    monkeypatch.setattr(live, "RELIST_EVERY", 0.25)
+    looked = _unreadable(monkeypatch, home)
+    diagnostics = _follow(home, 5.0)
+    # at 0 s, then 2 s later, then 4 s after that: not every 0.25 s (20 looks)
+    assert 2 <= len(looked) <= 3, [round(t - looked[0], 2) for t in looked]
+    said = [p for p in diagnostics.problems if "own file" in p and "sub-agents" in p]
+    assert len(said) == 1, diagnostics.problems
+    assert "again 2 s later" in said[0] and "60 s" in said[0], said
 
 
 def test_a_follow_that_looks_no_more_does_not_say_it_looks_again(

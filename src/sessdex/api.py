@@ -446,13 +446,17 @@ def _listed_since(
     readable), the first one included, is made again at the next, the follow going
     on, and said once in `diagnostics`: the sub-agents a first look that failed did not
     find, listed as it began (a sub-agent's own below it among them), come then, as
-    `live.Began` (their history's last events drawn, as the start's are). `again`:
-    whether the follow looks again at all (what is said of a look that failed says so
-    only then)."""
+    `live.Began` (their history's last events drawn, as the start's are). A first look
+    that could not read the lead's file (`LeadUnread`: gone, most often for good) is
+    made again STORE_SECONDS later, twice as long each time up to RETRY_MOST, as a
+    store's failed read is. `again`: whether the follow looks again at all (what is
+    said of a look that failed says so only then)."""
     import sqlite3
+    import time
 
     from .errors import SessdexError
     from .live import Began
+    from .live_feeds import RETRY_MOST, STORE_SECONDS
 
     if getattr(sources.get(session.app), "SUBAGENTS_BY_TIME", False):
         return [], None
@@ -460,12 +464,17 @@ def _listed_since(
     # said once each: a look the index kept from, a read of the lead's file that failed
     said: set[bool] = set()
     known: set[str] | None = None  # the ids listed as the follow started
+    # the lead's file unread: when the first look is made again, and the wait before it
+    later = [float("-inf"), 0.0]
 
     def unable(error: Exception) -> None:
         kind = isinstance(error, LeadUnread)
         if kind not in said and diagnostics is not None:
             diagnostics.problem(_could_not_look(session.app, error, again))
         said.add(kind)
+        if kind:  # not each look: a file gone stays gone
+            later[1] = min(RETRY_MOST, later[1] * 2 or STORE_SECONDS)
+            later[0] = time.monotonic() + later[1]
 
     def start() -> list[Session]:
         """The first look: the ids listed, then those followed apart of them."""
@@ -489,6 +498,8 @@ def _listed_since(
         # the index held by another program (`database is locked`: SQLite's own error,
         # no SessdexError), a file gone: looked for again at the next turn, the follow
         # going on (it ended with a traceback)
+        if known is None and time.monotonic() < later[0]:
+            return []
         try:
             if known is None:  # those it finds followed from the next look, their
                 return Began(start())  # history drawn as the start would have
@@ -520,13 +531,17 @@ def _could_not_look(app: str, error: Exception, again: bool = True) -> str:
     from .diagnostics import why
     from .errors import SessdexError
     from .live import RELIST_EVERY
+    from .live_feeds import RETRY_MOST, STORE_SECONDS
 
     if isinstance(error, LeadUnread):
         cause = error.cause
         reason = (
             str(cause) if isinstance(cause, SessdexError) else why(cause, error.path)
         )
-        then = f"; it read it again every {RELIST_EVERY:g} s"
+        then = (
+            f"; it read it again {STORE_SECONDS:g} s later, then twice as long each "
+            f"time, up to every {RETRY_MOST:g} s"
+        )
         return (
             f"{app}: follow could not read the session's own file {error.path} for the "
             f"sub-agents listed apart under it ({reason}){then if again else ''}"

@@ -11,7 +11,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import databases, reading, sources
@@ -111,6 +111,8 @@ class LiveSession:
         self.relist = False  # a write of its database awaits a listing anew
         self._unread: Signature | None = None  # that write's
         self._drawn = False  # its history drawn (the first poll)
+        # a status's start dated ahead of the clock, and the moment it was first seen
+        self._ahead: tuple[float, float] | None = None
 
     def _start(self, window: int) -> None:
         """A feed, and what its reads make, new: its first read takes `window` bytes of
@@ -229,7 +231,17 @@ class LiveSession:
         # (`updated`), from the records: a file's mtime only says that something changed.
         # It counts once the file is seen to change while followed; before that it may be
         # a copy's (a home copied with `cp -r` has every file written just now)
-        return decide(self.tracker, now, self.written, self.alive, spawned)
+        status = decide(self.tracker, now, self.written, self.alive, spawned)
+        return self._not_ahead(status, now)
+
+    def _not_ahead(self, status: Status, now: float) -> Status:
+        """`status` whose `since` is no later than now: a record dated ahead (a clock set
+        forward) starts its age when it was first seen, the same at each poll after."""
+        if status.since is None or status.since <= now:
+            return status
+        if self._ahead is None or self._ahead[0] != status.since:
+            self._ahead = (status.since, now)
+        return replace(status, since=self._ahead[1])
 
     def _helper(self) -> Helper | None:
         """What says a process its CLI started runs no tool call: one whose words are

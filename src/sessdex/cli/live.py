@@ -261,7 +261,7 @@ def _watch_lines(
     from ..views.board import status_record
     from ..views.records import dumps
 
-    shown: dict[tuple[str, str], tuple[str, str]] = {}
+    shown: dict[tuple[str, str], tuple[str, str, float | None]] = {}
     first = True
     for rows in boards:
         if first and not rows and empty is not None and stderr_is_terminal():
@@ -274,9 +274,10 @@ def _watch_lines(
                 continue
             key = (row.session.app, row.session.id)
             # a reason whose only change is a counting duration is no change, its unit
-            # included (59s, then 1m)
+            # included (59s, then 1m); one whose age starts again (another turn ended,
+            # another tool runs) is: its record's `since` moved
             reason = re.sub(r"\d+(?:[smhdwy]\b)?", "#", row.status.reason)
-            state = (row.status.status, reason)
+            state = (row.status.status, reason, row.status.since)
             if shown.get(key) != state:
                 shown[key] = state
                 out.append(dumps(status_record(row)) + b"\n")

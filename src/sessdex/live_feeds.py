@@ -519,6 +519,7 @@ class ReadFeed:
         self.raise_retry_at = 0.0  # not made again before then
         self.passed_over = False  # lines passed over: the file is read on from them
         self.retry_at: float | None = None  # when a failed read is made again
+        self.retry_from: int | None = None  # where a followed file's failed read began
         self.covered = 0  # events the last whole read of a store's session yielded
         # a later read of a store draws on its last rows (`_read_tail`): the key and
         # place (`Window.place`) of the last event the read before found, and the place
@@ -608,11 +609,14 @@ class ReadFeed:
     def _poll_file_again(self, seen: Seen, now: float) -> list[Event]:
         """`_poll_file`, whose read that raises is made again from the same place at a
         later poll (its lines were passed, and lost till the file grew), up to RAISED_MOST
-        times; then those lines are passed over, said."""
+        times; then those lines are passed over, said. One that failed (an I/O error
+        partway) is made again from where it began too (`_read_again`), as a store's is,
+        though the file does not grow; what is written meanwhile is read as it comes."""
         follower = self.follower
         assert follower is not None
         if now < self.raise_retry_at:
             return []
+        again = self._read_again(seen, now)
         mark, start, lead_in = follower.mark(), follower.offset, self.lead_in
         try:
             events = self._poll_file(seen, now)
@@ -626,7 +630,36 @@ class ReadFeed:
                 self._passed_over(start, follower.offset)
             raise
         self.raised, self.raise_retry_at = 0, 0.0
+        if self.failed:  # what it was handed from `start` on is read again later
+            first = self.retry_from is None
+            self.retry_from = start if first else min(start, self.retry_from or 0)
+            if self.retry_at is None:
+                self._back_off(now)
+        return again + events
+
+    def _read_again(self, seen: Seen, now: float) -> list[Event]:
+        """The lines a read that failed was handed, read again once its wait is over:
+        STORE_SECONDS after the failure, twice as long at each failure after it, up to
+        RETRY_MOST (a file read whole, whole)."""
+        follower = self.follower
+        if self.retry_from is None or self.retry_at is None or now < self.retry_at:
+            return []
+        assert follower is not None
+        whole = follower.size <= FULL_REREAD_MAX and not self.passed_over
+        try:
+            events = self._read(seen, 0 if whole else self.retry_from)
+        except Exception:
+            self.retry_from = self.retry_at = None  # a reader's bug: said, not again
+            raise
+        if self.failed:
+            self._back_off(now)
+        else:
+            self.failures, self.retry_from, self.retry_at = 0, None, None
         return events
+
+    def _back_off(self, now: float) -> None:
+        self.failures += 1
+        self.retry_at = now + min(RETRY_MOST, STORE_SECONDS * 2 ** (self.failures - 1))
 
     def _passed_over(self, start: int, end: int) -> None:
         self.raised, self.raise_retry_at = 0, 0.0

@@ -1127,22 +1127,26 @@ def _say_candidates(error: AmbiguousId) -> None:
     """The sessions an ambiguous id matched, one line each: its app, its whole id (what
     to type) and its title, cut to what a terminal's width leaves after them (none where
     that is too little to read; the id alone where the app leaves no room for it, the
-    count above naming the apps); a line broken at its spaces put each on its own."""
-    from ..views.text import app_width, cells, flat, one_line, stderr_width
+    count above naming the apps); a line broken at its spaces put each on its own. The
+    titles start in one column, whatever the ids' lengths (a Vibe child's beside uuids)."""
+    from ..views.text import app_width, cells, flat, stderr_width, title_line
 
     shown = error.candidates[:10]
     column = app_width(app for app, _, _ in shown)
     width = stderr_width()
-    for app, session_id, title in shown:
-        # quoted for the shell where it is not plain: an id a file gave (`$(…)`, a
-        # control character) printed bare ran a command pasted, or was another id
-        typed = hints.id_typed(session_id)
-        line = flat(f"  {app:<{column}} {typed}")
-        room = 60 if width is None else min(60, width - cells(line) - 2)
-        if room >= _TITLE_ROOM:
-            line += f"  {one_line(title, room)}"
+    # quoted for the shell where it is not plain: an id a file gave (`$(…)`, a control
+    # character) printed bare ran a command pasted, or was another id
+    said_ids = [hints.id_typed(session_id) for _, session_id, _ in shown]
+    id_column = max(cells(flat(said)) for said in said_ids)
+    for (app, _, title), said in zip(shown, said_ids, strict=True):
+        line = flat(f"  {app:<{column}} {said}")
+        padded = line + " " * (id_column - cells(flat(said)))
+        # a title out of line beats none, where another's long id leaves it no room
+        start = next((s for s in (padded, line) if _title_room(s, width)), None)
+        if start is not None:
+            line = f"{start}  {title_line(title, _title_room(start, width))}"
         elif width is not None and cells(line) > width >= cells(
-            alone := flat(f"  {typed}")
+            alone := flat(f"  {said}")
         ):
             line = alone
         echo(line, err=True)  # never broken: the id is copied whole
@@ -1151,6 +1155,14 @@ def _say_candidates(error: AmbiguousId) -> None:
 
 
 _TITLE_ROOM = 10  # columns: a title cut shorter says too little to tell sessions apart
+
+
+def _title_room(start: str, width: int | None) -> int:
+    """The columns a title has after `start` (60 at most), 0 where too few to read."""
+    from ..views.text import cells
+
+    room = 60 if width is None else min(60, width - cells(start) - 2)
+    return room if room >= _TITLE_ROOM else 0
 
 
 def no_room(error: BaseException) -> bool:

@@ -812,8 +812,23 @@ def _add_listed(
         # they share: once, not once a read
         with folders.one_pass(), inplace.one_pass():
             add_unplaced(root, listed)
+        _described_by_titles(index, app, root)
     finally:
         index.close()
+
+
+def _described_by_titles(index: Index, app: str, root: AgentNode) -> None:
+    """A sub-agent no spawning call describes (a sidechain file its lead's events announce
+    without a call) is told by its own session's title, as `list --all` and `usage` name
+    it: its line said "agent [done]" alone, such sub-agents not told apart."""
+    bare = [node for depth, node in root.walk() if depth and not node.description]
+    if not bare:
+        return
+    rows = index.by_ids((app, node.id) for node in bare)
+    for node in bare:
+        row = rows.get((app, node.id))
+        if row is not None:
+            node.description = row.session().title
 
 
 def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:

@@ -180,3 +180,31 @@ def test_a_recording_in_openais_nested_shape_says_its_format_and_size(
         ("user", "Transcribe this\n[audio: wav, 340.0 KB]"),
         ("tool_result", "Recorded\n[audio, 2.0 KB]"),
     ]
+
+
+def test_a_stand_in_keeps_its_place_where_the_next_reasoning_writes_its_event_first(
+    tmp_path: Path,
+) -> None:
+    """Codex writes a reasoning item's UI event before its response item (or after): an
+    encrypted-only item then a summarised one, with nothing between, read the second's
+    event as the first's words. Its summary showed twice and the stand-in not at all."""
+    thread = "01a22b81-dddd-7000-8000-00000000e005"
+    sealed = "gAAAAABp" + "Q" * 500
+    lines = [
+        _line("event_msg", {"type": "user_message", "message": "Go"}),
+        _line("response_item", {"type": "reasoning", "summary": [], "encrypted_content": sealed}),
+        _line("event_msg", {"type": "agent_reasoning", "text": "**Reading the log**"}),
+        _line("response_item", {"type": "reasoning", "encrypted_content": sealed, "summary": [
+            {"type": "summary_text", "text": "**Reading the log**"}]}),
+        _said("assistant", "Found it."),
+    ]  # fmt: skip
+    _rollout(tmp_path, thread, lines)
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
+    assert [(e.kind, e.text) for e in found] == [
+        ("user", "Go"),
+        ("thinking", "[reasoning: encrypted, 508 B]"),
+        ("thinking", "**Reading the log**"),
+        ("assistant", "Found it."),
+    ]
+    shown = CliRunner().invoke(main, ["show", thread[:16], "--home", str(tmp_path)])
+    assert shown.stdout.count("Reading the log") == 1, shown.stdout

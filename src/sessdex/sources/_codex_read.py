@@ -356,7 +356,9 @@ class _Pair:
     `first` takes the copy whose text and time we keep, `echo` the other; the echo is held
     until its twin arrives or anything else happens, so each message is emitted once.
     A copy whose words are only ciphertext (`extra["encrypted"]`, a stand-in) is held the
-    same way, and gives way to its twin where that one has the words.
+    same way, and gives way to its twin where that one has the words. An echo read after
+    a stand-in held as `first` may be its words or the next item's event, written before
+    its item: both are held until the next copy says which.
     """
 
     match_any: bool = False
@@ -396,6 +398,8 @@ class _Pair:
         return () if pending is None else (pending,)
 
     def flush(self) -> tuple[Event, ...]:
+        if self.sealed_first and self.pending is not None:
+            self.sealed = None  # no item of its own came: the echo held was its words
         held = (self.pending, self.sealed)
         self.pending = self.sealed = None
         return tuple(event for event in held if event is not None)
@@ -403,23 +407,36 @@ class _Pair:
     def _first_sealed(self, event: Event) -> tuple[Event, ...]:
         if event.extra.get("encrypted") is True:
             return self._seal(event, True)
+        words = self.pending if self.sealed_first else None
+        if words is not None and not self._same(words.text, event.text):
+            return (*self._words(), *self.first(event))
+        # the echo held, if any, was this item's event: the stand-in had no words
         return (*self._unseal(now_first=True), *self.first(event))
 
     def _echo_sealed(self, event: Event) -> tuple[Event, ...]:
         if event.extra.get("encrypted") is True:
             return self._seal(event, False)
-        if self.sealed_first:  # the words of the stand-in held
-            self.sealed = None
-            self.said = event.text or ""
-            return (event,)
-        return (*self._unseal(now_first=False), *self.echo(event))
+        if not self.sealed_first:
+            return (*self._unseal(now_first=False), *self.echo(event))
+        if self.pending is None:  # its words, or the next item's event: held
+            self.pending = event
+            return ()
+        return (*self._words(), *self.echo(event))
+
+    def _words(self) -> tuple[Event, ...]:
+        """The echo held beside a stand-in, given out as its words in its place."""
+        words, self.pending, self.sealed = self.pending, None, None
+        if words is None:
+            return ()
+        self.said = words.text or ""
+        return (words,)
 
     def _seal(self, event: Event, as_first: bool) -> tuple[Event, ...]:
         """A stand-in: dropped where its twin already gave the words, else held."""
         if as_first and self.pending is not None:  # the words came first, as its echo
             twin, self.pending = self.pending, None
             self.said = twin.text or ""
-            return (twin,)
+            return (*self._unseal(now_first=True), twin)
         if not as_first and self.said is not None:  # the kept copy had the words
             return ()
         held = self.flush()

@@ -154,6 +154,30 @@ def test_a_prompts_uploaded_images_are_named_in_the_order_given(
     assert dict(diagnostics.unknown) == {}
 
 
+def test_a_long_picture_address_or_upload_id_shows_its_start_and_size(
+    tmp_path: Path,
+) -> None:
+    """A picture's web address or upload id is a name to read: one of megabytes (in a line
+    under files.py's 4 MB cut, so nothing shortened it) showed whole in the prompt."""
+    thread = "01a22b81-dddd-7000-8000-00000000e005"
+    address = "https://example.com/p?q=" + "a" * 1_000_000
+    upload = "file-" + "b" * 5000
+    lines = [
+        _line("event_msg", {"type": "user_message", "message": "Look",
+                            "images": [address], "file_ids": [upload, "file-short"]}),
+        _said("assistant", "Seen."),
+    ]  # fmt: skip
+    _rollout(tmp_path, thread, lines)
+    session = sessions_of(codex, tmp_path)[thread]
+    prompt = next(
+        e.text for e in codex.read(session, Diagnostics()) if e.kind == "user"
+    )
+    assert prompt is not None and len(prompt) < 1000
+    assert "[image: https://example.com/p?q=aaa" in prompt
+    assert "(976.6 KB)]" in prompt and "(4.9 KB)]" in prompt
+    assert "[image: file file-short]" in prompt
+
+
 def test_a_recording_in_openais_nested_shape_says_its_format_and_size(
     tmp_path: Path,
 ) -> None:

@@ -294,7 +294,7 @@ def _pictures(payload: Mapping[str, object]) -> list[str]:
         if isinstance(image, str) and image
     ]
     uploaded = [
-        f"[image: file {file_id}]"
+        f"[image: file {_named(file_id)}]"
         for file_id in as_list(payload.get("file_ids"))
         if isinstance(file_id, str) and file_id
     ]
@@ -312,8 +312,21 @@ def _pictures(payload: Mapping[str, object]) -> list[str]:
 def _linked(label: str, url: str) -> str:
     """`[<label>: <url>]` for a web address, else (a `data:` URL, bare base64) its size."""
     if url.startswith(("http://", "https://")):
-        return f"[{label}: {url}]"
+        return f"[{label}: {_named(url)}]"
     return summary(url, label)
+
+
+NAME_MOST = (
+    300  # characters of an address or file id shown; a longer one is no name to read
+)
+
+
+def _named(name: str) -> str:
+    """An address or upload id as shown: whole up to NAME_MOST characters, else its start
+    and its size (an address can be megabytes in a line under files.py's cut)."""
+    if len(name) <= NAME_MOST:
+        return name
+    return f"{name[:NAME_MOST]}… ({files.human_bytes(len(name))})"
 
 
 def summary(value: str, kind: str) -> str:

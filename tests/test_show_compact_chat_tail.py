@@ -337,3 +337,25 @@ def test_a_compact_chats_end_read_back_is_its_whole_parse_s_end(
                 served += 1
                 assert found == messages[-count:], data
     assert served > 100, served  # most are read from the end
+
+
+@pytest.mark.parametrize("extra_kb", [400, 700])
+def test_a_long_array_of_typed_objects_after_the_messages_is_not_taken_for_them(
+    tmp_path: Path, extra_kb: int
+) -> None:
+    """Another tool's copy that writes an array of objects with a "type" after the
+    messages, longer than the last bytes read for their close: the tail shows the
+    messages' end, as the whole read does; it showed that array's last objects."""
+    home, session, path = _compact(tmp_path, "gemini-fixture", 40)
+    chat = json.loads(path.read_bytes())
+    notes = []
+    while len(json.dumps(notes)) < extra_kb * 1024:
+        n = len(notes)
+        notes.append({"id": f"n{n}", "type": "user", "content": f"note {n} " * 20})
+    chat["notes"] = notes
+    chat["summary"] = "with notes"
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=4)
+    assert _shown(list(found.events)) == _shown(whole[-4:])
+    assert not any("note " in (e.text or "") for e in found.events)

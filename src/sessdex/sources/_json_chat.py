@@ -15,6 +15,7 @@ document (Nanocoder, Continue, Auggie, Codebuff, Kiro IDE) start their reads her
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -334,7 +335,8 @@ _COMPACT_TOKEN = re.compile(rb'[][{}"]')
 
 def _last_model(path: Path) -> str | None:
     """The model of a compact chat's last message that names one, from its last bytes:
-    a message's own "model", not one a tool call's arguments name."""
+    a message's own "model", not one a tool call's arguments name. Its messages are
+    read back as a tail reads them (`_spans_back`), the bytes held in memory."""
     try:
         tail = files.tail_bytes(path, _ENDS)[1]
     except OSError:
@@ -342,7 +344,9 @@ def _last_model(path: Path) -> str | None:
     closes = _messages_close(tail)
     if closes is None:
         return None
-    for start, end in _messages_backwards(tail, closes):
+    # all the whole messages in the bytes held: the first one is cut by their start
+    found = _spans_back(io.BytesIO(tail), 0, closes, len(tail))
+    for start, end in found[0] if found else ():
         try:
             message = orjson.loads(tail[start:end])
         except orjson.JSONDecodeError:
@@ -367,42 +371,6 @@ def _messages_close(
     if ends.endswith(b"}") and ends[:-1].rstrip().endswith(b"]"):
         return len(ends[:-1].rstrip()) - 1
     return None
-
-
-def _messages_backwards(tail: bytes, closes: int) -> Iterator[tuple[int, int]]:
-    """The spans of the messages before `closes` (their array's close), last first, read
-    backwards: a quote ends or starts a string where an even number of backslashes comes
-    before it. Stops at a message cut by the start of `tail` or at the array's open."""
-    depth = 0  # below the array
-    in_string = False
-    end = 0
-    for token in reversed(list(_COMPACT_TOKEN.finditer(tail, 0, closes))):
-        at = token.start()
-        char = tail[at : at + 1]
-        if char == b'"':
-            if _backslashes_before(tail, at) % 2 == 0:
-                in_string = not in_string
-            continue
-        if in_string:
-            continue
-        if char in b"}]":
-            depth += 1
-            if depth == 1:
-                end = at + 1
-        else:
-            depth -= 1
-            if depth < 0:
-                return  # the array's open: no message before it
-            if depth == 0:
-                yield at, end
-
-
-def _backslashes_before(data: bytes, at: int) -> int:
-    """How many backslashes come just before `at`."""
-    count = 0
-    while at > count and data[at - count - 1] == 0x5C:
-        count += 1
-    return count
 
 
 def end_bytes(path: Path, size: int = _ENDS) -> tuple[bytes, bytes] | None:
@@ -572,8 +540,11 @@ def _compact_last(
     (`_spans_back`), the bytes before them never read. None where the whole read serves:
     laid out as the app writes it (`_last_messages` read it), cut short or its last
     member long (no close found in its last bytes), "messages" written again after
-    them, no message before them, one of them
-    past READ_LIMIT, or a value among them no message (not an object with a kind)."""
+    them, no message before them, one of them past READ_LIMIT, a value among them no
+    message (not an object with a kind), or the array closed there another member's:
+    its open, where it is read (within _KEY_PAST of them), is after another key than
+    `key` (an array of objects with a kind after the messages, longer than the last
+    bytes; one longer than _KEY_PAST too is still taken for them)."""
     head = stream.read(_ENDS)
     opened = None if head.startswith(b"{\n") else _compact_head(head, shape, key)
     if opened is None:
@@ -585,9 +556,12 @@ def _compact_last(
     if closes is None:
         return None
     end = tail_at + closes  # the array's close
-    spans = _spans_back(stream, first, end, count)
-    if spans is None or len(spans) < count or count <= 0:
+    back = _spans_back(stream, first, end, count, _KEY_PAST)
+    if back is None or len(back[0]) < count or count <= 0:
         return None
+    spans, opens = back
+    if opens is not None and _key_before(stream, opens, first) != key:
+        return None  # an array after the messages (of objects with a kind too)
     start = spans[-1][0]
     stream.seek(max(first, start - 64))
     if not stream.read(start - max(first, start - 64)).rstrip().endswith(b","):
@@ -615,13 +589,15 @@ def _compact_last(
 
 
 def _spans_back(
-    stream: BinaryIO, first: int, end: int, count: int
-) -> list[tuple[int, int]] | None:
+    stream: BinaryIO, first: int, end: int, count: int, past: int = 0
+) -> tuple[list[tuple[int, int]], int | None] | None:
     """The file spans (start, stop) of the last `count` objects of the array closing at
     `end`, last first, read back from `end` to `first` (its open), _FIRST_BACK bytes
     first, then twice as many each time up to _BACK: outside a string a bracket or a
     quote is structure; inside one only a quote not escaped (an even run of backslashes
-    before it) ends it, found with `find`. Fewer where the array holds fewer; None where
+    before it) ends it, found with `find`. Fewer where the array holds fewer; and where
+    the array opens (its bracket) where that is read: before `count` are found, or
+    within `past` bytes back from the last of them (None where it is not). None where
     the file does not read back so (gone short), a string stands among the objects, or
     an object runs past READ_LIMIT (which the whole read parts, eliding)."""
     spans: list[tuple[int, int]] = []
@@ -664,15 +640,48 @@ def _spans_back(
             else:
                 depth -= 1
                 if depth < 0:
-                    return spans  # the array's open
-                if depth == 0:
+                    return spans, offset  # the array's open
+                if depth == 0 and len(spans) < count:
                     spans.append((offset, stop))
-                    if len(spans) == count:
-                        return spans
+                    if len(spans) == count and past <= 0:
+                        return spans, None
+        if len(spans) == count and spans[-1][0] - low >= past:
+            return spans, None  # its open is farther back than that
         if depth > 0 and stop - low > READ_LIMIT:
             return None
         high = low
-    return spans
+    return spans, None
+
+
+# how far back past the last messages read their array's open is looked for, its key read
+_KEY_PAST = 512 * 1024
+
+
+def _key_before(stream: BinaryIO, opens: int, first: int) -> str | None:
+    """The key of the member whose value is the array opening at `opens` (read from the
+    4 KB before it, no further back than `first`); None where none is read there."""
+    begin = max(0, first - 1, opens - 4096)
+    stream.seek(begin)
+    before = stream.read(opens - begin).rstrip()
+    if not before.endswith(b":"):
+        return None
+    before = before[:-1].rstrip()
+    closes = len(before) - 1
+    if closes < 0 or before[closes:] != b'"':
+        return None
+    at = closes
+    while True:  # its opening quote: one with an even run of backslashes before it
+        at = before.rfind(b'"', 0, at)
+        run = at - len(before[:at].rstrip(b"\\"))
+        if at <= 0 or run == at:
+            return None  # not read so, or its run may go on before the bytes read
+        if run % 2 == 0:
+            break
+    try:
+        key = orjson.loads(before[at:])
+    except orjson.JSONDecodeError:
+        return None
+    return key if isinstance(key, str) else None
 
 
 _BACKSLASH_RUN = re.compile(rb"\\*")  # a run counted at C speed, not byte by byte

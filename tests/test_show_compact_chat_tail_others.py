@@ -105,3 +105,29 @@ def test_a_compact_cline_sessions_tail_is_what_its_whole_read_ends_with(
     assert _shown(list(found.events)) == _shown(whole[-count:])
     assert found.seq_relative  # read from its end, not whole
     assert not found.diagnostics.problems and found.diagnostics.skipped_total == 0
+
+
+CODEBUFF = Path(__file__).parent / "data" / "codebuff" / "home" / ".config" / "manicode"
+CODEBUFF_CHAT = Path("projects/shop-api/chats/2026-12-01T10-00-00.000Z")
+
+
+@pytest.mark.parametrize("count", [1, 3, 10])
+def test_a_compact_codebuff_chats_tail_is_what_its_whole_read_ends_with(
+    tmp_path: Path, count: int
+) -> None:
+    """Codebuff's chat is a bare array: written on one line, it is read back from its
+    close too; it was parsed whole."""
+    source = CODEBUFF / CODEBUFF_CHAT
+    chat = json.loads((source / "chat-messages.json").read_bytes())
+    folder = tmp_path / ".config" / "manicode" / CODEBUFF_CHAT
+    folder.mkdir(parents=True)
+    (folder / "run-state.json").write_bytes((source / "run-state.json").read_bytes())
+    (folder / "chat-messages.json").write_bytes(
+        json.dumps(chat * 20, separators=(",", ":")).encode()
+    )
+    home = Home.at(tmp_path)
+    whole = [e for e in transcript(home, CODEBUFF_CHAT.name).events]
+    found = transcript(home, CODEBUFF_CHAT.name, tail=count)
+    assert _shown(list(found.events)) == _shown(whole[-count:])
+    assert found.seq_relative  # read from its end, not whole
+    assert not found.diagnostics.problems

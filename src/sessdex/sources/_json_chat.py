@@ -450,13 +450,14 @@ def last_messages(
     `): their array is the one closed before it, looked for within READ_LIMIT of the end.
     With `compact` (True: Gemini's `GEMINI`), a chat of the app's written on one line
     (another tool's copy) is read from its end too (`_compact_last`): its array under
-    `key` (`then` aside: the members after it are those that parse)."""
+    `key` (`then` aside: the members after it are those that parse), or the document
+    itself where `key` is None (its `id_key` unused)."""
     try:
         with files.open_regular(path) as stream:
             before = os.fstat(stream.fileno())
             layout = _Layout.of(key)
             found = _last_messages(stream, before.st_size, count, layout, then)
-            if found is None and compact and key is not None:
+            if found is None and compact:
                 stream.seek(0)
                 shape = GEMINI if compact is True else compact
                 found = _compact_last(stream, before.st_size, count, shape, key)
@@ -532,7 +533,7 @@ def _last_messages(
 
 
 def _compact_last(
-    stream: BinaryIO, size: int, count: int, shape: Compact, key: str
+    stream: BinaryIO, size: int, count: int, shape: Compact, key: str | None
 ) -> list[dict[str, object]] | None:
     """`_last_messages` of a chat written on one line: its messages array found as
     `compact_ends` finds it (opened after its members in its first bytes, closed before
@@ -545,22 +546,19 @@ def _compact_last(
     its open, where it is read (within _KEY_PAST of them), is after another key than
     `key` (an array of objects with a kind after the messages, longer than the last
     bytes; one longer than _KEY_PAST too is still taken for them)."""
-    head = stream.read(_ENDS)
-    opened = None if head.startswith(b"{\n") else _compact_head(head, shape, key)
-    if opened is None:
+    bounds = _compact_array(stream, size, shape, key)
+    if bounds is None:
         return None
-    first = opened[1]  # past the array's open
-    stream.seek(max(first, size - _ENDS))
-    tail_at = stream.tell()
-    closes = _messages_close(stream.read(), last=True, key=key)
-    if closes is None:
-        return None
-    end = tail_at + closes  # the array's close
-    back = _spans_back(stream, first, end, count, _KEY_PAST)
+    first, end = bounds
+    back = _spans_back(stream, first, end, count, 0 if key is None else _KEY_PAST)
     if back is None or len(back[0]) < count or count <= 0:
         return None
     spans, opens = back
-    if opens is not None and _key_before(stream, opens, first) != key:
+    if (
+        key is not None
+        and opens is not None
+        and _key_before(stream, opens, first) != key
+    ):
         return None  # an array after the messages (of objects with a kind too)
     start = spans[-1][0]
     stream.seek(max(first, start - 64))
@@ -586,6 +584,35 @@ def _compact_last(
     if data[spans[0][1] - start :].strip():
         return None  # a value after the last message
     return found
+
+
+def _compact_array(
+    stream: BinaryIO, size: int, shape: Compact, key: str | None
+) -> tuple[int, int] | None:
+    """Where a compact chat's messages array opens (past its bracket) and closes (its
+    bracket): under `key`, found as `compact_ends` finds it; the document itself where
+    `key` is None (Codebuff's), opened by its first bytes and closed by its last. None
+    where it is not found so, or is laid out as the app writes it."""
+    head = stream.read(_ENDS)
+    if key is None:
+        body = head.lstrip()
+        if head.startswith(b"[\n") or not body.startswith(b"["):
+            return None
+        stream.seek(max(0, size - 64))
+        last = stream.read().rstrip()
+        if not last.endswith(b"]"):
+            return None  # cut short, or more after it
+        return len(head) - len(body) + 1, max(0, size - 64) + len(last) - 1
+    opened = None if head.startswith(b"{\n") else _compact_head(head, shape, key)
+    if opened is None:
+        return None
+    first = opened[1]  # past the array's open
+    stream.seek(max(first, size - _ENDS))
+    tail_at = stream.tell()
+    closes = _messages_close(stream.read(), last=True, key=key)
+    if closes is None:
+        return None
+    return first, tail_at + closes
 
 
 def _spans_back(

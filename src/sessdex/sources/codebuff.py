@@ -17,8 +17,8 @@ CLI's own log, in every chat folder, one with no chat too) are not read. The CLI
 a chat's last 100 messages (its first prompt, and so its title, can go), and a finished
 answer carries the whole run state again in its `metadata.runState` (not read). A chat
 is one JSON list rewritten whole; `show --tail` finds its last messages from its end
-(`read_last`), and reads it through (a message at a time past the size parsed at once)
-where it is not laid out so.
+(`read_last`), one written on one line (another tool's copy) too, and reads it through
+(a message at a time past the size parsed at once) where it is not laid out either way.
 
 A message is `{id, variant: user|ai|agent|error, content, blocks?, timestamp, credits?,
 userError?, attachments?}`; an `ai` message is an answer only when its id says so (the CLI
@@ -386,7 +386,9 @@ def read_last(
     path = Path(session.path or "")
     found = None
     if path.name != _legacy.MESSAGES:
-        found = _json_chat.last_messages(path, rows, key=None)
+        # one written on one line (another tool's copy) too: `[{id, variant}, …]`
+        compact = _json_chat.Compact("id", "variant")
+        found = _json_chat.last_messages(path, rows, key=None, compact=compact)
     if found is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     yield from _Reader(session, diagnostics).messages(iter(found))

@@ -79,7 +79,7 @@ CHATS = {
 }
 
 # apps whose minified chat is found from its end too (`_json_chat.Compact`)
-MINIFIED = {"nanocoder", "continue", "codebuff"}
+MINIFIED = {"nanocoder", "continue", "codebuff", "auggie"}
 
 
 @pytest.fixture(autouse=True)

@@ -131,3 +131,32 @@ def test_a_compact_codebuff_chats_tail_is_what_its_whole_read_ends_with(
     assert _shown(list(found.events)) == _shown(whole[-count:])
     assert found.seq_relative  # read from its end, not whole
     assert not found.diagnostics.problems
+
+
+AUGGIE = Path(__file__).parent / "data" / "auggie" / "home" / ".augment" / "sessions"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b.json",
+        "5a3e1c2b-7d4f-4a6b-9c8d-1e2f3a4b5c6d.json",
+    ],
+)
+@pytest.mark.parametrize("count", [1, 4])
+def test_a_compact_auggie_sessions_tail_is_what_its_whole_read_ends_with(
+    tmp_path: Path, name: str, count: int
+) -> None:
+    """Its history read back from its close, the members after it (`agentState`,
+    `subAgents`...) parsed from its last bytes; it was parsed whole."""
+    chat = json.loads((AUGGIE / name).read_bytes())
+    chat["chatHistory"] = chat["chatHistory"] * 80
+    folder = tmp_path / ".augment" / "sessions"
+    folder.mkdir(parents=True)
+    (folder / name).write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    home, session = Home.at(tmp_path), str(chat["sessionId"])
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=count)
+    assert _shown(list(found.events)) == _shown(whole[-count:])
+    assert found.seq_relative  # read from its end, not whole
+    assert not found.diagnostics.problems

@@ -296,6 +296,17 @@ def compact_ends(
     return found
 
 
+def compact_after(path: Path) -> dict[str, object] | None:
+    """The members a chat written on one line holds after its messages array, from its
+    last bytes, as `compact_ends` finds them; None where they are not all there."""
+    try:
+        tail = files.tail_bytes(path, _ENDS)[1]
+    except OSError:
+        return None
+    after = _members_after(tail)
+    return None if after is None else after[1]
+
+
 def _compact_head(
     head: bytes, shape: Compact = GEMINI, key: str = "messages"
 ) -> tuple[dict[str, object], int] | None:

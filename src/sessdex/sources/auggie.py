@@ -71,8 +71,10 @@ an exchange's tokens kept on it (`token_usage`, one fetched from Augment's servi
 thinking node's text in its `content`.
 
 `show --tail` finds the last chat items from the file's end (`read_last`): the history
-closes right before `agentState`; a kept sub-agent run or summary cost that no item read
-names, or an item that needs an earlier one, has it read whole.
+closes right before `agentState`; one written on one line (another tool's copy) is read
+back from its history's close, the members after it parsed from its last 256 KB; a kept
+sub-agent run or summary cost that no item read names, or an item that needs an earlier
+one, has it read whole.
 
 The login (`~/.augment/session.json`, `oauth-state.json`) is beside `sessions/` and never
 opened: only `sessions/` is listed.
@@ -461,8 +463,15 @@ def read_last(
     from .base import WholeRead
 
     path = Path(session.path or "")
-    found = _json_chat.last_messages(path, rows + 1, "chatHistory", then=_STATE[3:])
-    after = _after_history(path, whole=True) if found is not None else None
+    # one written on one line (another tool's copy) too: `{sessionId, …, chatHistory:
+    # [{exchange}], agentState, …}`
+    compact = _json_chat.Compact("sessionId", "exchange")
+    found = _json_chat.last_messages(
+        path, rows + 1, "chatHistory", then=_STATE[3:], compact=compact
+    )
+    after = None
+    if found is not None:
+        after = _after_history(path, whole=True) or _compact_after_history(path)
     if found is None or after is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     primer, items = found[0], found[1:]
@@ -517,6 +526,17 @@ _AFTER_HISTORY = (
     "subAgentCreditsUsed",
     "subAgentCostUsd",
 )
+
+
+def _compact_after_history(path: Path) -> dict[str, object] | None:
+    """`_after_history(path, whole=True)` of a session written on one line: the members
+    after its history, where all of them, `agentState` first, lie in its last bytes."""
+    from . import _json_chat
+
+    members = _json_chat.compact_after(path)
+    if members is None or "agentState" not in members:
+        return None
+    return {name: members[name] for name in _AFTER_HISTORY if name in members}
 
 
 @overload

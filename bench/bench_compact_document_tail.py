@@ -1,11 +1,13 @@
-"""`show --tail N --json` of a Codebuff chat (`chat-messages.json`, a bare JSON array) of
-`--mb` MB written on one line (another tool's copy, not laid out as the CLI writes it:
-prompts and answers whose tool blocks carry outputs of up to 4,000 words), each run its
-own process, the index warm; wall, CPU and peak RSS, medians of `--runs`; against
-`--baseline-src` (an older checkout's `src/`, which read such a chat whole) in the same
-minutes, the same events checked. Usage:
+"""`show --tail N --json` of a chat kept as one JSON document of `--mb` MB written on one
+line (another tool's copy, not laid out as the app writes it): `--app codebuff`, a Codebuff
+`chat-messages.json` (a bare array: prompts and answers whose tool blocks carry outputs of
+up to 4,000 words); `--app auggie`, an Auggie session (its `chatHistory` of exchanges
+whose answers run up to 4,000 words, `agentState` after it). Each run its own process, the
+index warm; wall, CPU and peak RSS, medians of `--runs`; against `--baseline-src` (an older
+checkout's `src/`, which read such a chat whole) in the same minutes, the same events
+checked. Usage:
 
-    .venv/bin/python bench/bench_codebuff_compact_tail.py [--mb 120] [--runs 5] [--tail 20] [--baseline-src OLD/src]
+    .venv/bin/python bench/bench_compact_document_tail.py [--app codebuff] [--mb 120] [--runs 5] [--tail 20] [--baseline-src OLD/src]
 """
 
 from __future__ import annotations
@@ -24,6 +26,34 @@ from _common import ROOT, Run, environment, mb, median, run, sessdex
 
 CHAT = "2026-12-01T10-00-00.000Z"
 WORDS = ["the", "a", "to", "of", "def", "return", "self", "if", "else", "import"]
+
+
+SESSION = "5a3e1c2b-7d4f-4a6b-9c8d-1e2f3a4b5c6d"
+
+
+def make_auggie(out: Path, megabytes: int) -> Path:
+    """An Auggie session of `megabytes` MB on one line (json.dumps's spacing)."""
+    rng = random.Random(3)
+    folder = out / "home" / ".augment" / "sessions"
+    folder.mkdir(parents=True)
+    path = folder / f"{SESSION}.json"
+    with open(path, "w") as f:
+        f.write(f'{{"sessionId": "{SESSION}", "created": "2026-12-05T10:05:00.000Z", '
+                '"modified": "2026-12-05T18:00:00.000Z", "chatHistory": [')  # fmt: skip
+        n = 0
+        while f.tell() < megabytes * 1024 * 1024:
+            prompt = " ".join(rng.choices(WORDS, k=40))
+            answer = " ".join(rng.choices(WORDS, k=rng.randint(200, 4000)))
+            exchange = {"request_message": prompt, "response_text": answer,
+                "request_id": f"req-{n}", "model_id": "claude-opus-4-5",
+                "request_nodes": [{"id": 0, "type": 0, "text_node": {"content": prompt}}],
+                "response_nodes": [{"id": 0, "type": 0, "content": answer}]}  # fmt: skip
+            item = {"exchange": exchange, "completed": True,
+                    "finishedAt": "2026-12-05T10:05:10.000Z"}  # fmt: skip
+            f.write(("," if n else "") + json.dumps(item))
+            n += 1
+        f.write('], "agentState": {"modelId": "claude-opus-4-5"}}')
+    return path
 
 
 def make_chat(out: Path, megabytes: int) -> Path:
@@ -71,6 +101,7 @@ def _events(output: bytes) -> list[dict[str, object]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--app", choices=["codebuff", "auggie"], default="codebuff")
     parser.add_argument("--mb", type=int, default=120)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tail", type=int, default=20)
@@ -78,7 +109,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        path = make_chat(out, args.mb)
+        make = make_auggie if args.app == "auggie" else make_chat
+        path = make(out, args.mb)
+        chat = SESSION if args.app == "auggie" else CHAT
         print(f"chat: {mb(float(path.stat().st_size))}")
         home = str(out / "home")
         trees = {"now": str(ROOT / "src")}
@@ -91,7 +124,7 @@ def main() -> int:
             listed = run(sessdex("list", "--json", "--home", home), env)  # index warm
             assert listed.returncode == 0, listed.stderr
             tail = str(args.tail)
-            show = _runs(sessdex("show", CHAT, "--tail", tail, "--json", "--home", home), env, args.runs)  # fmt: skip
+            show = _runs(sessdex("show", chat, "--tail", tail, "--json", "--home", home), env, args.runs)  # fmt: skip
             wall = median([r.seconds for r in show])
             cpu = median([r.cpu for r in show])
             rss = median([float(r.peak_rss) for r in show])

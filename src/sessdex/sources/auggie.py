@@ -469,9 +469,9 @@ def read_last(
     found = _json_chat.last_messages(
         path, rows + 1, "chatHistory", then=_STATE[3:], compact=compact
     )
-    after = None
-    if found is not None:
-        after = _after_history(path, whole=True) or _compact_after_history(path)
+    after = _after_history(path, whole=True) if found is not None else None
+    if found is not None and after is None:  # not laid out so: on one line?
+        after = _compact_after_history(path)
     if found is None or after is None:
         raise WholeRead("not laid out to be read from its end, or no longer than that")
     primer, items = found[0], found[1:]

@@ -359,3 +359,26 @@ def test_a_long_array_of_typed_objects_after_the_messages_is_not_taken_for_them(
     found = transcript(home, session, tail=4)
     assert _shown(list(found.events)) == _shown(whole[-4:])
     assert not any("note " in (e.text or "") for e in found.events)
+
+
+def test_a_message_of_millions_of_brackets_ends_the_read_back_soon(
+    tmp_path: Path,
+) -> None:
+    """One message holding 3 million brackets (a pasted array of empty arrays) among the
+    last: the tail is still the whole read's end, and finding that it is to be read
+    whole takes a fraction of a second; read back to its start it took about 3 s."""
+    import time
+
+    home, session, path = _compact(tmp_path, "gemini-fixture", 40)
+    chat = json.loads(path.read_bytes())
+    big = {"id": "big", "type": "gemini", "content": "x", "parts": [[]] * 1_500_000}
+    later = [{"id": f"z{n}", "type": "user", "content": "bye"} for n in range(3)]
+    chat["messages"] += [big, *later]
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    started = time.perf_counter()
+    assert _json_chat.last_messages(path, 5, compact=True) is None  # read whole
+    assert time.perf_counter() - started < 1.0
+    assert _json_chat.last_messages(path, 2, compact=True) == later[1:]
+    whole = [e for e in transcript(home, session).events if e.agent_id is None]
+    found = transcript(home, session, tail=5)
+    assert _shown(list(found.events)) == _shown(whole[-5:])

@@ -637,11 +637,13 @@ def _spans_back(
     the array opens (its bracket) where that is read: before `count` are found, or
     within `past` bytes back from the last of them (None where it is not). None where
     the file does not read back so (gone short), a string stands among the objects, or
-    an object runs past READ_LIMIT (which the whole read parts, eliding)."""
+    an object runs past READ_LIMIT (which the whole read parts, eliding) or holds more
+    than _OBJECT_TOKENS brackets and strings (each a step here: millions, seconds)."""
     spans: list[tuple[int, int]] = []
     depth = 0  # below the array
     in_string = False
     stop = 0  # the end of the object being passed
+    tokens = 0  # its brackets and strings read so far
     high = end
     step = min(_BACK, _FIRST_BACK)  # the last messages are often short: a little first
     while high > first:
@@ -664,6 +666,10 @@ def _spans_back(
             token = _COMPACT_TOKEN.search(back, at)
             if token is None:
                 break
+            tokens += 1
+            if tokens > _OBJECT_TOKENS:  # one object of that many: read whole, or
+                # taken for its messages' where they are found (its open not read)
+                return (spans, None) if len(spans) == count else None
             at = token.end()
             char = token.group()
             offset = high - at  # the token's offset in the file
@@ -679,6 +685,8 @@ def _spans_back(
                 depth -= 1
                 if depth < 0:
                     return spans, offset  # the array's open
+                if depth == 0:
+                    tokens = 0
                 if depth == 0 and len(spans) < count:
                     spans.append((offset, stop))
                     if len(spans) == count and past <= 0:
@@ -686,11 +694,13 @@ def _spans_back(
         if len(spans) == count and spans[-1][0] - low >= past:
             return spans, None  # its open is farther back than that
         if depth > 0 and stop - low > READ_LIMIT:
-            return None
+            return (spans, None) if len(spans) == count else None
         high = low
     return spans, None
 
 
+# the brackets and strings one object may hold read back (about 0.1 s of them)
+_OBJECT_TOKENS = 200_000
 # how far back past the last messages read their array's open is looked for, its key read
 _KEY_PAST = 512 * 1024
 

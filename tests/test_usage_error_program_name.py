@@ -49,3 +49,46 @@ def test_python_m_sessdex_is_named_by_that_python(tmp_path: Path) -> None:
         text=True,
     )
     assert helped.returncode == 0 and f"Usage: {program} list" in helped.stdout
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+@pytest.mark.parametrize(
+    ("shell", "registers"),
+    [
+        ("bash", "complete -o nosort -F _sessdex_completion sessdex\n"),
+        ("zsh", "compdef _sessdex_completion sessdex\n"),
+        ("fish", "complete --no-files --command sessdex "),
+    ],
+)
+def test_a_completion_script_made_by_a_path_completes_sessdex(
+    tmp_path: Path, shell: str, registers: str
+) -> None:
+    """`_SESSDEX_COMPLETE=bash_source ~/tools/.venv/bin/sessdex` in a shell's start-up
+    file registers completion for `sessdex`, as before: which a shell also finds for any
+    path ending in `/sessdex`. Named as the usage lines name it, it registered that path
+    alone (`complete … /home/u/tools/.venv/bin/sessdex`): `sessdex <Tab>` offered nothing."""
+    env = {"HOME": str(tmp_path), "PATH": os.defpath, "LANG": "C.UTF-8",
+           "_SESSDEX_COMPLETE": f"{shell}_source"}  # fmt: skip
+    done = subprocess.run(
+        [str(SCRIPT)], env=env, capture_output=True, text=True, check=True
+    )
+    assert registers in done.stdout, done.stdout
+    assert str(SCRIPT) not in done.stdout
+
+
+def test_click_without_its_private_name_detection_still_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """click's `_detect_program_name` is private: a click without it (renamed, taken
+    out) gives the usage error still, where sessdex failed on every command with an
+    ImportError."""
+    import click.utils
+
+    from sessdex.cli import run
+
+    monkeypatch.delattr(click.utils, "_detect_program_name")
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), "nosuch"])
+    with pytest.raises(SystemExit) as ended:
+        run()
+    assert ended.value.code == 2
+    assert "No such command 'nosuch'" in capsys.readouterr().err

@@ -85,7 +85,7 @@ def _as_run() -> list[str]:
 
     typed = sys.argv[0] if sys.argv else ""
     found = shutil.which("sessdex")
-    if _run_as_module():
+    if run_as_module():
         beside = os.path.dirname(sys.executable)
         if not sys.executable or (found and os.path.dirname(found) == beside):
             return ["sessdex"]
@@ -102,7 +102,7 @@ def _as_run() -> list[str]:
     return ["sessdex"]
 
 
-def _run_as_module() -> bool:
+def run_as_module() -> bool:
     """Whether this process is `python -m sessdex`."""
     import sys
 

@@ -385,11 +385,36 @@ def run() -> None:
     """`main`, its usage lines ("Try '… --help'") naming sessdex as it was run, as the
     hints do (`.venv/bin/sessdex`, `/x/python -m sessdex`): click names the file's name
     alone, or a bare `python`, neither found by a shell where sessdex is not on PATH.
-    Tab completion still reads the variable click would name (`_SESSDEX_COMPLETE`)."""
-    from click.utils import _detect_program_name
+    Tab completion keeps click's own name: its variable (`_SESSDEX_COMPLETE`), and the
+    command a completion script registers (`sessdex`, which shells also find for any
+    path ending in `/sessdex`; the path it was made by was that path alone)."""
+    import os
 
-    detected = _detect_program_name().replace("-", "_").replace(".", "_")
-    main(prog_name=program_typed(), complete_var=f"_{detected}_COMPLETE".upper())
+    name = _click_name()
+    detected = name.replace("-", "_").replace(".", "_")
+    complete_var = f"_{detected}_COMPLETE".upper()
+    completing = bool(os.environ.get(complete_var))
+    prog_name = name if completing else program_typed()
+    main(prog_name=prog_name, complete_var=complete_var)
+
+
+def _click_name() -> str:
+    """The name click gives this program where none is given: `sessdex` (the file's
+    name), or `python -m sessdex`. click's function for it is private: where it is gone
+    or changed, the same read here, rather than no command running at all."""
+    try:
+        from click.utils import _detect_program_name
+
+        return str(_detect_program_name())
+    except (ImportError, TypeError):
+        import os
+        import sys
+
+        from ..hints import run_as_module
+
+        if run_as_module():
+            return "python -m sessdex"
+        return os.path.basename(sys.argv[0]) if sys.argv else "sessdex"
 
 
 # Importing the command modules registers their commands on `main`.

@@ -624,3 +624,30 @@ def test_show_json_loads_no_code_of_other_commands(tmp_path: Path) -> None:
         "status",
     ):
         assert f"sessdex.{module}" not in loaded, module
+
+
+# the command as its script runs it (`sessdex.launch.main`, through `cli.run`), the
+# modules it loaded said at exit
+LAUNCHED = """
+import atexit, sys
+atexit.register(lambda: print(" ".join(sorted(sys.modules)), file=sys.stderr))
+sys.argv = ["sessdex", *sys.argv[1:]]
+from sessdex.launch import main
+main()
+"""
+
+
+def test_a_full_command_named_by_a_plain_word_loads_no_shell_quoting(
+    tmp_path: Path,
+) -> None:
+    """The name click's usage lines give sessdex (`sessdex`, a word no shell quotes)
+    needs none of `shells`' quoting: loaded to name it, it cost every full command
+    (`show`, `doctor`, a full `list`) some 20 ms before its first line."""
+    home = _backdated(shutil.copytree(app_home("claude"), tmp_path / "home"))
+    env = dict(os.environ, SESSDEX_NO_QUICK="1", SESSDEX_HOME=str(tmp_path / "own"))
+    for _ in range(2):  # cold, then warm
+        done = subprocess.run(
+            [sys.executable, "-c", LAUNCHED, "list", "--json", "--home", str(home)],
+            capture_output=True, text=True, check=True, env=env,
+        )  # fmt: skip
+    assert "sessdex.shells" not in done.stderr.split()

@@ -58,14 +58,18 @@ def _program(absolute: bool = False) -> list[str]:
 def program_typed() -> str:
     """`program` as the user's shell takes it (a path with a space in it quoted), for
     click's "Usage: …" and "Try '… --help'" lines; said bare where that shell cannot
-    be given it, or is one sessdex does not know."""
+    be given it, or is one sessdex does not know. A plain name (`sessdex`) loads no
+    quoting: every full command names itself so before it starts."""
+    words = _program()
+    if all(word and _PLAIN.issuperset(word) for word in words):
+        return " ".join(words)
     from .errors import BadSetting, NotQuotable
     from .shells import word
 
     try:
-        return " ".join(map(word, _program()))
+        return " ".join(map(word, words))
     except (NotQuotable, BadSetting):
-        return program()
+        return " ".join(words)
 
 
 def run_as() -> list[str]:

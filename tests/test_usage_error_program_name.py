@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +93,24 @@ def test_click_without_its_private_name_detection_still_runs(
         run()
     assert ended.value.code == 2
     assert "No such command 'nosuch'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_a_path_with_a_space_is_quoted_for_a_shell_sessdex_does_not_know(
+    tmp_path: Path,
+) -> None:
+    """Where SESSDEX_SHELL names a shell sessdex does not know, the usage lines quote
+    sessdex's path as sh does, as the hints do ('"/x/my tools/sessdex" demo'); they
+    named it bare, two words to any shell."""
+    spaced = tmp_path / "my tools" / "sessdex"
+    spaced.parent.mkdir()
+    shutil.copy(SCRIPT, spaced)
+    for shell in ("bash", "tcsh"):
+        env = {"HOME": str(tmp_path), "PATH": os.defpath, "LANG": "C.UTF-8",
+               "SHELL": "/bin/bash", "SESSDEX_SHELL": shell}  # fmt: skip
+        done = subprocess.run(
+            [str(spaced), "nosuch"], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 2, done.stderr
+        said = f"Usage: {shlex.quote(str(spaced))} [OPTIONS]"
+        assert said in done.stderr, (shell, done.stderr)

@@ -57,18 +57,22 @@ def _program(absolute: bool = False) -> list[str]:
 
 def program_typed() -> str:
     """`program` as the user's shell takes it (a path with a space in it quoted), for
-    click's "Usage: …" and "Try '… --help'" lines; said bare where that shell cannot
-    be given it, or is one sessdex does not know. A plain name (`sessdex`) loads no
-    quoting: every full command names itself so before it starts."""
+    click's "Usage: …" and "Try '… --help'" lines; quoted as sh quotes it where that
+    shell is one sessdex does not know (as `named` does), said bare where the shell
+    cannot be given it. A plain name (`sessdex`) loads no quoting: every full command
+    names itself so before it starts."""
     words = _program()
     if all(word and _PLAIN.issuperset(word) for word in words):
         return " ".join(words)
     from .errors import BadSetting, NotQuotable
-    from .shells import word
+    from .shells import POSIX, word
 
     try:
-        return " ".join(map(word, words))
-    except (NotQuotable, BadSetting):
+        try:
+            return " ".join(map(word, words))
+        except BadSetting:  # SESSDEX_SHELL names a shell sessdex does not know
+            return " ".join(word(typed, POSIX) for typed in words)
+    except NotQuotable:
         return " ".join(words)
 
 

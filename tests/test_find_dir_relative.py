@@ -210,3 +210,18 @@ def test_a_plain_word_or_a_path_naming_no_folder_here_is_still_text(
     assert _found(home, "dir:docs") == [BESIDE]
     assert _found(home, "dir:docs/") == [BESIDE]  # a folder named docs, anywhere
     assert _found(home, "dir:code/shop") == [HERE]  # no code/shop below here: text
+
+
+def test_a_relative_path_through_a_link_is_read_as_a_shell_reads_it(
+    code: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dir:link/../docs`, a link to a folder elsewhere in it, is `./docs`, as
+    `dir:./link/../docs` is (a shell's `..` takes the name off): the folder was looked
+    for past the link (`elsewhere/docs`, none), and the path matched as text."""
+    elsewhere = code.parent / "elsewhere" / "deep"
+    elsewhere.mkdir(parents=True)
+    (code / "link").symlink_to(elsewhere)
+    monkeypatch.chdir(code)
+    home = code.parent / "home"
+    assert _found(home, "dir:./link/../docs") == [BESIDE]
+    assert _found(home, "dir:link/../docs") == [BESIDE]

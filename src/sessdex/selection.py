@@ -180,7 +180,13 @@ def _from_here_typed(folder: str) -> bool:
     typed = folder.replace("\\", "/")
     if "/" not in typed.rstrip("/") or typed.startswith("/") or typed[1:3] == ":/":
         return False
-    return os.path.isdir(typed)
+    from .errors import SessdexError
+
+    try:  # the folder as `_from_here` reads it: `link/..` is here, not past the link
+        named = _from_here(folder)
+    except SessdexError:  # the folder you are in is gone: none is named from it
+        return False
+    return any(os.path.isdir(path) for path in named.split(DIR_NAMES))
 
 
 def _full_with_dots(folder: str) -> bool:

@@ -173,3 +173,19 @@ def test_python_m_sessdex_hints_name_the_interpreter_where_sessdex_is_not_on_pat
     assert f"'{program} demo' shows what sessdex does" in said, said
     assert f"'{program} doctor' shows where it looked" in said, said
     assert "'sessdex " not in said
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_python_m_sessdex_says_sessdex_where_path_names_its_folder_another_way(
+    tmp_path: Path,
+) -> None:
+    """The folder of the `sessdex` beside python, on PATH by another name (a link to
+    it, a `/` at its end, other letter case on Windows), is that folder: hints say
+    `sessdex`. Compared as text, they named the python (`/x/python -m sessdex demo`)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    linked = tmp_path / "bin"
+    linked.symlink_to(SCRIPT.parent)
+    path = f"{linked}{os.pathsep}{os.defpath}"
+    said = _stderr(tmp_path, sys.executable, path, home, "-m", "sessdex", "list")
+    assert "'sessdex demo' shows what sessdex does" in said, said

@@ -94,8 +94,7 @@ def _as_run() -> list[str]:
     typed = sys.argv[0] if sys.argv else ""
     found = shutil.which("sessdex")
     if run_as_module():
-        beside = os.path.dirname(sys.executable)
-        if not sys.executable or (found and os.path.dirname(found) == beside):
+        if not sys.executable or (found and _same_folder(found, sys.executable)):
             return ["sessdex"]
         return [sys.executable, "-m", "sessdex"]
     if os.path.basename(typed) not in ("sessdex", "sessdex.exe"):
@@ -108,6 +107,17 @@ def _as_run() -> list[str]:
     except OSError:  # the path it was run by is gone, or was no file's
         pass
     return ["sessdex"]
+
+
+def _same_folder(one: str, other: str) -> bool:
+    """Whether the files `one` and `other` are in the same folder, however PATH names
+    it (a link to it, a `/` at its end, other letter case on Windows)."""
+    import os
+
+    try:
+        return os.path.samefile(os.path.dirname(one), os.path.dirname(other))
+    except OSError:  # a folder gone or unreadable: as its names say
+        return os.path.dirname(one) == os.path.dirname(other)
 
 
 def run_as_module() -> bool:

@@ -114,3 +114,19 @@ def test_a_path_with_a_space_is_quoted_for_a_shell_sessdex_does_not_know(
         assert done.returncode == 2, done.stderr
         said = f"Usage: {shlex.quote(str(spaced))} [OPTIONS]"
         assert said in done.stderr, (shell, done.stderr)
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="no sessdex script beside python")
+def test_a_quoted_path_runs_after_powershells_call_operator(tmp_path: Path) -> None:
+    """PowerShell reads a quoted path alone as a string, not a program to run: the
+    usage lines put its call operator before it (`& '…'`), as the hints do."""
+    spaced = tmp_path / "my tools" / "sessdex"
+    spaced.parent.mkdir()
+    shutil.copy(SCRIPT, spaced)
+    env = {"HOME": str(tmp_path), "PATH": os.defpath, "LANG": "C.UTF-8",
+           "SESSDEX_SHELL": "powershell"}  # fmt: skip
+    done = subprocess.run(
+        [str(spaced), "list", "--bogus"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"Try '& '{spaced}' list --help' for help." in done.stderr, done.stderr

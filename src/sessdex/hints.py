@@ -56,7 +56,7 @@ def _program(absolute: bool = False) -> list[str]:
 
 
 def program_typed() -> str:
-    """`program` as the user's shell takes it (a path with a space in it quoted), for
+    """`program` as the user's shell runs it (a path with a space in it quoted), for
     click's "Usage: …" and "Try '… --help'" lines; quoted as sh quotes it where that
     shell is one sessdex does not know (as `named` does), said bare where the shell
     cannot be given it. A plain name (`sessdex`) loads no quoting: every full command
@@ -65,13 +65,13 @@ def program_typed() -> str:
     if all(word and _PLAIN.issuperset(word) for word in words):
         return " ".join(words)
     from .errors import BadSetting, NotQuotable
-    from .shells import POSIX, word
+    from .shells import POSIX, run
 
     try:
-        try:
-            return " ".join(map(word, words))
+        try:  # a path quoted: PowerShell's `& '…'`, as `line` writes it
+            return run(words)
         except BadSetting:  # SESSDEX_SHELL names a shell sessdex does not know
-            return " ".join(word(typed, POSIX) for typed in words)
+            return run(words, POSIX)
     except NotQuotable:
         return " ".join(words)
 

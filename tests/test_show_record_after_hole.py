@@ -232,3 +232,89 @@ def test_a_tail_window_from_the_cut_line_starts_at_the_record_glued_to_the_hole(
     with files.open_binary(path) as stream:
         glued = [line.offset for line in files.iter_lines(stream)][1]
     assert files.line_start(path, 20) == glued
+
+
+# written zeros (real NUL bytes, stored) after the hole, before the record glued to it:
+# more than a probe of them (64 KB) hid the record from every reader
+ZEROS = 200 * 1024
+
+
+def cut_at_hole_then_zeros(path: Path, number: int, hole: int) -> None:
+    """As `cut_at_hole`, the blocks after the hole written as zeros (ZEROS bytes)
+    before the next line: a crash that left both a hole and preallocated zeros."""
+    lines = path.read_bytes().split(b"\n")
+    before = b"".join(line + b"\n" for line in lines[: number - 1])
+    torn = lines[number - 1][: len(lines[number - 1]) // 2]
+    with path.open("wb") as stream:
+        stream.write(before + torn)
+        stream.seek(-(-(stream.tell() + hole) // 4096) * 4096)
+        stream.write(b"\x00" * ZEROS + b"\n".join(lines[number:]))
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+
+
+@pytest.mark.parametrize("hole", HOLES)
+def test_claude_record_after_a_hole_and_many_zeros_is_read_by_every_command(
+    tmp_path: Path, hole: int
+) -> None:
+    """200 KB of written zeros between the hole and the reply: the reply is listed,
+    shown, counted, as after a hole alone."""
+
+    def make(home: Path) -> Path:
+        return write_claude_session(home, CLAUDE_ID, "/w/hole")
+
+    said = agree(tmp_path, CLAUDE_ID, make, 1, hole, cut_at_hole_then_zeros)
+    assert SAID in said["list"]
+
+
+@pytest.mark.parametrize("hole", HOLES)
+def test_codex_record_after_a_hole_and_many_zeros_is_read_by_every_command(
+    tmp_path: Path, hole: int
+) -> None:
+    source = (DATA / "codex/home" / CODEX_ROLLOUT).read_bytes()
+    lines = source.split(b"\n")
+    counted = next(i for i, line in enumerate(lines, 1) if b'"token_count"' in line)
+
+    def make(home: Path) -> Path:
+        rollout = home / CODEX_ROLLOUT
+        rollout.parent.mkdir(parents=True)
+        rollout.write_bytes(source)
+        return rollout
+
+    agree(tmp_path, CODEX_ID, make, counted - 1, hole, cut_at_hole_then_zeros)
+
+
+def test_following_from_inside_the_hole_reads_the_record_after_many_zeros(
+    tmp_path: Path,
+) -> None:
+    """`follow` from inside a hole that 200 KB of written zeros end: the record glued
+    to them is read."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2,"cu')
+        stream.seek(HOLES[-1], os.SEEK_CUR)
+        stream.write(b"\x00" * ZEROS + b'{"n":3}\n{"n":4}\n')
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+    follower = Follower(path, offset=1024)  # inside the hole
+    follower.check()
+    read = [files.loads_repaired(line.data) for line in follower.lines()]
+    assert read == [({"n": 3}, True), ({"n": 4}, False)]
+
+
+def test_a_tail_window_from_the_cut_line_starts_at_the_record_after_many_zeros(
+    tmp_path: Path,
+) -> None:
+    """`line_start` from the cut line: the record after the hole and its zeros."""
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2,"cut":"' + b"c" * 5000)
+        stream.seek(-(-(stream.tell() + HOLES[0]) // 4096) * 4096)
+        stream.write(b"\x00" * ZEROS + b'{"n":3}\n{"n":4}\n')
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+    with files.open_binary(path) as stream:
+        glued = [line.offset for line in files.iter_lines(stream)][1]
+    assert files.line_start(path, 20) == glued

@@ -206,10 +206,10 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
         while True:
             if hole := skip_hole(stream):  # NULs: no newline in them, passed over
                 position += hole
-                if record_after_hole(stream) is not None:
+                if (glued := record_after_hole(stream)) is not None:
                     # a record glued to the hole: its line is read from the hole's
                     # last byte (`record_after_hole`)
-                    return position - 1
+                    return position + glued.passed - 1
             if hole_at is None:
                 chunk = stream.read(CHUNK)
             else:
@@ -277,26 +277,40 @@ def skip_hole(stream: BinaryIO) -> int:
     return resume - at
 
 
-# after a hole, the most bytes looked through for the record a crash left glued to it:
-# the zeros of the block the hole ends in (a block's at most), then its `{`
+# after a hole, the bytes read at a time for the record a crash left glued to it: the
+# zeros of the block the hole ends in, then its `{`; a longer run of written zeros
+# (preallocated, never written over) is passed over a probe at a time, never held
 RECORD_PROBE = 64 * 1024
 _PADDING = b"\x00 \t\r"
 
 
-def record_after_hole(stream: BinaryIO) -> bytes | None:
+class Glued(NamedTuple):
+    """A record glued to a hole (`record_after_hole`)."""
+
+    passed: int  # bytes of padding past the hole passed over before `data`, not held
+    data: bytes  # the bytes read from there: padding, then the record's `{`
+
+
+def record_after_hole(stream: BinaryIO) -> Glued | None:
     """Where `stream` stands just past a hole (`skip_hole`): the bytes read from there
     when a JSON record starts in them (past NULs and blanks), the stream past them; else
     None, the stream where it was. A crash leaves the end of a record unwritten, its
     newline with it, and the app writes its next record after the hole, on the same
     line: that record is read, as `repair` reads one after a run of written zeros. The
     readers give the line from the hole's last byte, as one NUL: a line that holds NUL
-    bytes (`damage_of`), at the same offset whichever reader met it."""
+    bytes (`damage_of`), at the same offset whichever reader met it. Written zeros
+    longer than a probe after the hole are passed over as more of it (`Glued.passed`):
+    200 KB of them hid the record from every reader."""
     at = stream.tell()
+    passed = 0
     probe = stream.read(RECORD_PROBE)
+    while len(probe) == RECORD_PROBE and not probe.strip(_PADDING):
+        passed += len(probe) + skip_hole(stream)  # a hole further on: not read either
+        probe = stream.read(RECORD_PROBE)
     if probe.lstrip(_PADDING)[:1] != b"{":
         stream.seek(at)
         return None
-    return probe
+    return Glued(passed, probe)
 
 
 def data_below(stream: BinaryIO, position: int, floor: int) -> int:
@@ -707,7 +721,9 @@ def iter_lines(
     hole_at = next_hole(stream, offset)
     while True:
         hole = skip_hole(stream) if more or hole_at is not None else 0
-        record = record_after_hole(stream) if hole else None
+        after = record_after_hole(stream) if hole else None
+        hole += after.passed if after is not None else 0  # zeros passed: more of it
+        record = after.data if after is not None else None
         # no record after the hole: the line goes on to its newline, or to a later hole
         # in it that a record is glued to (a piece more of it written between the two)
         through = (
@@ -868,7 +884,8 @@ def _consume_oversize(
             passed += hole
             compactor = None
             if glued and (record := record_after_hole(stream)) is not None:
-                return _Through(None, None, length - 1, passed, record)
+                length += record.passed
+                return _Through(None, None, length - 1, passed, record.data)
         if hole_at is None:
             data = stream.read(CHUNK)
         else:
@@ -1074,9 +1091,9 @@ def split_head(
         if hole and stream is not None and (record := record_after_hole(stream)):
             # a record glued to the hole: a line from the hole's last byte, given as one
             # NUL (`record_after_hole`); the cut line before it is left out with the hole
-            left_out += len(data) - position + hole - 1
+            left_out += len(data) - position + hole + record.passed - 1
             unread += hole
-            data = data[:position] + b"\x00" + record
+            data = data[:position] + b"\x00" + record.data
             head.shifts.append((position, left_out))
             continue
         if hole or len(data) - position > cap:  # over-long, not ended within data
@@ -1260,11 +1277,12 @@ def tail_read(
     glued = b""
     if start > 0 and not _stored_whole(status):
         past = _data_from(stream, start, end)
-        if past > start and _record_at(stream, past):
+        if past > start and (zeros := _record_at(stream, past)) is not None:
             # a record glued to the hole before it: a line of its own from the one
             # NUL that stands for the hole (as `iter_lines` gives it), not the piece
-            # a tail's read cuts
+            # a tail's read cuts; the zeros passed over with the hole left out too
             glued = b"\n\x00"
+            past += zeros
         start = past
     stream.seek(start)
     if end == size:
@@ -1274,11 +1292,12 @@ def tail_read(
     return start - len(glued), glued + data + b"\x00"
 
 
-def _record_at(stream: BinaryIO, position: int) -> bool:
+def _record_at(stream: BinaryIO, position: int) -> int | None:
     """Whether a JSON record starts at `position`, past the NULs and blanks there
-    (`record_after_hole`)."""
+    (`record_after_hole`): the bytes of them passed over as more of the hole, or None."""
     stream.seek(position)
-    return record_after_hole(stream) is not None
+    glued = record_after_hole(stream)
+    return None if glued is None else glued.passed
 
 
 def _data_from(stream: BinaryIO, start: int, end: int) -> int:

@@ -238,10 +238,10 @@ class Follower:
         while True:
             if hole := files.skip_hole(stream):  # NULs: no newline, passed over
                 position += hole
-                if files.record_after_hole(stream) is not None:
+                if (glued := files.record_after_hole(stream)) is not None:
                     # a record glued to the hole: its line is read from the hole's
                     # last byte, as every reader reads it (`files.record_after_hole`)
-                    self.offset = self._scanned = position - 1
+                    self.offset = self._scanned = position + glued.passed - 1
                     self._align = False
                     return True
             if hole_at is None:

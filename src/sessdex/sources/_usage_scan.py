@@ -80,7 +80,9 @@ class MarkedLines:
             hole_at = files.next_hole(stream, at)
             while True:
                 hole = files.skip_hole(stream) if more or at == hole_at else 0
-                record = files.record_after_hole(stream) if hole else None
+                after = files.record_after_hole(stream) if hole else None
+                hole += after.passed if after is not None else 0  # zeros: more of it
+                record = after.data if after is not None else None
                 held = len(carry) + (long.length if long is not None else 0)
                 rest: bytes | None = b""
                 if hole and record is None:

@@ -354,6 +354,23 @@ def file_at(path: str | Path) -> bool:
     return False
 
 
+FILE_NOT_FOLDER = "file in a folder's place"
+
+
+def not_a_folder(path: str | Path) -> None:
+    """A path an app keeps a folder at that holds something else (a file, a pipe, a
+    broken link): noted for `take_passed_over`, as a pipe listed is; nothing where a
+    folder or nothing is there."""
+    with contextlib.suppress(OSError, ValueError):
+        mode = os.stat(path).st_mode
+        if not stat.S_ISDIR(mode):
+            why = FILE_NOT_FOLDER if stat.S_ISREG(mode) else _odd_kind(os.fspath(path))
+            _PASSED_OVER.append((shown(path), why))
+            return
+    if not os.path.isdir(path) and os.path.islink(path):
+        _broken_link_at(path)
+
+
 def dir_at(path: str | Path) -> bool:
     """`is_dir` of a path an app names as its folder of sessions: a broken or looping
     link there is noted for `take_passed_over`, as `is_file` notes one in a file's

@@ -817,3 +817,36 @@ def test_a_negative_count_in_a_token_report_is_damage_said_by_its_line(
         row["output_tokens"],
         row["cache_read_tokens"],
     ) == billed
+
+
+@pytest.mark.parametrize("broken", ["file", "pipe"])
+def test_a_broken_aider_folder_is_said_and_the_logs_are_still_listed(
+    tmp_path: Path, broken: str
+) -> None:
+    """`~/.aider` (aider's caches folder, which marks an aider user) a file or a pipe in
+    the folder's place: the home's log is still listed, and `doctor` names what stands
+    there. Both hid every aider session, unsaid."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    history(home, "2026-11-20 10:00:00")
+    if broken == "file":
+        (home / ".aider").write_text("not a folder\n")
+    else:
+        os.mkfifo(home / ".aider")
+    runner = CliRunner()
+    listed = runner.invoke(
+        main, ["list", "--all", "--json", "--app", "aider", "--home", str(home)]
+    )
+    assert listed.exit_code == 0, listed.output
+    assert [s["title"] for s in orjson.loads(listed.stdout)] == ["hello from home"]
+    doctor = runner.invoke(
+        main, ["doctor", "--json", "--app", "aider", "--home", str(home)]
+    )
+    assert doctor.exit_code == 0, doctor.output
+    [app] = [a for a in orjson.loads(doctor.stdout) if a.get("app") == "aider"]
+    why = "file in a folder's place" if broken == "file" else "pipe"
+    assert app["passed_over"] == {why: 1}
+    assert app["sessions"] == 1

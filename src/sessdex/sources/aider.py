@@ -143,7 +143,10 @@ def locate(home: Home) -> Location:
             settings=settings,
         )
     override = f"AIDER_CHAT_HISTORY_FILE={value}" if value else None
-    return Location(home.path / ".aider", override=override, settings=settings)
+    root = home.path / ".aider"
+    # a file or a pipe in the caches folder's place marks an aider user too: the logs
+    # are looked for, and what stands there said (`scan`)
+    return Location(root, override=override, settings=settings, marks=(root,))
 
 
 def looked_in(location: Location) -> list[str]:
@@ -181,6 +184,8 @@ def scan(location: Location) -> Iterator[Path]:
         if folders.is_file(single):
             yield single
         return
+    if not folders.is_dir(location.root):  # a file or a pipe in its place: said
+        folders.not_a_folder(location.root)
     name = _history_name(location)
     home = location.root.parent
     everywhere = _configured_history(home)  # ~/.aider.conf.yml applies to every repo

@@ -88,10 +88,18 @@ class Location:
     # the app's variables that change how its files read, not where they are
     # (`NAME=value`, as `override`): for the source's own `parse`
     settings: tuple[str, ...] = ()
+    # paths whose presence, of whatever kind, marks the app as used where they are no
+    # folder (aider's `~/.aider` a file or a pipe): its scan still looks for its files
+    # elsewhere, and says what stands there (`folders.not_a_folder`)
+    marks: tuple[Path, ...] = ()
 
     @property
     def exists(self) -> bool:
-        return folders.is_dir(self.root) or any(folders.is_dir(p) for p in self.also)
+        return (
+            folders.is_dir(self.root)
+            or any(folders.is_dir(p) for p in self.also)
+            or any(folders.exists(p) for p in self.marks)
+        )
 
 
 def not_text(location: Location) -> str | None:

@@ -9,7 +9,10 @@ UTF-8 (all repaired, all counted), as a ratio to the same loop over their clean 
 The other readers that count damage, each on clean input against the same baseline:
 (d) Claude's and (e) Codex's `usage` scans, (f) a JSON document read in pieces
 (`jsonstream.array_items`), (g) OpenCode's part files (`files.read_json_compacted`)
-and (h) Claude's listing (`parse`) of many small transcripts.
+and (h) Claude's listing (`parse`) of many small transcripts. (i) What `doctor --deep`
+adds to its full read of a transcript to name by its number a bad line the listing
+named by its byte (the last line: `checkup._number_by_bytes`), the read's diagnostics
+given; where the read said where that line starts, nothing is read again.
 
 Run it with this tree's Python and with an older one's to compare the ratios (the script
 uses only what both have). Figures are medians of --runs runs. Usage:
@@ -29,8 +32,8 @@ from pathlib import Path
 
 import orjson
 
-from sessdex import files, jsonstream
-from sessdex.diagnostics import Diagnostics
+from sessdex import checkup, files, jsonstream
+from sessdex.diagnostics import Diagnostics, at_byte
 from sessdex.sources import _claude_records, _claude_usage, _codex_usage, claude
 from sessdex.sources.base import Location
 
@@ -149,6 +152,21 @@ def main() -> None:
             for path in transcripts:
                 claude.parse(path, location, diagnostics)
 
+        # a bad last line, as a crash leaves one: the deep read names it by its number
+        broken = Path(folder) / "broken.jsonl"
+        last = clean.stat().st_size
+        broken.write_bytes(clean.read_bytes() + b'{"type":"user", broken\n{}\n')
+        deep = Diagnostics()
+        for _ in _claude_records.records(broken, deep, full=True):
+            pass
+
+        def numbering() -> None:
+            listed = Diagnostics()
+            listed.skip(str(broken), at_byte(last), "not JSON")
+            checkup._number_by_bytes(listed, deep)
+            if listed.details[0][1] != args.lines + 1:
+                raise SystemExit(f"(i) named the line {listed.details[0][1]}")
+
         print(
             f"{args.lines} lines, {clean.stat().st_size / 1e6:.1f} MB; medians of {args.runs}"
         )
@@ -162,6 +180,7 @@ def main() -> None:
             ("(f) jsonstream.array_items, clean", in_pieces),
             (f"(g) read_json_compacted, {args.lines // 100} files", part_files),
             (f"(h) claude listing, {args.lines // 100} files", listing),
+            ("(i) doctor --deep: numbering a tail line", numbering),
         ):
             took = _median(args.runs, work)
             print(f"  {label:<38} {took * 1000:8.1f} ms  {took / base:5.2f}x baseline")

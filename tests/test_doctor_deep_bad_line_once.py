@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -46,3 +47,18 @@ def test_a_bad_line_in_a_big_transcripts_tail_is_counted_once(tmp_path: Path) ->
     assert app["skipped_at"] == [
         {"file": str(path), "line": number, "reason": "not JSON"}
     ]
+
+
+def test_the_bad_line_is_numbered_without_reading_the_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The full read said where the bad line starts: `doctor --deep` names the line the
+    listing named by its byte by the number the read gave it, in the one pass the read
+    made; it read the file again up to that line to count its lines."""
+    from sessdex import files
+
+    def again(*args: object) -> None:
+        raise AssertionError("the file was read again to number a line")
+
+    monkeypatch.setattr(files, "line_numbers", again)
+    test_a_bad_line_in_a_big_transcripts_tail_is_counted_once(tmp_path)

@@ -748,20 +748,33 @@ def _number_by_bytes(listed: Diagnostics, read: Diagnostics) -> None:
     """Name by its number each line `listed` named by the byte it starts at (a listing
     reads a big file's tail, where lines have no number) where the full `read` numbered
     lines of that file for that reason: the same line then has the same name in both,
-    and is counted once (`update_unseen`), not once by its byte and again by its number."""
+    and is counted once (`update_unseen`), not once by its byte and again by its number.
+    The number is the one the read gave the line starting there (`Diagnostics.starts`);
+    only where its reader did not say where its lines start is the file read again, up
+    to the last such line (`files.line_numbers`)."""
     numbered_in_read = {(p, r) for p, n, r in read.details if numbered(n)}
     by_file: dict[str, list[int]] = {}
     for path, line, reason in listed.details:
         if line >= AT_BYTE and (path, reason) in numbered_in_read:
             by_file.setdefault(path, []).append(line - AT_BYTE)
+    if not by_file:
+        return
+    started = {(p, start): n for (p, n), start in read.starts.items() if p in by_file}
+    numbers: dict[tuple[str, int], int] = {}
     for path, offsets in by_file.items():
+        unknown = [o for o in offsets if (path, o) not in started]
         try:
-            numbers = files.line_numbers(path, offsets)
+            counted = files.line_numbers(path, unknown) if unknown else {}
         except OSError:  # gone or changed since: each keeps its byte
-            continue
-        listed.details[:] = [
-            (p, numbers.get(n - AT_BYTE, n), r)
-            if p == path and n >= AT_BYTE and (p, r) in numbered_in_read
-            else (p, n, r)
-            for p, n, r in listed.details
-        ]
+            counted = {}
+        for offset in offsets:
+            number = started.get((path, offset), counted.get(offset))
+            if number is not None:
+                numbers[(path, offset)] = number
+    # one pass over the details, whatever the number of files
+    listed.details[:] = [
+        (p, numbers.get((p, n - AT_BYTE), n), r)
+        if n >= AT_BYTE and (p, r) in numbered_in_read
+        else (p, n, r)
+        for p, n, r in listed.details
+    ]

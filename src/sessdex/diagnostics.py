@@ -254,6 +254,13 @@ class Diagnostics:
     # the line `damage` last named: one said again for another damage counts once (not
     # sent by an index worker: both are said within one file's read)
     last_damage: tuple[str, int, str] | None = field(default=None, compare=False)
+    # (path, line number) -> the byte that line starts at, for a line named by its
+    # number where its reader knew it (`files.parse_json`): `doctor --deep` names a
+    # listing's line by its number from it, not reading the file again (not sent by an
+    # index worker: the deep read is made in the process that asks)
+    starts: dict[tuple[str, int], int] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a
@@ -292,13 +299,21 @@ class Diagnostics:
         reason} for a line a read from past its file's start met (`place`)."""
         return [place(path, line, reason) for path, line, reason in self.details]
 
-    def skip(self, path: str, line: int, reason: str) -> None:
+    def skip(self, path: str, line: int, reason: str, start: int | None = None) -> None:
+        """A line skipped (`start`: the byte it starts at, where the reader knows it)."""
         if reason not in NOT_LINES:
             self.skipped[reason] += 1
         if len(self.details) < MAX_DETAILS:
             self.details.append((path, line, reason))
+            self._started(path, line, start)
 
-    def damage(self, path: str, line: int, reason: str) -> None:
+    def _started(self, path: str, line: int, start: int | None) -> None:
+        if start is not None and numbered(line):
+            self.starts[(path, line)] = start
+
+    def damage(
+        self, path: str, line: int, reason: str, start: int | None = None
+    ) -> None:
         """A line read with damage (`reason` one of `DAMAGE`, maybe with words after it):
         shown, so counted apart from the lines skipped, and named as they are. A line
         said again, at once, for another damage (its bytes, then a count in it) is one
@@ -312,6 +327,7 @@ class Diagnostics:
         self.last_damage = (path, line, reason)
         if len(self.details) < MAX_DETAILS:
             self.details.append(self.last_damage)
+            self._started(path, line, start)
 
     def _damage_again(self, said: tuple[str, int, str], reason: str) -> None:
         """The line `said` named, its reason now `reason`: counted under it instead."""

@@ -710,7 +710,7 @@ def iter_lines(
                         number, start, bytes(compactor.out), end, complete, True
                     )
             if diagnostics is not None:
-                diagnostics.skip(path, number, "too long")
+                diagnostics.skip(path, number, "too long", start)
             return None
         return Line(number, start, data, end, complete, compacted)
 
@@ -747,7 +747,7 @@ def iter_lines(
             if through.rest is None and hold_partial:
                 return
             if diagnostics is not None:
-                diagnostics.skip(path, number, HOLE)
+                diagnostics.skip(path, number, HOLE, position)
             position += len(buf) - start + hole + through.length
             position += through.rest is not None
             buf, start = b"", 0
@@ -806,7 +806,9 @@ def iter_lines(
                 if result is not None:
                     line = finish(result[0], position, end, result[1], compacted=True)
                 elif diagnostics is not None:
-                    diagnostics.skip(path, number, HOLE if unread else "too long")
+                    diagnostics.skip(
+                        path, number, HOLE if unread else "too long", position
+                    )
                 position = end
                 buf, start = rest or b"", 0
                 if rest is None and hold_partial:
@@ -1694,15 +1696,15 @@ def parse_json(
         except orjson.JSONDecodeError:
             if diagnostics is not None:
                 if line.complete:
-                    diagnostics.skip(path, line.number, "not JSON")
+                    diagnostics.skip(path, line.number, "not JSON", line.offset)
                 else:
                     diagnostics.unfinished_line(path, line.end - line.offset)
             return None
         if damaged and diagnostics is not None and isinstance(value, dict):
-            diagnostics.damage(path, line.number, damage_of(data))
+            diagnostics.damage(path, line.number, damage_of(data), line.offset)
     if not isinstance(value, dict):
         if diagnostics is not None:
-            diagnostics.skip(path, line.number, "not an object")
+            diagnostics.skip(path, line.number, "not an object", line.offset)
         return None
     return value
 

@@ -1740,7 +1740,7 @@ def test_the_reader_cuts_lines_as_the_line_rules_do_for_any_lengths_and_reads(
         path.write_bytes(content)
         with path.open("rb") as stream:
             expected = [
-                (line.number, line.data, line.complete, line.compacted)
+                (line.number, line.data, line.complete, line.compacted, line.offset)
                 for line in files.iter_lines(stream, cap=cap, oversize="compact")
             ]
         kept = rec.LongLines()

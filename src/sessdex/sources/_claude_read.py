@@ -156,7 +156,7 @@ def _survey(
             else ()
         )
         decode, place, spawn_tools = _decode_ids, graph.place, rec.SPAWN_TOOLS
-        for index, (number, data, complete, _) in enumerate(lines, state.lines):
+        for index, (number, data, complete, _, _) in enumerate(lines, state.lines):
             try:
                 ids = decode(data)
             except (msgspec.DecodeError, RecursionError):

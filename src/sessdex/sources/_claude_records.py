@@ -222,10 +222,12 @@ def load(
     number: int,
     diagnostics: Diagnostics | None,
     path: str,
+    start: int | None = None,
 ) -> dict[str, object] | None:
     """The object on a line, or None (counted); `_leniently` for what orjson refuses (a
     line read over bytes that are not UTF-8 counted as damaged). `data` may be a view of
-    the read the line was cut from (`_split`)."""
+    the read the line was cut from (`_split`); `start`, where the line starts, where
+    known (`Diagnostics.starts`)."""
     if type(data) is not bytes:
         data = bytes(data)
     if not data.strip():
@@ -238,15 +240,15 @@ def load(
             if diagnostics is None:
                 pass
             elif complete:
-                diagnostics.skip(path, number, "not JSON")
+                diagnostics.skip(path, number, "not JSON", start)
             else:  # a last line the app may still be writing: no damage
                 diagnostics.unfinished_line(path, len(data))
             return None
         if damaged and diagnostics is not None and isinstance(value, dict):
-            diagnostics.damage(path, number, files.damage_of(data))
+            diagnostics.damage(path, number, files.damage_of(data), start)
     if not isinstance(value, dict):
         if diagnostics is not None:
-            diagnostics.skip(path, number, "not an object")
+            diagnostics.skip(path, number, "not an object", start)
         return None
     return value
 
@@ -305,7 +307,7 @@ def records(
             stream.seek(offset)
         cap = (1 << 62) if full else files.READ_LINE_CAP
         loads, broken = orjson.loads, orjson.JSONDecodeError
-        for number, data, complete, compacted in _split(
+        for number, data, complete, compacted, start in _split(
             stream, name, diagnostics, offset, cap, None if full else long_lines
         ):
             try:  # the common case inline; anything odd goes through `load`
@@ -313,7 +315,7 @@ def records(
             except broken:
                 record = None
             if type(record) is not dict:
-                record = load(data, complete, number, diagnostics, name)
+                record = load(data, complete, number, diagnostics, name, start)
                 if record is None:
                     continue
             yield number, compacted, record
@@ -321,9 +323,10 @@ def records(
 
 def split(
     stream: BinaryIO, name: str, offset: int, long_lines: LongLines | None = None
-) -> Iterator[tuple[int, bytes | memoryview, bool, bool]]:
-    """(number, data, complete, compacted) of each line of `stream` from `offset` (where
-    it stands), unparsed; long ones compacted. `data` may be a view (see `_split`)."""
+) -> Iterator[tuple[int, bytes | memoryview, bool, bool, int]]:
+    """(number, data, complete, compacted, start) of each line of `stream` from
+    `offset` (where it stands), unparsed; long ones compacted. `data` may be a view
+    (see `_split`); `start` is the byte the line starts at."""
     return _split(stream, name, None, offset, files.READ_LINE_CAP, long_lines)
 
 
@@ -334,8 +337,10 @@ def _split(
     offset: int,
     cap: int,
     long_lines: LongLines | None = None,
-) -> Iterator[tuple[int, bytes | memoryview, bool, bool]]:
-    """`files.iter_lines` (oversize "compact") as plain tuples, without a `Line` per line.
+) -> Iterator[tuple[int, bytes | memoryview, bool, bool, int]]:
+    """`files.iter_lines` (oversize "compact") as plain tuples, without a `Line` per line,
+    each with the byte its line starts at last (a bad line is named by its number, and
+    `doctor --deep` matches it to a listing's name of it by that byte).
 
     Lines up to `cap` are cut from big reads here, as views of the read (a decoder takes
     one as it is: no copy of each line; what searches its bytes takes `bytes(data)`). At a longer one the file is handed to
@@ -352,7 +357,7 @@ def _split(
             diagnostics=diagnostics,
             path=name,
         ):
-            yield line.number, line.data, line.complete, line.compacted
+            yield line.number, line.data, line.complete, line.compacted, line.offset
         return
     # from past the file's start, lines are named by where they start (`files.iter_lines`)
     counting = not offset
@@ -371,7 +376,7 @@ def _split(
             chunk = read(wanted)
         if not chunk:
             if rest:
-                yield number, rest, False, False
+                yield number, rest, False, False, position
             return
         data, start = chunk, 0
         if rest:
@@ -379,7 +384,7 @@ def _split(
             if 0 <= newline <= cap - len(rest):
                 # the line the read before began ends here: joined alone, so that the
                 # chunk is not copied whole behind it
-                yield number, rest + chunk[:newline], True, False
+                yield number, rest + chunk[:newline], True, False, position
                 position += len(rest)  # where `data` (the chunk) starts
                 start = newline + 1
                 number = number + 1 if counting else at_byte(position + start)
@@ -390,7 +395,7 @@ def _split(
             newline = find(b"\n", start)
             if newline < 0 or newline - start > cap:
                 break
-            yield number, view[start:newline], True, False
+            yield number, view[start:newline], True, False, position + start
             start = newline + 1
             number = number + 1 if counting else at_byte(position + start)
         position += start
@@ -404,7 +409,7 @@ def _split(
         kept = long_lines.take(position, head) if long_lines is not None else None
         if kept is not None:  # compacted by the pass before
             end, compacted, complete = kept
-            yield number, compacted, complete, True
+            yield number, compacted, complete, True, position
             if not complete:
                 return  # it ended the file then: the pass before stopped there too
             position, rest = end, b""
@@ -422,7 +427,7 @@ def _split(
             diagnostics=diagnostics,
             path=name,
         ):
-            yield line.number, line.data, line.complete, line.compacted
+            yield line.number, line.data, line.complete, line.compacted, line.offset
             last = line
             break
         if last is not None and long_lines is not None and last.offset == position:

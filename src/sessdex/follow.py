@@ -93,6 +93,9 @@ class Follower:
         self.vanished = False
         self.bytes_read = 0
         self.rewrites = 0
+        # the last `lines()` could not open the file (an I/O error, too many files open):
+        # what it would have handed waits for the reader to ask again, not for a write
+        self.failed: OSError | None = None
         # `offset` may fall inside a line (a tail window): the cut line is skipped once
         self._align = offset > 0
         # [offset, _scanned) is known to hold no newline: a partial line still being written
@@ -192,6 +195,7 @@ class Follower:
     def lines(self) -> Iterator[files.Line]:
         """The complete lines appended since the last call (after `check()` said GROWN or
         REWRITTEN). `offset` advances as they are consumed."""
+        self.failed = None
         if 0 <= self.size <= self._scanned and not self._align:
             return  # nothing past what was already looked at
         try:
@@ -203,7 +207,8 @@ class Follower:
                     files.stopped_problem(self.app, self.name, error)
                 )
             return
-        except OSError:
+        except OSError as error:  # `check` took the size: asked again, not by a write
+            self.failed = error
             return
         with stream:
             if self._align and not self._skip_cut_line(stream):

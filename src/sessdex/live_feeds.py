@@ -224,7 +224,8 @@ class _File:
     # far, it may hold what was shown (a save in place empties the file, then writes it)
     shown: int = 0
     # its read raised: read on at the next poll from past the line it raised on, though
-    # the file did not change (the lines after it in that write waited for the next)
+    # the file did not change (the lines after it in that write waited for the next);
+    # or its file would not open
     again: bool = False
 
 
@@ -366,7 +367,9 @@ class HookFeed:
                 # the end of the file: what waits for a line that may never come
                 quiet = time.time() - entry.follower.mtime_ns / 1e9 >= QUIET_WORKING
                 relist = self._take(entry, settle(quiet), seen, found) or relist
-            entry.again = False
+            # a file that would not open (too many open): read at the next poll, not
+            # once it grows
+            entry.again = self._unopened(entry)
             appended = appended or len(found) > before
             # the rewritten file is read through, as far as before: what is appended from
             # now on is new, even where it looks like an earlier event (same time, counts)
@@ -379,6 +382,14 @@ class HookFeed:
             modified = follower.mtime_ns / 1e9
             self.changes.append(Changed(entry.file.agent_id, modified, appended))
         return relist
+
+    def _unopened(self, entry: _File) -> bool:
+        """Whether the entry's file would not open for its lines, said once."""
+        error = entry.follower.failed
+        if error is not None:
+            name = str(entry.file.path)
+            self.diagnostics.problem(files.stopped_problem(self.app, name, error))
+        return error is not None
 
     def _take(
         self, entry: _File, events: Iterable[Event], seen: Seen, found: list[Event]
@@ -698,6 +709,10 @@ class ReadFeed:
             if leads_on is not None:
                 self.lead_in = line.offset if leads_on(line.data) else None
         self._follower_said()
+        if follower.failed is not None:  # read again from here later (`_read_again`)
+            app, path = self.session.app, self.session.path
+            self.diagnostics.problem(files.stopped_problem(app, path, follower.failed))
+            self.failed = True
         if first is None:
             events = []  # only a partial line so far
             self.lead_in = lead_in  # the line it leads on is still the last whole one

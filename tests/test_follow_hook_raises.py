@@ -79,3 +79,28 @@ def test_what_a_poll_read_before_a_record_that_raised_is_still_drawn(
     assert "before it" in drawn
     assert "after it" in drawn
     assert any("stopped following" in p for p in diagnostics.problems), diagnostics
+
+
+def test_follow_n_draws_the_last_events_of_a_history_whose_read_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    path = write_claude_session(tmp_path, SESSION, CWD)
+    with path.open("ab") as stream:  # the bad record in the history, one after it
+        history = [_prompt(f"history {n}", n) for n in range(1, 9)]
+        stream.write(b"".join(history) + _prompt(BAD, 9) + _prompt("history 10", 10))
+    raised = _raising(monkeypatch)
+    args = ["follow", SESSION, "-n", "1", "--nl", "--duration", "1", "--poll"]
+    result = CliRunner().invoke(
+        main, [*args, "--home", str(tmp_path)],
+        env={"SESSDEX_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()  # what it said of the bug, on stderr, beside
+    drawn = [json.loads(line).get("text") for line in lines if line.startswith("{")]
+    assert raised
+    # its last event, as without the bug; it drew all 11 in a second batch, -n passed by
+    assert drawn == ["history 10"], drawn

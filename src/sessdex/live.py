@@ -318,16 +318,17 @@ def follow(
 def _safely(
     take: Callable[[LiveSession], list[Event]], live: LiveSession
 ) -> list[Event]:
-    """What `take` reads of `live`; none where the read raises (a reader's bug on a
-    record only one sub-agent holds): said once, the follow going on with the others,
-    and this one read again at the next poll, as the board does each session."""
+    """What `take` reads of `live`; where the read raises (a reader's bug on a record
+    only one sub-agent holds), what it found besides (`LiveSession.kept`): said once,
+    the follow going on with the others, and this one read again at the next poll, as
+    the board does each session."""
     try:
         return take(live)
     except Exception as error:
         if os.environ.get("SESSDEX_DEBUG"):
             raise
         _broken(live, error)
-        return []
+        return live.kept()
 
 
 def _broken(live: LiveSession, error: Exception) -> None:

@@ -255,8 +255,11 @@ class HookFeed:
         self.started = False
         self.lead_gone = False
         self._folders: tuple[int, set[Path]] | None = None
-        # what a poll whose read raised had found: drawn at the next (seen already)
+        # what a poll whose read raised had found: drawn at once by `follow`, else at the
+        # next poll (seen already)
         self.kept: list[Event] = []
+        # a reader's bug on a record: raised once the poll has read on past it
+        self.raised: Exception | None = None
 
     def _list(self, now: float) -> None:
         self.listed_at = now
@@ -332,6 +335,9 @@ class HookFeed:
         except Exception:
             self.kept = found  # a reader's bug on one record: the rest still drawn
             raise
+        if self.raised is not None:  # said by the caller, what was found kept
+            error, self.raised, self.kept = self.raised, None, found
+            raise error
         return found
 
     def _read(self, entries: list[_File], seen: Seen, found: list[Event]) -> bool:
@@ -361,7 +367,12 @@ class HookFeed:
             for line in entry.follower.lines():
                 if entry.reader is None:
                     entry.reader = self.follow.reader(entry.file, line.offset)
-                relist = self._take(entry, entry.reader(line), seen, found) or relist
+                try:
+                    relist = (
+                        self._take(entry, entry.reader(line), seen, found) or relist
+                    )
+                except Exception as error:  # a reader's bug: the lines after it read on
+                    self.raised = self.raised or error
             settle = getattr(entry.reader, "settle", None)
             if callable(settle) and entry.follower.pending == 0:
                 # the end of the file: what waits for a line that may never come

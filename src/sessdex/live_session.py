@@ -201,6 +201,22 @@ class LiveSession:
         # an answer still streamed when following began: drawn once read again
         return [e for e in events if e is not self.feed.undrawn]
 
+    def kept(self) -> list[Event]:
+        """What a poll that raised (a reader's bug on one record) found besides, drawn
+        now: of the first, the history, which `follow -n` cuts as it cuts the first
+        batch (a later poll's history read again would repeat it)."""
+        if not isinstance(self.feed, HookFeed):
+            return []
+        events = _by_time(self.feed.release(self.seen))
+        if events and not self._drawn:
+            self._drawn = True
+            if not getattr(self.source, "SUBAGENTS_BY_TIME", False):
+                events = _at_spawns(events)
+        now = time.time()
+        for event in events:
+            self.tracker.add(event, now)
+        return events
+
     def release(self) -> list[Event]:
         """What the feed keeps back while it may still grow, as it is now: `follow`
         ends, and the poll that would draw it whole never comes."""

@@ -58,3 +58,43 @@ def test_watch_nl_prints_a_line_when_only_since_moves(tmp_path: Path) -> None:
         ("waiting_for_user", "turn ended")
     ], rest
     assert rest[0]["since"] > first["since"], (first, rest)
+
+
+def _sidechain(n: int) -> bytes:
+    """A sub-agent's answer, dated now."""
+    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    line = claude_line(
+        SESSION, CWD, type="assistant", uuid=f"c{n}", parentUuid=f"c{n - 1}" if n else None,
+        isSidechain=True, agentId="a1", timestamp=when, requestId=f"r{n}",
+        message={"id": f"m{n}", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": [{"type": "text", "text": f"working {n}"}],
+                 "usage": {"input_tokens": 1, "output_tokens": 1}},
+    )  # fmt: skip
+    return json.dumps(line).encode() + b"\n"
+
+
+def test_watch_nl_says_a_busy_sub_agents_writes_once_a_minute(tmp_path: Path) -> None:
+    """The lead's turn ended, a sub-agent writes every 0.5 s: each write moves `since`
+    ("turn ended 0s ago (1 sub-agent working)"); it printed a line at every poll."""
+    home = tmp_path / "home"
+    path = home / ".claude" / "projects" / CWD.replace("/", "-") / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_turn(0, int(time.time()) - 2))
+    child = path.with_suffix("") / "subagents" / "agent-a1.jsonl"
+    child.parent.mkdir(parents=True)
+    child.write_bytes(_sidechain(0))
+    env = {**os.environ, "SESSDEX_HOME": str(tmp_path / "state")}
+    args = ["watch", "--nl", "--duration", "6", "--since", "1d", "--home", str(home)]
+    with subprocess.Popen(
+        [sys.executable, "-m", "sessdex", *args], env=env, stdout=subprocess.PIPE
+    ) as watching:
+        assert watching.stdout is not None
+        first = json.loads(watching.stdout.readline())
+        for n in range(1, 11):  # 5 s of writes
+            with child.open("ab") as stream:
+                stream.write(_sidechain(n))
+            time.sleep(0.5)
+        rest = [json.loads(line) for line in watching.stdout]
+    assert first["status"] == "waiting_for_user", first
+    # the first move said at once, the next a minute after it at the earliest
+    assert len(rest) <= 1, [(r["reason"], r["since"]) for r in rest]

@@ -249,6 +249,11 @@ def _stopping() -> bool:
     return output_gone()
 
 
+# `watch --nl`: the least time between two lines of a session that say only that its
+# `since` moved (its status and reason the same)
+SINCE_MOVES_EVERY = 60.0
+
+
 def _watch_lines(
     boards: Iterable[Sequence[Any]],
     once: bool,
@@ -257,11 +262,15 @@ def _watch_lines(
     """Each session's status, then each change, a JSON line each; `empty`: what an
     empty first board says on stderr to a person at a terminal (None: nothing)."""
     import re
+    import time
 
     from ..views.board import status_record
     from ..views.records import dumps
 
     shown: dict[tuple[str, str], tuple[str, str, float | None]] = {}
+    # when a line said only that a session's `since` moved: a sub-agent that writes
+    # every 0.5 s moves the turn's end it counts from at every poll
+    moved: dict[tuple[str, str], float] = {}
     first = True
     for rows in boards:
         if first and not rows and empty is not None and stderr_is_terminal():
@@ -278,9 +287,16 @@ def _watch_lines(
             # another tool runs) is: its record's `since` moved
             reason = re.sub(r"\d+(?:[smhdwy]\b)?", "#", row.status.reason)
             state = (row.status.status, reason, row.status.since)
-            if shown.get(key) != state:
-                shown[key] = state
-                out.append(dumps(status_record(row)) + b"\n")
+            before = shown.get(key)
+            if before == state:
+                continue
+            if before is not None and before[:2] == state[:2]:  # only `since` moved
+                now = time.monotonic()
+                if now - moved.get(key, float("-inf")) < SINCE_MOVES_EVERY:
+                    continue
+                moved[key] = now
+            shown[key] = state
+            out.append(dumps(status_record(row)) + b"\n")
         if out:
             stdout_bytes(b"".join(out))
         if once:

@@ -104,3 +104,52 @@ def test_follow_n_draws_the_last_events_of_a_history_whose_read_raised(
     assert raised
     # its last event, as without the bug; it drew all 11 in a second batch, -n passed by
     assert drawn == ["history 10"], drawn
+
+
+def test_a_board_whose_every_poll_raises_still_takes_what_it_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record the reader raises on, written at each poll: the board's status takes
+    what each poll found. It was held until a poll did not raise, the status stale and
+    what was held growing."""
+    from datetime import UTC, datetime
+
+    from sessdex.live import Board
+    from sessdex.model import Session
+
+    path = write_claude_session(tmp_path, SESSION, CWD)
+    reader = _claude_follow.Follow.reader
+
+    def broken(
+        self: _claude_follow.Follow, file: FollowFile, offset: int
+    ) -> LineReader:
+        read = reader(self, file, offset)
+
+        def lines(line: object) -> Iterable[Event]:
+            for event in read(line):  # type: ignore[arg-type]
+                if event.text == BAD:  # each time
+                    raise RuntimeError(BAD)
+                yield event
+
+        return lines  # type: ignore[return-value]
+
+    monkeypatch.setattr(_claude_follow.Follow, "reader", broken)
+    session = api.transcript(Home.at(tmp_path), SESSION).session
+
+    def listed() -> list[Session]:
+        return [session]
+
+    board = Board(listed)
+    board.rescan()
+    board.poll()
+    for n in range(1, 4):
+        when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        prompt = claude_line(
+            SESSION, CWD, type="user", uuid=f"p{n}", parentUuid=f"u{n + 9}",
+            timestamp=when, message={"role": "user", "content": f"prompt {n}"},
+        )  # fmt: skip
+        with path.open("ab") as stream:
+            stream.write(json.dumps(prompt).encode() + b"\n" + _prompt(BAD, n))
+        board.poll()
+    [row] = board.rows()
+    assert (row.status.status, row.status.reason) == ("working", "model responding")

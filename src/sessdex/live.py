@@ -617,6 +617,9 @@ class Board:
                 if os.environ.get("SESSDEX_DEBUG"):
                     raise
                 _broken(live, error)
+                # what the poll found besides: its status now, not held while each
+                # poll raises (a bug on a record its sub-agent writes at each)
+                count += len(live.kept())
         if self.processes.refresh() or self.changed:
             lives = list(self.lives.values())
             attach_processes(lives, self.processes, self.sharing)

@@ -52,7 +52,7 @@ from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._claude_records import ADVISOR, recorded_cost
 from ._usage_scan import MarkedLines, converted
-from ._values import as_credits, as_int, odd_count
+from ._values import _EXACT_LIMIT, as_credits, as_int, odd_count
 from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 
 # Claude Code writes compact JSON; the marker stops at the colon so that a line written
@@ -232,6 +232,14 @@ def _int(value: object) -> int:
     return max(as_int(value), 0)
 
 
+def _one_hour(creation: _CacheCreation) -> int:
+    """Of a response's cache writes, those cached for an hour (`_int`'s count)."""
+    value = creation.ephemeral_1h_input_tokens
+    if type(value) is int and 0 <= value <= _EXACT_LIMIT:
+        return value  # as nearly every response writes it
+    return _int(value)
+
+
 class _Scan:
     """One file's records, merged per response key as lines arrive."""
 
@@ -287,10 +295,19 @@ class _Scan:
                 if record.alias:
                     self.by_message.setdefault(record.alias, record)
 
-    def line(self, number: int, data: bytes, complete: bool = True) -> None:
+    def line(
+        self,
+        number: int,
+        data: bytes,
+        complete: bool = True,
+        marked: bool | None = None,
+    ) -> None:
         """One marked line; an unfinished last line is read again, whole, next time, so it
-        counts now only if its key will merge it then."""
-        if self.lead_file and MARKER not in data:
+        counts now only if its key will merge it then. `marked`: whether it holds MARKER,
+        where the search that found it knows (None: looked for here)."""
+        if marked is None and self.lead_file:
+            marked = MARKER in data
+        if self.lead_file and not marked:
             self._link(data)  # a side-chain line without usage: its place in its chain
             return
         try:
@@ -342,21 +359,24 @@ class _Scan:
             return
         tokens = message.usage
         same = self.strings.setdefault
-        if self.damaged is not None and _odd(tokens):
-            self.damaged(number, data, ODD_COUNT)
+        counts = self._plain_counts(tokens)
+        if counts is None:  # a count missing or odd: said, and taken as the reader does
+            if self.damaged is not None and _odd(tokens):
+                self.damaged(number, data, ODD_COUNT)
+            counts = (
+                as_int(tokens.input_tokens),  # (past 2**53: a broken value, 0)
+                as_int(tokens.output_tokens),
+                as_int(tokens.cache_read_input_tokens),
+                as_int(tokens.cache_creation_input_tokens),
+            )
         usage = Usage(
-            as_int(tokens.input_tokens),  # (past 2**53: a broken value, 0)
-            as_int(tokens.output_tokens),
-            as_int(tokens.cache_read_input_tokens),
-            as_int(tokens.cache_creation_input_tokens),
+            *counts,
             0,
             message.model and same(message.model, message.model),
             0.0 if tokens.credits is None else as_credits(tokens.credits),
         )
         one_hour = (
-            _int(tokens.cache_creation.ephemeral_1h_input_tokens)
-            if tokens.cache_creation
-            else 0
+            0 if tokens.cache_creation is None else _one_hour(tokens.cache_creation)
         )
         message_id = message.id or None
         key = (
@@ -377,7 +397,7 @@ class _Scan:
             "fast" if tokens.speed == "fast" else None,
             one_hour,
             number,
-            _cost(line.costUSD),
+            _cost(line.costUSD) if len(line.costUSD) else None,
             price_factor=US_ONLY if tokens.inference_geo == "us" else 1.0,
             fee_usd=_searches(tokens) * WEB_SEARCH_USD,
         )
@@ -386,6 +406,8 @@ class _Scan:
             fork and fork.sessionId and fork.sessionId != record.session_id
         ) or bool(session and session != record.session_id)  # another's, copied here
         self._take(record, number, complete, message_id, sidechain)
+        if not tokens.iterations:
+            return
         for model, used in _advisors(tokens.iterations, message.model):
             # the advisor's calls: a response of their own, at the advisor model's rates
             self._take(
@@ -408,6 +430,27 @@ class _Scan:
                 message_id and f"{message_id}+advisor:{model}",
                 sidechain,
             )
+
+    @staticmethod
+    def _plain_counts(tokens: _Tokens) -> tuple[int, int, int, int] | None:
+        """The four counts where each is an int from 0 to 2**53, as nearly every response
+        writes them (`as_int` would give each back, `odd_count` find none odd); else None,
+        for the checks made one by one."""
+        # spelled out: one call for what takes nine a response otherwise
+        i, o = tokens.input_tokens, tokens.output_tokens
+        r, w = tokens.cache_read_input_tokens, tokens.cache_creation_input_tokens
+        if (
+            type(i) is int
+            and type(o) is int
+            and type(r) is int
+            and type(w) is int
+            and 0 <= i <= _EXACT_LIMIT
+            and 0 <= o <= _EXACT_LIMIT
+            and 0 <= r <= _EXACT_LIMIT
+            and 0 <= w <= _EXACT_LIMIT
+        ):
+            return i, o, r, w
+        return None
 
     def _link(self, data: bytes) -> None:
         try:
@@ -636,7 +679,12 @@ def _advisors(
 def _searches(tokens: _Tokens) -> int:
     """The web searches a response ran (`usage.server_tool_use.web_search_requests`)."""
     tools = tokens.server_tool_use
-    searches = _int(tools.web_search_requests) if tools is not None else 0
+    if tools is None:
+        return 0
+    searches = tools.web_search_requests
+    if type(searches) is int and 0 <= searches <= MAX_RESPONSE_SEARCHES:
+        return searches  # as every 2.x response writes it (0 nearly always)
+    searches = _int(searches)
     # a count no response can have (a broken file) is none, as a token count past
     # MAX_RESPONSE_TOKENS is: one value cannot make a row of billions of dollars
     return searches if searches <= MAX_RESPONSE_SEARCHES else 0
@@ -737,7 +785,7 @@ def usage_records(
     scan = _Scan(path, explain, state if offset else None, fold, drop, damaged)
     try:
         for number, data, complete in lines:
-            scan.line(number, data, complete)
+            scan.line(number, data, complete, lines.first_marked)
     except FileNotFoundError:
         diagnostics.skip(os.fspath(path), 0, "vanished")
     scan.finish()

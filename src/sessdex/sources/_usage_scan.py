@@ -65,6 +65,9 @@ class MarkedLines:
         # the line `number` last numbered (as given, the same bytes) and its number: a line
         # damaged two ways is numbered twice, and is passed once found (line 0 then)
         self.numbered_last: tuple[int, bytes, int] | None = None
+        # whether the line just given holds the first marker (None: not known, an
+        # over-long or last line), so that a caller need not search it for it again
+        self.first_marked: bool | None = None
 
     def __iter__(self) -> Iterator[tuple[int, bytes, bool]]:
         name = os.fspath(self.path)
@@ -251,14 +254,18 @@ class MarkedLines:
         return any(marker in data for marker in self.markers)
 
     def _hits(self, data: bytes, end: int) -> Iterator[tuple[int, bytes, bool]]:
-        starts: set[int] = set()
+        starts: dict[
+            int, bool
+        ] = {}  # a line's start -> whether it holds the first marker
+        first = True
         for marker in self.markers:
             position = data.find(marker, 0, end)
             while position >= 0:
                 start = data.rfind(b"\n", 0, position) + 1
                 stop = data.find(b"\n", position, end)
-                starts.add(start)
+                starts.setdefault(start, first)
                 position = data.find(marker, stop + 1, end)
+            first = False
         counted_to = 0
         line = self.line
         self.chunk, self.chunk_at, self.passed = data, self.offset, 0
@@ -267,7 +274,9 @@ class MarkedLines:
             if self.numbered:
                 line += data.count(b"\n", counted_to, start)
                 counted_to = start
+            self.first_marked = starts[start]
             yield line, data[start : data.find(b"\n", start, end)], True
+        self.first_marked = None
 
 
 class _LongLine:

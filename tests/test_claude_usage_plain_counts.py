@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
+from sessdex.model import Usage
 from sessdex.sources import _claude_usage
 from sessdex.sources.base import UsageScan
 
@@ -189,3 +190,12 @@ def test_quick_one_hour_and_searches_are_the_checked_counts(value: object) -> No
     assert searches == (
         checked if checked <= _claude_usage.MAX_RESPONSE_SEARCHES else 0
     )
+
+
+@pytest.mark.parametrize("model", ["claude-opus-4-6", None])
+def test_quick_usage_is_the_dataclass_made(model: str | None) -> None:
+    quick = _claude_usage._usage(1, 2, 3, 4, model, 0.5)
+    made = Usage(1, 2, 3, 4, 0, model, 0.5)
+    assert quick == made
+    assert repr(quick) == repr(made)
+    assert hash(quick) == hash(made)

@@ -2598,7 +2598,7 @@ def test_doctor_on_an_empty_machine_is_short_and_names_each_apps_variables() -> 
     assert code == 0
     apps = len(sources.BUILTIN)
     assert out.startswith(f"Not found ({apps} apps; -v shows each in full)")
-    assert "checked with" not in out and len(out.splitlines()) <= apps + 4
+    assert "  checked " not in out and len(out.splitlines()) <= apps + 4
     claude = next(line for line in out.splitlines() if line.startswith("  claude "))
     assert "/.claude " in claude and claude.endswith(
         "CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME"
@@ -2607,7 +2607,7 @@ def test_doctor_on_an_empty_machine_is_short_and_names_each_apps_variables() -> 
     code, out, _ = invoke("doctor", "-v", "--app", "claude")
     assert out.startswith("Claude Code (claude): not found\n  looked in   ")
     assert "  variables   CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME" in out
-    assert "  checked with Claude Code" in out
+    assert "  checked     Claude Code" in out
     _, out, _ = invoke("doctor", "--json", "--app", "codex")
     assert json.loads(out)[0]["env_vars"] == ["CODEX_HOME", "CODEX_SQLITE_HOME"]
     # a folder a variable names, not there: in full, with the variable that named it

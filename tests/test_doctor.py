@@ -73,7 +73,7 @@ def test_doctor_fits_the_width_with_each_value_under_its_column(tmp_path: Path) 
         assert all(" " not in line[14:].strip() for line in long), long
     # -v: "checked with" in full (plain doctor names only the versions)
     out, _ = doctor("--home", str(home), "--app", "claude", "-v", env=env)
-    checked = out.split("  checked with ")[1].split("\n  versions")[0].splitlines()
+    checked = out.split("  checked     ")[1].split("\n  versions")[0].splitlines()
     assert len(checked) > 3 and all(line.startswith(" " * 14) for line in checked[1:])
     # piped with no COLUMNS, as scripts and grep read it: every fact on one line
     out, _ = doctor("--home", str(home), "--app", "claude", "-v")

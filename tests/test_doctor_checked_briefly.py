@@ -24,20 +24,20 @@ def _doctor(*args: str) -> str:
 
 
 def _checked(out: str) -> str:
-    return next(x for x in out.splitlines() if x.startswith("  checked with "))
+    return next(x for x in out.splitlines() if x.startswith("  checked     "))
 
 
 def test_plain_doctor_names_the_versions_checked_on_one_short_line() -> None:
     line = _checked(_doctor())
     assert line == (
-        "  checked with Claude Code 1.0.98 to 2.1.197 and 2.1.332; newest 2.1.337 "
+        "  checked     Claude Code 1.0.98 to 2.1.197 and 2.1.332; newest 2.1.337 "
         "(-v: in full)"
     )
 
 
 def test_doctor_v_gives_them_in_full() -> None:
     line = _checked(_doctor("-v"))
-    assert line == f"  checked with {get('claude').CHECKED_WITH}"
+    assert line == f"  checked     {get('claude').CHECKED_WITH}"
 
 
 def test_a_newest_version_is_named_though_a_longer_one_starts_with_it(
@@ -47,10 +47,10 @@ def test_a_newest_version_is_named_though_a_longer_one_starts_with_it(
     start of another version there (2.1.3 of 2.1.332)."""
     monkeypatch.setitem(_facts.NEWEST_CHECKED, "claude", "2.1.3")
     assert _checked(_doctor()) == (
-        "  checked with Claude Code 1.0.98 to 2.1.197 and 2.1.332; newest 2.1.3 "
+        "  checked     Claude Code 1.0.98 to 2.1.197 and 2.1.332; newest 2.1.3 "
         "(-v: in full)"
     )
     monkeypatch.setitem(_facts.NEWEST_CHECKED, "claude", "2.1.332")
     assert _checked(_doctor()) == (
-        "  checked with Claude Code 1.0.98 to 2.1.197 and 2.1.332 (-v: in full)"
+        "  checked     Claude Code 1.0.98 to 2.1.197 and 2.1.332 (-v: in full)"
     )

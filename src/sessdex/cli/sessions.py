@@ -827,7 +827,7 @@ def doctor_command(
         checked = r.checked_with
         if not verbose and (brief := checked_briefly(r)) != checked:
             checked = f"{brief} (-v: in full)"  # the provenance ran to 700 characters
-        say(f"  checked with {checked}", VALUE_COLUMN + 1)
+        say(f"  checked     {checked}")
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in r.versions.items())
             say(f"  versions    {seen}")

@@ -8,7 +8,7 @@ import functools
 import itertools
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import click
@@ -113,6 +113,7 @@ def show_command(
             drawn=not (as_json or as_nl),
         )
     reading = f"Reading {one_line(found.session.id, 40)}"
+    blank = False  # the text drew no line under its header
     if as_json or as_nl:
         # to a file or a pipe, a spinner on the terminal says it is working
         counted = counted_events(found.events, reading, show=not sys.stdout.isatty())
@@ -146,6 +147,7 @@ def show_command(
             from ..views.grouped import grouped_by_agent
 
             events = grouped_by_agent(events)
+        blank = True
         with contextlib.closing(counted):
             rest = iter(events)
             first = next(rest, None)
@@ -168,7 +170,22 @@ def show_command(
                     lines = collections.deque(lines, maxlen=shown_tail)
                 for line in lines:
                     out.line(line)
+                    blank = False
     report_diagnostics(found.diagnostics, verbose, found.session.app)
+    if blank and tail != 0 and not verbose:  # -v named the types just now
+        _say_none_recognised(found.diagnostics.unknown)
+
+
+def _say_none_recognised(unknown: Mapping[str, int]) -> None:
+    """Where a transcript drew nothing and records of types sessdex does not recognise
+    were passed over, say so: an empty body looked like an empty session."""
+    records = sum(unknown.values())
+    if records:
+        err(
+            f"note: nothing to show: {records} record{'s' if records != 1 else ''} "
+            "of types not recognised (-v names them; "
+            f"{hints.named('doctor', '--deep')} counts them in every session)"
+        )
 
 
 @main.command(

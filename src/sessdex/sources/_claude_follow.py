@@ -112,13 +112,12 @@ class Follow:
             # a sub-agent's own children are beside it, naming it as their parent
             found.extend(self._nested())
             return found
-        marker = b'"sessionId":"' + self.session.id.encode() + b'"'
         for entry in folders.entries(self.path.parent):
             agent = _agent_file(entry.name)
             path = Path(entry.path)
             if agent is None or path in self.strangers:
                 continue
-            if path in self.known or _mentions(path, marker):
+            if path in self.known or _mentions(path, self.session.id):
                 found.append(self._child(path, agent, None))
             elif entry.stat().st_size > 0:  # an empty file may still name us later
                 self.strangers.add(path)

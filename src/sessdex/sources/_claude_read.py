@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import os
+import re
 import stat
 from array import array
 from collections.abc import Iterator
@@ -627,7 +628,6 @@ def _find_children(
             rec.string(meta.get("toolUseId")) or call_of.get(agent),
             rec.string(meta.get("parentAgentId")),
         )
-    marker = b'"sessionId":"' + session_id.encode() + b'"'
     if context.side_chain_is_lead:
         # a sub-agent's file names its lead's session, never an agent's: one shown on
         # its own has none beside it but those its calls name (a look at every
@@ -652,7 +652,7 @@ def _find_children(
         agent = _agent_file(entry.name)
         if agent is None or agent in context.children:
             continue
-        if agent in call_of or _mentions(Path(entry.path), marker):
+        if agent in call_of or _mentions(Path(entry.path), session_id):
             context.children[agent] = Child(
                 agent, Path(entry.path), call_id=call_of.get(agent)
             )
@@ -717,11 +717,27 @@ def _agent_file(name: str) -> str | None:
     return None
 
 
-def _mentions(path: Path, marker: bytes) -> bool:
+def _mentions(path: Path, session_id: str) -> bool:
+    """Whether the first lines of `path` name `session_id` as theirs. Claude Code writes
+    compact JSON, looked for as bytes; a file with other spacing (re-written by a tool)
+    is looked at again, the key and its value apart, where the id is in a line at all."""
+    sid = session_id.encode()
+    compact = b'"sessionId":"' + sid + b'"'
+    spaced = None
     try:
-        return any(marker in line.data for line in files.head_lines(path, 5))
+        for line in files.head_lines(path, 5):
+            data = line.data
+            if compact in data:
+                return True
+            if sid in data:
+                spaced = spaced or re.compile(
+                    rb'"sessionId"\s*:\s*"' + re.escape(sid) + rb'"'
+                )
+                if spaced.search(data):
+                    return True
     except OSError:
         return False
+    return False
 
 
 def _merge(context: Context, lead: Stream) -> Iterator[Event]:

@@ -44,24 +44,30 @@ Parsed = tuple[
 
 
 def _search_text(
-    app: str, session_id: str, title: str | None, cwd: str | None, branch: str | None
+    app: str,
+    session_id: str,
+    title: str | None,
+    cwd: str | None,
+    branch: str | None,
+    agent_type: str | None = None,
 ) -> str:
-    """What `find` matches: app, id, title, folder and branch (`selection.folded`), as
-    the table shows them (`views.text.clean`): the words read in a title are the words
-    that find it, and a NUL in one keeps its place among the NUL-separated fields. The
-    folder ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself. A
-    Windows folder is held with `/` for `\\` (`pathnames.comparable`), as `dir:` takes it."""
+    """What `find` matches: app, id, title, folder, branch and a sub-agent's type
+    (`selection.folded`), as the table shows them (`views.text.clean`): the words read in
+    a title (or `list --all`'s `↳ general-purpose:`) are the words that find it, and a
+    NUL in one keeps its place among the NUL-separated fields. The folder ends in "/", as
+    a shell completes one: `dir:shop-api/` is the folder itself. A Windows folder is held
+    with `/` for `\\` (`pathnames.comparable`), as `dir:` takes it."""
     from .views.text import clean
 
-    title, branch = (
+    title, branch, agent_type = (
         clean(title, keep_newlines=False),
         clean(branch, keep_newlines=False),
+        clean(agent_type, keep_newlines=False),
     )
     cwd = pathnames.comparable(clean(cwd)) if cwd else cwd
     folder = cwd + "/" if cwd and not cwd.endswith("/") else cwd
-    return selection.folded(
-        "\x00".join(part or "" for part in (app, session_id, title, folder, branch))
-    )
+    parts = (app, session_id, title, folder, branch, agent_type)
+    return selection.folded("\x00".join(part or "" for part in parts))
 
 
 def order_time(updated: datetime | None) -> float | None:
@@ -90,7 +96,12 @@ def fragment_of(session: Session) -> Fragment:
         text(session.cwd),
         utf8_text(
             _search_text(
-                session.app, session.id, session.title, session.cwd, session.branch
+                session.app,
+                session.id,
+                session.title,
+                session.cwd,
+                session.branch,
+                session.agent_type,
             )
         ),
         state,
@@ -117,7 +128,14 @@ def merged_fragment(states: list[bytes]) -> Fragment:
         bool(value.get("listed", True)),
         order_time(updated),
         text("cwd"),
-        _search_text(app, session_id, text("title"), text("cwd"), text("branch")),
+        _search_text(
+            app,
+            session_id,
+            text("title"),
+            text("cwd"),
+            text("branch"),
+            text("agent_type"),
+        ),
         state,
         record,
     )
@@ -376,7 +394,16 @@ def _typed(row: _Row, types: dict[str, object]) -> _Row | None:
         return None
     value["agent_type"] = agent_type
     state, record = state_encodings(value)
-    return (*row[:6], record, state)
+
+    def text(name: str) -> str | None:
+        found = value.get(name)
+        return found if isinstance(found, str) else None
+
+    # its type is found by `find --all` as its title is
+    search = _search_text(
+        row[0], row[1], text("title"), text("cwd"), text("branch"), agent_type
+    )
+    return (*row[:5], utf8_text(search), record, state)
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

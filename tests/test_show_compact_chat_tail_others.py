@@ -7,13 +7,17 @@ totals is still read whole, as one laid out so is."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import orjson
 import pytest
 
 from sessdex.model import Event
-from sessdex.sources import Home
+from sessdex.sources import Home, _json_chat
 from sessdex.transcripts import transcript
+
+from .test_show_compact_chat_tail import _encoded, _message, _text
 
 REAL = Path(__file__).parent / "data" / "nanocoder" / "real" / "home"
 SESSIONS = REAL / ".local" / "share" / "nanocoder" / "sessions"
@@ -160,3 +164,77 @@ def test_a_compact_auggie_sessions_tail_is_what_its_whole_read_ends_with(
     assert _shown(list(found.events)) == _shown(whole[-count:])
     assert found.seq_relative  # read from its end, not whole
     assert not found.diagnostics.problems
+
+
+def _codebuff_chat(rng: random.Random) -> bytes:
+    """A Codebuff chat (a bare array of `{id, variant}`) on one line or spaced, its
+    texts full of quotes, backslash runs, brackets and escapes of every kind; now and
+    then a value among the messages that is no message."""
+    chat: list[object] = [
+        {**_message(rng, n), "variant": rng.choice(["user", "ai", "error"])}
+        for n in range(rng.randrange(12))
+    ]
+    if chat and rng.random() < 0.1:
+        chat.insert(rng.randrange(len(chat)), rng.choice([1, "x", [2], None]))
+    return _encoded(rng, chat, rng.random() < 0.5).encode()
+
+
+def _auggie_chat(rng: random.Random) -> bytes:
+    """An Auggie session (`{sessionId, …, chatHistory: [{exchange}], agentState, …}`)
+    on one line or spaced, members before and after its history (arrays of objects
+    with an exchange too), its history written twice now and then."""
+    chat: dict[str, object] = {"sessionId": "s1", "created": _text(rng)}
+    chat["chatHistory"] = [
+        {**_message(rng, n), "exchange": {"request_message": _text(rng)}}
+        for n in range(rng.randrange(12))
+    ]
+    chat["agentState"] = {"modelId": _text(rng)}
+    for name in rng.sample(["subAgents", "summarizations", "extra"], rng.randrange(3)):
+        chat[name] = rng.choice([[], [{"exchange": {}, "n": _text(rng)}], _text(rng)])
+    spaced = rng.random() < 0.5
+    text = _encoded(rng, chat, spaced)
+    if rng.random() < 0.1:  # written twice: a parser keeps the last
+        again = [{"exchange": {}, "id": f"again{n}"} for n in range(3)]
+        text = text.rstrip()[:-1] + f',"chatHistory":{_encoded(rng, again, spaced)}}}'
+    return text.encode()
+
+
+@pytest.mark.parametrize(
+    "app, key, shape, then",
+    [
+        ("codebuff", None, _json_chat.Compact("id", "variant"), None),
+        (
+            "auggie",
+            "chatHistory",
+            _json_chat.Compact("sessionId", "exchange"),
+            b'"agentState": ',
+        ),
+    ],
+)
+def test_a_compact_documents_end_read_back_is_its_whole_parse_s_end(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    app: str,
+    key: str | None,
+    shape: _json_chat.Compact,
+    then: bytes | None,
+) -> None:
+    """Codebuff's bare array and Auggie's history, on one line, read back a few bytes at
+    a time so that each piece falls on a block's edge: where the tail is read from the
+    end, its messages are the last of the whole parse's."""
+    rng = random.Random(66)
+    path = tmp_path / "chat.json"
+    served = 0
+    for _ in range(150):
+        data = _codebuff_chat(rng) if key is None else _auggie_chat(rng)
+        path.write_bytes(data)
+        monkeypatch.setattr(_json_chat, "_BACK", rng.choice([1, 2, 3, 8, 64]))
+        monkeypatch.setattr(_json_chat, "_FIRST_BACK", rng.choice([1, 2, 7]))
+        whole = orjson.loads(data)
+        messages = whole if key is None else whole[key]
+        for count in range(1, len(messages) + 2):
+            found = _json_chat.last_messages(path, count, key, then=then, compact=shape)
+            if found is not None:
+                served += 1
+                assert found == messages[-count:], data
+    assert served > 100, served  # most are read from the end

@@ -348,10 +348,12 @@ def test_a_long_array_of_typed_objects_after_the_messages_is_not_taken_for_them(
     messages' end, as the whole read does; it showed that array's last objects."""
     home, session, path = _compact(tmp_path, "gemini-fixture", 40)
     chat = json.loads(path.read_bytes())
-    notes = []
-    while len(json.dumps(notes)) < extra_kb * 1024:
+    notes: list[dict[str, str]] = []
+    size = 0  # the array's size as written, kept as it grows (dumping it each time is quadratic)
+    while size < extra_kb * 1024:
         n = len(notes)
         notes.append({"id": f"n{n}", "type": "user", "content": f"note {n} " * 20})
+        size += len(json.dumps(notes[-1])) + 2
     chat["notes"] = notes
     chat["summary"] = "with notes"
     path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())

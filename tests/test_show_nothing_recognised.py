@@ -69,3 +69,23 @@ def test_a_session_whose_body_is_drawn_gets_no_such_line(tmp_path: Path) -> None
     )
     result = CliRunner().invoke(main, ["show", other, "--home", str(home)])
     assert result.exit_code == 0 and "not recognised" not in result.stderr
+
+
+def test_a_body_hidden_by_detail_user_is_not_blamed_on_unknown_types(
+    tmp_path: Path,
+) -> None:
+    # a tool call is drawn without --detail user: the body is empty for the detail
+    # asked, not for want of a record sessdex recognises
+    home = _home(tmp_path)
+    rollout = next(home.rglob("rollout-*.jsonl"))
+    call = (
+        '{"timestamp":"2025-10-30T10:00:12.000Z","type":"response_item","payload":'
+        '{"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"ls\\"]}",'
+        '"call_id":"c1"}}\n'
+    )
+    rollout.write_text(LEGACY + call)
+    out, err = _show(home)
+    assert "ls" in out and "not recognised" not in err
+    out, err = _show(home, "--detail", "user")
+    assert out.strip().endswith("/tmp/test")  # the header, no body
+    assert "not recognised" not in err, err

@@ -8,7 +8,7 @@ import functools
 import itertools
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import click
@@ -114,6 +114,7 @@ def show_command(
         )
     reading = f"Reading {one_line(found.session.id, 40)}"
     blank = False  # the text drew no line under its header
+    drawn: list[Event] = []  # an event `--detail normal` draws, where user drew none
     if as_json or as_nl:
         # to a file or a pipe, a spinner on the terminal says it is working
         counted = counted_events(found.events, reading, show=not sys.stdout.isatty())
@@ -147,6 +148,8 @@ def show_command(
             from ..views.grouped import grouped_by_agent
 
             events = grouped_by_agent(events)
+        if detail == "user":  # what it leaves out is no unknown record
+            events = _noting_drawn(events, drawn)
         blank = True
         with contextlib.closing(counted):
             rest = iter(events)
@@ -172,8 +175,20 @@ def show_command(
                     out.line(line)
                     blank = False
     report_diagnostics(found.diagnostics, verbose, found.session.app)
-    if blank and tail != 0 and not verbose:  # -v named the types just now
+    if blank and not drawn and tail != 0 and not verbose:  # -v named them just now
         _say_none_recognised(found.diagnostics.unknown)
+
+
+def _noting_drawn(events: Iterable[Event], drawn: list[Event]) -> Iterator[Event]:
+    """`events` as they come, the first that `--detail normal` draws put in `drawn`: a
+    body `--detail user` left empty (tool calls alone) is not for want of a record
+    sessdex recognises."""
+    from ..views import terminal
+
+    for event in events:
+        if not drawn and terminal.shows(event):
+            drawn.append(event)
+        yield event
 
 
 def _say_none_recognised(unknown: Mapping[str, int]) -> None:

@@ -3,6 +3,7 @@ reads a marked line too long to hold with its long strings elided, keeping its u
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import orjson
@@ -179,3 +180,42 @@ def test_a_line_named_unnumbered_has_the_number_a_numbered_read_gives(
     marked = MarkedLines(path, (b'"usage":{',), numbered=False)
     named = [marked.number(n, data) for n, data, _ in marked if b"\xff" in data]
     assert named == numbered
+
+
+SIDE = b'"isSidechain":true'
+
+
+def _mixed_line(rng: random.Random, n: int) -> bytes:
+    """A line with the first marker, the second, both, or neither, short or long."""
+    parts = [b'{"n":%d' % n]
+    if rng.random() < 0.4:
+        parts.append(SIDE)
+    if rng.random() < 0.3:
+        parts.append(b'"text":"%s"' % (b"x" * rng.choice([0, 5, 60, 300])))
+    if rng.random() < 0.5:
+        parts.append(b'"usage":{"in":%d}' % n)
+    if rng.random() < 0.2:
+        parts.append(SIDE)  # after the usage, as a side chain's answer writes it
+    return b",".join(parts) + b"}"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_first_marked_is_whether_the_line_given_holds_the_first_marker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    # any chunk size, lines over the limit, CRLF, a last line without its newline: where
+    # the scan says whether the line holds the first marker, a search of it says the same
+    rng = random.Random(seed)
+    monkeypatch.setattr(_usage_scan, "CHUNK", rng.choice([1, 2, 7, 33, 100, 4096]))
+    monkeypatch.setattr(_usage_scan, "LINE_LIMIT", rng.choice([40, 120, 100_000]))
+    newline = rng.choice([b"\n", b"\r\n"])
+    lines = [_mixed_line(rng, n) for n in range(rng.randrange(1, 60))]
+    end = rng.choice([newline, b""])
+    path = write(tmp_path / "t.jsonl", *lines, end=end)
+    path.write_bytes(path.read_bytes().replace(b"\n", newline))
+    marked = MarkedLines(path, (b'"usage":', SIDE))
+    said = [(data, marked.first_marked) for _, data, _ in marked]
+    assert said or not any(b'"usage":' in line or SIDE in line for line in lines)
+    for data, first in said:
+        assert first is None or first == (b'"usage":' in data), (data, first)
+    assert marked.first_marked is None  # after the loop: nothing given

@@ -17,6 +17,7 @@ import itertools
 import os
 import re
 import stat
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Literal, NamedTuple, cast, overload
@@ -302,15 +303,45 @@ def record_after_hole(stream: BinaryIO) -> Glued | None:
     longer than a probe after the hole are passed over as more of it (`Glued.passed`):
     200 KB of them hid the record from every reader."""
     at = stream.tell()
+    if _no_record_after(stream, at):
+        return None
     passed = 0
     probe = stream.read(RECORD_PROBE)
     while len(probe) == RECORD_PROBE and not probe.strip(_PADDING):
         passed += len(probe) + skip_hole(stream)  # a hole further on: not read either
         probe = stream.read(RECORD_PROBE)
     if probe.lstrip(_PADDING)[:1] != b"{":
+        end = stream.tell() - len(probe.lstrip(_PADDING))
+        with contextlib.suppress(TypeError):  # a stream no weak reference takes
+            _PADDED[stream] = (at, end)
         stream.seek(at)
         return None
     return Glued(passed, probe)
+
+
+# stream -> (start, end) of padding `record_after_hole` walked and found no record
+# after: a later hole in the same run (the cut line read on through it) is not walked
+# again; 60 holes each with 70 KB of zeros after it read the rest of the file each
+_PADDED: weakref.WeakKeyDictionary[BinaryIO, tuple[int, int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _no_record_after(stream: BinaryIO, at: int) -> bool:
+    """Whether `record_after_hole` already found no record past the padding `at`
+    stands in (the byte that ended it still not a `{`); the stream left at `at`."""
+    try:
+        start, end = _PADDED.get(stream, (0, -1))
+    except TypeError:  # a stream no weak reference takes: walked each time
+        return False
+    if not start <= at <= end:
+        return False
+    stream.seek(end)
+    probe = stream.read(RECORD_PROBE)
+    stream.seek(at)
+    # the file's end still there, or the same byte after the padding; not a record
+    # written since, nor zeros written on past the end (walked again)
+    return not probe or probe.lstrip(_PADDING)[:1] not in (b"{", b"")
 
 
 def data_below(stream: BinaryIO, position: int, floor: int) -> int:

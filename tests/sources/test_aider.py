@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sessdex import files
+from sessdex import files, folders
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, aider
@@ -819,7 +819,7 @@ def test_a_negative_count_in_a_token_report_is_damage_said_by_its_line(
     ) == billed
 
 
-@pytest.mark.parametrize("broken", ["file", "pipe"])
+@pytest.mark.parametrize("broken", ["file", "pipe", "broken link"])
 def test_a_broken_aider_folder_is_said_and_the_logs_are_still_listed(
     tmp_path: Path, broken: str
 ) -> None:
@@ -834,8 +834,10 @@ def test_a_broken_aider_folder_is_said_and_the_logs_are_still_listed(
     history(home, "2026-11-20 10:00:00")
     if broken == "file":
         (home / ".aider").write_text("not a folder\n")
-    else:
+    elif broken == "pipe":
         os.mkfifo(home / ".aider")
+    else:
+        (home / ".aider").symlink_to(tmp_path / "gone")
     runner = CliRunner()
     listed = runner.invoke(
         main, ["list", "--all", "--json", "--app", "aider", "--home", str(home)]
@@ -847,6 +849,6 @@ def test_a_broken_aider_folder_is_said_and_the_logs_are_still_listed(
     )
     assert doctor.exit_code == 0, doctor.output
     [app] = [a for a in orjson.loads(doctor.stdout) if a.get("app") == "aider"]
-    why = "file in a folder's place" if broken == "file" else "pipe"
-    assert app["passed_over"] == {why: 1}
+    why = {"file": "file in a folder's place", "pipe": "pipe"}.get(broken)
+    assert app["passed_over"] == {why or folders.BROKEN_LINK: 1}
     assert app["sessions"] == 1

@@ -98,7 +98,8 @@ class Location:
         return (
             folders.is_dir(self.root)
             or any(folders.is_dir(p) for p in self.also)
-            or any(folders.exists(p) for p in self.marks)
+            # a broken link there marks the app too (said by its scan)
+            or any(folders.exists(p) or os.path.islink(p) for p in self.marks)
         )
 
 

@@ -349,3 +349,41 @@ def test_many_holes_each_with_zeros_after_it_are_read_once(tmp_path: Path) -> No
         read = [line.data for line in files.iter_lines(stream)]  # type: ignore[arg-type]
         assert read == [b'{"n":1}', b'{"n":3}']
         assert stream.read_bytes < 3 * os.stat(path).st_size
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_reader_starts_the_glued_record_at_one_byte(
+    tmp_path: Path, seed: int
+) -> None:
+    """Random layouts of holes and runs of written zeros (about a probe long, each side
+    of it) after a cut line: `iter_lines`, `line_start` and `follow` from inside the cut
+    line give the record after them the same line, from the same byte."""
+    import random
+
+    from sessdex.follow import Follower
+
+    rng = random.Random(seed)
+    path = tmp_path / "a.jsonl"
+    with open(path, "wb") as stream:
+        stream.write(b'{"n":1}\n{"n":2,"cut":"' + b"c" * rng.randrange(10, 9000))
+        for _ in range(rng.randrange(1, 4)):
+            hole = rng.choice(HOLES[:1] * 3 + [1 << 20])
+            stream.seek(-(-(stream.tell() + hole) // 4096) * 4096)  # to a block's start
+            probe = files.RECORD_PROBE
+            stream.write(b"\x00" * rng.choice([0, 5, probe - 1, probe, probe + 7]))
+        stream.write(b'{"n":3}\n{"n":4}\n')
+    if os.stat(path).st_blocks * 512 >= os.stat(path).st_size:
+        pytest.skip("this file system stores no hole")
+    with files.open_binary(path) as stream:
+        lines = list(files.iter_lines(stream))
+    assert [files.loads_repaired(line.data)[0] for line in lines] == [
+        {"n": 1},
+        {"n": 3},
+        {"n": 4},
+    ]
+    glued = lines[1].offset
+    assert files.line_start(path, 20) == glued
+    follower = Follower(path, offset=20)  # inside the cut line
+    follower.check()
+    followed = list(follower.lines())
+    assert [line.offset for line in followed] == [glued, lines[2].offset]

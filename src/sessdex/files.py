@@ -306,10 +306,13 @@ def record_after_hole(stream: BinaryIO) -> Glued | None:
     if _no_record_after(stream, at):
         return None
     passed = 0
-    probe = stream.read(RECORD_PROBE)
-    while len(probe) == RECORD_PROBE and not probe.strip(_PADDING):
-        passed += len(probe) + skip_hole(stream)  # a hole further on: not read either
-        probe = stream.read(RECORD_PROBE)
+    probe, full = _probe(stream)
+    while full and not probe.strip(_PADDING):
+        skipped = skip_hole(stream)  # a hole further on: not read either
+        if not probe and not skipped:
+            break
+        passed += len(probe) + skipped
+        probe, full = _probe(stream)
     if probe.lstrip(_PADDING)[:1] != b"{":
         end = stream.tell() - len(probe.lstrip(_PADDING))
         with contextlib.suppress(TypeError):  # a stream no weak reference takes
@@ -317,6 +320,18 @@ def record_after_hole(stream: BinaryIO) -> Glued | None:
         stream.seek(at)
         return None
     return Glued(passed, probe)
+
+
+def _probe(stream: BinaryIO) -> tuple[bytes, bool]:
+    """(a probe's bytes from where `stream` stands, up to a hole, never into it; whether
+    all that was asked was read, not the file's end): a walk that read a later hole's
+    zeros into its probe gave its record another line start than a read from that
+    line's start gave it (`follow` from the glued line)."""
+    at = stream.tell()
+    hole_at = next_hole(stream, at)
+    wanted = RECORD_PROBE if hole_at is None else min(RECORD_PROBE, hole_at - at)
+    probe = stream.read(wanted)
+    return probe, len(probe) == wanted
 
 
 # stream -> (start, end) of padding `record_after_hole` walked and found no record

@@ -274,8 +274,30 @@ _PIECE = 1 << 16  # characters of a text tested at once
 
 def visible_line(text: str | None, width: int | None = None) -> str:
     """`visible` text on one line, cut to `width` columns as `one_line` cuts."""
+    if width is not None and isinstance(text, str) and len(text) > _LINE_HEAD:
+        head = _visible_line_head(text, width)
+        if head is not None:
+            return head
     line = visible(text, keep_newlines=False)
     return line if width is None else cut(line, width)
+
+
+_LINE_HEAD = 1 << 14  # characters of a text past which its summary line is cut first
+
+
+def _visible_line_head(text: str, width: int) -> str | None:
+    """`visible_line(text, width)` written out from the head of `text` alone (a 20 MB
+    command was written out whole, 16 times its size at the peak, for 200 characters);
+    None where the head cannot tell (a head of blanks, of marks that take no column).
+
+    `cut` reads no further than 4 `width` + 17 characters of a line; the head's line
+    (`visible_head`, its spaces run together, stripped) is a prefix of the whole's, as
+    far as it goes."""
+    need = 4 * width + 17
+    head = _SPACES.sub(" ", visible_head(text, 4 * need)).strip()
+    if len(head) < need or cells(head[: need - 1]) <= width:
+        return None  # `cut` would measure the whole line
+    return cut(head[:need], width)
 
 
 def one_line(text: str | None, width: int | None = None) -> str:
@@ -689,7 +711,7 @@ def _telling_argument(value: dict[str, object]) -> str:
         if isinstance(found, list):  # several commands or files: one per comma
             joiner = {"commands": ", ", "paths": ", ", "tasks": "; "}.get(key, " ")
             found = joiner.join(part for part in found if isinstance(part, str))
-        if isinstance(found, str) and found.strip():
+        if isinstance(found, str) and found and not found.isspace():  # no copy
             return found
     return ""
 
@@ -761,7 +783,7 @@ def _plain(value: object) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value[:200] if value.strip() else None
+        return value[:200] if value and not value.isspace() else None
     if isinstance(value, int | float):
         return str(value)
     return None
@@ -808,9 +830,24 @@ def shown_whole(text: str, shown: str) -> bool:
     `text`, one of its arguments, whole (one line, not cut)."""
     # the cheap tests first: a 20 MB argument is not written out on one line to find
     # that a summary of 200 characters is not all of it
-    if not shown or shown not in text or text.strip() != shown:
+    if not shown or shown not in text or not _strips_to(text, shown):
         return False
     return visible_line(text) == shown
+
+
+_BLANKS = re.compile(r"\s*")  # what `str.strip` takes away (the same `isspace`)
+
+
+def _strips_to(text: str, shown: str) -> bool:
+    """`text.strip() == shown` for a `shown` that holds no blank at either end, without
+    the copy of `text` (20 MB) that `strip` makes."""
+    start = _BLANKS.match(text).end()  # type: ignore[union-attr]  # \s* always matches
+    end = start + len(shown)
+    return (
+        not shown[-1:].isspace()
+        and text.startswith(shown, start)
+        and _BLANKS.fullmatch(text, end) is not None
+    )
 
 
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:

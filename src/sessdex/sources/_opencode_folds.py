@@ -30,10 +30,43 @@ _FULL = ", the context being full"
 
 @dataclass(slots=True)
 class _Message:
+    """A message held past its row: a prompt, or one no compaction folds. Any other is
+    held as its id alone (a long session holds every message since its last compaction:
+    372 bytes a message as objects with their words, 167 so)."""
+
     id: str | None
     ordinary: bool  # not a compaction's request or summary: a message it can fold
-    words: str | None = None  # the start of a prompt's text, where it is one
-    head: str | None = None  # the same, as typed (a 2.x compaction's tail starts so)
+    head: str | None = (
+        None  # a prompt's text, as typed (a 2.x compaction's tail starts so)
+    )
+    said: str | None = None  # its `words`, where its head alone does not give them
+
+    @property
+    def words(self) -> str | None:
+        """The start of a prompt's text, on one line, where it is one."""
+        if self.said is not None or self.head is None:
+            return self.said
+        return one_line(self.head, _WORDS)
+
+
+# a message read: its id alone where it is an ordinary message and no prompt
+_Held = str | None | _Message
+
+
+def _full(held: _Held) -> _Message:
+    return held if isinstance(held, _Message) else _Message(held, True)
+
+
+def _ordinary(held: _Held) -> bool:
+    return held.ordinary if isinstance(held, _Message) else True
+
+
+def _id(held: _Held) -> str | None:
+    return held.id if isinstance(held, _Message) else held
+
+
+def _words(held: _Held) -> str | None:
+    return held.words if isinstance(held, _Message) else None
 
 
 class Folds:
@@ -43,7 +76,7 @@ class Folds:
         self.whole = whole  # read from the session's first message, not its last few
         # from where the next compaction folds: those before it are dropped, never
         # counted again (a long session compacts: held since its last compaction alone)
-        self.read: dict[str | None, list[_Message]] = {}
+        self.read: dict[str | None, list[_Held]] = {}
         # the agents whose fold start is that of the whole read (a read of the last
         # messages learns it from a compaction among them: `note`)
         self.known: set[str | None] = set()
@@ -55,14 +88,18 @@ class Folds:
 
     def message(self, agent: str | None, message_id: str | None, summary: bool) -> None:
         """A message begins (a compaction's summary is none it folds)."""
-        self.read.setdefault(agent, []).append(_Message(message_id, not summary))
+        held = message_id if not summary else _Message(message_id, False)
+        self.read.setdefault(agent, []).append(held)
 
     def prompt(self, agent: str | None, text: str) -> None:
         """The text of the message being read, where a person typed it."""
         read = self.read.get(agent)
-        if read and read[-1].words is None:
-            read[-1].words = one_line(text, _WORDS)
-            read[-1].head = text[:_HEAD]
+        if read and _words(read[-1]) is None:  # its first text that is not blank
+            last = _full(read[-1])
+            last.head = text[:_HEAD]
+            words = one_line(text, _WORDS)
+            last.said = None if one_line(last.head, _WORDS) == words else words
+            read[-1] = last
 
     def note(self, agent: str | None, part: dict[str, object]) -> str:
         """What the compaction whose request holds `part` did, in words (counted from
@@ -70,7 +107,8 @@ class Folds:
         sure = self.sure(agent)
         read = self.read.setdefault(agent, [])
         if read:
-            read[-1].ordinary = False  # the request itself
+            read[-1] = request = _full(read[-1])
+            request.ordinary = False  # the request itself
         # 1.x too compacts on its own only when the context is full: the last answer's
         # tokens reached the model's limit (`isOverflow`), or the provider refused the
         # request as too long (`overflow`, then)
@@ -80,7 +118,7 @@ class Folds:
             text += _FULL
         before = read[:-1]
         tail = as_str(part.get("tail_start_id"))
-        at = next((n for n, m in enumerate(before) if tail and m.id == tail), None)
+        at = next((n for n, m in enumerate(before) if tail and _id(m) == tail), None)
         if tail and at is None:  # its kept messages were not read: nothing to count
             read.clear()  # (or read before the read began: not sure)
             return text
@@ -112,7 +150,9 @@ class Folds:
         starts = [
             n
             for n, m in enumerate(before)
-            if m.head and recent.startswith(f"[User]: {m.head}")
+            if isinstance(m, _Message)
+            and m.head
+            and recent.startswith(f"[User]: {m.head}")
         ]
         return text + _counts(before, starts[-1]) if starts else text
 
@@ -122,14 +162,14 @@ def _started(auto: object) -> str:
     return said.get(auto, "compacted") if isinstance(auto, bool) else "compacted"
 
 
-def _counts(before: list[_Message], at: int) -> str:
+def _counts(before: list[_Held], at: int) -> str:
     """The messages `before` a compaction it summarized (up to `at`) and kept."""
-    folded = sum(m.ordinary for m in before[:at])
-    kept = sum(m.ordinary for m in before[at:])
+    folded = sum(map(_ordinary, before[:at]))
+    kept = sum(map(_ordinary, before[at:]))
     text = f": {_count(folded)} summarized"
     if kept:
         text += f", {kept:,} kept as they were"
-        if words := before[at].words:
+        if words := _words(before[at]):
             text += f', from the prompt "{words}"'
     return text
 

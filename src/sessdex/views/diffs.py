@@ -9,8 +9,9 @@ and remove.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 # Arguments that hold a text before and after an edit, whatever the app calls them; a
 # list of such pairs under "edits" or "replacements" (several edits in one call) is read
@@ -37,12 +38,18 @@ def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     """A tool input's edits as the lines of a unified diff (hunk headers, ` `, `-`, `+`
     lines, no file headers), and the keys that held them; ([], set()) when it has none."""
     pairs, keys = _edits(value)
-    lines: list[str] = []
-    for old, new in pairs:
-        if old.endswith("\n") and new.endswith("\n"):  # it ends their last line: no
-            old, new = old[:-1], new[:-1]  # empty line after it, as diff counts them
-        lines.extend(_hunks(old.split("\n"), new.split("\n")))
-    return lines, keys
+    return [line for pair in pairs for line in _pair_lines(*pair)], keys
+
+
+def _pair_lines(old: str, new: str) -> Iterator[str]:
+    """The diff of one edit, a line at a time."""
+    old_end, new_end = len(old), len(new)
+    if old.endswith("\n") and new.endswith("\n"):  # it ends their last line: no
+        old_end, new_end = (
+            old_end - 1,
+            new_end - 1,
+        )  # empty line after it, as diff counts
+    yield from _hunks_of(old, old_end, new, new_end)
 
 
 def edit_keys(value: Mapping[str, object]) -> set[str]:
@@ -52,62 +59,163 @@ def edit_keys(value: Mapping[str, object]) -> set[str]:
 
 def input_diff(value: object) -> list[str]:
     """The diff a tool input holds: its patch's lines, else its edits' ([] if neither)."""
+    return list(diff_lines(value))
+
+
+def held_diff(value: object) -> list[str] | Iterable[str]:
+    """`input_diff` of a tool input, for a view that reads it twice (its counts, then
+    its head): as a list where the input is small, else made again at each read (a
+    20 MB patch's lines held peaked at 6.7 times its size; an edit's, 33 times)."""
     patch = patch_text(value)
     if patch is not None:
-        return patch.rstrip("\n").split("\n")
-    return edit_diff(value)[0] if isinstance(value, Mapping) else []
+        size = len(patch)
+    elif isinstance(value, Mapping):
+        size = sum(len(old) + len(new) for old, new in _edits(value)[0])
+    else:
+        return []
+    return input_diff(value) if size <= _HELD else _Remade(value)
+
+
+_HELD = 1 << 20  # characters of an input whose diff is held
+
+
+class _Remade:
+    """A big input's diff, its lines made again each time it is read."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __iter__(self) -> Iterator[str]:
+        return diff_lines(self.value)
+
+    def __bool__(self) -> bool:
+        return next(diff_lines(self.value), None) is not None
+
+
+def diff_lines(value: object) -> Iterator[str]:
+    """`input_diff`'s lines, one at a time: a 20 MB patch or edit is not held as a list
+    of its lines, nor an edit past _DIFF_LINES as two (its lines, then each marked)."""
+    patch = patch_text(value)
+    if patch is not None:
+        end = len(patch)
+        while end and patch[end - 1] == "\n":  # `rstrip("\n")`, without its copy
+            end -= 1
+        yield from _lines(patch, 0, end)
+    elif isinstance(value, Mapping):
+        for old, new in _edits(value)[0]:
+            yield from _pair_lines(old, new)
+
+
+def _lines(text: str, start: int, end: int) -> Iterator[str]:
+    """The lines of `text[start:end]`, as `split("\n")` gives them."""
+    while (cut := text.find("\n", start, end)) >= 0:
+        yield text[start:cut]
+        start = cut + 1
+    yield text[start:end]
+
+
+def _line_starts(text: str, end: int, count: int) -> list[int]:
+    """Where each of the first `count` lines of `text[:end]` starts (and one past)."""
+    starts, at = [0], 0
+    while len(starts) <= count and (cut := text.find("\n", at, end)) >= 0:
+        at = cut + 1
+        starts.append(at)
+    return starts
 
 
 def change_counts(value: object) -> tuple[int, int] | None:
     """(lines added, lines removed) by the edits or the patch a tool input holds."""
-    return diff_counts(input_diff(value))
+    return diff_counts(diff_lines(value))
 
 
-def diff_counts(diff: list[str]) -> tuple[int, int] | None:
-    """`change_counts` of a diff `input_diff` gave."""
-    kinds = diff_kinds(diff)
-    added, removed = kinds.count("add"), kinds.count("del")
+def diff_counts(diff: Iterable[str]) -> tuple[int, int] | None:
+    """`change_counts` of a diff `input_diff` (or `diff_lines`) gave, read once."""
+    lines = iter(diff)
+    head = list(itertools.islice(lines, 3))
+    kinds = _kinds(itertools.chain(head, lines), _starred(head))
+    added = removed = 0
+    for kind in kinds:
+        added += kind == "add"
+        removed += kind == "del"
     return (added, removed) if added or removed else None
 
 
-def _hunks(before: list[str], after: list[str], context: int = 2) -> list[str]:
-    """The unified diff of two texts' lines, as `difflib.unified_diff` writes it (less
-    its file headers). The first and last lines both share are set aside before matching,
-    so an edit of a few lines in a long text costs only those few; what still holds more
-    than _DIFF_LINES lines goes out and comes in whole."""
+def _hunks_of(old: str, old_end: int, new: str, new_end: int) -> Iterator[str]:
+    """The unified diff of two texts' lines (of `old[:old_end]`, `new[:new_end]`), as
+    `difflib.unified_diff` writes it (less its file headers), a line at a time. The first
+    and last lines both share are set aside before matching, so an edit of a few lines
+    in a long text costs only those few; what still holds more than _DIFF_LINES lines
+    goes out and comes in whole, read off the texts (no list of their lines)."""
+    before = old.count("\n", 0, old_end) + 1
+    after = new.count("\n", 0, new_end) + 1
+    limit = min(before, after)
+    start = at_old = at_new = 0  # the lines both start with; where the next starts
+    while start < limit:
+        cut_old = _line_end(old, at_old, old_end)
+        cut_new = _line_end(new, at_new, new_end)
+        if cut_old - at_old != cut_new - at_new or (
+            old[at_old:cut_old] != new[at_new:cut_new]
+        ):
+            break
+        start, at_old, at_new = start + 1, cut_old + 1, cut_new + 1
+    end, to_old, to_new = 0, old_end, new_end  # the lines both end with; where before
+    while end < limit - start:
+        from_old = old.rfind("\n", 0, to_old) + 1
+        from_new = new.rfind("\n", 0, to_new) + 1
+        if to_old - from_old != to_new - from_new or (
+            old[from_old:to_old] != new[from_new:to_new]
+        ):
+            break
+        end, to_old, to_new = end + 1, from_old - 1, from_new - 1
+    if start == before == after:
+        return  # the same text
+    out, into = before - start - end, after - start - end
+    if out + into > _DIFF_LINES:
+        yield f"@@ -{_span(start, out)} +{_span(start, into)} @@"
+        yield from ("-" + line for line in _some_lines(old, at_old, to_old, out))
+        yield from ("+" + line for line in _some_lines(new, at_new, to_new, into))
+        return
+    # two lines of context each side, as unified_diff shows them
+    first, last = max(0, start - _CONTEXT), max(0, end - _CONTEXT)
+    for _ in range(start - first):
+        at_old = old.rfind("\n", 0, at_old - 1) + 1
+        at_new = new.rfind("\n", 0, at_new - 1) + 1
+    for _ in range(end - last):
+        to_old = _line_end(old, to_old + 1, old_end)
+        to_new = _line_end(new, to_new + 1, new_end)
+    a = list(_some_lines(old, at_old, to_old, before - first - last))
+    b = list(_some_lines(new, at_new, to_new, after - first - last))
+    yield from _matched(a, b, first)
+
+
+_CONTEXT = 2  # lines of context around each change
+
+
+def _line_end(text: str, start: int, end: int) -> int:
+    """Where the line of `text[:end]` that begins at `start` ends."""
+    cut = text.find("\n", start, end)
+    return end if cut < 0 else cut
+
+
+def _some_lines(text: str, start: int, end: int, count: int) -> Iterator[str]:
+    """The `count` lines of `text[start:end]` (none where `count` is 0)."""
+    return _lines(text, start, end) if count > 0 else iter(())
+
+
+def _matched(a: list[str], b: list[str], start: int) -> Iterator[str]:
+    """The hunks of `a` and `b`, the lines from `start` on of the texts an edit changed."""
     import difflib
 
-    limit = min(len(before), len(after))
-    start = 0
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end = 0
-    while end < limit - start and before[-1 - end] == after[-1 - end]:
-        end += 1
-    if start == len(before) == len(after):
-        return []  # the same text
-    if len(before) + len(after) - 2 * (start + end) > _DIFF_LINES:
-        out, into = before[start : len(before) - end], after[start : len(after) - end]
-        return [
-            f"@@ -{_span(start, len(out))} +{_span(start, len(into))} @@",
-            *("-" + line for line in out),
-            *("+" + line for line in into),
-        ]
-    start, end = max(0, start - context), max(0, end - context)
-    a, b = before[start : len(before) - end], after[start : len(after) - end]
-    lines: list[str] = []
+    context = _CONTEXT
     for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        lines.append(
-            f"@@ -{_span(start + i1, i2 - i1)} +{_span(start + j1, j2 - j1)} @@"
-        )
+        yield f"@@ -{_span(start + i1, i2 - i1)} +{_span(start + j1, j2 - j1)} @@"
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                lines.extend(" " + line for line in a[i1:i2])
+                yield from (" " + line for line in a[i1:i2])
                 continue
-            lines.extend("-" + line for line in a[i1:i2])
-            lines.extend("+" + line for line in b[j1:j2])
-    return lines
+            yield from ("-" + line for line in a[i1:i2])
+            yield from ("+" + line for line in b[j1:j2])
 
 
 def _edits(value: Mapping[str, object]) -> tuple[list[tuple[str, str]], set[str]]:
@@ -200,21 +308,27 @@ def diff_kinds(lines: Sequence[str]) -> list[str]:
     header (`diff --git`, `---`, `+++`); inside a hunk the first character says (a removed
     `-- comment` line is a removal, not a header). In the `*** Begin Patch` format, the `***`
     lines and the `@@` markers are the headers, and a file added whole has no `@@`."""
-    starred = any(line.startswith("*** Begin Patch") for line in lines[:3])
-    kinds: list[str] = []
+    return list(_kinds(lines, _starred(lines[:3])))
+
+
+def _starred(head: Sequence[str]) -> bool:
+    """Whether a diff whose first 3 lines are `head` is in the `*** Begin Patch` format."""
+    return any(line.startswith("*** Begin Patch") for line in head)
+
+
+def _kinds(lines: Iterable[str], starred: bool) -> Iterator[str]:
     in_hunk = False
     for line in lines:
         first = line[:1]
         if line.startswith("@@") or (starred and line.startswith("*** ")):
-            kinds.append("hunk")
+            yield "hunk"
             in_hunk = True
         elif not in_hunk and not starred:
-            kinds.append("hunk")
+            yield "hunk"
         elif first in ("+", "-"):
-            kinds.append("add" if first == "+" else "del")
+            yield "add" if first == "+" else "del"
         elif first in (" ", "\\", ""):
-            kinds.append("ctx")
+            yield "ctx"
         else:  # the next file's header
-            kinds.append("hunk")
+            yield "hunk"
             in_hunk = False
-    return kinds

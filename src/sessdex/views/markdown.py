@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from html import escape
 
 from ..model import Event, Session
-from .diffs import diff_counts, edit_keys, input_diff, patch_text
+from .diffs import diff_counts, edit_keys, held_diff, patch_text
 from .records import forked_from, iso
 from .text import (
     APP_SENDER,
@@ -1155,7 +1155,7 @@ def render(
             # a call a script ran (Claude Code's REPL), not the model: marked, as `show`
             by = "*↳ script:* " if event.extra.get("virtual") is True else ""
             # its summary's parts, each found once: the diff and the detail shown below too
-            diff, detail = input_diff(value), tool_detail(value, 200)
+            diff, detail = held_diff(value), tool_detail(value, 200)
             summary = tool_line(event.tool, detail, diff_counts(diff))
             out = f"- 🔧 {by}{_inline(summary, literal=True)}{who}\n"
             if diff:  # what an edit changed: what a reader of the export most needs

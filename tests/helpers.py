@@ -573,3 +573,40 @@ def cli_over(home: Path, *args: str) -> Any:
         r"a sessdex bug|\b[A-Z]\w*(Error|Exception): ", result.stderr
     ), result.stderr
     return result
+
+
+# a record's time as the apps write it in JSON: ISO 8601 in UTC, its fraction kept
+_RECORD_TIME = re.compile(r'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z"')
+
+
+def dated(paths: list[Path], newest: float) -> None:
+    """Every record time in these files moved by one step, the newest of them to `newest`
+    (epoch seconds), the spans between them kept: a copied fixture dated as a session
+    last written then (`tree` and `watch` go by the records' times, not the files')."""
+    from datetime import UTC, datetime
+
+    def when(match: re.Match[str]) -> datetime:
+        return datetime.fromisoformat(match[1] + (match[2] or "")).replace(tzinfo=UTC)
+
+    texts = {path: path.read_text() for path in paths}
+    times = [when(m) for text in texts.values() for m in _RECORD_TIME.finditer(text)]
+    if not times:
+        return
+    step = datetime.fromtimestamp(newest, UTC) - max(times)
+
+    def moved(match: re.Match[str]) -> str:
+        shifted = (when(match) + step).strftime("%Y-%m-%dT%H:%M:%S.%f")
+        fraction = len(match[2] or "")  # as many digits as it had, the dot included
+        return f'"{shifted[: 19 + fraction]}Z"'
+
+    for path, text in texts.items():
+        path.write_text(_RECORD_TIME.sub(moved, text))
+
+
+def dated_now(*places: Path) -> None:
+    """Every record in these files, and in the files under these folders, dated as a
+    session written a moment ago."""
+    import time
+
+    paths = [p for place in places for p in (place, *sorted(place.rglob("*.json*")))]
+    dated([p for p in paths if p.is_file()], time.time() - 1)

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.model import Event
-from tests.helpers import claude_observer_home
+from tests.helpers import claude_observer_home, dated, dated_now
 
 DATA = Path(__file__).parent / "data"
 
@@ -207,6 +207,7 @@ def test_a_background_sub_agent_runs_until_its_end_is_noted(tmp_path: Path) -> N
     lead.write_text("".join(json.dumps(r) + "\n" for r in records))
     whole = child.read_text().splitlines(keepends=True)
     child.write_text("".join(whole[:3]))  # the child is mid tool call
+    dated_now(lead, child)  # and wrote a moment ago
 
     def status() -> str:
         [node] = tree("claude", "82d9f90c", home)["children"]  # type: ignore[misc]
@@ -283,6 +284,7 @@ def test_a_session_silent_for_half_an_hour_mid_turn_is_stopped_not_running(
     lead.write_text("".join(lines[: spawn + 1]))  # the lead waits on its sub-agent
     child.write_text("".join(child.read_text().splitlines(keepends=True)[:3]))
     hour_ago = time.time() - 3600
+    dated([lead, child], hour_ago)
     for path in (lead, child):
         os.utime(path, (hour_ago, hour_ago))
     root = tree("claude", "82d9f90c", home)
@@ -290,7 +292,7 @@ def test_a_session_silent_for_half_an_hour_mid_turn_is_stopped_not_running(
     assert (root["status"], node["status"]) == ("stopped", "stopped")
     shown = CliRunner().invoke(main, ["tree", "82d9f90c", "--home", str(home)])
     assert shown.output.count("[stopped]") == 2, shown.output
-    lead.write_text("".join(lines[: spawn + 1]))  # the lead file written just now
+    dated([lead, child], time.time() - 1)  # the lead and its sub-agent wrote just now
     root = tree("claude", "82d9f90c", home)
     [node] = root["children"]  # type: ignore[misc]
     assert (root["status"], node["status"]) == ("running", "running")
@@ -348,6 +350,7 @@ def test_a_copilot_background_task_ends_at_subagent_completed(tmp_path: Path) ->
 
     def status(lines: list[dict[str, object]]) -> str:
         path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+        dated_now(path)  # the task works as the session is written
         [node] = tree("copilot", "52ee9297", home)["children"]  # type: ignore[misc]
         return str(node["status"])
 
@@ -566,6 +569,7 @@ def test_an_error_the_app_retries_leaves_the_agent_running_its_last_try_failed(
              "uuid": "e1", "parentUuid": "u1"}  # fmt: skip
     path = folder / f"{session}.jsonl"
     path.write_text(json.dumps(prompt) + "\n" + json.dumps(retry) + "\n")
+    dated_now(tmp_path / "home")  # the app retrying now
     assert tree("claude", session, tmp_path / "home")["status"] == "running"
     last = dict(retry, retryAttempt=10, uuid="e2", parentUuid="e1")
     with path.open("a") as handle:

@@ -1,17 +1,20 @@
 """`tree` in a copied home (`cp -r`: every file's mtime is now): a sub-agent the transcripts
-show finished is done, whatever its file's time says; a spawn and the sub-agent it started
-are one node, not two."""
+show finished is done, whatever its file's time says, and one its records left mid-call
+long ago has stopped, as `watch` says; a spawn and the sub-agent it started are one node,
+not two."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from tests.helpers import dated, dated_now
 
 DATA = Path(__file__).parent / "data"
 CORPUS = Path(__file__).parents[2] / "shared" / "corpus"
@@ -52,9 +55,10 @@ def test_a_sub_agent_that_ended_its_turn_is_done_in_a_fresh_copy(
     assert (child["id"], child["status"]) == ("a199d630441234c05", "done")
     shown = CliRunner().invoke(main, ["tree", "82d9f90c", "--home", str(home)])
     assert "general-purpose [done] Greeting sub-agent" in shown.output, shown.output
-    # mid tool call, nothing says it finished: still running while its file is fresh
+    # mid tool call, nothing says it finished: still running while it wrote recently
     transcript = project / lead.stem / "subagents" / "agent-a199d630441234c05.jsonl"
     transcript.write_text("".join(transcript.read_text().splitlines(True)[:3]))
+    dated_now(lead, transcript)
     [child] = _tree(home, "82d9f90c")["children"]  # type: ignore[misc]
     assert child["status"] == "running"
 
@@ -121,6 +125,8 @@ def test_a_sub_agent_its_stop_hook_let_stop_is_done(tmp_path: Path) -> None:
     hook = json.loads(lines[-1])
     hook["attachment"]["stdout"] = '{"decision": "block", "reason": "run the tests"}'
     transcript.write_text("".join([*lines[:-1], json.dumps(hook) + "\n"]))
+    folder = transcript.parents[1]  # the lead's, beside its file
+    dated_now(folder, folder.with_suffix(".jsonl"))
     [child] = _tree(home, "0a1b2c3d")["children"]  # type: ignore[misc]
     assert child["status"] == "running"
 
@@ -143,3 +149,34 @@ def test_a_compaction_after_the_turn_ended_leaves_the_agent_done(
 
     mid_turn = [ev(0, "user"), ev(1, "tool_call"), ev(2, "tool_result"), ev(3, "compaction")]  # fmt: skip
     assert build_tree("s", mid_turn).status == "running"
+
+
+def test_a_year_old_session_in_a_fresh_copy_has_stopped_as_watch_says(
+    tmp_path: Path,
+) -> None:
+    """A home copied with `cp -r`: every file written now, its records a year old. The
+    sub-agent mid tool call is not running these 30 minutes: `tree` goes by the records'
+    times, as `watch`, which says the session ended; the file's time is a copy's."""
+    home = tmp_path / "home"
+    _copied(DATA / "claude" / "home", home)
+    project = home / ".claude/projects/-home-alex-code-shop-api"
+    lead = project / "82d9f90c-3f87-46b4-b09c-58027a5e630c.jsonl"
+    lines = lead.read_text().splitlines(keepends=True)
+    [spawn] = [n for n, line in enumerate(lines) if '"tool_use"' in line]
+    lead.write_text("".join(lines[: spawn + 1]))
+    transcript = project / lead.stem / "subagents" / "agent-a199d630441234c05.jsonl"
+    transcript.write_text("".join(transcript.read_text().splitlines(True)[:3]))
+    now = time.time()
+    dated([lead, transcript], now - 365 * 86400)
+    for path in home.rglob("*"):  # copied a minute ago (`watch` takes a file
+        os.utime(path, (now - 60, now - 60))  # changed as it starts for written)
+    root = _tree(home, "82d9f90c")
+    [child] = root["children"]  # type: ignore[misc]
+    assert (root["status"], child["status"]) == ("stopped", "stopped")
+    shown = CliRunner().invoke(main, ["tree", "82d9f90c", "--home", str(home)])
+    assert "[running]" not in shown.output, shown.output
+    watched = CliRunner().invoke(
+        main, ["watch", "--json", "--since", "100000d", "--home", str(home)]
+    )
+    [row] = [r for r in json.loads(watched.stdout) if r["id"].startswith("82d9f90c")]
+    assert row["status"] == "ended", row["reason"]

@@ -13,6 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from tests.helpers import dated_now
 
 DATA = Path(__file__).parent / "data"
 
@@ -302,6 +303,7 @@ def _qwen_unanswered(tmp_path: Path, *, meta: bool, ended: bool = True) -> Path:
         transcript.write_text(
             "".join(transcript.read_text().splitlines(keepends=True)[:-1])
         )
+    dated_now(home)  # the lead still at work: written a moment ago
     return home
 
 

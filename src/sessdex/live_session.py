@@ -38,7 +38,7 @@ from .live_processes import (
 )
 from .model import Event, Session
 from .sources.base import Opened
-from .status import QUIET_WORKING, Status, Tracker, decide
+from .status import QUIET_WORKING, Status, Tracker, decide, last_recorded
 
 log = logging.getLogger(__name__)
 
@@ -289,10 +289,17 @@ class LiveSession:
         """When the session was last updated as its records say (what `list` shows and
         `watch --since` chooses by), the files' modification time only where no record
         is dated: a copied home's files all look written just now."""
+        return last_recorded(
+            self._recorded(),
+            lambda: max(self.feed.last_write(), self.tracker.lead.active),
+        )
+
+    def _recorded(self) -> float:
+        """The newest record's time: any agent's event's, or the listing's (0: none)."""
         recorded = self.tracker.recorded
         if self.session.updated is not None:
             recorded = max(recorded, self.session.updated.timestamp())
-        return recorded or max(self.feed.last_write(), self.tracker.lead.active)
+        return recorded
 
     @property
     def written(self) -> float:
@@ -310,9 +317,7 @@ class LiveSession:
             return False
         if changed.appended:
             return True
-        recorded = self.tracker.recorded
-        if self.session.updated is not None:
-            recorded = max(recorded, self.session.updated.timestamp())
+        recorded = self._recorded()
         return not recorded or changed.modified - recorded <= MTIME_AHEAD
 
     def folders(self) -> set[Path]:

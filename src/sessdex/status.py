@@ -54,12 +54,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .model import Event, EventKind
 
 if TYPE_CHECKING:
     from .views.text import SiblingIds
+
+_When = TypeVar("_When", float, float | None)
 
 # Most urgent first: the order of the board's groups.
 STATUSES = (
@@ -327,6 +329,14 @@ def _aged(
     and `since` in JSON; `since` is None where nothing was dated (an age of 'ever')."""
     when = since if since > 0 else None
     return Status(status, said + age + tail, blocked, said + tail, when)
+
+
+def last_recorded(recorded: float, modified: Callable[[], _When]) -> float | _When:
+    """When a session was last active, as `watch` and `tree` both judge it (epoch
+    seconds): `recorded`, its newest dated record's time (0 where none is dated), else
+    `modified`, its files' modification time, asked only then: a home copied with `cp -r`
+    has every file written just now, a session of a year ago among them."""
+    return recorded or modified()
 
 
 # (epoch seconds) -> whether the CLI started a process since then; None when unknown

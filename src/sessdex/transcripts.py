@@ -691,7 +691,7 @@ def agent_tree(
     found = transcript(home, prefix, progress=progress, listed=False)
     events = found.events if reading is None else reading(found.events)
     root = build_tree(found.session.id, events, found.session.agent_type)
-    settle(root, _last_written(found.session.path), datetime.now(UTC))
+    settle(root, _last_active(found.session, root), datetime.now(UTC))
     if diagnostics is not None:
         diagnostics.update(found.diagnostics)
     unsure = root.agent_type == "lead" or root.status != "done"
@@ -796,7 +796,7 @@ def _add_listed(
                         shown.events,
                     )
                 node = build_tree(child.id, events, child.agent_type)
-                settle(node, _last_written(session.path), datetime.now(UTC))
+                settle(node, _last_active(session, node), datetime.now(UTC))
                 if diagnostics is not None:
                     diagnostics.update(found)
             except SessdexError:
@@ -854,13 +854,28 @@ def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:
         return None
     events = reading.read_session(sources.get(top.app), top, Diagnostics())
     lead = build_tree(top.id, events, top.agent_type)
-    settle(lead, _last_written(top.path), datetime.now(UTC))
+    settle(lead, _last_active(top, lead), datetime.now(UTC))
     return next((node for _, node in lead.walk() if node.id == session.id), None)
 
 
-def _last_written(path: str | None) -> datetime | None:
-    """When the session's own file (or database, with its write-ahead log) last changed;
-    None for a row of a store many sessions share, whose changes may be any session's."""
+def _last_active(session: Session, root: AgentNode) -> datetime | None:
+    """When the session was last active, as `watch` judges it (`status.last_recorded`):
+    its newest dated record (its agents' events', the listing's `updated`), its files'
+    modification time only where none is dated (a copied home's are all now)."""
+    from .status import last_recorded
+
+    dated = [t for _, node in root.walk() if (t := node.ended) is not None]
+    if session.updated is not None:
+        dated.append(session.updated)
+    recorded = max((t.timestamp() for t in dated), default=0.0)
+    when = last_recorded(recorded, lambda: _last_written(session.path))
+    return datetime.fromtimestamp(when, UTC) if when is not None else None
+
+
+def _last_written(path: str | None) -> float | None:
+    """When the session's own file (or database, with its write-ahead log) last changed
+    (epoch seconds); None for a row of a store many sessions share, whose changes may be
+    any session's."""
     if not path or not os.path.exists(path):
         return None
     newest = None
@@ -870,4 +885,4 @@ def _last_written(path: str | None) -> datetime | None:
         except (OSError, ValueError):
             continue
         newest = mtime if newest is None else max(newest, mtime)
-    return datetime.fromtimestamp(newest, UTC) if newest is not None else None
+    return newest

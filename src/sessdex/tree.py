@@ -289,9 +289,10 @@ def add_unplaced(
 
 
 def settle(root: AgentNode, written: datetime | None, now: datetime) -> None:
-    """Call each agent still running stopped when the session was last written (its
-    files' newest change, or its newest event) ENDED_AFTER ago or more: as `watch` does,
-    half an hour of silence mid-turn means the app is gone, not at work."""
+    """Call each agent still running stopped when the session was last written (`written`,
+    its newest dated record, its files' newest change only where none is dated:
+    `status.last_recorded`) ENDED_AFTER ago or more: as `watch` does, half an hour of
+    silence mid-turn means the app is gone, not at work."""
     latest = max(
         (t for _, node in root.walk() if (t := node.ended) is not None),
         default=None,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import os
-import re
 import stat
 from array import array
 from collections.abc import Iterator
@@ -721,23 +720,14 @@ def _mentions(path: Path, session_id: str) -> bool:
     """Whether the first lines of `path` name `session_id` as theirs. Claude Code writes
     compact JSON, looked for as bytes; a file with other spacing (re-written by a tool)
     is looked at again, the key and its value apart, where the id is in a line at all."""
-    sid = session_id.encode()
-    compact = b'"sessionId":"' + sid + b'"'
-    spaced = None
+    value = b'"' + session_id.encode() + b'"'
     try:
-        for line in files.head_lines(path, 5):
-            data = line.data
-            if compact in data:
-                return True
-            if sid in data:
-                spaced = spaced or re.compile(
-                    rb'"sessionId"\s*:\s*"' + re.escape(sid) + rb'"'
-                )
-                if spaced.search(data):
-                    return True
+        return any(
+            rec.holds(line.data, b"sessionId", value)
+            for line in files.head_lines(path, 5)
+        )
     except OSError:
         return False
-    return False
 
 
 def _merge(context: Context, lead: Stream) -> Iterator[Event]:

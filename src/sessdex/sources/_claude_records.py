@@ -7,6 +7,7 @@ lines from big reads and never hold an over-long line.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -19,6 +20,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
+from ..bytesearch import find
 from ..diagnostics import Diagnostics, at_byte, read_failed
 from ..model import JSONValue, Usage
 from ._values import as_credits, as_int, new_usage, odd_count, type_tag
@@ -440,6 +442,26 @@ def _split(
         position, rest = last.end, b""
         number = last.number + 1 if counting else at_byte(position)
         stream.seek(position)
+
+
+def holds(
+    data: bytes, key: bytes, value: bytes, begin: int = 0, end: int | None = None
+) -> bool:
+    """Whether data[begin:end] holds the member `"key":value` (`value` as JSON: `"<id>"`,
+    `true`). Claude Code writes compact JSON, looked for as bytes; other spacing (a file a
+    tool re-wrote) is looked for, the key and value apart, only where the value's bytes
+    are there and the compact form is not."""
+    end = len(data) if end is None else end
+    if find(data, b'"' + key + b'":' + value, begin, end) >= 0:
+        return True
+    if find(data, value, begin, end) < 0:
+        return False
+    return _spaced(key, value).search(data, begin, end) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _spaced(key: bytes, value: bytes) -> re.Pattern[bytes]:
+    return re.compile(b'"' + re.escape(key) + rb'"\s*:\s*' + re.escape(value))
 
 
 def string(value: object) -> str | None:

@@ -64,8 +64,11 @@ OPEN_KEYS = 16  # responses near the end of a file whose copies may still be app
 # older ones go to `fold`. A copy that comes later anyway makes the read start again (unfolded).
 WINDOW = 4096
 # 1.0 wrote its sub-agents inline, every line marked so (Claude Code writes compact JSON:
-# one marker, as each costs a search of every byte)
+# one marker, as each costs a search of every byte); a chunk with the key but never its
+# compact form (a file re-written with spaces) is searched for the key alone, each line
+# then decoded
 SIDE_CHAIN = b'"isSidechain":true'
+SIDE_CHAIN_SPACED = ((b'"isSidechain":false', SIDE_CHAIN), b'"isSidechain"')
 # side-chain lines whose sub-agent a read knows (the newest; a read from the offset on too)
 CHAINS_KEPT = 1024
 CHAIN_ID_MAX = 256  # a uuid is 36 characters: a longer one is kept in no chain
@@ -803,8 +806,10 @@ def usage_records(
     line = state.get("line", 1) if state and offset else 1
     explain = explain or drop is not None
     # a transcript's side-chain lines too, for the chains they make
-    markers = (MARKER, SIDE_CHAIN) if is_lead_file(path) else (MARKER,)
-    lines = MarkedLines(path, markers, offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
+    lead = is_lead_file(path)
+    markers = (MARKER, SIDE_CHAIN) if lead else (MARKER,)
+    spaced = SIDE_CHAIN_SPACED if lead else None
+    lines = MarkedLines(path, markers, offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain, spaced=spaced)  # fmt: skip
     name = os.fspath(path)
 
     def damaged(number: int, data: bytes, why: str) -> None:

@@ -45,10 +45,15 @@ class MarkedLines:
         line: int = 1,
         diagnostics: Diagnostics | None = None,
         numbered: bool = True,
+        spaced: tuple[tuple[bytes, ...], bytes] | None = None,
     ) -> None:
         # a Path is taken as it is: making one again parses it again, per file
         self.path = path if isinstance(path, Path) else Path(path)
         self.markers = markers
+        # (a key's compact forms, with their values, and the key alone): a chunk holding
+        # the key but none of those (JSON a tool re-wrote with spaces) is searched for the
+        # key alone too
+        self.spaced = spaced
         self.offset = offset
         self.line = line
         self.diagnostics = diagnostics
@@ -251,14 +256,26 @@ class MarkedLines:
         yield self.line, bytes(long.compactor.out), complete
 
     def _marked(self, data: bytes) -> bool:
-        return any(marker in data for marker in self.markers)
+        return any(marker in data for marker in self._markers(data, len(data)))
+
+    def _markers(self, data: bytes, end: int) -> tuple[bytes, ...]:
+        """The markers data[:end] is searched for: the key alone too where it is there
+        and its compact form is not (`spaced`)."""
+        if self.spaced is None:
+            return self.markers
+        compact, key = self.spaced
+        if any(data.find(form, 0, end) >= 0 for form in compact):
+            return self.markers
+        if data.find(key, 0, end) < 0:
+            return self.markers
+        return (*self.markers, key)
 
     def _hits(self, data: bytes, end: int) -> Iterator[tuple[int, bytes, bool]]:
         starts: dict[
             int, bool
         ] = {}  # a line's start -> whether it holds the first marker
         first = True
-        for marker in self.markers:
+        for marker in self._markers(data, end):
             position = data.find(marker, 0, end)
             while position >= 0:
                 start = data.rfind(b"\n", 0, position) + 1

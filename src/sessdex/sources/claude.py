@@ -819,10 +819,9 @@ def _leaf_title(
     """The last 1.0 `summary` whose leaf line is among the lines read, if any."""
     title = None
     for leaf, summary in summaries:
-        needle = b'"uuid":"' + leaf.encode() + b'"'
-        if (
-            find(tail.data, needle, tail.begin) >= 0
-            or find(head.data, needle, head.begin, head.end) >= 0
+        value = b'"' + leaf.encode() + b'"'
+        if rec.holds(tail.data, b"uuid", value, tail.begin) or rec.holds(
+            head.data, b"uuid", value, head.begin, head.end
         ):
             title = summary
     return title
@@ -832,6 +831,7 @@ def _leaf_title(
 # the conversation's own file never holds it. Summaries beside are looked up for 1.x files.
 _SUMMARIZED_VERSIONS = ("0.", "1.")
 _UUID_VALUE = re.compile(rb'"uuid":"([^"\\]{1,128})"')
+_UUID_SPACED = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,128})"')  # a re-written file's
 SUMMARIES_READ = 1 << 20  # of one file's opening summaries: a busy project's fill KBs
 _FolderState = tuple[int, int]  # a folder's mtime and inode: its entries unchanged
 _beside: dict[str, tuple[_FolderState, dict[str, str]]] = {}  # per folder, this process
@@ -850,7 +850,10 @@ def _title_beside(
         return None
     for block in (tail, head):  # newest lines first
         data = block.data[block.begin : block.end]
-        for found in reversed(_UUID_VALUE.findall(data)):
+        named = _UUID_VALUE.findall(data)
+        if not named and b'"uuid"' in data:  # not compact JSON
+            named = _UUID_SPACED.findall(data)
+        for found in reversed(named):
             title = summaries.get(found.decode("utf-8", "replace"))
             if title:
                 return title

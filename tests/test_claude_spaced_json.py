@@ -1,7 +1,8 @@
-"""A Claude Code sub-agent's file beside its lead (2.0's `agent-<id>.jsonl`) is the lead's
-whatever the spacing of its JSON: written with a space after each colon (a file a tool
-re-wrote), `show` of the lead no longer drew it, and `tree` said "(its spawn is not in
-this transcript)" where compact JSON was announced as a sub-agent."""
+"""A Claude Code transcript written with a space after each colon (a file a tool re-wrote)
+reads as its compact JSON does. A sub-agent's file beside its lead (2.0's
+`agent-<id>.jsonl`) is the lead's: `show` of the lead no longer drew it, and `tree` said
+"(its spawn is not in this transcript)". A 1.0 summary titles it in `list` (the first
+prompt showed), and `usage` keeps a 1.0 side chain one sub-agent (one a response)."""
 
 from __future__ import annotations
 
@@ -143,3 +144,17 @@ def test_usage_keeps_a_spaced_side_chain_one_sub_agent(tmp_path: Path) -> None:
         ("6690d10e-f521-4ac0-800d-e5eb7a2d8072", "general-purpose", 49),
     ]
     assert agents[True] == agents[False]
+
+
+def test_list_titles_a_file_by_a_spaced_summary_in_its_next_one(
+    tmp_path: Path,
+) -> None:
+    """The next transcript re-written with spaces: its opening summary still names the
+    conversation before it."""
+    home = _copy(tmp_path, REAL, False)
+    [last] = REAL.read_text().splitlines()[-1:]
+    summary = {"type": "summary", "summary": "Scaffold the TODO app",
+               "leafUuid": json.loads(last)["uuid"]}  # fmt: skip
+    nxt = home / ".claude" / "projects" / REAL.parent.name / "0e0e0e0e.jsonl"
+    nxt.write_text(json.dumps(summary) + "\n")
+    assert _titles(home)[REAL.stem] == "Scaffold the TODO app"

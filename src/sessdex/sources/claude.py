@@ -196,6 +196,7 @@ EFFORT = b'"effort"'
 PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
 SUMMARY_LINE = b'{"type":"summary",'  # how a 1.0 summary record's line starts
+_SUMMARY_SPACED = re.compile(rb'\{\s*"type"\s*:\s*"summary"\s*,')  # a re-written one
 CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2.1.261+)
 FORKED_FROM = b'"forkedFrom"'  # head only: a fork's copied lines name their source
 DERIVED_FROM = b'"derived-from"'  # 2.1.33x: the sessions this one's data came from
@@ -783,12 +784,22 @@ def _opening_summaries(data: bytes, position: int) -> int:
     transcript with one for each earlier conversation of the project still lacking one
     (summaries of other files): a busy project's can fill more than the head's lines."""
     count = 0
-    while data.startswith(SUMMARY_LINE, position):
+    while _is_summary(data, position):
         newline = data.find(b"\n", position)
         if newline < 0:
             break
         position, count = newline + 1, count + 1
     return count
+
+
+def _is_summary(data: bytes, position: int = 0) -> bool:
+    """Whether the line at `position` starts as a 1.0 `summary` record: compact, as
+    Claude Code writes it, or with other spacing (a file a tool re-wrote)."""
+    if data.startswith(SUMMARY_LINE, position):
+        return True
+    return data.startswith(b"{", position) and bool(
+        _SUMMARY_SPACED.match(data, position)
+    )
 
 
 def _skip_lines(data: bytes, position: int, lines: int) -> tuple[int, int]:
@@ -891,7 +902,7 @@ def _opening_summary_map(path: str) -> dict[str, str]:
     """leafUuid -> summary of the `summary` lines a transcript opens with."""
     try:
         with files.open_regular(path) as stream:
-            if stream.read(len(SUMMARY_LINE)) != SUMMARY_LINE:
+            if not _is_summary(stream.read(64)):
                 return {}  # the common case: one small read
             stream.seek(0)
             data = stream.read(SUMMARIES_READ)
@@ -899,7 +910,7 @@ def _opening_summary_map(path: str) -> dict[str, str]:
         return {}
     found: dict[str, str] = {}
     for line in data.split(b"\n"):
-        if not line.startswith(SUMMARY_LINE):
+        if not _is_summary(line):
             break  # the conversation starts: no summary follows
         record = rec.load(line, True, 0, None, path)
         if record is None or record.get("type") != "summary":

@@ -163,6 +163,7 @@ def said(
         else [os.fspath(p) for p in location.owned],
         "notes": list(location.notes),
         "settings": list(location.settings),
+        "marks": [os.fspath(p) for p in location.marks],
         "passed": [list(item) for item in passed],
     }
     # ASCII: a name that is no UTF-8 (surrogates) is kept as it is
@@ -187,6 +188,7 @@ def unsaid(blob: bytes) -> Said:
         owned=None if owned is None else tuple(map(Path, owned)),
         notes=tuple(value["notes"]),
         settings=tuple(value["settings"]),
+        marks=tuple(map(Path, value.get("marks", ()))),  # kept since 2026-12
     )
     told = {key: value[key] for key in ("found", "looked", "asked") if key in value}
     return location, [(path, why) for path, why in value["passed"]], told

@@ -111,6 +111,10 @@ class Agent:
     phase: EventKind | None = None
     said: str | None = None  # the last error's text
     active: float = 0.0  # epoch seconds of its last event or write
+    # epoch seconds of its last dated event that moved its turn (`phase`): where its turn
+    # ended, when it ended, which a sub-agent's or a setting's later write does not move;
+    # 0 where that event is undated
+    moved: float = 0.0
     open_calls: dict[str, tuple[str | None, float]] = field(default_factory=dict)
     turn_ended: bool = False
     failed: bool = False  # the turn ended on an error
@@ -236,6 +240,8 @@ class Tracker:
         if kind not in _PHASES or (kind == "error" and event.extra.get("retrying")):
             return
         agent.deferred = None  # the answer came, or the turn moved on without it
+        if kind != "subagent":  # a sub-agent's file found is dated by its own records
+            agent.moved = min(when, arrived) if event.time is not None else 0.0
         agent.unsure = kind == "turn_end" and event.extra.get("calls_later") is True
         if event.extra.get("interrupted") is True:
             agent.phase = "turn_end"
@@ -445,6 +451,10 @@ def decide(
         lead.phase == "assistant" and quiet >= ANSWERED_AFTER and not tracker.turn_ends
     )
     if lead.turn_ended or lead.phase == "turn_end" or answered:
+        # its age counts from the lead's record that ended the turn: a sub-agent that
+        # writes on (in the background) moves `written`, not when the turn ended
+        ended_at = lead.moved or written
+        since_end = max(0.0, now - ended_at)
         if tracker.headless and alive is not False:
             # no one can answer a headless run: it waits for its background sub-agents
             # (all whose turn has not ended, while its CLI runs: a long tool writes
@@ -462,8 +472,8 @@ def decide(
                     doing = (
                         f"sub-agent {name} working" if name else "1 sub-agent working"
                     )
-                said, age = f"{doing} (turn ended", f" {past(quiet)}"
-                return _aged("waiting_on_subagent", said, age, written, ", headless)")
+                said, age = f"{doing} (turn ended", f" {past(since_end)}"
+                return _aged("waiting_on_subagent", said, age, ended_at, ", headless)")
             if alive is None:
                 # no one can type into it, and nothing is left for it to wait on: with no
                 # process to ask, its turn's end is the run's
@@ -488,12 +498,12 @@ def decide(
             # with no process to ask, an answer that may still be followed by its calls
             # is most often the turn's last: said so, and marked as a guess
             mark = "?" if unsure else ""
-            age = f" {past(quiet)}"
-            return _aged("waiting_for_user", ended, age, written, mark + tail)
+            age = f" {past(since_end)}"
+            return _aged("waiting_for_user", ended, age, ended_at, mark + tail)
         if alive:
-            age = f" for {ago(quiet)}"
-            return _aged("idle", "waiting for you", age, written, tail)
-        return _aged("ended", "last turn ended", f" {past(quiet)}", written)
+            age = f" for {ago(since_end)}"
+            return _aged("idle", "waiting for you", age, ended_at, tail)
+        return _aged("ended", "last turn ended", f" {past(since_end)}", ended_at)
     if quiet < QUIET_WORKING or (alive and quiet < STALLED_AFTER):
         doing = {
             "thinking": "thinking",

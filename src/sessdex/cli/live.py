@@ -268,8 +268,8 @@ def _watch_lines(
     from ..views.records import dumps
 
     shown: dict[tuple[str, str], tuple[str, str, float | None]] = {}
-    # when a line said only that a session's `since` moved: a sub-agent that writes
-    # every 0.5 s moves the turn's end it counts from at every poll
+    # when a line said only that a session's `since` moved: a turn whose end carries no
+    # time counts from the files' last write, which a busy sub-agent moves at every poll
     moved: dict[tuple[str, str], float] = {}
     first = True
     for rows in boards:

@@ -301,6 +301,17 @@ def _watch_lines(
             stdout_bytes(b"".join(out))
         if once:
             return
+        _forget_gone(rows, shown, moved)
+
+
+def _forget_gone(rows: Sequence[Any], *said: dict[tuple[str, str], Any]) -> None:
+    """Drop from `said` the sessions no longer on the board: a long watch of a busy home
+    holds what it said of those on it now, not of every session it ever showed (one that
+    comes back is said again, as new)."""
+    on = {(row.session.app, row.session.id) for row in rows if row.pid is None}
+    for kept in said:
+        for key in kept.keys() - on:
+            del kept[key]
 
 
 class _KnownIds:

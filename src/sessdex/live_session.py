@@ -252,12 +252,16 @@ class LiveSession:
 
     def _not_ahead(self, status: Status, now: float) -> Status:
         """`status` whose `since` is no later than now: a record dated ahead (a clock set
-        forward) starts its age when it was first seen, the same at each poll after."""
-        if status.since is None or status.since <= now:
+        forward) starts its age when it was first seen, the same at each poll after, once
+        the clock has passed that record's time too (its age went back to it: a jump)."""
+        if status.since is None:
             return status
-        if self._ahead is None or self._ahead[0] != status.since:
-            self._ahead = (status.since, now)
-        return replace(status, since=self._ahead[1])
+        if self._ahead is not None and self._ahead[0] == status.since:
+            return replace(status, since=self._ahead[1])
+        if status.since <= now:
+            return status
+        self._ahead = (status.since, now)
+        return replace(status, since=now)
 
     def _helper(self) -> Helper | None:
         """What says a process its CLI started runs no tool call: one whose words are

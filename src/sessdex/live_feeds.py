@@ -377,7 +377,10 @@ class HookFeed:
             if callable(settle) and entry.follower.pending == 0:
                 # the end of the file: what waits for a line that may never come
                 quiet = time.time() - entry.follower.mtime_ns / 1e9 >= QUIET_WORKING
-                relist = self._take(entry, settle(quiet), seen, found) or relist
+                try:
+                    relist = self._take(entry, settle(quiet), seen, found) or relist
+                except Exception as error:  # said once; settled again at its next write
+                    self.raised = self.raised or error
             # a file that would not open (too many open): read at the next poll, not
             # once it grows
             entry.again = self._unopened(entry)
@@ -671,7 +674,10 @@ class ReadFeed:
         try:
             events = self._read(seen, 0 if whole else self.retry_from)
         except Exception:
-            self.retry_from = self.retry_at = None  # a reader's bug: said, not again
+            # a reader's bug: said, not made again; no failure left pending (a poll
+            # that reads nothing would make it again, raising), the next one a first
+            self.retry_from = self.retry_at = None
+            self.failed, self.failures = False, 0
             raise
         if self.failed:
             self._back_off(now)

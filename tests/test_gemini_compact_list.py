@@ -85,3 +85,61 @@ def test_a_tool_calls_model_argument_is_not_the_chats_model(tmp_path: Path) -> N
 
     [listed] = gemini.parse(path, gemini.locate(Home.at(home)), Diagnostics())
     assert listed.model == laid_out.model == "gemini-2.5-pro"
+
+
+def _compact_chat(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
+    """The legacy chat's home and path, its chat to be written on one line past
+    LIST_LIMIT (its messages written again)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = Path(str(sessions(home)[LEGACY].path))
+    chat = json.loads(path.read_bytes())
+    chat["messages"] = [
+        {**m, "id": f"{m.get('id')}-{n}", "content": m.get("content") or "x" * 2000}
+        for n in range(COPIES)
+        for m in chat["messages"]
+    ]
+    return home, path, chat
+
+
+@pytest.mark.parametrize("kb", [400, 700])
+@pytest.mark.parametrize("last", [True, False])
+def test_an_array_after_the_messages_does_not_name_the_model(
+    tmp_path: Path, kb: int, last: bool
+) -> None:
+    """An array of objects that carry a model after the messages, longer than the
+    chat's last 256 KB (its last member, or one before the summary): the chat's model
+    is its last message's, as the whole read finds it, not that array's (it was: "o3")."""
+    home, path, chat = _compact_chat(tmp_path)
+    count = kb * 1024 // 1000
+    chat["reviews"] = [{"type": "gemini", "model": "o3", "content": "y" * 960}] * count
+    if not last:  # a member after it too
+        chat["summary"] = chat.pop("summary", "A chat with reviews")
+    path.write_bytes(json.dumps(chat, separators=(",", ":")).encode())
+    assert path.stat().st_size > 16 * 1024 * 1024
+
+    [listed] = gemini.parse(path, gemini.locate(Home.at(home)), Diagnostics())
+    assert listed.model == "gemini-2.5-pro"
+
+
+def test_messages_written_again_after_the_array_name_the_model(
+    tmp_path: Path,
+) -> None:
+    """A "messages" written again after the array: a parser keeps the later one (orjson,
+    as the whole read parses it), so its model is the chat's; it was the first's."""
+    home, path, chat = _compact_chat(tmp_path)
+    body = json.dumps(chat, separators=(",", ":")).encode()
+    later = b',"messages":[{"type":"gemini","model":"later-model","content":"hi"}]}'
+    path.write_bytes(body[:-1] + later)
+    assert orjson_model(path.read_bytes()) == "later-model"
+
+    [listed] = gemini.parse(path, gemini.locate(Home.at(home)), Diagnostics())
+    assert listed.model == "later-model"
+
+
+def orjson_model(data: bytes) -> str | None:
+    """The last model the whole chat's messages name, parsed as the whole read parses."""
+    import orjson
+
+    found = [m["model"] for m in orjson.loads(data)["messages"] if m.get("model")]
+    return found[-1] if found else None

@@ -347,25 +347,66 @@ _COMPACT_TOKEN = re.compile(rb'[][{}"]')
 def _last_model(path: Path) -> str | None:
     """The model of a compact chat's last message that names one, from its last bytes:
     a message's own "model", not one a tool call's arguments name. Its messages are
-    read back as a tail reads them (`_spans_back`), the bytes held in memory."""
+    read back as a tail reads them (`_spans_back`), the bytes held in memory: their
+    array closed within the last _ENDS, and its open looked for within _KEY_PAST more.
+    An array opened there under another key (one of objects with a model after the
+    messages) is passed over for the array closed before it; one longer than that is
+    still taken for them. "messages" written again after the array: the later one's
+    model, as a parser keeps it (orjson, as the whole read parses it)."""
     try:
-        tail = files.tail_bytes(path, _ENDS)[1]
+        tail = files.tail_bytes(path, _ENDS + _KEY_PAST)[1]
     except OSError:
         return None
-    closes = _messages_close(tail)
+    near = max(0, len(tail) - _ENDS)
+    closes = _messages_close(tail[near:], last=True)
     if closes is None:
-        return None
-    # all the whole messages in the bytes held: the first one is cut by their start
-    found = _spans_back(io.BytesIO(tail), 0, closes, len(tail))
-    for start, end in found[0] if found else ():
+        if b'"messages"' not in tail[near:]:
+            return None  # no close found (cut short, its last member long): no more
+        after = _members_after(tail[near:])
+        later = after[1] if after is not None else {}
+        return _model_of(reversed(dicts(later, "messages")))
+    closes += near
+    while closes is not None:
+        # all the whole messages in the bytes held: the first one is cut by their start
+        found = _spans_back(io.BytesIO(tail), 0, closes, len(tail))
+        if found is None:
+            return None
+        spans, opens = found
+        if opens is None or _key_before(io.BytesIO(tail), opens, 0) == "messages":
+            return _model_of(_parsed(tail, spans))
+        closes = _close_before(tail, opens)  # another member's: the value before it
+    return None
+
+
+def _parsed(data: bytes, spans: list[tuple[int, int]]) -> Iterator[object]:
+    """The objects at `spans` of `data`, in their order; None for one that does not
+    parse (the walk misread it), and none after it."""
+    for start, end in spans:
         try:
-            message = orjson.loads(tail[start:end])
+            yield orjson.loads(data[start:end])
         except orjson.JSONDecodeError:
+            yield None
+            return
+
+
+def _model_of(messages: Iterable[object]) -> str | None:
+    """The first model these messages name; None where one is None (unparsed) first."""
+    for message in messages:
+        if message is None:
             return None
         model = text_of(message, "model")
         if model:
             return model
     return None
+
+
+def _close_before(data: bytes, opens: int) -> int | None:
+    """Where the array closes whose members after it run up to the member whose array
+    opens at `opens` (its bracket), as `_members_after` finds it within the _ENDS before
+    it; None where none does (the value before them is no array)."""
+    begin = max(0, opens - _ENDS)
+    found = _members_after(data[begin:opens] + b"[]}")
+    return None if found is None else begin + found[0]
 
 
 def _messages_close(

@@ -860,15 +860,19 @@ def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:
 
 def _last_active(session: Session, root: AgentNode) -> datetime | None:
     """When the session was last active, as `watch` judges it (`status.last_recorded`):
-    its newest dated record (its agents' events', the listing's `updated`), its files'
-    modification time only where none is dated (a copied home's are all now)."""
+    its newest dated record (its agents' events', then the listing's `updated`), its
+    files' modification time only where none is dated (a copied home's are all now)."""
     from .status import last_recorded
 
-    dated = [t for _, node in root.walk() if (t := node.ended) is not None]
-    if session.updated is not None:
-        dated.append(session.updated)
-    recorded = max((t.timestamp() for t in dated), default=0.0)
-    when = last_recorded(recorded, lambda: _last_written(session.path))
+    dated = [t.timestamp() for _, node in root.walk() if (t := node.ended) is not None]
+    listed = session.updated.timestamp() if session.updated is not None else None
+    if dated and listed is not None:
+        dated.append(listed)
+    recorded = max(dated, default=0.0)
+    # with no record dated, the listing's time may be a header's (the 2025 Codex
+    # rollout's start), not when the session last wrote: its own file's time says that,
+    # the listing's only for a row of a shared store
+    when = last_recorded(recorded, lambda: _last_written(session.path) or listed)
     return datetime.fromtimestamp(when, UTC) if when is not None else None
 
 

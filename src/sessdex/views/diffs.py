@@ -108,8 +108,37 @@ def diff_lines(value: object) -> Iterator[str]:
             end -= 1
         yield from _lines(patch, 0, end)
     elif isinstance(value, Mapping):
-        for old, new in _edits(value)[0]:
-            yield from _pair_lines(old, new)
+        yield from edit_lines(value)
+
+
+def edit_lines(value: Mapping[str, object]) -> Iterator[str]:
+    """`edit_diff`'s lines, one at a time."""
+    for old, new in _edits(value)[0]:
+        yield from _pair_lines(old, new)
+
+
+def capped_diff(
+    diff: Iterable[str], limit: int = 1 << 20, most: int = 5_000
+) -> tuple[list[tuple[str, str]], int]:
+    """(line, kind) of a diff's lines for a view that shows them all, as far as `limit`
+    characters (a newline between lines; the last line cut there) or `most` lines, and
+    how many characters more it has, read a line at a time: `-f html` and `show` of a
+    20 MB edit held its every line, some 33 times the edit."""
+    lines = iter(diff)
+    head = list(itertools.islice(lines, 3))
+    read, marked = itertools.tee(itertools.chain(head, lines))  # in step: 1 line held
+    shown: list[tuple[str, str]] = []
+    length = held = 0
+    for n, (line, kind) in enumerate(
+        zip(read, _kinds(marked, _starred(head)), strict=True)
+    ):
+        gap = 1 if n else 0
+        length += gap + len(line)
+        if n < most and held + gap < limit:
+            piece = line[: limit - held - gap]
+            shown.append((piece, kind))
+            held += gap + len(piece)
+    return shown, length - held
 
 
 def _lines(text: str, start: int, end: int) -> Iterator[str]:

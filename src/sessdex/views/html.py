@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from html import escape
 
 from ..model import Event, Session
-from .diffs import diff_kinds, edit_diff, patch_text
+from .diffs import capped_diff, diff_lines, edit_keys, edit_lines, patch_text
 from .records import forked_from
 from .text import (
     APP_SENDER,
@@ -220,20 +220,22 @@ def _when(start: datetime | None, end: datetime | None = None) -> str | None:
 def _tool_input(value: object) -> str:
     """A tool call's input: an edit's before and after as a diff, the rest argument by
     argument (`_arguments`)."""
-    diff: list[str] = []
-    patch = patch_text(value)
-    if patch is not None:  # the rest of a shell call's arguments stay shown below
-        diff = patch.rstrip("\n").split("\n")
+    diff: list[tuple[str, str]] = []
+    more = 0
+    if patch_text(value) is not None:  # the rest of a shell call's arguments stay below
+        diff, more = capped_diff(diff_lines(value))
         value = value if isinstance(value, dict) and len(value) > 1 else None
     elif isinstance(value, dict):
-        diff, keys = edit_diff(value)
+        diff, more = capped_diff(edit_lines(value))
+        keys = edit_keys(value)
         value = {k: v for k, v in value.items() if k not in keys} if keys else value
     out = ""
     if diff:
         lines = "\n".join(
-            f'<span class="{kind}">{_shown(line)}</span>'
-            for line, kind in zip(diff, diff_kinds(diff), strict=True)
+            f'<span class="{kind}">{_shown(line)}</span>' for line, kind in diff
         )
+        if more:  # cut as the Markdown export cuts (its cap, far higher)
+            lines += f"\n… ({more} more characters)"
         out = f'<pre class="diff">{lines}</pre>'
     if value is None or (diff and value == {}):
         return out

@@ -23,7 +23,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ..model import Event, Session
-from .diffs import diff_kinds, edit_diff, patch_text
+from .diffs import capped_diff, diff_kinds, edit_keys, edit_lines, patch_text
 from .records import forked_from
 from .text import (
     APP_SENDER,
@@ -444,11 +444,11 @@ def tool_input(value: object) -> list[tuple[str, str]]:
     if not isinstance(value, dict):
         text = value if isinstance(value, str) else _compact(value)
         return [] if shown_whole(text, shown) else _block(text)
-    diff, done = edit_diff(value)
-    pieces = [
-        (_INDENT + visible(line), _DIFF_STYLES[kind])
-        for line, kind in zip(diff, diff_kinds(diff), strict=True)
-    ]
+    diff, more = capped_diff(edit_lines(value))
+    done = edit_keys(value)
+    pieces = [(_INDENT + visible(line), _DIFF_STYLES[kind]) for line, kind in diff]
+    if more:  # cut as the Markdown export cuts (its cap, far higher)
+        pieces.append((f"{_INDENT}… ({more} more characters)", "dim"))
     for key, argument in value.items():
         if key in done:
             continue

@@ -387,3 +387,102 @@ def test_every_reader_starts_the_glued_record_at_one_byte(
     follower.check()
     followed = list(follower.lines())
     assert [line.offset for line in followed] == [glued, lines[2].offset]
+
+
+# written zeros alone (no hole) between a cut line and the next record, more than a
+# listing holds of a line (256 KB) and more than `show` holds (4 MB)
+ZEROS_ALONE = [300 * 1024, 5 * 1024 * 1024]
+
+
+def cut_then_zeros(path: Path, number: int, zeros: int) -> None:
+    """Line `number` of `path` cut in half by a crash, `zeros` bytes of written zeros
+    (preallocated, stored) after it, the next line written after them."""
+    lines = path.read_bytes().split(b"\n")
+    before = b"".join(line + b"\n" for line in lines[: number - 1])
+    torn = lines[number - 1][: len(lines[number - 1]) // 2]
+    path.write_bytes(before + torn + b"\x00" * zeros + b"\n".join(lines[number:]))
+
+
+@pytest.mark.parametrize("zeros", ZEROS_ALONE)
+def test_claude_record_after_many_written_zeros_is_read_by_every_command(
+    tmp_path: Path, zeros: int
+) -> None:
+    """300 KB (over a listed line) or 5 MB (over a shown line) of written zeros after
+    the cut prompt: the reply after them is listed, shown, counted. With 300 KB `list`
+    found no session and `show` no session id; with 5 MB `show` had no reply."""
+
+    def make(home: Path) -> Path:
+        return write_claude_session(home, CLAUDE_ID, "/w/zeros")
+
+    agree(tmp_path, CLAUDE_ID, make, 1, zeros, cut_then_zeros)
+
+
+@pytest.mark.parametrize("zeros", ZEROS_ALONE)
+def test_codex_record_after_many_written_zeros_is_read_by_every_command(
+    tmp_path: Path, zeros: int
+) -> None:
+    source = (DATA / "codex/home" / CODEX_ROLLOUT).read_bytes()
+    lines = source.split(b"\n")
+    counted = next(i for i, line in enumerate(lines, 1) if b'"token_count"' in line)
+
+    def make(home: Path) -> Path:
+        rollout = home / CODEX_ROLLOUT
+        rollout.parent.mkdir(parents=True)
+        rollout.write_bytes(source)
+        return rollout
+
+    agree(tmp_path, CODEX_ID, make, counted - 1, zeros, cut_then_zeros)
+
+
+@pytest.mark.parametrize("zeros", ZEROS_ALONE)
+def test_following_reads_the_record_after_many_written_zeros(
+    tmp_path: Path, zeros: int
+) -> None:
+    """`follow` from inside the cut line: the record after the zeros is read."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(
+        b'{"n":1}\n{"n":2,"cut":"'
+        + b"c" * 5000
+        + b"\x00" * zeros
+        + b'{"n":3}\n{"n":4}\n'
+    )
+    follower = Follower(path, offset=20)  # in the cut line
+    follower.check()
+    read = [files.loads_repaired(line.data) for line in follower.lines()]
+    assert read == [({"n": 3}, True), ({"n": 4}, False)]
+    with files.open_binary(path) as stream:
+        lines = list(files.iter_lines(stream))
+    assert [files.loads_repaired(line.data)[0] for line in lines] == [
+        {"n": 1},
+        {"n": 3},
+        {"n": 4},
+    ]
+
+
+@pytest.mark.parametrize("blanks", [b"", b"  "])
+def test_zeros_that_end_where_a_read_does_are_read_as_one_run(
+    tmp_path: Path, blanks: bytes
+) -> None:
+    """The zeros (and blanks after them) end exactly where one read of the over-long
+    line ends, the record starts the next: the record is read, from the zeros' last NUL,
+    as by `line_start` and `follow` from inside the cut line."""
+    from sessdex.follow import Follower
+
+    path = tmp_path / "a.jsonl"
+    cut = b'{"n":1}\n{"n":2,"cut":"ccc'
+    zeros = b"\x00" * (2 * files.CHUNK - len(cut) - len(blanks))
+    path.write_bytes(cut + zeros + blanks + b'{"n":3}\n{"n":4}\n')
+    with files.open_binary(path) as stream:
+        lines = list(files.iter_lines(stream))
+    assert [files.loads_repaired(line.data) for line in lines] == [
+        ({"n": 1}, False),
+        ({"n": 3}, True),
+        ({"n": 4}, False),
+    ]
+    glued = len(cut) + len(zeros) - 1
+    assert lines[1].offset == files.line_start(path, 20) == glued
+    follower = Follower(path, offset=20)
+    follower.check()
+    assert [line.offset for line in follower.lines()] == [glued, lines[2].offset]

@@ -204,6 +204,7 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
         # reads stop where a hole begins (None: no hole, nearly every file): one across a
         # hole took the record glued to it as more of the cut line
         hole_at = next_hole(stream, position)
+        carried = b""  # zeros the last chunk ended in (`glued_in`)
         while True:
             if hole := skip_hole(stream):  # NULs: no newline in them, passed over
                 position += hole
@@ -219,6 +220,9 @@ def line_start(path: str | os.PathLike[str], offset: int) -> int:
             if not chunk:
                 break
             newline = chunk.find(b"\n")
+            last, carried = glued_in(carried, chunk if newline < 0 else chunk[:newline])
+            if last is not None:  # a record after written zeros: read from their last
+                return position + last
             if newline >= 0:
                 return position + newline + 1
             position += len(chunk)
@@ -748,6 +752,10 @@ def iter_lines(
         data: bytes, start: int, end: int, complete: bool, compacted: bool = False
     ) -> Line | None:
         if len(data) > cap and not compacted:
+            if b"\x00" in data and (last := _zeros_then_record(data)[0]):
+                # written zeros a record follows: a line from their last NUL, as
+                # `_consume_oversize` gives it when it reads the line through
+                return finish(b"\x00" + data[last + 1 :], start + last, end, complete)
             if oversize == "compact":
                 compactor = Compactor()
                 compactor.feed(data)
@@ -916,9 +924,16 @@ def _consume_oversize(
     # with `glued`, reads stop where a hole begins, for its end to be found (a read
     # across a small hole took its NULs and the record after it as more of the line)
     hole_at = next_hole(stream, stream.tell()) if glued and stream.seekable() else None
+    carried = b""  # with `glued`: the last piece's end from its zeros' last NUL on
     while True:
         nl = data.find(b"\n")
         piece = data if nl < 0 else data[:nl]
+        if glued:  # written zeros and a record after them: read as after a hole
+            before = carried
+            last, carried = glued_in(before, piece)
+            if last is not None:
+                after = (before + data)[len(before) + last + 1 :]
+                return _Through(None, None, length + last, passed, after)
         length += len(piece)
         if compactor is not None:
             compactor.feed(piece)
@@ -945,6 +960,47 @@ def _consume_oversize(
     if compactor is None or compactor.overflow:
         return _Through(None, rest, length, passed)
     return _Through((bytes(compactor.out), rest is not None), rest, length, 0)
+
+
+_PADDING_RUN = re.compile(rb"[\x00 \t\r]+")
+
+
+def _zeros_then_record(text: bytes) -> tuple[int | None, bytes]:
+    """In a piece of an over-long line: (the index of the last NUL of a run of written
+    zeros that a record's `{` follows, past blanks, as `record_after_hole` reads one
+    glued to a hole; else None, and the piece's end from the last NUL of zeros it ends
+    in, for the next piece to go on from). Linear: each run is matched once."""
+    at = text.find(b"\x00")
+    while at >= 0:
+        run = _PADDING_RUN.match(text, at)
+        end = run.end() if run is not None else at + 1
+        last = text.rindex(b"\x00", at, end)
+        if end == len(text):  # the run goes on into the next piece, maybe
+            return None, text[last:] if end - last <= RECORD_PROBE else b""
+        if text[end] == 0x7B:  # `{`
+            return last, b""
+        at = text.find(b"\x00", end)
+    return None, b""
+
+
+def glued_in(carried: bytes, piece: bytes) -> tuple[int | None, bytes]:
+    """For a line read a piece at a time (`piece` up to its newline, if any): the index
+    in `piece` (negative: in the piece before it) of the last NUL of written zeros a
+    record follows (`_zeros_then_record`), else None; and what the next piece goes on
+    from (`carried`, empty at first). Nearly every piece holds no NUL: one search."""
+    if not carried and b"\x00" not in piece:
+        return None, b""
+    last, kept = _zeros_then_record(carried + piece)
+    return (None if last is None else last - len(carried)), kept
+
+
+def glued_start(data: bytes, begin: int, stop: int) -> int:
+    """Where the line `data[begin:stop]` is read from when over LINE_CAP: the last NUL
+    of written zeros a record follows in it (`_zeros_then_record`), where every reader
+    starts that record's line; else `begin`. For a listing that searches a held block."""
+    if stop - begin <= LINE_CAP or data.find(b"\x00", begin, stop) < 0:
+        return begin
+    return begin + (_zeros_then_record(data[begin:stop])[0] or 0)
 
 
 @dataclass(slots=True)
@@ -1126,9 +1182,16 @@ def split_head(
     position = left_out = 0  # a line's start in data; bytes read through, not held
     unread = 0  # of those, bytes in holes: passed over, not read (not in the budget)
     while len(ends) < max_lines and position + left_out - unread < limit:
-        position = _find_ends(
+        position, zeros = _find_ends(
             head, data, position, limit - left_out + unread, max_lines
         )
+        if zeros is not None:
+            # an over-long line held whole, written zeros a record follows in it: a
+            # line from their last NUL, the line's start before it left out, as a hole
+            left_out += zeros - position
+            data = data[:position] + data[zeros:]
+            head.shifts.append((position, left_out))
+            continue
         if len(ends) == max_lines or position + left_out - unread >= limit:
             break
         # no newline in data[position:]; where the stream stands in a hole, it is in it
@@ -1222,10 +1285,12 @@ def _empty_too_long(head: Head) -> None:
 
 def _find_ends(
     head: Head, data: bytes, position: int, limit: int, max_lines: int
-) -> int:
+) -> tuple[int, int | None]:
     """Add the ends of the lines from `position` that end within `data`, up to
     `max_lines` in all, or up to one that ends at `limit` or later; returns where the
-    next line starts. Lines over LINE_CAP go to `too_long`."""
+    next line starts. Lines over LINE_CAP go to `too_long`; one that written zeros and
+    a record after them are in ends before it, where the next line starts, with the
+    index of the zeros' last NUL (`_zeros_then_record`), else None."""
     ends, start, first = head.ends, position, len(head.ends)
     find, append = data.find, ends.append
     for _ in range(max_lines - first):
@@ -1240,10 +1305,14 @@ def _find_ends(
         begin = start
         for index in range(first, len(ends)):
             if ends[index] - begin > LINE_CAP:
+                line = data[begin : ends[index]]
+                if b"\x00" in line and (last := _zeros_then_record(line)[0]):
+                    del ends[index:]
+                    return begin, begin + last
                 head.too_long.append(index)
                 head.openings[index] = data[begin : begin + OPENING]
             begin = ends[index] + 1
-    return position
+    return position, None
 
 
 def ends_only(stream: BinaryIO) -> None:

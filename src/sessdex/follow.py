@@ -240,6 +240,7 @@ class Follower:
         # reads stop where a hole begins (None: no hole, nearly every file): one across a
         # hole took the record glued to it as more of the cut line (`files.line_start`)
         hole_at = files.next_hole(stream, position)
+        carried = b""  # zeros the last chunk ended in (`files.glued_in`)
         while True:
             if hole := files.skip_hole(stream):  # NULs: no newline, passed over
                 position += hole
@@ -258,6 +259,12 @@ class Follower:
                 break
             self.bytes_read += len(chunk)
             newline = chunk.find(b"\n")
+            piece = chunk if newline < 0 else chunk[:newline]
+            last, carried = files.glued_in(carried, piece)
+            if last is not None:  # a record after written zeros: from their last NUL
+                self.offset = self._scanned = position + last
+                self._align = False
+                return True
             if newline >= 0:
                 self.offset = self._scanned = position + newline + 1
                 self._align = False

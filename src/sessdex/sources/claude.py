@@ -433,6 +433,11 @@ class _Block:
         if start > 0:
             newline = data.find(b"\n")
             begin = newline + 1 if newline >= 0 else len(data)
+            # a record after written zeros in the cut piece: its line, from their last
+            # NUL, as every reader starts it (`files.glued_in`)
+            if newline > 0 and data.find(b"\x00", 0, newline) >= 0:
+                last, _ = files.glued_in(b"", data[:newline])
+                begin = begin if last is None else last
         return cls(data, start, begin, len(data), math.inf if whole else 0)
 
     @classmethod
@@ -932,6 +937,8 @@ def _task_prompt(head: _Block, load: _Load) -> str | None:
         begin = head.line_start(hit)
         newline = data.find(b"\n", hit, end)
         stop = newline if newline >= 0 else end
+        if stop - begin > files.LINE_CAP:  # a record after written zeros in it?
+            begin = files.glued_start(data, begin, stop)
         record = load(head, begin, data[begin:stop], newline >= 0)
         if record is not None and record.get("type") == "user":
             return rec.message_text(record)
@@ -955,6 +962,8 @@ def _read_head(
         newline = data.find(b"\n", begin, end)
         stop = newline if newline >= 0 else end
         position = stop + 1
+        if stop - begin > files.LINE_CAP:  # a record after written zeros in it?
+            begin = files.glued_start(data, begin, stop)
         if stop - begin > files.LINE_CAP or begin == stop:
             if titles and (named := head.long_title(begin, stop)) is not None:
                 _title(named, named["type"], found)
@@ -1032,6 +1041,8 @@ def _head_titles(
         begin = head.line_start(hit)
         newline = data.find(b"\n", hit, end)
         stop = newline if newline >= 0 else end
+        if stop - begin > files.LINE_CAP:  # a record after written zeros in it?
+            begin = files.glued_start(data, begin, stop)
         line = data[begin:stop]
         if len(line) > files.LINE_CAP:
             if (named := head.long_title(begin, stop)) is not None:
@@ -1096,6 +1107,8 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
         cursor = begin = data.rfind(b"\n", low, hit) + 1 or low
         newline = data.find(b"\n", hit)
         stop = newline if newline >= 0 else len(data)
+        if stop - begin > files.LINE_CAP:  # a record after written zeros in it?
+            begin = files.glued_start(data, begin, stop)
         titles_only = True  # only `Title"` led here: it may be some other key's end
         for key in wanted:
             if hits[key] >= begin and key != TITLES:

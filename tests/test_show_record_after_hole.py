@@ -408,8 +408,8 @@ def test_claude_record_after_many_written_zeros_is_read_by_every_command(
     tmp_path: Path, zeros: int
 ) -> None:
     """300 KB (over a listed line) or 5 MB (over a shown line) of written zeros after
-    the cut prompt: the reply after them is listed, shown, counted. With 300 KB `list`
-    found no session and `show` no session id; with 5 MB `show` had no reply."""
+    the cut prompt: the reply after them is listed, shown, counted. With either `list`
+    found no session and `show` no session id."""
 
     def make(home: Path) -> Path:
         return write_claude_session(home, CLAUDE_ID, "/w/zeros")

@@ -970,6 +970,8 @@ def _zeros_then_record(text: bytes) -> tuple[int | None, bytes]:
     zeros that a record's `{` follows, past blanks, as `record_after_hole` reads one
     glued to a hole; else None, and the piece's end from the last NUL of zeros it ends
     in, for the next piece to go on from). Linear: each run is matched once."""
+    if text.count(0) == len(text):  # preallocated zeros, a read of them: counted fast
+        return None, text[-1:]
     at = text.find(b"\x00")
     while at >= 0:
         run = _PADDING_RUN.match(text, at)

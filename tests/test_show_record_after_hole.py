@@ -486,3 +486,21 @@ def test_zeros_that_end_where_a_read_does_are_read_as_one_run(
     follower = Follower(path, offset=20)
     follower.check()
     assert [line.offset for line in follower.lines()] == [glued, lines[2].offset]
+
+
+def test_a_listing_tail_that_starts_in_the_zeros_keeps_the_record_after_them(
+    tmp_path: Path,
+) -> None:
+    """`tail_lines` (the listing's tail of Kimi, Kiro, Qwen sub-agents) read from inside
+    written zeros: the record after them is its first line, from their last NUL, where
+    `iter_lines` starts it; it was dropped as the piece the read cut."""
+    path = tmp_path / "a.jsonl"
+    cut = b'{"n":1}\n{"n":2,"cu'
+    zeros = b"\x00" * (files.TAIL_BYTES + 1000)
+    path.write_bytes(cut + zeros + b'{"n":3}\n{"n":4}\n')
+    with files.open_binary(path) as stream:
+        whole = list(files.iter_lines(stream))
+    tail = files.tail_lines(path)
+    assert [(line.offset, line.data) for line in tail] == [
+        (line.offset, line.data) for line in whole[1:]
+    ]

@@ -1565,7 +1565,13 @@ def _split_tail(data: bytes, start: int) -> list[Line]:
     for i, piece in enumerate(pieces):
         end = offset + len(piece)
         last = i == len(pieces) - 1
-        if not (i == 0 and start > 0) and (piece or not last):
+        if i == 0 and start > 0 and not last and b"\x00" in piece:
+            # the cut piece: a record after written zeros in it is a line from their
+            # last NUL, where every reader starts it (`glued_in`)
+            if (at := glued_in(b"", piece)[0]) is not None:
+                glued = b"\x00" + piece[at + 1 :]
+                lines.append(Line(1, offset + at, glued, end + 1, True))
+        elif not (i == 0 and start > 0) and (piece or not last):
             lines.append(
                 Line(len(lines) + 1, offset, piece, end + (0 if last else 1), not last)
             )

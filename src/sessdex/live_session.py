@@ -111,6 +111,7 @@ class LiveSession:
         self.relist = False  # a write of its database awaits a listing anew
         self._unread: Signature | None = None  # that write's
         self._drawn = False  # its history drawn (the first poll)
+        self._first_written: float | None = None  # its files' time at the first read
         # a status's start dated ahead of the clock, and the moment it was first seen
         self._ahead: tuple[float, float] | None = None
 
@@ -184,6 +185,8 @@ class LiveSession:
             events = self._history(now, events)
             if not getattr(self.source, "SUBAGENTS_BY_TIME", False):
                 events = _at_spawns(events)
+        if self._first_written is None:
+            self._first_written = self.feed.last_write()
         for event in events:
             self.tracker.add(event, now)
         for changed in self.feed.changes:
@@ -293,10 +296,26 @@ class LiveSession:
         """When the session was last updated as its records say (what `list` shows and
         `watch --since` chooses by), the files' modification time only where no record
         is dated: a copied home's files all look written just now."""
-        return last_recorded(
-            self._recorded(),
-            lambda: max(self.feed.last_write(), self.tracker.lead.active),
-        )
+        recorded = self.tracker.recorded
+        if recorded or not self._own_file():
+            recorded = self._recorded()
+        # with no event dated, the listing's time may be a header's (the 2025 Codex
+        # rollout's start), not its last write: its own file's time says that, as
+        # `tree` judges it (`transcripts._last_active`); a row of a shared database's
+        # file's time may be another session's write, so there the listing's stays
+        return last_recorded(recorded, self._last_written)
+
+    def _last_written(self) -> float:
+        """Its files' time as first read, or a write of its app's seen since
+        (`modified`): a file touched or copied over while followed (`_wrote`) is none."""
+        first = self._first_written
+        written = self.feed.last_write() if first is None else max(first, self.modified)
+        return max(written, self.tracker.lead.active)
+
+    def _own_file(self) -> bool:
+        """Whether the session has a file of its own (not a row of a shared store)."""
+        path = self.session.path or ""
+        return bool(path) and "#" not in path
 
     def _recorded(self) -> float:
         """The newest record's time: any agent's event's, or the listing's (0: none)."""

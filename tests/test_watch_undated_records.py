@@ -103,3 +103,23 @@ def test_a_shared_database_row_keeps_its_listing_time(tmp_path: Path) -> None:
     row = _row(home, UNDATED)
     assert row["status"] == "ended", row
     assert abs(_age(row) - AGO) < 60, row
+
+
+def test_a_copied_chat_whose_listing_dates_its_last_write_keeps_that_time(
+    tmp_path: Path,
+) -> None:
+    """A nanocoder chat's messages are undated, but its listing's `updated` is later
+    than its start, so it is when the chat last wrote: a home copied just now (every
+    file's time now) shows those chats ended at that time, as before; they showed
+    "waiting for you", updated now, when the files' time was taken instead."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "nanocoder/real/home", home)
+    result = CliRunner().invoke(
+        main, ["watch", "--once", "--json", "--since", "20y", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert len(rows) == 3, rows
+    for row in rows:
+        assert row["status"] == "ended", row
+        assert row["updated"].startswith("2026-12-05T19:2"), row

@@ -38,7 +38,14 @@ from .live_processes import (
 )
 from .model import Event, Session
 from .sources.base import Opened
-from .status import QUIET_WORKING, Status, Tracker, decide, last_recorded
+from .status import (
+    QUIET_WORKING,
+    Status,
+    Tracker,
+    decide,
+    last_recorded,
+    listed_last_write,
+)
 
 log = logging.getLogger(__name__)
 
@@ -297,12 +304,18 @@ class LiveSession:
         `watch --since` chooses by), the files' modification time only where no record
         is dated: a copied home's files all look written just now."""
         recorded = self.tracker.recorded
-        if recorded or not self._own_file():
+        listed = self.session
+        if (
+            recorded
+            or not self._own_file()
+            or listed_last_write(listed.created, listed.updated)
+        ):
             recorded = self._recorded()
         # with no event dated, the listing's time may be a header's (the 2025 Codex
         # rollout's start), not its last write: its own file's time says that, as
         # `tree` judges it (`transcripts._last_active`); a row of a shared database's
-        # file's time may be another session's write, so there the listing's stays
+        # file's time may be another session's write, so there the listing's stays, as it
+        # does where it is later than the session's start (`listed_last_write`)
         return last_recorded(recorded, self._last_written)
 
     def _last_written(self) -> float:

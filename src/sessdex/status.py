@@ -59,6 +59,8 @@ from typing import TYPE_CHECKING, TypeVar
 from .model import Event, EventKind
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from .views.text import SiblingIds
 
 _When = TypeVar("_When", float, float | None)
@@ -343,6 +345,14 @@ def last_recorded(recorded: float, modified: Callable[[], _When]) -> float | _Wh
     `modified`, its files' modification time, asked only then: a home copied with `cp -r`
     has every file written just now, a session of a year ago among them."""
     return recorded or modified()
+
+
+def listed_last_write(created: datetime | None, updated: datetime | None) -> bool:
+    """Whether a listing's `updated` says when the session last wrote, where no record
+    of it is dated: only when it is later than its start (a nanocoder chat's); one no
+    later (Amp's thread, its start alone known) or with no start beside it (the 2025
+    Codex rollout's header) may be the session's start, not its last write."""
+    return created is not None and updated is not None and updated > created
 
 
 # (epoch seconds) -> whether the CLI started a process since then; None when unknown

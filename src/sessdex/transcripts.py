@@ -862,16 +862,19 @@ def _last_active(session: Session, root: AgentNode) -> datetime | None:
     """When the session was last active, as `watch` judges it (`status.last_recorded`):
     its newest dated record (its agents' events', then the listing's `updated`), its
     files' modification time only where none is dated (a copied home's are all now)."""
-    from .status import last_recorded
+    from .status import last_recorded, listed_last_write
 
     dated = [t.timestamp() for _, node in root.walk() if (t := node.ended) is not None]
     listed = session.updated.timestamp() if session.updated is not None else None
-    if dated and listed is not None:
+    if listed is not None and (
+        dated or listed_last_write(session.created, session.updated)
+    ):
         dated.append(listed)
     recorded = max(dated, default=0.0)
     # with no record dated, the listing's time may be a header's (the 2025 Codex
     # rollout's start), not when the session last wrote: its own file's time says that,
-    # the listing's only for a row of a shared store
+    # the listing's only for a row of a shared store or where it is later than the
+    # session's start (`listed_last_write`)
     when = last_recorded(recorded, lambda: _last_written(session.path) or listed)
     return datetime.fromtimestamp(when, UTC) if when is not None else None
 

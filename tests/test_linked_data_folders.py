@@ -69,12 +69,25 @@ def test_a_linked_data_folder_lists_the_same_sessions(
 def test_a_broken_or_looping_data_folder_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: str, target: str, words: str
 ) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state-plain"))
+    plain, _ = _listed(_home(tmp_path, app, "plain"), app)
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
     home = _home(tmp_path, app)
     folder = home / FOLDERS[app]
     shutil.rmtree(folder)
     folder.symlink_to(target or folder.name)  # a loop: the link names itself
     said = f"{folder} {words}" if target else f"{folder} is a link that loops"
+    if app == "aider":
+        # its folder holds its caches alone: its chats, in the projects, are listed
+        # still, and doctor names the link it passed over
+        for _ in ("cold", "warm"):
+            assert _listed(home, app)[0] == plain
+        doctor = CliRunner().invoke(
+            main, ["doctor", "--app", "aider", "--home", str(home)]
+        )
+        kind = "broken link" if target else "link that loops"
+        assert f"passed over {kind} (1)" in doctor.output
+        return
     for _ in ("cold", "warm"):
         listed, stderr = _listed(home, app)
         assert listed == []

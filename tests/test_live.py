@@ -816,6 +816,7 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
         found.tracker.touch(None, updated)
         found.feed = live_feeds.ReadFeed.__new__(live_feeds.ReadFeed)
         found.feed.written = 0.0
+        found._first_written = None  # not read yet
         found.since = 0.0
         found.pids, found.alive = [], None
         return found

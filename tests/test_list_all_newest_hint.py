@@ -5,6 +5,7 @@ the newest may be one. The line named the lead's age alone (`--since 4w --all`, 
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,9 +16,24 @@ from sessdex.cli import main
 
 from .helpers import nested_claude_run, real_list, settle
 
+STAMP = re.compile(r"2026-11-30T\d\d:\d\d:\d\d(?:\.\d+)?Z")
 
-def _days_ago(days: int) -> str:
-    return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT")
+
+def _days_ago(text: str, days: int) -> str:
+    """`text`'s times moved together so that its newest is `days` days ago to the
+    minute (moving the date alone left its age a day short before the fixture's hour)."""
+    stamps = [_parsed(stamp) for stamp in STAMP.findall(text)]
+    shift = datetime.now(UTC) - timedelta(days=days, minutes=1) - max(stamps)
+    return STAMP.sub(
+        lambda m: (
+            (_parsed(m.group()) + shift).strftime("%Y-%m-%dT%H:%M:%S.%f")[:23] + "Z"
+        ),
+        text,
+    )
+
+
+def _parsed(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
 @pytest.fixture
@@ -27,7 +43,7 @@ def home(tmp_path: Path) -> Path:
     lead = nested_claude_run(home)
     for path in home.rglob("*.jsonl"):
         days = 20 if path == lead else 5
-        path.write_text(path.read_text().replace("2026-11-30T", _days_ago(days)))
+        path.write_text(_days_ago(path.read_text(), days))
     settle(home)
     return home
 
